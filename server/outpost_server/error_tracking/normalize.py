@@ -1,0 +1,456 @@
+"""Turn a decoded Sentry event or session payload into the fields the server stores.
+
+SDKs disagree on shapes (see the protocol reference §6): this module accepts every variant
+and never raises on odd types; a field of the wrong type is treated as missing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+MAX_TITLE = 255
+MAX_CULPRIT = 255
+MAX_VALUE = 1024
+MAX_MESSAGE = 8192
+MAX_SHORT = 255
+DEFAULT_MESSAGE_TITLE = 100
+
+_LEVEL_NAMES = {"fatal", "error", "warning", "info", "debug"}
+_LEVEL_ALIASES = {"warn": "warning", "log": "info", "critical": "fatal", "err": "error"}
+_PYTHON_LEVELS = {10: "debug", 20: "info", 30: "warning", 40: "error", 50: "fatal"}
+_DEFAULT_MARKERS = {"{{ default }}", "{{default}}"}
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str | None:
+    """A non-empty string, or a number rendered as text; anything else is missing."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def _clip(text: str | None, limit: int) -> str | None:
+    return text[:limit] if text is not None else None
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+# --- scalar fields --------------------------------------------------------------------------
+
+
+def normalize_level(value: Any) -> str:
+    """String, Python logging int (raven sends 40) or missing; defaults to `error`."""
+    if isinstance(value, bool):
+        return "error"
+    if isinstance(value, (int, float)):
+        return _PYTHON_LEVELS.get(value, "error")
+    if isinstance(value, str):
+        name = value.strip().lower()
+        if name.isdigit():
+            return _PYTHON_LEVELS.get(int(name), "error")
+        name = _LEVEL_ALIASES.get(name, name)
+        if name in _LEVEL_NAMES:
+            return name
+    return "error"
+
+
+_FRACTION = re.compile(r"(\.\d{1,6})\d*")
+
+
+def parse_timestamp(value: Any) -> dt.datetime | None:
+    """Epoch seconds (float, int or numeric string) or ISO 8601 with or without a zone (UTC)."""
+    try:
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, (int, float)):
+            seconds = float(value)
+        elif isinstance(value, str):
+            text = value.strip()
+            try:
+                seconds = float(text)
+            except ValueError:
+                # Go sends nanoseconds: keep microseconds for fromisoformat.
+                text = _FRACTION.sub(r"\1", text.replace("z", "Z"), count=1)
+                parsed = dt.datetime.fromisoformat(text)
+                if parsed.tzinfo is None:
+                    parsed = parsed.replace(tzinfo=dt.timezone.utc)
+                return parsed.astimezone(dt.timezone.utc)
+        else:
+            return None
+        if seconds != seconds:  # NaN
+            return None
+        if seconds > 1e11:  # milliseconds
+            seconds /= 1000.0
+        return dt.datetime.fromtimestamp(seconds, dt.timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def normalize_event_id(value: Any) -> str | None:
+    """32 lower-case hex characters, from either the plain or the dashed UUID form."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return uuid.UUID(value.strip()).hex
+    except ValueError:
+        return None
+
+
+# --- messages -------------------------------------------------------------------------------
+
+_PERCENT_SPEC = re.compile(r"%(?:\(([^)]*)\))?([#0\- +]*)(\d{0,3})(\.\d{0,3})?([diouxXeEfFgGcrsa%])")
+_BRACE_SPEC = re.compile(r"\{([A-Za-z_0-9]*)\}")
+
+
+def format_message(template: str, params: Any) -> str:
+    """Interpolate `%` or `{}` placeholders with the event's params, never failing.
+
+    Written by hand rather than with `template % params`: widths like `%999999999d` from an
+    untrusted payload must not allocate gigabytes.
+    """
+    if isinstance(params, list):
+        positional = iter(params)
+
+        def percent(match: re.Match[str]) -> str:
+            if match.group(5) == "%":
+                return "%"
+            try:
+                value = next(positional)
+            except StopIteration:
+                return match.group(0)
+            return _render_spec(match, value)
+
+        out = _PERCENT_SPEC.sub(percent, template)
+        if out == template and "{" in template:
+            values = iter(params)
+
+            def brace(match: re.Match[str]) -> str:
+                key = match.group(1)
+                if key.isdigit():
+                    index = int(key)
+                    return str(params[index]) if index < len(params) else match.group(0)
+                return str(next(values, match.group(0)))
+
+            out = _BRACE_SPEC.sub(brace, template)
+        return out
+    if isinstance(params, dict):
+
+        def named(match: re.Match[str]) -> str:
+            if match.group(5) == "%":
+                return "%"
+            key = match.group(1)
+            if key is None or key not in params:
+                return match.group(0)
+            return _render_spec(match, params[key])
+
+        out = _PERCENT_SPEC.sub(named, template)
+        return _BRACE_SPEC.sub(lambda m: str(params.get(m.group(1), m.group(0))), out)
+    return template
+
+
+def _render_spec(match: re.Match[str], value: Any) -> str:
+    spec = "%" + match.group(2) + match.group(3) + (match.group(4) or "") + match.group(5)
+    try:
+        return spec % (value,)
+    except (TypeError, ValueError, OverflowError):
+        return str(value)
+
+
+def message_template(event: dict[str, Any]) -> str | None:
+    """The message without its parameters: what parameterised logging groups by."""
+    for key in ("logentry", "sentry.interfaces.Message"):
+        entry = _dict(event.get(key))
+        template = _str(entry.get("message")) or _str(entry.get("formatted"))
+        if template:
+            return template
+    message = event.get("message")
+    if isinstance(message, dict):
+        return _str(message.get("message")) or _str(message.get("formatted"))
+    return _str(message)
+
+
+def message_text(event: dict[str, Any]) -> str | None:
+    """Display text: formatted log entry, then the template formatted with its params, then `message`."""
+    for key in ("logentry", "sentry.interfaces.Message"):
+        entry = _dict(event.get(key))
+        formatted = _str(entry.get("formatted"))
+        if formatted:
+            return formatted
+        template = _str(entry.get("message"))
+        if template:
+            return format_message(template, entry.get("params"))
+    message = event.get("message")
+    if isinstance(message, dict):
+        formatted = _str(message.get("formatted"))
+        if formatted:
+            return formatted
+        template = _str(message.get("message"))
+        return format_message(template, message.get("params")) if template else None
+    return _str(message)
+
+
+# --- exceptions and frames ------------------------------------------------------------------
+
+
+def exception_values(event: dict[str, Any]) -> list[dict[str, Any]]:
+    """`exception` as `{values: [...]}` or a bare list (Go, raven-node); only dict entries."""
+    exception = event.get("exception")
+    if exception is None:
+        exception = event.get("sentry.interfaces.Exception")
+    if isinstance(exception, dict):
+        exception = exception.get("values")
+    return [value for value in _list(exception) if isinstance(value, dict)]
+
+
+def frames_of(exception: dict[str, Any]) -> list[dict[str, Any]]:
+    stacktrace = _dict(exception.get("stacktrace"))
+    return [frame for frame in _list(stacktrace.get("frames")) if isinstance(frame, dict)]
+
+
+def in_app_frames(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Frames marked in_app; all frames when the SDK marked none (raven-python omits the flag)."""
+    marked = [frame for frame in frames if frame.get("in_app") is True]
+    return marked or frames
+
+
+def _crash_frame(frames: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The last in-app frame with a function, else the last frame with a function."""
+    for want_in_app in (True, False):
+        for frame in reversed(frames):
+            if _str(frame.get("function")) and (frame.get("in_app") is True or not want_in_app):
+                return frame
+    return frames[-1] if frames else None
+
+
+def _frame_location(frame: dict[str, Any], platform: str | None) -> str | None:
+    function = _str(frame.get("function"))
+    where = _str(frame.get("module")) or _str(frame.get("filename")) or _str(frame.get("abs_path"))
+    if platform in ("javascript", "node"):
+        return f"{function or '?'}({where})" if where else function
+    if platform in ("native", "cocoa"):
+        return function
+    if where:
+        return f"{where} in {function or '?'}"
+    return function
+
+
+# --- the normalised event -------------------------------------------------------------------
+
+
+@dataclass
+class NormalizedEvent:
+    event_id: str
+    occurred_at: dt.datetime
+    level: str
+    platform: str | None
+    kind: str  # "error" or "default"
+    title: str
+    culprit: str | None
+    exception_type: str | None
+    message: str | None
+    fingerprint: str
+    release: str | None
+    environment: str | None
+    user_key: str | None
+    payload: dict[str, Any]
+
+
+def _user_key(user: dict[str, Any], client_ip: str | None) -> str | None:
+    """Distinct-user identity: id, else email, else username, else IP address."""
+    for field in ("id", "email", "username"):
+        value = _str(user.get(field))
+        if value:
+            return f"{field}:{value}"[:MAX_SHORT]
+    ip = _str(user.get("ip_address"))
+    if ip == "{{auto}}":
+        ip = client_ip
+    return f"ip:{ip}"[:MAX_SHORT] if ip else None
+
+
+def default_grouping(event: dict[str, Any]) -> list[str]:
+    """The default fingerprint components (what `{{ default }}` expands to)."""
+    values = exception_values(event)
+    if values:
+        raised = values[-1]
+        exc_type = _str(raised.get("type")) or "Error"
+        frames = in_app_frames(frames_of(raised))
+        if frames:
+            parts = ["exception", exc_type]
+            for frame in frames:
+                where = _str(frame.get("module")) or _str(frame.get("filename")) or _str(frame.get("abs_path")) or ""
+                parts.append(f"{where}:{_str(frame.get('function')) or ''}")
+            return parts
+        return ["exception", exc_type, _str(raised.get("value")) or ""]
+    template = message_template(event)
+    return ["message", template or ""]
+
+
+def fingerprint_of(event: dict[str, Any]) -> str:
+    """SHA-1 of the client fingerprint (with `{{ default }}` expanded) or of the default grouping."""
+    client = event.get("fingerprint")
+    parts: list[str] = []
+    if isinstance(client, list) and client:
+        parts.append("custom")
+        for part in client:
+            text = part if isinstance(part, str) else json.dumps(part, sort_keys=True, default=str)
+            if text.strip() in _DEFAULT_MARKERS:
+                parts.extend(default_grouping(event))
+            else:
+                parts.append(text)
+    else:
+        parts = default_grouping(event)
+    return hashlib.sha1(json.dumps(parts).encode()).hexdigest()
+
+
+def normalize_event(
+    event: dict[str, Any],
+    *,
+    received_at: dt.datetime,
+    envelope_event_id: str | None = None,
+    client_ip: str | None = None,
+) -> NormalizedEvent:
+    """Derive title, culprit, type and fingerprint the way Sentry and GlitchTip do (reference §6.5)."""
+    event_id = envelope_event_id or normalize_event_id(event.get("event_id")) or uuid.uuid4().hex
+    occurred_at = parse_timestamp(event.get("timestamp")) or received_at
+    platform = _clip(_str(event.get("platform")), MAX_SHORT)
+    message = message_text(event)
+    values = exception_values(event)
+    exception_type = None
+    if values:
+        raised = values[-1]
+        synthetic = _dict(raised.get("mechanism")).get("synthetic") is True
+        exception_type = None if synthetic else _str(raised.get("type"))
+        value = _str(raised.get("value"))
+        frames = frames_of(raised)
+        crash = _crash_frame(frames)
+        if exception_type:
+            title = f"{exception_type}: {_first_line(value)}" if value and _first_line(value) else exception_type
+        else:
+            title = (crash and _str(crash.get("function"))) or (value and _first_line(value)) or "<unknown>"
+        kind = "error"
+        culprit_frames = in_app_frames(frames)
+        generated = _frame_location(culprit_frames[-1], platform) if culprit_frames else None
+        detail = _clip(value, MAX_VALUE)
+    else:
+        title = _clip(_first_line(message or ""), DEFAULT_MESSAGE_TITLE) or "<unlabeled event>"
+        kind = "default"
+        generated = None
+        detail = _clip(message, MAX_MESSAGE)
+    culprit = (
+        _str(event.get("culprit"))
+        or _str(event.get("transaction"))
+        or generated
+        or _str(_dict(event.get("request")).get("url"))
+    )
+    return NormalizedEvent(
+        event_id=event_id,
+        occurred_at=occurred_at,
+        level=normalize_level(event.get("level")),
+        platform=platform,
+        kind=kind,
+        title=_clip(title, MAX_TITLE) or "<unknown>",
+        culprit=_clip(culprit, MAX_CULPRIT),
+        exception_type=_clip(exception_type, MAX_SHORT),
+        message=detail,
+        fingerprint=fingerprint_of(event),
+        release=_clip(_str(event.get("release")), MAX_SHORT),
+        environment=_clip(_str(event.get("environment")), MAX_SHORT),
+        user_key=_user_key(_dict(event.get("user")), client_ip),
+        payload=event,
+    )
+
+
+# --- sessions -------------------------------------------------------------------------------
+
+SESSION_STATUSES = {"ok", "exited", "crashed", "abnormal", "errored"}
+
+
+@dataclass
+class SessionUpdate:
+    sid: str
+    release: str
+    environment: str
+    started: dt.datetime
+    status: str
+    errors: int
+
+
+@dataclass
+class SessionBucket:
+    release: str
+    environment: str
+    started: dt.datetime
+    exited: int
+    errored: int
+    abnormal: int
+    crashed: int
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return 0
+    return int(max(0, min(value, 2**31 - 1)))
+
+
+def _release_env(attrs: dict[str, Any]) -> tuple[str, str] | None:
+    release = _clip(_str(attrs.get("release")), MAX_SHORT)
+    if not release:
+        return None
+    return release, _clip(_str(attrs.get("environment")), MAX_SHORT) or "production"
+
+
+def normalize_session(payload: dict[str, Any], *, received_at: dt.datetime) -> SessionUpdate | None:
+    """One `session` item; None when it lacks the required sid or release."""
+    sid = _str(payload.get("sid"))
+    scope = _release_env(_dict(payload.get("attrs")))
+    if not sid or scope is None:
+        return None
+    status = _str(payload.get("status")) or "ok"
+    return SessionUpdate(
+        sid=sid[:MAX_SHORT],
+        release=scope[0],
+        environment=scope[1],
+        started=parse_timestamp(payload.get("started")) or received_at,
+        status=status if status in SESSION_STATUSES else "ok",
+        errors=_count(payload.get("errors")),
+    )
+
+
+def normalize_session_aggregates(payload: dict[str, Any], *, received_at: dt.datetime) -> list[SessionBucket]:
+    """A `sessions` item (request-mode aggregates), at most 100 buckets."""
+    scope = _release_env(_dict(payload.get("attrs")))
+    if scope is None:
+        return []
+    buckets = []
+    for bucket in _list(payload.get("aggregates"))[:100]:
+        if not isinstance(bucket, dict):
+            continue
+        buckets.append(
+            SessionBucket(
+                release=scope[0],
+                environment=scope[1],
+                started=parse_timestamp(bucket.get("started")) or received_at,
+                exited=_count(bucket.get("exited")),
+                errored=_count(bucket.get("errored")),
+                abnormal=_count(bucket.get("abnormal")),
+                crashed=_count(bucket.get("crashed")),
+            )
+        )
+    return buckets
