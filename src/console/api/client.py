@@ -1,0 +1,108 @@
+"""Asynchronous client for the GitLab-compatible REST API under ``<server>/api/v4``.
+
+One :class:`ApiClient` owns one ``httpx.AsyncClient`` (one connection pool) for the
+lifetime of a connection; close it with :meth:`ApiClient.aclose`. It has no Qt
+dependency, so it runs on qasync's loop in the console and on plain asyncio in tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+
+from console import __version__
+from console.api.errors import InvalidServerUrl, error_from_response, error_from_transport
+
+API_PREFIX = "/api/v4"
+DEFAULT_TIMEOUT = 15.0
+
+
+def normalise_base_url(base_url: str) -> str:
+    """Return the server root without trailing slash or API prefix; raise InvalidServerUrl."""
+    text = base_url.strip().rstrip("/")
+    if text.endswith(API_PREFIX):
+        text = text[: -len(API_PREFIX)]
+    try:
+        url = httpx.URL(text)
+    except httpx.InvalidURL as exc:
+        raise InvalidServerUrl(url=base_url) from exc
+    if url.scheme not in ("http", "https") or not url.host:
+        raise InvalidServerUrl(url=base_url)
+    return text
+
+
+class ApiClient:
+    """Authenticated access to one server with one personal access token."""
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.base_url = normalise_base_url(base_url)
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url + API_PREFIX,
+            headers={"PRIVATE-TOKEN": token, "User-Agent": f"outpost-console/{__version__}"},
+            transport=transport,
+            timeout=timeout,
+        )
+
+    def __repr__(self) -> str:  # never show the token
+        return f"ApiClient({self.base_url!r})"
+
+    @property
+    def api_url(self) -> str:
+        return self.base_url + API_PREFIX
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        data: Mapping[str, Any] | None = None,
+    ) -> httpx.Response:
+        """Send one request; raise an ``ApiError`` subclass for any failure."""
+        try:
+            response = await self._http.request(method, path, params=params, json=json, data=data)
+        except (httpx.TransportError, httpx.InvalidURL) as exc:
+            raise error_from_transport(exc, url=self.base_url) from exc
+        if response.is_error:
+            raise error_from_response(response, url=self.base_url)
+        return response
+
+    async def get_json(self, path: str, **params: Any) -> Any:
+        response = await self.request("GET", path, params=params or None)
+        return response.json()
+
+    async def paginate(self, path: str, *, per_page: int = 100, **params: Any) -> AsyncIterator[Any]:
+        """Yield every item of a list endpoint, following GitLab's ``X-Next-Page`` header."""
+        page = "1"
+        while page:
+            response = await self.request("GET", path, params={**params, "page": page, "per_page": per_page})
+            for item in response.json():
+                yield item
+            page = response.headers.get("X-Next-Page", "").strip()
+
+    async def get_user(self) -> dict[str, Any]:
+        """The user the token belongs to (``GET /user``)."""
+        return await self.get_json("/user")
+
+    async def get_version(self) -> dict[str, Any]:
+        """The server's version and revision (``GET /version``)."""
+        return await self.get_json("/version")
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> ApiClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

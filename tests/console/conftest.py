@@ -1,0 +1,62 @@
+"""Fixtures for the console's GUI tests (offscreen Qt, in-memory keyring, running qasync loop)."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import asyncio  # noqa: E402
+
+import keyring  # noqa: E402
+import pytest  # noqa: E402
+import qasync  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+
+from console.connection.credentials import CredentialStore  # noqa: E402
+from console.context import AppContext  # noqa: E402
+from tests.console.memkeyring import MemoryKeyring  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring():
+    """Every test gets a fresh in-memory keyring instead of the machine's."""
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def settings(tmp_path):
+    """A private settings file, so tests never read or write the user's settings."""
+    store = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    yield store
+    store.sync()
+
+
+@pytest.fixture
+def qloop_running(qapp):
+    """A qasync loop marked as running, so Qt's own event processing (qtbot.waitUntil) runs asyncio tasks.
+
+    Never call qtbot.wait*/waitUntil/waitSignal inside a coroutine on this loop; wait from the test body.
+    """
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    yield loop
+    for task in asyncio.all_tasks(loop):
+        task.cancel()
+    qapp.processEvents()
+    loop._QEventLoop__is_running = False  # qasync 0.28 has no public way to "un-run" the loop
+    asyncio.events._set_running_loop(None)  # or later pytest-asyncio tests see "loop already running"
+    asyncio.set_event_loop(None)
+    loop.close()
+
+
+@pytest.fixture
+def context(qapp):
+    return AppContext()
+
+
+@pytest.fixture
+def credentials(memory_keyring):
+    return CredentialStore(memory_keyring)

@@ -1,0 +1,172 @@
+"""ApiClient against the real server: data, pagination and every kind of failure."""
+
+import socket
+import uuid
+
+import httpx
+import pytest
+
+from console.api import errors
+from console.api.client import ApiClient
+from console.api.errors import USER_MESSAGES, error_from_response
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def silent_listener():
+    """A TCP port that accepts connections but never answers (for timeouts)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    sock.close()
+
+
+@pytest.mark.asyncio
+async def test_get_user_and_version_as_root(server):
+    async with ApiClient(server.url, server.root_token) as client:
+        user = await client.get_user()
+        version = await client.get_version()
+    assert user["username"] == "root"
+    assert user["is_admin"] is True
+    assert version["version"] and "revision" in version
+
+
+@pytest.mark.asyncio
+async def test_base_url_may_include_api_prefix_and_slash(server):
+    async with ApiClient(server.api_url + "/", server.root_token) as client:
+        assert client.base_url == server.url
+        assert (await client.get_user())["username"] == "root"
+
+
+@pytest.mark.asyncio
+async def test_paginate_follows_next_page_to_the_end(server, api):
+    for _ in range(3):
+        api.user()
+    async with ApiClient(server.url, server.root_token) as client:
+        first_page = await client.request("GET", "/users", params={"per_page": 2})
+        total = int(first_page.headers["X-Total"])
+        users = [user async for user in client.paginate("/users", per_page=2)]
+    assert total >= 4
+    assert len(users) == total
+    assert len({user["id"] for user in users}) == total
+
+
+@pytest.mark.asyncio
+async def test_wrong_token_raises_unauthorized_with_plain_message(server):
+    async with ApiClient(server.url, "not-a-real-token") as client:
+        with pytest.raises(errors.Unauthorized) as caught:
+            await client.get_user()
+    assert caught.value.status == 401
+    assert caught.value.body == {"message": "401 Unauthorized"}
+    assert "access token" in caught.value.message
+
+
+@pytest.mark.asyncio
+async def test_non_admin_gets_forbidden_on_admin_endpoint(server, api):
+    _user, token = api.user()
+    async with ApiClient(server.url, token) as client:
+        with pytest.raises(errors.Forbidden) as caught:
+            await client.request("POST", "/users", json={"username": f"u{uuid.uuid4().hex[:8]}"})
+    assert caught.value.status == 403
+    assert "not allowed" in caught.value.message
+
+
+@pytest.mark.asyncio
+async def test_missing_project_raises_not_found_with_server_detail(server):
+    async with ApiClient(server.url, server.root_token) as client:
+        with pytest.raises(errors.NotFound) as caught:
+            await client.get_json("/projects/987654321")
+    assert caught.value.status == 404
+    assert caught.value.detail == "404 Project Not Found"
+    assert "404 Project Not Found" in caught.value.message
+
+
+@pytest.mark.asyncio
+async def test_field_validation_errors_are_parsed(server):
+    name = f"u{uuid.uuid4().hex[:8]}"
+    body = {"username": name, "name": name, "email": f"{name}@example.com", "password": "short"}
+    async with ApiClient(server.url, server.root_token) as client:
+        with pytest.raises(errors.ValidationFailed) as caught:
+            await client.request("POST", "/users", json=body)
+    assert caught.value.status == 400
+    assert caught.value.field_errors == {"password": ["is too short (minimum is 8 characters)"]}
+    assert "password is too short" in caught.value.message
+
+
+def test_missing_parameter_errors_are_parsed():
+    response = httpx.Response(400, json={"error": "key is missing, value is missing"})
+    error = error_from_response(response)
+    assert isinstance(error, errors.ValidationFailed)
+    assert error.field_errors == {"key": ["is missing"], "value": ["is missing"]}
+    assert "key is missing, value is missing" in error.message
+
+
+def test_server_errors_and_rate_limits_are_classified():
+    failure = error_from_response(httpx.Response(500, json={"message": "500 Internal Server Error"}))
+    limited = error_from_response(httpx.Response(429, headers={"Retry-After": "7"}, json={"message": "slow"}))
+    assert isinstance(failure, errors.ServerError) and "HTTP 500" in failure.message
+    assert isinstance(limited, errors.RateLimited) and limited.retry_after == 7
+
+
+@pytest.mark.asyncio
+async def test_refused_connection_is_explained():
+    url = f"http://127.0.0.1:{closed_port()}"
+    async with ApiClient(url, "token") as client:
+        with pytest.raises(errors.ConnectionRefused) as caught:
+            await client.get_user()
+    assert caught.value.status is None
+    assert "refused" in caught.value.message and url in caught.value.message
+
+
+@pytest.mark.asyncio
+async def test_tls_to_a_plain_http_port_is_explained(server):
+    url = server.url.replace("http://", "https://")
+    async with ApiClient(url, server.root_token) as client:
+        with pytest.raises(errors.TlsFailed) as caught:
+            await client.get_user()
+    assert "secure (TLS) connection" in caught.value.message
+
+
+@pytest.mark.asyncio
+async def test_silent_server_times_out(silent_listener):
+    async with ApiClient(silent_listener, "token", timeout=0.5) as client:
+        with pytest.raises(errors.TimedOut) as caught:
+            await client.get_user()
+    assert "did not answer in time" in caught.value.message
+
+
+@pytest.mark.asyncio
+async def test_unknown_host_is_explained():
+    async with ApiClient("http://no-such-host.invalid", "token", timeout=10) as client:
+        with pytest.raises(errors.HostNotFound) as caught:
+            await client.get_user()
+    assert "could not be found" in caught.value.message
+
+
+@pytest.mark.parametrize("url", ["gitlab.example.com", "ftp://example.com", "http://", ""])
+def test_invalid_server_address_is_rejected(url):
+    with pytest.raises(errors.InvalidServerUrl) as caught:
+        ApiClient(url, "token")
+    assert "not a valid server address" in caught.value.message
+
+
+def test_token_never_appears_in_repr():
+    client = ApiClient("http://127.0.0.1:1", "glpat-very-secret")
+    assert "glpat-very-secret" not in repr(client)
+
+
+def test_every_error_class_has_a_user_message():
+    classes = [cls for cls in vars(errors).values() if isinstance(cls, type) and issubclass(cls, errors.ApiError)]
+    assert set(classes) == set(USER_MESSAGES)
+
+
+def test_timeout_listener_really_accepts_connections(silent_listener):
+    """Guards the timeout test: the port is open, so that failure is a timeout, not a refusal."""
+    host, port = silent_listener.removeprefix("http://").split(":")
+    socket.create_connection((host, int(port)), timeout=5).close()
