@@ -1,0 +1,28 @@
+# Outpost: `make demo` opens the console on a local demo server; `make test` runs the whole suite headless.
+.PHONY: demo test test-server test-console bootstrap bench clean
+
+PY := .venv/bin/python
+# The whole suite is guarded so a hung Qt loop cannot eat CI's time.
+TEST_TIMEOUT ?= 1500
+
+bootstrap:
+	@scripts/bootstrap.sh
+	@scripts/check_qt_libs.sh
+
+demo: bootstrap
+	$(PY) -m console --demo
+
+test: bootstrap
+	QT_QPA_PLATFORM=offscreen timeout --kill-after=30 $(TEST_TIMEOUT) $(PY) -m pytest -q
+
+test-server: bootstrap
+	timeout --kill-after=30 $(TEST_TIMEOUT) $(PY) -m pytest -q tests/server
+
+test-console: bootstrap
+	QT_QPA_PLATFORM=offscreen timeout --kill-after=30 $(TEST_TIMEOUT) $(PY) -m pytest -q tests/console
+
+bench: bootstrap
+	$(PY) -m bench
+
+clean:
+	rm -rf .venv build dist .data

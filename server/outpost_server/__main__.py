@@ -1,0 +1,3 @@
+from outpost_server.cli import main
+
+raise SystemExit(main())

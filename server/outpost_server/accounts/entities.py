@@ -1,0 +1,107 @@
+"""JSON shapes of GitLab's user, group, project, member and token entities."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from fastapi import Request
+
+from outpost_server.accounts.models import Group, GroupMember, PersonalAccessToken, Project, ProjectMember, User
+from outpost_server.timefmt import iso, iso_date
+from outpost_server.urls import public_base_url
+
+
+def user_basic(request: Request, user: User) -> dict[str, Any]:
+    return {
+        "id": user.id,
+        "username": user.username,
+        "name": user.name,
+        "state": user.state,
+        "locked": False,
+        "avatar_url": None,
+        "web_url": f"{public_base_url(request)}/{user.username}",
+    }
+
+
+def user_entity(request: Request, user: User, *, with_private: bool = False) -> dict[str, Any]:
+    body = user_basic(request, user) | {"created_at": iso(user.created_at), "bio": "", "public_email": None}
+    if with_private:
+        body |= {"email": user.email, "is_admin": user.is_admin, "can_create_group": True,
+                 "can_create_project": True, "two_factor_enabled": False, "external": False}
+    return body
+
+
+def namespace_entity(request: Request, project: Project) -> dict[str, Any]:
+    base = public_base_url(request)
+    if project.group is not None:
+        group = project.group
+        return {"id": group.id, "name": group.name, "path": group.path, "kind": "group",
+                "full_path": group.full_path, "parent_id": group.parent_id, "avatar_url": None,
+                "web_url": f"{base}/groups/{group.full_path}"}
+    creator = project.creator
+    return {"id": creator.id, "name": creator.name, "path": creator.username, "kind": "user",
+            "full_path": creator.username, "parent_id": None, "avatar_url": None,
+            "web_url": f"{base}/{creator.username}"}
+
+
+def project_entity(request: Request, project: Project) -> dict[str, Any]:
+    namespace = namespace_entity(request, project)
+    return {
+        "id": project.id,
+        "description": project.description,
+        "name": project.name,
+        "name_with_namespace": f"{project.group.full_name if project.group else project.creator.name} / {project.name}",
+        "path": project.path,
+        "path_with_namespace": project.full_path,
+        "created_at": iso(project.created_at),
+        "default_branch": project.default_branch,
+        "web_url": f"{public_base_url(request)}/{project.full_path}",
+        "visibility": project.visibility,
+        "namespace": namespace,
+        "creator_id": project.creator_id,
+        "monitor_access_level": project.monitor_access_level,
+        "archived": False,
+    }
+
+
+def group_entity(request: Request, group: Group) -> dict[str, Any]:
+    return {
+        "id": group.id,
+        "web_url": f"{public_base_url(request)}/groups/{group.full_path}",
+        "name": group.name,
+        "path": group.path,
+        "description": group.description,
+        "visibility": group.visibility,
+        "full_name": group.full_name,
+        "full_path": group.full_path,
+        "parent_id": group.parent_id,
+        "created_at": iso(group.created_at),
+        "avatar_url": None,
+    }
+
+
+def member_entity(request: Request, member: ProjectMember | GroupMember) -> dict[str, Any]:
+    return user_basic(request, member.user) | {
+        "access_level": member.access_level,
+        "created_at": iso(member.created_at),
+        "expires_at": iso_date(member.expires_at),
+    }
+
+
+def token_entity(pat: PersonalAccessToken, *, plaintext: str | None = None) -> dict[str, Any]:
+    body = {
+        "id": pat.id,
+        "name": pat.name,
+        "revoked": pat.revoked,
+        "created_at": iso(pat.created_at),
+        "scopes": pat.scopes,
+        "user_id": pat.user_id,
+        "last_used_at": iso(pat.last_used_at),
+        "active": not pat.revoked and not pat.is_expired(dt.date.today()),
+        "expires_at": iso_date(pat.expires_at),
+    }
+    if plaintext is not None:
+        body["token"] = plaintext
+    return body
+

@@ -1,0 +1,125 @@
+"""The `outpost-server` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+from pathlib import Path
+
+from outpost_server import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="outpost-server", description="Outpost API server")
+    parser.add_argument("--version", action="version", version=f"outpost-server {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the API server")
+    serve.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=None, help="port to bind; 0 picks a free port (default 8080)")
+    serve.add_argument("--database-url", default=None, help="SQLAlchemy URL (default: SQLite in the data dir)")
+    serve.add_argument("--data-dir", default=None, help="directory for the SQLite database and secret key")
+    serve.add_argument("--demo", action="store_true", help="load demo data once")
+    serve.add_argument("--watch-parent", action="store_true",
+                       help="exit when the parent process exits (used by the console's local server)")
+    serve.set_defaults(handler=run_serve)
+
+    migrate = commands.add_parser("migrate", help="apply database migrations and exit")
+    migrate.add_argument("--database-url", default=None)
+    migrate.add_argument("--data-dir", default=None)
+    migrate.set_defaults(handler=run_migrate)
+    return parser
+
+
+def settings_from(args: argparse.Namespace):
+    from outpost_server.config import Settings
+
+    overrides = {}
+    if getattr(args, "database_url", None):
+        overrides["database_url"] = args.database_url
+    if getattr(args, "data_dir", None):
+        overrides["data_dir"] = Path(args.data_dir)
+    return Settings(**overrides)
+
+
+def configure_logging(level: str) -> None:
+    logging.basicConfig(level=level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from outpost_server.app import create_app
+
+    settings = settings_from(args)
+    configure_logging(settings.log_level)
+    host = args.host or os.environ.get("OUTPOST_HOST", "127.0.0.1")
+    port = args.port if args.port is not None else int(os.environ.get("OUTPOST_PORT", "8080"))
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound_port = sock.getsockname()[1]
+
+    app = create_app(settings, demo=args.demo)
+    # access_log is off: uvicorn's access log prints query strings, which may carry tokens.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=10)
+    server = uvicorn.Server(config)
+    if args.watch_parent:
+        _watch_parent(server)
+
+    async def serve() -> None:
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started and not task.done():
+            await asyncio.sleep(0.02)
+        if server.started:
+            shown_host = f"[{host}]" if family == socket.AF_INET6 else host
+            print(f"Listening on http://{shown_host}:{bound_port}", flush=True)
+        await task
+
+    asyncio.run(serve())
+    return 0 if server.started else 1
+
+
+def _watch_parent(server) -> None:
+    parent = os.getppid()
+
+    def watch() -> None:
+        while not server.should_exit:
+            if os.getppid() != parent:
+                server.should_exit = True
+                return
+            threading.Event().wait(0.5)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
+def run_migrate(args: argparse.Namespace) -> int:
+    from outpost_server.db import make_engine
+    from outpost_server.migrations import upgrade_database
+
+    settings = settings_from(args)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    upgrade_database(make_engine(settings.sqlalchemy_url()))
+    print("Database is up to date")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if hasattr(signal, "SIGTERM"):
+        # uvicorn handles SIGINT/SIGTERM itself while serving; this covers start-up.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

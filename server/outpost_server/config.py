@@ -1,0 +1,55 @@
+"""Server settings, read from OUTPOST_* environment variables."""
+
+from __future__ import annotations
+
+import secrets
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="OUTPOST_", extra="ignore")
+
+    # Where the SQLite database and the generated secret key live.
+    data_dir: Path = Path(".data")
+    # SQLAlchemy URL; empty means SQLite in data_dir. PostgreSQL: postgresql+psycopg://user:pw@host/db
+    database_url: str = ""
+    # Public base URL (scheme://host[:port]) used in links and DSNs; empty means the request's own.
+    external_url: str = ""
+    # Salt for token digests and key for encrypting stored secrets. Replicas sharing a database
+    # must share it; when empty, one is generated once and kept in data_dir/secret_key.
+    secret_key: str = ""
+    # When set, an administrator "root" exists with this personal access token (scope api).
+    root_token: str = ""
+    log_level: str = "INFO"
+    # Default limit on instance-level CI/CD variables (GitLab's plan limit default).
+    default_instance_variables_limit: int = 25
+
+    def sqlalchemy_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'outpost.sqlite3').resolve()}"
+
+    def resolved_secret_key(self) -> str:
+        if self.secret_key:
+            return self.secret_key
+        path = self.data_dir / "secret_key"
+        if path.exists():
+            return path.read_text().strip()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_hex(32)
+        # Exclusive create so two processes starting together agree on one key.
+        try:
+            with open(path, "x") as handle:
+                handle.write(key)
+            path.chmod(0o600)
+        except FileExistsError:
+            return path.read_text().strip()
+        return key
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,78 @@
+"""Demo data, loaded once by `outpost-server serve --demo`.
+
+The accounts seeder runs first; each domain then adds its own data through DEMO_SEEDERS,
+a list of "module:function" names called as function(session, demo).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from outpost_server.accounts import access, service
+from outpost_server.accounts.models import Group, Project, User
+from outpost_server.app_settings import get_setting, set_setting
+from outpost_server.config import Settings
+
+DEMO_SEEDERS: list[str] = []
+
+DEMO_MARKER = "demo_data_loaded"
+
+
+@dataclass
+class Demo:
+    settings: Settings
+    secret_key: str
+    admin: User
+    users: dict[str, User] = field(default_factory=dict)
+    groups: dict[str, Group] = field(default_factory=dict)
+    projects: dict[str, Project] = field(default_factory=dict)
+
+
+def seed_demo_once(session: Session, *, settings: Settings, secret_key: str) -> None:
+    if get_setting(session, DEMO_MARKER):
+        return
+    demo = seed_accounts(session, settings=settings, secret_key=secret_key)
+    for name in DEMO_SEEDERS:
+        module_name, _, function_name = name.partition(":")
+        getattr(importlib.import_module(module_name), function_name)(session, demo)
+    set_setting(session, DEMO_MARKER, True)
+
+
+def seed_accounts(session: Session, *, settings: Settings, secret_key: str) -> Demo:
+    admin = session.scalar(select(User).where(User.username == "root"))
+    if admin is None:
+        admin = service.create_user(session, username="root", name="Administrator", email="admin@example.com",
+                                    is_admin=True)
+    demo = Demo(settings=settings, secret_key=secret_key, admin=admin)
+    people = [
+        ("amelia", "Amelia Maintainer", access.MAINTAINER),
+        ("dave", "Dave Developer", access.DEVELOPER),
+        ("rita", "Rita Reporter", access.REPORTER),
+        ("gus", "Gus Guest", access.GUEST),
+    ]
+    for username, name, _ in people:
+        demo.users[username] = service.create_user(session, username=username, name=name,
+                                                   email=f"{username}@example.com")
+    acme = service.create_group(session, name="Acme", path="acme", creator=admin,
+                                description="Acme Corporation")
+    platform = service.create_group(session, name="Platform", path="platform", creator=admin, parent=acme,
+                                    description="Shared platform services")
+    tools = service.create_group(session, name="Tools", path="tools", creator=admin, visibility="internal")
+    demo.groups.update({"acme": acme, "acme/platform": platform, "tools": tools})
+    for path, name, group, description in (
+        ("webshop", "Webshop", acme, "The customer-facing shop"),
+        ("api-gateway", "API Gateway", platform, "Edge routing and authentication"),
+        ("billing", "Billing", platform, "Invoices and payments"),
+        ("scanner-lab", "Scanner Lab", tools, "Playground for security scanners"),
+    ):
+        project = service.create_project(session, name=name, path=path, creator=admin, group=group,
+                                         description=description)
+        demo.projects[project.full_path] = project
+    for username, _, level in people:
+        service.add_member(session, target=acme, user=demo.users[username], access_level=level)
+    service.add_member(session, target=tools, user=demo.users["dave"], access_level=access.MAINTAINER)
+    return demo

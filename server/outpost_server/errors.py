@@ -1,0 +1,84 @@
+"""GitLab's error responses.
+
+Bodies follow GitLab's helpers exactly: `{"message": ...}` from render_api_error!, and
+`{"error": ...}` for Grape's parameter validation and the unknown-route catch-all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, body: Any, headers: dict[str, str] | None = None):
+        super().__init__(status, body)
+        self.status = status
+        self.body = body
+        self.headers = headers or {}
+
+
+def _message(status: int, text: str, reason: str | None = None) -> ApiError:
+    message = f"{status} {text}" if reason is None else f"{status} {text} - {reason}"
+    return ApiError(status, {"message": message})
+
+
+def unauthorized() -> ApiError:
+    return _message(401, "Unauthorized")
+
+
+def forbidden(reason: str | None = None) -> ApiError:
+    return _message(403, "Forbidden", reason)
+
+
+def bad_request(reason: str | None = None) -> ApiError:
+    return _message(400, "Bad request", reason)
+
+
+def not_found(resource: str | None = None) -> ApiError:
+    text = "Not Found" if resource is None else f"{resource} Not Found"
+    return _message(404, text)
+
+
+def record_not_found() -> ApiError:
+    """What GitLab answers when Model.find(id) fails (note the lower-case "found")."""
+    return ApiError(404, {"message": "404 Not found"})
+
+
+def conflict() -> ApiError:
+    return _message(409, "Conflict")
+
+
+def unprocessable(reason: str | None = None) -> ApiError:
+    return _message(422, "Unprocessable Entity", reason)
+
+
+def too_many_requests(retry_after: int) -> ApiError:
+    return ApiError(429, {"message": "429 Too Many Requests"}, {"Retry-After": str(retry_after)})
+
+
+def validation_error(messages: dict[str, list[str]]) -> ApiError:
+    return ApiError(400, {"message": messages})
+
+
+def missing_params(*names: str) -> ApiError:
+    return ApiError(400, {"error": ", ".join(f"{name} is missing" for name in names)})
+
+
+def invalid_param(name: str) -> ApiError:
+    return ApiError(400, {"error": f"{name} is invalid"})
+
+
+def empty_param(name: str) -> ApiError:
+    return ApiError(400, {"error": f"{name} is empty"})
+
+
+def invalid_value(name: str) -> ApiError:
+    return ApiError(400, {"error": f"{name} does not have a valid value"})
+
+
+def route_not_found() -> ApiError:
+    return ApiError(404, {"error": "404 Not Found"})
+
+
+def internal_error() -> ApiError:
+    return ApiError(500, {"message": "500 Internal Server Error"})

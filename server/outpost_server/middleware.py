@@ -1,0 +1,77 @@
+"""ASGI middleware: request ids, the structured request log, last-resort 500s and encoded slashes."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from urllib.parse import unquote
+
+from outpost_server.accounts.service import ENCODED_SLASH
+
+request_log = logging.getLogger("outpost.request")
+error_log = logging.getLogger("outpost.error")
+
+SECURITY_HEADERS = [(b"x-frame-options", b"SAMEORIGIN"), (b"x-content-type-options", b"nosniff")]
+INTERNAL_ERROR_BODY = b'{"message":"500 Internal Server Error"}'
+
+
+class RequestMiddleware:
+    """Gives each request an id, logs one line per request and turns escaped errors into GitLab's 500.
+
+    The log line carries method, path (never the query string, which may hold a token), status,
+    duration and request id.
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        _keep_encoded_slashes(scope)
+        request_id = uuid.uuid4().hex[:16]
+        scope.setdefault("state", {})["request_id"] = request_id
+        started = time.perf_counter()
+        status = 500
+        response_started = False
+
+        async def send_with_headers(message):
+            nonlocal status, response_started
+            if message["type"] == "http.response.start":
+                response_started = True
+                status = message["status"]
+                headers = list(message.get("headers", []))
+                headers.append((b"x-request-id", request_id.encode()))
+                headers.extend(SECURITY_HEADERS)
+                message = {**message, "headers": headers}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception:
+            error_log.exception("unhandled error in request %s", request_id)
+            status = 500
+            if not response_started:
+                await send({"type": "http.response.start", "status": 500, "headers": [
+                    (b"content-type", b"application/json"), (b"x-request-id", request_id.encode()), *SECURITY_HEADERS]})
+                await send({"type": "http.response.body", "body": INTERNAL_ERROR_BODY})
+        finally:
+            request_log.info(json.dumps({
+                "request_id": request_id,
+                "method": scope["method"],
+                "path": scope.get("raw_path", b"").decode("latin-1") or scope["path"],
+                "status": status,
+                "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                "user_id": scope["state"].get("user_id"),
+            }))
+
+
+def _keep_encoded_slashes(scope) -> None:
+    # "/projects/group%2Fproject" must route as one segment, as on GitLab.
+    raw_path = scope.get("raw_path")
+    if raw_path and b"%2f" in raw_path.lower():
+        segments = raw_path.decode("latin-1").split("/")
+        scope["path"] = "/".join(unquote(segment).replace("/", ENCODED_SLASH) for segment in segments)

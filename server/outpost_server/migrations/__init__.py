@@ -1,0 +1,33 @@
+"""Alembic migrations, applied on every start (`upgrade heads`: each domain is a branch off 0001)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+
+# Replicas starting together on one PostgreSQL database take turns to migrate.
+_PG_MIGRATION_LOCK = 4_242_001
+
+
+def alembic_config(engine: Engine) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).parent))
+    config.attributes["engine"] = engine
+    return config
+
+
+def upgrade_database(engine: Engine) -> None:
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as lock_connection:
+            lock_connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _PG_MIGRATION_LOCK})
+            try:
+                command.upgrade(alembic_config(engine), "heads")
+            finally:
+                lock_connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _PG_MIGRATION_LOCK})
+                lock_connection.commit()
+    else:
+        command.upgrade(alembic_config(engine), "heads")

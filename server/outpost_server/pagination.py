@@ -1,0 +1,82 @@
+"""GitLab's offset pagination: page/per_page parameters and the X-* and Link headers."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import Request, Response
+from sqlalchemy import Select, func, select
+from sqlalchemy.orm import Session
+
+from outpost_server import errors
+from outpost_server.urls import public_request_url
+
+DEFAULT_PER_PAGE = 20
+MAX_PER_PAGE = 100
+# Kaminari stops counting past this many rows; GitLab then omits X-Total and X-Total-Pages.
+MAX_COUNT = 10_000
+
+
+def page_params(request: Request) -> tuple[int, int]:
+    def _int(name: str, default: int) -> int:
+        raw = request.query_params.get(name)
+        if raw is None or raw == "":
+            return default
+        try:
+            return int(raw)
+        except ValueError:
+            raise errors.invalid_param(name) from None
+
+    page = max(_int("page", 1), 1)
+    per_page = _int("per_page", DEFAULT_PER_PAGE)
+    if per_page < 1:
+        per_page = DEFAULT_PER_PAGE
+    return page, min(per_page, MAX_PER_PAGE)
+
+
+def paginate(session: Session, stmt: Select, request: Request, response: Response) -> list[Any]:
+    """Runs `stmt` (which must already be ordered) for the requested page and sets the headers."""
+    page, per_page = page_params(request)
+    counted = session.scalar(select(func.count()).select_from(stmt.order_by(None).limit(MAX_COUNT + 1).subquery()))
+    total = counted if counted <= MAX_COUNT else None
+    rows = list(session.scalars(stmt.limit(per_page + 1).offset((page - 1) * per_page)))
+    has_next = len(rows) > per_page
+    set_headers(request, response, page=page, per_page=per_page, total=total, has_next=has_next)
+    return rows[:per_page]
+
+
+def paginate_list(items: list[Any], request: Request, response: Response) -> list[Any]:
+    """Pagination of an already materialised list."""
+    page, per_page = page_params(request)
+    start = (page - 1) * per_page
+    chunk = items[start : start + per_page]
+    set_headers(request, response, page=page, per_page=per_page, total=len(items), has_next=start + per_page < len(items))
+    return chunk
+
+
+def set_headers(request: Request, response: Response, *, page: int, per_page: int, total: int | None, has_next: bool) -> None:
+    headers = response.headers
+    headers["X-Per-Page"] = str(per_page)
+    headers["X-Page"] = str(page)
+    headers["X-Next-Page"] = str(page + 1) if has_next else ""
+    headers["X-Prev-Page"] = str(page - 1) if page > 1 else ""
+    links = []
+    if page > 1:
+        links.append(f'<{_page_url(request, page - 1, per_page)}>; rel="prev"')
+    if has_next:
+        links.append(f'<{_page_url(request, page + 1, per_page)}>; rel="next"')
+    links.append(f'<{_page_url(request, 1, per_page)}>; rel="first"')
+    if total is not None:
+        total_pages = max(math.ceil(total / per_page), 1)
+        headers["X-Total"] = str(total)
+        headers["X-Total-Pages"] = str(total_pages)
+        links.append(f'<{_page_url(request, total_pages, per_page)}>; rel="last"')
+    headers["Link"] = ", ".join(links)
+
+
+def _page_url(request: Request, page: int, per_page: int) -> str:
+    params = [(k, v) for k, v in request.query_params.multi_items() if k not in ("page", "per_page", "private_token")]
+    params += [("page", str(page)), ("per_page", str(per_page))]
+    return f"{public_request_url(request)}?{urlencode(params)}"

@@ -1,0 +1,191 @@
+"""Test support: real server processes and REST helpers (no mocks of our own components)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DIR = REPO_ROOT.parent / "shared"
+START_TIMEOUT = 60
+
+
+@dataclass
+class RunningServer:
+    url: str
+    root_token: str
+    data_dir: Path
+    process: subprocess.Popen
+    log_path: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def api_url(self) -> str:
+        return self.url + "/api/v4"
+
+    def client(self, token: str | None = None, **kwargs) -> httpx.Client:
+        headers = {"PRIVATE-TOKEN": token if token is not None else self.root_token}
+        return httpx.Client(base_url=self.api_url, headers=headers, timeout=30, **kwargs)
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+
+def database_url_for(data_dir: Path) -> str | None:
+    """The database a test server in data_dir uses: SQLite in data_dir unless PostgreSQL is configured.
+
+    With OUTPOST_TEST_PG_ADMIN_URL set (CI does), each data dir gets its own fresh PostgreSQL
+    database, reused when a server is restarted on the same data dir.
+    """
+    admin_url = os.environ.get("OUTPOST_TEST_PG_ADMIN_URL")
+    if not admin_url:
+        return None
+    marker = data_dir / ".test_database_url"
+    if marker.exists():
+        return marker.read_text().strip()
+    import sqlalchemy
+
+    name = "outpost_test_" + uuid.uuid4().hex[:12]
+    engine = sqlalchemy.create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(sqlalchemy.text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    url = admin_url.rsplit("/", 1)[0] + "/" + name
+    marker.write_text(url)
+    return url
+
+
+def launch_server(data_dir: Path, *, demo: bool = False, extra_env: dict[str, str] | None = None,
+                  root_token: str | None = None, database_url: str | None = None, port: int = 0) -> RunningServer:
+    """Starts `outpost-server serve` as a subprocess on 127.0.0.1 and waits for its Listening line."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    token = root_token or "glpat-root-" + secrets.token_hex(8)
+    env = {**os.environ, "OUTPOST_ROOT_TOKEN": token, "OUTPOST_LOG_LEVEL": "INFO", **(extra_env or {})}
+    database_url = database_url or database_url_for(data_dir)
+    if database_url:
+        env["OUTPOST_DATABASE_URL"] = database_url
+    command = [sys.executable, "-m", "outpost_server", "serve", "--host", "127.0.0.1", "--port", str(port),
+               "--data-dir", str(data_dir)]
+    if demo:
+        command.append("--demo")
+    log_path = data_dir / "server.log"
+    log_file = open(log_path, "ab")
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log_file, env=env, cwd=REPO_ROOT)
+    log_file.close()
+    url_holder: list[str] = []
+
+    def read_listening_line() -> None:
+        for raw in process.stdout:
+            line = raw.decode(errors="replace").strip()
+            if line.startswith("Listening on "):
+                url_holder.append(line.removeprefix("Listening on "))
+                break
+        # Keep draining stdout so the server never blocks on a full pipe.
+        for _ in process.stdout:
+            pass
+
+    reader = threading.Thread(target=read_listening_line, daemon=True)
+    reader.start()
+    waited = 0.0
+    while not url_holder and waited < START_TIMEOUT and process.poll() is None:
+        threading.Event().wait(0.05)
+        waited += 0.05
+    if not url_holder:
+        process.kill()
+        raise RuntimeError(f"server did not start:\n{log_path.read_text(errors='replace')[-4000:]}")
+    return RunningServer(url=url_holder[0], root_token=token, data_dir=data_dir, process=process,
+                         log_path=log_path, env=env)
+
+
+@contextlib.contextmanager
+def start_server(data_dir: Path, **kwargs) -> Iterator[RunningServer]:
+    server = launch_server(data_dir, **kwargs)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def unique(prefix: str = "x") -> str:
+    return f"{prefix}{uuid.uuid4().hex[:10]}"
+
+
+class ApiHelper:
+    """Creates users, tokens, groups, projects and memberships through the REST API as root."""
+
+    def __init__(self, server: RunningServer):
+        self.server = server
+        self.root = server.client()
+
+    def user(self, *, admin: bool = False, scopes: tuple[str, ...] = ("api",), username: str | None = None
+             ) -> tuple[dict, str]:
+        """A new user and a personal access token for it."""
+        username = username or unique("user")
+        response = self.root.post("/users", json={"username": username, "name": username.title(),
+                                                  "email": f"{username}@example.com", "password": "s3cret-pass-1",
+                                                  "admin": admin})
+        response.raise_for_status()
+        user = response.json()
+        return user, self.token(user["id"], scopes=scopes)
+
+    def token(self, user_id: int, *, scopes: tuple[str, ...] = ("api",), expires_at: str | None = None) -> str:
+        body = {"name": unique("token"), "scopes": list(scopes)}
+        if expires_at:
+            body["expires_at"] = expires_at
+        response = self.root.post(f"/users/{user_id}/personal_access_tokens", json=body)
+        response.raise_for_status()
+        return response.json()["token"]
+
+    def group(self, *, parent_id: int | None = None, visibility: str = "private") -> dict:
+        path = unique("group")
+        body = {"name": path, "path": path, "visibility": visibility}
+        if parent_id is not None:
+            body["parent_id"] = parent_id
+        response = self.root.post("/groups", json=body)
+        response.raise_for_status()
+        return response.json()
+
+    def project(self, *, group_id: int | None = None, visibility: str = "private") -> dict:
+        body = {"name": unique("project"), "visibility": visibility}
+        if group_id is not None:
+            body["namespace_id"] = group_id
+        response = self.root.post("/projects", json=body)
+        response.raise_for_status()
+        return response.json()
+
+    def member(self, kind: str, target_id: int, user_id: int, access_level: int) -> dict:
+        response = self.root.post(f"/{kind}/{target_id}/members", json={"user_id": user_id,
+                                                                         "access_level": access_level})
+        response.raise_for_status()
+        return response.json()
+
+    def project_with_roles(self, levels: dict[str, int]) -> tuple[dict, dict[str, str]]:
+        """A fresh project and a token for a new member at each named access level."""
+        project = self.project()
+        tokens = {}
+        for role, level in levels.items():
+            user, token = self.user()
+            self.member("projects", project["id"], user["id"], level)
+            tokens[role] = token
+        return project, tokens
