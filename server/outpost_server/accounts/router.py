@@ -58,8 +58,8 @@ def create_user(request: Request, session: SessionDep, admin: AdminUserDep, para
     params.require("email", "name", "username")
     password = params.str("password")
     if password is None and not params.bool("reset_password") and not params.bool("force_random_password"):
-        raise errors.bad_request("password, reset_password, force_random_password are missing, "
-                                 "exactly one parameter must be provided")
+        raise errors.ApiError(400, {"error": "password, reset_password, force_random_password are missing, "
+                                             "exactly one parameter must be provided"})
     if password is not None and len(password) < 8:
         raise errors.validation_error({"password": ["is too short (minimum is 8 characters)"]})
     created = service.create_user(session, username=params.str("username"), name=params.str("name"),
