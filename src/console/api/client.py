@@ -59,6 +59,10 @@ class ApiClient:
     def api_url(self) -> str:
         return self.base_url + API_PREFIX
 
+    @property
+    def is_closed(self) -> bool:
+        return self._http.is_closed
+
     async def request(
         self,
         method: str,

@@ -1,0 +1,1 @@
+"""Connecting to a server: profiles, stored tokens, the connection dialog and the local server."""

@@ -1,0 +1,151 @@
+"""Run the bundled server as a child process on a free loopback port.
+
+The child gets a fresh random root token, announces its address with a
+``Listening on http://HOST:PORT`` line, and is stopped with SIGTERM (then killed) when
+the console closes. If the console dies first, the server's ``--watch-parent`` option
+and, on Linux, the parent-death signal make it exit too, so no orphan server is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import ctypes
+import ctypes.util
+import logging
+import os
+import re
+import secrets
+import signal
+import sys
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+LISTENING = re.compile(r"Listening on (http://\S+)")
+STARTUP_TIMEOUT = 60.0
+STOP_TIMEOUT = 10.0
+PR_SET_PDEATHSIG = 1
+
+
+class LocalServerError(RuntimeError):
+    """The local server could not be started."""
+
+
+def server_command(*args: str) -> list[str]:
+    """How to run the server CLI: the frozen console executable, or this interpreter."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--run-server", *args]
+    return [sys.executable, "-m", "outpost_server", *args]
+
+
+def _die_with_parent() -> None:
+    """Runs in the child before exec: ask Linux to SIGTERM it when the parent dies."""
+    libc_name = ctypes.util.find_library("c")
+    if libc_name is None:
+        return
+    libc = ctypes.CDLL(libc_name, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+class LocalServer:
+    """One bundled server process with demo data, signed in as its ``root`` administrator."""
+
+    def __init__(self, data_dir: Path, *, demo: bool = True, startup_timeout: float = STARTUP_TIMEOUT) -> None:
+        self.data_dir = Path(data_dir)
+        self.demo = demo
+        self.startup_timeout = startup_timeout
+        self.root_token = ""
+        self.url: str | None = None
+        self.process: asyncio.subprocess.Process | None = None
+        self._output: collections.deque[str] = collections.deque(maxlen=200)
+        self._drain_task: asyncio.Task[None] | None = None
+
+    @property
+    def is_running(self) -> bool:
+        return self.process is not None and self.process.returncode is None
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.process is None else self.process.pid
+
+    def command(self) -> list[str]:
+        args = ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(self.data_dir), "--watch-parent"]
+        if self.demo:
+            args.append("--demo")
+        return server_command(*args)
+
+    async def start(self) -> str:
+        """Start the server and return its base URL once it accepts connections."""
+        if self.is_running:
+            raise LocalServerError("The local server is already running.")
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.root_token = secrets.token_urlsafe(32)
+        env = {**os.environ, "OUTPOST_ROOT_TOKEN": self.root_token, "PYTHONUNBUFFERED": "1"}
+        self._output.clear()
+        self.process = await asyncio.create_subprocess_exec(
+            *self.command(),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            env=env,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+        )
+        try:
+            self.url = await asyncio.wait_for(self._read_until_listening(), self.startup_timeout)
+        except BaseException as exc:
+            await self.stop()
+            if isinstance(exc, TimeoutError):
+                raise LocalServerError(self._failure_text("did not start in time")) from exc
+            raise
+        # Keep reading so a chatty server never blocks on a full pipe.
+        self._drain_task = asyncio.ensure_future(self._drain())
+        log.info("Local server %s started at %s", self.process.pid, self.url)
+        return self.url
+
+    async def _read_until_listening(self) -> str:
+        assert self.process is not None and self.process.stdout is not None
+        while True:
+            raw = await self.process.stdout.readline()
+            if not raw:
+                await self.process.wait()
+                raise LocalServerError(self._failure_text(f"exited with code {self.process.returncode}"))
+            line = raw.decode(errors="replace").rstrip()
+            self._output.append(line)
+            match = LISTENING.search(line)
+            if match:
+                return match.group(1)
+
+    async def _drain(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        while raw := await self.process.stdout.readline():
+            self._output.append(raw.decode(errors="replace").rstrip())
+
+    def _failure_text(self, what: str) -> str:
+        tail = "\n".join(list(self._output)[-15:])
+        return f"The local server {what}." + (f"\nIts last output:\n{tail}" if tail else "")
+
+    async def stop(self) -> None:
+        """SIGTERM, wait, then kill if it does not exit."""
+        process = self.process
+        if process is None:
+            return
+        if process.returncode is None:
+            process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), STOP_TIMEOUT)
+            except TimeoutError:
+                log.warning("Local server %s ignored SIGTERM; killing it", process.pid)
+                process.kill()
+                await process.wait()
+        if self._drain_task is not None:
+            await self._drain_task
+            self._drain_task = None
+        self.url = None
+        log.info("Local server %s stopped (exit code %s)", process.pid, process.returncode)
+
+    def terminate_now(self) -> None:
+        """Last-resort stop when no event loop can run any more: send SIGTERM and return."""
+        if self.is_running:
+            assert self.process is not None
+            self.process.terminate()

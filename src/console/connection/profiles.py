@@ -1,0 +1,57 @@
+"""Connection profiles (name and server URL) kept in QSettings; tokens live in the keyring."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QSettings
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    base_url: str
+
+
+class ProfileStore:
+    """Reads and writes the profile list; the most recently used profile is remembered."""
+
+    def __init__(self, settings: QSettings) -> None:
+        self._settings = settings
+
+    def load(self) -> list[Profile]:
+        size = self._settings.beginReadArray("profiles")
+        profiles = []
+        for index in range(size):
+            self._settings.setArrayIndex(index)
+            profiles.append(Profile(str(self._settings.value("name", "")), str(self._settings.value("base_url", ""))))
+        self._settings.endArray()
+        return [p for p in profiles if p.name]
+
+    def _write(self, profiles: list[Profile]) -> None:
+        self._settings.remove("profiles")
+        self._settings.beginWriteArray("profiles", len(profiles))
+        for index, profile in enumerate(profiles):
+            self._settings.setArrayIndex(index)
+            self._settings.setValue("name", profile.name)
+            self._settings.setValue("base_url", profile.base_url)
+        self._settings.endArray()
+        self._settings.sync()
+
+    def save(self, profile: Profile) -> None:
+        """Add ``profile`` or replace the one with the same name."""
+        profiles = [p for p in self.load() if p.name != profile.name]
+        profiles.append(profile)
+        self._write(sorted(profiles, key=lambda p: p.name.lower()))
+
+    def delete(self, name: str) -> None:
+        self._write([p for p in self.load() if p.name != name])
+
+    @property
+    def last_used(self) -> str:
+        return str(self._settings.value("last_profile", ""))
+
+    @last_used.setter
+    def last_used(self, name: str) -> None:
+        self._settings.setValue("last_profile", name)
+        self._settings.sync()

@@ -1,0 +1,133 @@
+"""Application-wide state shared by the main window and every tab."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QObject, Signal
+
+from console.api.client import ApiClient
+from console.api.errors import ApiError
+from console.connection.local_server import LocalServerError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class AppContext(QObject):
+    """The current connection and the plumbing to run API work without blocking the UI.
+
+    Signals:
+        connection_changed: the client or the signed-in user changed (connected or disconnected).
+        status_message: a line for the status bar.
+        error_reported: (title, message) an operation failed; shown to the user.
+        busy: True while at least one operation started through :meth:`run` is in flight.
+    """
+
+    connection_changed = Signal()
+    status_message = Signal(str)
+    error_reported = Signal(str, str)
+    busy = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.client: ApiClient | None = None
+        self.user: dict[str, Any] | None = None
+        self.server_version: dict[str, Any] | None = None
+        self._in_flight = 0
+        self._messages_said = 0
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @property
+    def is_connected(self) -> bool:
+        return self.client is not None
+
+    @property
+    def is_admin(self) -> bool:
+        return bool(self.user and self.user.get("is_admin"))
+
+    async def connect_to(self, base_url: str, token: str) -> dict[str, Any]:
+        """Sign in with ``token``; on success replace the current connection and return the user."""
+        client = ApiClient(base_url, token)
+        try:
+            user = await client.get_user()
+            version = await client.get_version()
+        except BaseException:
+            await client.aclose()
+            raise
+        previous, self.client = self.client, client
+        self.user, self.server_version = user, version
+        if previous is not None:
+            await previous.aclose()
+        self.connection_changed.emit()
+        self.say(f"Connected to {client.base_url} as {user.get('username', '?')}")
+        return user
+
+    async def disconnect(self) -> None:
+        client, self.client = self.client, None
+        if client is None:
+            return
+        self.user = self.server_version = None
+        await client.aclose()
+        self.connection_changed.emit()
+        self.say("Disconnected")
+
+    def run(
+        self,
+        work: Awaitable[T],
+        *,
+        description: str,
+        on_success: Callable[[T], None] | None = None,
+    ) -> asyncio.Task[None]:
+        """Run ``work`` on the event loop; failures are reported, never swallowed.
+
+        ``description`` names the operation in the status bar ("Loading variables").
+        """
+        task = asyncio.ensure_future(self._guarded(work, description, on_success))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _guarded(self, work: Awaitable[T], description: str, on_success: Callable[[T], None] | None) -> None:
+        self._set_busy(+1)
+        self.say(f"{description}…")
+        said_before = self._messages_said
+        try:
+            result = await work
+            if on_success is not None:
+                on_success(result)
+        except asyncio.CancelledError:
+            self.say(f"{description}: cancelled")
+            raise
+        except ApiError as exc:
+            self.report_error(f"{description} failed", exc.message)
+        except LocalServerError as exc:
+            self.report_error(f"{description} failed", str(exc))
+        except Exception:
+            # Anything else is a bug: the application exception hook shows it with the traceback.
+            sys.excepthook(*sys.exc_info())
+        else:
+            if self._messages_said == said_before:  # keep a more telling message from the work itself
+                self.say(f"{description}: done")
+        finally:
+            self._set_busy(-1)
+
+    def say(self, message: str) -> None:
+        """Show ``message`` in the status bar."""
+        self._messages_said += 1
+        self.status_message.emit(message)
+
+    def report_error(self, title: str, message: str) -> None:
+        log.warning("%s: %s", title, message)
+        self.error_reported.emit(title, message)
+
+    def _set_busy(self, delta: int) -> None:
+        was_busy = self._in_flight > 0
+        self._in_flight += delta
+        if was_busy != (self._in_flight > 0):
+            self.busy.emit(self._in_flight > 0)

@@ -1,0 +1,90 @@
+"""The ``outpost`` command line, run as a real subprocess."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import console
+
+SRC_DIR = Path(console.__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+
+
+def run_console(*args: str, extra_env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", **(extra_env or {})}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC_DIR), env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-m", "console", *args], capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+def test_version_prints_name_and_version():
+    result = run_console("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"outpost {console.__version__}"
+
+
+def test_version_does_not_start_qt():
+    script = textwrap.dedent(
+        """
+        import sys
+        from console.__main__ import run
+        try:
+            run(["--version"])
+        except SystemExit as exit:
+            assert exit.code == 0
+        print("QtWidgets loaded" if "PySide6.QtWidgets" in sys.modules else "no Qt")
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC_DIR)}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert result.stdout.splitlines()[-1] == "no Qt"
+
+
+def test_help_lists_the_options():
+    result = run_console("--help")
+    assert result.returncode == 0
+    for option in ("--version", "--demo", "--self-test"):
+        assert option in result.stdout
+
+
+def test_unknown_option_fails():
+    result = run_console("--no-such-option")
+    assert result.returncode == 2
+    assert "unrecognized arguments" in result.stderr
+
+
+def test_self_test_passes_and_reports_each_check():
+    memory_backend = {"PYTHON_KEYRING_BACKEND": "tests.console.memkeyring.MemoryKeyring",
+                      "PYTHONPATH": str(HERE.parents[1])}
+    result = run_console("--self-test", extra_env=memory_backend)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"outpost {console.__version__} on Python")
+    assert any(line.startswith("imports: ok (") for line in lines)
+    assert "keyring: tests.console.memkeyring.MemoryKeyring (tokens are stored securely)" in lines
+    assert any(line.startswith("bundled server: listening on http://127.0.0.1:") for line in lines)
+    assert "GET /api/v4/user: ok, signed in as root (administrator)" in lines
+    assert lines[-2:] == ["bundled server: stopped", "self-test passed"]
+
+
+def test_self_test_reports_a_missing_keyring():
+    result = run_console("--self-test", extra_env={"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    keyring_line = next(line for line in result.stdout.splitlines() if line.startswith("keyring:"))
+    assert "keyring.backends.fail.Keyring (not usable:" in keyring_line
+    assert "this session only" in keyring_line
+
+
+def test_self_test_fails_when_the_server_cannot_start():
+    result = run_console("--self-test", extra_env={"OUTPOST_DATABASE_URL": "nosuchdriver://nowhere"})
+    assert result.returncode == 1
+    assert "bundled server: FAILED" in result.stdout
+    assert result.stdout.splitlines()[-1] == "self-test FAILED"
+
+
+def test_run_server_dispatches_to_the_server_cli():
+    result = run_console("--run-server", "--version")
+    assert result.returncode == 0
+    assert result.stdout.startswith("outpost-server ")
