@@ -17,7 +17,9 @@ from outpost_server.accounts.models import Group, Project, User
 from outpost_server.app_settings import get_setting, set_setting
 from outpost_server.config import Settings
 
-DEMO_SEEDERS: list[str] = []
+DEMO_SEEDERS: list[str] = [
+    "outpost_server.variables.demo:seed",
+]
 
 DEMO_MARKER = "demo_data_loaded"
 

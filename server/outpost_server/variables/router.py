@@ -1,0 +1,134 @@
+"""GitLab's admin API for instance-level CI/CD variables, and the plan limits API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+
+from outpost_server import errors
+from outpost_server.auth import AdminUserDep
+from outpost_server.db import SessionDep
+from outpost_server.pagination import paginate
+from outpost_server.params import Params, ParamsDep
+from outpost_server.variables import plan_limits, service
+from outpost_server.variables.entities import variable_entity
+from outpost_server.variables.models import VARIABLE_TYPES
+
+router = APIRouter(tags=["variables"])
+
+# Grape's declared parameters of the create and update endpoints, in declaration order.
+VARIABLE_PARAMS = (("key", "string"), ("value", "string"), ("protected", "boolean"), ("masked", "boolean"),
+                   ("raw", "boolean"), ("variable_type", "variable_type"), ("description", "string"))
+
+
+def _declared(params: Params, *, required: tuple[str, ...]) -> dict[str, Any]:
+    """Coerces and checks the parameters as Grape does, reporting every failure in one message."""
+    problems: list[str] = []
+    declared: dict[str, Any] = {}
+    for name, kind in VARIABLE_PARAMS:
+        if params.raw(name) is None:
+            if name in required:
+                problems.append(f"{name} is missing")
+            continue
+        try:
+            declared[name] = params.bool(name) if kind == "boolean" else params.str(name)
+        except errors.ApiError as exc:
+            problems.append(exc.body["error"])
+            continue
+        if kind == "variable_type" and declared[name] not in VARIABLE_TYPES:
+            problems.append(f"{name} does not have a valid value")
+    if problems:
+        raise errors.ApiError(400, {"error": ", ".join(problems)})
+    return declared
+
+
+def _secret_key(request: Request) -> str:
+    return request.app.state.secret_key
+
+
+def _default_variables_limit(request: Request) -> int:
+    return request.app.state.settings.default_instance_variables_limit
+
+
+@router.get("/admin/ci/variables")
+def list_variables(request: Request, response: Response, session: SessionDep, admin: AdminUserDep):
+    rows = paginate(session, service.list_stmt(), request, response)
+    secret_key = _secret_key(request)
+    return [variable_entity(row, value=service.reveal(row, secret_key=secret_key)) for row in rows]
+
+
+@router.get("/admin/ci/variables/{key}")
+def get_variable(request: Request, session: SessionDep, admin: AdminUserDep, key: str):
+    variable = service.get_by_key(session, key=key)
+    return variable_entity(variable, value=service.reveal(variable, secret_key=_secret_key(request)))
+
+
+@router.post("/admin/ci/variables", status_code=201)
+def create_variable(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
+    declared = _declared(params, required=("key", "value"))
+    with service.creation_guard(session):
+        limit = plan_limits.instance_variables_limit(
+            session, default_variables_limit=_default_variables_limit(request))
+        variable = service.create_variable(session, secret_key=_secret_key(request), limit=limit, **declared)
+        session.commit()
+    return variable_entity(variable, value=declared["value"])
+
+
+@router.put("/admin/ci/variables/{key}")
+def update_variable(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep, key: str):
+    variable = service.get_by_key(session, key=key)
+    # GitLab ignores a key in the body: a variable cannot be renamed.
+    declared = _declared(params, required=())
+    declared.pop("key", None)
+    value = service.update_variable(session, variable, secret_key=_secret_key(request), **declared)
+    session.commit()
+    return variable_entity(variable, value=value)
+
+
+@router.delete("/admin/ci/variables/{key}", status_code=204)
+def delete_variable(session: SessionDep, admin: AdminUserDep, key: str):
+    service.delete_variable(session, service.get_by_key(session, key=key))
+    session.commit()
+    return Response(status_code=204)
+
+
+# --- plan limits --------------------------------------------------------------------------
+
+def _plan_name(params: Params, *, required: bool) -> tuple[str | None, list[str]]:
+    name = params.str("plan_name")
+    if name is None:
+        return (None, ["plan_name is missing"]) if required else (plan_limits.DEFAULT_PLAN, [])
+    if name not in plan_limits.PLANS:
+        return None, ["plan_name does not have a valid value"]
+    return name, []
+
+
+@router.get("/application/plan_limits")
+def get_plan_limits(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
+    plan, problems = _plan_name(params, required=False)
+    if problems:
+        raise errors.ApiError(400, {"error": ", ".join(problems)})
+    return plan_limits.limits_for(session, plan=plan, default_variables_limit=_default_variables_limit(request))
+
+
+@router.put("/application/plan_limits")
+def update_plan_limits(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
+    plan, problems = _plan_name(params, required=True)
+    changes: dict[str, int] = {}
+    for name in plan_limits.UPDATABLE_LIMITS:
+        try:
+            value = params.int(name)
+        except errors.ApiError as exc:
+            problems.append(exc.body["error"])
+            continue
+        if value is not None:
+            changes[name] = value
+    if problems:
+        raise errors.ApiError(400, {"error": ", ".join(problems)})
+    negative = {name: ["must be greater than or equal to 0"] for name, value in changes.items() if value < 0}
+    if negative:
+        raise errors.validation_error(negative)
+    plan_limits.update_limits(session, plan=plan, changes=changes, user=admin)
+    session.commit()
+    return plan_limits.limits_for(session, plan=plan, default_variables_limit=_default_variables_limit(request))
