@@ -23,6 +23,12 @@ API_PREFIX = "/api/v4"
 ROUTERS = [
     ("outpost_server.accounts.router", API_PREFIX),
     ("outpost_server.variables.router", API_PREFIX),
+    ("outpost_server.vulnerabilities.router", API_PREFIX),
+    ("outpost_server.exports.router", API_PREFIX),
+    ("outpost_server.error_tracking.router", API_PREFIX),
+    ("outpost_server.error_tracking.external.application_settings", API_PREFIX),
+    # Web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
+    ("outpost_server.error_tracking.web.views", ""),
 ]
 
 log = logging.getLogger("outpost.app")

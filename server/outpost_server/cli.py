@@ -34,6 +34,14 @@ def build_parser() -> argparse.ArgumentParser:
     migrate.add_argument("--database-url", default=None)
     migrate.add_argument("--data-dir", default=None)
     migrate.set_defaults(handler=run_migrate)
+
+    import_report = commands.add_parser("import-report", help="import a GitLab security report into a project")
+    import_report.add_argument("project", help="project ID or full path, e.g. acme/webshop")
+    import_report.add_argument("file", help="security report JSON (sast, dependency_scanning, container_scanning, "
+                                            "secret_detection; schema 15.x)")
+    import_report.add_argument("--database-url", default=None)
+    import_report.add_argument("--data-dir", default=None)
+    import_report.set_defaults(handler=run_import_report)
     return parser
 
 
@@ -110,6 +118,33 @@ def run_migrate(args: argparse.Namespace) -> int:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     upgrade_database(make_engine(settings.sqlalchemy_url()))
     print("Database is up to date")
+    return 0
+
+
+def run_import_report(args: argparse.Namespace) -> int:
+    from outpost_server.accounts.service import find_project
+    from outpost_server.db import make_engine, make_sessionmaker, session_scope
+    from outpost_server.migrations import upgrade_database
+    from outpost_server.vulnerabilities.reports import ReportError, parse_report
+    from outpost_server.vulnerabilities.service import import_report
+
+    settings = settings_from(args)
+    try:
+        report = parse_report(Path(args.file).read_bytes())
+    except (OSError, ReportError) as exc:
+        print(f"Cannot import {args.file}: {exc}", file=sys.stderr)
+        return 1
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(settings.sqlalchemy_url())
+    upgrade_database(engine)
+    with session_scope(make_sessionmaker(engine)) as session:
+        project = find_project(session, args.project)
+        if project is None:
+            print(f"Project {args.project} not found", file=sys.stderr)
+            return 1
+        summary = import_report(session, project=project, report=report)
+    print(f"Imported {summary.report_type} report from {summary.scanner} into {project.full_path}: "
+          f"{summary.created} new, {summary.updated} updated, {summary.no_longer_detected} no longer detected")
     return 0
 
 

@@ -26,6 +26,16 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     # Default limit on instance-level CI/CD variables (GitLab's plan limit default).
     default_instance_variables_limit: int = 25
+    # Error tracking: payloads kept per error for stack traces (older ones go; counts stay).
+    error_tracking_payloads_per_error: int = 100
+    # Error tracking: events accepted per project per minute by the collector; 0 means no limit.
+    error_tracking_rate_limit_per_minute: int = 0
+    # Vulnerability exports are deleted this long after creation.
+    export_lifetime_seconds: int = 3600
+    # An export job whose worker stops renewing its lease this long is taken over by another worker.
+    export_lease_seconds: int = 30
+    # False: this process serves the exports API but leaves generating the files to other processes.
+    export_worker: bool = True
 
     def sqlalchemy_url(self) -> str:
         if self.database_url:

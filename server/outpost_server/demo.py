@@ -19,6 +19,7 @@ from outpost_server.config import Settings
 
 DEMO_SEEDERS: list[str] = [
     "outpost_server.variables.demo:seed",
+    "outpost_server.vulnerabilities.demo:seed",
 ]
 
 DEMO_MARKER = "demo_data_loaded"

@@ -1,0 +1,295 @@
+"""The background export job: durable, leased, produced exactly once across server processes.
+
+Jobs live in the vulnerability_exports table. A worker claims one with a conditional UPDATE (the
+row's status and attempt count must still be what it read), which only one process can win on
+SQLite and PostgreSQL alike. While writing it renews a lease in the same transaction as each stored
+chunk, so a worker that lost its lease can never add to the file; a job whose lease ran out (its
+process died) is claimed again from scratch, and fails after MAX_ATTEMPTS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Callable, Iterator
+
+from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from outpost_server.accounts.models import Group, Project, User
+from outpost_server.db import session_scope, utcnow
+from outpost_server.exports.csv_format import (
+    ExportIdentifier,
+    ExportNote,
+    ExportVulnerability,
+    format_row,
+    header_row,
+)
+from outpost_server.exports.models import VulnerabilityExport, VulnerabilityExportChunk
+from outpost_server.exports.service import export_file_name, scope_full_path, scope_project_ids
+from outpost_server.vulnerabilities.models import Vulnerability, VulnerabilityNote
+
+log = logging.getLogger("outpost.exports")
+
+MAX_ATTEMPTS = 3
+BATCH_SIZE = 1000
+CHUNK_BYTES = 512 * 1024
+IDLE_POLL_SECONDS = 1.0
+SWEEP_EVERY_SECONDS = 5.0
+
+
+class LeaseLost(Exception):
+    """Another worker owns the job now (or it was deleted); stop writing."""
+
+
+class StopRequested(Exception):
+    """The server is shutting down; hand the job back."""
+
+
+def new_worker_id() -> str:
+    return f"{socket.gethostname()[:32]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def claim_next(factory: sessionmaker[Session], *, worker_id: str, lease_seconds: int) -> int | None:
+    """Claims the oldest waiting job, or one whose worker's lease expired; None when there is none."""
+    now = utcnow()
+    with factory() as session:
+        candidates = session.execute(
+            select(VulnerabilityExport.id, VulnerabilityExport.status, VulnerabilityExport.attempts)
+            .where(VulnerabilityExport.expires_at > now,
+                   or_(VulnerabilityExport.status == "created",
+                       and_(VulnerabilityExport.status == "running", VulnerabilityExport.lease_expires_at < now)))
+            .order_by(VulnerabilityExport.id)
+            .limit(10)
+        ).all()
+    for export_id, status, attempts in candidates:
+        unchanged = and_(VulnerabilityExport.id == export_id, VulnerabilityExport.status == status,
+                         VulnerabilityExport.attempts == attempts)
+        with session_scope(factory) as session:
+            if attempts >= MAX_ATTEMPTS:
+                session.execute(update(VulnerabilityExport).where(unchanged).values(
+                    status="failed", finished_at=now, lease_owner=None, lease_expires_at=None,
+                    error="gave up after repeated interrupted attempts"))
+                continue
+            claimed = session.execute(update(VulnerabilityExport).where(unchanged).values(
+                status="running", started_at=now, lease_owner=worker_id, attempts=attempts + 1,
+                lease_expires_at=now + dt.timedelta(seconds=lease_seconds))).rowcount
+        if claimed == 1:
+            return export_id
+    return None
+
+
+def _export_rows(factory: sessionmaker[Session], project_ids: list[int]) -> Iterator[ExportVulnerability]:
+    """Every vulnerability of the projects, in id order, loaded in keyset batches with their notes."""
+    last_id = 0
+    while True:
+        with factory() as session:
+            rows = session.execute(
+                select(Vulnerability.id, Vulnerability.report_type, Vulnerability.scanner_name, Vulnerability.state,
+                       Vulnerability.title, Vulnerability.description, Vulnerability.severity,
+                       Vulnerability.identifiers, Vulnerability.location, Vulnerability.resolved_on_default_branch,
+                       Vulnerability.created_at, Vulnerability.cvss_vectors, Vulnerability.dismissal_reason,
+                       Project.name, Project.full_path, Group.name)
+                .join(Project, Project.id == Vulnerability.project_id)
+                .outerjoin(Group, Group.id == Project.group_id)
+                .where(Vulnerability.project_id.in_(project_ids), Vulnerability.id > last_id)
+                .order_by(Vulnerability.id)
+                .limit(BATCH_SIZE)
+            ).all()
+            if not rows:
+                return
+            notes: dict[int, list[ExportNote]] = {}
+            for vulnerability_id, edited_at, username, text in session.execute(
+                select(VulnerabilityNote.vulnerability_id, VulnerabilityNote.updated_at, User.username,
+                       VulnerabilityNote.note)
+                .join(User, User.id == VulnerabilityNote.author_id)
+                .where(VulnerabilityNote.vulnerability_id.in_([row[0] for row in rows]))
+                .order_by(VulnerabilityNote.vulnerability_id, VulnerabilityNote.id)
+            ):
+                notes.setdefault(vulnerability_id, []).append(ExportNote(edited_at, username, text))
+        for (vulnerability_id, report_type, scanner_name, state, title, description, severity, identifiers,
+             location, resolved, created_at, cvss, dismissal_reason, project_name, full_path, group_name) in rows:
+            yield ExportVulnerability(
+                id=vulnerability_id,
+                group_name=group_name,
+                project_name=project_name,
+                project_full_path=full_path,
+                report_type=report_type,
+                scanner_name=scanner_name,
+                state=state,
+                title=title,
+                description=description,
+                severity=severity,
+                identifiers=[ExportIdentifier(i.get("type", ""), i.get("name", "")) for i in identifiers],
+                detected_at=created_at,
+                location=location,
+                resolved_on_default_branch=resolved,
+                notes=notes.get(vulnerability_id, ()),
+                cvss_vectors=cvss or (),
+                dismissal_reason=dismissal_reason,
+            )
+        last_id = rows[-1][0]
+
+
+class ChunkWriter:
+    """Buffers CSV text and stores it in chunks, renewing the job's lease with every chunk."""
+
+    def __init__(self, factory: sessionmaker[Session], *, export_id: int, worker_id: str, lease_seconds: int,
+                 should_stop: Callable[[], bool]):
+        self.factory = factory
+        self.export_id = export_id
+        self.worker_id = worker_id
+        self.lease_seconds = lease_seconds
+        self.should_stop = should_stop
+        self.parts: list[str] = []
+        self.buffered = 0
+        self.position = 0
+        self.byte_size = 0
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+        self.buffered += len(text)
+        if self.buffered >= CHUNK_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.should_stop():
+            raise StopRequested
+        data = "".join(self.parts).encode("utf-8")
+        self.parts, self.buffered = [], 0
+        if not data:
+            return
+        with session_scope(self.factory) as session:
+            self.renew_lease(session)
+            session.add(VulnerabilityExportChunk(export_id=self.export_id, position=self.position, data=data))
+        self.position += 1
+        self.byte_size += len(data)
+
+    def renew_lease(self, session: Session) -> None:
+        renewed = session.execute(
+            update(VulnerabilityExport)
+            .where(VulnerabilityExport.id == self.export_id, VulnerabilityExport.status == "running",
+                   VulnerabilityExport.lease_owner == self.worker_id)
+            .values(lease_expires_at=utcnow() + dt.timedelta(seconds=self.lease_seconds))
+        ).rowcount
+        if renewed != 1:
+            raise LeaseLost
+
+
+def generate(factory: sessionmaker[Session], export_id: int, *, worker_id: str, lease_seconds: int,
+             should_stop: Callable[[], bool] = lambda: False) -> None:
+    """Writes the CSV of a claimed export and marks it finished."""
+    writer = ChunkWriter(factory, export_id=export_id, worker_id=worker_id, lease_seconds=lease_seconds,
+                         should_stop=should_stop)
+    with session_scope(factory) as session:
+        writer.renew_lease(session)
+        export = session.get(VulnerabilityExport, export_id)
+        project_ids = scope_project_ids(session, export)
+        full_path = scope_full_path(session, export)
+        # Chunks of an earlier, interrupted attempt.
+        session.execute(delete(VulnerabilityExportChunk).where(VulnerabilityExportChunk.export_id == export_id))
+    writer.write(header_row())
+    if project_ids:
+        for vulnerability in _export_rows(factory, project_ids):
+            writer.write(format_row(vulnerability))
+    writer.flush()
+    now = utcnow()
+    with session_scope(factory) as session:
+        finished = session.execute(
+            update(VulnerabilityExport)
+            .where(VulnerabilityExport.id == export_id, VulnerabilityExport.status == "running",
+                   VulnerabilityExport.lease_owner == worker_id)
+            .values(status="finished", finished_at=now, file_name=export_file_name(full_path, now),
+                    byte_size=writer.byte_size, lease_owner=None, lease_expires_at=None)
+        ).rowcount
+    if finished != 1:
+        raise LeaseLost
+
+
+def release(factory: sessionmaker[Session], export_id: int, *, worker_id: str, failed: bool, error: str | None = None) -> None:
+    """Hands a job back (status created, for another try) or marks it failed."""
+    owned = and_(VulnerabilityExport.id == export_id, VulnerabilityExport.status == "running",
+                 VulnerabilityExport.lease_owner == worker_id)
+    values = {"lease_owner": None, "lease_expires_at": None, "error": error}
+    if failed:
+        values |= {"status": "failed", "finished_at": utcnow()}
+    else:
+        # A graceful hand-back does not count as an attempt.
+        values |= {"status": "created", "started_at": None, "attempts": VulnerabilityExport.attempts - 1}
+    with session_scope(factory) as session:
+        session.execute(update(VulnerabilityExport).where(owned).values(**values))
+
+
+def sweep_expired(factory: sessionmaker[Session]) -> int:
+    """Deletes exports (and their files) older than their lifetime."""
+    now = utcnow()
+    with session_scope(factory) as session:
+        expired = select(VulnerabilityExport.id).where(VulnerabilityExport.expires_at <= now)
+        session.execute(delete(VulnerabilityExportChunk).where(VulnerabilityExportChunk.export_id.in_(expired)))
+        return session.execute(delete(VulnerabilityExport).where(VulnerabilityExport.expires_at <= now)).rowcount
+
+
+class ExportWorker:
+    """Runs export jobs in the background of one server process."""
+
+    def __init__(self, factory: sessionmaker[Session], *, lease_seconds: int):
+        self.factory = factory
+        self.lease_seconds = lease_seconds
+        self.worker_id = new_worker_id()
+        self.stopping = False
+        self._wake = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.create_task(self._run(), name="vulnerability-export-worker")
+
+    async def stop(self) -> None:
+        self.stopping = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+
+    def wake(self) -> None:
+        """Callable from any thread: a new job is waiting."""
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._wake.set)
+
+    async def _run(self) -> None:
+        last_sweep = 0.0
+        while not self.stopping:
+            try:
+                loop_time = asyncio.get_running_loop().time()
+                if loop_time - last_sweep >= SWEEP_EVERY_SECONDS:
+                    last_sweep = loop_time
+                    await asyncio.to_thread(sweep_expired, self.factory)
+                export_id = await asyncio.to_thread(
+                    claim_next, self.factory, worker_id=self.worker_id, lease_seconds=self.lease_seconds)
+                if export_id is not None:
+                    await asyncio.to_thread(self._run_job, export_id)
+                    continue
+            except Exception:
+                log.exception("export worker iteration failed")
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), IDLE_POLL_SECONDS)
+            except asyncio.TimeoutError:
+                pass
+
+    def _run_job(self, export_id: int) -> None:
+        try:
+            generate(self.factory, export_id, worker_id=self.worker_id, lease_seconds=self.lease_seconds,
+                     should_stop=lambda: self.stopping)
+            log.info("vulnerability export %s finished", export_id)
+        except StopRequested:
+            release(self.factory, export_id, worker_id=self.worker_id, failed=False)
+        except LeaseLost:
+            log.warning("vulnerability export %s was taken over by another worker", export_id)
+        except Exception as exc:
+            log.exception("vulnerability export %s failed", export_id)
+            release(self.factory, export_id, worker_id=self.worker_id, failed=True, error=type(exc).__name__)

@@ -1,0 +1,46 @@
+"""Vulnerability exports: the durable job record and its CSV, stored in chunks in the database."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from outpost_server.db import Base, UTCDateTime, utcnow
+
+STATUSES = ("created", "running", "finished", "failed")
+FORMATS = ("csv",)
+
+
+class VulnerabilityExport(Base):
+    __tablename__ = "vulnerability_exports"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    author_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    # Project-level: project_id; group-level: group_id; instance-level: neither.
+    project_id: Mapped[int | None] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    group_id: Mapped[int | None] = mapped_column(ForeignKey("groups.id", ondelete="CASCADE"))
+    format: Mapped[str] = mapped_column(String(16), default="csv")
+    status: Mapped[str] = mapped_column(String(16), default="created", index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    started_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, index=True)
+    file_name: Mapped[str | None] = mapped_column(String(1024))
+    byte_size: Mapped[int | None] = mapped_column(Integer)
+    # The worker holding the job renews its lease while it writes; an expired lease means it died.
+    lease_owner: Mapped[str | None] = mapped_column(String(64))
+    lease_expires_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(Text)
+
+
+class VulnerabilityExportChunk(Base):
+    __tablename__ = "vulnerability_export_chunks"
+    __table_args__ = (UniqueConstraint("export_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    export_id: Mapped[int] = mapped_column(ForeignKey("vulnerability_exports.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)

@@ -1,0 +1,127 @@
+"""Importing security reports and triaging vulnerabilities."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from outpost_server.accounts.models import Project, User
+from outpost_server.db import utcnow
+from outpost_server.exports.csv_format import humanize
+from outpost_server.vulnerabilities.models import Vulnerability, VulnerabilityNote
+from outpost_server.vulnerabilities.reports import SecurityReport
+
+# action -> the state it leads to
+TRANSITIONS = {"confirm": "confirmed", "resolve": "resolved", "dismiss": "dismissed", "revert": "detected"}
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    report_type: str
+    scanner: str
+    created: int
+    updated: int
+    no_longer_detected: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _identifiers_json(finding) -> list[dict]:
+    return [
+        {"type": i.external_type, "name": i.name, "value": i.external_id, "url": i.url}
+        for i in finding.identifiers
+    ]
+
+
+def import_report(session: Session, *, project: Project, report: SecurityReport) -> ImportSummary:
+    """Upserts the report's findings; findings of the same scanner missing from it are no longer detected."""
+    now = utcnow()
+    existing = {
+        v.fingerprint: v
+        for v in session.scalars(select(Vulnerability).where(Vulnerability.project_id == project.id,
+                                                              Vulnerability.fingerprint.in_([f.fingerprint for f in report.findings])))
+    }
+    created = updated = 0
+    for finding in report.findings:
+        fields = dict(
+            report_type=report.report_type,
+            scanner_external_id=report.scanner.external_id,
+            scanner_name=report.scanner.name,
+            title=finding.title[:255],
+            description=finding.description,
+            solution=finding.solution,
+            severity=finding.severity,
+            identifiers=_identifiers_json(finding),
+            location=finding.location,
+            cvss_vectors=list(finding.cvss_vectors),
+            resolved_on_default_branch=False,
+            updated_at=now,
+        )
+        vulnerability = existing.get(finding.fingerprint)
+        if vulnerability is None:
+            session.add(Vulnerability(project_id=project.id, fingerprint=finding.fingerprint, state="detected",
+                                      created_at=now, **fields))
+            created += 1
+        else:
+            for name, value in fields.items():
+                setattr(vulnerability, name, value)
+            updated += 1
+    seen = [f.fingerprint for f in report.findings]
+    gone = session.execute(
+        update(Vulnerability)
+        .where(Vulnerability.project_id == project.id,
+               Vulnerability.report_type == report.report_type,
+               Vulnerability.scanner_external_id == report.scanner.external_id,
+               Vulnerability.resolved_on_default_branch.is_(False),
+               Vulnerability.fingerprint.not_in(seen))
+        .values(resolved_on_default_branch=True, updated_at=now)
+    ).rowcount
+    session.flush()
+    return ImportSummary(report_type=report.report_type, scanner=report.scanner.name, created=created,
+                         updated=updated, no_longer_detected=gone)
+
+
+def add_note(session: Session, *, vulnerability: Vulnerability, author: User, text: str,
+             system: bool = False) -> VulnerabilityNote:
+    now = utcnow()
+    note = VulnerabilityNote(vulnerability_id=vulnerability.id, author_id=author.id, note=text, system=system,
+                             created_at=now, updated_at=now)
+    session.add(note)
+    session.flush()
+    return note
+
+
+def status_change_note(state: str, *, dismissal_reason: str | None = None, comment: str | None = None) -> str:
+    """The system note GitLab writes on a status change."""
+    text = f"changed vulnerability status to {state}"
+    if dismissal_reason:
+        text += f": {humanize(dismissal_reason)}"
+    if comment:
+        text += f' and the following comment: "{comment}"'
+    return text
+
+
+def record_state_change(vulnerability: Vulnerability, *, user_id: int, when) -> None:
+    """Who moved the vulnerability into its current state, and when."""
+    if vulnerability.state in ("confirmed", "resolved", "dismissed"):
+        setattr(vulnerability, f"{vulnerability.state}_at", when)
+        setattr(vulnerability, f"{vulnerability.state}_by_id", user_id)
+
+
+def change_state(session: Session, *, vulnerability: Vulnerability, user: User, action: str,
+                 comment: str | None = None, dismissal_reason: str | None = None) -> Vulnerability:
+    """Applies confirm/resolve/dismiss/revert (the caller checks the state actually changes)."""
+    target = TRANSITIONS[action]
+    now = utcnow()
+    vulnerability.state = target
+    vulnerability.updated_at = now
+    record_state_change(vulnerability, user_id=user.id, when=now)
+    if target == "dismissed":
+        vulnerability.dismissal_reason = dismissal_reason
+    add_note(session, vulnerability=vulnerability, author=user, system=True,
+             text=status_change_note(target, dismissal_reason=dismissal_reason if target == "dismissed" else None,
+                                     comment=comment))
+    return vulnerability
