@@ -270,6 +270,8 @@ class NormalizedEvent:
     environment: str | None
     user_key: str | None
     payload: dict[str, Any]
+    # The event JSON exactly as received, stored instead of a re-serialisation.
+    raw_payload: bytes | None = None
 
 
 def _user_key(user: dict[str, Any], client_ip: str | None) -> str | None:
@@ -325,6 +327,7 @@ def normalize_event(
     received_at: dt.datetime,
     envelope_event_id: str | None = None,
     client_ip: str | None = None,
+    raw_payload: bytes | None = None,
 ) -> NormalizedEvent:
     """Derive title, culprit, type and fingerprint the way Sentry and GlitchTip do (reference §6.5)."""
     event_id = envelope_event_id or normalize_event_id(event.get("event_id")) or uuid.uuid4().hex
@@ -374,6 +377,7 @@ def normalize_event(
         environment=_clip(_str(event.get("environment")), MAX_SHORT),
         user_key=_user_key(_dict(event.get("user")), client_ip),
         payload=event,
+        raw_payload=raw_payload,
     )
 
 

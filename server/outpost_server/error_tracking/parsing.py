@@ -84,7 +84,9 @@ def _parse_store(data, headers, query, received_at, client_ip) -> IngestRequest:
     data = decode_store_body(data, MAX_STORE_BODY)
     if not data.strip():
         raise ProtocolError("empty store body")
-    event = normalize_event(load_json_object(data, "event"), received_at=received_at, client_ip=client_ip)
+    event = normalize_event(
+        load_json_object(data, "event"), received_at=received_at, client_ip=client_ip, raw_payload=data
+    )
     return IngestRequest(auth, event.event_id, [event])
 
 
@@ -107,6 +109,7 @@ def _parse_envelope(data, headers, query, received_at, client_ip) -> IngestReque
                 received_at=received_at,
                 envelope_event_id=header_event_id,
                 client_ip=client_ip,
+                raw_payload=item.payload,
             )
             request.events.append(event)
             request.response_id = event.event_id

@@ -1,0 +1,172 @@
+"""Sentry-compatible ingestion: POST /api/v4/error_tracking/collector/api/:id/{store,envelope}[/].
+
+Plain Starlette endpoints rather than FastAPI ones: they read raw bytes and are on the hot path.
+Refusals follow GitLab's collector (404 for an unknown project, a disabled setting or an unknown
+key; 400 "Failed to parse sentry request" without a key); malformed bodies get a 400 with the
+reason, oversized ones 413.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from fastapi import APIRouter, FastAPI, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+
+from outpost_server import errors
+from outpost_server.db import session_scope, utcnow
+
+from . import service
+from .ingest import IngestWriter
+from .parsing import ENVELOPE, STORE, body_limit, parse_ingest_request
+from .protocol import PARSE_FAILURE, PayloadTooLarge, ProtocolError, extract_public_key
+
+router = APIRouter()
+
+# Bodies above this are parsed off the event loop so one large envelope cannot stall the others.
+INLINE_PARSE_LIMIT = 64 * 1024
+# How long a positive or negative access decision is reused (other replicas' key changes).
+ACCESS_TTL_SECONDS = 5.0
+RATE_WINDOW_SECONDS = 60
+
+
+def install(app: FastAPI) -> None:
+    app.state.error_tracking_access = {}
+    app.state.error_tracking_rates = {}
+
+    async def start_writer(app: FastAPI) -> None:
+        settings = app.state.settings
+        writer = IngestWriter(app.state.engine, payloads_per_error=settings.error_tracking_payloads_per_error)
+        writer.start()
+        app.state.error_tracking_writer = writer
+
+    async def stop_writer(app: FastAPI) -> None:
+        await app.state.error_tracking_writer.stop()
+
+    app.state.startup_hooks.append(start_writer)
+    app.state.shutdown_hooks.append(stop_writer)
+
+
+def forget_access(app: FastAPI) -> None:
+    """Called after settings or keys change, so this process sees the change at once."""
+    app.state.error_tracking_access.clear()
+
+
+def _error_response(error: errors.ApiError) -> Response:
+    return JSONResponse(error.body, status_code=error.status, headers=error.headers)
+
+
+def _protocol_error_response(error: ProtocolError) -> Response:
+    if isinstance(error, PayloadTooLarge):
+        # GitLab's compressed-JSON middleware answers this way.
+        return PlainTextResponse("Payload Too Large", status_code=413)
+    reason = error.reason.encode("ascii", "replace").decode()
+    return JSONResponse(errors.bad_request(error.reason).body, status_code=400, headers={"X-Sentry-Error": reason})
+
+
+async def _check_access(app, project_ident: str, public_key: str | None) -> service.CollectorTarget:
+    cache = app.state.error_tracking_access
+    cache_key = (project_ident, public_key)
+    cached = cache.get(cache_key)
+    now = time.monotonic()
+    if cached is not None and cached[0] > now:
+        return cached[1]
+
+    def lookup() -> service.CollectorTarget:
+        with session_scope(app.state.sessionmaker) as session:
+            return service.collector_target(session, project_ident=project_ident, public_key=public_key)
+
+    target = await run_in_threadpool(lookup)
+    if len(cache) > 10_000:
+        cache.clear()
+    cache[cache_key] = (now + ACCESS_TTL_SECONDS, target)
+    return target
+
+
+def _rate_limited(app, project_id: int, events: int) -> Response | None:
+    limit = app.state.settings.error_tracking_rate_limit_per_minute
+    if limit <= 0 or events == 0:
+        return None
+    now = time.monotonic()
+    window = app.state.error_tracking_rates.get(project_id)
+    if window is None or now - window[0] >= RATE_WINDOW_SECONDS:
+        window = [now, 0]
+        app.state.error_tracking_rates[project_id] = window
+    if window[1] + events > limit:
+        retry_after = max(1, math.ceil(window[0] + RATE_WINDOW_SECONDS - now))
+        refusal = errors.too_many_requests(retry_after)
+        refusal.headers["X-Sentry-Rate-Limits"] = f"{retry_after}:error;default:project"
+        return _error_response(refusal)
+    window[1] += events
+    return None
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    """The raw body, refused with 413 as soon as it passes the limit (chunked bodies included)."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLarge()
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge()
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _client_ip(request: Request) -> str | None:
+    return request.client.host if request.client else None
+
+
+def _collector(endpoint: str):
+    async def collect(request: Request) -> Response:
+        app = request.app
+        received_at = utcnow()
+        project_ident = request.path_params["project_id"]
+        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in request.scope["headers"]}
+        query = dict(request.query_params)
+        target = await _check_access(app, project_ident, None)
+        if target.refusal is not None:
+            return _error_response(target.refusal)
+        header_auth = extract_public_key(headers, query)
+        if header_auth.key:
+            target = await _check_access(app, project_ident, header_auth.key)
+            if target.refusal is not None:
+                return _error_response(target.refusal)
+        elif header_auth.source == "query" or endpoint == STORE:
+            return _error_response(errors.bad_request(PARSE_FAILURE))
+        try:
+            body = await _read_body(request, body_limit(endpoint))
+            arguments = dict(headers=headers, query=query, body=body, received_at=received_at,
+                             client_ip=_client_ip(request))
+            if len(body) > INLINE_PARSE_LIMIT:
+                parsed = await run_in_threadpool(lambda: parse_ingest_request(endpoint, **arguments))
+            else:
+                parsed = parse_ingest_request(endpoint, **arguments)
+        except ProtocolError as error:
+            return _protocol_error_response(error)
+        if parsed.auth.source == "dsn":
+            target = await _check_access(app, project_ident, parsed.auth.key)
+            if target.refusal is not None:
+                return _error_response(target.refusal)
+        limited = _rate_limited(app, target.project_id, len(parsed.events))
+        if limited is not None:
+            return limited
+        if parsed.events or parsed.sessions or parsed.session_buckets:
+            try:
+                await app.state.error_tracking_writer.store(target.project_id, parsed, received_at)
+            except RuntimeError:
+                return JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
+                                    headers={"Retry-After": "5"})
+        return JSONResponse({"id": parsed.response_id} if parsed.response_id else {})
+
+    return collect
+
+
+for _endpoint in (STORE, ENVELOPE):
+    for _suffix in ("", "/"):
+        router.add_route(f"/error_tracking/collector/api/{{project_id}}/{_endpoint}{_suffix}", _collector(_endpoint),
+                         methods=["POST"])

@@ -1,0 +1,104 @@
+"""GitLab's error tracking settings and client keys API (Maintainer or more)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, FastAPI, Request, Response
+
+from outpost_server import errors
+from outpost_server.accounts import access
+from outpost_server.accounts.models import Project, User
+from outpost_server.accounts.service import find_project_for
+from outpost_server.auth import CurrentUserDep
+from outpost_server.db import SessionDep
+from outpost_server.pagination import paginate
+from outpost_server.params import Params, ParamsDep
+from outpost_server.urls import public_base_url
+
+from . import collector, service
+from .entities import client_key_entity, setting_entity
+
+router = APIRouter(tags=["error tracking"])
+router.include_router(collector.router)
+
+
+def install(app: FastAPI) -> None:
+    collector.install(app)
+
+
+def _operations_project(session, ident: str, user: User) -> Project:
+    """GitLab's `authorize! :admin_operations`: Maintainer+, and the Monitor feature must be on."""
+    project = find_project_for(session, ident, user, access.MAINTAINER)
+    if project.monitor_access_level == "disabled" and not user.is_admin:
+        raise errors.forbidden()
+    return project
+
+
+def _required_bool(params: Params, name: str) -> bool:
+    if name not in params or params.raw(name) is None:
+        raise errors.missing_params(name)
+    return params.bool(name)
+
+
+def _setting_changed(request: Request) -> None:
+    collector.forget_access(request.app)
+
+
+@router.get("/projects/{project_id}/error_tracking/settings")
+def get_settings(session: SessionDep, user: CurrentUserDep, project_id: str):
+    project = _operations_project(session, project_id, user)
+    setting = service.get_setting(session, project=project)
+    if setting is None:
+        raise errors.not_found("Error Tracking Setting")
+    return setting_entity(setting)
+
+
+@router.patch("/projects/{project_id}/error_tracking/settings")
+def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
+    project = _operations_project(session, project_id, user)
+    active = _required_bool(params, "active")
+    integrated = params.bool("integrated")
+    setting = service.save_setting(session, project=project, enabled=active, integrated=integrated)
+    if setting is None:
+        raise errors.not_found("Error Tracking Setting")
+    _setting_changed(request)
+    return setting_entity(setting)
+
+
+@router.put("/projects/{project_id}/error_tracking/settings")
+def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
+    project = _operations_project(session, project_id, user)
+    missing = [name for name in ("active", "integrated") if params.raw(name) is None]
+    if missing:
+        raise errors.missing_params(*missing)
+    setting = service.save_setting(session, project=project, enabled=params.bool("active"),
+                                   integrated=params.bool("integrated"), create=True)
+    _setting_changed(request)
+    return setting_entity(setting)
+
+
+@router.get("/projects/{project_id}/error_tracking/client_keys")
+def list_client_keys(request: Request, response: Response, session: SessionDep, user: CurrentUserDep, project_id: str):
+    project = _operations_project(session, project_id, user)
+    keys = paginate(session, service.client_keys_query(project=project), request, response)
+    base_url = public_base_url(request)
+    return [client_key_entity(key, base_url=base_url) for key in keys]
+
+
+@router.post("/projects/{project_id}/error_tracking/client_keys", status_code=201)
+def create_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str):
+    project = _operations_project(session, project_id, user)
+    key = service.create_client_key(session, project=project)
+    _setting_changed(request)
+    return client_key_entity(key, base_url=public_base_url(request))
+
+
+@router.delete("/projects/{project_id}/error_tracking/client_keys/{key_id}")
+def delete_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str, key_id: str):
+    project = _operations_project(session, project_id, user)
+    key = service.find_client_key(session, project=project, key_id=key_id)
+    if key is None:
+        raise errors.record_not_found()
+    body = client_key_entity(key, base_url=public_base_url(request))
+    service.delete_client_key(session, key=key)
+    _setting_changed(request)
+    return body

@@ -1,0 +1,325 @@
+"""Error tracking service functions: settings, client keys, and reading/updating errors.
+
+The read functions (list_errors, get_error, latest_event_payload, update_error_status,
+release_health) are what the errors API builds on.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import json
+import secrets
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy.orm import Session
+
+from outpost_server import errors
+from outpost_server.accounts.models import Project
+from outpost_server.db import utcnow
+
+from .models import (
+    ERROR_STATUSES,
+    ClientKey,
+    ErrorEvent,
+    ErrorEventPayload,
+    ErrorHourlyCount,
+    ErrorTrackingSetting,
+    ReleaseSession,
+    SessionAggregate,
+    TrackedError,
+)
+
+PUBLIC_KEY_PREFIX = "glet_"
+COLLECTOR_PATH = "/api/v4/error_tracking/collector"
+
+
+# --- settings -------------------------------------------------------------------------------
+
+
+def get_setting(session: Session, *, project: Project) -> ErrorTrackingSetting | None:
+    return session.scalar(select(ErrorTrackingSetting).where(ErrorTrackingSetting.project_id == project.id))
+
+
+def save_setting(
+    session: Session,
+    *,
+    project: Project,
+    enabled: bool,
+    integrated: bool | None = None,
+    create: bool = False,
+) -> ErrorTrackingSetting | None:
+    """Update (or with `create`, upsert) the project's setting; None when it does not exist.
+
+    As GitLab does after saving, an enabled integrated setting gets its first client key.
+    """
+    setting = get_setting(session, project=project)
+    if setting is None:
+        if not create:
+            return None
+        setting = ErrorTrackingSetting(project_id=project.id, enabled=False, integrated=True)
+        session.add(setting)
+    setting.enabled = enabled
+    if integrated is not None:
+        setting.integrated = integrated
+    setting.updated_at = utcnow()
+    session.flush()
+    if setting.integrated_enabled and not session.scalar(
+        select(ClientKey.id).where(ClientKey.project_id == project.id).limit(1)
+    ):
+        create_client_key(session, project=project)
+    return setting
+
+
+# --- client keys ----------------------------------------------------------------------------
+
+
+def new_public_key() -> str:
+    return PUBLIC_KEY_PREFIX + secrets.token_hex(16)
+
+
+def create_client_key(session: Session, *, project: Project) -> ClientKey:
+    key = ClientKey(project_id=project.id, public_key=new_public_key(), active=True)
+    session.add(key)
+    session.flush()
+    return key
+
+
+def client_keys_query(*, project: Project):
+    return select(ClientKey).where(ClientKey.project_id == project.id).order_by(ClientKey.id)
+
+
+def find_client_key(session: Session, *, project: Project, key_id: str) -> ClientKey | None:
+    if not key_id.isdigit():
+        return None
+    return session.scalar(select(ClientKey).where(ClientKey.project_id == project.id, ClientKey.id == int(key_id)))
+
+
+def delete_client_key(session: Session, *, key: ClientKey) -> None:
+    session.delete(key)
+    session.flush()
+
+
+def dsn_for(*, base_url: str, public_key: str, project_id: int) -> str:
+    """`{scheme}://{public_key}@{host}[:{port}]{path}/api/v4/error_tracking/collector/{project_id}`."""
+    scheme, _, rest = base_url.rstrip("/").partition("://")
+    return f"{scheme}://{public_key}@{rest}{COLLECTOR_PATH}/{project_id}"
+
+
+# --- the collector's access check -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CollectorTarget:
+    """Outcome of checking a collector request: a project id, or the refusal GitLab answers."""
+
+    project_id: int | None
+    refusal: errors.ApiError | None
+
+
+def collector_target(session: Session, *, project_ident: str, public_key: str | None) -> CollectorTarget:
+    """GitLab's collector `before` filter: project, integrated setting enabled, then (given a key) an active key."""
+    from outpost_server.accounts.service import find_project
+
+    project = find_project(session, project_ident)
+    if project is None:
+        return CollectorTarget(None, errors.not_found("Project"))
+    setting = get_setting(session, project=project)
+    if setting is None or not setting.integrated_enabled:
+        return CollectorTarget(None, errors.not_found())
+    if public_key is None:
+        return CollectorTarget(project.id, None)
+    active_key = session.scalar(
+        select(ClientKey.id).where(
+            ClientKey.project_id == project.id, ClientKey.public_key == public_key, ClientKey.active.is_(True)
+        )
+    )
+    if active_key is None:
+        return CollectorTarget(None, errors.not_found())
+    return CollectorTarget(project.id, None)
+
+
+# --- reading errors -------------------------------------------------------------------------
+
+SORTS = {
+    "last_seen": (TrackedError.last_seen_at.desc(), TrackedError.id.desc()),
+    "first_seen": (TrackedError.first_seen_at.desc(), TrackedError.id.desc()),
+    "frequency": (TrackedError.count.desc(), TrackedError.id.desc()),
+}
+
+
+def errors_query(*, project: Project, status: str | None = None, search: str | None = None,
+                 sort: str = "last_seen"):
+    """The project's errors, filtered and ordered (for offset pagination by the caller)."""
+    stmt = select(TrackedError).where(TrackedError.project_id == project.id)
+    if status:
+        stmt = stmt.where(TrackedError.status == status)
+    if search:
+        pattern = f"%{search}%"
+        stmt = stmt.where(or_(TrackedError.title.ilike(pattern), TrackedError.culprit.ilike(pattern),
+                              TrackedError.message.ilike(pattern)))
+    return stmt.order_by(*SORTS.get(sort, SORTS["last_seen"]))
+
+
+def list_errors(session: Session, *, project: Project, status: str | None = None, search: str | None = None,
+                sort: str = "last_seen", limit: int = 20, cursor: str | None = None) -> tuple[list[TrackedError], str | None]:
+    """A page of errors and the cursor of the next page (None on the last page).
+
+    The cursor is opaque to callers: the sort key and id of the last row returned.
+    """
+    stmt = errors_query(project=project, status=status, search=search, sort=sort)
+    if cursor:
+        stmt = stmt.where(_after_cursor(sort, cursor))
+    rows = list(session.scalars(stmt.limit(limit + 1)))
+    if len(rows) <= limit:
+        return rows, None
+    rows = rows[:limit]
+    return rows, _cursor_for(sort, rows[-1])
+
+
+def _sort_value(sort: str, error: TrackedError) -> Any:
+    if sort == "frequency":
+        return error.count
+    moment = error.first_seen_at if sort == "first_seen" else error.last_seen_at
+    return moment.isoformat()
+
+
+def _cursor_for(sort: str, error: TrackedError) -> str:
+    raw = json.dumps([_sort_value(sort, error), error.id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _after_cursor(sort: str, cursor: str):
+    try:
+        value, last_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        last_id = int(last_id)
+        if sort == "frequency":
+            column, value = TrackedError.count, int(value)
+        else:
+            column = TrackedError.first_seen_at if sort == "first_seen" else TrackedError.last_seen_at
+            value = dt.datetime.fromisoformat(value)
+    except (ValueError, TypeError, binascii.Error):
+        raise errors.invalid_param("cursor") from None
+    return or_(column < value, and_(column == value, TrackedError.id < last_id))
+
+
+def get_error(session: Session, *, project: Project, error_id: int | str) -> TrackedError | None:
+    if isinstance(error_id, str) and not error_id.isdigit():
+        return None
+    return session.scalar(select(TrackedError).where(TrackedError.project_id == project.id,
+                                                     TrackedError.id == int(error_id)))
+
+
+def latest_event_payload(session: Session, *, error: TrackedError) -> dict[str, Any] | None:
+    """The newest kept event JSON of the error (as the SDK sent it), or None."""
+    blob = session.scalar(
+        select(ErrorEventPayload.payload)
+        .where(ErrorEventPayload.error_id == error.id)
+        .order_by(ErrorEventPayload.event_row_id.desc())
+        .limit(1)
+    )
+    if blob is None:
+        return None
+    return json.loads(zlib.decompress(blob))
+
+
+def error_events(session: Session, *, error: TrackedError, limit: int = 20) -> list[ErrorEvent]:
+    return list(session.scalars(select(ErrorEvent).where(ErrorEvent.error_id == error.id)
+                                .order_by(ErrorEvent.id.desc()).limit(limit)))
+
+
+def update_error_status(session: Session, *, error: TrackedError, status: str) -> TrackedError:
+    if status not in ERROR_STATUSES:
+        raise errors.invalid_value("status")
+    error.status = status
+    if status != "unresolved":
+        error.regressed = False
+    error.updated_at = utcnow()
+    session.flush()
+    return error
+
+
+def hourly_counts(session: Session, *, error: TrackedError, now: dt.datetime | None = None) -> list[tuple[dt.datetime, int]]:
+    """Events per hour over the last 24 hours, oldest first, zero-filled (24 buckets)."""
+    end = (now or utcnow()).replace(minute=0, second=0, microsecond=0)
+    start = end - dt.timedelta(hours=23)
+    rows = session.execute(select(ErrorHourlyCount.hour, ErrorHourlyCount.count).where(
+        ErrorHourlyCount.error_id == error.id, ErrorHourlyCount.hour >= start))
+    counts = {hour: count for hour, count in rows}
+    return [(start + dt.timedelta(hours=i), counts.get(start + dt.timedelta(hours=i), 0)) for i in range(24)]
+
+
+def daily_counts(session: Session, *, error: TrackedError, now: dt.datetime | None = None) -> list[tuple[dt.date, int]]:
+    """Events per day (UTC) over the last 30 days, oldest first, zero-filled (30 buckets)."""
+    today = (now or utcnow()).date()
+    first_day = today - dt.timedelta(days=29)
+    start = dt.datetime.combine(first_day, dt.time(), dt.timezone.utc)
+    by_day: dict[dt.date, int] = {}
+    for hour, count in session.execute(select(ErrorHourlyCount.hour, ErrorHourlyCount.count).where(
+            ErrorHourlyCount.error_id == error.id, ErrorHourlyCount.hour >= start)):
+        day = hour.astimezone(dt.timezone.utc).date()
+        by_day[day] = by_day.get(day, 0) + count
+    return [(first_day + dt.timedelta(days=i), by_day.get(first_day + dt.timedelta(days=i), 0)) for i in range(30)]
+
+
+# --- release health -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReleaseHealth:
+    release: str
+    environment: str
+    sessions: int
+    crashed: int
+    errored: int
+    abnormal: int
+
+    @property
+    def crash_free_rate(self) -> float | None:
+        """Share of sessions that did not crash, from 0 to 1; None without sessions."""
+        return None if self.sessions == 0 else 1 - self.crashed / self.sessions
+
+
+def release_health(session: Session, *, project: Project) -> list[ReleaseHealth]:
+    """Sessions started, crashed, errored (had errors but did not crash) per release and environment."""
+    totals: dict[tuple[str, str], list[int]] = {}
+    single = session.execute(
+        select(
+            ReleaseSession.release,
+            ReleaseSession.environment,
+            func.count(),
+            func.sum(case((ReleaseSession.status == "crashed", 1), else_=0)),
+            func.sum(case((and_(ReleaseSession.status != "crashed",
+                                or_(ReleaseSession.errors > 0, ReleaseSession.status == "errored")), 1), else_=0)),
+            func.sum(case((ReleaseSession.status == "abnormal", 1), else_=0)),
+        )
+        .where(ReleaseSession.project_id == project.id)
+        .group_by(ReleaseSession.release, ReleaseSession.environment)
+    )
+    for release, environment, started, crashed, errored, abnormal in single:
+        totals[(release, environment)] = [started, crashed or 0, errored or 0, abnormal or 0]
+    aggregated = session.execute(
+        select(
+            SessionAggregate.release,
+            SessionAggregate.environment,
+            func.sum(SessionAggregate.exited + SessionAggregate.errored + SessionAggregate.abnormal
+                     + SessionAggregate.crashed),
+            func.sum(SessionAggregate.crashed),
+            func.sum(SessionAggregate.errored),
+            func.sum(SessionAggregate.abnormal),
+        )
+        .where(SessionAggregate.project_id == project.id)
+        .group_by(SessionAggregate.release, SessionAggregate.environment)
+    )
+    for release, environment, *counts in aggregated:
+        row = totals.setdefault((release, environment), [0, 0, 0, 0])
+        for index, value in enumerate(counts):
+            row[index] += value or 0
+    return [
+        ReleaseHealth(release, environment, *values)
+        for (release, environment), values in sorted(totals.items())
+    ]
