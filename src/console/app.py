@@ -38,15 +38,24 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check the installation (imports, keyring, bundled server, one API call) and exit; works without a display",
     )
+    parser.add_argument(
+        "--screenshot",
+        metavar="PNG",
+        type=Path,
+        help="with --demo: once connected, save a picture of the window to PNG and exit (for documentation)",
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.screenshot and not args.demo:
+        parser.error("--screenshot needs --demo")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.self_test:
         return run_self_test()
-    return run_gui(demo=args.demo)
+    return run_gui(demo=args.demo, screenshot=args.screenshot)
 
 
 def _create_application():
@@ -59,7 +68,7 @@ def _create_application():
     return app
 
 
-def run_gui(*, demo: bool) -> int:
+def run_gui(*, demo: bool, screenshot: Path | None = None) -> int:
     import qasync
 
     from console.connection.credentials import CredentialStore
@@ -87,10 +96,29 @@ def run_gui(*, demo: bool) -> int:
             on_success=lambda _: window.connection_bar.show_keyring_warning(credentials.warning),
         )
         if demo:
-            window.start_local_server()
+            started = window.start_local_server()
+            if screenshot is not None:
+                loop.create_task(_save_screenshot(window, started, screenshot))
         loop.run_until_complete(quitting.wait())
     reporter.uninstall()
     return 0
+
+
+SCREENSHOT_SETTLE_SECONDS = 2.0
+
+
+async def _save_screenshot(window, started: asyncio.Task[None], path: Path) -> None:
+    from PySide6.QtCore import QTimer
+
+    await started
+    await asyncio.sleep(SCREENSHOT_SETTLE_SECONDS)  # let the tabs load their first data
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if window.grab().save(str(path)):
+        log.info("Saved a screenshot of the window to %s", path)
+    else:
+        log.error("Could not save the screenshot to %s", path)
+    # Closing runs an asynchronous shutdown, which must start from Qt, not from inside this task.
+    QTimer.singleShot(0, window.close)
 
 
 def run_self_test() -> int:

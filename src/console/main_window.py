@@ -33,6 +33,7 @@ from console.context import AppContext
 from console.settings import app_data_dir, app_settings
 
 SHUTDOWN_TIMEOUT = 20.0
+SESSION_ONLY_NOTICE = "No system keyring: access tokens are kept for this session only."
 
 STYLE = """
 QLabel#adminBadge { background: #b3261e; color: white; border-radius: 4px; padding: 2px 8px; font-weight: bold; }
@@ -129,7 +130,8 @@ class ConnectionBar(QFrame):
             assert context.client is not None
             where = "local server " if local else ""
             self.server_label.setText(f"Connected to {where}{context.client.base_url}")
-            self.user_label.setText("as " + describe_user(context.user or {}))
+            user = context.user or {}
+            self.user_label.setText(f"as {user.get('name') or user.get('username', '?')} (@{user.get('username', '?')})")
         else:
             self.server_label.setText("Not connected")
             self.user_label.clear()
@@ -138,7 +140,8 @@ class ConnectionBar(QFrame):
         self.disconnect_button.setEnabled(connected)
 
     def show_keyring_warning(self, warning: str | None) -> None:
-        self.keyring_warning.setText(warning or "")
+        self.keyring_warning.setText(SESSION_ONLY_NOTICE if warning else "")
+        self.keyring_warning.setToolTip(warning or "")
         self.keyring_warning.setVisible(warning is not None)
 
 

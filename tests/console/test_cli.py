@@ -88,3 +88,25 @@ def test_run_server_dispatches_to_the_server_cli():
     result = run_console("--run-server", "--version")
     assert result.returncode == 0
     assert result.stdout.startswith("outpost-server ")
+
+
+def test_demo_connects_to_a_local_server_and_stops_it_on_close(tmp_path):
+    picture = tmp_path / "window.png"
+    private_home = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"),
+                    "XDG_CONFIG_HOME": str(tmp_path / "config"),
+                    "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
+    result = run_console("--demo", "--screenshot", str(picture), extra_env=private_home)
+    assert result.returncode == 0, result.stderr
+    assert picture.stat().st_size > 0
+    assert (tmp_path / "data" / "Outpost" / "local-server").is_dir()
+    log = result.stderr
+    started = next(line for line in log.splitlines() if "Local server" in line and "started at" in line)
+    pid = started.split("Local server ")[1].split()[0]
+    assert f"Local server {pid} stopped" in log
+    assert not Path(f"/proc/{pid}").exists()
+
+
+def test_screenshot_requires_demo():
+    result = run_console("--screenshot", "x.png")
+    assert result.returncode == 2
+    assert "--screenshot needs --demo" in result.stderr

@@ -190,6 +190,7 @@ def test_without_a_keyring_the_session_only_storage_is_visible(
     win.show()
     assert win.connection_bar.keyring_warning.isVisible()
     assert "this session only" in win.connection_bar.keyring_warning.text()
+    assert win.connection_bar.keyring_warning.toolTip() == credentials.warning
     dialog = win.open_connection_dialog()
     qtbot.waitExposed(dialog)
     assert dialog.keyring_note.isVisible() and not dialog.remember_box.isEnabled()
