@@ -26,6 +26,8 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     # Default limit on instance-level CI/CD variables (GitLab's plan limit default).
     default_instance_variables_limit: int = 25
+    # Seconds an external error tracking system (Sentry) gets to connect and to answer.
+    error_tracking_external_timeout: float = 10.0
     # Error tracking: payloads kept per error for stack traces (older ones go; counts stay).
     error_tracking_payloads_per_error: int = 100
     # Error tracking: events accepted per project per minute by the collector; 0 means no limit.

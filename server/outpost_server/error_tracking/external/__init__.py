@@ -1,0 +1,1 @@
+"""The external error tracking backend: a Sentry-compatible system read through its web API."""

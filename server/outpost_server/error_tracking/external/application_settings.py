@@ -1,0 +1,43 @@
+"""`GET/PUT /application/settings`: instance settings an administrator may change.
+
+Only the settings this server implements are shown and accepted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from sqlalchemy.orm import Session
+
+from outpost_server.app_settings import get_setting, set_setting
+from outpost_server.auth import AdminUserDep
+from outpost_server.db import SessionDep
+from outpost_server.params import ParamsDep
+
+router = APIRouter()
+
+# Setting name -> default. GitLab's defaults: local requests are refused.
+BOOLEAN_SETTINGS = {
+    "allow_local_requests_from_web_hooks_and_services": False,
+    "allow_local_requests_from_system_hooks": True,
+}
+
+
+def _entity(session: Session) -> dict[str, Any]:
+    return {name: bool(get_setting(session, name, default)) for name, default in BOOLEAN_SETTINGS.items()}
+
+
+@router.get("/application/settings")
+def show_settings(session: SessionDep, _admin: AdminUserDep):
+    return _entity(session)
+
+
+@router.put("/application/settings")
+def update_settings(session: SessionDep, _admin: AdminUserDep, params: ParamsDep):
+    for name in BOOLEAN_SETTINGS:
+        value = params.bool(name)
+        if value is not None:
+            set_setting(session, name, value)
+    session.commit()
+    return _entity(session)

@@ -1,0 +1,1 @@
+"""GitLab's project-scoped error tracking JSON endpoints (`/<project>/-/error_tracking...json`)."""

@@ -1,0 +1,205 @@
+"""Reading and updating errors of the integrated backend for the web endpoints.
+
+The list uses keyset pagination: the cursor holds the sort value and id of the boundary row and
+the direction, so every page is one indexed range scan however deep the user pages.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, exists, or_, select, tuple_
+from sqlalchemy.orm import Session
+
+from outpost_server.db import utcnow
+from outpost_server.error_tracking.models import ErrorEvent, ErrorHourlyCount, TrackedError
+from outpost_server.error_tracking.normalize import exception_values, frames_of
+from outpost_server.error_tracking.web.search import SearchQuery
+
+PAGE_SIZE = 20
+SORT_COLUMNS = {
+    "last_seen": TrackedError.last_seen_at,
+    "first_seen": TrackedError.first_seen_at,
+    "frequency": TrackedError.count,
+}
+MAX_RELEASES = 10
+
+
+class InvalidCursor(Exception):
+    pass
+
+
+@dataclass
+class ErrorPage:
+    errors: list[TrackedError]
+    pagination: dict[str, dict[str, str]]
+    frequencies: dict[int, list[list[int]]]
+
+
+# --- cursor ---------------------------------------------------------------------------------
+
+
+def _encode_cursor(sort: str, row: TrackedError, direction: str) -> str:
+    value = getattr(row, SORT_COLUMNS[sort].key)
+    if isinstance(value, dt.datetime):
+        value = value.astimezone(dt.timezone.utc).isoformat()
+    raw = json.dumps([sort, value, row.id, direction], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str, sort: str) -> tuple[Any, int, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        cursor_sort, value, row_id, direction = json.loads(raw)
+    except (ValueError, TypeError, binascii.Error):
+        raise InvalidCursor() from None
+    if cursor_sort != sort or direction not in ("next", "previous") or not isinstance(row_id, int):
+        raise InvalidCursor()
+    if sort == "frequency":
+        if not isinstance(value, int):
+            raise InvalidCursor()
+    else:
+        try:
+            value = dt.datetime.fromisoformat(value)
+        except (TypeError, ValueError):
+            raise InvalidCursor() from None
+        if value.tzinfo is None:
+            raise InvalidCursor()
+    return value, row_id, direction
+
+
+# --- list -----------------------------------------------------------------------------------
+
+
+def _filters(project_id: int, status: str, query: SearchQuery) -> list[ColumnElement[bool]]:
+    conditions: list[ColumnElement[bool]] = [TrackedError.project_id == project_id, TrackedError.status == status]
+    if query.text:
+        pattern = "%" + query.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        conditions.append(or_(*(column.ilike(pattern, escape="\\") for column in
+                                (TrackedError.title, TrackedError.message, TrackedError.culprit,
+                                 TrackedError.exception_type))))
+    if "level" in query.filters:
+        conditions.append(TrackedError.level == query.filters["level"].lower())
+    for name, column in (("release", ErrorEvent.release), ("environment", ErrorEvent.environment)):
+        if name in query.filters:
+            conditions.append(exists().where(ErrorEvent.error_id == TrackedError.id, column == query.filters[name]))
+    return conditions
+
+
+def list_errors(session: Session, *, project_id: int, status: str, query: SearchQuery, sort: str,
+                cursor: str | None, limit: int = PAGE_SIZE) -> ErrorPage:
+    column = SORT_COLUMNS[sort]
+    conditions = _filters(project_id, status, query)
+    direction = "next"
+    if cursor:
+        value, row_id, direction = _decode_cursor(cursor, sort)
+        key = tuple_(column, TrackedError.id)
+        bound = (value, row_id)
+        conditions.append(key < bound if direction == "next" else key > bound)
+    ascending = direction == "previous"
+    order = (column.asc(), TrackedError.id.asc()) if ascending else (column.desc(), TrackedError.id.desc())
+    rows = list(session.scalars(select(TrackedError).where(and_(*conditions)).order_by(*order).limit(limit + 1)))
+    has_more = len(rows) > limit
+    rows = rows[:limit]
+    if ascending:
+        rows.reverse()
+    pagination: dict[str, dict[str, str]] = {}
+    if rows:
+        more_after = has_more if direction == "next" else True
+        more_before = bool(cursor) if direction == "next" else has_more
+        if more_after:
+            pagination["next"] = {"cursor": _encode_cursor(sort, rows[-1], "next")}
+        if more_before:
+            pagination["previous"] = {"cursor": _encode_cursor(sort, rows[0], "previous")}
+    return ErrorPage(rows, pagination, hourly_frequency(session, [row.id for row in rows]))
+
+
+# --- frequencies ----------------------------------------------------------------------------
+
+
+def _hour_floor(moment: dt.datetime) -> dt.datetime:
+    return moment.replace(minute=0, second=0, microsecond=0)
+
+
+def hourly_frequency(session: Session, error_ids: list[int], *, now: dt.datetime | None = None
+                     ) -> dict[int, list[list[int]]]:
+    """Per error, Sentry's `stats.24h` shape: 24 `[hour_epoch, count]` pairs, oldest first."""
+    if not error_ids:
+        return {}
+    end = _hour_floor(now or utcnow())
+    hours = [end - dt.timedelta(hours=offset) for offset in range(23, -1, -1)]
+    counts: dict[tuple[int, int], int] = {}
+    rows = session.execute(select(ErrorHourlyCount.error_id, ErrorHourlyCount.hour, ErrorHourlyCount.count).where(
+        ErrorHourlyCount.error_id.in_(error_ids), ErrorHourlyCount.hour >= hours[0]))
+    for error_id, hour, count in rows:
+        counts[(error_id, int(hour.timestamp()))] = counts.get((error_id, int(hour.timestamp())), 0) + count
+    return {error_id: [[int(h.timestamp()), counts.get((error_id, int(h.timestamp())), 0)] for h in hours]
+            for error_id in error_ids}
+
+
+# --- one error ------------------------------------------------------------------------------
+
+
+def error_releases(session: Session, error: TrackedError) -> list[str]:
+    releases = session.scalars(select(ErrorEvent.release).where(ErrorEvent.error_id == error.id,
+                                                                ErrorEvent.release.is_not(None))
+                               .distinct().limit(MAX_RELEASES))
+    found = [release for release in releases if release]
+    for release in (error.first_release, error.last_release):
+        if release and release not in found:
+            found.append(release)
+    return found
+
+
+# --- stack trace ----------------------------------------------------------------------------
+
+
+def _context(frame: dict[str, Any]) -> list[list[Any]]:
+    """GitLab's `[[line_number, code], ...]` from pre_context, context_line and post_context."""
+    line = frame.get("lineno")
+    if not isinstance(line, int):
+        return []
+    pre = [text for text in frame.get("pre_context") or [] if isinstance(text, str)]
+    post = [text for text in frame.get("post_context") or [] if isinstance(text, str)]
+    context = [[line - len(pre) + index, text] for index, text in enumerate(pre)]
+    if isinstance(frame.get("context_line"), str):
+        context.append([line, frame["context_line"]])
+    context.extend([line + 1 + index, text] for index, text in enumerate(post))
+    return context
+
+
+def gitlab_frame(frame: dict[str, Any]) -> dict[str, Any]:
+    return {"lineNo": frame.get("lineno"), "context": _context(frame), "filename": frame.get("filename"),
+            "abs_path": frame.get("abs_path"), "function": frame.get("function"), "colNo": 0}
+
+
+def _full_frame(frame: dict[str, Any]) -> dict[str, Any]:
+    return gitlab_frame(frame) | {"module": frame.get("module"), "in_app": frame.get("in_app") is True,
+                                  "colNo": frame.get("colno") if isinstance(frame.get("colno"), int) else 0}
+
+
+def stack_trace(payload: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(GitLab's entries: the first exception value with frames; every exception in order, with frames)."""
+    values = exception_values(payload)
+    if not values:
+        threads = payload.get("threads")
+        threads = threads.get("values") if isinstance(threads, dict) else threads
+        values = [value for value in threads or [] if isinstance(value, dict)]
+    entries: list[dict[str, Any]] = []
+    for value in values:
+        frames = frames_of(value)
+        if frames:
+            entries = [gitlab_frame(frame) for frame in frames]
+            break
+    exceptions = []
+    for value in exception_values(payload):
+        mechanism = value.get("mechanism") if isinstance(value.get("mechanism"), dict) else {}
+        exceptions.append({"type": value.get("type"), "value": value.get("value"), "module": value.get("module"),
+                           "handled": mechanism.get("handled"),
+                           "frames": [_full_frame(frame) for frame in frames_of(value)]})
+    return entries, exceptions

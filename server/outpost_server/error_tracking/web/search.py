@@ -1,0 +1,39 @@
+"""The search box: free text plus the `key:value` filters Sentry and GlitchTip users type.
+
+Understood keys: `is:` (unresolved, resolved, ignored), `release:`, `environment:` and `level:`.
+Values may be quoted (`release:"web 1.2"`). Other `key:value` words are searched as text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from outpost_server.error_tracking.models import ERROR_STATUSES
+
+_TOKEN = re.compile(r'(?:(?P<key>[A-Za-z_]+):)?(?P<value>"[^"]*"|\S+)')
+FILTER_KEYS = ("release", "environment", "level")
+
+
+@dataclass
+class SearchQuery:
+    text: str = ""
+    status: str | None = None
+    filters: dict[str, str] = field(default_factory=dict)
+
+
+def parse_search(term: str | None) -> SearchQuery:
+    query = SearchQuery()
+    words = []
+    for match in _TOKEN.finditer(term or ""):
+        key = (match.group("key") or "").lower()
+        value = match.group("value")
+        unquoted = value[1:-1] if len(value) >= 2 and value.startswith('"') and value.endswith('"') else value
+        if key == "is" and unquoted.lower() in ERROR_STATUSES:
+            query.status = unquoted.lower()
+        elif key in FILTER_KEYS and unquoted:
+            query.filters[key] = unquoted
+        else:
+            words.append(match.group(0).strip('"'))
+    query.text = " ".join(words)
+    return query

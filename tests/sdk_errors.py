@@ -1,0 +1,81 @@
+"""Real errors for error tracking tests: the Python Sentry SDK (1.21.0) run as a separate process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+# Each scenario raises or captures something distinct; the SDK sends it to the DSN given as argv[1].
+SCRIPT = r'''
+import sys
+import sentry_sdk
+
+dsn, scenario = sys.argv[1], sys.argv[2]
+release, environment = sys.argv[3], sys.argv[4]
+sentry_sdk.init(dsn=dsn, release=release, environment=environment, default_integrations=False)
+
+
+def parse_quantity(text):
+    return int(text) // 0
+
+
+def load_order(text):
+    try:
+        parse_quantity(text)
+    except ZeroDivisionError as error:
+        raise ValueError("order could not be loaded") from error
+
+
+if scenario == "chained":
+    for user in ("ada", "bob", "cyd"):
+        sentry_sdk.set_user({"id": user})
+        try:
+            load_order("12")
+        except ValueError:
+            sentry_sdk.capture_exception()
+elif scenario == "keyerror":
+    sentry_sdk.set_user({"id": "dee"})
+    try:
+        {}["missing-key"]
+    except KeyError:
+        sentry_sdk.capture_exception()
+elif scenario.startswith("messages:"):
+    for number in range(int(scenario.split(":")[1])):
+        sentry_sdk.capture_message(f"distinct message {number:03d}", level="warning")
+else:
+    sentry_sdk.capture_message(scenario, level="info")
+sentry_sdk.flush(timeout=10)
+'''
+
+
+def send_errors(dsn: str, scenario: str, *, release: str = "shop@1.0.0", environment: str = "production") -> None:
+    # Run from a file so frames carry source context lines, as in a real application.
+    with tempfile.TemporaryDirectory() as directory:
+        script = Path(directory) / "shop_app.py"
+        script.write_text(SCRIPT)
+        subprocess.run([sys.executable, str(script), dsn, scenario, release, environment], check=True, timeout=60,
+                       cwd=directory)  # the SDK marks frames under the working directory as in-app
+
+
+def enable_integrated(root: httpx.Client, project_id: int) -> str:
+    """Turns on integrated error tracking and returns the project's first DSN."""
+    response = root.put(f"/projects/{project_id}/error_tracking/settings", json={"active": True, "integrated": True})
+    response.raise_for_status()
+    keys = root.get(f"/projects/{project_id}/error_tracking/client_keys")
+    keys.raise_for_status()
+    return keys.json()[0]["sentry_dsn"]
+
+
+def wait_for_list(web: httpx.Client, project_path: str, ready, *, timeout: float = 30, **params) -> dict:
+    """Polls the error list until `ready(body)` holds (accepted events may be processed a moment later)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        body = web.get(f"/{project_path}/-/error_tracking.json", params=params).json()
+        if ready(body) or time.monotonic() > deadline:
+            return body
+        time.sleep(0.2)
