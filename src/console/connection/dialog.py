@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -42,6 +43,8 @@ class ConnectionDialog(QDialog):
         self._credentials = credentials
 
         self.profile_box = QComboBox()
+        self.forget_button = QPushButton("Forget")
+        self.forget_button.setToolTip("Remove this profile and its saved token")
         self.name_edit = QLineEdit()
         self.name_edit.setPlaceholderText("e.g. Production")
         self.url_edit = QLineEdit()
@@ -60,7 +63,10 @@ class ConnectionDialog(QDialog):
         self.connect_button = self.buttons.addButton("Connect", QDialogButtonBox.ButtonRole.AcceptRole)
 
         form = QFormLayout()
-        form.addRow("Profile", self.profile_box)
+        profile_row = QHBoxLayout()
+        profile_row.addWidget(self.profile_box, 1)
+        profile_row.addWidget(self.forget_button)
+        form.addRow("Profile", profile_row)
         form.addRow("Name", self.name_edit)
         form.addRow("Server URL", self.url_edit)
         form.addRow("Access token", self.token_edit)
@@ -74,6 +80,7 @@ class ConnectionDialog(QDialog):
 
         self.profile_box.currentTextChanged.connect(self._on_profile_chosen)
         self.test_button.clicked.connect(self._on_test_clicked)
+        self.forget_button.clicked.connect(self._on_forget_clicked)
         self.buttons.accepted.connect(self._on_connect_clicked)
         self.buttons.rejected.connect(self.reject)
         self._fill_profiles()
@@ -101,6 +108,7 @@ class ConnectionDialog(QDialog):
         self.result_label.clear()
         self.token_edit.clear()
         profile = next((p for p in self._profiles.load() if p.name == name), None)
+        self.forget_button.setEnabled(profile is not None)
         self.name_edit.setText(profile.name if profile else "")
         self.url_edit.setText(profile.base_url if profile else "")
         if profile is not None:
@@ -114,6 +122,19 @@ class ConnectionDialog(QDialog):
         if token and not self.token_edit.text():
             self.token_edit.setText(token)
         self._show_keyring_state()
+
+    def _on_forget_clicked(self) -> None:
+        self._context.run(self.forget_profile(), description="Forgetting the profile")
+
+    async def forget_profile(self) -> None:
+        """Remove the selected profile and its token from the keyring."""
+        profile = next((p for p in self._profiles.load() if p.name == self.profile_box.currentText()), None)
+        if profile is None:
+            return
+        await self._credentials.delete_token(profile.base_url, profile.name)
+        self._profiles.delete(profile.name)
+        self._fill_profiles()
+        self._context.say(f"Forgot the profile {profile.name}")
 
     def _on_test_clicked(self) -> None:
         self.result_label.setText("Testing…")

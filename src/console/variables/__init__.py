@@ -1,0 +1,1 @@
+"""The CI/CD variables tab: table, add/edit dialogs, import and export."""
