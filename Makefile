@@ -1,5 +1,5 @@
 # Outpost: `make demo` opens the console on a local demo server; `make test` runs the whole suite headless.
-.PHONY: demo test test-server test-console bootstrap bench clean
+.PHONY: demo test test-server test-console bootstrap bench clean package package-check
 
 PY := .venv/bin/python
 # The whole suite is guarded so a hung Qt loop cannot eat CI's time.
@@ -26,3 +26,12 @@ bench: bootstrap
 
 clean:
 	rm -rf .venv build dist .data
+
+# Installers: `make package` builds the Linux one-folder app and its .tar.gz under dist/;
+# `make package-check` also runs the built binary (--version, offscreen --self-test).
+# Windows and macOS recipes: packaging/README.md.
+package: bootstrap
+	packaging/linux/build.sh
+
+package-check: package
+	packaging/linux/check.sh
