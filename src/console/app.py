@@ -9,6 +9,7 @@ import logging
 import os
 import pkgutil
 import platform
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -90,6 +91,9 @@ def run_gui(*, demo: bool, screenshot: Path | None = None) -> int:
     quitting = asyncio.Event()
     app.aboutToQuit.connect(quitting.set)  # may fire twice; setting an Event is idempotent
     with loop:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            # Ctrl+C in the terminal (or a polite kill) closes the window, which stops the local server.
+            loop.add_signal_handler(signum, window.close)
         context.run(
             credentials.probe(),
             description="Checking the system keyring",

@@ -30,7 +30,9 @@ from console.connection.dialog import ConnectionDialog
 from console.connection.local_server import LocalServer
 from console.connection.profiles import ProfileStore
 from console.context import AppContext
+from console.errors import ErrorTrackingTab
 from console.settings import app_data_dir, app_settings
+from console.variables.views import VariablesTab
 
 SHUTDOWN_TIMEOUT = 20.0
 SESSION_ONLY_NOTICE = "No system keyring: access tokens are kept for this session only."
@@ -86,6 +88,8 @@ class ServerOverview(QWidget):
 #   TabFactory("Error tracking", ErrorTrackingTab)
 TAB_FACTORIES: list[TabFactory] = [
     TabFactory("Server", ServerOverview),
+    TabFactory("Error tracking", ErrorTrackingTab),
+    TabFactory("CI/CD variables", VariablesTab),
 ]
 
 
@@ -310,6 +314,11 @@ class MainWindow(QMainWindow):
             event.accept()
             return
         loop = _usable_loop()
+        if loop is not None and asyncio.current_task(loop) is not None:
+            # Called from inside a coroutine: the shutdown below needs other tasks to run, so close later.
+            event.ignore()
+            QTimer.singleShot(0, self.close)
+            return
         if loop is None:
             # The event loop is gone (interpreter shutting down): make sure the child goes too.
             if self.local_server is not None:

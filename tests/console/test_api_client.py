@@ -65,6 +65,7 @@ async def test_wrong_token_raises_unauthorized_with_plain_message(server):
     assert caught.value.status == 401
     assert caught.value.body == {"message": "401 Unauthorized"}
     assert "access token" in caught.value.message
+    assert "Server said" not in caught.value.message  # "401 Unauthorized" adds nothing
 
 
 @pytest.mark.asyncio

@@ -1,6 +1,7 @@
 """The ``outpost`` command line, run as a real subprocess."""
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -110,3 +111,27 @@ def test_screenshot_requires_demo():
     result = run_console("--screenshot", "x.png")
     assert result.returncode == 2
     assert "--screenshot needs --demo" in result.stderr
+
+
+def test_sigterm_closes_the_demo_and_stops_its_server(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path),
+           "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC_DIR), os.environ.get("PYTHONPATH")]))}
+    app = subprocess.Popen([sys.executable, "-m", "console", "--demo"], stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        for line in app.stderr:
+            if "Local server" in line and "started at" in line:
+                server_pid = line.split("Local server ")[1].split()[0]
+                break
+        else:
+            raise AssertionError("the demo never started its local server")
+        app.send_signal(signal.SIGTERM)
+        rest = app.stderr.read()
+        assert app.wait(timeout=60) == 0
+    finally:
+        if app.poll() is None:
+            app.kill()
+            app.wait()
+    assert f"Local server {server_pid} stopped" in rest
+    assert not Path(f"/proc/{server_pid}").exists()

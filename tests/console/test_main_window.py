@@ -218,3 +218,14 @@ def test_closing_disconnects(window, qtbot, server):
     window.close()
     assert window.context.client is None
     assert client.is_closed
+
+
+def test_close_requested_from_a_coroutine_still_shuts_down(window, qtbot, server):
+    connect(window, qtbot, server.url, server.root_token)
+
+    async def close_window() -> None:
+        window.close()
+
+    window.context.run(close_window(), description="Closing")
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=WAIT)
+    assert window.context.client is None

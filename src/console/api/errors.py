@@ -40,10 +40,14 @@ class ApiError(Exception):
             USER_MESSAGES[cls] for cls in type(self).__mro__ if cls in USER_MESSAGES
         )
         headline = template.format(status=self.status, url=self.url or "the server")
-        if self.detail and self.detail not in headline:
+        if self.detail and self.detail not in headline and not self._detail_is_status_line():
             source = "Server said" if self.status is not None else "Details"
             return f"{headline} {source}: {self.detail}"
         return headline
+
+    def _detail_is_status_line(self) -> bool:
+        """True for bodies like "401 Unauthorized" that only repeat the status."""
+        return self.status is not None and self.detail == f"{self.status} {httpx.codes.get_reason_phrase(self.status)}"
 
 
 class Unauthorized(ApiError):

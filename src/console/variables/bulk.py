@@ -39,7 +39,8 @@ _LINE = re.compile(r"\s*(?:export\s+)?([^=\s#]+)\s*=\s*(.*)\Z", re.DOTALL)
 
 def parse_dotenv(text: str) -> list[Incoming]:
     variables: list[Incoming] = []
-    lines = text.splitlines()
+    # Only \n (and \r\n) end a line; other separators are part of the value.
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
     number = 0
     while number < len(lines):
         line = lines[number]
@@ -68,8 +69,7 @@ def parse_dotenv(text: str) -> list[Incoming]:
                 raise ImportFileError(f"Line {start}: the quoted value of {key} is never closed.")
             value, trailing = rest[1:end], rest[end + 1:].strip()
         else:
-            value, _, comment = rest.partition(" #")
-            value, trailing = value.strip(), ""
+            value, trailing = rest.partition(" #")[0].strip(), ""
         if trailing and not trailing.startswith("#"):
             raise ImportFileError(f"Line {start}: unexpected text after the quoted value of {key}.")
         variables.append(Incoming(Variable(key=key, value=value), frozenset({"value"})))

@@ -23,7 +23,7 @@ WHITESPACE = " \t\n\v\f\r"
 def _listing(characters: list[str]) -> str:
     shown = []
     for character in characters[:8]:
-        names = {" ": "space", "\t": "tab", "\n": "line break", "\r": "carriage return"}
+        names = {" ": "a space", "\t": "a tab", "\n": "a line break", "\r": "a carriage return"}
         shown.append(names.get(character, f"'{character}'"))
     more = len(characters) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")

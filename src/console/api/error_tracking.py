@@ -1,0 +1,204 @@
+"""Error tracking: the project's error list and details (GitLab's `/<project>/-/error_tracking*.json`
+web endpoints), its settings and client keys (`/projects/:id/error_tracking/...` API).
+
+The web endpoints live beside the API, not under `/api/v4`, and take the same token.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from console.api.client import ApiClient
+from console.api.errors import NotFound
+
+STATUSES = ("unresolved", "resolved", "ignored")
+SORTS = ("last_seen", "first_seen", "frequency")
+REQUIRED_SCOPES = ("project:read", "event:read", "event:write")
+
+
+@dataclass(frozen=True)
+class ErrorSummary:
+    id: str
+    title: str
+    type: str | None
+    count: int
+    user_count: int
+    first_seen: str | None
+    last_seen: str | None
+    status: str
+    culprit: str | None
+    message: str | None
+    frequency: tuple[int, ...]
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> ErrorSummary:
+        return cls(id=str(body["id"]), title=str(body.get("title") or ""), type=body.get("type"),
+                   count=_int(body.get("count")), user_count=_int(body.get("user_count")),
+                   first_seen=body.get("first_seen"), last_seen=body.get("last_seen"),
+                   status=str(body.get("status") or "unresolved"), culprit=body.get("culprit"),
+                   message=body.get("message"),
+                   frequency=tuple(_int(pair[1]) for pair in body.get("frequency") or [] if len(pair) == 2))
+
+
+@dataclass(frozen=True)
+class ErrorPage:
+    errors: list[ErrorSummary]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True)
+class ExternalProject:
+    name: str
+    slug: str
+    organization_name: str
+    organization_slug: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.organization_name} | {self.name}"
+
+
+@dataclass
+class TrackingSettings:
+    active: bool = False
+    integrated: bool = True
+    api_url: str | None = None
+    project_name: str | None = None
+    exists: bool = True
+
+    @property
+    def api_host(self) -> str:
+        if not self.api_url:
+            return ""
+        parts = urlsplit(self.api_url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    @property
+    def slugs(self) -> tuple[str, str] | None:
+        if not self.api_url:
+            return None
+        segments = [s for s in urlsplit(self.api_url).path.split("/") if s]
+        return (segments[3], segments[4]) if len(segments) >= 5 else None
+
+
+@dataclass(frozen=True)
+class ClientKey:
+    id: int
+    active: bool
+    public_key: str
+    sentry_dsn: str
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> ClientKey:
+        return cls(id=int(body["id"]), active=bool(body["active"]), public_key=str(body["public_key"]),
+                   sentry_dsn=str(body["sentry_dsn"]))
+
+    def __repr__(self) -> str:  # the DSN is a secret
+        return f"ClientKey(id={self.id!r})"
+
+
+@dataclass
+class StackTrace:
+    exceptions: list[dict[str, Any]] = field(default_factory=list)
+    message: str | None = None
+    date_received: str | None = None
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def api_url_for(api_host: str, organization_slug: str, project_slug: str) -> str:
+    return f"{api_host.rstrip('/')}/api/0/projects/{organization_slug}/{project_slug}/"
+
+
+class ErrorTrackingApi:
+    def __init__(self, client: ApiClient) -> None:
+        self.client = client
+
+    def _web(self, project_path: str, suffix: str) -> str:
+        return f"{self.client.base_url}/{quote(project_path)}/-/error_tracking{suffix}"
+
+    # --- projects the user may look at -------------------------------------------------------
+
+    async def projects(self) -> list[dict[str, Any]]:
+        return [project async for project in self.client.paginate("/projects", order_by="path", sort="asc")]
+
+    # --- errors ------------------------------------------------------------------------------
+
+    async def list_errors(self, project_path: str, *, status: str = "unresolved", sort: str = "last_seen",
+                          search_term: str = "", cursor: str | None = None) -> ErrorPage:
+        params = {"issue_status": status, "sort": sort}
+        if search_term:
+            params["search_term"] = search_term
+        if cursor:
+            params["cursor"] = cursor
+        response = await self.client.request("GET", self._web(project_path, ".json"), params=params)
+        body = response.json()
+        next_cursor = ((body.get("pagination") or {}).get("next") or {}).get("cursor")
+        return ErrorPage([ErrorSummary.from_json(item) for item in body.get("errors") or []], next_cursor)
+
+    async def details(self, project_path: str, error_id: str) -> dict[str, Any]:
+        response = await self.client.request("GET", self._web(project_path, f"/{quote(error_id)}/details.json"))
+        return response.json()["error"]
+
+    async def stack_trace(self, project_path: str, error_id: str) -> StackTrace:
+        response = await self.client.request("GET", self._web(project_path, f"/{quote(error_id)}/stack_trace.json"))
+        body = response.json()["error"]
+        exceptions = body.get("exceptions")
+        if exceptions is None:  # a server that only sends GitLab's flat entries
+            exceptions = [{"type": None, "value": None, "frames": body.get("stack_trace_entries") or []}]
+        return StackTrace(exceptions=exceptions, message=body.get("message"), date_received=body.get("date_received"))
+
+    async def update_status(self, project_path: str, error_id: str, status: str) -> bool:
+        response = await self.client.request("PUT", self._web(project_path, f"/{quote(error_id)}.json"),
+                                             json={"status": status})
+        return bool(response.json()["result"]["updated"])
+
+    async def external_projects(self, project_path: str, *, api_host: str, token: str) -> list[ExternalProject]:
+        response = await self.client.request("GET", self._web(project_path, "/projects.json"),
+                                             params={"api_host": api_host, "token": token})
+        return [ExternalProject(name=p["name"], slug=p["slug"], organization_name=p["organization_name"],
+                                organization_slug=p["organization_slug"]) for p in response.json()["projects"]]
+
+    # --- settings ----------------------------------------------------------------------------
+
+    async def settings(self, project_id: int) -> TrackingSettings:
+        try:
+            body = await self.client.get_json(f"/projects/{project_id}/error_tracking/settings")
+        except NotFound:
+            return TrackingSettings(exists=False)
+        return TrackingSettings(active=bool(body.get("active")), integrated=bool(body.get("integrated")),
+                                api_url=body.get("api_url"), project_name=body.get("project_name"))
+
+    async def save_settings(self, project_id: int, *, active: bool, integrated: bool, api_url: str | None = None,
+                            token: str | None = None, project_name: str | None = None) -> TrackingSettings:
+        body: dict[str, Any] = {"active": active, "integrated": integrated}
+        if not integrated:
+            body["api_url"] = api_url
+            if token:
+                body["token"] = token
+            if project_name:
+                body["project_name"] = project_name
+        response = await self.client.request("PUT", f"/projects/{project_id}/error_tracking/settings", json=body)
+        saved = response.json()
+        return TrackingSettings(active=bool(saved.get("active")), integrated=bool(saved.get("integrated")),
+                                api_url=saved.get("api_url"), project_name=saved.get("project_name"))
+
+    # --- client keys -------------------------------------------------------------------------
+
+    async def client_keys(self, project_id: int) -> list[ClientKey]:
+        return [ClientKey.from_json(body)
+                async for body in self.client.paginate(f"/projects/{project_id}/error_tracking/client_keys")]
+
+    async def create_client_key(self, project_id: int) -> ClientKey:
+        response = await self.client.request("POST", f"/projects/{project_id}/error_tracking/client_keys")
+        return ClientKey.from_json(response.json())
+
+    async def delete_client_key(self, project_id: int, key_id: int) -> None:
+        await self.client.request("DELETE", f"/projects/{project_id}/error_tracking/client_keys/{key_id}")

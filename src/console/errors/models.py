@@ -1,0 +1,228 @@
+"""Table models of the error tracking tab: the error list (paged from the server) and client keys."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QFont
+
+from console.api.error_tracking import ClientKey, ErrorPage, ErrorSummary
+
+Index = QModelIndex | QPersistentModelIndex
+FREQUENCY_ROLE = Qt.ItemDataRole.UserRole + 1
+ERROR_ROLE = Qt.ItemDataRole.UserRole + 2
+HIDDEN_DSN = "•" * 16
+
+
+def short_time(value: str | None) -> str:
+    """An ISO timestamp from the server as local "YYYY-MM-DD HH:MM"."""
+    if not value:
+        return ""
+    try:
+        moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return value
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+class ErrorListModel(QAbstractTableModel):
+    """Errors of one list query; more rows come page by page as the view scrolls (canFetchMore/fetchMore).
+
+    The model does no I/O: `fetch_more_requested(cursor)` asks its owner to load the next page,
+    which arrives through `append_page`.
+    """
+
+    HEADERS = ("Error", "Type", "Events", "Users", "First seen", "Last seen", "Status", "Last 24 hours")
+    TITLE, TYPE, EVENTS, USERS, FIRST_SEEN, LAST_SEEN, STATUS, TREND = range(8)
+
+    fetch_more_requested = Signal(str)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._errors: list[ErrorSummary] = []
+        self._next_cursor: str | None = None
+        self._loading_more = False
+
+    # --- content -----------------------------------------------------------------------------
+
+    @property
+    def errors(self) -> list[ErrorSummary]:
+        return list(self._errors)
+
+    def reset_page(self, page: ErrorPage) -> None:
+        self.beginResetModel()
+        self._errors = list(page.errors)
+        self._next_cursor = page.next_cursor
+        self._loading_more = False
+        self.endResetModel()
+
+    def append_page(self, page: ErrorPage) -> None:
+        known = {error.id for error in self._errors}
+        fresh = [error for error in page.errors if error.id not in known]
+        if fresh:
+            self.beginInsertRows(QModelIndex(), len(self._errors), len(self._errors) + len(fresh) - 1)
+            self._errors.extend(fresh)
+            self.endInsertRows()
+        self._next_cursor = page.next_cursor
+        self._loading_more = False
+
+    def more_failed(self) -> None:
+        self._loading_more = False
+
+    def refresh_rows(self, page: ErrorPage) -> None:
+        """Updates rows already shown with fresher data of the same errors (auto-refresh)."""
+        fresh = {error.id: error for error in page.errors}
+        for row, error in enumerate(self._errors):
+            if error.id in fresh and fresh[error.id] != error:
+                self._errors[row] = fresh[error.id]
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
+
+    def remove_error(self, error_id: str) -> None:
+        for row, error in enumerate(self._errors):
+            if error.id == error_id:
+                self.beginRemoveRows(QModelIndex(), row, row)
+                del self._errors[row]
+                self.endRemoveRows()
+                return
+
+    def row_of(self, error_id: str) -> int:
+        return next((row for row, error in enumerate(self._errors) if error.id == error_id), -1)
+
+    def error_at(self, row: int) -> ErrorSummary | None:
+        return self._errors[row] if 0 <= row < len(self._errors) else None
+
+    # --- Qt model ----------------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._errors)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
+                and 0 <= section < len(self.HEADERS):
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._errors):
+            return None
+        error = self._errors[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(error, column)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == self.TITLE:
+                return "\n".join(part for part in (error.title, error.culprit) if part)
+            if column == self.TREND:
+                return f"{sum(error.frequency)} events in the last 24 hours"
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (self.EVENTS, self.USERS):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.FontRole and column == self.TITLE:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == FREQUENCY_ROLE and column == self.TREND:
+            return list(error.frequency)
+        if role == ERROR_ROLE:
+            return error
+        return None
+
+    def _display(self, error: ErrorSummary, column: int) -> Any:
+        values = {
+            self.TITLE: error.title,
+            self.TYPE: error.type or "",
+            self.EVENTS: error.count,
+            self.USERS: error.user_count,
+            self.FIRST_SEEN: short_time(error.first_seen),
+            self.LAST_SEEN: short_time(error.last_seen),
+            self.STATUS: error.status.capitalize(),
+            self.TREND: None,
+        }
+        return values.get(column)
+
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:
+        return not parent.isValid() and self._next_cursor is not None and not self._loading_more
+
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:
+        if not self.canFetchMore(parent):
+            return
+        self._loading_more = True
+        self.fetch_more_requested.emit(self._next_cursor)
+
+
+class ClientKeyModel(QAbstractTableModel):
+    """A project's client keys; each DSN stays hidden until revealed."""
+
+    HEADERS = ("ID", "Public key", "DSN", "Active")
+    ID, PUBLIC_KEY, DSN, ACTIVE = range(4)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._keys: list[ClientKey] = []
+        self._revealed: set[int] = set()
+        self.highlighted: int | None = None
+
+    @property
+    def keys(self) -> list[ClientKey]:
+        return list(self._keys)
+
+    def set_keys(self, keys: list[ClientKey]) -> None:
+        self.beginResetModel()
+        self._keys = list(keys)
+        self._revealed &= {key.id for key in keys}
+        self.endResetModel()
+
+    def key_at(self, row: int) -> ClientKey | None:
+        return self._keys[row] if 0 <= row < len(self._keys) else None
+
+    def is_revealed(self, key_id: int) -> bool:
+        return key_id in self._revealed
+
+    def set_revealed(self, key_id: int, revealed: bool) -> None:
+        if revealed:
+            self._revealed.add(key_id)
+        else:
+            self._revealed.discard(key_id)
+        for row, key in enumerate(self._keys):
+            if key.id == key_id:
+                self.dataChanged.emit(self.index(row, self.DSN), self.index(row, self.DSN))
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._keys)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
+                and 0 <= section < len(self.HEADERS):
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._keys):
+            return None
+        key = self._keys[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == self.ID:
+                return key.id
+            if column == self.PUBLIC_KEY:
+                return key.public_key[:9] + "…"
+            if column == self.DSN:
+                return key.sentry_dsn if key.id in self._revealed else HIDDEN_DSN
+            if column == self.ACTIVE:
+                return "Yes" if key.active else "No"
+        if role == Qt.ItemDataRole.FontRole and key.id == self.highlighted:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole and column == self.DSN and key.id not in self._revealed:
+            return "Hidden: select the key and use Reveal DSN"
+        return None

@@ -1,0 +1,100 @@
+"""The stack trace view: exceptions in order, frames with their source context.
+
+In-app frames are bold and open; runs of library frames fold into one collapsible row. The line
+that raised is highlighted in each frame's context.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+
+ERROR_LINE_BACKGROUND = QColor("#fde7e9")
+# Item data roles marking what a row is (read by tests).
+IN_APP_ROLE = Qt.ItemDataRole.UserRole + 10
+LIBRARY_GROUP_ROLE = Qt.ItemDataRole.UserRole + 11
+ERROR_LINE_ROLE = Qt.ItemDataRole.UserRole + 12
+
+
+def frame_label(frame: dict[str, Any]) -> str:
+    where = frame.get("filename") or frame.get("abs_path") or frame.get("module") or "?"
+    label = f"{where} in {frame.get('function') or '?'}"
+    if frame.get("lineNo") is not None:
+        label += f" at line {frame['lineNo']}"
+    return label
+
+
+class StackTraceView(QTreeWidget):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setHeaderHidden(True)
+        self.setColumnCount(1)
+        self.setUniformRowHeights(True)
+        self._code_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+    def show_message(self, text: str) -> None:
+        self.clear()
+        QTreeWidgetItem(self, [text])
+
+    def show_exceptions(self, exceptions: list[dict[str, Any]]) -> None:
+        self.clear()
+        if not exceptions:
+            self.show_message("No stack trace: this error was reported as a message.")
+            return
+        for position, exception in enumerate(exceptions):
+            title = ": ".join(str(part) for part in (exception.get("type"), exception.get("value")) if part)
+            if len(exceptions) > 1:
+                title = f"{position + 1} of {len(exceptions)}  {title or 'Exception'}"
+                if position < len(exceptions) - 1:
+                    title += "  (led to the next exception)"
+            top = QTreeWidgetItem(self, [title or "Stack trace"])
+            bold = top.font(0)
+            bold.setBold(True)
+            top.setFont(0, bold)
+            self._add_frames(top, exception.get("frames") or [])
+            top.setExpanded(True)
+
+    def _add_frames(self, parent: QTreeWidgetItem, frames: list[dict[str, Any]]) -> None:
+        # With no frame marked in-app (older SDKs), every frame is treated as the application's.
+        any_in_app = any(frame.get("in_app") for frame in frames)
+        library_run: list[dict[str, Any]] = []
+
+        def flush_library_run() -> None:
+            if not library_run:
+                return
+            count = len(library_run)
+            group = QTreeWidgetItem(parent, [f"{count} library frame{'s' if count != 1 else ''}"])
+            group.setData(0, LIBRARY_GROUP_ROLE, True)
+            group.setForeground(0, QBrush(QColor("#6b6b6b")))
+            for frame in library_run:
+                self._add_frame(group, frame, in_app=False)
+            group.setExpanded(False)
+            library_run.clear()
+
+        for frame in frames:
+            if any_in_app and not frame.get("in_app"):
+                library_run.append(frame)
+                continue
+            flush_library_run()
+            self._add_frame(parent, frame, in_app=True)
+        flush_library_run()
+
+    def _add_frame(self, parent: QTreeWidgetItem, frame: dict[str, Any], *, in_app: bool) -> None:
+        item = QTreeWidgetItem(parent, [frame_label(frame)])
+        item.setData(0, IN_APP_ROLE, in_app)
+        font = item.font(0)
+        font.setBold(in_app)
+        item.setFont(0, font)
+        line_number = frame.get("lineNo")
+        for number, code in frame.get("context") or []:
+            line = QTreeWidgetItem(item, [f"{number:>6}  {str(code).rstrip()}"])
+            line_font = QFont(self._code_font)
+            if number == line_number:
+                line.setData(0, ERROR_LINE_ROLE, True)
+                line.setBackground(0, QBrush(ERROR_LINE_BACKGROUND))
+                line_font.setBold(True)
+            line.setFont(0, line_font)
+        item.setExpanded(in_app)

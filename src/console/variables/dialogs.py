@@ -1,0 +1,253 @@
+"""Add/Edit dialog that explains problems while typing, and the import preview dialog."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console.api.errors import ApiError
+from console.api.variables import ENV_VAR, FILE, Outcome, Variable, VariablesApi
+from console.context import AppContext
+from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
+from console.variables.models import ERROR_COLOR, ImportPlanModel
+from console.variables.rules import variable_problems
+
+SaveFunction = Callable[[Variable], Awaitable[Variable]]
+
+
+def _error_label() -> QLabel:
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setStyleSheet(f"color: {ERROR_COLOR};")
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.hide()
+    return label
+
+
+class VariableDialog(QDialog):
+    """Adds a variable (``variable`` is None) or edits one; nothing is sent while a rule is broken."""
+
+    def __init__(self, context: AppContext, *, save: SaveFunction, taken: set[str],
+                 variable: Variable | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._save = save
+        self._taken = set(taken) - ({variable.key} if variable else set())
+        self.editing = variable is not None
+        self.saved_variable: Variable | None = None
+        self.setWindowTitle(f"Edit variable {variable.key}" if variable else "Add variable")
+        self.setMinimumWidth(520)
+
+        self.key_edit = QLineEdit()
+        self.key_edit.setPlaceholderText("e.g. DEPLOY_TOKEN")
+        self.value_edit = QPlainTextEdit()
+        self.value_edit.setTabChangesFocus(True)
+        self.value_edit.setMinimumHeight(90)
+        self.type_combo = QComboBox()
+        self.type_combo.addItem("Variable", ENV_VAR)
+        self.type_combo.addItem("File", FILE)
+        self.protected_check = QCheckBox("Protect variable")
+        self.protected_check.setToolTip("Export the variable to pipelines on protected branches and tags only")
+        self.masked_check = QCheckBox("Mask variable")
+        self.masked_check.setToolTip("Hide the value in job logs; the value must meet the masking rules")
+        self.expand_check = QCheckBox("Expand variable reference")
+        self.expand_check.setToolTip("$ is treated as the start of a reference to another variable")
+        self.description_edit = QLineEdit()
+        self.description_edit.setPlaceholderText("Optional")
+        self.problems_label = _error_label()
+        self.problems_label.setObjectName("problems")
+        self.server_error_label = _error_label()
+        self.server_error_label.setObjectName("serverError")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+
+        form = QFormLayout()
+        form.addRow("Type", self.type_combo)
+        form.addRow("Key", self.key_edit)
+        form.addRow("Value", self.value_edit)
+        form.addRow("Description", self.description_edit)
+        flags = QVBoxLayout()
+        for check in (self.protected_check, self.masked_check, self.expand_check):
+            flags.addWidget(check)
+        form.addRow("Flags", flags)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.problems_label)
+        layout.addWidget(self.server_error_label)
+        layout.addWidget(self.buttons)
+
+        initial = variable or Variable(key="", value="")
+        self.key_edit.setText(initial.key)
+        self.key_edit.setReadOnly(self.editing)
+        self.value_edit.setPlainText(initial.value)
+        self.type_combo.setCurrentIndex(self.type_combo.findData(initial.variable_type))
+        self.protected_check.setChecked(initial.protected)
+        self.masked_check.setChecked(initial.masked)
+        self.expand_check.setChecked(not initial.raw)
+        self.description_edit.setText(initial.description or "")
+
+        for signal in (self.key_edit.textChanged, self.value_edit.textChanged, self.description_edit.textChanged,
+                       self.masked_check.toggled, self.expand_check.toggled):
+            signal.connect(self.validate)
+        self.buttons.accepted.connect(self.submit)
+        self.buttons.rejected.connect(self.reject)
+        self.validate()
+
+    def current_variable(self) -> Variable:
+        description = self.description_edit.text()
+        return Variable(
+            key=self.key_edit.text().strip(), value=self.value_edit.toPlainText(),
+            variable_type=self.type_combo.currentData(), protected=self.protected_check.isChecked(),
+            masked=self.masked_check.isChecked(), raw=not self.expand_check.isChecked(),
+            description=description if description or self.editing else None)
+
+    def problems(self) -> list[str]:
+        return variable_problems(self.current_variable(), taken=self._taken)
+
+    def validate(self) -> None:
+        problems = self.problems()
+        # An empty key on a fresh dialog is not an error yet, just not ready.
+        untouched = not self.editing and not self.key_edit.text() and problems == ["Enter a key."]
+        self.problems_label.setText("\n".join(f"• {problem}" for problem in problems))
+        self.problems_label.setVisible(bool(problems) and not untouched)
+        self.save_button.setEnabled(not problems)
+
+    def submit(self) -> None:
+        if self.problems():
+            return
+        variable = self.current_variable()
+        self.save_button.setEnabled(False)
+        self.server_error_label.hide()
+        self._context.run(self._submit(variable), description=f"Saving variable {variable.key}")
+
+    async def _submit(self, variable: Variable) -> None:
+        try:
+            self.saved_variable = await self._save(variable)
+        except ApiError as exc:
+            self.server_error_label.setText(exc.message)
+            self.server_error_label.show()
+            self.save_button.setEnabled(True)
+            raise
+        self.accept()
+
+
+class ImportPreviewDialog(QDialog):
+    """Shows what an import would change; applies it with progress and reports each failure."""
+
+    applied = Signal()
+
+    def __init__(self, context: AppContext, *, api: VariablesApi, source: str,
+                 build_plan: Callable[[bool], ImportPlan], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._api = api
+        self._build_plan = build_plan
+        self.outcomes: list[Outcome] = []
+        self.setWindowTitle(f"Import variables from {source}")
+        self.resize(760, 480)
+
+        self.summary_label = QLabel()
+        self.summary_label.setWordWrap(True)
+        self.exact_sync_check = QCheckBox("Exact sync: also remove variables that are not in the file")
+        self.model = ImportPlanModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(ImportPlanModel.DETAILS, QHeaderView.ResizeMode.Stretch)
+        self.progress = QProgressBar()
+        self.progress.hide()
+        self.result_label = QLabel()
+        self.result_label.setWordWrap(True)
+        self.apply_button = QPushButton("Apply")
+        self.apply_button.setDefault(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.buttons.addButton(self.apply_button, QDialogButtonBox.ButtonRole.ActionRole)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.exact_sync_check)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.result_label)
+        layout.addWidget(self.buttons)
+
+        self.exact_sync_check.toggled.connect(self.refresh_plan)
+        self.apply_button.clicked.connect(self.apply)
+        self.buttons.rejected.connect(self.reject)
+        self.refresh_plan()
+
+    @property
+    def plan(self) -> ImportPlan:
+        return self.model.plan
+
+    def refresh_plan(self) -> None:
+        plan = self._build_plan(self.exact_sync_check.isChecked())
+        order = {ADDED: 0, CHANGED: 1, REMOVED: 2, INVALID: 3, UNCHANGED: 4}
+        plan.items.sort(key=lambda item: order[item.kind])
+        self.model.set_plan(plan)
+        parts = [f"{plan.count(ADDED)} to add", f"{plan.count(CHANGED)} to change"]
+        if self.exact_sync_check.isChecked():
+            parts.append(f"{plan.count(REMOVED)} to remove")
+        parts.append(f"{plan.count(UNCHANGED)} unchanged")
+        if plan.count(INVALID):
+            parts.append(f"{plan.count(INVALID)} invalid (will not be sent)")
+        self.summary_label.setText(", ".join(parts) + ".")
+        self.apply_button.setEnabled(bool(plan.changes()))
+
+    def apply(self) -> asyncio.Task[None]:
+        self.apply_button.setEnabled(False)
+        self.exact_sync_check.setEnabled(False)
+        for row, item in enumerate(self.plan.items):
+            if item.kind == INVALID:
+                self.model.set_result(row, "Not sent: " + " ".join(item.problems), failed=True)
+        rows_and_changes = self.plan.changes()
+        self.progress.setRange(0, len(rows_and_changes))
+        self.progress.setValue(0)
+        self.progress.show()
+        return self._context.run(self._apply(rows_and_changes), description="Importing variables")
+
+    async def _apply(self, rows_and_changes) -> None:
+        rows = [row for row, _ in rows_and_changes]
+        done = 0
+
+        def record(position: int, outcome: Outcome) -> None:
+            nonlocal done
+            done += 1
+            self.progress.setValue(done)
+            if outcome.ok:
+                self.model.set_result(rows[position], "Done", failed=False)
+            else:
+                self.model.set_result(rows[position], outcome.error.detail or outcome.error.message, failed=True)
+
+        try:
+            self.outcomes = await self._api.apply([change for _, change in rows_and_changes], on_outcome=record)
+        finally:
+            self.applied.emit()
+        failed = len(self.model.failed_rows())
+        applied = sum(1 for outcome in self.outcomes if outcome.ok)
+        text = f"Applied {applied} of {len(rows_and_changes)} changes."
+        if failed:
+            text += f" {failed} failed: see the Result column."
+            self.result_label.setStyleSheet(f"color: {ERROR_COLOR};")
+        self.result_label.setText(text)

@@ -1,0 +1,243 @@
+"""Qt models of the variables tab: the variables table, its filter, and an import's changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QColor
+
+from console.api.variables import FILE, Variable
+from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
+
+SortRole = Qt.ItemDataRole.UserRole + 1
+VariableRole = Qt.ItemDataRole.UserRole + 2
+
+HIDDEN_VALUE = "•" * 8
+ERROR_COLOR = "#b3261e"
+TYPE_LABELS = {FILE: "File"}
+Index = QModelIndex | QPersistentModelIndex
+
+
+def _one_line(text: str, limit: int = 80) -> str:
+    first, *rest = text.splitlines() or [""]
+    shortened = first if len(first) <= limit else first[: limit - 1] + "…"
+    return shortened + (" …" if rest and shortened == first else "")
+
+
+class VariablesModel(QAbstractTableModel):
+    """Instance variables, one per row. Masked values stay hidden until revealed row by row."""
+
+    KEY, VALUE, TYPE, PROTECTED, MASKED, EXPAND, DESCRIPTION = range(7)
+    HEADERS = ("Key", "Value", "Type", "Protected", "Masked", "Expand variable reference", "Description")
+    FLAG_COLUMNS = {PROTECTED: "protected", MASKED: "masked"}
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._variables: list[Variable] = []
+        self._revealed: set[str] = set()
+
+    # data access -----------------------------------------------------------------------------
+    @property
+    def variables(self) -> list[Variable]:
+        return list(self._variables)
+
+    def variable(self, row: int) -> Variable:
+        return self._variables[row]
+
+    def row_of(self, key: str) -> int | None:
+        return next((row for row, variable in enumerate(self._variables) if variable.key == key), None)
+
+    def set_variables(self, variables: list[Variable]) -> None:
+        self.beginResetModel()
+        self._variables = list(variables)
+        keys = {variable.key for variable in variables}
+        self._revealed &= keys
+        self.endResetModel()
+
+    def upsert(self, variable: Variable) -> None:
+        row = self.row_of(variable.key)
+        if row is None:
+            self.beginInsertRows(QModelIndex(), len(self._variables), len(self._variables))
+            self._variables.append(variable)
+            self.endInsertRows()
+        else:
+            self._variables[row] = variable
+            self._row_changed(row)
+
+    def remove(self, key: str) -> None:
+        row = self.row_of(key)
+        if row is not None:
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self._variables[row]
+            self.endRemoveRows()
+            self._revealed.discard(key)
+
+    def is_hidden(self, row: int) -> bool:
+        variable = self._variables[row]
+        return variable.masked and variable.key not in self._revealed
+
+    def set_revealed(self, row: int, revealed: bool) -> None:
+        key = self._variables[row].key
+        if revealed:
+            self._revealed.add(key)
+        else:
+            self._revealed.discard(key)
+        self._row_changed(row)
+
+    def _row_changed(self, row: int) -> None:
+        self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
+
+    # Qt model interface ----------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._variables)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == self.EXPAND:
+            return "Whether $VARIABLE references in the value are expanded (unchecked = raw value)"
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def _flag(self, variable: Variable, column: int) -> bool:
+        if column == self.EXPAND:
+            return not variable.raw
+        return getattr(variable, self.FLAG_COLUMNS[column])
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._variables):
+            return None
+        variable, column = self._variables[index.row()], index.column()
+        is_flag = column in (self.PROTECTED, self.MASKED, self.EXPAND)
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == self.KEY:
+                return variable.key
+            if column == self.VALUE:
+                return HIDDEN_VALUE if self.is_hidden(index.row()) else _one_line(variable.value)
+            if column == self.TYPE:
+                return TYPE_LABELS.get(variable.variable_type, "Variable")
+            if column == self.DESCRIPTION:
+                return variable.description or ""
+            return None
+        if role == Qt.ItemDataRole.CheckStateRole and is_flag:
+            return Qt.CheckState.Checked if self._flag(variable, column) else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == self.VALUE:
+                return "Masked: select the row and choose Reveal to show it" if self.is_hidden(index.row()) else None
+            if column == self.DESCRIPTION and variable.description:
+                return variable.description
+            return None
+        if role == SortRole:
+            if is_flag:
+                return int(self._flag(variable, column))
+            if column == self.VALUE:
+                # Hidden values sort together, so their order reveals nothing.
+                return "" if self.is_hidden(index.row()) else variable.value.lower()
+            return str(self.data(index)).lower()
+        if role == VariableRole:
+            return variable
+        return None
+
+
+class VariablesFilterProxy(QSortFilterProxyModel):
+    """Sorts by :data:`SortRole` and keeps rows whose key, description or visible value match."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setSortRole(SortRole)
+        self.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        needle = self.filterRegularExpression().pattern().lower()
+        if not needle:
+            return True
+        model: VariablesModel = self.sourceModel()
+        variable = model.variable(source_row)
+        haystack = [variable.key, variable.description or ""]
+        if not model.is_hidden(source_row):
+            haystack.append(variable.value)
+        return any(needle in text.lower() for text in haystack)
+
+    def set_filter_text(self, text: str) -> None:
+        self.setFilterFixedString(text.strip())
+
+
+KIND_LABELS = {ADDED: "Add", CHANGED: "Change", REMOVED: "Remove", UNCHANGED: "Unchanged", INVALID: "Invalid"}
+
+
+class ImportPlanModel(QAbstractTableModel):
+    """The changes an import would make, and the result of each once applied."""
+
+    CHANGE, KEY, DETAILS, RESULT = range(4)
+    HEADERS = ("Change", "Key", "Details", "Result")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.plan = ImportPlan()
+        self._results: dict[int, str] = {}
+        self._failed: set[int] = set()
+
+    def set_plan(self, plan: ImportPlan) -> None:
+        self.beginResetModel()
+        self.plan = plan
+        self._results.clear()
+        self._failed.clear()
+        self.endResetModel()
+
+    def set_result(self, row: int, text: str, *, failed: bool) -> None:
+        self._results[row] = text
+        if failed:
+            self._failed.add(row)
+        index = self.index(row, self.RESULT)
+        self.dataChanged.emit(index, index)
+
+    def failed_rows(self) -> list[int]:
+        return sorted(self._failed)
+
+    def result(self, row: int) -> str:
+        return self._results.get(row, "")
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.plan.items)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.plan.items):
+            return None
+        item, column = self.plan.items[index.row()], index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            if column == self.CHANGE:
+                return KIND_LABELS[item.kind]
+            if column == self.KEY:
+                return item.variable.key
+            if column == self.DETAILS:
+                if item.problems:
+                    return " ".join(item.problems)
+                if item.changed:
+                    return "Changes " + ", ".join(name.replace("_", " ") for name in item.changed)
+                return ""
+            return self._results.get(index.row(), "")
+        if role == Qt.ItemDataRole.ForegroundRole and (item.kind == INVALID or index.row() in self._failed):
+            return QColor(ERROR_COLOR)
+        return None

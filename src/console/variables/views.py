@@ -1,0 +1,326 @@
+"""The CI/CD variables tab."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console.api.variables import VariablesApi
+from console.context import AppContext
+from console.variables import bulk
+from console.variables.dialogs import ImportPreviewDialog, VariableDialog
+from console.variables.models import VariablesFilterProxy, VariablesModel
+
+FILE_FILTERS = "Environment files (*.env);;JSON files (*.json);;All files (*)"
+
+
+class VariablesTab(QWidget):
+    """Instance variables of the connected server: browse, filter, edit, import and export."""
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.limit: int | None = None
+        self.dialog: VariableDialog | None = None
+        self.import_dialog: ImportPreviewDialog | None = None
+        self.confirmation: QMessageBox | None = None
+
+        self.model = VariablesModel(self)
+        self.proxy = VariablesFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(VariablesModel.KEY, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(VariablesModel.VALUE, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(VariablesModel.DESCRIPTION, QHeaderView.ResizeMode.Stretch)
+
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter by key, value or description")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.count_label = QLabel()
+        self.count_label.setObjectName("variableCount")
+        self.notice_label = QLabel()
+        self.notice_label.setWordWrap(True)
+        self.notice_label.hide()
+        self.add_button = QPushButton("Add variable…")
+        self.edit_button = QPushButton("Edit…")
+        self.delete_button = QPushButton("Delete…")
+        self.reveal_button = QPushButton("Reveal value")
+        self.copy_button = QPushButton("Copy value")
+        self.import_button = QPushButton("Import…")
+        self.export_button = QPushButton("Export…")
+        self.refresh_button = QPushButton("Refresh")
+
+        top = QHBoxLayout()
+        top.addWidget(self.filter_edit, 1)
+        top.addWidget(self.count_label)
+        actions = QHBoxLayout()
+        for button in (self.add_button, self.edit_button, self.delete_button, self.reveal_button, self.copy_button):
+            actions.addWidget(button)
+        actions.addStretch(1)
+        for button in (self.import_button, self.export_button, self.refresh_button):
+            actions.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.notice_label)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(actions)
+
+        self.filter_edit.textChanged.connect(self._filter_changed)
+        self.add_button.clicked.connect(self.add_variable)
+        self.edit_button.clicked.connect(self.edit_selected)
+        self.delete_button.clicked.connect(self.delete_selected)
+        self.reveal_button.clicked.connect(self.toggle_reveal)
+        self.copy_button.clicked.connect(self.copy_value)
+        self.import_button.clicked.connect(self.choose_import_file)
+        self.export_button.clicked.connect(self.choose_export_file)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.table.doubleClicked.connect(lambda _index: self.edit_selected())
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        QShortcut(QKeySequence.StandardKey.Copy, self.table, self.copy_value)
+        context.connection_changed.connect(self._connection_changed)
+        self._connection_changed()
+
+    # helpers ---------------------------------------------------------------------------------
+    @property
+    def api(self) -> VariablesApi | None:
+        return VariablesApi(self.context.client) if self.context.client is not None else None
+
+    def selected_rows(self) -> list[int]:
+        rows = {self.proxy.mapToSource(index).row() for index in self.table.selectionModel().selectedRows()}
+        return sorted(rows)
+
+    def select_key(self, key: str) -> None:
+        row = self.model.row_of(key)
+        if row is None:
+            return
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        self.table.selectionModel().select(index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                                           | QItemSelectionModel.SelectionFlag.Rows)
+        self.table.scrollTo(index)
+
+    def _update_buttons(self) -> None:
+        rows = self.selected_rows()
+        connected = self.context.client is not None
+        single = len(rows) == 1
+        for button in (self.add_button, self.import_button, self.refresh_button):
+            button.setEnabled(connected)
+        self.export_button.setEnabled(connected and self.model.rowCount() > 0)
+        self.edit_button.setEnabled(single)
+        self.delete_button.setEnabled(single)
+        self.copy_button.setEnabled(single)
+        self.reveal_button.setEnabled(any(self.model.variable(row).masked for row in rows))
+        hidden = any(self.model.is_hidden(row) for row in rows)
+        self.reveal_button.setText("Reveal value" if hidden or not rows else "Hide value")
+
+    def _update_count(self) -> None:
+        count = self.model.rowCount()
+        if self.limit:
+            text = f"{count} of {self.limit}"
+            tooltip = "Instance variables defined, out of the maximum the instance allows"
+        else:
+            text = f"{count} variable{'s' if count != 1 else ''}"
+            tooltip = "No limit on the number of instance variables" if self.limit == 0 else (
+                "The limit on the number of variables is not readable with this account")
+        shown = self.proxy.rowCount()
+        if shown != count:
+            text = f"{shown} shown · {text}"
+        self.count_label.setText(text)
+        self.count_label.setToolTip(tooltip)
+
+    def _filter_changed(self, text: str) -> None:
+        self.proxy.set_filter_text(text)
+        self._update_count()
+
+    def _set_notice(self, text: str) -> None:
+        self.notice_label.setText(text)
+        self.notice_label.setVisible(bool(text))
+
+    # loading ---------------------------------------------------------------------------------
+    def _connection_changed(self) -> None:
+        self.model.set_variables([])
+        self.limit = None
+        self._update_count()
+        self._update_buttons()
+        if self.context.client is None:
+            self._set_notice("")
+        elif not self.context.is_admin:
+            self._set_notice("Instance CI/CD variables can only be managed by an administrator.")
+        else:
+            self._set_notice("")
+            self.refresh()
+
+    def refresh(self) -> asyncio.Task[None] | None:
+        api = self.api
+        if api is None:
+            return None
+        return self.context.run(self._load(api), description="Loading CI/CD variables")
+
+    async def _load(self, api: VariablesApi) -> None:
+        variables, limit = await asyncio.gather(api.list(), api.limit())
+        selected = [self.model.variable(row).key for row in self.selected_rows()]
+        self.limit = limit
+        self.model.set_variables(variables)
+        for key in selected:
+            self.select_key(key)
+        self._update_count()
+        self._update_buttons()
+
+    # single variables --------------------------------------------------------------------------
+    def _taken_keys(self) -> set[str]:
+        return {variable.key for variable in self.model.variables}
+
+    def add_variable(self) -> VariableDialog | None:
+        api = self.api
+        if api is None:
+            return None
+        return self._open_dialog(VariableDialog(self.context, save=api.create, taken=self._taken_keys(), parent=self))
+
+    def edit_selected(self) -> VariableDialog | None:
+        rows, api = self.selected_rows(), self.api
+        if len(rows) != 1 or api is None:
+            return None
+        variable = self.model.variable(rows[0])
+        return self._open_dialog(VariableDialog(self.context, save=api.update, taken=self._taken_keys(),
+                                                variable=variable, parent=self))
+
+    def _open_dialog(self, dialog: VariableDialog) -> VariableDialog:
+        self.dialog = dialog
+
+        def saved() -> None:
+            if dialog.saved_variable is not None:
+                self.model.upsert(dialog.saved_variable)
+                self.select_key(dialog.saved_variable.key)
+                self._update_count()
+                self._update_buttons()
+                self.context.status_message.emit(f"Saved variable {dialog.saved_variable.key}")
+
+        dialog.accepted.connect(saved)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def delete_selected(self) -> QMessageBox | None:
+        rows, api = self.selected_rows(), self.api
+        if len(rows) != 1 or api is None:
+            return None
+        key = self.model.variable(rows[0]).key
+        box = QMessageBox(QMessageBox.Icon.Warning, "Delete variable",
+                          f"Delete the variable {key}?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setInformativeText("Pipelines will no longer receive it. This cannot be undone.")
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Yes).setText(f"Delete {key}")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def answered(result: int) -> None:
+            self.confirmation = None
+            if result == QMessageBox.StandardButton.Yes:
+                self.context.run(self._delete(api, key), description=f"Deleting variable {key}")
+
+        box.finished.connect(answered)
+        self.confirmation = box
+        box.open()
+        return box
+
+    async def _delete(self, api: VariablesApi, key: str) -> None:
+        await api.delete(key)
+        self.model.remove(key)
+        self._update_count()
+        self._update_buttons()
+
+    def toggle_reveal(self) -> None:
+        rows = self.selected_rows()
+        reveal = any(self.model.is_hidden(row) for row in rows)
+        for row in rows:
+            if self.model.variable(row).masked:
+                self.model.set_revealed(row, reveal)
+        self._update_buttons()
+
+    def copy_value(self) -> None:
+        rows = self.selected_rows()
+        if len(rows) != 1:
+            return
+        variable = self.model.variable(rows[0])
+        QGuiApplication.clipboard().setText(variable.value)
+        self.context.status_message.emit(f"Copied the value of {variable.key} to the clipboard")
+
+    # import and export --------------------------------------------------------------------------
+    def choose_import_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import variables", "", FILE_FILTERS)
+        if path:
+            self.import_file(Path(path))
+
+    def import_file(self, path: Path) -> asyncio.Task[None] | None:
+        api = self.api
+        if api is None:
+            return None
+        return self.context.run(self._import(api, path), description=f"Reading {path.name}")
+
+    async def _import(self, api: VariablesApi, path: Path) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            text = await loop.run_in_executor(None, path.read_text, "utf-8")
+            incoming = await loop.run_in_executor(None, bulk.parse_file, path.name, text)
+        except (OSError, UnicodeDecodeError, bulk.ImportFileError) as exc:
+            self.context.report_error(f"Cannot import {path.name}", str(exc))
+            return
+        current = await api.list()
+        self.model.set_variables(current)
+        self._update_count()
+
+        dialog = ImportPreviewDialog(
+            self.context, api=api, source=path.name, parent=self,
+            build_plan=lambda exact: bulk.plan_import(current, incoming, exact_sync=exact))
+        dialog.applied.connect(self.refresh)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.import_dialog = dialog
+        dialog.open()
+
+    def choose_export_file(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export variables", "variables.env", FILE_FILTERS)
+        if path:
+            self.export_to(Path(path))
+
+    def export_to(self, path: Path) -> asyncio.Task[None] | None:
+        api = self.api
+        if api is None:
+            return None
+        return self.context.run(self._export(api, path), description=f"Exporting variables to {path.name}")
+
+    async def _export(self, api: VariablesApi, path: Path) -> None:
+        variables = await api.list()
+        text = bulk.to_json(variables) if path.suffix.lower() == ".json" else bulk.to_dotenv(variables)
+        await asyncio.get_running_loop().run_in_executor(None, _write_private, path, text)
+        self.context.status_message.emit(f"Exported {len(variables)} variables to {path}")
+
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Exports hold secret values: the file is readable by its owner only."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
