@@ -208,6 +208,7 @@ class VariablesTab(QWidget):
                                                 variable=variable, parent=self))
 
     def _open_dialog(self, dialog: VariableDialog) -> VariableDialog:
+        _dispose(self.dialog)
         self.dialog = dialog
 
         def saved() -> None:
@@ -219,7 +220,6 @@ class VariablesTab(QWidget):
                 self.context.status_message.emit(f"Saved variable {dialog.saved_variable.key}")
 
         dialog.accepted.connect(saved)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
 
@@ -234,14 +234,13 @@ class VariablesTab(QWidget):
         box.setInformativeText("Pipelines will no longer receive it. This cannot be undone.")
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.button(QMessageBox.StandardButton.Yes).setText(f"Delete {key}")
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
         def answered(result: int) -> None:
-            self.confirmation = None
             if result == QMessageBox.StandardButton.Yes:
                 self.context.run(self._delete(api, key), description=f"Deleting variable {key}")
 
         box.finished.connect(answered)
+        _dispose(self.confirmation)
         self.confirmation = box
         box.open()
         return box
@@ -296,7 +295,7 @@ class VariablesTab(QWidget):
             self.context, api=api, source=path.name, parent=self,
             build_plan=lambda exact: bulk.plan_import(current, incoming, exact_sync=exact))
         dialog.applied.connect(self.refresh)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        _dispose(self.import_dialog)
         self.import_dialog = dialog
         dialog.open()
 
@@ -324,3 +323,9 @@ def _write_private(path: Path, text: str) -> None:
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(text)
+
+
+def _dispose(dialog: QWidget | None) -> None:
+    """Let a finished dialog go once the next one replaces it (kept until then for inspection)."""
+    if dialog is not None:
+        dialog.deleteLater()

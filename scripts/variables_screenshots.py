@@ -1,0 +1,78 @@
+"""Grab the variables tab screenshots offscreen: the tab with demo data, and the edit dialog
+showing why a value cannot be masked.
+
+    .venv/bin/python scripts/variables_screenshots.py [OUTPUT_DIR]   (default: resources/screenshots)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import qasync  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from console.connection.credentials import CredentialStore  # noqa: E402
+from console.context import AppContext  # noqa: E402
+from console.main_window import MainWindow  # noqa: E402
+from console.variables.views import VariablesTab  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def settle(predicate, timeout: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError("the console did not reach the expected state")
+        await asyncio.sleep(0.05)
+
+
+async def grab(output: Path, workdir: Path) -> None:
+    settings = QSettings(str(workdir / "settings.ini"), QSettings.Format.IniFormat)
+    context = AppContext()
+    window = MainWindow(context, CredentialStore(), settings=settings, local_server_dir=workdir / "server")
+    window.resize(1280, 640)
+    window.show()
+    try:
+        await window.start_local_server()
+        tab = next(window.tabs.widget(i) for i in range(window.tabs.count())
+                   if isinstance(window.tabs.widget(i), VariablesTab))
+        window.tabs.setCurrentWidget(tab)
+        await settle(lambda: tab.model.rowCount() > 0 and tab.limit is not None)
+        tab.select_key("SONAR_TOKEN")
+        tab.toggle_reveal()
+        await asyncio.sleep(0.3)
+        window.grab().save(str(output / "variables.png"))
+
+        tab.select_key("DOCKER_AUTH_TOKEN")
+        dialog = tab.edit_selected()
+        dialog.value_edit.setPlainText("dckr pat $REGISTRY_SUFFIX")
+        await asyncio.sleep(0.3)
+        dialog.grab().save(str(output / "variables-edit-masking-error.png"))
+        dialog.reject()
+    finally:
+        await window.shutdown()
+        window.hide()
+
+
+def main() -> int:
+    output = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "resources" / "screenshots"
+    output.mkdir(parents=True, exist_ok=True)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with tempfile.TemporaryDirectory(prefix="outpost-screenshots-") as workdir, loop:
+        loop.run_until_complete(grab(output, Path(workdir)))
+    print(f"Saved {output / 'variables.png'} and {output / 'variables-edit-masking-error.png'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
