@@ -73,9 +73,9 @@ class AppContext(QObject):
         if client is None:
             return
         self.user = self.server_version = None
-        await client.aclose()
         self.connection_changed.emit()
         self.say("Disconnected")
+        await client.aclose()
 
     def run(
         self,

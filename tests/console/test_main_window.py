@@ -46,6 +46,8 @@ def test_tabs_come_from_the_factory_list(window):
 
 
 def test_connect_as_root_shows_user_and_admin_badge(window, qtbot, server):
+    said: list[str] = []
+    window.context.status_message.connect(said.append)
     connect(window, qtbot, server.url, server.root_token)
     bar = window.connection_bar
     assert window.pages.currentWidget() is window.tabs
@@ -56,7 +58,7 @@ def test_connect_as_root_shows_user_and_admin_badge(window, qtbot, server):
     overview = window.tabs.widget(0)
     assert overview.server_value.text() == server.url
     assert overview.version_value.text().startswith(window.context.server_version["version"])
-    assert window.status_label.text().startswith("Connected to")
+    assert f"Connected to {server.url} as root" in said
 
 
 def test_regular_user_has_no_admin_badge(window, qtbot, server, api):
@@ -70,8 +72,8 @@ def test_regular_user_has_no_admin_badge(window, qtbot, server, api):
 def test_disconnect_returns_to_the_welcome_page(window, qtbot, server):
     connect(window, qtbot, server.url, server.root_token)
     qtbot.mouseClick(window.connection_bar.disconnect_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not window.context.is_connected, timeout=WAIT)
-    assert window.pages.currentWidget() is window.welcome_page
+    qtbot.waitUntil(lambda: window.pages.currentWidget() is window.welcome_page, timeout=WAIT)
+    assert not window.context.is_connected
     assert window.connection_bar.admin_badge.isHidden()
 
 
