@@ -39,6 +39,15 @@ def memory_keyring():
     keyring.set_keyring(previous)
 
 
+@pytest.fixture(autouse=True)
+def private_user_settings(tmp_path_factory):
+    """QSettings("Outpost", ...) in any test writes below a temporary directory, never to the user's config."""
+    directory = str(tmp_path_factory.mktemp("user-settings"))
+    for settings_format in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(settings_format, QSettings.Scope.UserScope, directory)
+    yield directory
+
+
 @pytest.fixture
 def settings(tmp_path):
     """A private settings file, so tests never read or write the user's settings."""

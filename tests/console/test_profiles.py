@@ -55,3 +55,14 @@ def test_dialog_offers_saved_profiles_and_forgets_one(qtbot, qloop_running, cont
     dialog.profile_box.setCurrentText(NEW_PROFILE)
     assert dialog.url_edit.text() == "" and dialog.token_edit.text() == ""
     assert not dialog.forget_button.isEnabled()
+
+
+def test_application_settings_stay_out_of_the_users_config(private_user_settings):
+    from pathlib import Path
+
+    from console.settings import app_settings
+
+    store = app_settings()
+    store.setValue("probe", 1)
+    store.sync()
+    assert Path(store.fileName()).is_relative_to(private_user_settings)
