@@ -61,19 +61,25 @@ def icns_bytes(pngs: dict[int, bytes]) -> bytes:
     return b"icns" + struct.pack(">I", 8 + len(body)) + body
 
 
-def main() -> int:
-    app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])
+def write_icons(target: Path) -> list[Path]:
+    """Render every icon file into ``target``; needs a Q(Gui)Application."""
     renderer = QSvgRenderer(str(SOURCE))
     if not renderer.isValid():
-        print(f"cannot read {SOURCE}", file=sys.stderr)
-        return 1
+        raise ValueError(f"cannot read {SOURCE}")
     pngs = {size: render_png(renderer, size) for size in PNG_SIZES}
-    for size, png in pngs.items():
-        (HERE / f"outpost-{size}.png").write_bytes(png)
-    (HERE / "outpost.ico").write_bytes(ico_bytes(pngs))
-    (HERE / "outpost.icns").write_bytes(icns_bytes(pngs))
+    outputs = {target / f"outpost-{size}.png": png for size, png in pngs.items()}
+    outputs[target / "outpost.ico"] = ico_bytes(pngs)
+    outputs[target / "outpost.icns"] = icns_bytes(pngs)
+    for path, data in outputs.items():
+        path.write_bytes(data)
+    return list(outputs)
+
+
+def main() -> int:
+    app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])
+    written = write_icons(HERE)
     del app
-    print(f"wrote {len(pngs)} PNGs, outpost.ico and outpost.icns in {HERE.name}/")
+    print(f"wrote {len(written)} files in {HERE.name}/")
     return 0
 
 
