@@ -39,9 +39,12 @@ if scenario == "chained":
         except ValueError:
             sentry_sdk.capture_exception()
 elif scenario == "keyerror":
+    # Raised from a callback inside the json library, so the trace mixes application and library frames.
+    import json
+
     sentry_sdk.set_user({"id": "dee"})
     try:
-        {}["missing-key"]
+        json.loads('{"sku": 7}', object_hook=lambda document: document["missing-key"])
     except KeyError:
         sentry_sdk.capture_exception()
 elif scenario.startswith("messages:"):

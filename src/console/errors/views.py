@@ -641,10 +641,10 @@ class ClientKeysPage(_Page):
             return
         box = QMessageBox(QMessageBox.Icon.Warning, "Delete client key",
                           f"Delete client key {key.id}? Applications using its DSN can no longer send errors.",
-                          QMessageBox.StandardButton.Delete | QMessageBox.StandardButton.Cancel, self)
+                          QMessageBox.StandardButton.Cancel, self)
+        delete_button = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.finished.connect(lambda result: self._delete_confirmed(key) if result == QMessageBox.StandardButton.Delete
-                             else None)
+        box.buttonClicked.connect(lambda button: self._delete_confirmed(key) if button is delete_button else None)
         self.confirm_box = box
         box.open()
 

@@ -1,0 +1,273 @@
+"""The error tracking tab against the real server, with errors sent by the real Python SDK."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+
+from console.api.error_tracking import ErrorPage, ErrorSummary
+from console.errors.models import FREQUENCY_ROLE, HIDDEN_DSN, ClientKeyModel, ErrorListModel
+from console.errors.stacktrace import ERROR_LINE_ROLE, IN_APP_ROLE, LIBRARY_GROUP_ROLE
+from tests.console.errors.conftest import WAIT, choose_project
+from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
+
+
+@pytest.fixture(scope="module")
+def shop(server, api):
+    """A project with a chained ValueError (3 events), a KeyError raised inside json, and a message."""
+    project = api.project()
+    dsn = enable_integrated(api.root, project["id"])
+    send_errors(dsn, "chained")
+    send_errors(dsn, "keyerror", release="shop@2.0.0", environment="staging")
+    send_errors(dsn, "checkout is slow")
+    with httpx.Client(base_url=server.url, headers={"PRIVATE-TOKEN": server.root_token}) as web:
+        wait_for_list(web, project["path_with_namespace"],
+                      lambda body: len(body["errors"]) == 3 and max(e["count"] for e in body["errors"]) == 3)
+    return project
+
+
+def titles(model: ErrorListModel) -> list[str]:
+    return [error.title for error in model.errors]
+
+
+def test_list_sort_and_search(qtbot, make_root_tab, shop):
+    root_tab = make_root_tab()
+    page = root_tab.errors_page
+    choose_project(qtbot, root_tab, shop["path_with_namespace"])
+    qtbot.waitUntil(lambda: page.model.rowCount() == 3, timeout=WAIT)
+    model = page.model
+    row = titles(model).index("ValueError: order could not be loaded")
+    assert model.data(model.index(row, ErrorListModel.EVENTS)) == 3
+    assert model.data(model.index(row, ErrorListModel.USERS)) == 3
+    assert model.data(model.index(row, ErrorListModel.STATUS)) == "Unresolved"
+    assert model.data(model.index(row, ErrorListModel.TYPE)) == "error"
+    assert sum(model.data(model.index(row, ErrorListModel.TREND), FREQUENCY_ROLE)) == 3
+    assert model.data(model.index(row, ErrorListModel.LAST_SEEN))
+
+    page.sort.setCurrentIndex(page.sort.findData("frequency"))
+    qtbot.waitUntil(lambda: titles(page.model)[:1] == ["ValueError: order could not be loaded"], timeout=WAIT)
+
+    page.search.setText("release:shop@2.0.0")
+    page.search.returnPressed.emit()
+    qtbot.waitUntil(lambda: titles(page.model) == ["KeyError: 'missing-key'"], timeout=WAIT)
+    page.search.setText("nothing like this")
+    page.search.returnPressed.emit()
+    qtbot.waitUntil(lambda: page.model.rowCount() == 0 and not page.loading, timeout=WAIT)
+    assert page.empty_label.text() == "No errors match."
+
+
+def test_detail_with_stack_trace_then_resolve(qtbot, make_root_tab, shop):
+    root_tab = make_root_tab()
+    page = root_tab.errors_page
+    choose_project(qtbot, root_tab, shop["path_with_namespace"])
+    qtbot.waitUntil(lambda: page.model.rowCount() == 3, timeout=WAIT)
+
+    page.table.selectRow(titles(page.model).index("KeyError: 'missing-key'"))
+    trace = page.detail.stack_trace
+    qtbot.waitUntil(lambda: trace.topLevelItemCount() == 1 and trace.topLevelItem(0).childCount() > 0, timeout=WAIT)
+    detail = page.detail
+    assert detail.title.text() == "KeyError: 'missing-key'"
+    assert detail.exception.text() == "KeyError: 'missing-key'"
+    assert detail.fields["Last release"].text() == "shop@2.0.0"
+    assert detail.fields["Environment"].text() == "staging"
+    assert "platform: python" in detail.fields["Tags"].text()
+    exception = trace.topLevelItem(0)
+    children = [exception.child(i) for i in range(exception.childCount())]
+    groups = [item for item in children if item.data(0, LIBRARY_GROUP_ROLE)]
+    app_frames = [item for item in children if item.data(0, IN_APP_ROLE)]
+    assert groups and all(not group.isExpanded() for group in groups), "library frames start folded"
+    assert "library frame" in groups[0].text(0)
+    assert app_frames and all(frame.font(0).bold() for frame in app_frames)
+    last_frame = app_frames[-1]
+    assert "<lambda>" in last_frame.text(0) and last_frame.isExpanded()
+    error_lines = [last_frame.child(i) for i in range(last_frame.childCount())
+                   if last_frame.child(i).data(0, ERROR_LINE_ROLE)]
+    assert len(error_lines) == 1 and 'document["missing-key"]' in error_lines[0].text(0)
+
+    qtbot.mouseClick(detail.action_buttons["resolved"], Qt.MouseButton.LeftButton)
+    resolved_id = detail.error_id
+    qtbot.waitUntil(lambda: "KeyError: 'missing-key'" not in titles(page.model), timeout=WAIT)
+    assert detail.error_id != resolved_id, "the detail moves on with the selection"
+    page.status.setCurrentIndex(page.status.findData("resolved"))
+    qtbot.waitUntil(lambda: titles(page.model) == ["KeyError: 'missing-key'"], timeout=WAIT)
+    page.table.selectRow(0)
+    qtbot.waitUntil(lambda: detail.fields["Status"].text() == "Resolved", timeout=WAIT)
+    assert not detail.action_buttons["resolved"].isEnabled()
+    qtbot.mouseClick(page.list_buttons["unresolved"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.model.rowCount() == 0, timeout=WAIT)
+
+
+def test_chained_exceptions_show_in_order(qtbot, make_root_tab, shop):
+    root_tab = make_root_tab()
+    page = root_tab.errors_page
+    choose_project(qtbot, root_tab, shop["path_with_namespace"])
+    qtbot.waitUntil(lambda: "ValueError: order could not be loaded" in titles(page.model), timeout=WAIT)
+    page.table.selectRow(titles(page.model).index("ValueError: order could not be loaded"))
+    trace = page.detail.stack_trace
+    qtbot.waitUntil(lambda: trace.topLevelItemCount() == 2, timeout=WAIT)
+    assert "ZeroDivisionError" in trace.topLevelItem(0).text(0)
+    assert "led to the next exception" in trace.topLevelItem(0).text(0)
+    assert "ValueError: order could not be loaded" in trace.topLevelItem(1).text(0)
+    assert page.detail.fields["Users affected"].text() == "3"
+
+
+def test_ignore_from_the_list(qtbot, make_root_tab, server, api):
+    project = api.project()
+    send_errors(enable_integrated(api.root, project["id"]), "disk almost full")
+    root_tab = make_root_tab()
+    page = root_tab.errors_page
+    choose_project(qtbot, root_tab, project["path_with_namespace"])
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
+    page.table.selectRow(0)
+    assert page.list_buttons["ignored"].isEnabled() and not page.list_buttons["unresolved"].isEnabled()
+    qtbot.mouseClick(page.list_buttons["ignored"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.model.rowCount() == 0, timeout=WAIT)
+    page.status.setCurrentIndex(page.status.findData("ignored"))
+    qtbot.waitUntil(lambda: titles(page.model) == ["disk almost full"], timeout=WAIT)
+
+
+def test_scrolling_loads_more_pages(qtbot, make_root_tab, server, api):
+    project = api.project()
+    send_errors(enable_integrated(api.root, project["id"]), "messages:45")
+    with httpx.Client(base_url=server.url, headers={"PRIVATE-TOKEN": server.root_token}) as web:
+        wait_for_list(web, project["path_with_namespace"], lambda body: "next" in body["pagination"])
+    root_tab = make_root_tab()
+    root_tab.resize(1200, 420)  # short enough that one page overflows and the view does not ask for more
+    page = root_tab.errors_page
+    choose_project(qtbot, root_tab, project["path_with_namespace"])
+    qtbot.waitUntil(lambda: page.model.rowCount() == 20, timeout=WAIT)
+    assert page.model.canFetchMore()
+    for expected in (40, 45):
+        scroll = page.table.verticalScrollBar()
+        scroll.setValue(scroll.maximum())
+        qtbot.waitUntil(lambda expected=expected: page.model.rowCount() == expected, timeout=WAIT)
+    assert not page.model.canFetchMore()
+    assert len({error.id for error in page.model.errors}) == 45
+
+
+def test_auto_refresh_runs_only_while_visible(qtbot, make_root_tab):
+    root_tab = make_root_tab()
+    assert root_tab.refresh_timer.isActive()
+    root_tab.hide()
+    assert not root_tab.refresh_timer.isActive()
+    root_tab.show()
+    assert root_tab.refresh_timer.isActive()
+
+
+def test_auto_refresh_shows_new_errors(qtbot, make_root_tab, api):
+    project = api.project()
+    dsn = enable_integrated(api.root, project["id"])
+    send_errors(dsn, "first problem")
+    root_tab = make_root_tab()
+    page = root_tab.errors_page
+    choose_project(qtbot, root_tab, project["path_with_namespace"])
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
+    send_errors(dsn, "second problem")
+    # The timer's slot, called directly: the test does not wait for the interval.
+    qtbot.waitUntil(lambda: (page.auto_refresh(), page.model.rowCount() == 2)[1], timeout=WAIT)
+    assert set(titles(page.model)) == {"first problem", "second problem"}
+
+
+def test_client_keys_reveal_copy_create_delete(qtbot, make_root_tab, api):
+    project = api.project()
+    root_tab = make_root_tab()
+    enable_integrated(api.root, project["id"])
+    keys_page = root_tab.keys_page
+    choose_project(qtbot, root_tab, project["path_with_namespace"])
+    qtbot.waitUntil(lambda: keys_page.model.rowCount() == 1, timeout=WAIT)
+    model = keys_page.model
+    key = model.key_at(0)
+    assert model.data(model.index(0, ClientKeyModel.DSN)) == HIDDEN_DSN
+    keys_page.table.selectRow(0)
+    qtbot.mouseClick(keys_page.reveal_button, Qt.MouseButton.LeftButton)
+    assert model.data(model.index(0, ClientKeyModel.DSN)) == key.sentry_dsn
+    assert keys_page.reveal_button.text() == "Hide DSN"
+    qtbot.mouseClick(keys_page.copy_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == key.sentry_dsn
+
+    qtbot.mouseClick(keys_page.create_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: model.rowCount() == 2, timeout=WAIT)
+    keys_page.table.selectRow(1)
+    created = model.key_at(1)
+    qtbot.mouseClick(keys_page.delete_button, Qt.MouseButton.LeftButton)
+    box = keys_page.confirm_box
+    assert box is not None and box.isVisible()
+    delete = next(button for button in box.buttons() if button.text() == "Delete")
+    qtbot.mouseClick(delete, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: [k.id for k in model.keys] == [key.id], timeout=WAIT)
+    assert created.id not in [k["id"] for k in api.root.get(f"/projects/{project['id']}/error_tracking/client_keys").json()]
+
+
+def test_rotate_wizard(qtbot, make_root_tab, api):
+    project = api.project()
+    root_tab = make_root_tab()
+    old_dsn = enable_integrated(api.root, project["id"])
+    keys_page = root_tab.keys_page
+    choose_project(qtbot, root_tab, project["path_with_namespace"])
+    qtbot.waitUntil(lambda: keys_page.model.rowCount() == 1, timeout=WAIT)
+    old_key = keys_page.model.key_at(0)
+    wizard = keys_page.open_rotate_wizard()
+    assert wizard is not None and wizard.isVisible()
+    assert not wizard.create_page.isComplete()
+    qtbot.mouseClick(wizard.create_page.create_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(wizard.create_page.isComplete, timeout=WAIT)
+    new_key = wizard.new_key
+    assert new_key is not None and wizard.create_page.new_dsn.text() == new_key.sentry_dsn != old_dsn
+    wizard.next()
+    qtbot.waitUntil(wizard.list_page.isComplete, timeout=WAIT)
+    assert {k.id for k in wizard.list_page.model.keys} == {old_key.id, new_key.id}
+    assert wizard.list_page.model.highlighted == new_key.id
+    assert wizard.list_page.old_key.currentData().id == old_key.id
+    wizard.next()
+    assert wizard.confirm_page.dsn.text() == new_key.sentry_dsn
+    assert not wizard.confirm_page.isComplete()
+    wizard.confirm_page.confirmed.setChecked(True)
+    assert wizard.confirm_page.isComplete()
+    wizard.next()
+    assert not wizard.delete_page.isComplete()
+    qtbot.mouseClick(wizard.delete_page.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(wizard.delete_page.isComplete, timeout=WAIT)
+    remaining = api.root.get(f"/projects/{project['id']}/error_tracking/client_keys").json()
+    assert [k["id"] for k in remaining] == [new_key.id]
+    wizard.accept()
+    qtbot.waitUntil(lambda: [k.id for k in keys_page.model.keys] == [new_key.id], timeout=WAIT)
+
+
+def test_settings_page_shows_the_integrated_backend(qtbot, make_root_tab, api):
+    project = api.project()
+    root_tab = make_root_tab()
+    enable_integrated(api.root, project["id"])
+    settings_page = root_tab.settings_page
+    choose_project(qtbot, root_tab, project["path_with_namespace"])
+    qtbot.waitUntil(lambda: settings_page.loaded is not None, timeout=WAIT)
+    assert settings_page.active.isChecked() and settings_page.integrated.isChecked()
+    assert not settings_page.external_box.isEnabled()
+    settings_page.active.setChecked(False)
+    qtbot.mouseClick(settings_page.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: settings_page.saved_label.text() == "Saved.", timeout=WAIT)
+    assert api.root.get(f"/projects/{project['id']}/error_tracking/settings").json()["active"] is False
+
+
+def _summary(number: int) -> ErrorSummary:
+    return ErrorSummary(id=str(number), title=f"Error {number}", type="error", count=number, user_count=1,
+                        first_seen="2024-01-01T00:00:00.000Z", last_seen="2024-01-02T00:00:00.000Z",
+                        status="unresolved", culprit="app.py in run", message="boom", frequency=(0, 1, 2))
+
+
+def test_models_pass_the_model_tester(qtmodeltester, qapp):
+    errors = ErrorListModel()
+    errors.reset_page(ErrorPage([_summary(n) for n in range(1, 6)], next_cursor="abc"))
+    qtmodeltester.check(errors)
+    errors.append_page(ErrorPage([_summary(n) for n in range(6, 9)], next_cursor=None))
+    errors.remove_error("3")
+    qtmodeltester.check(errors)
+    assert errors.rowCount() == 7 and not errors.canFetchMore()
+
+    from console.api.error_tracking import ClientKey
+    keys = ClientKeyModel()
+    keys.set_keys([ClientKey(id=1, active=True, public_key="glet_" + "a" * 32, sentry_dsn="http://k@h/1"),
+                   ClientKey(id=2, active=False, public_key="glet_" + "b" * 32, sentry_dsn="http://j@h/1")])
+    keys.set_revealed(2, True)
+    qtmodeltester.check(keys)
