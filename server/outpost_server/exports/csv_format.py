@@ -19,8 +19,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
+from typing import NamedTuple
 
 HEADERS = (
     "Group Name",
@@ -44,51 +45,69 @@ HEADERS = (
     "Dismissal Reason",
 )
 
-UNSAFE_SPREADSHEET_PREFIX = re.compile(r"\A[=+\-@;]")
+UNSAFE_SPREADSHEET_PREFIXES = frozenset("=+-@;")
 # GitLab takes a discussion's status from its first note: "changed vulnerability status to resolved".
 # Ruby's \w and \s are ASCII-only, hence re.ASCII.
 NOTE_STATUS = re.compile(r"[\w+\s]+to\s(?P<status>\w+)", re.ASCII)
 
 
-class RawCell(str):
-    """A cell that is not a Ruby String (Time, Hash, boolean): never newline-replaced or sanitised."""
+_QUOTABLE: dict[str, re.Pattern[str]] = {}
+
+
+def _quotable(separator: str) -> re.Pattern[str]:
+    pattern = _QUOTABLE.get(separator)
+    if pattern is None:
+        pattern = _QUOTABLE[separator] = re.compile("[\r\n\"" + re.escape(separator) + "]")
+    return pattern
+
+
+_ROW_QUOTABLE = _quotable(",")
 
 
 def ruby_csv_field(value: str | None, separator: str) -> str:
     """One field as Ruby's CSV writer renders it with the given column separator."""
     if value is None:
         return ""
-    if value == "" or any(ch in value for ch in "\r\n\"") or any(ch in value for ch in separator):
+    if value == "" or _quotable(separator).search(value):
         return '"' + value.replace('"', '""') + '"'
     return value
 
 
 def ruby_csv_line(values: Iterable[str | None], separator: str = ",") -> str:
     """A line without row separator, like Array#to_csv(col_sep: separator, row_sep: '')."""
-    return separator.join(ruby_csv_field(value, separator) for value in values)
+    return separator.join([ruby_csv_field(value, separator) for value in values])
 
 
-def spreadsheet_safe(value: str | None) -> str | None:
-    """CsvBuilder's treatment of a String cell: literal \\n for newlines, then formula neutralising."""
-    if value is None or isinstance(value, RawCell):
-        return value
-    value = value.replace("\n", "\\n")
-    if UNSAFE_SPREADSHEET_PREFIX.match(value):
-        return "'" + value
+def string_cell(value: str | None) -> str:
+    """A Ruby String cell as CsvBuilder writes it: newlines as literal \\n, a leading formula
+    character neutralised with ', then CSV quoting."""
+    if value is None:
+        return ""
+    if not value:
+        return '""'
+    if "\n" in value:
+        value = value.replace("\n", "\\n")
+    if value[0] in UNSAFE_SPREADSHEET_PREFIXES:
+        value = "'" + value
+    if _ROW_QUOTABLE.search(value):
+        return '"' + value.replace('"', '""') + '"'
     return value
 
 
-def csv_row(cells: Sequence[str | None]) -> str:
-    """A data row: every String cell made spreadsheet-safe, then Ruby CSV quoting, LF-terminated."""
-    return ruby_csv_line((spreadsheet_safe(cell) for cell in cells), ",") + "\n"
+def plain_cell(value: str) -> str:
+    """A cell that is no Ruby String (Time, Hash, boolean): only CSV quoting applies."""
+    if _ROW_QUOTABLE.search(value):
+        return '"' + value.replace('"', '""') + '"'
+    return value
 
 
 def header_row() -> str:
     return ruby_csv_line(HEADERS, ",") + "\n"
 
 
+@lru_cache(maxsize=4096)
 def ruby_time(moment: datetime) -> str:
-    """Time#to_s of a UTC time: 2022-10-07 13:34:41 UTC."""
+    """Time#to_s of a UTC time: 2022-10-07 13:34:41 UTC. Cached: rows of one scan share their time."""
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc)
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -106,6 +125,7 @@ _RUBY_ESCAPES = {
     "\a": "\\a",
     "\x1b": "\\e",
 }
+_NEEDS_ESCAPING = re.compile(r'["\\#\x00-\x1f\x7f-\x9f]')
 
 
 def _ruby_printable(ch: str) -> bool:
@@ -114,6 +134,8 @@ def _ruby_printable(ch: str) -> bool:
 
 def ruby_string_inspect(text: str) -> str:
     """String#inspect of a UTF-8 string."""
+    if not _NEEDS_ESCAPING.search(text) and (text.isascii() or text.isprintable()):
+        return '"' + text + '"'
     out = ['"']
     for index, ch in enumerate(text):
         if ch in _RUBY_ESCAPES:
@@ -130,30 +152,39 @@ def ruby_string_inspect(text: str) -> str:
     return "".join(out)
 
 
+_inspect_key = lru_cache(maxsize=4096)(ruby_string_inspect)
+
+
 def _jsonb_key_order(key: str) -> tuple[int, bytes]:
     encoded = key.encode("utf-8")
     return (len(encoded), encoded)
 
 
+@lru_cache(maxsize=1024)
+def _jsonb_ordered(keys: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(sorted(keys, key=_jsonb_key_order))
+
+
 def ruby_inspect(value: object) -> str:
     """Ruby (< 3.4) #inspect of a JSON-like value; hashes in jsonb key order."""
+    kind = type(value)
+    if kind is str:
+        return ruby_string_inspect(value)
     if value is None:
         return "nil"
     if value is True:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, str):
-        return ruby_string_inspect(value)
-    if isinstance(value, int):
+    if kind is int:
         return str(value)
-    if isinstance(value, float):
+    if kind is float:
         return repr(value)
     if isinstance(value, Mapping):
-        items = sorted(value.items(), key=lambda item: _jsonb_key_order(str(item[0])))
-        return "{" + ", ".join(f"{ruby_inspect(str(k))}=>{ruby_inspect(v)}" for k, v in items) + "}"
+        return "{" + ", ".join([_inspect_key(str(key)) + "=>" + ruby_inspect(value[key])
+                                for key in _jsonb_ordered(tuple(value))]) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(ruby_inspect(item) for item in value) + "]"
+        return "[" + ", ".join([ruby_inspect(item) for item in value]) + "]"
     return ruby_string_inspect(str(value))
 
 
@@ -163,21 +194,13 @@ def humanize(reason: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-@dataclass(frozen=True)
-class ExportNote:
+class ExportNote(NamedTuple):
     edited_at: datetime
     username: str
     text: str
 
 
-@dataclass(frozen=True)
-class ExportIdentifier:
-    external_type: str
-    name: str
-
-
-@dataclass(frozen=True)
-class ExportVulnerability:
+class ExportVulnerability(NamedTuple):
     """Everything one CSV row needs, already loaded."""
 
     id: int
@@ -190,12 +213,13 @@ class ExportVulnerability:
     title: str
     description: str | None
     severity: str
-    identifiers: Sequence[ExportIdentifier]
+    # As stored: [{"type": "cwe", "name": "CWE-89", ...}, ...]
+    identifiers: Sequence[Mapping[str, str]]
     detected_at: datetime
     location: Mapping[str, object]
     resolved_on_default_branch: bool
-    notes: Sequence[ExportNote] = field(default_factory=tuple)
-    cvss_vectors: Sequence[Mapping[str, str]] = field(default_factory=tuple)
+    notes: Sequence[ExportNote] = ()
+    cvss_vectors: Sequence[Mapping[str, str]] = ()
     dismissal_reason: str | None = None
 
 
@@ -206,55 +230,44 @@ def note_status(first_note_text: str) -> str | None:
 
 def notes_summary(notes: Sequence[ExportNote]) -> str:
     """Each note is its own discussion: <time>|<user>|<status>|<text>, joined with '; '."""
-    entries = []
-    for note in notes:
-        parts = [ruby_time(note.edited_at), note.username, note_status(note.text), note.text]
-        entries.append(ruby_csv_line(parts, "|"))
-    return "; ".join(entries)
-
-
-def _first_identifier(identifiers: Sequence[ExportIdentifier], kind: str) -> str | None:
-    for identifier in identifiers:
-        if identifier.external_type.lower() == kind:
-            return identifier.name
-    return None
-
-
-def row_cells(vulnerability: ExportVulnerability) -> list[str | None]:
-    """The 19 cells of one vulnerability, before spreadsheet-safety and quoting."""
-    other_identifiers = [
-        identifier.name
-        for identifier in vulnerability.identifiers
-        if identifier.external_type.lower() not in ("cve", "cwe")
-    ]
-    cvss = [f"{vector.get('vendor', '')}={vector.get('vector', '')}" for vector in vulnerability.cvss_vectors]
-    dismissal = (
-        humanize(vulnerability.dismissal_reason)
-        if vulnerability.state == "dismissed" and vulnerability.dismissal_reason
-        else None
-    )
-    return [
-        vulnerability.group_name,
-        vulnerability.project_name,
-        vulnerability.report_type,
-        vulnerability.scanner_name,
-        vulnerability.state,
-        vulnerability.title,
-        vulnerability.description,
-        None,  # Additional Info: always empty in current GitLab
-        vulnerability.severity,
-        _first_identifier(vulnerability.identifiers, "cve"),
-        _first_identifier(vulnerability.identifiers, "cwe"),
-        ruby_csv_line(other_identifiers, "; "),
-        RawCell(ruby_time(vulnerability.detected_at)),
-        RawCell(ruby_inspect(dict(vulnerability.location))),
-        RawCell("true" if vulnerability.resolved_on_default_branch else "false"),
-        notes_summary(vulnerability.notes),
-        f"{vulnerability.project_full_path}/{vulnerability.id}",
-        ruby_csv_line(cvss, "; "),
-        dismissal,
-    ]
+    return "; ".join([
+        ruby_csv_line((ruby_time(note.edited_at), note.username, note_status(note.text), note.text), "|")
+        for note in notes
+    ])
 
 
 def format_row(vulnerability: ExportVulnerability) -> str:
-    return csv_row(row_cells(vulnerability))
+    """One CSV line (LF-terminated) with the 19 cells of the vulnerability."""
+    cve = cwe = None
+    others = []
+    for identifier in vulnerability.identifiers:
+        kind = identifier.get("type", "").lower()
+        if kind == "cve":
+            cve = cve or identifier.get("name")
+        elif kind == "cwe":
+            cwe = cwe or identifier.get("name")
+        else:
+            others.append(identifier.get("name", ""))
+    cvss = [f"{vector.get('vendor', '')}={vector.get('vector', '')}" for vector in vulnerability.cvss_vectors]
+    dismissal = vulnerability.dismissal_reason if vulnerability.state == "dismissed" else None
+    return ",".join((
+        string_cell(vulnerability.group_name),
+        string_cell(vulnerability.project_name),
+        string_cell(vulnerability.report_type),
+        string_cell(vulnerability.scanner_name),
+        string_cell(vulnerability.state),
+        string_cell(vulnerability.title),
+        string_cell(vulnerability.description),
+        "",  # Additional Info: always empty in current GitLab
+        string_cell(vulnerability.severity),
+        string_cell(cve),
+        string_cell(cwe),
+        string_cell(ruby_csv_line(others, "; ")),
+        plain_cell(ruby_time(vulnerability.detected_at)),
+        plain_cell(ruby_inspect(vulnerability.location)),
+        "true" if vulnerability.resolved_on_default_branch else "false",
+        string_cell(notes_summary(vulnerability.notes)),
+        string_cell(f"{vulnerability.project_full_path}/{vulnerability.id}"),
+        string_cell(ruby_csv_line(cvss, "; ")),
+        string_cell(humanize(dismissal) if dismissal else None),
+    )) + "\n"

@@ -23,7 +23,6 @@ from sqlalchemy.orm import Session, sessionmaker
 from outpost_server.accounts.models import Group, Project, User
 from outpost_server.db import session_scope, utcnow
 from outpost_server.exports.csv_format import (
-    ExportIdentifier,
     ExportNote,
     ExportVulnerability,
     format_row,
@@ -84,55 +83,68 @@ def claim_next(factory: sessionmaker[Session], *, worker_id: str, lease_seconds:
 
 
 def _export_rows(factory: sessionmaker[Session], project_ids: list[int]) -> Iterator[ExportVulnerability]:
-    """Every vulnerability of the projects, in id order, loaded in keyset batches with their notes."""
-    last_id = 0
-    while True:
-        with factory() as session:
-            rows = session.execute(
-                select(Vulnerability.id, Vulnerability.report_type, Vulnerability.scanner_name, Vulnerability.state,
-                       Vulnerability.title, Vulnerability.description, Vulnerability.severity,
-                       Vulnerability.identifiers, Vulnerability.location, Vulnerability.resolved_on_default_branch,
-                       Vulnerability.created_at, Vulnerability.cvss_vectors, Vulnerability.dismissal_reason,
-                       Project.name, Project.full_path, Group.name)
-                .join(Project, Project.id == Vulnerability.project_id)
-                .outerjoin(Group, Group.id == Project.group_id)
-                .where(Vulnerability.project_id.in_(project_ids), Vulnerability.id > last_id)
-                .order_by(Vulnerability.id)
-                .limit(BATCH_SIZE)
-            ).all()
-            if not rows:
-                return
-            notes: dict[int, list[ExportNote]] = {}
-            for vulnerability_id, edited_at, username, text in session.execute(
-                select(VulnerabilityNote.vulnerability_id, VulnerabilityNote.updated_at, User.username,
-                       VulnerabilityNote.note)
-                .join(User, User.id == VulnerabilityNote.author_id)
-                .where(VulnerabilityNote.vulnerability_id.in_([row[0] for row in rows]))
-                .order_by(VulnerabilityNote.vulnerability_id, VulnerabilityNote.id)
-            ):
-                notes.setdefault(vulnerability_id, []).append(ExportNote(edited_at, username, text))
+    """Every vulnerability of the projects, project by project in id order, in keyset batches.
+
+    One project per query keeps each batch an ordered walk of the (project_id, id) index.
+    """
+    for project_id in project_ids:
+        last_id = 0
+        while True:
+            batch = _load_batch(factory, project_id, last_id)
+            if not batch:
+                break
+            yield from batch
+            last_id = batch[-1].id
+
+
+def _load_batch(factory: sessionmaker[Session], project_id: int, after_id: int) -> list[ExportVulnerability]:
+    with factory() as session:
+        rows = session.execute(
+            select(Vulnerability.id, Vulnerability.report_type, Vulnerability.scanner_name, Vulnerability.state,
+                   Vulnerability.title, Vulnerability.description, Vulnerability.severity,
+                   Vulnerability.identifiers, Vulnerability.location, Vulnerability.resolved_on_default_branch,
+                   Vulnerability.created_at, Vulnerability.cvss_vectors, Vulnerability.dismissal_reason,
+                   Project.name, Project.full_path, Group.name)
+            .join(Project, Project.id == Vulnerability.project_id)
+            .outerjoin(Group, Group.id == Project.group_id)
+            .where(Vulnerability.project_id == project_id, Vulnerability.id > after_id)
+            .order_by(Vulnerability.id)
+            .limit(BATCH_SIZE)
+        ).all()
+        if not rows:
+            return []
+        notes: dict[int, list[ExportNote]] = {}
+        for vulnerability_id, edited_at, username, text in session.execute(
+            select(VulnerabilityNote.vulnerability_id, VulnerabilityNote.updated_at, User.username,
+                   VulnerabilityNote.note)
+            .join(User, User.id == VulnerabilityNote.author_id)
+            .where(VulnerabilityNote.vulnerability_id.in_([row[0] for row in rows]))
+            .order_by(VulnerabilityNote.vulnerability_id, VulnerabilityNote.id)
+        ):
+            notes.setdefault(vulnerability_id, []).append(ExportNote(edited_at, username, text))
+    return [
+        ExportVulnerability(
+            id=vulnerability_id,
+            group_name=group_name,
+            project_name=project_name,
+            project_full_path=full_path,
+            report_type=report_type,
+            scanner_name=scanner_name,
+            state=state,
+            title=title,
+            description=description,
+            severity=severity,
+            identifiers=identifiers,
+            detected_at=created_at,
+            location=location,
+            resolved_on_default_branch=resolved,
+            notes=notes.get(vulnerability_id, ()),
+            cvss_vectors=cvss or (),
+            dismissal_reason=dismissal_reason,
+        )
         for (vulnerability_id, report_type, scanner_name, state, title, description, severity, identifiers,
-             location, resolved, created_at, cvss, dismissal_reason, project_name, full_path, group_name) in rows:
-            yield ExportVulnerability(
-                id=vulnerability_id,
-                group_name=group_name,
-                project_name=project_name,
-                project_full_path=full_path,
-                report_type=report_type,
-                scanner_name=scanner_name,
-                state=state,
-                title=title,
-                description=description,
-                severity=severity,
-                identifiers=[ExportIdentifier(i.get("type", ""), i.get("name", "")) for i in identifiers],
-                detected_at=created_at,
-                location=location,
-                resolved_on_default_branch=resolved,
-                notes=notes.get(vulnerability_id, ()),
-                cvss_vectors=cvss or (),
-                dismissal_reason=dismissal_reason,
-            )
-        last_id = rows[-1][0]
+             location, resolved, created_at, cvss, dismissal_reason, project_name, full_path, group_name) in rows
+    ]
 
 
 class ChunkWriter:

@@ -22,6 +22,7 @@ class Vulnerability(Base):
     __table_args__ = (
         UniqueConstraint("project_id", "fingerprint"),
         Index("ix_vulnerabilities_project_scanner", "project_id", "report_type", "scanner_external_id"),
+        Index("ix_vulnerabilities_project_id_id", "project_id", "id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

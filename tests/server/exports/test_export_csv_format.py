@@ -4,7 +4,6 @@ from datetime import datetime, timezone
 
 from outpost_server.exports.csv_format import (
     HEADERS,
-    ExportIdentifier,
     ExportNote,
     ExportVulnerability,
     format_row,
@@ -31,7 +30,7 @@ def make(**overrides) -> ExportVulnerability:
         title="Possible SQL injection",
         description=None,
         severity="medium",
-        identifiers=(ExportIdentifier("cwe", "CWE-89"), ExportIdentifier("brakeman_warning_code", "Brakeman Warning Code 0")),
+        identifiers=({"type": "cwe", "name": "CWE-89"}, {"type": "brakeman_warning_code", "name": "Brakeman Warning Code 0"}),
         detected_at=DETECTED,
         location={"start_line": 3, "file": "app/controllers/users_controller.rb", "method": "index", "class": "UsersController"},
         resolved_on_default_branch=True,

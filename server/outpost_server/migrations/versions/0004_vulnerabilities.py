@@ -49,6 +49,8 @@ def upgrade() -> None:
     )
     op.create_index("ix_vulnerabilities_project_scanner", "vulnerabilities",
                     ["project_id", "report_type", "scanner_external_id"])
+    # Exports walk a project's vulnerabilities in id order.
+    op.create_index("ix_vulnerabilities_project_id_id", "vulnerabilities", ["project_id", "id"])
     op.create_table(
         "vulnerability_notes",
         sa.Column("id", sa.Integer, primary_key=True),
