@@ -31,6 +31,7 @@ from console.connection.local_server import LocalServer
 from console.connection.profiles import ProfileStore
 from console.context import AppContext
 from console.errors import ErrorTrackingTab
+from console.exports import ExportsTab
 from console.settings import app_data_dir, app_settings
 from console.variables.views import VariablesTab
 
@@ -90,6 +91,7 @@ TAB_FACTORIES: list[TabFactory] = [
     TabFactory("Server", ServerOverview),
     TabFactory("Error tracking", ErrorTrackingTab),
     TabFactory("CI/CD variables", VariablesTab),
+    TabFactory("Vulnerability exports", ExportsTab),
 ]
 
 

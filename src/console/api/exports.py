@@ -1,0 +1,147 @@
+"""Vulnerability exports API: request an export, poll it, download it (streamed); scope pickers."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from console.api.client import ApiClient
+from console.api.errors import error_from_response, error_from_transport
+
+DEFAULT_POLL_SECONDS = 5.0
+PREVIEW_BYTES = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ExportScope:
+    """What an export covers: a project, a group, or every project the user may export (instance)."""
+
+    kind: str  # "project", "group" or "instance"
+    id: int | None = None
+    label: str = "Instance (all my projects)"
+
+    @property
+    def create_path(self) -> str:
+        if self.kind == "project":
+            return f"/security/projects/{self.id}/vulnerability_exports"
+        if self.kind == "group":
+            return f"/security/groups/{self.id}/vulnerability_exports"
+        return "/security/vulnerability_exports"
+
+
+@dataclass(frozen=True)
+class ExportState:
+    """One answer of GET /security/vulnerability_exports/:id."""
+
+    body: dict[str, Any]
+    poll_seconds: float | None  # set while the export is still being produced (202)
+
+    @property
+    def status(self) -> str:
+        return str(self.body.get("status", ""))
+
+
+class DownloadCancelled(Exception):
+    """The user cancelled a download; the partial file was removed."""
+
+
+class ExportsApi:
+    def __init__(self, client: ApiClient) -> None:
+        self.client = client
+
+    async def create(self, scope: ExportScope) -> dict[str, Any]:
+        response = await self.client.request("POST", scope.create_path)
+        return response.json()
+
+    async def state(self, export_id: int) -> ExportState:
+        response = await self.client.request("GET", f"/security/vulnerability_exports/{export_id}")
+        poll = None
+        if response.status_code == 202:
+            try:
+                poll = int(response.headers.get("Poll-Interval", "")) / 1000
+            except ValueError:
+                poll = DEFAULT_POLL_SECONDS
+        return ExportState(response.json(), poll)
+
+    async def search_projects(self, text: str) -> list[dict[str, Any]]:
+        return await self.client.get_json("/projects", search=text, per_page=20, order_by="name", sort="asc")
+
+    async def search_groups(self, text: str) -> list[dict[str, Any]]:
+        return await self.client.get_json("/groups", search=text, per_page=20)
+
+    async def download(self, export_id: int, target: Path, *,
+                       progress: Callable[[int, int | None], None] = lambda done, total: None,
+                       cancelled: Callable[[], bool] = lambda: False) -> int:
+        """Streams the CSV into ``target`` (through a .part file); returns the number of bytes."""
+        partial = target.with_name(target.name + ".part")
+        loop = asyncio.get_running_loop()
+        handle = await loop.run_in_executor(None, partial.open, "wb")
+        done = 0
+        try:
+            async with self._stream(export_id) as response:
+                total = int(response.headers["Content-Length"]) if "Content-Length" in response.headers else None
+                progress(0, total)
+                async for chunk in response.aiter_bytes(256 * 1024):
+                    if cancelled():
+                        raise DownloadCancelled
+                    await loop.run_in_executor(None, handle.write, chunk)
+                    done += len(chunk)
+                    progress(done, total)
+            await loop.run_in_executor(None, handle.close)
+            await loop.run_in_executor(None, partial.replace, target)
+        except BaseException:
+            await loop.run_in_executor(None, handle.close)
+            await loop.run_in_executor(None, lambda: partial.unlink(missing_ok=True))
+            raise
+        return done
+
+    async def preview(self, export_id: int, *, limit_bytes: int = PREVIEW_BYTES) -> tuple[list[str], list[list[str]], bool]:
+        """Header and rows of the CSV, read up to ``limit_bytes``; the flag says whether it was cut short."""
+        received = bytearray()
+        truncated = False
+        async with self._stream(export_id) as response:
+            async for chunk in response.aiter_bytes():
+                received += chunk
+                if len(received) >= limit_bytes:
+                    truncated = True
+                    break
+        text = received.decode("utf-8", errors="replace")
+        if truncated:
+            text = text[: text.rfind("\n") + 1]  # drop the incomplete last line
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+        return (rows[0] if rows else []), rows[1:], truncated
+
+    def _stream(self, export_id: int):
+        return _StreamedDownload(self.client, f"/security/vulnerability_exports/{export_id}/download")
+
+
+class _StreamedDownload:
+    """``async with``: an open streamed GET whose errors become ApiError subclasses."""
+
+    def __init__(self, client: ApiClient, path: str) -> None:
+        self.client = client
+        self.path = path
+        self._context = None
+
+    async def __aenter__(self) -> httpx.Response:
+        # ApiClient has no streaming call; this uses its connection pool and headers directly.
+        self._context = self.client._http.stream("GET", self.path, timeout=httpx.Timeout(60, read=300))
+        try:
+            response = await self._context.__aenter__()
+        except (httpx.TransportError, httpx.InvalidURL) as exc:
+            raise error_from_transport(exc, url=self.client.base_url) from exc
+        if response.is_error:
+            await response.aread()
+            await self._context.__aexit__(None, None, None)
+            raise error_from_response(response, url=self.client.base_url)
+        return response
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self._context.__aexit__(*exc_info)

@@ -1,0 +1,94 @@
+"""The exports requested from this console, kept per connection profile in a small JSON file.
+
+The API cannot list exports, so the console remembers the ones it asked for.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from console.api.exports import ExportScope
+
+log = logging.getLogger(__name__)
+
+ACTIVE_STATUSES = ("created", "running")
+
+
+def parse_time(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+@dataclass(frozen=True)
+class ExportRecord:
+    id: int
+    scope_kind: str
+    scope_id: int | None
+    scope_label: str
+    status: str
+    created_at: str
+    expires_at: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    # Set once the server no longer has the export (deleted after its lifetime).
+    gone: bool = False
+
+    @classmethod
+    def from_api(cls, body: dict[str, Any], scope: ExportScope) -> ExportRecord:
+        return cls(id=int(body["id"]), scope_kind=scope.kind, scope_id=scope.id, scope_label=scope.label,
+                   status=body["status"], created_at=body["created_at"], expires_at=body.get("expires_at"),
+                   started_at=body.get("started_at"), finished_at=body.get("finished_at"))
+
+    def updated_from(self, body: dict[str, Any]) -> ExportRecord:
+        return replace(self, status=body["status"], started_at=body.get("started_at"),
+                       finished_at=body.get("finished_at"), expires_at=body.get("expires_at") or self.expires_at)
+
+    @property
+    def scope(self) -> ExportScope:
+        return ExportScope(self.scope_kind, self.scope_id, self.scope_label)
+
+    @property
+    def is_active(self) -> bool:
+        return not self.gone and self.status in ACTIVE_STATUSES
+
+    def is_expired(self, now: dt.datetime) -> bool:
+        expires = parse_time(self.expires_at)
+        return self.gone or (expires is not None and expires <= now)
+
+    def can_download(self, now: dt.datetime) -> bool:
+        return self.status == "finished" and not self.is_expired(now)
+
+
+def profile_key(base_url: str, username: str) -> str:
+    """A file-name-safe key for one server and user."""
+    return hashlib.sha256(f"{base_url}\n{username}".encode()).hexdigest()[:20]
+
+
+class ExportHistory:
+    """Load and save the records of one profile."""
+
+    def __init__(self, directory: Path, key: str) -> None:
+        self.path = directory / f"{key}.json"
+
+    def load(self) -> list[ExportRecord]:
+        try:
+            items = json.loads(self.path.read_text(encoding="utf-8"))
+            return [ExportRecord(**item) for item in items]
+        except FileNotFoundError:
+            return []
+        except (ValueError, TypeError) as exc:
+            log.warning("ignoring unreadable export history %s: %s", self.path.name, exc)
+            return []
+
+    def save(self, records: list[ExportRecord]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps([asdict(r) for r in records], indent=1), encoding="utf-8")
+        temporary.replace(self.path)

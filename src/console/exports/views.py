@@ -1,0 +1,415 @@
+"""The vulnerability exports tab: request exports, watch them, save and preview the CSV."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+from collections.abc import Coroutine
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QApplication,
+    QButtonGroup,
+    QComboBox,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QRadioButton,
+    QSystemTrayIcon,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console.api.errors import ApiError, NotFound
+from console.api.exports import DEFAULT_POLL_SECONDS, DownloadCancelled, ExportScope, ExportsApi
+from console.context import AppContext
+from console.exports.dialogs import PreviewDialog
+from console.exports.models import ExportsModel, utcnow
+from console.exports.store import ExportHistory, ExportRecord, parse_time, profile_key
+from console.settings import app_data_dir
+
+# Most exports finish within a second; look once soon, then as often as the server asks.
+FIRST_POLL_SECONDS = 0.5
+SEARCH_DELAY_MS = 300
+
+
+class ScopePicker(QWidget):
+    """Chooses the export's scope: a project or group found by searching the API, or the instance."""
+
+    def __init__(self, tab: ExportsTab) -> None:
+        super().__init__()
+        self.tab = tab
+        self.kind = "project"
+        self.kind_buttons = QButtonGroup(self)
+        row = QHBoxLayout()
+        for kind, label in (("project", "Project"), ("group", "Group"), ("instance", "Instance")):
+            button = QRadioButton(label)
+            button.setProperty("scope_kind", kind)
+            button.setChecked(kind == "project")
+            self.kind_buttons.addButton(button)
+            row.addWidget(button)
+        self.search_edit = QLineEdit()
+        self.search_edit.setClearButtonEnabled(True)
+        self.results = QComboBox()
+        self.results.setMinimumWidth(320)
+        row.addWidget(self.search_edit, 1)
+        row.addWidget(self.results, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        self.search_timer = QTimer(self)
+        self.search_timer.setSingleShot(True)
+        self.search_timer.setInterval(SEARCH_DELAY_MS)
+        self.search_timer.timeout.connect(self.search)
+        self.search_edit.textEdited.connect(lambda _text: self.search_timer.start())
+        self.kind_buttons.buttonToggled.connect(self._kind_toggled)
+        self._show_kind()
+
+    def _kind_toggled(self, button: QRadioButton, checked: bool) -> None:
+        if checked:
+            self.kind = button.property("scope_kind")
+            self._show_kind()
+            self.search()
+
+    def _show_kind(self) -> None:
+        instance = self.kind == "instance"
+        self.search_edit.setEnabled(not instance)
+        self.results.setEnabled(not instance)
+        self.search_edit.setPlaceholderText("" if instance else f"Search {self.kind}s by name or path…")
+        self.results.clear()
+        if instance:
+            self.results.addItem("Every project where you are Developer or more")
+
+    def set_kind(self, kind: str) -> None:
+        for button in self.kind_buttons.buttons():
+            if button.property("scope_kind") == kind:
+                button.setChecked(True)
+
+    def search(self) -> None:
+        if self.kind == "instance" or not self.tab.context.is_connected:
+            return
+        kind, text = self.kind, self.search_edit.text().strip()
+        api = self.tab.api()
+        finder = api.search_projects if kind == "project" else api.search_groups
+        self.tab.spawn(self._fill(kind, finder(text)), description=f"Searching {kind}s")
+
+    async def _fill(self, kind: str, search: Coroutine[Any, Any, list[dict[str, Any]]]) -> None:
+        found = await search
+        if kind != self.kind:  # the user switched while the answer was on its way
+            return
+        self.results.clear()
+        for item in found:
+            label = item.get("path_with_namespace") or item.get("full_path") or item.get("name")
+            self.results.addItem(str(label), int(item["id"]))
+
+    def scope(self) -> ExportScope | None:
+        if self.kind == "instance":
+            return ExportScope("instance")
+        if self.results.currentIndex() < 0 or self.results.currentData() is None:
+            return None
+        return ExportScope(self.kind, int(self.results.currentData()), self.results.currentText())
+
+
+class ExportsTab(QWidget):
+    """Exports requested from this console for the connected profile, with live status."""
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None, *, history_dir: Path | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
+        self.history: ExportHistory | None = None
+        self.watchers: dict[int, asyncio.Task[None]] = {}
+        self.download_task: asyncio.Task[None] | None = None
+        self.cancel_requested = False
+        self.file_dialog: QFileDialog | None = None
+        self.preview_dialog: PreviewDialog | None = None
+        self.tray: QSystemTrayIcon | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+        self.picker = ScopePicker(self)
+        self.request_button = QPushButton("Request export")
+        self.request_button.clicked.connect(self.request_export)
+        request_box = QGroupBox("Request a vulnerability export (CSV)")
+        request_layout = QHBoxLayout(request_box)
+        request_layout.addWidget(self.picker, 1)
+        request_layout.addWidget(self.request_button)
+
+        self.model = ExportsModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(ExportsModel.SCOPE, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().selectionChanged.connect(self.update_actions)
+        self.table.doubleClicked.connect(lambda _index: self.preview())
+
+        self.save_button = QPushButton("Save As…")
+        self.preview_button = QPushButton("Preview…")
+        self.regenerate_button = QPushButton("Regenerate")
+        self.forget_button = QPushButton("Remove from list")
+        self.save_button.clicked.connect(self.save_as)
+        self.preview_button.clicked.connect(self.preview)
+        self.regenerate_button.clicked.connect(self.regenerate)
+        self.forget_button.clicked.connect(self.forget)
+        self.progress = QProgressBar()
+        self.progress.setFormat("%p% saved")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_download)
+        self.notice = QLabel()
+        self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        actions = QHBoxLayout()
+        for widget in (self.save_button, self.preview_button, self.regenerate_button, self.forget_button):
+            actions.addWidget(widget)
+        actions.addStretch(1)
+        actions.addWidget(self.progress)
+        actions.addWidget(self.cancel_button)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(request_box)
+        layout.addWidget(QLabel("Exports requested from this console (the server deletes each one after its lifetime):"))
+        layout.addWidget(self.table, 1)
+        layout.addLayout(actions)
+        layout.addWidget(self.notice)
+
+        self.clock = QTimer(self)
+        self.clock.setInterval(1000)
+        self.clock.timeout.connect(self._tick)
+        self.clock.start()
+        context.connection_changed.connect(self.load_profile)
+        self._show_download(False)
+        self.load_profile()
+
+    # plumbing ----------------------------------------------------------------------
+    def api(self) -> ExportsApi:
+        return ExportsApi(self.context.client)
+
+    def spawn(self, work: Coroutine[Any, Any, Any], *, description: str) -> asyncio.Task[Any]:
+        """Runs work on the loop; API errors are shown, bugs go to the exception hook."""
+        task = asyncio.ensure_future(self._guarded(work, description))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _guarded(self, work: Coroutine[Any, Any, Any], description: str) -> None:
+        try:
+            await work
+        except asyncio.CancelledError:
+            raise
+        except ApiError as exc:
+            self.context.report_error(f"{description} failed", exc.message)
+        except Exception:
+            sys.excepthook(*sys.exc_info())
+
+    def selected(self) -> ExportRecord | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.record(rows[0].row()) if rows else None
+
+    def select_export(self, export_id: int) -> None:
+        for row, record in enumerate(self.model.records):
+            if record.id == export_id:
+                self.table.selectRow(row)
+                return
+
+    # profile -----------------------------------------------------------------------
+    def load_profile(self) -> None:
+        for task in self.watchers.values():
+            task.cancel()
+        self.watchers.clear()
+        client, user = self.context.client, self.context.user or {}
+        if client is None:
+            self.history = None
+            self.model.set_records([])
+        else:
+            self.history = ExportHistory(self.history_dir, profile_key(client.base_url, str(user.get("username", ""))))
+            self.model.set_records(self.history.load())
+            for record in self.model.records:
+                if record.is_active:
+                    self.watch(record)
+            self.picker.search()
+        self.request_button.setEnabled(client is not None)
+        self.update_actions()
+
+    def _store(self, record: ExportRecord) -> None:
+        self.model.upsert(record)
+        if self.history is not None:
+            self.history.save(self.model.records)
+        self.update_actions()
+
+    # requesting and watching ------------------------------------------------------
+    def request_export(self) -> asyncio.Task[Any] | None:
+        scope = self.picker.scope()
+        if scope is None:
+            self.context.report_error("No scope chosen", f"Search for a {self.picker.kind} and pick one first.")
+            return None
+        return self.spawn(self._request(scope), description=f"Requesting an export of {scope.label}")
+
+    async def _request(self, scope: ExportScope, *, replacing: int | None = None) -> None:
+        body = await self.api().create(scope)
+        record = ExportRecord.from_api(body, scope)
+        if replacing is not None:
+            self.model.remove(replacing)
+        self._store(record)
+        self.select_export(record.id)
+        self.context.say(f"Export {record.id} of {scope.label} requested")
+        self.watch(record)
+
+    def watch(self, record: ExportRecord) -> None:
+        if record.id not in self.watchers:
+            task = self.spawn(self._watch(record.id), description=f"Checking export {record.id}")
+            self.watchers[record.id] = task
+            task.add_done_callback(lambda _task, export_id=record.id: self.watchers.pop(export_id, None))
+
+    async def _watch(self, export_id: int) -> None:
+        await asyncio.sleep(FIRST_POLL_SECONDS)
+        while True:
+            try:
+                state = await self.api().state(export_id)
+            except NotFound:
+                self._mark_gone(export_id)
+                return
+            record = self._record(export_id)
+            if record is None:
+                return
+            record = record.updated_from(state.body)
+            self._store(record)
+            if state.poll_seconds is None:
+                self._announce(record)
+                return
+            await asyncio.sleep(state.poll_seconds or DEFAULT_POLL_SECONDS)
+
+    def _record(self, export_id: int) -> ExportRecord | None:
+        return next((r for r in self.model.records if r.id == export_id), None)
+
+    def _mark_gone(self, export_id: int) -> None:
+        record = self._record(export_id)
+        if record is not None:
+            self._store(replace(record, gone=True))
+
+    def _announce(self, record: ExportRecord) -> None:
+        text = f"Export {record.id} of {record.scope_label} {record.status}"
+        self.notice.setText(text)
+        window = self.window()
+        if window.isActiveWindow():
+            return
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            if self.tray is None:
+                self.tray = QSystemTrayIcon(QApplication.windowIcon(), self)
+            self.tray.show()
+            self.tray.showMessage("Vulnerability export", text)
+        else:
+            self.context.say(text)
+
+    # actions -----------------------------------------------------------------------
+    def update_actions(self) -> None:
+        record = self.selected()
+        now = utcnow()
+        downloading = self.download_task is not None and not self.download_task.done()
+        can_download = record is not None and record.can_download(now) and self.context.is_connected
+        self.save_button.setEnabled(can_download and not downloading)
+        self.preview_button.setEnabled(can_download)
+        self.regenerate_button.setEnabled(record is not None and record.is_expired(now) and self.context.is_connected)
+        self.forget_button.setEnabled(record is not None)
+
+    def _tick(self) -> None:
+        self.model.tick()
+        self.update_actions()
+
+    def regenerate(self) -> asyncio.Task[Any] | None:
+        record = self.selected()
+        if record is None:
+            return None
+        return self.spawn(self._request(record.scope, replacing=record.id),
+                          description=f"Regenerating the export of {record.scope_label}")
+
+    def forget(self) -> None:
+        record = self.selected()
+        if record is None:
+            return
+        if record.id in self.watchers:
+            self.watchers[record.id].cancel()
+        self.model.remove(record.id)
+        if self.history is not None:
+            self.history.save(self.model.records)
+        self.update_actions()
+
+    def suggested_file_name(self, record: ExportRecord) -> str:
+        finished = parse_time(record.finished_at) or utcnow()
+        slug = re.sub(r"[^a-z0-9_-]+", "-", record.scope_label.lower()).strip("-") or "instance"
+        return f"{slug}_vulnerabilities_{finished.strftime('%Y-%m-%dT%H%M')}.csv"
+
+    def save_as(self) -> QFileDialog | None:
+        record = self.selected()
+        if record is None or not record.can_download(utcnow()):
+            return None
+        dialog = QFileDialog(self, "Save vulnerability export", str(Path.home() / self.suggested_file_name(record)),
+                             "CSV files (*.csv);;All files (*)")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, QApplication.platformName() == "offscreen")
+        dialog.fileSelected.connect(lambda path, export_id=record.id: self.save_to(export_id, Path(path)))
+        self.file_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def save_to(self, export_id: int, target: Path) -> asyncio.Task[Any]:
+        self.cancel_requested = False
+        self.download_task = self.spawn(self._save(export_id, target), description=f"Saving export {export_id}")
+        self.download_task.add_done_callback(lambda _task: self._show_download(False))
+        self._show_download(True)
+        return self.download_task
+
+    async def _save(self, export_id: int, target: Path) -> None:
+        try:
+            size = await self.api().download(export_id, target, progress=self._progress,
+                                             cancelled=lambda: self.cancel_requested)
+        except DownloadCancelled:
+            self.notice.setText(f"Saving export {export_id} cancelled")
+            self.context.say(f"Saving export {export_id} cancelled")
+            return
+        self.notice.setText(f"Export {export_id} saved to {target} ({size:,} bytes)")
+        self.context.say(f"Export {export_id} saved to {target}")
+
+    def _progress(self, done: int, total: int | None) -> None:
+        if total:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(done * 1000 / total))
+        else:
+            self.progress.setRange(0, 0)
+
+    def cancel_download(self) -> None:
+        self.cancel_requested = True
+
+    def _show_download(self, active: bool) -> None:
+        self.progress.setVisible(active)
+        self.cancel_button.setVisible(active)
+        if active:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(0)
+        self.update_actions()
+
+    def preview(self) -> asyncio.Task[Any] | None:
+        record = self.selected()
+        if record is None or not record.can_download(utcnow()):
+            return None
+        return self.spawn(self._preview(record), description=f"Loading export {record.id}")
+
+    async def _preview(self, record: ExportRecord) -> None:
+        headers, rows, truncated = await self.api().preview(record.id)
+        if self.preview_dialog is not None:
+            self.preview_dialog.close()
+        self.preview_dialog = PreviewDialog(f"export {record.id} of {record.scope_label}", headers, rows,
+                                            truncated=truncated, parent=self)
+        self.preview_dialog.open()

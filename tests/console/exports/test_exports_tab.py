@@ -1,0 +1,183 @@
+"""The vulnerability exports tab against a real server: request, watch, save, preview, regenerate."""
+
+import datetime as dt
+
+import httpx
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+
+from console.api.exports import ExportScope
+from console.exports.models import ExportsModel, PreviewFilterProxy, PreviewModel
+from console.exports.store import ExportRecord
+from console.exports.views import ExportsTab
+from tests.support import start_server
+
+WAIT = 30_000
+
+
+def connect(qtbot, context, url, token):
+    context.run(context.connect_to(url, token), description="Connecting")
+    qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
+
+
+def make_tab(qtbot, context, history_dir) -> ExportsTab:
+    tab = ExportsTab(context, history_dir=history_dir)
+    qtbot.addWidget(tab)
+    tab.resize(1000, 500)
+    tab.show()
+    return tab
+
+
+def pick(qtbot, tab, kind, text, label):
+    tab.picker.set_kind(kind)
+    qtbot.keyClicks(tab.picker.search_edit, text)
+    qtbot.waitUntil(lambda: tab.picker.results.findText(label) >= 0, timeout=WAIT)
+    tab.picker.results.setCurrentIndex(tab.picker.results.findText(label))
+
+
+def finished_record(tab, export_id=None):
+    records = [r for r in tab.model.records if export_id is None or r.id == export_id]
+    return records[0] if records and records[0].status == "finished" else None
+
+
+def test_models_pass_the_model_tester(qtmodeltester):
+    now = dt.datetime.now(dt.timezone.utc)
+    stamp = lambda minutes: (now + dt.timedelta(minutes=minutes)).isoformat().replace("+00:00", "Z")  # noqa: E731
+    model = ExportsModel()
+    model.set_records([
+        ExportRecord(1, "project", 4, "tools/scanner-lab", "finished", stamp(-3), stamp(57), stamp(-3), stamp(-2)),
+        ExportRecord(2, "instance", None, "Instance (all my projects)", "running", stamp(-1), stamp(59), stamp(-1)),
+        ExportRecord(3, "group", 1, "acme", "finished", stamp(-90), stamp(-30), stamp(-90), stamp(-89), gone=True),
+    ])
+    model.tick(now)
+    qtmodeltester.check(model)
+    assert [model.index(row, ExportsModel.STATUS).data() for row in range(3)] == ["expired (deleted)", "running", "finished"]
+    assert model.index(2, ExportsModel.TIME_LEFT).data() == "57 min 00 s"
+    preview = PreviewModel()
+    preview.set_csv(["Severity", "Status", "Vulnerability"],
+                    [["low", "detected", "a"], ["critical", "dismissed", "b"], ["high", "detected", "c"]])
+    qtmodeltester.check(preview)
+    proxy = PreviewFilterProxy()
+    proxy.setSourceModel(preview)
+    proxy.sort(0, Qt.SortOrder.AscendingOrder)
+    assert [proxy.index(row, 0).data() for row in range(3)] == ["critical", "high", "low"]
+    proxy.set_filters(severity=None, status="detected")
+    qtmodeltester.check(proxy)
+    assert proxy.rowCount() == 2
+
+
+def test_request_watch_save_and_preview(qtbot, qloop_running, context, server, tmp_path):
+    connect(qtbot, context, server.url, server.root_token)
+    tab = make_tab(qtbot, context, tmp_path / "history")
+    pick(qtbot, tab, "project", "scanner", "tools/scanner-lab")
+    qtbot.mouseClick(tab.request_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: finished_record(tab) is not None, timeout=WAIT)
+    record = finished_record(tab)
+    assert (record.scope_kind, record.scope_label) == ("project", "tools/scanner-lab")
+    assert tab.notice.text() == f"Export {record.id} of tools/scanner-lab finished"
+    assert tab.model.index(0, ExportsModel.ELAPSED).data().endswith(" s")
+    assert tab.model.index(0, ExportsModel.TIME_LEFT).data().startswith("59 min")
+
+    tab.select_export(record.id)
+    qtbot.waitUntil(lambda: tab.save_button.isEnabled(), timeout=WAIT)
+    target = tmp_path / "saved.csv"
+    dialog = tab.save_as()
+    dialog.selectFile(str(target))
+    dialog.accept()
+    qtbot.waitUntil(lambda: tab.download_task is not None and tab.download_task.done(), timeout=WAIT)
+    with httpx.Client(headers={"PRIVATE-TOKEN": server.root_token}) as rest:
+        direct = rest.get(f"{server.api_url}/security/vulnerability_exports/{record.id}/download")
+    assert direct.status_code == 200
+    assert target.read_bytes() == direct.content
+    assert not (tmp_path / "saved.csv.part").exists()
+    assert tab.notice.text() == f"Export {record.id} saved to {target} ({len(direct.content):,} bytes)"
+
+    qtbot.mouseClick(tab.preview_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.preview_dialog is not None and tab.preview_dialog.isVisible(), timeout=WAIT)
+    preview = tab.preview_dialog
+    assert preview.model.rowCount() == 4 and preview.model.columnCount() == 19
+    preview.severity_filter.setCurrentText("high")
+    assert preview.proxy.rowCount() == 1
+    assert preview.proxy.index(0, preview.model.column("Vulnerability")).data().startswith("'=HYPERLINK(")
+    preview.severity_filter.setCurrentText("All")
+    preview.status_filter.setCurrentText("dismissed")
+    assert preview.count_label.text() == "1 of 4 vulnerabilities"
+    preview.status_filter.setCurrentText("All")
+    preview.sort_by("Severity")
+    assert [preview.proxy.index(r, 8).data() for r in range(4)] == ["critical", "high", "medium", "low"]
+    preview.close()
+
+
+def test_cancelled_save_leaves_no_file(qtbot, qloop_running, context, server, tmp_path):
+    connect(qtbot, context, server.url, server.root_token)
+    tab = make_tab(qtbot, context, tmp_path / "history")
+    tab.picker.set_kind("instance")
+    tab.request_export()
+    qtbot.waitUntil(lambda: finished_record(tab) is not None, timeout=WAIT)
+    target = tmp_path / "cancelled.csv"
+    task = tab.save_to(finished_record(tab).id, target)
+    tab.cancel_download()
+    qtbot.waitUntil(task.done, timeout=WAIT)
+    assert not target.exists() and not (tmp_path / "cancelled.csv.part").exists()
+    assert tab.notice.text().endswith("cancelled")
+    assert not tab.progress.isVisible()
+
+
+def test_history_is_kept_per_profile_and_finish_notified_in_background(qtbot, qloop_running, context, server, api,
+                                                                       tmp_path):
+    connect(qtbot, context, server.url, server.root_token)
+    tab = make_tab(qtbot, context, tmp_path / "history")
+    messages = []
+    context.status_message.connect(messages.append)
+    other_window = QWidget()
+    qtbot.addWidget(other_window)
+    other_window.show()
+    other_window.activateWindow()
+    qtbot.waitUntil(lambda: not tab.window().isActiveWindow(), timeout=WAIT)
+    pick(qtbot, tab, "group", "acme", "acme")
+    tab.request_export()
+    qtbot.waitUntil(lambda: finished_record(tab) is not None, timeout=WAIT)
+    record = finished_record(tab)
+    assert (record.scope_kind, record.scope_label) == ("group", "acme")
+    # No system tray offscreen, so the notice goes to the status bar.
+    assert f"Export {record.id} of acme finished" in messages
+    again = make_tab(qtbot, context, tmp_path / "history")
+    assert [r.id for r in again.model.records] == [record.id]
+    user, token = api.user()
+    connect_other = context.connect_to(server.url, token)
+    context.run(connect_other, description="Switching user")
+    qtbot.waitUntil(lambda: (context.user or {}).get("username") == user["username"], timeout=WAIT)
+    assert again.model.rowCount() == 0 and tab.model.rowCount() == 0
+
+
+def test_expired_export_can_be_regenerated(qtbot, qloop_running, context, tmp_path):
+    with start_server(tmp_path / "server", extra_env={"OUTPOST_EXPORT_LIFETIME_SECONDS": "3"}) as short_lived:
+        connect(qtbot, context, short_lived.url, short_lived.root_token)
+        tab = make_tab(qtbot, context, tmp_path / "history")
+        tab.picker.set_kind("instance")
+        tab.request_export()
+        qtbot.waitUntil(lambda: finished_record(tab) is not None, timeout=WAIT)
+        first = finished_record(tab)
+        tab.select_export(first.id)
+        qtbot.waitUntil(lambda: tab.regenerate_button.isEnabled(), timeout=WAIT)
+        assert tab.model.index(0, ExportsModel.STATUS).data() == "expired (deleted)"
+        assert not tab.save_button.isEnabled() and not tab.preview_button.isEnabled()
+        qtbot.mouseClick(tab.regenerate_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: finished_record(tab) is not None and finished_record(tab).id != first.id, timeout=WAIT)
+        assert [r.id for r in tab.model.records] == [finished_record(tab).id]
+        assert tab.model.records[0].scope == ExportScope("instance")
+        context.run(context.disconnect(), description="Disconnecting")
+        qtbot.waitUntil(lambda: not context.is_connected, timeout=WAIT)
+
+
+@pytest.mark.parametrize("kind", ["project", "group"])
+def test_request_without_a_choice_says_so(qtbot, qloop_running, context, server, tmp_path, kind):
+    connect(qtbot, context, server.url, server.root_token)
+    tab = make_tab(qtbot, context, tmp_path / "history")
+    errors = []
+    context.error_reported.connect(lambda title, message: errors.append((title, message)))
+    tab.picker.set_kind(kind)
+    tab.picker.results.clear()
+    assert tab.request_export() is None
+    assert errors == [("No scope chosen", f"Search for a {kind} and pick one first.")]
