@@ -79,4 +79,6 @@ def get_session(request: Request) -> Iterator[Session]:
         yield session
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+# scope="function": commit before the response is sent, so a success answer means the change is
+# durable and visible to the client's next request (the default "request" scope commits afterwards).
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
