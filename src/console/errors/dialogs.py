@@ -99,6 +99,7 @@ class ListKeysPage(_StepPage):
         self.table.setModel(self.model)
         self.table.verticalHeader().hide()
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setWordWrap(False)
         self.table.horizontalHeader().setSectionResizeMode(ClientKeyModel.DSN, QHeaderView.ResizeMode.Stretch)
         self.old_key = QComboBox()
         self.old_key.currentIndexChanged.connect(self._old_key_chosen)

@@ -7,7 +7,7 @@ moved on (another project, another filter) are dropped by comparing a generation
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QModelIndex, QRect, Qt, QTimer, Signal
@@ -95,8 +95,11 @@ class _Page(QWidget):
         super().__init__()
         self.tab = tab
 
-    def run(self, work: Awaitable[T], description: str, on_success: Callable[[T], None] | None = None
-            ) -> asyncio.Task[None]:
+    def run(self, work: Coroutine[Any, Any, T], description: str, on_success: Callable[[T], None] | None = None
+            ) -> asyncio.Task[None] | None:
+        if not self.tab.context.is_connected:  # e.g. a dialog closing after a disconnect
+            work.close()
+            return None
         return self.tab.context.run(work, description=description, on_success=on_success)
 
 
@@ -274,8 +277,9 @@ class ErrorsPage(_Page):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.detail)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([55, 45])  # scaled to the real width on first layout
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
@@ -434,9 +438,9 @@ class SettingsPage(_Page):
         self.external_project = QComboBox()
         self.external_project.setEnabled(False)
         self.external_project.setPlaceholderText("Connect to list the projects")
-        scopes = QLabel("The token needs the scopes " + ", ".join(REQUIRED_SCOPES)
-                        + " (event:write lets you resolve errors).")
-        scopes.setWordWrap(True)
+        self.scopes_label = QLabel("The token needs the scopes " + ", ".join(REQUIRED_SCOPES)
+                                   + " (event:write lets you resolve errors).")
+        self.scopes_label.setWordWrap(True)
         self.save_button = QPushButton("Save")
         self.save_button.clicked.connect(self.save)
         self.saved_label = QLabel()
@@ -448,7 +452,7 @@ class SettingsPage(_Page):
         token_row.addWidget(self.connect_button)
         form.addRow("API URL", self.api_host)
         form.addRow("Auth token", token_row)
-        form.addRow("", scopes)
+        form.addRow("", self.scopes_label)
         form.addRow("", self.connection_status)
         form.addRow("Project", self.external_project)
         backend_box = QGroupBox("Error tracking backend")
@@ -523,6 +527,11 @@ class SettingsPage(_Page):
             for item in projects:
                 self.external_project.addItem(item.label, item)
             self.external_project.setEnabled(bool(projects))
+            # Keep the project already linked selected; otherwise propose the first one.
+            linked = self.loaded.slugs if self.loaded is not None else None
+            chosen = next((index for index, item in enumerate(projects)
+                           if linked == (item.organization_slug, item.slug)), 0)
+            self.external_project.setCurrentIndex(chosen if projects else -1)
 
         self.run(connect(), "Testing the connection")
 

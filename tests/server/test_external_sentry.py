@@ -1,0 +1,216 @@
+"""The external Sentry backend, through a fake of Sentry's web API on 127.0.0.1.
+
+A private server keeps the instance-wide "allow local requests" setting from leaking into other tests,
+and its short external timeout keeps the timeout case quick.
+"""
+
+from __future__ import annotations
+
+import socket
+
+import httpx
+import pytest
+
+from outpost_server.accounts import access
+from tests.fake_sentry import FakeSentry
+from tests.support import ApiHelper, start_server
+
+GOOD_TOKEN = "sntrys-good-token"
+PROJECT_KEYS = {"id", "name", "status", "slug", "organization_name", "organization_id", "organization_slug"}
+
+
+@pytest.fixture(scope="module")
+def private_server(tmp_path_factory):
+    with start_server(tmp_path_factory.mktemp("external"),
+                      extra_env={"OUTPOST_ERROR_TRACKING_EXTERNAL_TIMEOUT": "1"}) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def helper(private_server):
+    return ApiHelper(private_server)
+
+
+@pytest.fixture(scope="module")
+def fake():
+    with FakeSentry(tokens=(GOOD_TOKEN,)) as running:
+        yield running
+
+
+@pytest.fixture
+def web(private_server):
+    with httpx.Client(base_url=private_server.url, headers={"PRIVATE-TOKEN": private_server.root_token},
+                      timeout=30) as client:
+        yield client
+
+
+@pytest.fixture
+def allow_local(helper):
+    helper.root.put("/application/settings",
+                    json={"allow_local_requests_from_web_hooks_and_services": True}).raise_for_status()
+    yield
+    helper.root.put("/application/settings",
+                    json={"allow_local_requests_from_web_hooks_and_services": False}).raise_for_status()
+
+
+def _projects(web, path: str, api_host: str, token: str) -> httpx.Response:
+    return web.get(f"/{path}/-/error_tracking/projects.json", params={"api_host": api_host, "token": token})
+
+
+def test_application_setting_is_admin_only(private_server, helper):
+    body = helper.root.get("/application/settings").json()
+    assert body["allow_local_requests_from_web_hooks_and_services"] is False
+    _, token = helper.user()
+    with httpx.Client(base_url=private_server.api_url, headers={"PRIVATE-TOKEN": token}) as user:
+        assert user.put("/application/settings",
+                        json={"allow_local_requests_from_web_hooks_and_services": True}).status_code == 403
+    invalid = helper.root.put("/application/settings", json={"allow_local_requests_from_web_hooks_and_services": "x"})
+    assert invalid.status_code == 400 and invalid.json() == {"error": "allow_local_requests_from_web_hooks_and_services is invalid"}
+
+
+def test_local_addresses_are_refused_unless_allowed(helper, web, fake):
+    path = helper.project()["path_with_namespace"]
+    refused = _projects(web, path, fake.url, GOOD_TOKEN)
+    assert refused.status_code == 400
+    assert refused.json() == {"message": "Api url is blocked: Requests to localhost are not allowed"}
+    private = _projects(web, path, "http://10.1.2.3", GOOD_TOKEN)
+    assert private.json() == {"message": "Api url is blocked: Requests to the local network are not allowed"}
+    metadata = _projects(web, path, "http://169.254.169.254", GOOD_TOKEN)
+    assert metadata.json() == {"message": "Api url is blocked: Requests to the link local network are not allowed"}
+    assert not any(request[1] == "/api/0/projects/" for request in fake.requests)
+
+
+def test_missing_parameters(helper, web):
+    path = helper.project()["path_with_namespace"]
+    response = web.get(f"/{path}/-/error_tracking/projects.json")
+    assert response.status_code == 400
+    assert response.json() == {"message": "Api url is a required field, Token is a required field"}
+
+
+def test_projects_of_the_external_system(helper, web, fake, allow_local):
+    path = helper.project()["path_with_namespace"]
+    response = _projects(web, path, fake.url, GOOD_TOKEN)
+    assert response.status_code == 200
+    projects = response.json()["projects"]
+    assert [p["slug"] for p in projects] == ["storefront", "billing-api"]
+    assert set(projects[0]) == PROJECT_KEYS
+    assert projects[0]["organization_slug"] == "acme" and projects[0]["organization_name"] == "Acme"
+    assert fake.requests[-1][3] == f"Bearer {GOOD_TOKEN}"
+
+
+@pytest.mark.parametrize(("case", "message"), [
+    ("bad token", "Sentry response status code: 401"),
+    ("refused", "Connection refused"),
+    ("timeout", "Connection to Sentry timed out"),
+])
+def test_connection_failures(helper, web, fake, allow_local, case, message):
+    path = helper.project()["path_with_namespace"]
+    api_host, token = fake.url, GOOD_TOKEN
+    if case == "bad token":
+        token = "wrong"
+    elif case == "refused":
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            api_host = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    else:
+        fake.delay = 3
+    try:
+        response = _projects(web, path, api_host, token)
+    finally:
+        fake.delay = 0
+    assert response.status_code == 400
+    assert response.json() == {"message": message}
+
+
+def test_projects_need_maintainer_and_monitor(helper, private_server, web, fake, allow_local):
+    project, tokens = helper.project_with_roles({"developer": access.DEVELOPER, "maintainer": access.MAINTAINER})
+    path = project["path_with_namespace"]
+    for role, status in (("developer", 404), ("maintainer", 200)):
+        with httpx.Client(base_url=private_server.url, headers={"PRIVATE-TOKEN": tokens[role]}) as client:
+            assert _projects(client, path, fake.url, GOOD_TOKEN).status_code == status
+    helper.root.put(f"/projects/{project['id']}", json={"monitor_access_level": "disabled"}).raise_for_status()
+    assert _projects(web, path, fake.url, GOOD_TOKEN).status_code == 404
+
+
+@pytest.fixture
+def external_project(helper, fake, allow_local):
+    """A project whose error tracking reads the fake Sentry's "storefront" project."""
+    project = helper.project()
+    response = helper.root.put(f"/projects/{project['id']}/error_tracking/settings",
+                               json={"active": True, "integrated": False, "api_url": fake.api_url(),
+                                     "token": GOOD_TOKEN})
+    assert response.status_code == 200, response.text
+    assert response.json()["api_url"] == fake.api_url(), (
+        "the settings API ignored api_url/token: its PATCH and PUT handlers must call "
+        "outpost_server.error_tracking.external.settings.apply_external_params")
+    return project
+
+
+def test_settings_store_the_external_backend(helper, web, fake, external_project):
+    setting = helper.root.get(f"/projects/{external_project['id']}/error_tracking/settings").json()
+    assert setting == {"active": True, "integrated": False, "api_url": fake.api_url(), "project_name": "Storefront",
+                       "sentry_external_url": f"{fake.url}/acme/storefront/"}
+    assert GOOD_TOKEN not in str(setting)
+    # The masked token stands for the stored one.
+    masked = _projects(web, external_project["path_with_namespace"], fake.url, "*****")
+    assert masked.status_code == 200 and fake.requests[-1][3] == f"Bearer {GOOD_TOKEN}"
+
+
+def test_external_settings_are_validated(helper, allow_local):
+    project = helper.project()
+    response = helper.root.put(f"/projects/{project['id']}/error_tracking/settings",
+                               json={"active": True, "integrated": False})
+    assert response.status_code == 400
+    assert response.json() == {"message": {"api_url": ["is a required field"], "token": ["is a required field"]}}
+
+
+def test_list_details_stack_trace_and_resolve(web, fake, external_project):
+    path = external_project["path_with_namespace"]
+    first = web.get(f"/{path}/-/error_tracking.json", params={"sort": "frequency"})
+    assert first.status_code == 200, first.text
+    body = first.json()
+    assert len(body["errors"]) == 20 and body["external_url"] == f"{fake.url}/acme/storefront/"
+    top = body["errors"][0]
+    assert top["id"] == "1030" and top["count"] == "90" and top["user_count"] == 30
+    assert top["message"] == "divided by 0 (#30)" and top["short_id"] == "STOREFRONT-30"
+    assert top["external_url"] == f"{fake.url}/acme/storefront/issues/1030"
+    assert len(top["frequency"]) == 24
+    assert set(body["pagination"]) == {"next"}
+    request = fake.requests[-1]
+    assert request[1] == "/api/0/projects/acme/storefront/issues/"
+    assert request[2]["query"] == ["is:unresolved"] and request[2]["sort"] == ["freq"] and request[2]["limit"] == ["20"]
+    second = web.get(f"/{path}/-/error_tracking.json",
+                     params={"sort": "frequency", "cursor": body["pagination"]["next"]["cursor"]}).json()
+    assert len(second["errors"]) == 10 and "previous" in second["pagination"]
+
+    detail = web.get(f"/{path}/-/error_tracking/1030/details.json").json()["error"]
+    assert detail["first_release_short_version"] == "storefront@1.0.0"
+    assert detail["last_release_short_version"] == "storefront@1.2.0"
+    assert detail["tags"] == {"level": "error", "logger": None}
+    assert detail["external_base_url"] == f"{fake.url}/acme/storefront"
+
+    trace = web.get(f"/{path}/-/error_tracking/1030/stack_trace.json").json()["error"]
+    assert trace["issue_id"] == "1030"
+    assert [frame["lineNo"] for frame in trace["stack_trace_entries"]] == [135, 42]
+    assert trace["exceptions"][0]["frames"][1]["in_app"] is True
+
+    resolved = web.put(f"/{path}/-/error_tracking/1030.json", json={"status": "resolved"})
+    assert resolved.json() == {"result": {"updated": True, "closed_issue_iid": None, "status": "success"}}
+    assert fake.requests[-1][:2] == ("PUT", "/api/0/issues/1030/")
+    unresolved = web.get(f"/{path}/-/error_tracking.json", params={"sort": "frequency"}).json()["errors"]
+    assert "1030" not in [e["id"] for e in unresolved]
+    assert [e["id"] for e in web.get(f"/{path}/-/error_tracking.json",
+                                      params={"issue_status": "resolved"}).json()["errors"]] == ["1030"]
+    web.put(f"/{path}/-/error_tracking/1030.json", json={"status": "unresolved"}).raise_for_status()
+
+    missing = web.get(f"/{path}/-/error_tracking/424242/details.json")
+    assert missing.status_code == 400 and missing.json() == {"message": "Sentry response status code: 404"}
+
+
+def test_external_failure_reaches_the_list(helper, web, fake, external_project):
+    fake.tokens.discard(GOOD_TOKEN)
+    try:
+        response = web.get(f"/{external_project['path_with_namespace']}/-/error_tracking.json")
+    finally:
+        fake.tokens.add(GOOD_TOKEN)
+    assert response.status_code == 400 and response.json() == {"message": "Sentry response status code: 401"}
