@@ -198,10 +198,11 @@ def update_project(request: Request, session: SessionDep, user: CurrentUserDep, 
 
 # --- members ------------------------------------------------------------------------------
 
-def _member_target(session, user, kind: str, ident: str, min_level: int):
+def _member_target(session, user, kind: str, ident: str, *, manage: bool):
+    # Project maintainers manage project members; only owners manage a group's members.
     if kind == "projects":
-        return service.find_project_for(session, ident, user, min_level)
-    return service.find_group_for(session, ident, user, min_level)
+        return service.find_project_for(session, ident, user, access.MAINTAINER if manage else access.NO_ACCESS)
+    return service.find_group_for(session, ident, user, access.OWNER if manage else access.NO_ACCESS)
 
 
 def _member_query(target):
@@ -216,12 +217,12 @@ for _kind in ("projects", "groups"):
         @router.get(f"/{kind}/{{ident}}/members", name=f"list_{kind}_members")
         def list_members(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
                          ident: str):
-            target = _member_target(session, user, kind, ident, access.NO_ACCESS)
+            target = _member_target(session, user, kind, ident, manage=False)
             return [member_entity(request, m) for m in paginate(session, _member_query(target), request, response)]
 
         @router.get(f"/{kind}/{{ident}}/members/{{user_id}}", name=f"get_{kind}_member")
         def get_member(request: Request, session: SessionDep, user: CurrentUserDep, ident: str, user_id: int):
-            target = _member_target(session, user, kind, ident, access.NO_ACCESS)
+            target = _member_target(session, user, kind, ident, manage=False)
             member = session.scalars(_member_query(target).where(_member_user_column(target) == user_id)).first()
             if member is None:
                 raise errors.not_found("Member")
@@ -230,7 +231,7 @@ for _kind in ("projects", "groups"):
         @router.post(f"/{kind}/{{ident}}/members", status_code=201, name=f"add_{kind}_member")
         def create_member(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                           ident: str):
-            target = _member_target(session, user, kind, ident, access.MAINTAINER)
+            target = _member_target(session, user, kind, ident, manage=True)
             params.require("access_level")
             if params.raw("user_id") is None and params.raw("username") is None:
                 raise errors.ApiError(400, {"error": "user_id, username are missing, exactly one parameter must be provided"})
@@ -251,7 +252,7 @@ for _kind in ("projects", "groups"):
 
         @router.delete(f"/{kind}/{{ident}}/members/{{user_id}}", status_code=204, name=f"remove_{kind}_member")
         def delete_member(session: SessionDep, user: CurrentUserDep, ident: str, user_id: int):
-            target = _member_target(session, user, kind, ident, access.MAINTAINER)
+            target = _member_target(session, user, kind, ident, manage=True)
             member = session.scalars(_member_query(target).where(_member_user_column(target) == user_id)).first()
             if member is None:
                 raise errors.not_found("Member")
