@@ -1,9 +1,12 @@
 """Storing accepted events and sessions, batched by a single writer (group commit).
 
-Each collector request hands its parsed content to the writer and waits; the writer thread takes
+Each collector request hands its parsed content to the writer and waits; the writer takes
 everything queued, stores it in ONE transaction and only then wakes the waiting requests. So a
 200 is answered after the commit ("200 means durable") while the database sees a few large
 transactions instead of thousands of small ones.
+
+The statements are built once per dialect and run as executemany: on the hot path, building
+SQLAlchemy statements costs more than executing them.
 """
 
 from __future__ import annotations
@@ -11,14 +14,12 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-import queue
-import threading
-import zlib
 from collections import OrderedDict, defaultdict
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
-from sqlalchemy import case, delete, insert, select, update
+from sqlalchemy import and_, bindparam, case, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
@@ -39,10 +40,107 @@ log = logging.getLogger("outpost.error_tracking.ingest")
 MAX_BATCH = 2000
 LOOKUP_CHUNK = 500
 
+EVENTS = ErrorEvent.__table__
+PAYLOADS = ErrorEventPayload.__table__
+ERRORS = TrackedError.__table__
+USERS = ErrorUser.__table__
+HOURLY = ErrorHourlyCount.__table__
+SESSIONS = ReleaseSession.__table__
+AGGREGATES = SessionAggregate.__table__
 
-def _upsert(connection: Connection, table):
-    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table)
+
+class _Statements:
+    """The writer's statements for one SQL dialect."""
+
+    def __init__(self, dialect_name: str):
+        dialect = postgresql if dialect_name == "postgresql" else sqlite
+        self.known_event_ids = select(EVENTS.c.event_id).where(
+            EVENTS.c.project_id == bindparam("project_id"), EVENTS.c.event_id.in_(bindparam("event_ids", expanding=True))
+        )
+        self.errors_by_fingerprint = select(ERRORS.c.id, ERRORS.c.fingerprint, ERRORS.c.payloads_kept).where(
+            ERRORS.c.project_id == bindparam("project_id"),
+            ERRORS.c.fingerprint.in_(bindparam("fingerprints", expanding=True)),
+        )
+        self.create_errors = dialect.insert(ERRORS).on_conflict_do_nothing(index_elements=["project_id", "fingerprint"])
+        self.insert_events = insert(EVENTS)
+        self.insert_payloads = insert(PAYLOADS)
+        self.trim_payloads = delete(PAYLOADS).where(
+            PAYLOADS.c.id.in_(
+                select(PAYLOADS.c.id)
+                .where(PAYLOADS.c.error_id == bindparam("trim_error_id"))
+                .order_by(PAYLOADS.c.id)
+                .limit(bindparam("excess"))
+                .scalar_subquery()
+            )
+        )
+        hourly = dialect.insert(HOURLY)
+        self.count_hours = hourly.on_conflict_do_update(
+            index_elements=["error_id", "hour"], set_={"count": HOURLY.c.count + hourly.excluded.count}
+        )
+        self.known_users = select(USERS.c.user_key).where(
+            USERS.c.error_id == bindparam("error_id"), USERS.c.user_key.in_(bindparam("user_keys", expanding=True))
+        )
+        self.add_users = dialect.insert(USERS).on_conflict_do_nothing(index_elements=["error_id", "user_key"])
+        self.update_errors = self._update_errors()
+        sessions = dialect.insert(SESSIONS)
+        self.upsert_sessions = sessions.on_conflict_do_update(
+            index_elements=["project_id", "sid"],
+            set_={
+                # A session that left "ok" is final; late "ok" updates do not reopen it.
+                "status": case((SESSIONS.c.status == "ok", sessions.excluded.status), else_=SESSIONS.c.status),
+                "errors": case((sessions.excluded.errors > SESSIONS.c.errors, sessions.excluded.errors),
+                               else_=SESSIONS.c.errors),
+                "updated_at": sessions.excluded.updated_at,
+            },
+        )
+        self.insert_aggregates = insert(AGGREGATES)
+
+    @staticmethod
+    def _update_errors():
+        """One statement for every touched error: increments, and the latest event's fields when newer.
+
+        SET expressions all see the row as it was, so `status` and `regressed` agree.
+        """
+        newer = bindparam("b_last_seen", type_=ERRORS.c.last_seen_at.type) >= ERRORS.c.last_seen_at
+
+        def if_newer(column: str):
+            return case((newer, bindparam(f"b_{column}", type_=ERRORS.c[column].type)), else_=ERRORS.c[column])
+
+        resolved = ERRORS.c.status == "resolved"
+        first_seen = bindparam("b_first_seen", type_=ERRORS.c.first_seen_at.type)
+        release = bindparam("b_last_release", type_=ERRORS.c.last_release.type)
+        environment = bindparam("b_last_environment", type_=ERRORS.c.last_environment.type)
+        return (
+            update(ERRORS)
+            .where(ERRORS.c.id == bindparam("b_id"))
+            .values(
+                count=ERRORS.c.count + bindparam("b_count"),
+                users_count=ERRORS.c.users_count + bindparam("b_new_users"),
+                payloads_kept=bindparam("b_payloads_kept"),
+                first_seen_at=case((first_seen < ERRORS.c.first_seen_at, first_seen), else_=ERRORS.c.first_seen_at),
+                last_seen_at=case((newer, bindparam("b_last_seen", type_=ERRORS.c.last_seen_at.type)),
+                                  else_=ERRORS.c.last_seen_at),
+                title=if_newer("title"),
+                culprit=if_newer("culprit"),
+                message=if_newer("message"),
+                level=if_newer("level"),
+                platform=if_newer("platform"),
+                kind=if_newer("kind"),
+                exception_type=if_newer("exception_type"),
+                last_release=case((and_(newer, release.is_not(None)), release), else_=ERRORS.c.last_release),
+                last_environment=case((and_(newer, environment.is_not(None)), environment),
+                                      else_=ERRORS.c.last_environment),
+                # A resolved error that happens again is a regression.
+                status=case((resolved, "unresolved"), else_=ERRORS.c.status),
+                regressed=case((resolved, True), else_=ERRORS.c.regressed),
+                updated_at=bindparam("b_updated_at", type_=ERRORS.c.updated_at.type),
+            )
+        )
+
+
+@cache
+def _statements(dialect_name: str) -> _Statements:
+    return _Statements(dialect_name)
 
 
 def _chunks(items: Sequence, size: int) -> Iterable[Sequence]:
@@ -76,60 +174,77 @@ def store_batch(
     known_users: Container[tuple[int, str]] = frozenset(),
 ) -> BatchResult:
     """Store (project id, parsed request, received at) triples in the caller's transaction."""
+    sql = _statements(connection.dialect.name)
     result = BatchResult()
-    _store_sessions(connection, batch)
-    received = _new_events(connection, batch)
+    _store_sessions(connection, sql, batch)
+    received = _new_events(connection, sql, batch)
     if not received:
         return result
-    groups = _find_or_create_errors(connection, received)
+    errors = _find_or_create_errors(connection, sql, received)
     by_error: dict[int, list[_Received]] = defaultdict(list)
     for item in received:
-        by_error[groups[(item.project_id, item.event.fingerprint)]].append(item)
+        by_error[errors[(item.project_id, item.event.fingerprint)][0]].append(item)
 
-    event_rows = [
-        {
-            "project_id": item.project_id,
-            "error_id": groups[(item.project_id, item.event.fingerprint)],
-            "event_id": item.event.event_id,
-            "occurred_at": item.event.occurred_at,
-            "received_at": item.received_at,
-            "level": item.event.level,
-            "release": item.event.release,
-            "environment": item.event.environment,
-            "user_key": item.event.user_key,
-        }
-        for item in received
-    ]
-    row_ids = connection.execute(
-        insert(ErrorEvent).returning(ErrorEvent.id, sort_by_parameter_order=True), event_rows
-    ).scalars().all()
-    if payloads_per_error > 0:
-        connection.execute(
-            insert(ErrorEventPayload),
-            [
-                {"event_row_id": row_id, "error_id": row["error_id"], "payload": zlib.compress(item.event.raw_payload or b"{}", 1)}
-                for row_id, row, item in zip(row_ids, event_rows, received)
-            ],
-        )
-    hourly: dict[tuple[int, dt.datetime], int] = defaultdict(int)
-    for row in event_rows:
-        hourly[(row["error_id"], _hour(row["occurred_at"]))] += 1
-    stmt = _upsert(connection, ErrorHourlyCount)
     connection.execute(
-        stmt.on_conflict_do_update(
-            index_elements=["error_id", "hour"], set_={"count": ErrorHourlyCount.count + stmt.excluded.count}
-        ),
+        sql.insert_events,
+        [
+            {
+                "project_id": item.project_id,
+                "error_id": error_id,
+                "event_id": item.event.event_id,
+                "occurred_at": item.event.occurred_at,
+                "received_at": item.received_at,
+                "level": item.event.level,
+                "release": item.event.release,
+                "environment": item.event.environment,
+                "user_key": item.event.user_key,
+            }
+            for error_id, items in by_error.items()
+            for item in items
+        ],
+    )
+    kept_before = {error_id: kept for error_id, kept in errors.values()}
+    kept_after = _store_payloads(connection, sql, by_error, kept_before, payloads_per_error)
+    hourly: dict[tuple[int, dt.datetime], int] = defaultdict(int)
+    for error_id, items in by_error.items():
+        for item in items:
+            hourly[(error_id, _hour(item.event.occurred_at))] += 1
+    connection.execute(
+        sql.count_hours,
         [{"error_id": error_id, "hour": hour, "count": count} for (error_id, hour), count in hourly.items()],
     )
+    updates = []
     for error_id, items in by_error.items():
-        new_users = _record_users(connection, error_id, items, known_users)
-        result.user_pairs.update((error_id, key) for key in new_users)
-        _update_error(connection, error_id, items, new_users=len(new_users), payloads_per_error=payloads_per_error)
+        users = _record_users(connection, sql, error_id, items, known_users)
+        result.user_pairs.update((error_id, key) for key in users.all)
+        latest = max(items, key=lambda item: item.event.occurred_at).event
+        released = [item.event for item in items if item.event.release]
+        updates.append(
+            {
+                "b_id": error_id,
+                "b_count": len(items),
+                "b_new_users": len(users.new),
+                "b_payloads_kept": kept_after[error_id],
+                "b_first_seen": min(item.event.occurred_at for item in items),
+                "b_last_seen": latest.occurred_at,
+                "b_title": latest.title,
+                "b_culprit": latest.culprit,
+                "b_message": latest.message,
+                "b_level": latest.level,
+                "b_platform": latest.platform,
+                "b_kind": latest.kind,
+                "b_exception_type": latest.exception_type,
+                "b_last_release": max(released, key=lambda event: event.occurred_at).release if released else None,
+                "b_last_environment": latest.environment,
+                "b_updated_at": max(item.received_at for item in items),
+            }
+        )
+    connection.execute(sql.update_errors, updates)
     result.stored_events = len(received)
     return result
 
 
-def _store_sessions(connection: Connection, batch) -> None:
+def _store_sessions(connection: Connection, sql: _Statements, batch) -> None:
     updates, buckets = [], []
     for project_id, request, received_at in batch:
         for session in request.sessions:
@@ -146,28 +261,25 @@ def _store_sessions(connection: Connection, batch) -> None:
                 }
             )
         for bucket in request.session_buckets:
-            buckets.append({"project_id": project_id, **{k: getattr(bucket, k) for k in (
-                "release", "environment", "exited", "errored", "abnormal", "crashed")}, "started_at": bucket.started})
+            buckets.append(
+                {
+                    "project_id": project_id,
+                    "release": bucket.release,
+                    "environment": bucket.environment,
+                    "started_at": bucket.started,
+                    "exited": bucket.exited,
+                    "errored": bucket.errored,
+                    "abnormal": bucket.abnormal,
+                    "crashed": bucket.crashed,
+                }
+            )
     if updates:
-        stmt = _upsert(connection, ReleaseSession)
-        table = ReleaseSession.__table__.c
-        connection.execute(
-            stmt.on_conflict_do_update(
-                index_elements=["project_id", "sid"],
-                set_={
-                    # A session that left "ok" is final; late "ok" updates do not reopen it.
-                    "status": case((table.status == "ok", stmt.excluded.status), else_=table.status),
-                    "errors": case((stmt.excluded.errors > table.errors, stmt.excluded.errors), else_=table.errors),
-                    "updated_at": stmt.excluded.updated_at,
-                },
-            ),
-            updates,
-        )
+        connection.execute(sql.upsert_sessions, updates)
     if buckets:
-        connection.execute(insert(SessionAggregate), buckets)
+        connection.execute(sql.insert_aggregates, buckets)
 
 
-def _new_events(connection: Connection, batch) -> list[_Received]:
+def _new_events(connection: Connection, sql: _Statements, batch) -> list[_Received]:
     """Events of the batch not stored before (event ids are unique per project)."""
     pending: dict[tuple[int, str], _Received] = {}
     for project_id, request, received_at in batch:
@@ -178,41 +290,36 @@ def _new_events(connection: Connection, batch) -> list[_Received]:
         by_project[project_id].append(event_id)
     for project_id, event_ids in by_project.items():
         for chunk in _chunks(event_ids, LOOKUP_CHUNK):
-            existing = connection.scalars(
-                select(ErrorEvent.event_id).where(ErrorEvent.project_id == project_id, ErrorEvent.event_id.in_(chunk))
-            )
-            for event_id in existing:
+            existing = connection.execute(sql.known_event_ids, {"project_id": project_id, "event_ids": list(chunk)})
+            for (event_id,) in existing:
                 del pending[(project_id, event_id)]
     return list(pending.values())
 
 
-def _find_or_create_errors(connection: Connection, received: list[_Received]) -> dict[tuple[int, str], int]:
+def _find_or_create_errors(connection: Connection, sql: _Statements, received: list[_Received]
+                           ) -> dict[tuple[int, str], tuple[int, int]]:
+    """(project id, fingerprint) → (error id, payloads kept), creating the missing errors."""
     first_by_key: dict[tuple[int, str], _Received] = {}
     for item in received:
         first_by_key.setdefault((item.project_id, item.event.fingerprint), item)
-    groups = _lookup_errors(connection, first_by_key)
-    missing = [item for key, item in first_by_key.items() if key not in groups]
+    errors = _lookup_errors(connection, sql, first_by_key)
+    missing = [item for key, item in first_by_key.items() if key not in errors]
     if missing:
-        stmt = _upsert(connection, TrackedError).on_conflict_do_nothing(index_elements=["project_id", "fingerprint"])
-        connection.execute(stmt, [_new_error_row(item) for item in missing])
-        groups.update(_lookup_errors(connection, {(i.project_id, i.event.fingerprint): i for i in missing}))
-    return groups
+        connection.execute(sql.create_errors, [_new_error_row(item) for item in missing])
+        errors.update(_lookup_errors(connection, sql, {(i.project_id, i.event.fingerprint) for i in missing}))
+    return errors
 
 
-def _lookup_errors(connection: Connection, keys) -> dict[tuple[int, str], int]:
+def _lookup_errors(connection: Connection, sql: _Statements, keys) -> dict[tuple[int, str], tuple[int, int]]:
     by_project: dict[int, list[str]] = defaultdict(list)
     for project_id, fingerprint in keys:
         by_project[project_id].append(fingerprint)
     found = {}
     for project_id, fingerprints in by_project.items():
         for chunk in _chunks(fingerprints, LOOKUP_CHUNK):
-            rows = connection.execute(
-                select(TrackedError.id, TrackedError.fingerprint).where(
-                    TrackedError.project_id == project_id, TrackedError.fingerprint.in_(chunk)
-                )
-            )
-            for error_id, fingerprint in rows:
-                found[(project_id, fingerprint)] = error_id
+            rows = connection.execute(sql.errors_by_fingerprint, {"project_id": project_id, "fingerprints": list(chunk)})
+            for error_id, fingerprint, kept in rows:
+                found[(project_id, fingerprint)] = (error_id, kept)
     return found
 
 
@@ -243,77 +350,46 @@ def _new_error_row(item: _Received) -> dict:
     }
 
 
-def _record_users(connection: Connection, error_id: int, items: list[_Received], known: Container[tuple[int, str]]) -> set[str]:
-    """Insert the batch's users not yet recorded for this error; returns the new ones."""
+def _store_payloads(connection: Connection, sql: _Statements, by_error: dict[int, list[_Received]],
+                    kept_before: dict[int, int], limit: int) -> dict[int, int]:
+    """Keep the newest `limit` payloads per error; returns how many each error keeps now."""
+    if limit <= 0:
+        return {error_id: 0 for error_id in by_error}
+    rows, trims, kept_after = [], [], {}
+    for error_id, items in by_error.items():
+        newest = items[-limit:]
+        rows.extend(
+            {"error_id": error_id, "event_id": item.event.event_id, "payload": item.event.raw_payload or b"{}"}
+            for item in newest
+        )
+        total = kept_before[error_id] + len(newest)
+        if total > limit:
+            trims.append({"trim_error_id": error_id, "excess": total - limit})
+        kept_after[error_id] = min(total, limit)
+    connection.execute(sql.insert_payloads, rows)
+    if trims:
+        connection.execute(sql.trim_payloads, trims)
+    return kept_after
+
+
+@dataclass
+class _Users:
+    new: set[str]
+    all: set[str]
+
+
+def _record_users(connection: Connection, sql: _Statements, error_id: int, items: list[_Received],
+                  known: Container[tuple[int, str]]) -> _Users:
+    """Insert the batch's users not yet recorded for this error."""
     candidates = {item.event.user_key for item in items if item.event.user_key}
-    candidates = {key for key in candidates if (error_id, key) not in known}
-    if not candidates:
-        return set()
-    existing = set(
-        connection.scalars(
-            select(ErrorUser.user_key).where(ErrorUser.error_id == error_id, ErrorUser.user_key.in_(list(candidates)))
-        )
-    )
-    new = candidates - existing
+    unknown = [key for key in candidates if (error_id, key) not in known]
+    if not unknown:
+        return _Users(set(), candidates)
+    existing = {key for (key,) in connection.execute(sql.known_users, {"error_id": error_id, "user_keys": unknown})}
+    new = set(unknown) - existing
     if new:
-        stmt = _upsert(connection, ErrorUser).on_conflict_do_nothing(index_elements=["error_id", "user_key"])
-        connection.execute(stmt, [{"error_id": error_id, "user_key": key} for key in sorted(new)])
-    return new | existing
-
-
-def _update_error(connection: Connection, error_id: int, items: list[_Received], *, new_users: int,
-                  payloads_per_error: int) -> None:
-    current = connection.execute(
-        select(
-            TrackedError.status,
-            TrackedError.first_seen_at,
-            TrackedError.last_seen_at,
-            TrackedError.payloads_kept,
-            TrackedError.count,
-        ).where(TrackedError.id == error_id)
-    ).one()
-    latest = max(items, key=lambda item: item.event.occurred_at)
-    earliest = min(item.event.occurred_at for item in items)
-    values: dict = {
-        "count": TrackedError.count + len(items),
-        "users_count": TrackedError.users_count + new_users,
-        "updated_at": latest.received_at,
-    }
-    if earliest < current.first_seen_at:
-        values["first_seen_at"] = earliest
-    if current.count == 0 or latest.event.occurred_at >= current.last_seen_at:
-        event = latest.event
-        values.update(
-            last_seen_at=event.occurred_at,
-            title=event.title,
-            culprit=event.culprit,
-            message=event.message,
-            level=event.level,
-            platform=event.platform,
-            kind=event.kind,
-            exception_type=event.exception_type,
-        )
-        if event.environment:
-            values["last_environment"] = event.environment
-        released = [item for item in items if item.event.release]
-        if released:
-            values["last_release"] = max(released, key=lambda item: item.event.occurred_at).event.release
-    if current.status == "resolved":
-        # A resolved error that happens again is a regression.
-        values.update(status="unresolved", regressed=True)
-    kept = current.payloads_kept + len(items) if payloads_per_error > 0 else 0
-    if kept > payloads_per_error:
-        oldest = (
-            select(ErrorEventPayload.event_row_id)
-            .where(ErrorEventPayload.error_id == error_id)
-            .order_by(ErrorEventPayload.event_row_id)
-            .limit(kept - payloads_per_error)
-            .scalar_subquery()
-        )
-        connection.execute(delete(ErrorEventPayload).where(ErrorEventPayload.event_row_id.in_(oldest)))
-        kept = payloads_per_error
-    values["payloads_kept"] = kept
-    connection.execute(update(TrackedError).where(TrackedError.id == error_id).values(**values))
+        connection.execute(sql.add_users, [{"error_id": error_id, "user_key": key} for key in sorted(new)])
+    return _Users(new, candidates)
 
 
 # --- the writer -----------------------------------------------------------------------------
@@ -343,49 +419,52 @@ class _KnownUsers:
 
 
 class IngestWriter:
-    """The single writer thread; `await writer.store(...)` returns once the data is committed."""
+    """The single writer; `await writer.store(...)` returns once the data is committed.
+
+    It runs on the event loop itself: a thread hand-off per batch costs more than it saves,
+    because the GIL bounces between the loop and the writer on every statement. While a batch
+    commits, new requests wait in the socket buffers and form the next, larger batch.
+    """
 
     def __init__(self, engine: Engine, *, payloads_per_error: int, max_batch: int = MAX_BATCH):
         self._engine = engine
         self._payloads_per_error = payloads_per_error
         self._max_batch = max_batch
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
+        self._queue: asyncio.Queue | None = None
+        self._task: asyncio.Task | None = None
         self._known_users = _KnownUsers()
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="error-tracking-writer", daemon=True)
-        self._thread.start()
+        self._queue = asyncio.Queue()
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="error-tracking-writer")
 
     async def stop(self) -> None:
-        if self._thread is None:
+        if self._task is None:
             return
-        self._queue.put(_STOP)
-        await asyncio.get_running_loop().run_in_executor(None, self._thread.join)
-        self._thread = None
+        await self._queue.put(_STOP)
+        await self._task
+        self._task = None
 
     async def store(self, project_id: int, request: IngestRequest, received_at: dt.datetime) -> None:
-        loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        self._queue.put((project_id, request, received_at, future, loop))
+        future = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((project_id, request, received_at, future))
         await future
 
     def forget_users(self) -> None:
         """Drop the user cache (after errors were deleted)."""
         self._known_users.clear()
 
-    def _run(self) -> None:
+    async def _run(self) -> None:
         while True:
-            first = self._queue.get()
+            first = await self._queue.get()
             if first is _STOP:
                 return
+            # Let the requests that are already readable join this batch.
+            await asyncio.sleep(0)
             batch = [first]
             stop = False
-            while len(batch) < self._max_batch:
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
+            while len(batch) < self._max_batch and not self._queue.empty():
+                item = self._queue.get_nowait()
                 if item is _STOP:
                     stop = True
                     break
@@ -400,36 +479,28 @@ class IngestWriter:
         except Exception:
             if len(batch) == 1:
                 log.exception("storing an accepted request failed")
-                self._resolve(batch, RuntimeError("the event could not be stored"))
+                _settle(batch, RuntimeError("the event could not be stored"))
                 return
             # Store one by one so a single bad request cannot fail the others.
             log.warning("batch of %d failed; retrying its requests one by one", len(batch), exc_info=True)
             for item in batch:
                 self._write([item])
             return
-        self._resolve(batch, None)
+        _settle(batch, None)
 
     def _commit(self, batch: list) -> None:
         with self._engine.begin() as connection:
             result = store_batch(
                 connection,
-                [(project_id, request, received_at) for project_id, request, received_at, _, _ in batch],
+                [(project_id, request, received_at) for project_id, request, received_at, _ in batch],
                 payloads_per_error=self._payloads_per_error,
                 known_users=self._known_users,
             )
         self._known_users.add(result.user_pairs)
 
-    @staticmethod
-    def _resolve(batch: list, error: Exception | None) -> None:
-        by_loop: dict = defaultdict(list)
-        for *_, future, loop in batch:
-            by_loop[loop].append(future)
-        for loop, futures in by_loop.items():
-            loop.call_soon_threadsafe(_settle, futures, error)
 
-
-def _settle(futures: list[asyncio.Future], error: Exception | None) -> None:
-    for future in futures:
+def _settle(batch: list, error: Exception | None) -> None:
+    for *_, future in batch:
         if future.done():  # the client went away
             continue
         if error is None:

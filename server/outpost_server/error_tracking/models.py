@@ -104,15 +104,14 @@ class ErrorEvent(Base):
 
 
 class ErrorEventPayload(Base):
-    """The event JSON as received (zlib-compressed), kept for the newest events of each error."""
+    """The event JSON as received, kept for the newest events of each error."""
 
     __tablename__ = "error_tracking_event_payloads"
-    __table_args__ = (Index("ix_error_tracking_event_payloads_error_event", "error_id", "event_row_id"),)
+    __table_args__ = (Index("ix_error_tracking_event_payloads_error_id_id", "error_id", "id"),)
 
-    event_row_id: Mapped[int] = mapped_column(
-        ForeignKey("error_tracking_error_events.id", ondelete="CASCADE"), primary_key=True
-    )
+    id: Mapped[int] = mapped_column(primary_key=True)
     error_id: Mapped[int] = mapped_column(ForeignKey("error_tracking_errors.id", ondelete="CASCADE"))
+    event_id: Mapped[str] = mapped_column(String(32))
     payload: Mapped[bytes] = mapped_column(LargeBinary)
 
 

@@ -103,10 +103,15 @@ def parse_timestamp(value: Any) -> dt.datetime | None:
         return None
 
 
+_PLAIN_EVENT_ID = re.compile(r"[0-9a-f]{32}")
+
+
 def normalize_event_id(value: Any) -> str | None:
     """32 lower-case hex characters, from either the plain or the dashed UUID form."""
     if not isinstance(value, str):
         return None
+    if _PLAIN_EVENT_ID.fullmatch(value):
+        return value
     try:
         return uuid.UUID(value.strip()).hex
     except ValueError:
@@ -333,7 +338,6 @@ def normalize_event(
     event_id = envelope_event_id or normalize_event_id(event.get("event_id")) or uuid.uuid4().hex
     occurred_at = parse_timestamp(event.get("timestamp")) or received_at
     platform = _clip(_str(event.get("platform")), MAX_SHORT)
-    message = message_text(event)
     values = exception_values(event)
     exception_type = None
     if values:
@@ -352,6 +356,7 @@ def normalize_event(
         generated = _frame_location(culprit_frames[-1], platform) if culprit_frames else None
         detail = _clip(value, MAX_VALUE)
     else:
+        message = message_text(event)
         title = _clip(_first_line(message or ""), DEFAULT_MESSAGE_TITLE) or "<unlabeled event>"
         kind = "default"
         generated = None

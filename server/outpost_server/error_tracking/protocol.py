@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+import orjson
+
 # Size limits (Relay's documented ones, trimmed for a small server).
 MAX_STORE_BODY = 1024 * 1024
 MAX_ENVELOPE_BODY = 20 * 1024 * 1024
@@ -161,10 +163,15 @@ def decode_store_body(body: bytes, limit: int = MAX_STORE_BODY) -> bytes:
 def load_json_object(data: bytes, what: str) -> dict[str, Any]:
     """Parse a JSON object; anything else (bad UTF-8, nesting bombs, arrays) is a ProtocolError."""
     try:
-        value = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        # ValueError covers JSONDecodeError and UnicodeDecodeError.
-        raise ProtocolError(f"{what} is not valid JSON: {type(exc).__name__}") from None
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        # orjson is strict; the standard parser also takes what Python SDKs may emit (NaN,
+        # Infinity) and UTF-16/32 bodies.
+        try:
+            value = json.loads(data)
+        except (ValueError, RecursionError) as exc:
+            # ValueError covers JSONDecodeError and UnicodeDecodeError.
+            raise ProtocolError(f"{what} is not valid JSON: {type(exc).__name__}") from None
     if not isinstance(value, dict):
         raise ProtocolError(f"{what} is not a JSON object")
     return value

@@ -11,7 +11,6 @@ import binascii
 import datetime as dt
 import json
 import secrets
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,12 +218,12 @@ def latest_event_payload(session: Session, *, error: TrackedError) -> dict[str, 
     blob = session.scalar(
         select(ErrorEventPayload.payload)
         .where(ErrorEventPayload.error_id == error.id)
-        .order_by(ErrorEventPayload.event_row_id.desc())
+        .order_by(ErrorEventPayload.id.desc())
         .limit(1)
     )
     if blob is None:
         return None
-    return json.loads(zlib.decompress(blob))
+    return json.loads(blob)
 
 
 def error_events(session: Session, *, error: TrackedError, limit: int = 20) -> list[ErrorEvent]:

@@ -89,14 +89,13 @@ def upgrade() -> None:
     )
     op.create_table(
         "error_tracking_event_payloads",
-        sa.Column("event_row_id", sa.Integer, sa.ForeignKey("error_tracking_error_events.id", ondelete="CASCADE"),
-                  primary_key=True),
+        sa.Column("id", sa.Integer, primary_key=True),
         sa.Column("error_id", sa.Integer, sa.ForeignKey("error_tracking_errors.id", ondelete="CASCADE"),
                   nullable=False),
+        sa.Column("event_id", sa.String(32), nullable=False),
         sa.Column("payload", sa.LargeBinary, nullable=False),
     )
-    op.create_index("ix_error_tracking_event_payloads_error_event", "error_tracking_event_payloads",
-                    ["error_id", "event_row_id"])
+    op.create_index("ix_error_tracking_event_payloads_error_id_id", "error_tracking_event_payloads", ["error_id", "id"])
     op.create_table(
         "error_tracking_error_users",
         _error_id(primary_key=True),

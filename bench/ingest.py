@@ -1,0 +1,322 @@
+"""Ingestion benchmark: real gzip'd Python SDK events against a freshly started server.
+
+    .venv/bin/python -m bench.ingest [--events 20000] [--concurrency 8 32] [--time-limit 60]
+
+Loopback only and bounded in count and time. For each concurrency level it posts the recorded
+4 KB Python SDK exception event (fresh event id and timestamp each time, spread over 50 groups)
+to the store endpoint, and measures accepted events/s, fully processed events/s (until every
+accepted event is counted in its error), p50/p99 latency and stored == accepted. The same load
+then goes to a bare ASGI endpoint that only reads the body and answers 200 (the machine's
+ceiling), and the ratio is reported.
+
+The load generator runs in several processes with raw sockets, pre-built requests and
+keep-alive connections, so it costs the server as little CPU as possible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import multiprocessing
+import os
+import secrets
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = (REPO_ROOT / ".." / "shared" / "fixtures" / "sentry" / "python-sentry-sdk-1.21.0" / "2-default-no-tracing"
+           / "0001-post-store.decoded.txt")
+GROUPS = 50
+START_TIMEOUT = 60
+
+
+# --- the bare ASGI endpoint (the ceiling) ----------------------------------------------------
+
+
+async def bare_app(scope, receive, send):
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    more = True
+    while more:
+        message = await receive()
+        more = message.get("more_body", False)
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"{}"})
+
+
+def run_bare_server(port: int) -> None:
+    import uvicorn
+
+    uvicorn.run(bare_app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+# --- servers ---------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError("server exited during start-up")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("server did not start")
+
+
+def start_outpost(data_dir: Path, token: str) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    env = {**os.environ, "OUTPOST_ROOT_TOKEN": token, "OUTPOST_LOG_LEVEL": os.environ.get("OUTPOST_LOG_LEVEL", "INFO")}
+    env.pop("OUTPOST_DATABASE_URL", None)
+    log = open(data_dir / "server.log", "ab")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "outpost_server", "serve", "--host", "127.0.0.1", "--port", str(port),
+         "--data-dir", str(data_dir)],
+        cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
+    )
+    wait_for_port(port, process)
+    return process, port
+
+
+def start_bare() -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "bench.ingest", "--bare-server", str(port)], cwd=REPO_ROOT)
+    wait_for_port(port, process)
+    return process, port
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def prepare_project(port: int, token: str) -> tuple[int, str]:
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}/api/v4", headers={"PRIVATE-TOKEN": token}, timeout=30) as api:
+        project = api.post("/projects", json={"name": "bench-" + uuid.uuid4().hex[:8]}).raise_for_status().json()
+        api.put(f"/projects/{project['id']}/error_tracking/settings", json={"active": True, "integrated": True}
+                ).raise_for_status()
+        key = api.get(f"/projects/{project['id']}/error_tracking/client_keys").raise_for_status().json()[0]
+    return project["id"], key["public_key"]
+
+
+# --- load generation -------------------------------------------------------------------------
+
+
+def build_requests(count: int, offset: int, project_id: int, public_key: str) -> list[bytes]:
+    """Complete HTTP requests, each a fresh event (id, timestamp) in one of 50 groups, gzip'd."""
+    template = json.loads(FIXTURE.read_bytes())
+    path = f"/api/v4/error_tracking/collector/api/{project_id}/store/"
+    requests = []
+    for index in range(offset, offset + count):
+        event = dict(template)
+        event["event_id"] = uuid.uuid4().hex
+        event["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000000Z"
+        exception = json.loads(json.dumps(template["exception"]))
+        exception["values"][-1]["type"] = f"BenchError{index % GROUPS}"
+        event["exception"] = exception
+        body = gzip.compress(json.dumps(event).encode())
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"X-Sentry-Auth: Sentry sentry_key={public_key}, sentry_version=7, sentry_client=sentry.python/1.21.0\r\n"
+            "User-Agent: sentry.python/1.21.0\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+            f"Accept-Encoding: identity\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        requests.append(head.encode() + body)
+    return requests
+
+
+async def _read_response(reader: asyncio.StreamReader) -> int:
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head[9:12])
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line[:15].lower() == b"content-length:":
+            length = int(line[15:])
+    if length:
+        await reader.readexactly(length)
+    return status
+
+
+async def _drive(port: int, requests: list[bytes], connections: int, deadline: float) -> tuple[list[float], dict]:
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    position = 0
+
+    async def connection() -> None:
+        nonlocal position
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            while position < len(requests) and time.monotonic() < deadline:
+                request = requests[position]
+                position += 1
+                started = time.perf_counter()
+                writer.write(request)
+                status = await _read_response(reader)
+                latencies.append(time.perf_counter() - started)
+                statuses[status] = statuses.get(status, 0) + 1
+        finally:
+            writer.close()
+
+    await asyncio.gather(*(connection() for _ in range(connections)))
+    return latencies, statuses
+
+
+def _load_worker(port, requests, connections, start_at, deadline, results) -> None:
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    while time.time() < start_at:
+        time.sleep(0.001)
+    monotonic_deadline = time.monotonic() + (deadline - time.time())
+    try:
+        results.put(asyncio.run(_drive(port, requests, connections, monotonic_deadline)))
+    except Exception as error:  # report instead of leaving the parent waiting
+        results.put(error)
+
+
+def run_load(port: int, request_sets: list[list[bytes]], concurrency: int, time_limit: float) -> dict:
+    """Drive `concurrency` connections spread over one process per request set."""
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    start_at = time.time() + 0.5
+    workers = []
+    per_worker = [concurrency // len(request_sets) + (1 if i < concurrency % len(request_sets) else 0)
+                  for i in range(len(request_sets))]
+    for requests, connections in zip(request_sets, per_worker):
+        worker = context.Process(target=_load_worker,
+                                 args=(port, requests, connections, start_at, start_at + time_limit, results))
+        worker.start()
+        workers.append(worker)
+    latencies, statuses = [], {}
+    for _ in workers:
+        outcome = results.get()
+        if isinstance(outcome, Exception):
+            raise RuntimeError(f"load generator failed: {outcome!r}")
+        worker_latencies, worker_statuses = outcome
+        latencies += worker_latencies
+        for status, count in worker_statuses.items():
+            statuses[status] = statuses.get(status, 0) + count
+    finished = time.time()
+    for worker in workers:
+        worker.join()
+    latencies.sort()
+    return {
+        "started": start_at,
+        "finished": finished,
+        "elapsed": finished - start_at,
+        "sent": len(latencies),
+        "accepted": statuses.get(200, 0),
+        "statuses": statuses,
+        "p50_ms": 1000 * statistics.median(latencies) if latencies else None,
+        "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] if latencies else None,
+    }
+
+
+def counted_events(database: Path, project_id: int) -> tuple[int, int]:
+    """(sum of error counts, stored event rows) as the server's database holds them."""
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30) as connection:
+        counted = connection.execute(
+            "SELECT COALESCE(SUM(count), 0) FROM error_tracking_errors WHERE project_id = ?", (project_id,)).fetchone()[0]
+        stored = connection.execute(
+            "SELECT COUNT(*) FROM error_tracking_error_events WHERE project_id = ?", (project_id,)).fetchone()[0]
+    return counted, stored
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=20000, help="events per concurrency level (default 20000)")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[8, 32])
+    parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per load run (default 60)")
+    parser.add_argument("--processes", type=int, default=2, help="load generator processes (default 2)")
+    parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.bare_server:
+        run_bare_server(args.bare_server)
+        return 0
+
+    token = "glpat-bench-" + secrets.token_hex(8)
+    report = []
+    with tempfile.TemporaryDirectory(prefix="outpost-bench-") as tmp:
+        data_dir = Path(tmp)
+        outpost, outpost_port = start_outpost(data_dir, token)
+        bare, bare_port = start_bare()
+        try:
+            for concurrency in args.concurrency:
+                project_id, public_key = prepare_project(outpost_port, token)
+                request_sets = [
+                    build_requests(args.events // args.processes, i * (args.events // args.processes), project_id,
+                                   public_key)
+                    for i in range(args.processes)
+                ]
+                run = run_load(outpost_port, request_sets, concurrency, args.time_limit)
+                deadline = time.time() + args.time_limit
+                counted, stored = counted_events(data_dir / "outpost.sqlite3", project_id)
+                while counted < run["accepted"] and time.time() < deadline:
+                    time.sleep(0.05)
+                    counted, stored = counted_events(data_dir / "outpost.sqlite3", project_id)
+                processed_at = max(time.time(), run["finished"]) if counted < run["accepted"] else run["finished"]
+                ceiling = run_load(bare_port, request_sets, concurrency, args.time_limit)
+                report.append((concurrency, run, counted, stored, processed_at, ceiling))
+        finally:
+            stop(outpost)
+            stop(bare)
+
+    print(f"Ingestion benchmark: {args.events} gzip'd Python SDK events over {GROUPS} groups per run, "
+          f"{args.processes} load processes, {os.cpu_count()} CPUs, SQLite")
+    ok = True
+    for concurrency, run, counted, stored, processed_at, ceiling in report:
+        accepted_rate = run["accepted"] / run["elapsed"]
+        processed_rate = counted / (processed_at - run["started"])
+        bare_rate = ceiling["accepted"] / ceiling["elapsed"]
+        lossless = stored == run["accepted"] == counted
+        ok = ok and lossless and run["accepted"] == run["sent"]
+        print(f"\nconcurrency {concurrency}")
+        print(f"  outpost : {run['sent']} sent, {run['accepted']} accepted, statuses {run['statuses']}")
+        print(f"            accepted {accepted_rate:,.0f} events/s, fully processed {processed_rate:,.0f} events/s, "
+              f"p50 {run['p50_ms']:.1f} ms, p99 {run['p99_ms']:.1f} ms")
+        print(f"            stored {stored}, counted in errors {counted}: "
+              f"{'stored == accepted' if lossless else 'MISMATCH'}")
+        print(f"  bare    : {ceiling['accepted']} answered, {bare_rate:,.0f} requests/s, "
+              f"p50 {ceiling['p50_ms']:.1f} ms, p99 {ceiling['p99_ms']:.1f} ms")
+        print(f"  ratio   : outpost fully processed / bare = {processed_rate / bare_rate:.3f}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
