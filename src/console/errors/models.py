@@ -11,9 +11,15 @@ from PySide6.QtGui import QFont
 from console.api.error_tracking import ClientKey, ErrorPage, ErrorSummary
 
 Index = QModelIndex | QPersistentModelIndex
-FREQUENCY_ROLE = Qt.ItemDataRole.UserRole + 1
-ERROR_ROLE = Qt.ItemDataRole.UserRole + 2
+FREQUENCY_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+ERROR_ROLE = int(Qt.ItemDataRole.UserRole) + 2
 HIDDEN_DSN = "•" * 16
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+_FONT = int(Qt.ItemDataRole.FontRole)
+_RIGHT_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_ERROR_ROLES = frozenset({_DISPLAY, _TOOLTIP, _ALIGNMENT, _FONT, FREQUENCY_ROLE, ERROR_ROLE})
 
 
 def short_time(value: str | None) -> str:
@@ -44,8 +50,13 @@ class ErrorListModel(QAbstractTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._errors: list[ErrorSummary] = []
+        # Display texts per row, computed once: views ask for data() thousands of times.
+        self._texts: list[tuple[Any, ...]] = []
         self._next_cursor: str | None = None
         self._loading_more = False
+        bold = QFont()
+        bold.setBold(True)
+        self._bold = bold
 
     # --- content -----------------------------------------------------------------------------
 
@@ -56,6 +67,7 @@ class ErrorListModel(QAbstractTableModel):
     def reset_page(self, page: ErrorPage) -> None:
         self.beginResetModel()
         self._errors = list(page.errors)
+        self._texts = [self._display_texts(error) for error in self._errors]
         self._next_cursor = page.next_cursor
         self._loading_more = False
         self.endResetModel()
@@ -66,6 +78,7 @@ class ErrorListModel(QAbstractTableModel):
         if fresh:
             self.beginInsertRows(QModelIndex(), len(self._errors), len(self._errors) + len(fresh) - 1)
             self._errors.extend(fresh)
+            self._texts.extend(self._display_texts(error) for error in fresh)
             self.endInsertRows()
         self._next_cursor = page.next_cursor
         self._loading_more = False
@@ -79,6 +92,7 @@ class ErrorListModel(QAbstractTableModel):
         for row, error in enumerate(self._errors):
             if error.id in fresh and fresh[error.id] != error:
                 self._errors[row] = fresh[error.id]
+                self._texts[row] = self._display_texts(fresh[error.id])
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
 
     def remove_error(self, error_id: str) -> None:
@@ -86,6 +100,7 @@ class ErrorListModel(QAbstractTableModel):
             if error.id == error_id:
                 self.beginRemoveRows(QModelIndex(), row, row)
                 del self._errors[row]
+                del self._texts[row]
                 self.endRemoveRows()
                 return
 
@@ -110,41 +125,37 @@ class ErrorListModel(QAbstractTableModel):
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._errors):
+        # Views call this for every role of every visible cell on each paint: plain ints, early exits.
+        role = int(role)
+        if role not in _ERROR_ROLES:
             return None
-        error = self._errors[index.row()]
+        row = index.row()
+        if not index.isValid() or not 0 <= row < len(self._errors):
+            return None
         column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(error, column)
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _DISPLAY:
+            return self._texts[row][column]
+        error = self._errors[row]
+        if role == _TOOLTIP:
             if column == self.TITLE:
                 return "\n".join(part for part in (error.title, error.culprit) if part)
             if column == self.TREND:
                 return f"{sum(error.frequency)} events in the last 24 hours"
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in (self.EVENTS, self.USERS):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.FontRole and column == self.TITLE:
-            font = QFont()
-            font.setBold(True)
-            return font
-        if role == FREQUENCY_ROLE and column == self.TREND:
+        elif role == _ALIGNMENT and column in (self.EVENTS, self.USERS):
+            return _RIGHT_ALIGNED
+        elif role == _FONT and column == self.TITLE:
+            return self._bold
+        elif role == FREQUENCY_ROLE and column == self.TREND:
             return list(error.frequency)
-        if role == ERROR_ROLE:
+        elif role == ERROR_ROLE:
             return error
         return None
 
-    def _display(self, error: ErrorSummary, column: int) -> Any:
-        values = {
-            self.TITLE: error.title,
-            self.TYPE: error.type or "",
-            self.EVENTS: error.count,
-            self.USERS: error.user_count,
-            self.FIRST_SEEN: short_time(error.first_seen),
-            self.LAST_SEEN: short_time(error.last_seen),
-            self.STATUS: error.status.capitalize(),
-            self.TREND: None,
-        }
-        return values.get(column)
+    @staticmethod
+    def _display_texts(error: ErrorSummary) -> tuple[Any, ...]:
+        """In column order; the trend column is painted by its delegate."""
+        return (error.title, error.type or "", error.count, error.user_count, short_time(error.first_seen),
+                short_time(error.last_seen), error.status.capitalize(), None)
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:
         return not parent.isValid() and self._next_cursor is not None and not self._loading_more

@@ -248,11 +248,17 @@ class ErrorsPage(_Page):
         self.table.setItemDelegateForColumn(ErrorListModel.TREND, FrequencyBarDelegate(self.table))
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
+        # Fixed widths from the font, not ResizeToContents: measuring every cell on each page is slow.
         header = self.table.horizontalHeader()
+        metrics = self.table.fontMetrics()
+        samples = {ErrorListModel.TYPE: "default", ErrorListModel.EVENTS: "1,000,000", ErrorListModel.USERS: "100,000",
+                   ErrorListModel.FIRST_SEEN: "2026-12-31 23:59", ErrorListModel.LAST_SEEN: "2026-12-31 23:59",
+                   ErrorListModel.STATUS: "Unresolved", ErrorListModel.TREND: "Last 24 hours"}
+        for column, sample in samples.items():
+            header.resizeSection(column, metrics.horizontalAdvance(sample) + 24)
         header.setSectionResizeMode(ErrorListModel.TITLE, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, len(ErrorListModel.HEADERS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setMinimumSectionSize(60)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(metrics.height() + 10)
         self.table.selectionModel().currentRowChanged.connect(self._row_selected)
         self.list_buttons: dict[str, QPushButton] = {}
         list_actions = QHBoxLayout()
