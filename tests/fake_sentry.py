@@ -106,6 +106,10 @@ class FakeSentry:
                 f"divided by 0 (#{number})", "app/models/order.rb in total", count=number * 3, users=number,
                 first_seen=(dt.datetime(2024, 1, 1) + dt.timedelta(hours=number)).isoformat() + "Z",
                 last_seen=(dt.datetime(2024, 2, 1) + dt.timedelta(hours=number)).isoformat() + "Z", project=store)
+        billing = self.projects[1]
+        self.issues["2001"] = _issue("2001", "BILLING-1", "KeyError: 'currency'", "KeyError", "'currency'",
+                                     "billing.invoices in total", count=4, users=2, first_seen="2024-03-01T10:00:00Z",
+                                     last_seen="2024-03-02T10:00:00Z", project=billing)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)

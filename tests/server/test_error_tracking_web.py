@@ -86,6 +86,14 @@ def test_search_terms(tracked, term, expected):
     assert {error["title"].split(":")[0] for error in body["errors"]} == expected
 
 
+def test_paths_without_the_json_suffix(tracked):
+    web, path = tracked["web"], tracked["path"]
+    error_id = tracked["by_type"]["KeyError"]["id"]
+    assert web.get(f"/{path}/-/error_tracking").json() == web.get(f"/{path}/-/error_tracking.json").json()
+    assert web.get(f"/{path}/-/error_tracking/{error_id}/details").json()["error"]["id"] == error_id
+    assert web.get(f"/{path}/-/error_tracking/{error_id}/stack_trace").json()["error"]["issue_id"] == error_id
+
+
 def test_invalid_issue_status(tracked):
     response = tracked["web"].get(f"/{tracked['path']}/-/error_tracking.json", params={"issue_status": "closed"})
     assert response.status_code == 400

@@ -203,6 +203,14 @@ def test_list_details_stack_trace_and_resolve(web, fake, external_project):
                                       params={"issue_status": "resolved"}).json()["errors"]] == ["1030"]
     web.put(f"/{path}/-/error_tracking/1030.json", json={"status": "unresolved"}).raise_for_status()
 
+    # An issue of another Sentry project, reachable with the same token, stays out of reach.
+    outside = "The Sentry issue appers to be outside of the configured Sentry project"
+    for response in (web.get(f"/{path}/-/error_tracking/2001/details.json"),
+                     web.get(f"/{path}/-/error_tracking/2001/stack_trace.json"),
+                     web.put(f"/{path}/-/error_tracking/2001.json", json={"status": "resolved"})):
+        assert response.status_code == 400 and response.json() == {"message": outside}
+    assert fake.issues["2001"]["status"] == "unresolved"
+
     missing = web.get(f"/{path}/-/error_tracking/424242/details.json")
     assert missing.status_code == 400 and missing.json() == {"message": "Sentry response status code: 404"}
 

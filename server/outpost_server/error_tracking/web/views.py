@@ -26,6 +26,7 @@ from outpost_server.error_tracking.external.settings import (
     build_api_url_from,
     full_messages,
     sentry_client_for,
+    slugs_of,
     stored_token,
     validation_messages,
 )
@@ -39,8 +40,12 @@ from outpost_server.timefmt import iso
 
 router = APIRouter()
 
+# Each endpoint also answers without ".json", as Rails routes do. The ".json" decorator sits next to the
+# function so it is registered first: "/{issue_id}" must not swallow "123.json".
 BASE = "/{project_path:path}/-/error_tracking"
 POLL_INTERVAL = {"Poll-Interval": "1000"}
+# GitLab's text, typo included.
+OUTSIDE_PROJECT = "The Sentry issue appers to be outside of the configured Sentry project"
 SORTS = tuple(integrated.SORT_COLUMNS)
 
 
@@ -80,10 +85,21 @@ def _sentry_call(call, *args, **kwargs) -> Any:
         raise _message(exc.message, exc.http_status) from None
 
 
+def _sentry_issue(session: Session, request: Request, setting: ErrorTrackingSetting, issue_id: str
+                  ) -> dict[str, Any]:
+    """The external issue, refused when it belongs to another project than the configured one."""
+    issue = _sentry_call(_sentry(session, request, setting).issue_details, issue_id)
+    _organization, slug = slugs_of(setting.api_url)
+    if (issue.get("project") or {}).get("slug") != slug:
+        raise _message(OUTSIDE_PROJECT)
+    return issue
+
+
 def _json(body: Any) -> JSONResponse:
     return JSONResponse(body, headers=POLL_INTERVAL)
 
 
+@router.get(BASE)
 @router.get(BASE + ".json")
 def list_errors(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str):
     project = _project(session, user, project_path, access.REPORTER)
@@ -124,12 +140,13 @@ def _integrated_error(session: Session, project: Project, issue_id: str):
     return error
 
 
+@router.get(BASE + "/{issue_id}/details")
 @router.get(BASE + "/{issue_id}/details.json")
 def error_details(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str, issue_id: str):
     project = _project(session, user, project_path, access.REPORTER)
     setting = _enabled_setting(session, project)
     if not setting.integrated:
-        issue = _sentry_call(_sentry(session, request, setting).issue_details, issue_id)
+        issue = _sentry_issue(session, request, setting, issue_id)
         return _json({"error": _sentry_call(mapping.detailed_error_entity, issue, api_url=setting.api_url)})
     error = _integrated_error(session, project, issue_id)
     releases = set(integrated.error_releases(session, error))
@@ -145,13 +162,17 @@ def error_details(request: Request, session: SessionDep, user: CurrentUserDep, p
     return _json({"error": body})
 
 
+@router.get(BASE + "/{issue_id}/stack_trace")
 @router.get(BASE + "/{issue_id}/stack_trace.json")
 def error_stack_trace(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str,
                       issue_id: str):
     project = _project(session, user, project_path, access.REPORTER)
     setting = _enabled_setting(session, project)
     if not setting.integrated:
+        issue = _sentry_issue(session, request, setting, issue_id)
         event = _sentry_call(_sentry(session, request, setting).latest_event, issue_id)
+        if str(event.get("projectID")) != str((issue.get("project") or {}).get("id")):
+            raise _message(OUTSIDE_PROJECT)
         return _json({"error": _sentry_call(mapping.stack_trace_entity, event)})
     error = _integrated_error(session, project, issue_id)
     latest = service.error_events(session, error=error, limit=1)
@@ -166,6 +187,7 @@ def error_stack_trace(request: Request, session: SessionDep, user: CurrentUserDe
     }})
 
 
+@router.put(BASE + "/{issue_id}")
 @router.put(BASE + "/{issue_id}.json")
 def update_error(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str,
                  issue_id: str):
@@ -175,6 +197,7 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
     if status not in ERROR_STATUSES:
         raise _message("Bad Request: Invalid status")
     if not setting.integrated:
+        _sentry_issue(session, request, setting, issue_id)
         _sentry_call(_sentry(session, request, setting).update_issue, issue_id, {"status": status})
         updated = True
     else:
@@ -185,6 +208,7 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
     return {"result": {"updated": updated, "closed_issue_iid": None, "status": "success"}}
 
 
+@router.get(BASE + "/projects")
 @router.get(BASE + "/projects.json")
 def external_projects(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                       project_path: str):
