@@ -2,7 +2,9 @@
 
 It is a real HTTP server on 127.0.0.1 in a background thread. Issues live in memory; status updates
 stick. Knobs for failure tests: `delay` (seconds to wait before answering), `tokens` (accepted
-bearer tokens; others get 401). `requests` records (method, path, query, authorization) of each call.
+bearer tokens; others get 401) and `override` (a function of (method, path) returning a
+(status, body, headers) answer, or None for the normal one). `requests` records (method, path,
+query, authorization) of each call.
 """
 
 from __future__ import annotations
@@ -94,6 +96,7 @@ class FakeSentry:
     def __init__(self, *, tokens: tuple[str, ...] = ("sntrys-good-token",)):
         self.tokens = set(tokens)
         self.delay = 0.0
+        self.override: Any = None
         self.requests: list[tuple[str, str, dict[str, list[str]], str | None]] = []
         self.projects = [_project("2", "storefront", "Storefront", "ruby"),
                          _project("3", "billing-api", "Billing API", "python")]
@@ -217,8 +220,9 @@ class FakeSentry:
                         document = json.loads(raw) if raw else None
                     except ValueError:
                         document = None
-                    status, body, headers = fake.answer(self.command, split.path, query, document)
-                data = json.dumps(body).encode()
+                    special = fake.override(self.command, split.path) if fake.override else None
+                    status, body, headers = special or fake.answer(self.command, split.path, query, document)
+                data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from outpost_server.accounts import access
+from outpost_server.error_tracking.external.url_policy import BlockedUrl, check_url
 from tests.fake_sentry import FakeSentry
 from tests.support import ApiHelper, start_server
 
@@ -222,3 +223,44 @@ def test_external_failure_reaches_the_list(helper, web, fake, external_project):
     finally:
         fake.tokens.add(GOOD_TOKEN)
     assert response.status_code == 400 and response.json() == {"message": "Sentry response status code: 401"}
+
+
+@pytest.mark.parametrize(("answer", "message"), [
+    ((200, b"[" + b" " * (1024 * 1024) + b"]", {}), "Sentry API response is too big. Limit is 1 MB. Got 1048578 bytes."),
+    ((200, [{"id": "9", "slug": "x", "organization": {"name": "O", "slug": "o"}}], {}),
+     'Sentry API response is missing keys. key not found: "name"'),
+    ((302, {}, {"Location": "http://169.254.169.254/latest/meta-data/"}), "Sentry response status code: 302"),
+    ((500, {"detail": "Internal Error"}, {}), "Sentry response status code: 500"),
+    ((200, b"<html>not json</html>", {}), "Unexpected Error"),
+])
+def test_unusable_answers(helper, web, fake, allow_local, answer, message):
+    path = helper.project()["path_with_namespace"]
+    fake.override = lambda method, url_path: answer if url_path == "/api/0/projects/" else None
+    try:
+        response = _projects(web, path, fake.url, GOOD_TOKEN)
+    finally:
+        fake.override = None
+    expected_status = 500 if "missing keys" in message else 400
+    assert response.status_code == expected_status
+    assert response.json() == {"message": message}
+
+
+@pytest.mark.parametrize(("url", "reason"), [
+    ("http://127.0.0.1:9000/", "Requests to localhost are not allowed"),
+    ("http://localhost/", "Requests to localhost are not allowed"),
+    ("http://[::1]/", "Requests to localhost are not allowed"),
+    ("http://[::ffff:10.0.0.1]/", "Requests to the local network are not allowed"),
+    ("http://0.0.0.0/", "Requests to localhost are not allowed"),
+    ("http://192.168.1.20/", "Requests to the local network are not allowed"),
+    ("http://100.64.0.1/", "Requests to the local network are not allowed"),
+    ("http://169.254.169.254/", "Requests to the link local network are not allowed"),
+    ("ftp://sentry.example.com/", "Only allowed schemes are http, https"),
+    ("http://no-such-host.invalid/", "Host cannot be resolved or invalid"),
+])
+def test_url_policy(url, reason):
+    with pytest.raises(BlockedUrl) as refused:
+        check_url(url, allow_local=False)
+    assert str(refused.value) == reason
+    if reason != "Only allowed schemes are http, https":
+        check_url(url, allow_local=True)
+    check_url("https://93.184.215.14/", allow_local=False)
