@@ -78,6 +78,10 @@ def ruby_csv_line(values: Iterable[str | None], separator: str = ",") -> str:
     return separator.join([ruby_csv_field(value, separator) for value in values])
 
 
+# A String cell needs work when it holds a newline or a character CSV must quote, or starts like a formula.
+_STRING_CELL_WORK = re.compile(r'[\r\n",]|\A[=+\-@;]')
+
+
 def string_cell(value: str | None) -> str:
     """A Ruby String cell as CsvBuilder writes it: newlines as literal \\n, a leading formula
     character neutralised with ', then CSV quoting."""
@@ -85,6 +89,8 @@ def string_cell(value: str | None) -> str:
         return ""
     if not value:
         return '""'
+    if not _STRING_CELL_WORK.search(value):
+        return value
     if "\n" in value:
         value = value.replace("\n", "\\n")
     if value[0] in UNSAFE_SPREADSHEET_PREFIXES:
@@ -248,26 +254,26 @@ def format_row(vulnerability: ExportVulnerability) -> str:
             cwe = cwe or identifier.get("name")
         else:
             others.append(identifier.get("name", ""))
-    cvss = [f"{vector.get('vendor', '')}={vector.get('vector', '')}" for vector in vulnerability.cvss_vectors]
     dismissal = vulnerability.dismissal_reason if vulnerability.state == "dismissed" else None
     return ",".join((
         string_cell(vulnerability.group_name),
         string_cell(vulnerability.project_name),
-        string_cell(vulnerability.report_type),
+        vulnerability.report_type,  # enum values: nothing to quote or neutralise
         string_cell(vulnerability.scanner_name),
-        string_cell(vulnerability.state),
+        vulnerability.state,
         string_cell(vulnerability.title),
         string_cell(vulnerability.description),
         "",  # Additional Info: always empty in current GitLab
-        string_cell(vulnerability.severity),
+        vulnerability.severity,
         string_cell(cve),
         string_cell(cwe),
         string_cell(ruby_csv_line(others, "; ")),
         plain_cell(ruby_time(vulnerability.detected_at)),
         plain_cell(ruby_inspect(vulnerability.location)),
         "true" if vulnerability.resolved_on_default_branch else "false",
-        string_cell(notes_summary(vulnerability.notes)),
+        string_cell(notes_summary(vulnerability.notes)) if vulnerability.notes else '""',
         string_cell(f"{vulnerability.project_full_path}/{vulnerability.id}"),
-        string_cell(ruby_csv_line(cvss, "; ")),
+        string_cell(ruby_csv_line([f"{vector.get('vendor', '')}={vector.get('vector', '')}"
+                                   for vector in vulnerability.cvss_vectors], "; ")),
         string_cell(humanize(dismissal) if dismissal else None),
     )) + "\n"

@@ -99,7 +99,9 @@ def _export_rows(factory: sessionmaker[Session], project_ids: list[int]) -> Iter
 
 def _load_batch(factory: sessionmaker[Session], project_id: int, after_id: int) -> list[ExportVulnerability]:
     with factory() as session:
-        rows = session.execute(
+        # Core execution: plain rows, without the ORM's per-row bookkeeping.
+        connection = session.connection()
+        rows = connection.execute(
             select(Vulnerability.id, Vulnerability.report_type, Vulnerability.scanner_name, Vulnerability.state,
                    Vulnerability.title, Vulnerability.description, Vulnerability.severity,
                    Vulnerability.identifiers, Vulnerability.location, Vulnerability.resolved_on_default_branch,
@@ -114,7 +116,7 @@ def _load_batch(factory: sessionmaker[Session], project_id: int, after_id: int) 
         if not rows:
             return []
         notes: dict[int, list[ExportNote]] = {}
-        for vulnerability_id, edited_at, username, text in session.execute(
+        for vulnerability_id, edited_at, username, text in connection.execute(
             select(VulnerabilityNote.vulnerability_id, VulnerabilityNote.updated_at, User.username,
                    VulnerabilityNote.note)
             .join(User, User.id == VulnerabilityNote.author_id)
