@@ -93,6 +93,14 @@ class AppContext(QObject):
         task.add_done_callback(self._tasks.discard)
         return task
 
+    async def cancel_operations(self) -> None:
+        """Cancel every operation started with :meth:`run` (except the caller) and wait for them."""
+        current = asyncio.current_task()
+        pending = [task for task in self._tasks if task is not current and not task.done()]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
     async def _guarded(self, work: Awaitable[T], description: str, on_success: Callable[[T], None] | None) -> None:
         self._set_busy(+1)
         self.say(f"{description}…")

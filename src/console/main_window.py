@@ -270,6 +270,7 @@ class MainWindow(QMainWindow):
         return self.context.run(self._disconnect(), description="Disconnecting")
 
     async def _disconnect(self) -> None:
+        await self.context.cancel_operations()
         await self.context.disconnect()
         await self._stop_local_server()
 
@@ -305,7 +306,8 @@ class MainWindow(QMainWindow):
             self.resize(1100, 700)
 
     async def shutdown(self) -> None:
-        """Close the connection and stop the local server."""
+        """Cancel running operations, close the connection and stop the local server."""
+        await self.context.cancel_operations()
         await self.context.disconnect()
         await self._stop_local_server()
 

@@ -1,5 +1,6 @@
 """The main window against the real server: connection area, dialog, status bar, error reporting."""
 
+import asyncio
 import sys
 
 import pytest
@@ -231,3 +232,14 @@ def test_close_requested_from_a_coroutine_still_shuts_down(window, qtbot, server
     window.context.run(close_window(), description="Closing")
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=WAIT)
     assert window.context.client is None
+
+
+def test_closing_cancels_operations_still_running(window, qtbot, server):
+    connect(window, qtbot, server.url, server.root_token)
+    said: list[str] = []
+    window.context.status_message.connect(said.append)
+    slow = window.context.run(asyncio.sleep(3600), description="Waiting for a slow answer")
+    window.close()
+    assert slow.cancelled()
+    assert "Waiting for a slow answer: cancelled" in said
+    assert window.progress.isHidden()
