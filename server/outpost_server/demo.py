@@ -20,6 +20,7 @@ from outpost_server.config import Settings
 DEMO_SEEDERS: list[str] = [
     "outpost_server.variables.demo:seed",
     "outpost_server.vulnerabilities.demo:seed",
+    "outpost_server.error_tracking.demo:seed",
 ]
 
 DEMO_MARKER = "demo_data_loaded"
