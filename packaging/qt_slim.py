@@ -21,40 +21,42 @@ EXCLUDES = [
     "PySide6.QtPrintSupport", "PySide6.QtNetwork", "PySide6.QtSvgWidgets",
 ]
 
-# Path fragments (with "/" separators) of collected files to drop.
-DROP = (
-    "PySide6/Qt/translations/",  # Qt's own dialog translations; the console is English only
-    "PySide6/Qt/qml/",
-    "PySide6/Qt/plugins/egldeviceintegrations/",
-    "PySide6/Qt/plugins/platforms/libqeglfs",
-    "PySide6/Qt/plugins/platforms/libqlinuxfb",
-    "PySide6/Qt/plugins/platforms/libqvnc",
-    "PySide6/Qt/plugins/platforms/libqvkkhrdisplay",
-    "PySide6/Qt/plugins/platforms/libqminimalegl",
-    "PySide6/Qt/plugins/platformthemes/libqgtk3",
-    "PySide6/Qt/plugins/qmltooling/",
-    "PySide6/Qt/plugins/sqldrivers/",
-    "PySide6/Qt/plugins/designer/",
-    "PySide6/Qt/plugins/printsupport/",
-    "PySide6/Qt/plugins/generic/",  # evdev/tuio input for the framebuffer platforms dropped above
-    "PySide6/Qt/plugins/imageformats/libqpdf",
-    "PySide6/Qt/plugins/imageformats/libqtiff",
-    "PySide6/Qt/plugins/imageformats/libqwebp",
-    "PySide6/Qt/plugins/imageformats/libqtga",
-    "PySide6/Qt/plugins/imageformats/libqwbmp",
-    "PySide6/Qt/plugins/platforminputcontexts/libqtvirtualkeyboard",
-    "libQt6EglFS",
-    "libQt6EglFs",
-    "PySide6/Qt/lib/libQt6Pdf",
-    "PySide6/Qt/lib/libQt6Qml",
-    "PySide6/Qt/lib/libQt6Quick",
-    "PySide6/Qt/lib/libQt6VirtualKeyboard",
+# Folders inside PySide6 whose files are all dropped (Linux and macOS wheels keep them under
+# PySide6/Qt/, Windows wheels directly under PySide6/).
+DROP_DIRS = (
+    "translations/",  # Qt's own dialog translations; the console is English only
+    "qml/",
+    "plugins/egldeviceintegrations/",
+    "plugins/generic/",  # evdev/tuio input for the framebuffer platforms dropped below
+    "plugins/qmltooling/",
+    "plugins/sqldrivers/",
+    "plugins/designer/",
+    "plugins/printsupport/",
 )
+# Plugins by folder and name, however the OS spells the file (libqgtk3.so, qpdf.dll, libqpdf.dylib).
+DROP_PLUGINS = {
+    "platforms": ("qeglfs", "qlinuxfb", "qvnc", "qvkkhrdisplay", "qminimalegl"),
+    "platformthemes": ("qgtk3",),
+    "imageformats": ("qpdf", "qtiff", "qwebp", "qtga", "qwbmp"),
+    "platforminputcontexts": ("qtvirtualkeyboard",),
+}
+# Qt libraries that only the dropped modules and plugins use.
+DROP_LIBRARIES = ("Qt6EglFS", "Qt6EglFs", "Qt6Pdf", "Qt6Qml", "Qt6Quick", "Qt6VirtualKeyboard")
 
 
 def keep(entry) -> bool:
     name = entry[0].replace("\\", "/")
-    return not any(fragment in name for fragment in DROP)
+    if any(library in name for library in DROP_LIBRARIES):
+        return False
+    if not name.startswith("PySide6/"):
+        return True
+    inside = name.removeprefix("PySide6/").removeprefix("Qt/")
+    if inside.startswith(DROP_DIRS):
+        return False
+    folder, _, file = inside.rpartition("/")
+    plugins, _, kind = folder.rpartition("/")
+    stem = file.split(".")[0].removeprefix("lib")
+    return not (plugins == "plugins" and stem in DROP_PLUGINS.get(kind, ()))
 
 
 def _linked_closure(start, by_name) -> set[str]:

@@ -49,6 +49,3 @@ Name: "{autodesktop}\{#AppName}"; Filename: "{app}\{#AppExe}"; Tasks: desktopico
 [Run]
 Filename: "{app}\{#AppExe}"; Description: "{cm:LaunchProgram,{#AppName}}"; Flags: nowait postinstall skipifsilent
 
-[UninstallDelete]
-; Python byte-code caches written at run time; user settings and data stay in the user's profile.
-Type: filesandordirs; Name: "{app}\_internal\__pycache__"

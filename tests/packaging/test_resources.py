@@ -64,3 +64,9 @@ def test_qt_slimming_keeps_the_platforms_and_drops_unused_plugins():
                     "imageformats/libqpdf.so"):
         assert not qt_slim.keep((plugins + dropped, "", "BINARY")), dropped
     assert not qt_slim.keep(("PySide6/Qt/translations/qtbase_de.qm", "", "DATA"))
+    # Windows wheels have no Qt/ level and no "lib" prefix.
+    assert not qt_slim.keep(("PySide6/plugins/imageformats/qpdf.dll", "", "BINARY"))
+    assert not qt_slim.keep(("PySide6/translations/qtbase_de.qm", "", "DATA"))
+    assert qt_slim.keep(("PySide6/plugins/platforms/qwindows.dll", "", "BINARY"))
+    # Other packages' files with similar names are not Qt's.
+    assert qt_slim.keep(("babel/translations/de.mo", "", "DATA"))
