@@ -47,6 +47,11 @@ elif scenario == "keyerror":
         json.loads('{"sku": 7}', object_hook=lambda document: document["missing-key"])
     except KeyError:
         sentry_sdk.capture_exception()
+elif scenario == "crash":
+    # An unhandled exception in a tracked session: the SDK's hook reports it and the session as crashed.
+    sentry_sdk.init(dsn=dsn, release=release, environment=environment)
+    sentry_sdk.Hub.current.start_session(session_mode="application")
+    raise RuntimeError("payment service unreachable")
 elif scenario.startswith("messages:"):
     for number in range(int(scenario.split(":")[1])):
         sentry_sdk.capture_message(f"distinct message {number:03d}", level="warning")
@@ -61,8 +66,12 @@ def send_errors(dsn: str, scenario: str, *, release: str = "shop@1.0.0", environ
     with tempfile.TemporaryDirectory() as directory:
         script = Path(directory) / "shop_app.py"
         script.write_text(SCRIPT)
-        subprocess.run([sys.executable, str(script), dsn, scenario, release, environment], check=True, timeout=60,
-                       cwd=directory)  # the SDK marks frames under the working directory as in-app
+        finished = subprocess.run([sys.executable, str(script), dsn, scenario, release, environment], timeout=60,
+                                  cwd=directory,  # the SDK marks frames under the working directory as in-app
+                                  capture_output=True, text=True)
+    crashed = scenario == "crash"
+    if finished.returncode != (1 if crashed else 0) or (crashed and "payment service unreachable" not in finished.stderr):
+        raise RuntimeError(f"the SDK script failed:\n{finished.stderr}")
 
 
 def enable_integrated(root: httpx.Client, project_id: int) -> str:

@@ -5,6 +5,8 @@ Errors come from the real Python SDK sending to the running server.
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
@@ -116,6 +118,23 @@ def test_details(tracked):
     assert sum(count for _, count in detail["frequency_30d"]) == 1
     assert detail["user_count"] == 1
     assert isinstance(detail["release_health"], list)
+
+
+def test_release_health_of_the_error_release(server, api: ApiHelper):
+    project = api.project()
+    send_errors(enable_integrated(api.root, project["id"]), "crash", release="shop@3.0.0")
+    path = project["path_with_namespace"]
+    with _web(server, server.root_token) as web:
+        error = wait_for_list(web, path, lambda b: len(b["errors"]) == 1)["errors"][0]
+        assert error["title"] == "RuntimeError: payment service unreachable"
+        detail = None
+        for _ in range(50):
+            detail = web.get(f"/{path}/-/error_tracking/{error['id']}/details.json").json()["error"]
+            if detail["release_health"]:
+                break
+            time.sleep(0.2)
+    assert detail["release_health"] == [{"release": "shop@3.0.0", "environment": "production", "sessions": 1,
+                                                "crashed": 1, "errored": 0, "abnormal": 0, "crash_free_rate": 0.0}]
 
 
 def test_stack_trace_of_chained_exception(tracked):
