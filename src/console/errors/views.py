@@ -210,6 +210,12 @@ class ErrorDetailView(QWidget):
                                           else "No stack trace was sent with this error.")
 
 
+def _list_failure(error: ApiError) -> str:
+    if error.detail == "Error Tracking is not enabled":
+        return "Error tracking is not enabled for this project: turn it on in the Settings tab."
+    return f"The errors could not be loaded. {error.message}"
+
+
 class ErrorsPage(_Page):
     """The error list with search, sort and status filter, and the selected error's details."""
 
@@ -301,6 +307,7 @@ class ErrorsPage(_Page):
         self.generation += 1
         self.detail.clear()
         self.model.reset_page(ErrorPage([], None))
+        self.empty_label.clear()
         if project is None:
             return
         generation = self.generation
@@ -310,6 +317,10 @@ class ErrorsPage(_Page):
         async def load() -> None:
             try:
                 page = await self.tab.api.list_errors(project["path_with_namespace"], **self._query())
+            except ApiError as error:
+                if generation == self.generation:
+                    self.empty_label.setText(_list_failure(error))
+                raise
             finally:
                 if generation == self.generation:
                     self.loading = False
@@ -321,7 +332,6 @@ class ErrorsPage(_Page):
 
     def _show_empty_state(self) -> None:
         self.empty_label.setText("" if self.model.rowCount() else "No errors match.")
-        self.empty_label.setVisible(not self.model.rowCount())
 
     def _fetch_more(self, cursor: str) -> None:
         project, generation = self.tab.project, self.generation

@@ -147,6 +147,17 @@ def test_scrolling_loads_more_pages(qtbot, make_root_tab, server, api):
     assert len({error.id for error in page.model.errors}) == 45
 
 
+def test_project_without_error_tracking_says_so(qtbot, make_root_tab, api):
+    project = api.project()
+    root_tab = make_root_tab()
+    page = root_tab.errors_page
+    choose_project(qtbot, root_tab, project["path_with_namespace"])
+    qtbot.waitUntil(lambda: not page.loading, timeout=WAIT)
+    assert page.empty_label.text() == \
+        "Error tracking is not enabled for this project: turn it on in the Settings tab."
+    assert page.model.rowCount() == 0
+
+
 def test_auto_refresh_runs_only_while_visible(qtbot, make_root_tab):
     root_tab = make_root_tab()
     assert root_tab.refresh_timer.isActive()

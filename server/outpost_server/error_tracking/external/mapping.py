@@ -81,6 +81,7 @@ def detailed_error_entity(issue: dict[str, Any], *, api_url: str) -> dict[str, A
         "last_release_version": last_release.get("version"),
         "gitlab_issue": _gitlab_issue(issue),
         "tags": {"level": issue.get("level"), "logger": issue.get("logger")},
+        "exception_type": (issue.get("metadata") or {}).get("type"),
         "frequency_30d": stats.get("30d") or [],
         "integrated": False,
     }
