@@ -91,7 +91,7 @@ def test_plan_import_categories():
     assert changed.variable == Variable("NEW_VALUE", "changed-value", masked=True, description="kept")
     assert changed.changed == ("value",)
     assert next(item for item in plan.items if item.kind == ADDED).variable.value == "b"  # the last one wins
-    assert [change.action for _, change in plan.changes()] == ["update", "create"]
+    assert [change.action for _, change in plan.changes()] == ["create", "update"]  # additions first
 
     synced = bulk.plan_import(current, incoming, exact_sync=True)
     assert [item.variable.key for item in synced.items if item.kind == REMOVED] == ["ONLY_ON_SERVER"]

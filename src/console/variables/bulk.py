@@ -16,6 +16,8 @@ from console.api.variables import ENV_VAR, FILE, Change, Variable
 from console.variables.rules import variable_problems
 
 ADDED, CHANGED, REMOVED, UNCHANGED, INVALID = "added", "changed", "removed", "unchanged", "invalid"
+# The order in which a plan lists its changes.
+KIND_ORDER = {ADDED: 0, CHANGED: 1, REMOVED: 2, INVALID: 3, UNCHANGED: 4}
 ATTRIBUTES = ("value", "variable_type", "protected", "masked", "raw", "description")
 
 
@@ -207,4 +209,5 @@ def plan_import(current: list[Variable], incoming: list[Incoming], *, exact_sync
         plan.items.append(PlannedChange(INVALID if problems else kind, wanted, changed, problems))
     if exact_sync:
         plan.items += [PlannedChange(REMOVED, variable) for key, variable in existing.items() if key not in latest]
+    plan.items.sort(key=lambda item: KIND_ORDER[item.kind])
     return plan

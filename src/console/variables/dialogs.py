@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -31,6 +31,7 @@ from console.variables.models import ERROR_COLOR, ImportPlanModel
 from console.variables.rules import variable_problems
 
 SaveFunction = Callable[[Variable], Awaitable[Variable]]
+PROGRESS_INTERVAL_MS = 100
 
 
 def _error_label() -> QLabel:
@@ -155,11 +156,11 @@ class ImportPreviewDialog(QDialog):
     applied = Signal()
 
     def __init__(self, context: AppContext, *, api: VariablesApi, source: str,
-                 build_plan: Callable[[bool], ImportPlan], parent: QWidget | None = None) -> None:
+                 plans: dict[bool, ImportPlan], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._context = context
         self._api = api
-        self._build_plan = build_plan
+        self._plans = plans  # by "exact sync"
         self.outcomes: list[Outcome] = []
         self.setWindowTitle(f"Import variables from {source}")
         self.resize(760, 480)
@@ -173,10 +174,16 @@ class ImportPreviewDialog(QDialog):
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().hide()
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Fitted once per plan, from a sample of rows.
+        header.setResizeContentsPrecision(50)
+        self.table.verticalHeader().setResizeContentsPrecision(50)
         header.setSectionResizeMode(ImportPlanModel.DETAILS, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(ImportPlanModel.RESULT, QHeaderView.ResizeMode.Stretch)
         self.progress = QProgressBar()
         self.progress.hide()
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(PROGRESS_INTERVAL_MS)
         self.result_label = QLabel()
         self.result_label.setWordWrap(True)
         self.apply_button = QPushButton("Apply")
@@ -202,10 +209,10 @@ class ImportPreviewDialog(QDialog):
         return self.model.plan
 
     def refresh_plan(self) -> None:
-        plan = self._build_plan(self.exact_sync_check.isChecked())
-        order = {ADDED: 0, CHANGED: 1, REMOVED: 2, INVALID: 3, UNCHANGED: 4}
-        plan.items.sort(key=lambda item: order[item.kind])
+        plan = self._plans[self.exact_sync_check.isChecked()]
         self.model.set_plan(plan)
+        for column in (ImportPlanModel.CHANGE, ImportPlanModel.KEY):
+            self.table.resizeColumnToContents(column)
         parts = [f"{plan.count(ADDED)} to add", f"{plan.count(CHANGED)} to change"]
         if self.exact_sync_check.isChecked():
             parts.append(f"{plan.count(REMOVED)} to remove")
@@ -218,9 +225,8 @@ class ImportPreviewDialog(QDialog):
     def apply(self) -> asyncio.Task[None]:
         self.apply_button.setEnabled(False)
         self.exact_sync_check.setEnabled(False)
-        for row, item in enumerate(self.plan.items):
-            if item.kind == INVALID:
-                self.model.set_result(row, "Not sent: " + " ".join(item.problems), failed=True)
+        self.model.set_results([(row, "Not sent: " + " ".join(item.problems), True)
+                                for row, item in enumerate(self.plan.items) if item.kind == INVALID])
         rows_and_changes = self.plan.changes()
         self.progress.setRange(0, len(rows_and_changes))
         self.progress.setValue(0)
@@ -229,20 +235,31 @@ class ImportPreviewDialog(QDialog):
 
     async def _apply(self, rows_and_changes) -> None:
         rows = [row for row, _ in rows_and_changes]
-        done = 0
+        pending: list[tuple[int, str, bool]] = []
+
+        def flush() -> None:
+            # Results arrive faster than a person can read them: show them in batches, so
+            # a thousand changes cost a few repaints instead of a thousand.
+            self.model.set_results(pending)
+            self.progress.setValue(self.progress.value() + len(pending))
+            pending.clear()
+
+        self._flush_timer.timeout.connect(flush)
 
         def record(position: int, outcome: Outcome) -> None:
-            nonlocal done
-            done += 1
-            self.progress.setValue(done)
             if outcome.ok:
-                self.model.set_result(rows[position], "Done", failed=False)
+                pending.append((rows[position], "Done", False))
             else:
-                self.model.set_result(rows[position], outcome.error.detail or outcome.error.message, failed=True)
+                pending.append((rows[position], outcome.error.detail or outcome.error.message, True))
+            if not self._flush_timer.isActive():
+                self._flush_timer.start()
 
         try:
             self.outcomes = await self._api.apply([change for _, change in rows_and_changes], on_outcome=record)
         finally:
+            self._flush_timer.stop()
+            self._flush_timer.timeout.disconnect(flush)
+            flush()
             self.applied.emit()
         failed = len(self.model.failed_rows())
         applied = sum(1 for outcome in self.outcomes if outcome.ok)

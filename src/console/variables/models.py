@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
 from PySide6.QtGui import QColor
 
 from console.api.variables import FILE, Variable
 from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
 
-SortRole = Qt.ItemDataRole.UserRole + 1
-VariableRole = Qt.ItemDataRole.UserRole + 2
+VariableRole = Qt.ItemDataRole.UserRole + 1
 
 HIDDEN_VALUE = "•" * 8
 ERROR_COLOR = "#b3261e"
@@ -36,6 +41,8 @@ class VariablesModel(QAbstractTableModel):
         super().__init__(parent)
         self._variables: list[Variable] = []
         self._revealed: set[str] = set()
+        self._sort_column = self.KEY
+        self._sort_order = Qt.SortOrder.AscendingOrder
 
     # data access -----------------------------------------------------------------------------
     @property
@@ -50,7 +57,7 @@ class VariablesModel(QAbstractTableModel):
 
     def set_variables(self, variables: list[Variable]) -> None:
         self.beginResetModel()
-        self._variables = list(variables)
+        self._variables = sorted(variables, key=self._sort_key, reverse=self._descending)
         keys = {variable.key for variable in variables}
         self._revealed &= keys
         self.endResetModel()
@@ -58,8 +65,9 @@ class VariablesModel(QAbstractTableModel):
     def upsert(self, variable: Variable) -> None:
         row = self.row_of(variable.key)
         if row is None:
-            self.beginInsertRows(QModelIndex(), len(self._variables), len(self._variables))
-            self._variables.append(variable)
+            position = self._insertion_row(variable)
+            self.beginInsertRows(QModelIndex(), position, position)
+            self._variables.insert(position, variable)
             self.endInsertRows()
         else:
             self._variables[row] = variable
@@ -84,6 +92,47 @@ class VariablesModel(QAbstractTableModel):
         else:
             self._revealed.discard(key)
         self._row_changed(row)
+
+    # sorting ---------------------------------------------------------------------------------
+    # Sorting happens here, in one Python sort with precomputed keys, rather than in the proxy:
+    # the proxy would call data() twice per comparison, which stalls the UI with thousands of rows.
+    @property
+    def _descending(self) -> bool:
+        return self._sort_order == Qt.SortOrder.DescendingOrder
+
+    def _sort_key(self, variable: Variable) -> tuple:
+        column = self._sort_column
+        if column in (self.PROTECTED, self.MASKED, self.EXPAND):
+            primary: object = int(self._flag(variable, column))
+        elif column == self.VALUE:
+            # Hidden values sort together, so their order reveals nothing.
+            primary = "" if variable.masked and variable.key not in self._revealed else variable.value.lower()
+        elif column == self.TYPE:
+            primary = TYPE_LABELS.get(variable.variable_type, "Variable").lower()
+        elif column == self.DESCRIPTION:
+            primary = (variable.description or "").lower()
+        else:
+            primary = variable.key.lower()
+        return primary, variable.key.lower(), variable.key
+
+    def _insertion_row(self, variable: Variable) -> int:
+        key = self._sort_key(variable)
+        for row, other in enumerate(self._variables):
+            other_key = self._sort_key(other)
+            if (other_key < key) == self._descending and other_key != key:
+                return row
+        return len(self._variables)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self._sort_column, self._sort_order = column, order
+        self.layoutAboutToBeChanged.emit()
+        persistent = self.persistentIndexList()
+        keys = [self._variables[index.row()].key for index in persistent]
+        self._variables.sort(key=self._sort_key, reverse=self._descending)
+        rows = {variable.key: row for row, variable in enumerate(self._variables)}
+        self.changePersistentIndexList(persistent, [self.index(rows[key], index.column())
+                                                    for key, index in zip(keys, persistent)])
+        self.layoutChanged.emit()
 
     def _row_changed(self, row: int) -> None:
         self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
@@ -135,26 +184,20 @@ class VariablesModel(QAbstractTableModel):
             if column == self.DESCRIPTION and variable.description:
                 return variable.description
             return None
-        if role == SortRole:
-            if is_flag:
-                return int(self._flag(variable, column))
-            if column == self.VALUE:
-                # Hidden values sort together, so their order reveals nothing.
-                return "" if self.is_hidden(index.row()) else variable.value.lower()
-            return str(self.data(index)).lower()
         if role == VariableRole:
             return variable
         return None
 
 
 class VariablesFilterProxy(QSortFilterProxyModel):
-    """Sorts by :data:`SortRole` and keeps rows whose key, description or visible value match."""
+    """Keeps rows whose key, description or visible value match; sorting is passed to the source."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.setSortRole(SortRole)
-        self.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.sourceModel().sort(column, order)
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         needle = self.filterRegularExpression().pattern().lower()
@@ -194,11 +237,18 @@ class ImportPlanModel(QAbstractTableModel):
         self.endResetModel()
 
     def set_result(self, row: int, text: str, *, failed: bool) -> None:
-        self._results[row] = text
-        if failed:
-            self._failed.add(row)
-        index = self.index(row, self.RESULT)
-        self.dataChanged.emit(index, index)
+        self.set_results([(row, text, failed)])
+
+    def set_results(self, results: list[tuple[int, str, bool]]) -> None:
+        """Record many results with a single change notification (one repaint)."""
+        if not results:
+            return
+        for row, text, failed in results:
+            self._results[row] = text
+            if failed:
+                self._failed.add(row)
+        rows = [row for row, _, _ in results]
+        self.dataChanged.emit(self.index(min(rows), 0), self.index(max(rows), self.columnCount() - 1))
 
     def failed_rows(self) -> list[int]:
         return sorted(self._failed)

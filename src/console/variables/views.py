@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt
@@ -28,6 +29,7 @@ from console.variables.dialogs import ImportPreviewDialog, VariableDialog
 from console.variables.models import VariablesFilterProxy, VariablesModel
 
 FILE_FILTERS = "Environment files (*.env);;JSON files (*.json);;All files (*)"
+CONTENT_SAMPLE_ROWS = 50
 
 
 class VariablesTab(QWidget):
@@ -53,9 +55,14 @@ class VariablesTab(QWidget):
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Widths are fitted once per load (from the first rows), never on every change: with
+        # thousands of rows, continuous fitting would freeze the window.
+        header.setResizeContentsPrecision(CONTENT_SAMPLE_ROWS)
+        self.table.verticalHeader().setResizeContentsPrecision(CONTENT_SAMPLE_ROWS)
         header.setSectionResizeMode(VariablesModel.VALUE, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(VariablesModel.DESCRIPTION, QHeaderView.ResizeMode.Stretch)
+        for column in (VariablesModel.PROTECTED, VariablesModel.MASKED, VariablesModel.EXPAND):
+            header.resizeSection(column, header.sectionSizeHint(column))  # a check box fits under its title
 
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter by key, value or description")
@@ -151,6 +158,10 @@ class VariablesTab(QWidget):
         self.count_label.setText(text)
         self.count_label.setToolTip(tooltip)
 
+    def _fit_columns(self) -> None:
+        for column in (VariablesModel.KEY, VariablesModel.TYPE):
+            self.table.resizeColumnToContents(column)
+
     def _filter_changed(self, text: str) -> None:
         self.proxy.set_filter_text(text)
         self._update_count()
@@ -184,6 +195,7 @@ class VariablesTab(QWidget):
         selected = [self.model.variable(row).key for row in self.selected_rows()]
         self.limit = limit
         self.model.set_variables(variables)
+        self._fit_columns()
         for key in selected:
             self.select_key(key)
         self._update_count()
@@ -290,10 +302,11 @@ class VariablesTab(QWidget):
         current = await api.list()
         self.model.set_variables(current)
         self._update_count()
-
-        dialog = ImportPreviewDialog(
-            self.context, api=api, source=path.name, parent=self,
-            build_plan=lambda exact: bulk.plan_import(current, incoming, exact_sync=exact))
+        # Comparing thousands of variables is work for a worker thread, not the UI thread.
+        plans = {exact: await loop.run_in_executor(None, partial(bulk.plan_import, current, incoming,
+                                                                  exact_sync=exact))
+                 for exact in (False, True)}
+        dialog = ImportPreviewDialog(self.context, api=api, source=path.name, plans=plans, parent=self)
         dialog.applied.connect(self.refresh)
         _dispose(self.import_dialog)
         self.import_dialog = dialog
