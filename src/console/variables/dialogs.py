@@ -97,7 +97,10 @@ class VariableDialog(QDialog):
 
         initial = variable or Variable(key="", value="")
         self.key_edit.setText(initial.key)
-        self.key_edit.setReadOnly(self.editing)
+        if self.editing:
+            self.key_edit.setReadOnly(True)
+            self.key_edit.setStyleSheet("QLineEdit { background: palette(window); }")
+            self.key_edit.setToolTip("The key of an existing variable cannot be changed")
         self.value_edit.setPlainText(initial.value)
         self.type_combo.setCurrentIndex(self.type_combo.findData(initial.variable_type))
         self.protected_check.setChecked(initial.protected)
