@@ -1,0 +1,112 @@
+"""schemathesis against the running server's /api/v4/openapi.json: no request may get a 500.
+
+The served document declares path parameters only: every endpoint reads its query and body
+through the merged GitLab-style Params object, so no query parameter or request body is declared.
+To fuzz what the endpoints really read, the test adds those parameters (names and types taken from
+GitLab's API, as the handlers read them) to the document before handing it to schemathesis.
+The run is bounded (MAX_EXAMPLES per operation, MAX_SECONDS overall) and seeded, so CI repeats
+the same cases; set OUTPOST_FUZZ_SEED to explore others.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from tests.support import launch_server
+
+MAX_EXAMPLES = int(os.environ.get("OUTPOST_FUZZ_MAX_EXAMPLES", "12"))
+MAX_SECONDS = int(os.environ.get("OUTPOST_FUZZ_MAX_SECONDS", "75"))
+SEED = os.environ.get("OUTPOST_FUZZ_SEED", "20261122")
+
+STRING, INTEGER, BOOLEAN = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+PAGINATION = {"page": INTEGER, "per_page": INTEGER}
+
+# (method, path) -> what the handler reads from the query string ("query") or the body ("body").
+DECLARED_BY_HANDLERS: dict[tuple[str, str], dict[str, dict]] = {
+    ("get", "/api/v4/users"): {"query": {**PAGINATION, "username": STRING, "search": STRING}},
+    ("post", "/api/v4/users"): {"body": {"email": STRING, "name": STRING, "username": STRING, "password": STRING,
+                                         "admin": BOOLEAN, "reset_password": BOOLEAN}},
+    ("post", "/api/v4/users/{user_id}/personal_access_tokens"): {
+        "body": {"name": STRING, "scopes": {"type": "array", "items": STRING}, "expires_at": STRING}},
+    ("get", "/api/v4/personal_access_tokens"): {"query": {**PAGINATION, "user_id": INTEGER}},
+    ("get", "/api/v4/groups"): {"query": {**PAGINATION, "search": STRING}},
+    ("post", "/api/v4/groups"): {"body": {"name": STRING, "path": STRING, "visibility": STRING,
+                                          "parent_id": INTEGER, "description": STRING}},
+    ("get", "/api/v4/projects"): {"query": {**PAGINATION, "search": STRING, "membership": BOOLEAN}},
+    ("post", "/api/v4/projects"): {"body": {"name": STRING, "path": STRING, "visibility": STRING,
+                                            "namespace_id": INTEGER, "description": STRING}},
+    ("put", "/api/v4/projects/{project_id}"): {"body": {"name": STRING, "description": STRING,
+                                                        "visibility": STRING, "monitor_access_level": STRING}},
+    ("post", "/api/v4/projects/{ident}/members"): {"body": {"user_id": INTEGER, "username": STRING,
+                                                            "access_level": INTEGER, "expires_at": STRING}},
+    ("post", "/api/v4/groups/{ident}/members"): {"body": {"user_id": INTEGER, "username": STRING,
+                                                          "access_level": INTEGER, "expires_at": STRING}},
+    ("get", "/api/v4/admin/ci/variables"): {"query": PAGINATION},
+    ("post", "/api/v4/admin/ci/variables"): {"body": {"key": STRING, "value": STRING, "variable_type": STRING,
+                                                      "protected": BOOLEAN, "masked": BOOLEAN, "raw": BOOLEAN,
+                                                      "description": STRING}},
+    ("put", "/api/v4/admin/ci/variables/{key}"): {"body": {"value": STRING, "variable_type": STRING,
+                                                           "protected": BOOLEAN, "masked": BOOLEAN, "raw": BOOLEAN,
+                                                           "description": STRING}},
+    ("get", "/api/v4/application/plan_limits"): {"query": {"plan_name": STRING}},
+    ("put", "/api/v4/application/plan_limits"): {"body": {"plan_name": STRING,
+                                                          "ci_instance_level_variables": INTEGER}},
+    ("get", "/api/v4/projects/{project_id}/vulnerabilities"): {
+        "query": {**PAGINATION, "state": STRING, "severity": STRING, "report_type": STRING}},
+    ("post", "/api/v4/vulnerabilities/{vulnerability_id}/dismiss"): {
+        "body": {"comment": STRING, "dismissal_reason": STRING}},
+    ("post", "/api/v4/security/projects/{project_id}/vulnerability_exports"): {"body": {"export_format": STRING}},
+    ("post", "/api/v4/security/groups/{group_id}/vulnerability_exports"): {"body": {"export_format": STRING}},
+    ("post", "/api/v4/security/vulnerability_exports"): {"body": {"export_format": STRING}},
+    ("patch", "/api/v4/projects/{project_id}/error_tracking/settings"): {
+        "body": {"active": BOOLEAN, "integrated": BOOLEAN}},
+    ("put", "/api/v4/projects/{project_id}/error_tracking/settings"): {
+        "body": {"active": BOOLEAN, "integrated": BOOLEAN, "api_host": STRING, "token": STRING}},
+    ("get", "/api/v4/projects/{project_id}/error_tracking/client_keys"): {"query": PAGINATION},
+}
+
+
+def declare_handler_parameters(document: dict) -> dict:
+    """The served document plus the query parameters and JSON bodies the handlers actually read."""
+    document = copy.deepcopy(document)
+    for (method, path), declared in DECLARED_BY_HANDLERS.items():
+        operation = document["paths"].get(path, {}).get(method)
+        if operation is None:
+            continue  # that domain is not mounted in this build
+        parameters = operation.setdefault("parameters", [])
+        for name, schema in declared.get("query", {}).items():
+            parameters.append({"name": name, "in": "query", "required": False, "schema": schema})
+        if "body" in declared:
+            operation["requestBody"] = {"required": False, "content": {"application/json": {"schema": {
+                "type": "object", "properties": declared["body"]}}}}
+    return document
+
+
+def test_no_request_gets_a_500(tmp_path):
+    server = launch_server(tmp_path / "server", demo=True)
+    try:
+        served = httpx.get(server.api_url + "/openapi.json", timeout=30).json()
+        assert len(served["paths"]) > 20
+        schema_path = tmp_path / "openapi.json"
+        schema_path.write_text(json.dumps(declare_handler_parameters(served)))
+        report = tmp_path / "fuzz.ndjson"
+        command = [str(Path(sys.executable).with_name("st")), "run", str(schema_path), "--url", server.url,
+                   "-H", f"PRIVATE-TOKEN: {server.root_token}",
+                   "--checks", "not_a_server_error,response_schema_conformance",
+                   "--max-examples", str(MAX_EXAMPLES), "--max-time", str(MAX_SECONDS), "--seed", SEED,
+                   "--workers", "4", "--report", "ndjson", "--report-ndjson-path", str(report)]
+        run = subprocess.run(command, capture_output=True, text=True, timeout=MAX_SECONDS + 120,
+                             env={**os.environ, "NO_COLOR": "1", "SCHEMATHESIS_TELEMETRY": "false"})
+        summary = run.stdout[run.stdout.find("SUMMARY"):] if "SUMMARY" in run.stdout else run.stdout[-3000:]
+        print(summary)
+    finally:
+        server.stop()
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert "Traceback" not in server.log_text(), server.log_text()[-4000:]
