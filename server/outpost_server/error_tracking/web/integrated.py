@@ -132,17 +132,18 @@ def hourly_frequency(session: Session, error_ids: list[int], *, now: dt.datetime
     if not error_ids:
         return {}
     end = _hour_floor(now or utcnow())
-    hours = [end - dt.timedelta(hours=offset) for offset in range(23, -1, -1)]
-    counts: dict[tuple[int, int], int] = {}
+    start = end - dt.timedelta(hours=23)
+    first_epoch = int(start.timestamp())
+    counts = {error_id: [0] * 24 for error_id in error_ids}
     rows = session.execute(select(ErrorHourlyCount.error_id, ErrorHourlyCount.hour, ErrorHourlyCount.count).where(
-        ErrorHourlyCount.error_id.in_(error_ids), ErrorHourlyCount.hour >= hours[0]))
+        ErrorHourlyCount.error_id.in_(error_ids), ErrorHourlyCount.hour >= start))
     for error_id, hour, count in rows:
-        counts[(error_id, int(hour.timestamp()))] = counts.get((error_id, int(hour.timestamp())), 0) + count
-    return {error_id: [[int(h.timestamp()), counts.get((error_id, int(h.timestamp())), 0)] for h in hours]
-            for error_id in error_ids}
-
-
-# --- one error ------------------------------------------------------------------------------
+        slot = (int(hour.timestamp()) - first_epoch) // 3600
+        if 0 <= slot < 24:
+            counts[error_id][slot] += count
+    epochs = [first_epoch + 3600 * slot for slot in range(24)]
+    return {error_id: [[epoch, count] for epoch, count in zip(epochs, buckets)]
+            for error_id, buckets in counts.items()}
 
 
 def error_releases(session: Session, error: TrackedError) -> list[str]:
