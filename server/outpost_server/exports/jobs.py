@@ -14,6 +14,7 @@ import datetime as dt
 import logging
 import os
 import socket
+import time
 import uuid
 from collections.abc import Callable, Iterator
 
@@ -296,10 +297,11 @@ class ExportWorker:
                 pass
 
     def _run_job(self, export_id: int) -> None:
+        started = time.perf_counter()
         try:
             generate(self.factory, export_id, worker_id=self.worker_id, lease_seconds=self.lease_seconds,
                      should_stop=lambda: self.stopping)
-            log.info("vulnerability export %s finished", export_id)
+            log.info("vulnerability export %s finished in %.2f s", export_id, time.perf_counter() - started)
         except StopRequested:
             release(self.factory, export_id, worker_id=self.worker_id, failed=False)
         except LeaseLost:

@@ -16,6 +16,7 @@ from console.api.client import ApiClient
 from console.api.errors import error_from_response, error_from_transport
 
 DEFAULT_POLL_SECONDS = 5.0
+DEVELOPER_ACCESS = 30
 PREVIEW_BYTES = 8 * 1024 * 1024
 
 
@@ -70,11 +71,13 @@ class ExportsApi:
                 poll = DEFAULT_POLL_SECONDS
         return ExportState(response.json(), poll)
 
+    # Exports need Developer access; GitLab narrows the lists to that with min_access_level.
     async def search_projects(self, text: str) -> list[dict[str, Any]]:
-        return await self.client.get_json("/projects", search=text, per_page=20, order_by="name", sort="asc")
+        return await self.client.get_json("/projects", search=text, per_page=20, order_by="name", sort="asc",
+                                          min_access_level=DEVELOPER_ACCESS)
 
     async def search_groups(self, text: str) -> list[dict[str, Any]]:
-        return await self.client.get_json("/groups", search=text, per_page=20)
+        return await self.client.get_json("/groups", search=text, per_page=20, min_access_level=DEVELOPER_ACCESS)
 
     async def download(self, export_id: int, target: Path, *,
                        progress: Callable[[int, int | None], None] = lambda done, total: None,
