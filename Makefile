@@ -1,5 +1,5 @@
 # Outpost: `make demo` opens the console on a local demo server; `make test` runs the whole suite headless.
-.PHONY: demo test test-server test-console bootstrap bench clean package package-check
+.PHONY: demo test test-server test-console bootstrap bench soak clean package package-check
 
 PY := .venv/bin/python
 # The whole suite is guarded so a hung Qt loop cannot eat CI's time.
@@ -23,6 +23,11 @@ test-console: bootstrap
 
 bench: bootstrap
 	$(PY) -m bench
+
+# Ingestion plus API traffic for SOAK_MINUTES (CI runs 2; try 30 by hand).
+SOAK_MINUTES ?= 2
+soak: bootstrap
+	$(PY) -m bench.soak --minutes $(SOAK_MINUTES)
 
 clean:
 	rm -rf .venv build dist .data
