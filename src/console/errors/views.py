@@ -223,6 +223,7 @@ class ErrorsPage(_Page):
         super().__init__(tab)
         self.generation = 0
         self.loading = False
+        self.refreshing = False  # an auto-refresh is in flight (a slow server must not stack them up)
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search: words, is:resolved, release:1.2, environment:prod, level:error")
         self.search.setClearButtonEnabled(True)
@@ -353,11 +354,15 @@ class ErrorsPage(_Page):
     def auto_refresh(self) -> None:
         """Fresh counts for the rows on screen; the first page is re-read when only it is shown."""
         project, generation = self.tab.project, self.generation
-        if project is None or self.loading:
+        if project is None or self.loading or self.refreshing:
             return
+        self.refreshing = True
 
         async def refresh() -> None:
-            page = await self.tab.api.list_errors(project["path_with_namespace"], **self._query())
+            try:
+                page = await self.tab.api.list_errors(project["path_with_namespace"], **self._query())
+            finally:
+                self.refreshing = False
             if generation != self.generation:
                 return
             shown = {error.id for error in self.model.errors}
