@@ -4,6 +4,8 @@ The module has its own server so the global variable count and the plan limit ar
 tests' control; each test starts from an empty list and no limit.
 """
 
+from concurrent.futures import ThreadPoolExecutor
+
 import gitlab
 import httpx
 import pytest
@@ -390,3 +392,17 @@ def test_demo_server_has_a_realistic_mix(server):
     assert {"DOCKER_AUTH_TOKEN", "DEPLOY_SSH_KEY", "SENTRY_AUTH_TOKEN"} <= set(by_key)
     assert any(v["masked"] for v in variables) and any(v["protected"] for v in variables)
     assert any(v["variable_type"] == "file" for v in variables) and any(v["raw"] for v in variables)
+
+
+def test_limit_holds_under_concurrent_creation(variables_server, root):
+    set_limit(root, 5)
+    keys = [f"RACE_{index}" for index in range(20)]
+
+    def attempt(key):
+        with variables_server.client() as client:
+            return create(client, key=key, value="v").status_code
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        statuses = list(pool.map(attempt, keys))
+    assert sorted(statuses) == [201] * 5 + [400] * 15
+    assert len(list_all(root)) == 5

@@ -165,6 +165,7 @@ class ImportPreviewDialog(QDialog):
         self._api = api
         self._plans = plans  # by "exact sync"
         self.outcomes: list[Outcome] = []
+        self.applying = False
         self.setWindowTitle(f"Import variables from {source}")
         self.resize(760, 480)
 
@@ -257,9 +258,11 @@ class ImportPreviewDialog(QDialog):
             if not self._flush_timer.isActive():
                 self._flush_timer.start()
 
+        self.applying = True
         try:
             self.outcomes = await self._api.apply([change for _, change in rows_and_changes], on_outcome=record)
         finally:
+            self.applying = False
             self._flush_timer.stop()
             self._flush_timer.timeout.disconnect(flush)
             flush()

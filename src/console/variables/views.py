@@ -289,6 +289,10 @@ class VariablesTab(QWidget):
         api = self.api
         if api is None:
             return None
+        if self.import_dialog is not None and self.import_dialog.applying:
+            self.context.report_error(f"Cannot import {path.name}", "The previous import is still being applied.")
+            self.import_dialog.raise_()
+            return None
         return self.context.run(self._import(api, path), description=f"Reading {path.name}")
 
     async def _import(self, api: VariablesApi, path: Path) -> None:
