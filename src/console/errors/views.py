@@ -48,7 +48,7 @@ from console.api.error_tracking import (
     TrackingSettings,
     api_url_for,
 )
-from console.api.errors import ApiError
+from console.api.errors import ApiError, Forbidden
 from console.context import AppContext
 from console.errors.dialogs import RotateKeyWizard
 from console.errors.models import FREQUENCY_ROLE, ClientKeyModel, ErrorListModel, short_time
@@ -58,6 +58,7 @@ T = TypeVar("T")
 AUTO_REFRESH_MS = 30_000
 MASKED_TOKEN = "*" * 12
 CONNECTION_FAILED = "Connection failed. Check auth token and try again."
+MAINTAINER_ONLY = "Only Maintainers and Owners of the project can see and change this."
 SORT_LABELS = {"last_seen": "Last seen", "first_seen": "First seen", "frequency": "Most frequent"}
 STATUS_ACTIONS = (("Resolve", "resolved"), ("Ignore", "ignored"), ("Unresolve", "unresolved"))
 
@@ -208,6 +209,14 @@ class ErrorDetailView(QWidget):
         else:
             self.stack_trace.show_message(f"No stack trace: reported as a message ({message})" if message
                                           else "No stack trace was sent with this error.")
+
+
+async def _maintainer_only(work: Coroutine[Any, Any, T]) -> T | None:
+    """The result, or None when the signed-in user's role is too low (not an error worth reporting)."""
+    try:
+        return await work
+    except Forbidden:
+        return None
 
 
 def _list_failure(error: ApiError) -> str:
@@ -465,6 +474,8 @@ class SettingsPage(_Page):
         self.save_button = QPushButton("Save")
         self.save_button.clicked.connect(self.save)
         self.saved_label = QLabel()
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
 
         self.external_box = QGroupBox("External Sentry")
         form = QFormLayout(self.external_box)
@@ -483,11 +494,16 @@ class SettingsPage(_Page):
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.saved_label, 1)
+        self.form = QWidget()
+        form_layout = QVBoxLayout(self.form)
+        form_layout.setContentsMargins(0, 0, 0, 0)
+        form_layout.addWidget(self.active)
+        form_layout.addWidget(backend_box)
+        form_layout.addWidget(self.external_box)
+        form_layout.addLayout(buttons)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.active)
-        layout.addWidget(backend_box)
-        layout.addWidget(self.external_box)
-        layout.addLayout(buttons)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.form)
         layout.addStretch(1)
         self.external.toggled.connect(self._backend_changed)
         self._backend_changed()
@@ -500,8 +516,12 @@ class SettingsPage(_Page):
         if project is None:
             return
 
-        def show(settings: TrackingSettings) -> None:
+        def show(settings: TrackingSettings | None) -> None:
             if self.tab.project is not project:
+                return
+            self.notice.setText(MAINTAINER_ONLY if settings is None else "")
+            self.form.setEnabled(settings is not None)
+            if settings is None:
                 return
             self.loaded = settings
             self.active.setChecked(settings.active)
@@ -518,7 +538,7 @@ class SettingsPage(_Page):
             self.connection_status.clear()
             self.saved_label.clear()
 
-        self.run(self.tab.api.settings(project["id"]), "Loading error tracking settings", show)
+        self.run(_maintainer_only(self.tab.api.settings(project["id"])), "Loading error tracking settings", show)
 
     def test_connection(self) -> None:
         project = self.tab.project
@@ -610,8 +630,12 @@ class ClientKeysPage(_Page):
         buttons.addStretch(1)
         hint = QLabel("A DSN is a secret: applications use it to send errors. If one leaks, rotate it.")
         hint.setWordWrap(True)
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.allowed = True
         layout = QVBoxLayout(self)
         layout.addWidget(hint)
+        layout.addWidget(self.notice)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
         self.confirm_box: QMessageBox | None = None
@@ -627,19 +651,21 @@ class ClientKeysPage(_Page):
             button.setEnabled(key is not None)
         self.reveal_button.setText("Hide DSN" if key is not None and self.model.is_revealed(key.id) else "Reveal DSN")
         self.rotate_button.setEnabled(bool(self.model.keys))
-        self.create_button.setEnabled(self.tab.project is not None)
+        self.create_button.setEnabled(self.tab.project is not None and self.allowed)
 
     def load(self) -> None:
         project = self.tab.project
         if project is None:
             return
 
-        def show(keys: list[ClientKey]) -> None:
+        def show(keys: list[ClientKey] | None) -> None:
             if self.tab.project is project:
-                self.model.set_keys(keys)
+                self.allowed = keys is not None
+                self.notice.setText("" if self.allowed else MAINTAINER_ONLY)
+                self.model.set_keys(keys or [])
                 self._update_buttons()
 
-        self.run(self.tab.api.client_keys(project["id"]), "Loading client keys", show)
+        self.run(_maintainer_only(self.tab.api.client_keys(project["id"])), "Loading client keys", show)
 
     def toggle_reveal(self) -> None:
         key = self.selected_key()

@@ -10,7 +10,9 @@ from PySide6.QtGui import QGuiApplication
 from console.api.error_tracking import ErrorPage, ErrorSummary
 from console.errors.models import FREQUENCY_ROLE, HIDDEN_DSN, ClientKeyModel, ErrorListModel
 from console.errors.stacktrace import ERROR_LINE_ROLE, IN_APP_ROLE, LIBRARY_GROUP_ROLE
-from tests.console.errors.conftest import WAIT, choose_project
+from console.errors.views import MAINTAINER_ONLY
+from outpost_server.accounts import access
+from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 
 
@@ -145,6 +147,21 @@ def test_scrolling_loads_more_pages(qtbot, make_root_tab, server, api):
         qtbot.waitUntil(lambda expected=expected: page.model.rowCount() == expected, timeout=WAIT)
     assert not page.model.canFetchMore()
     assert len({error.id for error in page.model.errors}) == 45
+
+
+def test_reporter_reads_errors_but_not_settings_or_keys(qtbot, qloop_running, context, server, api, shop):
+    user, token = api.user()
+    api.member("projects", shop["id"], user["id"], access.REPORTER)
+    reported = []
+    context.error_reported.connect(lambda title, message: reported.append(title))
+    connect(qtbot, context, server.url, token)
+    tab = open_tab(qtbot, context)
+    choose_project(qtbot, tab, shop["path_with_namespace"])
+    qtbot.waitUntil(lambda: tab.errors_page.model.rowCount() == 3 and tab.keys_page.notice.text() != ""
+                    and tab.settings_page.notice.text() != "", timeout=WAIT)
+    assert tab.settings_page.notice.text() == MAINTAINER_ONLY and not tab.settings_page.form.isEnabled()
+    assert tab.keys_page.notice.text() == MAINTAINER_ONLY and not tab.keys_page.create_button.isEnabled()
+    assert reported == []
 
 
 def test_project_without_error_tracking_says_so(qtbot, make_root_tab, api):
