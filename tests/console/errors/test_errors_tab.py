@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QGuiApplication, QImage, QPainter
+from PySide6.QtWidgets import QStyleOptionViewItem
 
 from console.api.error_tracking import ErrorPage, ErrorSummary
 from console.errors.models import FREQUENCY_ROLE, HIDDEN_DSN, ClientKeyModel, ErrorListModel
 from console.errors.stacktrace import ERROR_LINE_ROLE, IN_APP_ROLE, LIBRARY_GROUP_ROLE
-from console.errors.views import MAINTAINER_ONLY
+from console.errors.views import MAINTAINER_ONLY, FrequencyBarDelegate
 from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
@@ -299,3 +300,25 @@ def test_models_pass_the_model_tester(qtmodeltester, qapp):
                    ClientKey(id=2, active=False, public_key="glet_" + "b" * 32, sentry_dsn="http://j@h/1")])
     keys.set_revealed(2, True)
     qtmodeltester.check(keys)
+
+
+def test_frequency_bars_are_painted_to_scale(qapp):
+    model = ErrorListModel()
+    model.reset_page(ErrorPage([_summary(1)], next_cursor=None))  # counts 0, 1, 2
+    image = QImage(90, 30, QImage.Format.Format_ARGB32)
+    image.fill(Qt.GlobalColor.white)
+    painter = QPainter(image)
+    option = QStyleOptionViewItem()
+    option.rect = QRect(0, 0, 90, 30)
+    FrequencyBarDelegate().paint(painter, option, model.index(0, ErrorListModel.TREND))
+    painter.end()
+    bar = FrequencyBarDelegate.BAR_COLOR.name()
+
+    def bar_height(left: int, right: int) -> int:
+        return max((sum(image.pixelColor(x, y).name() == bar for y in range(30)) for x in range(left, right)),
+                   default=0)
+
+    # Three slots of 30 px (minus the 4 px margins): empty, half height, full height.
+    assert bar_height(4, 30) == 0
+    assert 0 < bar_height(34, 56) < bar_height(64, 86)
+    assert bar_height(64, 86) == 22
