@@ -15,7 +15,7 @@ started=$(date +%s)
 # PyInstaller needs objdump (binutils) on Linux.
 command -v objdump >/dev/null || { echo "objdump is missing: install binutils" >&2; exit 1; }
 
-"$PY" -m PyInstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/outpost.spec
+"$PY" -m PyInstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller packaging/outpost.spec
 
 # Desktop integration files travel inside the folder, with a script that installs them for the user.
 app=dist/outpost
