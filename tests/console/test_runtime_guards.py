@@ -1,35 +1,41 @@
-"""Process-level guards: the None reference leak workaround and the event-loop lag probe."""
+"""Process-level guards: Qt bindings that keep references right, and the event-loop lag probe."""
 
 import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from PySide6.QtCore import QTimer
 
-import console
 from console.responsiveness import LagProbe
 
-SRC_DIR = Path(console.__file__).resolve().parents[1]
-
-MANY_VOID_CALLS = """
-import console
-from PySide6.QtWidgets import QApplication, QLabel
+# PySide6 6.12.0 returned None/True/False from void and bool methods without a reference on
+# Python 3.11, which aborted the interpreter after a few thousand calls; constraints.txt pins a
+# release without that bug and this guards against upgrading into it again.
+MANY_QT_CALLS = """
+import sys
+from PySide6.QtWidgets import QApplication, QCheckBox, QLabel
 app = QApplication([])
-label = QLabel()
-for _ in range(100_000):
+label, box = QLabel(), QCheckBox()
+before = [sys.getrefcount(value) for value in (None, True, False)]
+for number in range(20_000):
     label.setText("still alive")
-print(label.text())
+    label.show()
+    box.setChecked(number % 2 == 0)
+    box.isChecked()
+    app.processEvents()
+after = [sys.getrefcount(value) for value in (None, True, False)]
+print(min(a - b for a, b in zip(after, before)))
 """
 
 
-def test_many_void_qt_calls_do_not_abort_the_interpreter():
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(SRC_DIR)}
-    result = subprocess.run([sys.executable, "-c", MANY_VOID_CALLS], capture_output=True, text=True,
+def test_qt_calls_do_not_leak_references_to_singletons():
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    result = subprocess.run([sys.executable, "-c", MANY_QT_CALLS], capture_output=True, text=True,
                             env=env, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "still alive"
+    # A leak would lose one reference per call: tens of thousands.
+    assert int(result.stdout.strip()) > -100
 
 
 def test_lag_probe_reports_a_blocked_event_loop(qtbot):
