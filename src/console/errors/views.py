@@ -312,6 +312,9 @@ class ErrorsPage(_Page):
         return {"status": self.status.currentData(), "sort": self.sort.currentData(),
                 "search_term": self.search.text().strip()}
 
+    def load(self) -> None:
+        self.reload()
+
     def reload(self) -> None:
         project = self.tab.project
         self.generation += 1
@@ -363,7 +366,7 @@ class ErrorsPage(_Page):
     def auto_refresh(self) -> None:
         """Fresh counts for the rows on screen; the first page is re-read when only it is shown."""
         project, generation = self.tab.project, self.generation
-        if project is None or self.loading or self.refreshing:
+        if project is None or self.loading or self.refreshing or not self.isVisible():
             return
         self.refreshing = True
 
@@ -753,6 +756,8 @@ class ErrorTrackingTab(QWidget):
         self.pages.addTab(self.errors_page, "Errors")
         self.pages.addTab(self.settings_page, "Settings")
         self.pages.addTab(self.keys_page, "Client keys")
+        self._stale_pages: set[QWidget] = set()
+        self.pages.currentChanged.connect(lambda _index: self._load_current_page())
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.pages, 1)
@@ -801,12 +806,21 @@ class ErrorTrackingTab(QWidget):
 
     def _set_project(self, project: dict[str, Any] | None) -> None:
         self.project = project
-        self.errors_page.reload()
-        if project is not None:
-            self.settings_page.load()
-            self.keys_page.load()
-        else:
+        self.pages.setEnabled(project is not None)
+        # Each page loads the chosen project's data when it is shown: choosing a project costs only
+        # the requests of the page on screen.
+        self._stale_pages = {self.errors_page, self.settings_page, self.keys_page}
+        if project is None:
+            self.errors_page.reload()
             self.keys_page.model.set_keys([])
+        else:
+            self._load_current_page()
+
+    def _load_current_page(self) -> None:
+        page = self.pages.currentWidget()
+        if self.project is not None and page in self._stale_pages:
+            self._stale_pages.discard(page)
+            page.load()
 
     # Auto-refresh only while the tab is on screen.
     def showEvent(self, event: QShowEvent) -> None:

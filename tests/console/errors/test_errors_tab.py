@@ -158,8 +158,10 @@ def test_reporter_reads_errors_but_not_settings_or_keys(qtbot, qloop_running, co
     connect(qtbot, context, server.url, token)
     tab = open_tab(qtbot, context)
     choose_project(qtbot, tab, shop["path_with_namespace"])
-    qtbot.waitUntil(lambda: tab.errors_page.model.rowCount() == 3 and tab.keys_page.notice.text() != ""
-                    and tab.settings_page.notice.text() != "", timeout=WAIT)
+    qtbot.waitUntil(lambda: tab.errors_page.model.rowCount() == 3, timeout=WAIT)
+    for page in (tab.settings_page, tab.keys_page):
+        tab.pages.setCurrentWidget(page)
+        qtbot.waitUntil(lambda page=page: page.notice.text() != "", timeout=WAIT)
     assert tab.settings_page.notice.text() == MAINTAINER_ONLY and not tab.settings_page.form.isEnabled()
     assert tab.keys_page.notice.text() == MAINTAINER_ONLY and not tab.keys_page.create_button.isEnabled()
     assert reported == []
@@ -204,6 +206,7 @@ def test_client_keys_reveal_copy_create_delete(qtbot, make_root_tab, api):
     root_tab = make_root_tab()
     enable_integrated(api.root, project["id"])
     keys_page = root_tab.keys_page
+    root_tab.pages.setCurrentWidget(keys_page)
     choose_project(qtbot, root_tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: keys_page.model.rowCount() == 1, timeout=WAIT)
     model = keys_page.model
@@ -234,6 +237,7 @@ def test_rotate_wizard(qtbot, make_root_tab, api):
     root_tab = make_root_tab()
     old_dsn = enable_integrated(api.root, project["id"])
     keys_page = root_tab.keys_page
+    root_tab.pages.setCurrentWidget(keys_page)
     choose_project(qtbot, root_tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: keys_page.model.rowCount() == 1, timeout=WAIT)
     old_key = keys_page.model.key_at(0)
@@ -269,6 +273,7 @@ def test_settings_page_shows_the_integrated_backend(qtbot, make_root_tab, api):
     root_tab = make_root_tab()
     enable_integrated(api.root, project["id"])
     settings_page = root_tab.settings_page
+    root_tab.pages.setCurrentWidget(settings_page)
     choose_project(qtbot, root_tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: settings_page.loaded is not None, timeout=WAIT)
     assert settings_page.active.isChecked() and settings_page.integrated.isChecked()
