@@ -16,7 +16,6 @@ from PySide6.QtGui import QColor
 from console.api.variables import FILE, Variable
 from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
 
-VariableRole = Qt.ItemDataRole.UserRole + 1
 
 HIDDEN_VALUE = "•" * 8
 ERROR_COLOR = "#b3261e"
@@ -184,8 +183,6 @@ class VariablesModel(QAbstractTableModel):
             if column == self.DESCRIPTION and variable.description:
                 return variable.description
             return None
-        if role == VariableRole:
-            return variable
         return None
 
 

@@ -139,9 +139,10 @@ class VariablesTab(QWidget):
         self.edit_button.setEnabled(single)
         self.delete_button.setEnabled(single)
         self.copy_button.setEnabled(single)
-        self.reveal_button.setEnabled(any(self.model.variable(row).masked for row in rows))
-        hidden = any(self.model.is_hidden(row) for row in rows)
-        self.reveal_button.setText("Reveal value" if hidden or not rows else "Hide value")
+        masked = [row for row in rows if self.model.variable(row).masked]
+        self.reveal_button.setEnabled(bool(masked))
+        revealed = masked and not any(self.model.is_hidden(row) for row in masked)
+        self.reveal_button.setText("Hide value" if revealed else "Reveal value")
 
     def _update_count(self) -> None:
         count = self.model.rowCount()
@@ -192,6 +193,8 @@ class VariablesTab(QWidget):
 
     async def _load(self, api: VariablesApi) -> None:
         variables, limit = await asyncio.gather(api.list(), api.limit())
+        if self.context.client is not api.client:
+            return  # the connection changed while loading: this answer belongs to the old one
         selected = [self.model.variable(row).key for row in self.selected_rows()]
         self.limit = limit
         self.model.set_variables(variables)
