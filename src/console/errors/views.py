@@ -479,6 +479,7 @@ class SettingsPage(_Page):
         self.saved_label = QLabel()
         self.notice = QLabel()
         self.notice.setWordWrap(True)
+        self.notice.hide()
 
         self.external_box = QGroupBox("External Sentry")
         form = QFormLayout(self.external_box)
@@ -523,6 +524,7 @@ class SettingsPage(_Page):
             if self.tab.project is not project:
                 return
             self.notice.setText(MAINTAINER_ONLY if settings is None else "")
+            self.notice.setVisible(settings is None)
             self.form.setEnabled(settings is not None)
             if settings is None:
                 return
@@ -635,6 +637,7 @@ class ClientKeysPage(_Page):
         hint.setWordWrap(True)
         self.notice = QLabel()
         self.notice.setWordWrap(True)
+        self.notice.hide()
         self.allowed = True
         layout = QVBoxLayout(self)
         layout.addWidget(hint)
@@ -665,6 +668,7 @@ class ClientKeysPage(_Page):
             if self.tab.project is project:
                 self.allowed = keys is not None
                 self.notice.setText("" if self.allowed else MAINTAINER_ONLY)
+                self.notice.setVisible(not self.allowed)
                 self.model.set_keys(keys or [])
                 self._update_buttons()
 
