@@ -90,3 +90,17 @@ async def test_keyring_calls_run_off_the_calling_thread():
     await store.save_token(URL, "prod", "glpat-secret")
     await store.load_token(URL, "prod")
     assert backend.threads and threading.current_thread().name not in backend.threads
+
+
+@pytest.mark.asyncio
+async def test_a_configured_backend_that_cannot_start_means_session_only(monkeypatch):
+    def secret_service_without_dbus():
+        raise RuntimeError("Unable to initialize SecretService: DBUS_SESSION_BUS_ADDRESS is unset")
+
+    monkeypatch.setattr("keyring.get_keyring", secret_service_without_dbus)
+    store = CredentialStore()
+    await store.probe()
+    assert not store.is_persistent
+    assert "DBUS_SESSION_BUS_ADDRESS" in store.warning
+    assert await store.save_token(URL, "prod", "glpat-secret") is False
+    assert await store.load_token(URL, "prod") == "glpat-secret"

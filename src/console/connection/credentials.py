@@ -80,8 +80,14 @@ class CredentialStore:
         """Check that the backend answers; a failure switches to session-only storage."""
         if self.backend is None:
             # Backend discovery can touch D-Bus, so it runs in the executor too.
-            self.backend = await asyncio.get_running_loop().run_in_executor(None, keyring.get_keyring)
-            self._problem = backend_problem(self.backend)
+            try:
+                self.backend = await asyncio.get_running_loop().run_in_executor(None, keyring.get_keyring)
+                self._problem = backend_problem(self.backend)
+            except (keyring.errors.KeyringError, RuntimeError, OSError) as exc:
+                # A backend named by PYTHON_KEYRING_BACKEND or keyringrc that cannot start
+                # (e.g. SecretService without D-Bus) raises here instead of at call time.
+                self.backend = fail.Keyring()
+                self._problem = f"the configured keyring could not start: {exc}"
         if self.is_persistent:
             try:
                 await self._call(self.backend.get_password, service_name("probe"), "probe")
