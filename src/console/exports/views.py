@@ -50,6 +50,7 @@ class ScopePicker(QWidget):
         super().__init__()
         self.tab = tab
         self.kind = "project"
+        self.searches_started = 0
         self.kind_buttons = QButtonGroup(self)
         row = QHBoxLayout()
         for kind, label in (("project", "Project"), ("group", "Group"), ("instance", "Instance")):
@@ -82,6 +83,7 @@ class ScopePicker(QWidget):
             self.search()
 
     def _show_kind(self) -> None:
+        self.searches_started += 1  # answers to searches of the previous kind are stale now
         instance = self.kind == "instance"
         self.search_edit.setEnabled(not instance)
         self.results.setEnabled(not instance)
@@ -101,16 +103,20 @@ class ScopePicker(QWidget):
         kind, text = self.kind, self.search_edit.text().strip()
         api = self.tab.api()
         finder = api.search_projects if kind == "project" else api.search_groups
-        self.tab.spawn(self._fill(kind, finder(text)), description=f"Searching {kind}s")
+        self.searches_started += 1
+        self.tab.spawn(self._fill(self.searches_started, finder(text)), description=f"Searching {kind}s")
 
-    async def _fill(self, kind: str, search: Coroutine[Any, Any, list[dict[str, Any]]]) -> None:
+    async def _fill(self, serial: int, search: Coroutine[Any, Any, list[dict[str, Any]]]) -> None:
         found = await search
-        if kind != self.kind:  # the user switched while the answer was on its way
+        if serial != self.searches_started:  # a newer search (or another kind) superseded this one
             return
+        chosen = self.results.currentData()
         self.results.clear()
         for item in found:
             label = item.get("path_with_namespace") or item.get("full_path") or item.get("name")
             self.results.addItem(str(label), int(item["id"]))
+        if chosen is not None and (row := self.results.findData(chosen)) >= 0:
+            self.results.setCurrentIndex(row)
 
     def scope(self) -> ExportScope | None:
         if self.kind == "instance":

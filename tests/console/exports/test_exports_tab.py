@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QWidget
 
 from console.api.exports import ExportScope
 from console.exports.models import ExportsModel, PreviewFilterProxy, PreviewModel
-from console.exports.store import ExportRecord
+from console.exports.store import ExportHistory, ExportRecord, profile_key
 from console.exports.views import ExportsTab
 from tests.support import start_server
 
@@ -76,6 +76,7 @@ def test_request_watch_save_and_preview(qtbot, qloop_running, context, server, t
     record = finished_record(tab)
     assert (record.scope_kind, record.scope_label) == ("project", "tools/scanner-lab")
     assert tab.notice.text() == f"Export {record.id} of tools/scanner-lab finished"
+    tab.model.tick()
     assert tab.model.index(0, ExportsModel.ELAPSED).data().endswith(" s")
     assert tab.model.index(0, ExportsModel.TIME_LEFT).data().startswith("59 min")
 
@@ -148,11 +149,13 @@ def test_history_is_kept_per_profile_and_finish_notified_in_background(qtbot, ql
     connect_other = context.connect_to(server.url, token)
     context.run(connect_other, description="Switching user")
     qtbot.waitUntil(lambda: (context.user or {}).get("username") == user["username"], timeout=WAIT)
-    assert again.model.rowCount() == 0 and tab.model.rowCount() == 0
+    # The other user's profile has its own (empty) history.
+    qtbot.waitUntil(lambda: again.model.rowCount() == 0 and tab.model.rowCount() == 0, timeout=WAIT)
+    assert again.history.path != ExportHistory(tmp_path / "history", profile_key(server.url, "root")).path
 
 
 def test_expired_export_can_be_regenerated(qtbot, qloop_running, context, tmp_path):
-    with start_server(tmp_path / "server", extra_env={"OUTPOST_EXPORT_LIFETIME_SECONDS": "3"}) as short_lived:
+    with start_server(tmp_path / "server", extra_env={"OUTPOST_EXPORT_LIFETIME_SECONDS": "10"}) as short_lived:
         connect(qtbot, context, short_lived.url, short_lived.root_token)
         tab = make_tab(qtbot, context, tmp_path / "history")
         tab.picker.set_kind("instance")

@@ -110,11 +110,11 @@ def test_export_survives_a_crash_mid_way(tmp_path):
 
 
 def test_export_is_deleted_after_its_lifetime(tmp_path):
-    with start_server(tmp_path, extra_env={"OUTPOST_EXPORT_LIFETIME_SECONDS": "3"}) as short_lived:
+    with start_server(tmp_path, extra_env={"OUTPOST_EXPORT_LIFETIME_SECONDS": "10"}) as short_lived:
         with short_lived.client() as client:
             created = client.post("/security/vulnerability_exports").json()
             expires = dt.datetime.fromisoformat(created["expires_at"].replace("Z", "+00:00"))
-            assert expires - dt.datetime.fromisoformat(created["created_at"].replace("Z", "+00:00")) == dt.timedelta(seconds=3)
+            assert expires - dt.datetime.fromisoformat(created["created_at"].replace("Z", "+00:00")) == dt.timedelta(seconds=10)
             wait_for_status(client, created["id"])
             assert client.get(f"/security/vulnerability_exports/{created['id']}/download").status_code == 200
             time.sleep(max(0.0, (expires - dt.datetime.now(dt.timezone.utc)).total_seconds()) + 0.2)
