@@ -245,6 +245,12 @@ def run_load(port: int, request_sets: list[list[bytes]], concurrency: int, time_
     }
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process (and its reaped children) has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def counted_events(database: Path, project_id: int) -> tuple[int, int]:
     """(sum of error counts, stored event rows) as the server's database holds them."""
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30) as connection:
@@ -284,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
                                    public_key)
                     for i in range(args.processes)
                 ]
+                cpu_before = cpu_seconds(outpost.pid)
                 run = run_load(outpost_port, request_sets, concurrency, args.time_limit)
                 deadline = time.time() + args.time_limit
                 counted, stored = counted_events(data_dir / "outpost.sqlite3", project_id)
@@ -291,14 +298,18 @@ def main(argv: list[str] | None = None) -> int:
                     time.sleep(0.05)
                     counted, stored = counted_events(data_dir / "outpost.sqlite3", project_id)
                 processed_at = max(time.time(), run["finished"]) if counted < run["accepted"] else run["finished"]
+                run["cpu_ms"] = 1000 * (cpu_seconds(outpost.pid) - cpu_before) / max(run["sent"], 1)
+                cpu_before = cpu_seconds(bare.pid)
                 ceiling = run_load(bare_port, request_sets, concurrency, args.time_limit)
+                ceiling["cpu_ms"] = 1000 * (cpu_seconds(bare.pid) - cpu_before) / max(ceiling["sent"], 1)
                 report.append((concurrency, run, counted, stored, processed_at, ceiling))
         finally:
             stop(outpost)
             stop(bare)
 
     print(f"Ingestion benchmark: {args.events} gzip'd Python SDK events over {GROUPS} groups per run, "
-          f"{args.processes} load processes, {os.cpu_count()} CPUs, SQLite")
+          f"{args.processes} load processes, {os.cpu_count()} CPUs, SQLite, load average {os.getloadavg()[0]:.1f}")
+    print("Server CPU per request is also shown: on a shared machine it is steadier than wall-clock rates.")
     ok = True
     for concurrency, run, counted, stored, processed_at, ceiling in report:
         accepted_rate = run["accepted"] / run["elapsed"]
@@ -309,12 +320,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nconcurrency {concurrency}")
         print(f"  outpost : {run['sent']} sent, {run['accepted']} accepted, statuses {run['statuses']}")
         print(f"            accepted {accepted_rate:,.0f} events/s, fully processed {processed_rate:,.0f} events/s, "
-              f"p50 {run['p50_ms']:.1f} ms, p99 {run['p99_ms']:.1f} ms")
+              f"p50 {run['p50_ms']:.1f} ms, p99 {run['p99_ms']:.1f} ms, server CPU {run['cpu_ms']:.2f} ms/event")
         print(f"            stored {stored}, counted in errors {counted}: "
               f"{'stored == accepted' if lossless else 'MISMATCH'}")
         print(f"  bare    : {ceiling['accepted']} answered, {bare_rate:,.0f} requests/s, "
-              f"p50 {ceiling['p50_ms']:.1f} ms, p99 {ceiling['p99_ms']:.1f} ms")
-        print(f"  ratio   : outpost fully processed / bare = {processed_rate / bare_rate:.3f}")
+              f"p50 {ceiling['p50_ms']:.1f} ms, p99 {ceiling['p99_ms']:.1f} ms, server CPU {ceiling['cpu_ms']:.2f} ms/request")
+        print(f"  ratio   : outpost fully processed / bare = {processed_rate / bare_rate:.3f}; "
+              f"bare CPU / outpost CPU per event = {ceiling['cpu_ms'] / run['cpu_ms']:.3f}")
     return 0 if ok else 1
 
 

@@ -8,7 +8,9 @@ reason, oversized ones 413.
 
 from __future__ import annotations
 
+import asyncio
 import math
+import re
 import time
 
 from fastapi import APIRouter, FastAPI, Request
@@ -47,6 +49,7 @@ def install(app: FastAPI) -> None:
 
     app.state.startup_hooks.append(start_writer)
     app.state.shutdown_hooks.append(stop_writer)
+    app.add_middleware(CollectorShortcut)
 
 
 def forget_access(app: FastAPI) -> None:
@@ -67,21 +70,33 @@ def _protocol_error_response(error: ProtocolError) -> Response:
 
 
 async def _check_access(app, project_ident: str, public_key: str | None) -> service.CollectorTarget:
+    """The cached access decision; concurrent misses for one key share a single lookup."""
     cache = app.state.error_tracking_access
     cache_key = (project_ident, public_key)
     cached = cache.get(cache_key)
-    now = time.monotonic()
-    if cached is not None and cached[0] > now:
+    if isinstance(cached, asyncio.Future):
+        return await cached
+    if cached is not None and cached[0] > time.monotonic():
         return cached[1]
 
     def lookup() -> service.CollectorTarget:
         with session_scope(app.state.sessionmaker) as session:
             return service.collector_target(session, project_ident=project_ident, public_key=public_key)
 
-    target = await run_in_threadpool(lookup)
+    pending = asyncio.get_running_loop().create_future()
     if len(cache) > 10_000:
         cache.clear()
-    cache[cache_key] = (now + ACCESS_TTL_SECONDS, target)
+    cache[cache_key] = pending
+    try:
+        target = await run_in_threadpool(lookup)
+    except BaseException as error:
+        cache.pop(cache_key, None)
+        pending.set_exception(error)
+        pending.exception()  # retrieved: the waiters (if any) re-raise it
+        raise
+    if cache.get(cache_key) is pending:
+        cache[cache_key] = (time.monotonic() + ACCESS_TTL_SECONDS, target)
+    pending.set_result(target)
     return target
 
 
@@ -121,52 +136,77 @@ def _client_ip(request: Request) -> str | None:
     return request.client.host if request.client else None
 
 
-def _collector(endpoint: str):
-    async def collect(request: Request) -> Response:
-        app = request.app
-        received_at = utcnow()
-        project_ident = request.path_params["project_id"]
-        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in request.scope["headers"]}
-        query = dict(request.query_params)
-        target = await _check_access(app, project_ident, None)
+async def collect(request: Request, endpoint: str, project_ident: str) -> Response:
+    app = request.app
+    received_at = utcnow()
+    headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in request.scope["headers"]}
+    query = dict(request.query_params)
+    target = await _check_access(app, project_ident, None)
+    if target.refusal is not None:
+        return _error_response(target.refusal)
+    header_auth = extract_public_key(headers, query)
+    if header_auth.key:
+        target = await _check_access(app, project_ident, header_auth.key)
         if target.refusal is not None:
             return _error_response(target.refusal)
-        header_auth = extract_public_key(headers, query)
-        if header_auth.key:
-            target = await _check_access(app, project_ident, header_auth.key)
-            if target.refusal is not None:
-                return _error_response(target.refusal)
-        elif header_auth.source == "query" or endpoint == STORE:
-            return _error_response(errors.bad_request(PARSE_FAILURE))
+    elif header_auth.source == "query" or endpoint == STORE:
+        return _error_response(errors.bad_request(PARSE_FAILURE))
+    try:
+        body = await _read_body(request, body_limit(endpoint))
+        arguments = dict(headers=headers, query=query, body=body, received_at=received_at,
+                         client_ip=_client_ip(request))
+        if len(body) > INLINE_PARSE_LIMIT:
+            parsed = await run_in_threadpool(lambda: parse_ingest_request(endpoint, **arguments))
+        else:
+            parsed = parse_ingest_request(endpoint, **arguments)
+    except ProtocolError as error:
+        return _protocol_error_response(error)
+    if parsed.auth.source == "dsn":
+        target = await _check_access(app, project_ident, parsed.auth.key)
+        if target.refusal is not None:
+            return _error_response(target.refusal)
+    limited = _rate_limited(app, target.project_id, len(parsed.events))
+    if limited is not None:
+        return limited
+    if parsed.events or parsed.sessions or parsed.session_buckets:
         try:
-            body = await _read_body(request, body_limit(endpoint))
-            arguments = dict(headers=headers, query=query, body=body, received_at=received_at,
-                             client_ip=_client_ip(request))
-            if len(body) > INLINE_PARSE_LIMIT:
-                parsed = await run_in_threadpool(lambda: parse_ingest_request(endpoint, **arguments))
-            else:
-                parsed = parse_ingest_request(endpoint, **arguments)
-        except ProtocolError as error:
-            return _protocol_error_response(error)
-        if parsed.auth.source == "dsn":
-            target = await _check_access(app, project_ident, parsed.auth.key)
-            if target.refusal is not None:
-                return _error_response(target.refusal)
-        limited = _rate_limited(app, target.project_id, len(parsed.events))
-        if limited is not None:
-            return limited
-        if parsed.events or parsed.sessions or parsed.session_buckets:
-            try:
-                await app.state.error_tracking_writer.store(target.project_id, parsed, received_at)
-            except RuntimeError:
-                return JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
-                                    headers={"Retry-After": "5"})
-        return JSONResponse({"id": parsed.response_id} if parsed.response_id else {})
+            await app.state.error_tracking_writer.store(target.project_id, parsed, received_at)
+        except RuntimeError:
+            return JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
+                                headers={"Retry-After": "5"})
+    return JSONResponse({"id": parsed.response_id} if parsed.response_id else {})
 
-    return collect
+
+COLLECTOR_PATH = re.compile(r"^/api/v4/error_tracking/collector/api/([^/]+)/(store|envelope)/?$")
+
+
+class CollectorShortcut:
+    """Serves collector POSTs before FastAPI's routing and per-route machinery (the hot path).
+
+    The same handler is also mounted as ordinary routes, which this merely reaches sooner.
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "POST":
+            match = COLLECTOR_PATH.match(scope["path"])
+            if match:
+                response = await collect(Request(scope, receive), match.group(2), match.group(1))
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def _route(endpoint: str):
+    async def route(request: Request) -> Response:
+        return await collect(request, endpoint, request.path_params["project_id"])
+
+    return route
 
 
 for _endpoint in (STORE, ENVELOPE):
     for _suffix in ("", "/"):
-        router.add_route(f"/error_tracking/collector/api/{{project_id}}/{_endpoint}{_suffix}", _collector(_endpoint),
+        router.add_route(f"/error_tracking/collector/api/{{project_id}}/{_endpoint}{_suffix}", _route(_endpoint),
                          methods=["POST"])
