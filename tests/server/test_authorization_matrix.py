@@ -36,8 +36,8 @@ MATRIX = """
 endpoint                                                  anon read_api revoked guest reporter developer maintainer owner admin other_dev outsider
 GET    /version                                            401  200      401     200   200      200       200        200   200   200       200
 GET    /user                                               401  200      401     200   200      200       200        200   200   200       200
-GET    /users                                              401  200      401     200   200      200       200        200   200   200       200
-GET    /users/{user}                                       401  200      401     200   200      200       200        200   200   200       200
+GET    /users                                              403  200      401     200   200      200       200        200   200   200       200
+GET    /users/{user}                                       403  200      401     200   200      200       200        200   200   200       200
 POST   /users                                              401  403      401     403   403      403       403        403   201   403       403
 POST   /users/{user}/personal_access_tokens                401  403      401     403   403      403       403        403   201   403       403
 GET    /personal_access_tokens                             401  200      401     200   200      200       200        200   200   200       200

@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from sqlalchemy import or_, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from outpost_server import errors
@@ -45,7 +46,21 @@ def create_token(session: Session, *, user: User, name: str, scopes: Sequence[st
 
 
 def ensure_root(session: Session, *, token: str, secret_key: str) -> User:
-    """The bootstrap administrator whose token comes from OUTPOST_ROOT_TOKEN."""
+    """The bootstrap administrator whose token comes from OUTPOST_ROOT_TOKEN.
+
+    Replicas starting together race to create it: the loser's insert conflicts, so it rolls back
+    (nothing else is in the session at start-up) and finds the winner's rows on the second pass.
+    """
+    try:
+        root = _ensure_root_once(session, token=token, secret_key=secret_key)
+        session.commit()
+        return root
+    except (errors.ApiError, IntegrityError):
+        session.rollback()
+        return _ensure_root_once(session, token=token, secret_key=secret_key)
+
+
+def _ensure_root_once(session: Session, *, token: str, secret_key: str) -> User:
     root = session.scalar(select(User).where(User.username == "root"))
     if root is None:
         root = create_user(session, username="root", name="Administrator", email="admin@example.com", is_admin=True)
