@@ -15,6 +15,8 @@ FORMATS = ("csv",)
 
 class VulnerabilityExport(Base):
     __tablename__ = "vulnerability_exports"
+    # Never reuse the id of a deleted export: clients remember exports by id.
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(primary_key=True)
     author_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)

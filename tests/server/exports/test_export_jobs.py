@@ -133,3 +133,6 @@ def test_export_is_deleted_after_its_lifetime(tmp_path):
             assert time.monotonic() < deadline, "expired export was not deleted"
             time.sleep(0.2)
         engine.dispose()
+        with short_lived.client() as client:
+            # Clients remember exports by id, so a deleted export's id is never handed out again.
+            assert client.post("/security/vulnerability_exports").json()["id"] > created["id"]

@@ -80,6 +80,8 @@ def upgrade() -> None:
         sa.Column("lease_expires_at", UTCDateTime),
         sa.Column("attempts", sa.Integer, nullable=False),
         sa.Column("error", sa.Text),
+        # Never reuse the id of a deleted export: clients remember exports by id.
+        sqlite_autoincrement=True,
     )
     op.create_table(
         "vulnerability_export_chunks",
