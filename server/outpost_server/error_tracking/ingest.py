@@ -200,7 +200,6 @@ def _hour(moment: dt.datetime) -> dt.datetime:
 
 @dataclass
 class BatchResult:
-    stored_events: int = 0
     # (error id, user key) pairs now known to exist; cached by the writer after the commit.
     user_pairs: set[tuple[int, str]] = field(default_factory=set)
 
@@ -286,7 +285,6 @@ def store_batch(
             }
         )
     sql.update_errors.run(connection, updates)
-    result.stored_events = len(received)
     return result
 
 
@@ -460,9 +458,6 @@ class _KnownUsers:
         while len(self._pairs) > self._capacity:
             self._pairs.popitem(last=False)
 
-    def clear(self) -> None:
-        self._pairs.clear()
-
 
 class IngestWriter:
     """The single writer; `await writer.store(...)` returns once the data is committed.
@@ -495,10 +490,6 @@ class IngestWriter:
         future = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((project_id, request, received_at, future))
         await future
-
-    def forget_users(self) -> None:
-        """Drop the user cache (after errors were deleted)."""
-        self._known_users.clear()
 
     async def _run(self) -> None:
         while True:
