@@ -106,6 +106,21 @@ def test_only_the_author_reads_and_downloads(server, api):
                 assert (response.status_code, response.json()) == (403, {"message": "403 Forbidden"})
 
 
+def test_author_who_lost_access_is_refused(server, api):
+    project = api.project()
+    author, token = api.user()
+    api.member("projects", project["id"], author["id"], DEVELOPER)
+    with server.client(token) as client:
+        export_id = client.post(f"/security/projects/{project['id']}/vulnerability_exports").json()["id"]
+        wait_for_status(client, export_id)
+        assert client.get(f"/security/vulnerability_exports/{export_id}").status_code == 200
+        with server.client() as root:
+            assert root.delete(f"/projects/{project['id']}/members/{author['id']}").status_code == 204
+        for suffix in ("", "/download"):
+            response = client.get(f"/security/vulnerability_exports/{export_id}{suffix}")
+            assert (response.status_code, response.json()) == (403, {"message": "403 Forbidden"})
+
+
 def test_group_export_covers_subgroups_only(server, api):
     group = api.group()
     subgroup = api.group(parent_id=group["id"])
