@@ -14,6 +14,19 @@ from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
 
 
+# Largest value of the 64-bit integer id columns: a bigger number in a URL names no row.
+MAX_ROW_ID = 2**63 - 1
+
+
+def parse_id(text: str | int) -> int | None:
+    """A row id from a URL segment, or None: ASCII digits only (str.isdigit also accepts "²",
+    which int() refuses) and small enough for the id column."""
+    text = str(text)
+    if text.isascii() and text.isdigit() and int(text) <= MAX_ROW_ID:
+        return int(text)
+    return None
+
+
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 

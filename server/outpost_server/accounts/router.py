@@ -12,7 +12,7 @@ from outpost_server.accounts import access, service
 from outpost_server.accounts.entities import group_entity, member_entity, project_entity, token_entity, user_entity
 from outpost_server.accounts.models import Group, GroupMember, PersonalAccessToken, Project, ProjectMember, User
 from outpost_server.auth import AdminUserDep, CurrentUserDep, OptionalUserDep, extract_token
-from outpost_server.db import SessionDep
+from outpost_server.db import MAX_ROW_ID, SessionDep, parse_id
 from outpost_server.pagination import paginate
 from outpost_server.params import ParamsDep
 from outpost_server.security import token_digest
@@ -47,7 +47,7 @@ def list_users(request: Request, response: Response, session: SessionDep, user: 
 
 @router.get("/users/{user_id}")
 def get_user(request: Request, session: SessionDep, user: CurrentUserDep, user_id: str):
-    target = session.get(User, int(user_id)) if user_id.isdigit() else None
+    target = session.get(User, row_id) if (row_id := parse_id(user_id)) is not None else None
     if target is None:
         raise errors.not_found("User")
     return user_entity(request, target, with_private=user.is_admin or target.id == user.id)
@@ -72,7 +72,7 @@ def create_user(request: Request, session: SessionDep, admin: AdminUserDep, para
 @router.post("/users/{user_id}/personal_access_tokens", status_code=201)
 def create_personal_access_token(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep,
                                  user_id: int):
-    target = session.get(User, user_id)
+    target = session.get(User, user_id) if 0 <= user_id <= MAX_ROW_ID else None
     if target is None:
         raise errors.not_found("User")
     params.require("name", "scopes")
@@ -106,7 +106,7 @@ def revoke_personal_access_token(request: Request, session: SessionDep, user: Cu
         pat = session.scalar(select(PersonalAccessToken).where(PersonalAccessToken.user_id == user.id,
                                                                 PersonalAccessToken.token_digest == _current_digest(request)))
     else:
-        pat = session.get(PersonalAccessToken, int(token_id)) if token_id.isdigit() else None
+        pat = session.get(PersonalAccessToken, row_id) if (row_id := parse_id(token_id)) is not None else None
     if pat is None or (pat.user_id != user.id and not user.is_admin):
         raise errors.not_found("PersonalAccessToken")
     pat.revoked = True
@@ -223,7 +223,7 @@ for _kind in ("projects", "groups"):
         @router.get(f"/{kind}/{{ident}}/members/{{user_id}}", name=f"get_{kind}_member")
         def get_member(request: Request, session: SessionDep, user: CurrentUserDep, ident: str, user_id: int):
             target = _member_target(session, user, kind, ident, manage=False)
-            member = session.scalars(_member_query(target).where(_member_user_column(target) == user_id)).first()
+            member = _find_member(session, target, user_id)
             if member is None:
                 raise errors.not_found("Member")
             return member_entity(request, member)
@@ -253,7 +253,7 @@ for _kind in ("projects", "groups"):
         @router.delete(f"/{kind}/{{ident}}/members/{{user_id}}", status_code=204, name=f"remove_{kind}_member")
         def delete_member(session: SessionDep, user: CurrentUserDep, ident: str, user_id: int):
             target = _member_target(session, user, kind, ident, manage=True)
-            member = session.scalars(_member_query(target).where(_member_user_column(target) == user_id)).first()
+            member = _find_member(session, target, user_id)
             if member is None:
                 raise errors.not_found("Member")
             session.delete(member)
@@ -261,6 +261,12 @@ for _kind in ("projects", "groups"):
             return Response(status_code=204)
 
     _bind(_kind)
+
+
+def _find_member(session, target, user_id: int):
+    if not -MAX_ROW_ID <= user_id <= MAX_ROW_ID:  # no such id column value
+        return None
+    return session.scalars(_member_query(target).where(_member_user_column(target) == user_id)).first()
 
 
 def _member_user_column(target):

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from outpost_server import errors
 from outpost_server.accounts import access
 from outpost_server.accounts.models import Group, GroupMember, PersonalAccessToken, Project, ProjectMember, User
+from outpost_server.db import parse_id
 from outpost_server.security import hash_password, new_personal_access_token, token_digest
 
 # Starlette decodes %2F before routing; the path middleware keeps an encoded slash inside one
@@ -121,15 +122,15 @@ def _visible(visibility: str, user: User | None, level: int) -> bool:
 
 def find_project(session: Session, ident: str | int) -> Project | None:
     ident = str(ident).replace(ENCODED_SLASH, "/")
-    if ident.isdigit():
-        return session.get(Project, int(ident))
+    if (row_id := parse_id(ident)) is not None:
+        return session.get(Project, row_id)
     return session.scalar(select(Project).where(Project.full_path == ident))
 
 
 def find_group(session: Session, ident: str | int) -> Group | None:
     ident = str(ident).replace(ENCODED_SLASH, "/")
-    if ident.isdigit():
-        return session.get(Group, int(ident))
+    if (row_id := parse_id(ident)) is not None:
+        return session.get(Group, row_id)
     return session.scalar(select(Group).where(Group.full_path == ident))
 
 

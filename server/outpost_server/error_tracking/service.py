@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server import errors
 from outpost_server.accounts.models import Project
-from outpost_server.db import utcnow
+from outpost_server.db import parse_id, utcnow
 
 from .models import (
     ERROR_STATUSES,
@@ -93,9 +93,9 @@ def client_keys_query(*, project: Project):
 
 
 def find_client_key(session: Session, *, project: Project, key_id: str) -> ClientKey | None:
-    if not key_id.isdigit():
+    if (row_id := parse_id(key_id)) is None:
         return None
-    return session.scalar(select(ClientKey).where(ClientKey.project_id == project.id, ClientKey.id == int(key_id)))
+    return session.scalar(select(ClientKey).where(ClientKey.project_id == project.id, ClientKey.id == row_id))
 
 
 def delete_client_key(session: Session, *, key: ClientKey) -> None:
@@ -207,10 +207,10 @@ def _after_cursor(sort: str, cursor: str):
 
 
 def get_error(session: Session, *, project: Project, error_id: int | str) -> TrackedError | None:
-    if isinstance(error_id, str) and not error_id.isdigit():
+    if (row_id := parse_id(error_id)) is None:
         return None
     return session.scalar(select(TrackedError).where(TrackedError.project_id == project.id,
-                                                     TrackedError.id == int(error_id)))
+                                                     TrackedError.id == row_id))
 
 
 def latest_event_payload(session: Session, *, error: TrackedError) -> dict[str, Any] | None:

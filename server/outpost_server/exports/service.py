@@ -21,7 +21,7 @@ from outpost_server.accounts.service import (
     project_access_level,
     projects_with_access,
 )
-from outpost_server.db import utcnow
+from outpost_server.db import parse_id, utcnow
 from outpost_server.exports.models import VulnerabilityExport, VulnerabilityExportChunk
 from outpost_server.timefmt import iso
 from outpost_server.urls import api_url
@@ -76,7 +76,8 @@ def can_create_export(session: Session, user: User, *, project: Project | None, 
 
 def find_export_for(session: Session, user: User, export_id: str) -> VulnerabilityExport:
     """The export if the user is its author and may still export its scope (GitLab's ExportPolicy)."""
-    export = session.get(VulnerabilityExport, int(export_id)) if export_id.isdigit() else None
+    row_id = parse_id(export_id)
+    export = session.get(VulnerabilityExport, row_id) if row_id is not None else None
     if export is None or export.expires_at <= utcnow():
         raise errors.record_not_found()
     if export.author_id != user.id:

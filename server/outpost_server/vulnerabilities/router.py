@@ -11,7 +11,7 @@ from outpost_server import errors
 from outpost_server.accounts import access
 from outpost_server.accounts.service import find_project_for, project_access_level
 from outpost_server.auth import CurrentUserDep
-from outpost_server.db import SessionDep
+from outpost_server.db import SessionDep, parse_id
 from outpost_server.pagination import paginate
 from outpost_server.params import ParamsDep
 from outpost_server.vulnerabilities import service
@@ -73,7 +73,8 @@ def list_project_vulnerabilities(request: Request, response: Response, session: 
 
 
 def _find_vulnerability(session, user, vulnerability_id: str, min_level: int) -> Vulnerability:
-    vulnerability = session.get(Vulnerability, int(vulnerability_id)) if vulnerability_id.isdigit() else None
+    row_id = parse_id(vulnerability_id)
+    vulnerability = session.get(Vulnerability, row_id) if row_id is not None else None
     if vulnerability is None:
         raise errors.not_found("Vulnerability")
     level = project_access_level(session, user, vulnerability.project)
