@@ -16,6 +16,7 @@ from outpost_server.urls import public_base_url
 
 from . import collector, service
 from .entities import client_key_entity, setting_entity
+from .external.settings import apply_external_params
 
 router = APIRouter(tags=["error tracking"])
 router.include_router(collector.router)
@@ -60,6 +61,8 @@ def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, 
     setting = service.save_setting(session, project=project, enabled=active, integrated=integrated)
     if setting is None:
         raise errors.not_found("Error Tracking Setting")
+    apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
+    session.commit()
     _setting_changed(request)
     return setting_entity(setting)
 
@@ -72,6 +75,8 @@ def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, pa
         raise errors.missing_params(*missing)
     setting = service.save_setting(session, project=project, enabled=params.bool("active"),
                                    integrated=params.bool("integrated"), create=True)
+    apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
+    session.commit()
     _setting_changed(request)
     return setting_entity(setting)
 
