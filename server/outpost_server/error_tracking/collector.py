@@ -13,6 +13,7 @@ import math
 import re
 import time
 
+import orjson
 from fastapi import APIRouter, FastAPI, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -140,7 +141,7 @@ async def collect(request: Request, endpoint: str, project_ident: str) -> Respon
     app = request.app
     received_at = utcnow()
     headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in request.scope["headers"]}
-    query = dict(request.query_params)
+    query = dict(request.query_params) if request.scope["query_string"] else {}
     target = await _check_access(app, project_ident, None)
     if target.refusal is not None:
         return _error_response(target.refusal)
@@ -174,7 +175,8 @@ async def collect(request: Request, endpoint: str, project_ident: str) -> Respon
         except RuntimeError:
             return JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
                                 headers={"Retry-After": "5"})
-    return JSONResponse({"id": parsed.response_id} if parsed.response_id else {})
+    return Response(orjson.dumps({"id": parsed.response_id} if parsed.response_id else {}),
+                    media_type="application/json")
 
 
 COLLECTOR_PATH = re.compile(r"^/api/v4/error_tracking/collector/api/([^/]+)/(store|envelope)/?$")

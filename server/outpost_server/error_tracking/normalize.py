@@ -86,9 +86,11 @@ def parse_timestamp(value: Any) -> dt.datetime | None:
             try:
                 seconds = float(text)
             except ValueError:
-                # Go sends nanoseconds: keep microseconds for fromisoformat.
-                text = _FRACTION.sub(r"\1", text.replace("z", "Z"), count=1)
-                parsed = dt.datetime.fromisoformat(text)
+                try:
+                    parsed = dt.datetime.fromisoformat(text)
+                except ValueError:
+                    # Go sends nanoseconds: keep microseconds for fromisoformat.
+                    parsed = dt.datetime.fromisoformat(_FRACTION.sub(r"\1", text.replace("z", "Z"), count=1))
                 if parsed.tzinfo is None:
                     parsed = parsed.replace(tzinfo=dt.timezone.utc)
                 return parsed.astimezone(dt.timezone.utc)

@@ -184,14 +184,26 @@ def test_unknown_or_deleted_key_is_404(collector, tracked, api):
     assert (response.status_code, response.json()) == (404, {"message": "404 Not Found"})
 
 
-def test_only_enabled_integrated_projects_accept_events(collector, tracked, api):
+def test_only_enabled_integrated_projects_accept_events(collector, tracked, api, et_sessions):
+    from outpost_server.error_tracking.models import ErrorTrackingSetting
+
     body = json.dumps(event_body())
-    assert api.root.patch(f"/projects/{tracked.id}/error_tracking/settings", json={"active": False}).status_code == 200
+    # An enabled setting on the external backend (written directly: the API would also want a
+    # reachable Sentry) refuses events, before this process has cached any decision.
+    with et_sessions() as session:
+        setting = session.query(ErrorTrackingSetting).filter_by(project_id=tracked.id).one()
+        setting.integrated = False
+        session.commit()
     response = collector.post(tracked.collector_path("store"), content=body, headers=auth_headers(tracked.public_key))
     assert (response.status_code, response.json()) == (404, {"message": "404 Not Found"})
-    api.root.patch(f"/projects/{tracked.id}/error_tracking/settings", json={"active": True, "integrated": False})
+    assert api.root.put(f"/projects/{tracked.id}/error_tracking/settings",
+                        json={"active": True, "integrated": True}).status_code == 200
     response = collector.post(tracked.collector_path("store"), content=body, headers=auth_headers(tracked.public_key))
-    assert response.status_code == 404
+    assert response.status_code == 200
+    assert api.root.patch(f"/projects/{tracked.id}/error_tracking/settings", json={"active": False}).status_code == 200
+    response = collector.post(tracked.collector_path("store"), content=json.dumps(event_body()),
+                              headers=auth_headers(tracked.public_key))
+    assert (response.status_code, response.json()) == (404, {"message": "404 Not Found"})
     project = api.project()
     response = collector.post(f"/api/v4/error_tracking/collector/api/{project['id']}/store/", content=body,
                               headers=auth_headers(tracked.public_key))
