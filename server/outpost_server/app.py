@@ -22,7 +22,6 @@ API_PREFIX = "/api/v4"
 # (module holding `router`, URL prefix). Each domain registers its router here.
 ROUTERS = [
     ("outpost_server.accounts.router", API_PREFIX),
-    ("outpost_server.error_tracking.router", API_PREFIX),
     ("outpost_server.variables.router", API_PREFIX),
     ("outpost_server.vulnerabilities.router", API_PREFIX),
     ("outpost_server.exports.router", API_PREFIX),
