@@ -71,7 +71,9 @@ def run_serve(args: argparse.Namespace) -> int:
     host = args.host or os.environ.get("OUTPOST_HOST", "127.0.0.1")
     port = args.port if args.port is not None else int(os.environ.get("OUTPOST_PORT", "8080"))
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP explicitly: asyncio only enables TCP_NODELAY on sockets that say so, and without it
+    # every request on a kept-alive connection waits for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     bound_port = sock.getsockname()[1]
