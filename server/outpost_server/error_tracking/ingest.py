@@ -15,6 +15,7 @@ import asyncio
 import datetime as dt
 import logging
 from collections import OrderedDict, defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -462,9 +463,9 @@ class _KnownUsers:
 class IngestWriter:
     """The single writer; `await writer.store(...)` returns once the data is committed.
 
-    It runs on the event loop itself: a thread hand-off per batch costs more than it saves,
-    because the GIL bounces between the loop and the writer on every statement. While a batch
-    commits, new requests wait in the socket buffers and form the next, larger batch.
+    A task on the event loop gathers what is queued into a batch and hands it to one dedicated
+    thread for the database work; while SQLite writes, the loop goes on reading and parsing the
+    requests that form the next batch. Futures are settled back on the loop.
     """
 
     def __init__(self, engine: Engine, *, payloads_per_error: int, max_batch: int = MAX_BATCH):
@@ -473,6 +474,7 @@ class IngestWriter:
         self._max_batch = max_batch
         self._queue: asyncio.Queue | None = None
         self._task: asyncio.Task | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="error-tracking-writer")
         self._known_users = _KnownUsers()
 
     def start(self) -> None:
@@ -485,6 +487,7 @@ class IngestWriter:
         await self._queue.put(_STOP)
         await self._task
         self._task = None
+        self._executor.shutdown()
 
     async def store(self, project_id: int, request: IngestRequest, received_at: dt.datetime) -> None:
         future = asyncio.get_running_loop().create_future()
@@ -492,12 +495,11 @@ class IngestWriter:
         await future
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             first = await self._queue.get()
             if first is _STOP:
                 return
-            # Let the requests that are already readable join this batch.
-            await asyncio.sleep(0)
             batch = [first]
             stop = False
             while len(batch) < self._max_batch and not self._queue.empty():
@@ -506,24 +508,25 @@ class IngestWriter:
                     stop = True
                     break
                 batch.append(item)
-            self._write(batch)
+            # The database work runs on the writer's own thread, so the loop keeps reading and
+            # parsing requests (which form the next batch) while SQLite writes.
+            for part, error in await loop.run_in_executor(self._executor, self._write, batch):
+                _settle(part, error)
             if stop:
                 return
 
-    def _write(self, batch: list) -> None:
+    def _write(self, batch: list) -> list[tuple[list, Exception | None]]:
+        """Commit the batch; returns (requests, error) pairs to settle on the loop."""
         try:
             self._commit(batch)
         except Exception:
             if len(batch) == 1:
                 log.exception("storing an accepted request failed")
-                _settle(batch, RuntimeError("the event could not be stored"))
-                return
+                return [(batch, RuntimeError("the event could not be stored"))]
             # Store one by one so a single bad request cannot fail the others.
             log.warning("batch of %d failed; retrying its requests one by one", len(batch), exc_info=True)
-            for item in batch:
-                self._write([item])
-            return
-        _settle(batch, None)
+            return [outcome for item in batch for outcome in self._write([item])]
+        return [(batch, None)]
 
     def _commit(self, batch: list) -> None:
         with self._engine.begin() as connection:
