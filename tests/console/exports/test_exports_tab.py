@@ -21,6 +21,16 @@ def connect(qtbot, context, url, token):
     qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
 
 
+@pytest.fixture
+def live_context(qtbot, qloop_running, context):
+    """The app context on a running loop; its connection is closed while the loop still runs,
+    so no socket outlives the loop."""
+    yield context
+    if context.is_connected:
+        context.run(context.disconnect(), description="Disconnecting")
+        qtbot.waitUntil(lambda: not context.is_connected, timeout=WAIT)
+
+
 def make_tab(qtbot, context, history_dir) -> ExportsTab:
     tab = ExportsTab(context, history_dir=history_dir)
     qtbot.addWidget(tab)
@@ -67,7 +77,8 @@ def test_models_pass_the_model_tester(qtmodeltester):
     assert proxy.rowCount() == 2
 
 
-def test_request_watch_save_and_preview(qtbot, qloop_running, context, server, tmp_path):
+def test_request_watch_save_and_preview(qtbot, live_context, server, tmp_path):
+    context = live_context
     connect(qtbot, context, server.url, server.root_token)
     tab = make_tab(qtbot, context, tmp_path / "history")
     pick(qtbot, tab, "project", "scanner", "tools/scanner-lab")
@@ -110,7 +121,8 @@ def test_request_watch_save_and_preview(qtbot, qloop_running, context, server, t
     preview.close()
 
 
-def test_cancelled_save_leaves_no_file(qtbot, qloop_running, context, server, tmp_path):
+def test_cancelled_save_leaves_no_file(qtbot, live_context, server, tmp_path):
+    context = live_context
     connect(qtbot, context, server.url, server.root_token)
     tab = make_tab(qtbot, context, tmp_path / "history")
     tab.picker.set_kind("instance")
@@ -125,8 +137,9 @@ def test_cancelled_save_leaves_no_file(qtbot, qloop_running, context, server, tm
     assert not tab.progress.isVisible()
 
 
-def test_history_is_kept_per_profile_and_finish_notified_in_background(qtbot, qloop_running, context, server, api,
+def test_history_is_kept_per_profile_and_finish_notified_in_background(qtbot, live_context, server, api,
                                                                        tmp_path):
+    context = live_context
     connect(qtbot, context, server.url, server.root_token)
     tab = make_tab(qtbot, context, tmp_path / "history")
     messages = []
@@ -154,7 +167,8 @@ def test_history_is_kept_per_profile_and_finish_notified_in_background(qtbot, ql
     assert again.history.path != ExportHistory(tmp_path / "history", profile_key(server.url, "root")).path
 
 
-def test_expired_export_can_be_regenerated(qtbot, qloop_running, context, tmp_path):
+def test_expired_export_can_be_regenerated(qtbot, live_context, tmp_path):
+    context = live_context
     with start_server(tmp_path / "server", extra_env={"OUTPOST_EXPORT_LIFETIME_SECONDS": "10"}) as short_lived:
         connect(qtbot, context, short_lived.url, short_lived.root_token)
         tab = make_tab(qtbot, context, tmp_path / "history")
@@ -170,12 +184,11 @@ def test_expired_export_can_be_regenerated(qtbot, qloop_running, context, tmp_pa
         qtbot.waitUntil(lambda: finished_record(tab) is not None and finished_record(tab).id != first.id, timeout=WAIT)
         assert [r.id for r in tab.model.records] == [finished_record(tab).id]
         assert tab.model.records[0].scope == ExportScope("instance")
-        context.run(context.disconnect(), description="Disconnecting")
-        qtbot.waitUntil(lambda: not context.is_connected, timeout=WAIT)
 
 
 @pytest.mark.parametrize("kind", ["project", "group"])
-def test_request_without_a_choice_says_so(qtbot, qloop_running, context, server, tmp_path, kind):
+def test_request_without_a_choice_says_so(qtbot, live_context, server, tmp_path, kind):
+    context = live_context
     connect(qtbot, context, server.url, server.root_token)
     tab = make_tab(qtbot, context, tmp_path / "history")
     errors = []
