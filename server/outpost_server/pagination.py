@@ -11,6 +11,7 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from outpost_server import errors
+from outpost_server.db import MAX_ROW_ID
 from outpost_server.urls import public_request_url
 
 DEFAULT_PER_PAGE = 20
@@ -41,7 +42,9 @@ def paginate(session: Session, stmt: Select, request: Request, response: Respons
     page, per_page = page_params(request)
     counted = session.scalar(select(func.count()).select_from(stmt.order_by(None).limit(MAX_COUNT + 1).subquery()))
     total = counted if counted <= MAX_COUNT else None
-    rows = list(session.scalars(stmt.limit(per_page + 1).offset((page - 1) * per_page)))
+    offset = (page - 1) * per_page
+    # A page past any table whose offset would overflow the database's integers is simply empty.
+    rows = list(session.scalars(stmt.limit(per_page + 1).offset(offset))) if offset <= MAX_ROW_ID else []
     has_next = len(rows) > per_page
     set_headers(request, response, page=page, per_page=per_page, total=total, has_next=has_next)
     return rows[:per_page]

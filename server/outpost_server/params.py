@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 
 from outpost_server import errors
+from outpost_server.db import MAX_ROW_ID
 
 _TRUE = {"1", "t", "true", "y", "yes", "on"}
 _FALSE = {"0", "f", "false", "n", "no", "off"}
@@ -63,13 +64,14 @@ class Params:
             return default
         if isinstance(value, bool):
             raise errors.invalid_param(name)
-        if isinstance(value, int):
-            return value
         if isinstance(value, str):
             try:
-                return int(value.strip())
+                value = int(value.strip())
             except ValueError:
                 pass
+        # Integer parameters land in 64-bit columns; a number beyond them is as invalid as a word.
+        if isinstance(value, int) and -MAX_ROW_ID <= value <= MAX_ROW_ID:
+            return value
         raise errors.invalid_param(name)
 
     def choice(self, name: str, allowed: tuple[str, ...], default: str | None = None) -> str | None:

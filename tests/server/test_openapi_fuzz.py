@@ -5,7 +5,8 @@ through the merged GitLab-style Params object, so no query parameter or request 
 To fuzz what the endpoints really read, the test adds those parameters (names and types taken from
 GitLab's API, as the handlers read them) to the document before handing it to schemathesis.
 The run is bounded (MAX_EXAMPLES per operation, MAX_SECONDS overall) and seeded, so CI repeats
-the same cases; set OUTPOST_FUZZ_SEED to explore others.
+the same cases; set OUTPOST_FUZZ_SEED to explore others. One worker: schemathesis's parallel
+workers hit a CPython 3.11 race in ast.parse ("AST constructor recursion depth mismatch").
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def test_no_request_gets_a_500(tmp_path):
                    "-H", f"PRIVATE-TOKEN: {server.root_token}",
                    "--checks", "not_a_server_error,response_schema_conformance",
                    "--max-examples", str(MAX_EXAMPLES), "--max-time", str(MAX_SECONDS), "--seed", SEED,
-                   "--workers", "4", "--report", "ndjson", "--report-ndjson-path", str(report)]
+                   "--workers", "1", "--report", "ndjson", "--report-ndjson-path", str(report)]
         run = subprocess.run(command, capture_output=True, text=True, timeout=MAX_SECONDS + 120,
                              env={**os.environ, "NO_COLOR": "1", "SCHEMATHESIS_TELEMETRY": "false"})
         summary = run.stdout[run.stdout.find("SUMMARY"):] if "SUMMARY" in run.stdout else run.stdout[-3000:]
