@@ -35,18 +35,25 @@ def get_current_user(request: Request, user: CurrentUserDep):
 
 
 @router.get("/users")
-def list_users(request: Request, response: Response, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
+def list_users(request: Request, response: Response, session: SessionDep, user: OptionalUserDep, params: ParamsDep):
     stmt = select(User).order_by(User.id)
-    if username := params.str("username"):
+    username = params.str("username")
+    # GitLab lets anonymous callers look up one user by username, but not list everyone.
+    if user is None and not username:
+        raise errors.forbidden("Not authorized to access /api/v4/users")
+    if username:
         stmt = stmt.where(User.username == username)
     if search := params.str("search"):
         pattern = f"%{search}%"
         stmt = stmt.where(or_(User.username.ilike(pattern), User.name.ilike(pattern), User.email.ilike(pattern)))
-    return [user_entity(request, u, with_private=user.is_admin) for u in paginate(session, stmt, request, response)]
+    with_private = user is not None and user.is_admin
+    return [user_entity(request, u, with_private=with_private) for u in paginate(session, stmt, request, response)]
 
 
 @router.get("/users/{user_id}")
-def get_user(request: Request, session: SessionDep, user: CurrentUserDep, user_id: str):
+def get_user(request: Request, session: SessionDep, user: OptionalUserDep, user_id: str):
+    if user is None:
+        raise errors.forbidden("Not authorized!")
     target = session.get(User, row_id) if (row_id := parse_id(user_id)) is not None else None
     if target is None:
         raise errors.not_found("User")
