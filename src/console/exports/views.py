@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
@@ -245,7 +246,9 @@ class ExportsTab(QWidget):
             for record in self.model.records:
                 if record.is_active:
                     self.watch(record)
-            self.picker.search()
+            self.picker.results.clear()
+            if self.isVisible():
+                self.picker.search()
         self.request_button.setEnabled(client is not None)
         self.update_actions()
 
@@ -329,6 +332,12 @@ class ExportsTab(QWidget):
         self.preview_button.setEnabled(can_download)
         self.regenerate_button.setEnabled(record is not None and record.is_expired(now) and self.context.is_connected)
         self.forget_button.setEnabled(record is not None)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        # The scope list is fetched when the tab is first looked at, not on every connection.
+        super().showEvent(event)
+        if self.context.is_connected and self.picker.results.count() == 0:
+            self.picker.search()
 
     def _tick(self) -> None:
         self.model.tick()
