@@ -5,8 +5,11 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import asyncio  # noqa: E402
+import gc  # noqa: E402
+import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import httpx  # noqa: E402
 import keyring  # noqa: E402
 import pytest  # noqa: E402
 import qasync  # noqa: E402
@@ -65,6 +68,7 @@ def qloop_running(qapp):
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
     yield loop
+    _close_open_http_clients(loop, qapp)
     for task in asyncio.all_tasks(loop):
         task.cancel()
     qapp.processEvents()
@@ -72,6 +76,20 @@ def qloop_running(qapp):
     asyncio.events._set_running_loop(None)  # or later pytest-asyncio tests see "loop already running"
     asyncio.set_event_loop(None)
     loop.close()
+
+
+def _close_open_http_clients(loop, qapp) -> None:
+    """Close every HTTP client a test left open while its loop still runs.
+
+    A socket that outlives its qasync loop keeps a Qt socket notifier pointing into the closed
+    loop; the next event processing (in any later test) then crashes the interpreter.
+    """
+    clients = [obj for obj in gc.get_objects() if isinstance(obj, httpx.AsyncClient) and not obj.is_closed]
+    closing = [loop.create_task(client.aclose()) for client in clients]
+    deadline = time.monotonic() + 10
+    while closing and not all(task.done() for task in closing) and time.monotonic() < deadline:
+        qapp.processEvents()
+        time.sleep(0.005)
 
 
 @pytest.fixture
