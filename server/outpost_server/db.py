@@ -14,8 +14,8 @@ from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
 
 
-# Largest value of the 64-bit integer id columns: a bigger number in a URL names no row.
-MAX_ROW_ID = 2**63 - 1
+# Largest value of the INTEGER id columns (32-bit on PostgreSQL): a bigger number in a URL names no row.
+MAX_ROW_ID = 2**31 - 1
 
 
 def parse_id(text: str | int) -> int | None:

@@ -49,8 +49,9 @@ class RequestMiddleware:
                 message = {**message, "headers": headers}
             await send(message)
 
+        app = _refuse_null_bytes if "\x00" in scope["path"] else self.app
         try:
-            await self.app(scope, receive, send_with_headers)
+            await app(scope, receive, send_with_headers)
         except Exception:
             error_log.exception("unhandled error in request %s", request_id)
             status = 500
@@ -67,6 +68,12 @@ class RequestMiddleware:
                 "duration_ms": round((time.perf_counter() - started) * 1000, 2),
                 "user_id": scope["state"].get("user_id"),
             }))
+
+
+async def _refuse_null_bytes(_scope, _receive, send) -> None:
+    """GitLab refuses NUL bytes in a request (its HandleNullBytes middleware); PostgreSQL cannot store them."""
+    await send({"type": "http.response.start", "status": 400, "headers": [(b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": b'{"message":"400 Bad request"}'})
 
 
 def _keep_encoded_slashes(scope) -> None:

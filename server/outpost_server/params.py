@@ -38,7 +38,11 @@ class Params:
             raise errors.invalid_param(name)
         if isinstance(value, bool):
             return "true" if value else "false"
-        return str(value)
+        value = str(value)
+        # PostgreSQL text cannot hold NUL; GitLab refuses such parameters before they reach it.
+        if "\x00" in value:
+            raise errors.invalid_param(name)
+        return value
 
     def bool(self, name: str, default: bool | None = None) -> bool | None:
         value = self.values.get(name, _MISSING)
@@ -69,7 +73,7 @@ class Params:
                 value = int(value.strip())
             except ValueError:
                 pass
-        # Integer parameters land in 64-bit columns; a number beyond them is as invalid as a word.
+        # Integer parameters land in INTEGER columns; a number beyond them is as invalid as a word.
         if isinstance(value, int) and -MAX_ROW_ID <= value <= MAX_ROW_ID:
             return value
         raise errors.invalid_param(name)
