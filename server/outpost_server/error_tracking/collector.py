@@ -22,7 +22,7 @@ from outpost_server import errors
 from outpost_server.db import session_scope, utcnow
 
 from . import service
-from .ingest import IngestWriter
+from .ingest import IngestWriter, KeyNoLongerActive
 from .parsing import ENVELOPE, STORE, body_limit, parse_ingest_request
 from .protocol import PARSE_FAILURE, PayloadTooLarge, ProtocolError, extract_public_key
 
@@ -146,6 +146,7 @@ async def collect(request: Request, endpoint: str, project_ident: str) -> Respon
     if target.refusal is not None:
         return _error_response(target.refusal)
     header_auth = extract_public_key(headers, query)
+    public_key = header_auth.key
     if header_auth.key:
         target = await _check_access(app, project_ident, header_auth.key)
         if target.refusal is not None:
@@ -163,6 +164,7 @@ async def collect(request: Request, endpoint: str, project_ident: str) -> Respon
     except ProtocolError as error:
         return _protocol_error_response(error)
     if parsed.auth.source == "dsn":
+        public_key = parsed.auth.key
         target = await _check_access(app, project_ident, parsed.auth.key)
         if target.refusal is not None:
             return _error_response(target.refusal)
@@ -171,7 +173,10 @@ async def collect(request: Request, endpoint: str, project_ident: str) -> Respon
         return limited
     if parsed.events or parsed.sessions or parsed.session_buckets:
         try:
-            await app.state.error_tracking_writer.store(target.project_id, parsed, received_at)
+            await app.state.error_tracking_writer.store(target.project_id, parsed, received_at, public_key)
+        except KeyNoLongerActive:
+            forget_access(app)
+            return _error_response(errors.not_found())
         except RuntimeError:
             return JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
                                 headers={"Retry-After": "5"})

@@ -24,6 +24,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from .models import (
+    ClientKey,
     ErrorEvent,
     ErrorEventPayload,
     ErrorHourlyCount,
@@ -460,6 +461,10 @@ class _KnownUsers:
             self._pairs.popitem(last=False)
 
 
+class KeyNoLongerActive(Exception):
+    """The request's client key was deleted or deactivated (possibly by another replica) before its commit."""
+
+
 class IngestWriter:
     """The single writer; `await writer.store(...)` returns once the data is committed.
 
@@ -489,9 +494,11 @@ class IngestWriter:
         self._task = None
         self._executor.shutdown()
 
-    async def store(self, project_id: int, request: IngestRequest, received_at: dt.datetime) -> None:
+    async def store(self, project_id: int, request: IngestRequest, received_at: dt.datetime,
+                    public_key: str | None = None) -> None:
+        """Returns once committed; raises KeyNoLongerActive when ``public_key`` stopped being active."""
         future = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((project_id, request, received_at, future))
+        self._queue.put_nowait((project_id, request, received_at, public_key, future))
         await future
 
     async def _run(self) -> None:
@@ -518,7 +525,7 @@ class IngestWriter:
     def _write(self, batch: list) -> list[tuple[list, Exception | None]]:
         """Commit the batch; returns (requests, error) pairs to settle on the loop."""
         try:
-            self._commit(batch)
+            refused = self._commit(batch)
         except Exception:
             if len(batch) == 1:
                 log.exception("storing an accepted request failed")
@@ -526,17 +533,28 @@ class IngestWriter:
             # Store one by one so a single bad request cannot fail the others.
             log.warning("batch of %d failed; retrying its requests one by one", len(batch), exc_info=True)
             return [outcome for item in batch for outcome in self._write([item])]
-        return [(batch, None)]
+        stored = [item for item in batch if not any(item is gone for gone in refused)]
+        return [(stored, None), (refused, KeyNoLongerActive())]
 
-    def _commit(self, batch: list) -> None:
+    def _commit(self, batch: list) -> list:
+        """Stores the batch in one transaction; returns the items refused because their key is gone."""
         with self._engine.begin() as connection:
+            # Checked inside the writing transaction, so a key deleted on any replica stops being
+            # accepted at once, whatever the collector's access cache still says.
+            keys = {public_key for _, _, _, public_key, _ in batch if public_key is not None}
+            active = set(connection.execute(
+                select(ClientKey.project_id, ClientKey.public_key).where(
+                    ClientKey.public_key.in_(keys), ClientKey.active.is_(True))).all()) if keys else set()
+            refused = [item for item in batch if item[3] is not None and (item[0], item[3]) not in active]
             result = store_batch(
                 connection,
-                [(project_id, request, received_at) for project_id, request, received_at, _ in batch],
+                [(project_id, request, received_at) for project_id, request, received_at, public_key, _ in batch
+                 if public_key is None or (project_id, public_key) in active],
                 payloads_per_error=self._payloads_per_error,
                 known_users=self._known_users,
             )
         self._known_users.add(result.user_pairs)
+        return refused
 
 
 def _settle(batch: list, error: Exception | None) -> None:

@@ -10,6 +10,7 @@ import base64
 import binascii
 import datetime as dt
 import json
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -112,6 +113,9 @@ def dsn_for(*, base_url: str, public_key: str, project_id: int) -> str:
 # --- the collector's access check -----------------------------------------------------------
 
 
+PUBLIC_KEY_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,255}")
+
+
 @dataclass(frozen=True)
 class CollectorTarget:
     """Outcome of checking a collector request: a project id, or the refusal GitLab answers."""
@@ -132,6 +136,9 @@ def collector_target(session: Session, *, project_ident: str, public_key: str | 
         return CollectorTarget(None, errors.not_found())
     if public_key is None:
         return CollectorTarget(project.id, None)
+    if not PUBLIC_KEY_SHAPE.fullmatch(public_key):
+        # Not a key we could have issued (and NUL bytes would not even reach PostgreSQL).
+        return CollectorTarget(None, errors.not_found())
     active_key = session.scalar(
         select(ClientKey.id).where(
             ClientKey.project_id == project.id, ClientKey.public_key == public_key, ClientKey.active.is_(True)
