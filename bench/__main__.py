@@ -1,0 +1,36 @@
+"""Runs every benchmark in turn: `python -m bench [NAME ...]` (names below; default: all but soak and startup).
+
+Each benchmark starts its own servers, measures its baseline in the same run and prints ratios.
+"""
+
+import subprocess
+import sys
+
+BENCHMARKS = {
+    "variables_import": "1,000 variables through the console's client vs a plain httpx loop; UI stall",
+    "exports": "CSV export of 10,000 and 100,000 vulnerabilities vs csv.writer over the same rows; peak RSS",
+    "ingest": "gzip'd SDK events at concurrency 8 and 32 vs a bare ASGI endpoint",
+    "error_list": "first page and detail of 10,000 errors / 200,000 events; console time to first rows",
+    "startup": "packaged app start-up vs a minimal PySide6 window built the same way (builds both)",
+    "soak": "ingestion plus API traffic for two minutes; fails on loss, 500s or memory growth",
+}
+DEFAULT = ["variables_import", "exports", "ingest", "error_list"]
+
+
+def main(names: list[str]) -> int:
+    unknown = [name for name in names if name not in BENCHMARKS]
+    if unknown:
+        print(f"unknown benchmark(s): {', '.join(unknown)}; choose from: {', '.join(BENCHMARKS)}")
+        return 2
+    failed = []
+    for name in names or DEFAULT:
+        print(f"\n=== {name}: {BENCHMARKS[name]}", flush=True)
+        if subprocess.run([sys.executable, "-m", f"bench.{name}"]).returncode != 0:
+            failed.append(name)
+    if failed:
+        print(f"\nfailed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
