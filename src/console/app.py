@@ -54,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.screenshot and not args.demo:
         parser.error("--screenshot needs --demo")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # httpx logs every request URL at INFO; URLs are kept out of the log as a rule.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     if args.self_test:
         return run_self_test()
     return run_gui(demo=args.demo, screenshot=args.screenshot)

@@ -89,9 +89,9 @@ class ServerOverview(QWidget):
 #   TabFactory("Error tracking", ErrorTrackingTab)
 TAB_FACTORIES: list[TabFactory] = [
     TabFactory("Server", ServerOverview),
-    TabFactory("Error tracking", ErrorTrackingTab),
     TabFactory("CI/CD variables", VariablesTab),
     TabFactory("Vulnerability exports", ExportsTab),
+    TabFactory("Error tracking", ErrorTrackingTab),
 ]
 
 
