@@ -33,6 +33,18 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(autouse=True)
+def qt_garbage_collected_on_main_thread():
+    """Collect each test's garbage here, on the main thread.
+
+    Widgets caught in reference cycles are otherwise freed by whichever thread next triggers the
+    garbage collector (a server-output reader, a load sender in a later test), and Qt objects
+    destroyed off their thread warn about timers and can crash the interpreter.
+    """
+    yield
+    gc.collect()
+
+
+@pytest.fixture(autouse=True)
 def memory_keyring():
     """Every test gets a fresh in-memory keyring instead of the machine's."""
     previous = keyring.get_keyring()
