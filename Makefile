@@ -3,7 +3,7 @@
 
 PY := .venv/bin/python
 # The whole suite is guarded so a hung Qt loop cannot eat CI's time.
-TEST_TIMEOUT ?= 1500
+TEST_TIMEOUT ?= 2400
 
 bootstrap:
 	@scripts/bootstrap.sh
