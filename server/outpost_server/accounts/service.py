@@ -120,43 +120,41 @@ def _visible(visibility: str, user: User | None, level: int) -> bool:
     return visibility == "internal" and user is not None
 
 
-def find_project(session: Session, ident: str | int) -> Project | None:
+def _find_by_ident(session: Session, model, ident: str | int):
+    """A project or group by numeric id or full path (a URL-encoded path arrives with ENCODED_SLASH)."""
     ident = str(ident).replace(ENCODED_SLASH, "/")
     if (row_id := parse_id(ident)) is not None:
-        return session.get(Project, row_id)
-    return session.scalar(select(Project).where(Project.full_path == ident))
+        return session.get(model, row_id)
+    return session.scalar(select(model).where(model.full_path == ident))
+
+
+def find_project(session: Session, ident: str | int) -> Project | None:
+    return _find_by_ident(session, Project, ident)
 
 
 def find_group(session: Session, ident: str | int) -> Group | None:
-    ident = str(ident).replace(ENCODED_SLASH, "/")
-    if (row_id := parse_id(ident)) is not None:
-        return session.get(Group, row_id)
-    return session.scalar(select(Group).where(Group.full_path == ident))
+    return _find_by_ident(session, Group, ident)
+
+
+def _check_access(target, level: int, user: User | None, min_level: int, resource: str):
+    """404 when the user cannot see the target, 403 when their role is below min_level (as GitLab answers)."""
+    if target is None or not _visible(target.visibility, user, level):
+        raise errors.not_found(resource)
+    if min_level > access.NO_ACCESS and not (user is not None and user.is_admin) and level < min_level:
+        raise errors.forbidden()
+    return target
 
 
 def find_project_for(session: Session, ident: str | int, user: User | None, min_level: int = access.NO_ACCESS) -> Project:
-    """The project, or 404 when the user cannot see it and 403 when their role is below min_level."""
     project = find_project(session, ident)
-    if project is None:
-        raise errors.not_found("Project")
-    level = project_access_level(session, user, project)
-    if not _visible(project.visibility, user, level):
-        raise errors.not_found("Project")
-    if min_level > access.NO_ACCESS and not (user is not None and user.is_admin) and level < min_level:
-        raise errors.forbidden()
-    return project
+    level = project_access_level(session, user, project) if project is not None else access.NO_ACCESS
+    return _check_access(project, level, user, min_level, "Project")
 
 
 def find_group_for(session: Session, ident: str | int, user: User | None, min_level: int = access.NO_ACCESS) -> Group:
     group = find_group(session, ident)
-    if group is None:
-        raise errors.not_found("Group")
-    level = group_access_level(session, user, group)
-    if not _visible(group.visibility, user, level):
-        raise errors.not_found("Group")
-    if min_level > access.NO_ACCESS and not (user is not None and user.is_admin) and level < min_level:
-        raise errors.forbidden()
-    return group
+    level = group_access_level(session, user, group) if group is not None else access.NO_ACCESS
+    return _check_access(group, level, user, min_level, "Group")
 
 
 def projects_with_access(session: Session, user: User, min_level: int) -> list[Project]:
