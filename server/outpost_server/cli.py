@@ -80,8 +80,10 @@ def run_serve(args: argparse.Namespace) -> int:
 
     app = create_app(settings, demo=args.demo)
     # access_log is off: uvicorn's access log prints query strings, which may carry tokens.
+    # Idle keep-alive connections are kept 30 s (uvicorn's default is 5 s) so clients that pool
+    # connections for a few seconds do not race the server closing them.
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=10)
+                            timeout_graceful_shutdown=10, timeout_keep_alive=30)
     server = uvicorn.Server(config)
     if args.watch_parent:
         _watch_parent(server)

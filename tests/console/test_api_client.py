@@ -1,5 +1,6 @@
 """ApiClient against the real server: data, pagination and every kind of failure."""
 
+import asyncio
 import socket
 import uuid
 
@@ -171,3 +172,13 @@ def test_timeout_listener_really_accepts_connections(silent_listener):
     """Guards the timeout test: the port is open, so that failure is a timeout, not a refusal."""
     host, port = silent_listener.removeprefix("http://").split(":")
     socket.create_connection((host, int(port)), timeout=5).close()
+
+
+@pytest.mark.asyncio
+async def test_request_after_the_servers_idle_timeout_succeeds(server):
+    # uvicorn's default idle timeout is 5 s; a pooled connection reused right then used to fail
+    # with "Server disconnected without sending a response".
+    async with ApiClient(server.url, server.root_token) as client:
+        assert (await client.get_user())["username"] == "root"
+        await asyncio.sleep(5.2)
+        assert (await client.get_user())["username"] == "root"

@@ -33,6 +33,9 @@ def normalise_base_url(base_url: str) -> str:
     return text
 
 
+IDLE_CONNECTION_SECONDS = 3.0
+
+
 class ApiClient:
     """Authenticated access to one server with one personal access token."""
 
@@ -50,6 +53,9 @@ class ApiClient:
             headers={"PRIVATE-TOKEN": token, "User-Agent": f"outpost-console/{__version__}"},
             transport=transport,
             timeout=timeout,
+            # Drop idle connections before servers do (uvicorn closes them after 5 s by default), so a
+            # request is never sent on a connection the server is closing.
+            limits=httpx.Limits(keepalive_expiry=IDLE_CONNECTION_SECONDS),
         )
 
     def __repr__(self) -> str:  # never show the token
