@@ -3,7 +3,7 @@ from __future__ import annotations
 import datetime as dt
 
 from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, String, Text, UniqueConstraint
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
 
 from outpost_server.db import Base, UTCDateTime, utcnow
 
@@ -74,29 +74,29 @@ class Project(Base):
     creator: Mapped[User] = relationship(lazy="joined")
 
 
-class GroupMember(Base):
+class MembershipColumns:
+    """What group and project memberships share: the member, the role and its expiry."""
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    access_level: Mapped[int] = mapped_column(Integer)
+    expires_at: Mapped[dt.date | None] = mapped_column(Date)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    @declared_attr
+    def user(cls) -> Mapped[User]:
+        return relationship(User, lazy="joined")
+
+
+class GroupMember(MembershipColumns, Base):
     __tablename__ = "group_members"
     __table_args__ = (UniqueConstraint("group_id", "user_id"),)
 
-    id: Mapped[int] = mapped_column(primary_key=True)
     group_id: Mapped[int] = mapped_column(ForeignKey("groups.id", ondelete="CASCADE"), index=True)
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
-    access_level: Mapped[int] = mapped_column(Integer)
-    expires_at: Mapped[dt.date | None] = mapped_column(Date)
-    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
-
-    user: Mapped[User] = relationship(lazy="joined")
 
 
-class ProjectMember(Base):
+class ProjectMember(MembershipColumns, Base):
     __tablename__ = "project_members"
     __table_args__ = (UniqueConstraint("project_id", "user_id"),)
 
-    id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), index=True)
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
-    access_level: Mapped[int] = mapped_column(Integer)
-    expires_at: Mapped[dt.date | None] = mapped_column(Date)
-    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
-
-    user: Mapped[User] = relationship(lazy="joined")

@@ -35,7 +35,22 @@ def short_time(value: str | None) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-class ErrorListModel(QAbstractTableModel):
+class HeaderedTableModel(QAbstractTableModel):
+    """A flat table whose column titles are the class's HEADERS."""
+
+    HEADERS: tuple[str, ...] = ()
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
+                and 0 <= section < len(self.HEADERS):
+            return self.HEADERS[section]
+        return None
+
+
+class ErrorListModel(HeaderedTableModel):
     """Errors of one list query; more rows come page by page as the view scrolls (canFetchMore/fetchMore).
 
     The model does no I/O: `fetch_more_requested(cursor)` asks its owner to load the next page,
@@ -115,15 +130,6 @@ class ErrorListModel(QAbstractTableModel):
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._errors)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
-                and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section]
-        return None
-
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         # Views call this for every role of every visible cell on each paint: plain ints, early exits.
         role = int(role)
@@ -167,7 +173,7 @@ class ErrorListModel(QAbstractTableModel):
         self.fetch_more_requested.emit(self._next_cursor)
 
 
-class ClientKeyModel(QAbstractTableModel):
+class ClientKeyModel(HeaderedTableModel):
     """A project's client keys; each DSN stays hidden until revealed."""
 
     HEADERS = ("ID", "Public key", "DSN", "Active")
@@ -206,15 +212,6 @@ class ClientKeyModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._keys)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
-                and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._keys):
