@@ -1,10 +1,10 @@
-"""The ASGI application factory."""
+"""The ASGI application factory: every router, the lifespan (database, background workers) and error bodies."""
 
 from __future__ import annotations
 
-import importlib
 import logging
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -12,24 +12,20 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from outpost_server import __version__, errors
+from outpost_server.accounts.router import router as accounts_router
 from outpost_server.config import Settings, get_settings
 from outpost_server.db import make_engine, make_sessionmaker, session_scope
+from outpost_server.error_tracking import router as error_tracking_api
+from outpost_server.error_tracking.external.application_settings import router as application_settings_router
+from outpost_server.error_tracking.web.views import router as error_tracking_web_router
+from outpost_server.exports.jobs import running_export_worker
+from outpost_server.exports.router import router as exports_router
 from outpost_server.middleware import RequestMiddleware
 from outpost_server.migrations import upgrade_database
+from outpost_server.variables.router import router as variables_router
+from outpost_server.vulnerabilities.router import router as vulnerabilities_router
 
 API_PREFIX = "/api/v4"
-
-# (module holding `router`, URL prefix). Each domain registers its router here.
-ROUTERS = [
-    ("outpost_server.accounts.router", API_PREFIX),
-    ("outpost_server.variables.router", API_PREFIX),
-    ("outpost_server.vulnerabilities.router", API_PREFIX),
-    ("outpost_server.exports.router", API_PREFIX),
-    ("outpost_server.error_tracking.router", API_PREFIX),
-    ("outpost_server.error_tracking.external.application_settings", API_PREFIX),
-    # Web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
-    ("outpost_server.error_tracking.web.views", ""),
-]
 
 log = logging.getLogger("outpost.app")
 
@@ -38,31 +34,47 @@ def create_app(settings: Settings | None = None, *, demo: bool = False) -> FastA
     settings = settings or get_settings()
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         prepare(app, settings, demo=demo)
         try:
-            for hook in app.state.startup_hooks:
-                await hook(app)
-            yield
+            async with background_workers(app):
+                yield
         finally:
-            for hook in reversed(app.state.shutdown_hooks):
-                await hook(app)
             app.state.engine.dispose()
 
     app = FastAPI(title="Outpost", version=__version__, lifespan=lifespan,
                   openapi_url=f"{API_PREFIX}/openapi.json", docs_url=None, redoc_url=None)
     app.state.settings = settings
-    # Domains append coroutines taking the app (background workers, batch writers).
+    # The collector's batch writer still registers itself here; background_workers runs these.
     app.state.startup_hooks = []
     app.state.shutdown_hooks = []
-    for module_name, prefix in ROUTERS:
-        module = importlib.import_module(module_name)
-        app.include_router(module.router, prefix=prefix)
-        if hasattr(module, "install"):
-            module.install(app)
+    for router in (accounts_router, variables_router, vulnerabilities_router, exports_router,
+                   error_tracking_api.router, application_settings_router):
+        app.include_router(router, prefix=API_PREFIX)
+    # GitLab's web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
+    app.include_router(error_tracking_web_router)
+    error_tracking_api.install(app)
     _install_error_handlers(app)
     app.add_middleware(RequestMiddleware)
     return app
+
+
+@asynccontextmanager
+async def background_workers(app: FastAPI) -> AsyncIterator[None]:
+    """Every background worker of this process: started once the database is ready, stopped in
+    reverse order before it closes."""
+    settings = app.state.settings
+    async with AsyncExitStack() as workers:
+        app.state.export_worker = await workers.enter_async_context(running_export_worker(
+            app.state.sessionmaker, lease_seconds=settings.export_lease_seconds,
+            generate_files=settings.export_worker))
+        for start in app.state.startup_hooks:
+            await start(app)
+        try:
+            yield
+        finally:
+            for stop in reversed(app.state.shutdown_hooks):
+                await stop(app)
 
 
 def prepare(app: FastAPI, settings: Settings, *, demo: bool) -> None:

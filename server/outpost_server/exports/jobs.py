@@ -16,7 +16,8 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 
 from sqlalchemy import and_, delete, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -304,3 +305,17 @@ class ExportWorker:
         except Exception as exc:
             log.exception("vulnerability export %s failed", export_id)
             release(self.factory, export_id, worker_id=self.worker_id, failed=True, error=type(exc).__name__)
+
+
+@asynccontextmanager
+async def running_export_worker(factory: sessionmaker[Session], *, lease_seconds: int,
+                                generate_files: bool) -> AsyncIterator[ExportWorker]:
+    """The process's worker for the lifetime of the block; with `generate_files` false it never
+    claims a job (other replicas produce the files) and `wake()` does nothing."""
+    worker = ExportWorker(factory, lease_seconds=lease_seconds)
+    if generate_files:
+        worker.start()
+    try:
+        yield worker
+    finally:
+        await worker.stop()

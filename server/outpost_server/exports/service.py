@@ -1,4 +1,4 @@
-"""Vulnerability exports: creation, access rules, the JSON entity, and reading the stored file."""
+"""Vulnerability exports: creation, access rules, scope and file name, and reading the stored file."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Iterator
-from typing import Any
 
-from fastapi import Request
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -23,12 +21,9 @@ from outpost_server.accounts.service import (
 )
 from outpost_server.db import parse_id, utcnow
 from outpost_server.exports.models import VulnerabilityExport, VulnerabilityExportChunk
-from outpost_server.timefmt import iso
-from outpost_server.urls import api_url
 
 # create_vulnerability_export: Developer and above (admins always).
 CREATE_LEVEL = access.DEVELOPER
-POLL_INTERVAL_MS = 5000
 
 
 def create_export(session: Session, *, author: User, project: Project | None = None, group: Group | None = None,
@@ -47,23 +42,6 @@ def create_export(session: Session, *, author: User, project: Project | None = N
     session.add(export)
     session.flush()
     return export
-
-
-def export_entity(request: Request, export: VulnerabilityExport) -> dict[str, Any]:
-    self_url = api_url(request, f"/security/vulnerability_exports/{export.id}")
-    return {
-        "id": export.id,
-        "created_at": iso(export.created_at),
-        "project_id": export.project_id,
-        "group_id": export.group_id,
-        "format": export.format,
-        "status": export.status,
-        "started_at": iso(export.started_at),
-        "finished_at": iso(export.finished_at),
-        "send_email": False,
-        "expires_at": iso(export.expires_at),
-        "_links": {"self": self_url, "download": f"{self_url}/download"},
-    }
 
 
 def can_create_export(session: Session, user: User, *, project: Project | None, group: Group | None) -> bool:
@@ -126,10 +104,6 @@ def parameterize(text: str) -> str:
 
 def export_file_name(full_path: str, moment: dt.datetime) -> str:
     return f"{parameterize(full_path)}_vulnerabilities_{moment.astimezone(dt.timezone.utc).strftime('%Y-%m-%dT%H%M')}.csv"
-
-
-def content_disposition(file_name: str) -> str:
-    return f"attachment; filename=\"{file_name}\"; filename*=UTF-8''{file_name}"
 
 
 def iter_file(factory: sessionmaker[Session], export_id: int) -> Iterator[bytes]:
