@@ -13,10 +13,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from outpost_server import __version__, errors
 from outpost_server.accounts.router import router as accounts_router
+from outpost_server.application_settings.router import router as application_settings_router
 from outpost_server.config import Settings, get_settings
 from outpost_server.db import make_engine, make_sessionmaker, session_scope
 from outpost_server.error_tracking import router as error_tracking_api
-from outpost_server.error_tracking.external.application_settings import router as application_settings_router
 from outpost_server.error_tracking.web.views import router as error_tracking_web_router
 from outpost_server.exports.jobs import running_export_worker
 from outpost_server.exports.router import router as exports_router

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts import access, service
 from outpost_server.accounts.models import Group, Project, User
-from outpost_server.app_settings import get_setting, set_setting
+from outpost_server.application_settings.store import get_setting, set_setting
 from outpost_server.config import Settings
 from outpost_server.error_tracking import demo as error_tracking_demo
 from outpost_server.variables import demo as variables_demo

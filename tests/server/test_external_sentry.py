@@ -143,7 +143,7 @@ def external_project(helper, fake, allow_local):
     assert response.status_code == 200, response.text
     assert response.json()["api_url"] == fake.api_url(), (
         "the settings API ignored api_url/token: its PATCH and PUT handlers must call "
-        "outpost_server.error_tracking.external.settings.apply_external_params")
+        "outpost_server.error_tracking.external.sentry_settings.apply_external_params")
     return project
 
 

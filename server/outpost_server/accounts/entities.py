@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import Request
 
 from outpost_server.accounts.models import Group, GroupMember, PersonalAccessToken, Project, ProjectMember, User
-from outpost_server.timefmt import iso, iso_date
+from outpost_server.compat.gitlab_time import iso, iso_date
 from outpost_server.urls import public_base_url
 
 

@@ -16,7 +16,7 @@ from outpost_server.urls import public_base_url
 
 from . import collector, service
 from .entities import client_key_entity, setting_entity
-from .external.settings import apply_external_params
+from .external.sentry_settings import apply_external_params
 
 router = APIRouter(tags=["error tracking"])
 router.include_router(collector.router)

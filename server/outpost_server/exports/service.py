@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
-import unicodedata
 from collections.abc import Iterator
 
 from sqlalchemy import select
@@ -19,6 +17,7 @@ from outpost_server.accounts.service import (
     project_access_level,
     projects_with_access,
 )
+from outpost_server.compat.rails_text import parameterize
 from outpost_server.db import parse_id, utcnow
 from outpost_server.exports.models import VulnerabilityExport, VulnerabilityExportChunk
 
@@ -88,18 +87,6 @@ def scope_full_path(session: Session, export: VulnerabilityExport) -> str:
     if export.group_id is not None:
         return session.get(Group, export.group_id).full_path
     return session.get(User, export.author_id).username
-
-
-def parameterize(text: str) -> str:
-    """ActiveSupport's String#parameterize: ASCII, runs of other characters as one '-', lower case."""
-    ascii_text = "".join(
-        ch if ord(ch) < 128 else "?"
-        for ch in unicodedata.normalize("NFKD", text)
-        if not unicodedata.combining(ch)
-    )
-    dashed = re.sub(r"[^a-z0-9\-_]+", "-", ascii_text, flags=re.IGNORECASE)
-    dashed = re.sub(r"-{2,}", "-", dashed)
-    return dashed.strip("-").lower()
 
 
 def export_file_name(full_path: str, moment: dt.datetime) -> str:

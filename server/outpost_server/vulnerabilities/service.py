@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project, User
 from outpost_server.db import utcnow
-from outpost_server.exports.csv_format import humanize
+from outpost_server.compat.rails_text import humanize
 from outpost_server.vulnerabilities.models import Vulnerability, VulnerabilityNote
 from outpost_server.vulnerabilities.reports import SecurityReport
 

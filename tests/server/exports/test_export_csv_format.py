@@ -2,17 +2,16 @@
 
 from datetime import datetime, timezone
 
+from outpost_server.compat.rails_text import humanize
+from outpost_server.compat.ruby import ruby_inspect, ruby_time
 from outpost_server.exports.csv_format import (
     HEADERS,
     ExportNote,
     ExportVulnerability,
     format_row,
     header_row,
-    humanize,
     notes_summary,
     ruby_csv_line,
-    ruby_inspect,
-    ruby_time,
 )
 
 DETECTED = datetime(2022, 10, 7, 13, 34, 41, tzinfo=timezone.utc)

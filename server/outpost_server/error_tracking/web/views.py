@@ -22,7 +22,7 @@ from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
 from outpost_server.error_tracking.external import mapping
 from outpost_server.error_tracking.external.client import SentryClient, SentryError
-from outpost_server.error_tracking.external.settings import (
+from outpost_server.error_tracking.external.sentry_settings import (
     build_api_url_from,
     full_messages,
     sentry_client_for,
@@ -36,7 +36,7 @@ from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.entities import detailed_error_entity, error_entity
 from outpost_server.error_tracking.web.search import parse_search
 from outpost_server.params import ParamsDep
-from outpost_server.timefmt import iso
+from outpost_server.compat.gitlab_time import iso
 
 router = APIRouter()
 

@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter
 from sqlalchemy.orm import Session
 
-from outpost_server.app_settings import get_setting, set_setting
+from outpost_server.application_settings.store import get_setting, set_setting
 from outpost_server.auth import AdminUserDep
 from outpost_server.db import SessionDep
 from outpost_server.params import ParamsDep
