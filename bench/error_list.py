@@ -177,10 +177,10 @@ def in_process_figures(data_dir: Path, token: str, path: str, repeat: int) -> di
     from fastapi.testclient import TestClient
 
     from outpost_server.app import create_app
-    from outpost_server.config import Settings
+    from outpost_server.config import ServerConfig
 
-    settings = Settings(data_dir=data_dir, database_url=os.environ.get("OUTPOST_DATABASE_URL", ""))
-    with TestClient(create_app(settings), headers={"PRIVATE-TOKEN": token}) as client:
+    config = ServerConfig(data_dir=data_dir, database_url=os.environ.get("OUTPOST_DATABASE_URL", ""))
+    with TestClient(create_app(config), headers={"PRIVATE-TOKEN": token}) as client:
         list_url = f"/{path}/-/error_tracking.json"
         error_id = client.get(list_url).json()["errors"][0]["id"]
         figures = {"in-process baseline: GET /api/v4/version": timed(client, "/api/v4/version", repeat),

@@ -11,10 +11,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from outpost_server import __version__, errors
+from outpost_server import __version__, http_errors
 from outpost_server.accounts.router import router as accounts_router
 from outpost_server.application_settings.router import router as application_settings_router
-from outpost_server.config import Settings, get_settings
+from outpost_server.config import ServerConfig, load_config
 from outpost_server.db import make_engine, make_sessionmaker, session_scope
 from outpost_server.error_tracking import router as error_tracking_api
 from outpost_server.error_tracking.web.views import router as error_tracking_web_router
@@ -30,12 +30,12 @@ API_PREFIX = "/api/v4"
 log = logging.getLogger("outpost.app")
 
 
-def create_app(settings: Settings | None = None, *, demo: bool = False) -> FastAPI:
-    settings = settings or get_settings()
+def create_app(config: ServerConfig | None = None, *, demo: bool = False) -> FastAPI:
+    config = config or load_config()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        prepare(app, settings, demo=demo)
+        prepare(app, config, demo=demo)
         try:
             async with background_workers(app):
                 yield
@@ -44,7 +44,7 @@ def create_app(settings: Settings | None = None, *, demo: bool = False) -> FastA
 
     app = FastAPI(title="Outpost", version=__version__, lifespan=lifespan,
                   openapi_url=f"{API_PREFIX}/openapi.json", docs_url=None, redoc_url=None)
-    app.state.settings = settings
+    app.state.config = config
     # The collector's batch writer still registers itself here; background_workers runs these.
     app.state.startup_hooks = []
     app.state.shutdown_hooks = []
@@ -63,11 +63,11 @@ def create_app(settings: Settings | None = None, *, demo: bool = False) -> FastA
 async def background_workers(app: FastAPI) -> AsyncIterator[None]:
     """Every background worker of this process: started once the database is ready, stopped in
     reverse order before it closes."""
-    settings = app.state.settings
+    config = app.state.config
     async with AsyncExitStack() as workers:
         app.state.export_worker = await workers.enter_async_context(running_export_worker(
-            app.state.sessionmaker, lease_seconds=settings.export_lease_seconds,
-            generate_files=settings.export_worker))
+            app.state.sessionmaker, lease_seconds=config.export_lease_seconds,
+            generate_files=config.export_worker))
         for start in app.state.startup_hooks:
             await start(app)
         try:
@@ -77,35 +77,35 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
                 await stop(app)
 
 
-def prepare(app: FastAPI, settings: Settings, *, demo: bool) -> None:
+def prepare(app: FastAPI, config: ServerConfig, *, demo: bool) -> None:
     """Opens the database, applies migrations, ensures the root user and loads demo data."""
     from outpost_server.accounts.service import ensure_root
     from outpost_server.demo import seed_demo_once
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    app.state.secret_key = settings.resolved_secret_key()
-    engine = make_engine(settings.sqlalchemy_url())
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    app.state.secret_key = config.resolved_secret_key()
+    engine = make_engine(config.sqlalchemy_url())
     upgrade_database(engine)
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
     with session_scope(app.state.sessionmaker) as session:
-        if settings.root_token:
-            ensure_root(session, token=settings.root_token, secret_key=app.state.secret_key)
+        if config.root_token:
+            ensure_root(session, token=config.root_token, secret_key=app.state.secret_key)
     if demo:
         with session_scope(app.state.sessionmaker) as session:
-            seed_demo_once(session, settings=settings, secret_key=app.state.secret_key)
+            seed_demo_once(session, config=config, secret_key=app.state.secret_key)
 
 
 def _install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(errors.ApiError)
-    async def api_error(_request: Request, exc: errors.ApiError):
+    @app.exception_handler(http_errors.ApiError)
+    async def api_error(_request: Request, exc: http_errors.ApiError):
         return JSONResponse(exc.body, status_code=exc.status, headers=exc.headers)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException):
         # GitLab's catch-all route answers any unknown path or method with this body.
         if exc.status_code in (404, 405):
-            exc = errors.route_not_found()
+            exc = http_errors.route_not_found()
             return JSONResponse(exc.body, status_code=exc.status)
         return JSONResponse({"message": f"{exc.status_code} {exc.detail}"}, status_code=exc.status_code)
 

@@ -13,7 +13,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy import select
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts.models import PersonalAccessToken, User
 from outpost_server.db import SessionDep, utcnow
 from outpost_server.security import token_digest
@@ -27,17 +27,17 @@ class Principal:
     token: PersonalAccessToken
 
 
-def _invalid_token(description: str) -> errors.ApiError:
-    return errors.ApiError(
+def _invalid_token(description: str) -> http_errors.ApiError:
+    return http_errors.ApiError(
         401,
         {"error": "invalid_token", "error_description": description},
         {"WWW-Authenticate": f'Bearer realm="", error="invalid_token", error_description="{description}"'},
     )
 
 
-def _insufficient_scope() -> errors.ApiError:
+def _insufficient_scope() -> http_errors.ApiError:
     description = "The request requires higher privileges than provided by the access token."
-    return errors.ApiError(
+    return http_errors.ApiError(
         403,
         {"error": "insufficient_scope", "error_description": description, "scope": "api read_api"},
         {"WWW-Authenticate": f'Bearer realm="", error="insufficient_scope", error_description="{description}", scope="api read_api"'},
@@ -62,13 +62,13 @@ def authenticate(request: Request, session: SessionDep) -> Principal | None:
     digest = token_digest(token, request.app.state.secret_key)
     pat = session.scalars(select(PersonalAccessToken).where(PersonalAccessToken.token_digest == digest)).first()
     if pat is None:
-        raise errors.unauthorized()
+        raise http_errors.unauthorized()
     if pat.revoked:
         raise _invalid_token("Token was revoked. You have to re-authorize from the user.")
     if pat.is_expired(dt.date.today()):
         raise _invalid_token("Token is expired. You can either do re-authorization or token refresh.")
     if pat.user.state != "active":
-        raise errors.forbidden()
+        raise http_errors.forbidden()
     scopes = set(pat.scopes)
     allowed = "api" in scopes or ("read_api" in scopes and request.method in READ_METHODS)
     if not allowed:
@@ -79,13 +79,13 @@ def authenticate(request: Request, session: SessionDep) -> Principal | None:
 
 def require_user(principal: Annotated[Principal | None, Depends(authenticate)]) -> User:
     if principal is None:
-        raise errors.unauthorized()
+        raise http_errors.unauthorized()
     return principal.user
 
 
 def require_admin(user: Annotated[User, Depends(require_user)]) -> User:
     if not user.is_admin:
-        raise errors.forbidden()
+        raise http_errors.forbidden()
     return user
 
 

@@ -45,15 +45,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def settings_from(args: argparse.Namespace):
-    from outpost_server.config import Settings
+def config_from(args: argparse.Namespace):
+    from outpost_server.config import ServerConfig
 
     overrides = {}
     if getattr(args, "database_url", None):
         overrides["database_url"] = args.database_url
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = Path(args.data_dir)
-    return Settings(**overrides)
+    return ServerConfig(**overrides)
 
 
 def configure_logging(level: str) -> None:
@@ -66,8 +66,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from outpost_server.app import create_app
 
-    settings = settings_from(args)
-    configure_logging(settings.log_level)
+    config = config_from(args)
+    configure_logging(config.log_level)
     host = args.host or os.environ.get("OUTPOST_HOST", "127.0.0.1")
     port = args.port if args.port is not None else int(os.environ.get("OUTPOST_PORT", "8080"))
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -78,7 +78,7 @@ def run_serve(args: argparse.Namespace) -> int:
     sock.bind((host, port))
     bound_port = sock.getsockname()[1]
 
-    app = create_app(settings, demo=args.demo)
+    app = create_app(config, demo=args.demo)
     # access_log is off: uvicorn's access log prints query strings, which may carry tokens.
     # Idle keep-alive connections are kept 30 s (uvicorn's default is 5 s) so clients that pool
     # connections for a few seconds do not race the server closing them.
@@ -128,9 +128,9 @@ def run_migrate(args: argparse.Namespace) -> int:
     from outpost_server.db import make_engine
     from outpost_server.migrations import upgrade_database
 
-    settings = settings_from(args)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    upgrade_database(make_engine(settings.sqlalchemy_url()))
+    config = config_from(args)
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    upgrade_database(make_engine(config.sqlalchemy_url()))
     print("Database is up to date")
     return 0
 
@@ -142,14 +142,14 @@ def run_import_report(args: argparse.Namespace) -> int:
     from outpost_server.vulnerabilities.reports import ReportError, parse_report
     from outpost_server.vulnerabilities.service import import_report
 
-    settings = settings_from(args)
+    config = config_from(args)
     try:
         report = parse_report(Path(args.file).read_bytes())
     except (OSError, ReportError) as exc:
         print(f"Cannot import {args.file}: {exc}", file=sys.stderr)
         return 1
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    engine = make_engine(settings.sqlalchemy_url())
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(config.sqlalchemy_url())
     upgrade_database(engine)
     with session_scope(make_sessionmaker(engine)) as session:
         project = find_project(session, args.project)

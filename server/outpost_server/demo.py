@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from outpost_server.accounts import access, service
 from outpost_server.accounts.models import Group, Project, User
 from outpost_server.application_settings.store import get_setting, set_setting
-from outpost_server.config import Settings
+from outpost_server.config import ServerConfig
 from outpost_server.error_tracking import demo as error_tracking_demo
 from outpost_server.variables import demo as variables_demo
 from outpost_server.vulnerabilities import demo as vulnerabilities_demo
@@ -25,7 +25,7 @@ DEMO_MARKER = "demo_data_loaded"
 
 @dataclass
 class Demo:
-    settings: Settings
+    config: ServerConfig
     secret_key: str
     admin: User
     users: dict[str, User] = field(default_factory=dict)
@@ -40,21 +40,21 @@ DEMO_SEEDERS: tuple[Callable[[Session, Demo], None], ...] = (
 )
 
 
-def seed_demo_once(session: Session, *, settings: Settings, secret_key: str) -> None:
+def seed_demo_once(session: Session, *, config: ServerConfig, secret_key: str) -> None:
     if get_setting(session, DEMO_MARKER):
         return
-    demo = seed_accounts(session, settings=settings, secret_key=secret_key)
+    demo = seed_accounts(session, config=config, secret_key=secret_key)
     for seed in DEMO_SEEDERS:
         seed(session, demo)
     set_setting(session, DEMO_MARKER, True)
 
 
-def seed_accounts(session: Session, *, settings: Settings, secret_key: str) -> Demo:
+def seed_accounts(session: Session, *, config: ServerConfig, secret_key: str) -> Demo:
     admin = session.scalar(select(User).where(User.username == "root"))
     if admin is None:
         admin = service.create_user(session, username="root", name="Administrator", email="admin@example.com",
                                     is_admin=True)
-    demo = Demo(settings=settings, secret_key=secret_key, admin=admin)
+    demo = Demo(config=config, secret_key=secret_key, admin=admin)
     people = [
         ("amelia", "Amelia Maintainer", access.MAINTAINER),
         ("dave", "Dave Developer", access.DEVELOPER),

@@ -10,7 +10,7 @@ from fastapi import Request, Response
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.db import MAX_ROW_ID
 from outpost_server.urls import public_request_url
 
@@ -28,7 +28,7 @@ def page_params(request: Request) -> tuple[int, int]:
         try:
             return int(raw)
         except ValueError:
-            raise errors.invalid_param(name) from None
+            raise http_errors.invalid_param(name) from None
 
     page = max(_int("page", 1), 1)
     per_page = _int("per_page", DEFAULT_PER_PAGE)

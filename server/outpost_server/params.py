@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.db import MAX_ROW_ID
 
 _TRUE = {"1", "t", "true", "y", "yes", "on"}
@@ -28,20 +28,20 @@ class Params:
     def require(self, *names: str) -> None:
         missing = [name for name in names if self.values.get(name) is None]
         if missing:
-            raise errors.missing_params(*missing)
+            raise http_errors.missing_params(*missing)
 
     def str(self, name: str, default: str | None = None) -> str | None:
         value = self.values.get(name, _MISSING)
         if value is _MISSING or value is None:
             return default
         if isinstance(value, (dict, list)):
-            raise errors.invalid_param(name)
+            raise http_errors.invalid_param(name)
         if isinstance(value, bool):
             return "true" if value else "false"
         value = str(value)
         # PostgreSQL text cannot hold NUL; GitLab refuses such parameters before they reach it.
         if "\x00" in value:
-            raise errors.invalid_param(name)
+            raise http_errors.invalid_param(name)
         return value
 
     def bool(self, name: str, default: bool | None = None) -> bool | None:
@@ -55,19 +55,19 @@ class Params:
         if isinstance(value, str):
             lowered = value.strip().lower()
             if lowered == "":
-                raise errors.empty_param(name)
+                raise http_errors.empty_param(name)
             if lowered in _TRUE:
                 return True
             if lowered in _FALSE:
                 return False
-        raise errors.invalid_param(name)
+        raise http_errors.invalid_param(name)
 
     def int(self, name: str, default: int | None = None) -> int | None:
         value = self.values.get(name, _MISSING)
         if value is _MISSING or value is None or value == "":
             return default
         if isinstance(value, bool):
-            raise errors.invalid_param(name)
+            raise http_errors.invalid_param(name)
         if isinstance(value, str):
             try:
                 value = int(value.strip())
@@ -76,12 +76,12 @@ class Params:
         # Integer parameters land in INTEGER columns; a number beyond them is as invalid as a word.
         if isinstance(value, int) and -MAX_ROW_ID <= value <= MAX_ROW_ID:
             return value
-        raise errors.invalid_param(name)
+        raise http_errors.invalid_param(name)
 
     def choice(self, name: str, allowed: tuple[str, ...], default: str | None = None) -> str | None:
         value = self.str(name, default)
         if value is not None and value not in allowed:
-            raise errors.invalid_value(name)
+            raise http_errors.invalid_value(name)
         return value
 
     def list(self, name: str) -> list[str] | None:
@@ -92,7 +92,7 @@ class Params:
             return [str(item) for item in value]
         if isinstance(value, str):
             return [part for part in value.split(",") if part]
-        raise errors.invalid_param(name)
+        raise http_errors.invalid_param(name)
 
 
 async def read_params(request: Request) -> Params:
@@ -107,9 +107,9 @@ async def read_params(request: Request) -> Params:
                 try:
                     document = json.loads(body)
                 except ValueError:
-                    raise errors.bad_request("invalid JSON body") from None
+                    raise http_errors.bad_request("invalid JSON body") from None
                 if not isinstance(document, dict):
-                    raise errors.bad_request("the JSON body must be an object")
+                    raise http_errors.bad_request("the JSON body must be an object")
                 values.update(document)
         elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
             form = await request.form()

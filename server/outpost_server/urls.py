@@ -6,7 +6,7 @@ from fastapi import Request
 
 
 def public_base_url(request: Request) -> str:
-    configured = request.app.state.settings.external_url
+    configured = request.app.state.config.external_url
     if configured:
         return configured.rstrip("/")
     return f"{request.url.scheme}://{request.url.netloc}"

@@ -27,7 +27,7 @@ import pytest
 
 from outpost_server.accounts import access
 from outpost_server.app import create_app
-from outpost_server.config import Settings
+from outpost_server.config import ServerConfig
 from tests.e2e.flows import find_vulnerability, sast_report, upload_report, wait_for_export
 from tests.support import ApiHelper, unique
 
@@ -118,7 +118,7 @@ def parse_matrix(text: str) -> list[Row]:
 
 def served_routes() -> set[str]:
     """API routes of the application as built from this source tree (no server or database needed)."""
-    document = create_app(Settings()).openapi()
+    document = create_app(ServerConfig()).openapi()
     return {f"{method.upper()} {_shape(path.removeprefix('/api/v4'))}"
             for path, operations in document["paths"].items() if path.startswith("/api/v4/")
             for method in operations}

@@ -7,7 +7,7 @@ import datetime as dt
 from fastapi import APIRouter, Request, Response
 from sqlalchemy import or_, select
 
-from outpost_server import __version__, errors
+from outpost_server import __version__, http_errors
 from outpost_server.accounts import access, service
 from outpost_server.accounts.entities import group_entity, member_entity, project_entity, token_entity, user_entity
 from outpost_server.accounts.models import Group, GroupMember, PersonalAccessToken, Project, ProjectMember, User
@@ -40,7 +40,7 @@ def list_users(request: Request, response: Response, session: SessionDep, user: 
     username = params.str("username")
     # GitLab lets anonymous callers look up one user by username, but not list everyone.
     if user is None and not username:
-        raise errors.forbidden("Not authorized to access /api/v4/users")
+        raise http_errors.forbidden("Not authorized to access /api/v4/users")
     if username:
         stmt = stmt.where(User.username == username)
     if search := params.str("search"):
@@ -53,10 +53,10 @@ def list_users(request: Request, response: Response, session: SessionDep, user: 
 @router.get("/users/{user_id}")
 def get_user(request: Request, session: SessionDep, user: OptionalUserDep, user_id: str):
     if user is None:
-        raise errors.forbidden("Not authorized!")
+        raise http_errors.forbidden("Not authorized!")
     target = session.get(User, row_id) if (row_id := parse_id(user_id)) is not None else None
     if target is None:
-        raise errors.not_found("User")
+        raise http_errors.not_found("User")
     return user_entity(request, target, with_private=user.is_admin or target.id == user.id)
 
 
@@ -65,10 +65,10 @@ def create_user(request: Request, session: SessionDep, admin: AdminUserDep, para
     params.require("email", "name", "username")
     password = params.str("password")
     if password is None and not params.bool("reset_password") and not params.bool("force_random_password"):
-        raise errors.ApiError(400, {"error": "password, reset_password, force_random_password are missing, "
+        raise http_errors.ApiError(400, {"error": "password, reset_password, force_random_password are missing, "
                                              "exactly one parameter must be provided"})
     if password is not None and len(password) < 8:
-        raise errors.validation_error({"password": ["is too short (minimum is 8 characters)"]})
+        raise http_errors.validation_error({"password": ["is too short (minimum is 8 characters)"]})
     created = service.create_user(session, username=params.str("username"), name=params.str("name"),
                                   email=params.str("email"), password=password,
                                   is_admin=bool(params.bool("admin", False)))
@@ -81,13 +81,13 @@ def create_personal_access_token(request: Request, session: SessionDep, admin: A
                                  user_id: int):
     target = session.get(User, user_id) if 0 <= user_id <= MAX_ROW_ID else None
     if target is None:
-        raise errors.not_found("User")
+        raise http_errors.not_found("User")
     params.require("name", "scopes")
     scopes = params.list("scopes") or []
     if not scopes:
-        raise errors.empty_param("scopes")
+        raise http_errors.empty_param("scopes")
     if any(scope not in service.AVAILABLE_SCOPES for scope in scopes):
-        raise errors.validation_error({"scopes": ["can only contain available scopes"]})
+        raise http_errors.validation_error({"scopes": ["can only contain available scopes"]})
     expires_at = _parse_date(params.str("expires_at"), "expires_at")
     pat, plaintext = service.create_token(session, user=target, name=params.str("name"), scopes=scopes,
                                           expires_at=expires_at, secret_key=request.app.state.secret_key)
@@ -115,7 +115,7 @@ def revoke_personal_access_token(request: Request, session: SessionDep, user: Cu
     else:
         pat = session.get(PersonalAccessToken, row_id) if (row_id := parse_id(token_id)) is not None else None
     if pat is None or (pat.user_id != user.id and not user.is_admin):
-        raise errors.not_found("PersonalAccessToken")
+        raise http_errors.not_found("PersonalAccessToken")
     pat.revoked = True
     session.commit()
     return Response(status_code=204)
@@ -176,7 +176,7 @@ def get_project(request: Request, session: SessionDep, user: OptionalUserDep, pr
 def create_project(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
     name, path = params.str("name"), params.str("path")
     if not name and not path:
-        raise errors.ApiError(400, {"error": "name, path are missing, at least one parameter must be provided"})
+        raise http_errors.ApiError(400, {"error": "name, path are missing, at least one parameter must be provided"})
     visibility = params.choice("visibility", VISIBILITIES, "private")
     group = None
     if (namespace_id := params.int("namespace_id")) is not None and namespace_id != user.id:
@@ -232,7 +232,7 @@ for _kind in ("projects", "groups"):
             target = _member_target(session, user, kind, ident, manage=False)
             member = _find_member(session, target, user_id)
             if member is None:
-                raise errors.not_found("Member")
+                raise http_errors.not_found("Member")
             return member_entity(request, member)
 
         @router.post(f"/{kind}/{{ident}}/members", status_code=201, name=f"add_{kind}_member")
@@ -241,16 +241,16 @@ for _kind in ("projects", "groups"):
             target = _member_target(session, user, kind, ident, manage=True)
             params.require("access_level")
             if params.raw("user_id") is None and params.raw("username") is None:
-                raise errors.ApiError(400, {"error": "user_id, username are missing, exactly one parameter must be provided"})
+                raise http_errors.ApiError(400, {"error": "user_id, username are missing, exactly one parameter must be provided"})
             level = params.int("access_level")
             if level not in access.VALID_LEVELS:
-                raise errors.invalid_value("access_level")
+                raise http_errors.invalid_value("access_level")
             if params.raw("user_id") is not None:
                 member_user = session.get(User, params.int("user_id"))
             else:
                 member_user = session.scalar(select(User).where(User.username == params.str("username")))
             if member_user is None:
-                raise errors.not_found("User")
+                raise http_errors.not_found("User")
             expires_at = _parse_date(params.str("expires_at"), "expires_at")
             member = service.add_member(session, target=target, user=member_user, access_level=level,
                                         expires_at=expires_at)
@@ -262,7 +262,7 @@ for _kind in ("projects", "groups"):
             target = _member_target(session, user, kind, ident, manage=True)
             member = _find_member(session, target, user_id)
             if member is None:
-                raise errors.not_found("Member")
+                raise http_errors.not_found("Member")
             session.delete(member)
             session.commit()
             return Response(status_code=204)
@@ -286,5 +286,5 @@ def _parse_date(value: str | None, name: str) -> dt.date | None:
     try:
         return dt.date.fromisoformat(value[:10])
     except ValueError:
-        raise errors.invalid_param(name) from None
+        raise http_errors.invalid_param(name) from None
 

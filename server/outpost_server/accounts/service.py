@@ -9,7 +9,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import access
 from outpost_server.accounts.models import Group, GroupMember, PersonalAccessToken, Project, ProjectMember, User
 from outpost_server.db import parse_id
@@ -25,9 +25,9 @@ AVAILABLE_SCOPES = ("api", "read_api", "read_user", "create_runner", "manage_run
 def create_user(session: Session, *, username: str, name: str, email: str, password: str | None = None,
                 is_admin: bool = False) -> User:
     if session.scalar(select(User.id).where(User.email == email)) is not None:
-        raise errors.ApiError(409, {"message": "Email has already been taken"})
+        raise http_errors.ApiError(409, {"message": "Email has already been taken"})
     if session.scalar(select(User.id).where(User.username == username)) is not None:
-        raise errors.ApiError(409, {"message": "Username has already been taken"})
+        raise http_errors.ApiError(409, {"message": "Username has already been taken"})
     user = User(username=username, name=name, email=email, is_admin=is_admin,
                 password_digest=hash_password(password) if password else None)
     session.add(user)
@@ -56,7 +56,7 @@ def ensure_root(session: Session, *, token: str, secret_key: str) -> User:
         root = _ensure_root_once(session, token=token, secret_key=secret_key)
         session.commit()
         return root
-    except (errors.ApiError, IntegrityError):
+    except (http_errors.ApiError, IntegrityError):
         session.rollback()
         return _ensure_root_once(session, token=token, secret_key=secret_key)
 
@@ -139,9 +139,9 @@ def find_group(session: Session, ident: str | int) -> Group | None:
 def _check_access(target, level: int, user: User | None, min_level: int, resource: str):
     """404 when the user cannot see the target, 403 when their role is below min_level (as GitLab answers)."""
     if target is None or not _visible(target.visibility, user, level):
-        raise errors.not_found(resource)
+        raise http_errors.not_found(resource)
     if min_level > access.NO_ACCESS and not (user is not None and user.is_admin) and level < min_level:
-        raise errors.forbidden()
+        raise http_errors.forbidden()
     return target
 
 
@@ -197,7 +197,7 @@ def create_group(session: Session, *, name: str, path: str, creator: User, paren
                  visibility: str = "private", description: str = "") -> Group:
     full_path = f"{parent.full_path}/{path}" if parent else path
     if session.scalar(select(Group.id).where(Group.full_path == full_path)) is not None:
-        raise errors.validation_error({"path": ["has already been taken"]})
+        raise http_errors.validation_error({"path": ["has already been taken"]})
     group = Group(name=name, path=path, full_path=full_path, parent_id=parent.id if parent else None,
                   full_name=f"{parent.full_name} / {name}" if parent else name,
                   visibility=visibility, description=description)
@@ -214,7 +214,7 @@ def create_project(session: Session, *, name: str, path: str, creator: User, gro
     namespace_path = group.full_path if group else creator.username
     full_path = f"{namespace_path}/{path}"
     if session.scalar(select(Project.id).where(Project.full_path == full_path)) is not None:
-        raise errors.validation_error({"name": ["has already been taken"], "path": ["has already been taken"]})
+        raise http_errors.validation_error({"name": ["has already been taken"], "path": ["has already been taken"]})
     project = Project(name=name, path=path, full_path=full_path, group_id=group.id if group else None,
                       creator_id=creator.id, visibility=visibility, description=description)
     session.add(project)
@@ -232,7 +232,7 @@ def add_member(session: Session, *, target: Project | Group, user: User, access_
     else:
         model, column = GroupMember, GroupMember.group_id
     if session.scalar(select(model.id).where(column == target.id, model.user_id == user.id)) is not None:
-        raise errors.ApiError(409, {"message": "Member already exists"})
+        raise http_errors.ApiError(409, {"message": "Member already exists"})
     fields = {"project_id": target.id} if isinstance(target, Project) else {"group_id": target.id}
     member = model(user_id=user.id, access_level=access_level, expires_at=expires_at, **fields)
     session.add(member)

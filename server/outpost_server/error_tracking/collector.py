@@ -18,7 +18,7 @@ from fastapi import APIRouter, FastAPI, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.db import session_scope, utcnow
 
 from . import service
@@ -40,7 +40,7 @@ def install(app: FastAPI) -> None:
     app.state.error_tracking_rates = {}
 
     async def start_writer(app: FastAPI) -> None:
-        settings = app.state.settings
+        settings = app.state.config
         writer = IngestWriter(app.state.engine, payloads_per_error=settings.error_tracking_payloads_per_error)
         writer.start()
         app.state.error_tracking_writer = writer
@@ -58,7 +58,7 @@ def forget_access(app: FastAPI) -> None:
     app.state.error_tracking_access.clear()
 
 
-def _error_response(error: errors.ApiError) -> Response:
+def _error_response(error: http_errors.ApiError) -> Response:
     return JSONResponse(error.body, status_code=error.status, headers=error.headers)
 
 
@@ -67,7 +67,7 @@ def _protocol_error_response(error: ProtocolError) -> Response:
         # GitLab's compressed-JSON middleware answers this way.
         return PlainTextResponse("Payload Too Large", status_code=413)
     reason = error.reason.encode("ascii", "replace").decode()
-    return JSONResponse(errors.bad_request(error.reason).body, status_code=400, headers={"X-Sentry-Error": reason})
+    return JSONResponse(http_errors.bad_request(error.reason).body, status_code=400, headers={"X-Sentry-Error": reason})
 
 
 async def _check_access(app, project_ident: str, public_key: str | None) -> service.CollectorTarget:
@@ -102,7 +102,7 @@ async def _check_access(app, project_ident: str, public_key: str | None) -> serv
 
 
 def _rate_limited(app, project_id: int, events: int) -> Response | None:
-    limit = app.state.settings.error_tracking_rate_limit_per_minute
+    limit = app.state.config.error_tracking_rate_limit_per_minute
     if limit <= 0 or events == 0:
         return None
     now = time.monotonic()
@@ -112,7 +112,7 @@ def _rate_limited(app, project_id: int, events: int) -> Response | None:
         app.state.error_tracking_rates[project_id] = window
     if window[1] + events > limit:
         retry_after = max(1, math.ceil(window[0] + RATE_WINDOW_SECONDS - now))
-        refusal = errors.too_many_requests(retry_after)
+        refusal = http_errors.too_many_requests(retry_after)
         refusal.headers["X-Sentry-Rate-Limits"] = f"{retry_after}:error;default:project"
         return _error_response(refusal)
     window[1] += events
@@ -152,7 +152,7 @@ async def collect(request: Request, endpoint: str, project_ident: str) -> Respon
         if target.refusal is not None:
             return _error_response(target.refusal)
     elif header_auth.source == "query" or endpoint == STORE:
-        return _error_response(errors.bad_request(PARSE_FAILURE))
+        return _error_response(http_errors.bad_request(PARSE_FAILURE))
     try:
         body = await _read_body(request, body_limit(endpoint))
         arguments = dict(headers=headers, query=query, body=body, received_at=received_at,
@@ -176,7 +176,7 @@ async def collect(request: Request, endpoint: str, project_ident: str) -> Respon
             await app.state.error_tracking_writer.store(target.project_id, parsed, received_at, public_key)
         except KeyNoLongerActive:
             forget_access(app)
-            return _error_response(errors.not_found())
+            return _error_response(http_errors.not_found())
         except RuntimeError:
             return JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
                                 headers={"Retry-After": "5"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI, Request, Response
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import access
 from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for
@@ -30,13 +30,13 @@ def _operations_project(session, ident: str, user: User) -> Project:
     """GitLab's `authorize! :admin_operations`: Maintainer+, and the Monitor feature must be on."""
     project = find_project_for(session, ident, user, access.MAINTAINER)
     if project.monitor_access_level == "disabled" and not user.is_admin:
-        raise errors.forbidden()
+        raise http_errors.forbidden()
     return project
 
 
 def _required_bool(params: Params, name: str) -> bool:
     if name not in params or params.raw(name) is None:
-        raise errors.missing_params(name)
+        raise http_errors.missing_params(name)
     return params.bool(name)
 
 
@@ -49,7 +49,7 @@ def get_settings(session: SessionDep, user: CurrentUserDep, project_id: str):
     project = _operations_project(session, project_id, user)
     setting = service.get_setting(session, project=project)
     if setting is None:
-        raise errors.not_found("Error Tracking Setting")
+        raise http_errors.not_found("Error Tracking Setting")
     return setting_entity(setting)
 
 
@@ -60,7 +60,7 @@ def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, 
     integrated = params.bool("integrated")
     setting = service.save_setting(session, project=project, enabled=active, integrated=integrated)
     if setting is None:
-        raise errors.not_found("Error Tracking Setting")
+        raise http_errors.not_found("Error Tracking Setting")
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
     session.commit()
     _setting_changed(request)
@@ -72,7 +72,7 @@ def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, pa
     project = _operations_project(session, project_id, user)
     missing = [name for name in ("active", "integrated") if params.raw(name) is None]
     if missing:
-        raise errors.missing_params(*missing)
+        raise http_errors.missing_params(*missing)
     setting = service.save_setting(session, project=project, enabled=params.bool("active"),
                                    integrated=params.bool("integrated"), create=True)
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
@@ -102,7 +102,7 @@ def delete_client_key(request: Request, session: SessionDep, user: CurrentUserDe
     project = _operations_project(session, project_id, user)
     key = service.find_client_key(session, project=project, key_id=key_id)
     if key is None:
-        raise errors.record_not_found()
+        raise http_errors.record_not_found()
     body = client_key_entity(key, base_url=public_base_url(request))
     service.delete_client_key(session, key=key)
     _setting_changed(request)

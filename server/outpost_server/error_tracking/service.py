@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts.models import Project
 from outpost_server.db import parse_id, utcnow
 
@@ -121,7 +121,7 @@ class CollectorTarget:
     """Outcome of checking a collector request: a project id, or the refusal GitLab answers."""
 
     project_id: int | None
-    refusal: errors.ApiError | None
+    refusal: http_errors.ApiError | None
 
 
 def collector_target(session: Session, *, project_ident: str, public_key: str | None) -> CollectorTarget:
@@ -130,22 +130,22 @@ def collector_target(session: Session, *, project_ident: str, public_key: str | 
 
     project = find_project(session, project_ident)
     if project is None:
-        return CollectorTarget(None, errors.not_found("Project"))
+        return CollectorTarget(None, http_errors.not_found("Project"))
     setting = get_setting(session, project=project)
     if setting is None or not setting.integrated_enabled:
-        return CollectorTarget(None, errors.not_found())
+        return CollectorTarget(None, http_errors.not_found())
     if public_key is None:
         return CollectorTarget(project.id, None)
     if not PUBLIC_KEY_SHAPE.fullmatch(public_key):
         # Not a key we could have issued (and NUL bytes would not even reach PostgreSQL).
-        return CollectorTarget(None, errors.not_found())
+        return CollectorTarget(None, http_errors.not_found())
     active_key = session.scalar(
         select(ClientKey.id).where(
             ClientKey.project_id == project.id, ClientKey.public_key == public_key, ClientKey.active.is_(True)
         )
     )
     if active_key is None:
-        return CollectorTarget(None, errors.not_found())
+        return CollectorTarget(None, http_errors.not_found())
     return CollectorTarget(project.id, None)
 
 
@@ -209,7 +209,7 @@ def _after_cursor(sort: str, cursor: str):
             column = TrackedError.first_seen_at if sort == "first_seen" else TrackedError.last_seen_at
             value = dt.datetime.fromisoformat(value)
     except (ValueError, TypeError, binascii.Error):
-        raise errors.invalid_param("cursor") from None
+        raise http_errors.invalid_param("cursor") from None
     return or_(column < value, and_(column == value, TrackedError.id < last_id))
 
 
@@ -240,7 +240,7 @@ def error_events(session: Session, *, error: TrackedError, limit: int = 20) -> l
 
 def update_error_status(session: Session, *, error: TrackedError, status: str) -> TrackedError:
     if status not in ERROR_STATUSES:
-        raise errors.invalid_value("status")
+        raise http_errors.invalid_value("status")
     error.status = status
     if status != "unresolved":
         error.regressed = False

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts.models import Group, Project, User
 from outpost_server.accounts.service import find_group_for, find_project_for
 from outpost_server.auth import CurrentUserDep
@@ -29,7 +29,7 @@ def _create(request: Request, session: Session, user: User, params: Params, *, p
             group: Group | None = None) -> dict[str, Any]:
     export = service.create_export(session, author=user, project=project, group=group,
                                    export_format=params.choice("export_format", FORMATS, "csv"),
-                                   lifetime_seconds=request.app.state.settings.export_lifetime_seconds)
+                                   lifetime_seconds=request.app.state.config.export_lifetime_seconds)
     session.commit()
     request.app.state.export_worker.wake()
     return export_entity(export, api_base_url=api_base_url(request))
@@ -75,7 +75,7 @@ def get_export(request: Request, session: SessionDep, user: CurrentUserDep, expo
 def download_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str):
     export = service.find_export_for(session, user, export_id)
     if export.status != "finished":
-        raise errors.not_found("Vulnerability Export")
+        raise http_errors.not_found("Vulnerability Export")
     headers = {"Content-Disposition": _attachment(export.file_name), "Content-Length": str(export.byte_size)}
     return StreamingResponse(service.iter_file(request.app.state.sessionmaker, export.id),
                              media_type="application/octet-stream", headers=headers)

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.auth import AdminUserDep
 from outpost_server.db import SessionDep
 from outpost_server.pagination import paginate
@@ -33,13 +33,13 @@ def _declared(params: Params, *, required: tuple[str, ...]) -> dict[str, Any]:
             continue
         try:
             declared[name] = params.bool(name) if kind == "boolean" else params.str(name)
-        except errors.ApiError as exc:
+        except http_errors.ApiError as exc:
             problems.append(exc.body["error"])
             continue
         if kind == "variable_type" and declared[name] not in VARIABLE_TYPES:
             problems.append(f"{name} does not have a valid value")
     if problems:
-        raise errors.ApiError(400, {"error": ", ".join(problems)})
+        raise http_errors.ApiError(400, {"error": ", ".join(problems)})
     return declared
 
 
@@ -48,7 +48,7 @@ def _secret_key(request: Request) -> str:
 
 
 def _default_variables_limit(request: Request) -> int:
-    return request.app.state.settings.default_instance_variables_limit
+    return request.app.state.config.default_instance_variables_limit
 
 
 @router.get("/admin/ci/variables")
@@ -108,7 +108,7 @@ def _plan_name(params: Params, *, required: bool) -> tuple[str | None, list[str]
 def get_plan_limits(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
     plan, problems = _plan_name(params, required=False)
     if problems:
-        raise errors.ApiError(400, {"error": ", ".join(problems)})
+        raise http_errors.ApiError(400, {"error": ", ".join(problems)})
     return plan_limits.limits_for(session, plan=plan, default_variables_limit=_default_variables_limit(request))
 
 
@@ -119,16 +119,16 @@ def update_plan_limits(request: Request, session: SessionDep, admin: AdminUserDe
     for name in plan_limits.UPDATABLE_LIMITS:
         try:
             value = params.int(name)
-        except errors.ApiError as exc:
+        except http_errors.ApiError as exc:
             problems.append(exc.body["error"])
             continue
         if value is not None:
             changes[name] = value
     if problems:
-        raise errors.ApiError(400, {"error": ", ".join(problems)})
+        raise http_errors.ApiError(400, {"error": ", ".join(problems)})
     negative = {name: ["must be greater than or equal to 0"] for name, value in changes.items() if value < 0}
     if negative:
-        raise errors.validation_error(negative)
+        raise http_errors.validation_error(negative)
     plan_limits.update_limits(session, plan=plan, changes=changes, user=admin)
     session.commit()
     return plan_limits.limits_for(session, plan=plan, default_variables_limit=_default_variables_limit(request))

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request, Response
 from sqlalchemy import case, select
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import access
 from outpost_server.accounts.service import find_project_for, project_access_level
 from outpost_server.auth import CurrentUserDep
@@ -35,7 +35,7 @@ async def report_content(request: Request) -> bytes:
         form = await request.form()
         upload = form.get("file")
         if upload is None or isinstance(upload, str):
-            raise errors.missing_params("file")
+            raise http_errors.missing_params("file")
         return await upload.read()
     return await request.body()
 
@@ -47,14 +47,14 @@ def upload_report(session: SessionDep, user: CurrentUserDep, content: Annotated[
     try:
         report = parse_report(content)
     except ReportError as exc:
-        raise errors.bad_request(str(exc)) from None
+        raise http_errors.bad_request(str(exc)) from None
     return service.import_report(session, project=project, report=report).as_dict()
 
 
 def _filter_list(params, name: str, allowed: tuple[str, ...]) -> list[str] | None:
     values = params.list(name)
     if values is not None and any(value not in allowed for value in values):
-        raise errors.invalid_value(name)
+        raise http_errors.invalid_value(name)
     return values
 
 
@@ -76,13 +76,13 @@ def _find_vulnerability(session, user, vulnerability_id: str, min_level: int) ->
     row_id = parse_id(vulnerability_id)
     vulnerability = session.get(Vulnerability, row_id) if row_id is not None else None
     if vulnerability is None:
-        raise errors.not_found("Vulnerability")
+        raise http_errors.not_found("Vulnerability")
     level = project_access_level(session, user, vulnerability.project)
     if not user.is_admin and level < min_level:
         # Members without the permission learn it exists; everyone else gets a plain 404.
         if level >= access.GUEST:
-            raise errors.forbidden()
-        raise errors.not_found("Vulnerability")
+            raise http_errors.forbidden()
+        raise http_errors.not_found("Vulnerability")
     return vulnerability
 
 

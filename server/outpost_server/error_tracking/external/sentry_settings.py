@@ -14,7 +14,7 @@ import httpx
 
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.error_tracking.external.client import SentryClient, SentryError
 from outpost_server.error_tracking.external.url_policy import BlockedUrl, check_url, local_requests_allowed
 from outpost_server.error_tracking.models import ErrorTrackingSetting
@@ -126,7 +126,7 @@ def apply_external_params(session: Session, setting: ErrorTrackingSetting, param
         messages = validation_messages(session, api_url=setting.api_url,
                                        token=stored_token(setting, secret_key))
         if messages:
-            raise errors.validation_error(messages)
+            raise http_errors.validation_error(messages)
 
 
 def sentry_client_for(session: Session, *, api_url: str, token: str, timeout: float) -> SentryClient:

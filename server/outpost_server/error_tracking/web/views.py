@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import access
 from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for, project_access_level
@@ -49,17 +49,17 @@ OUTSIDE_PROJECT = "The Sentry issue appers to be outside of the configured Sentr
 SORTS = tuple(integrated.SORT_COLUMNS)
 
 
-def _message(text: str, status: int = 400) -> errors.ApiError:
-    return errors.ApiError(status, {"message": text})
+def _message(text: str, status: int = 400) -> http_errors.ApiError:
+    return http_errors.ApiError(status, {"message": text})
 
 
 def _project(session: Session, user: User, project_path: str, min_level: int) -> Project:
     """The project when the user may use its error tracking; 404 otherwise, as GitLab's web controllers."""
     project = find_project_for(session, project_path, user)
     if project.monitor_access_level == "disabled":
-        raise errors.not_found()
+        raise http_errors.not_found()
     if not user.is_admin and project_access_level(session, user, project) < min_level:
-        raise errors.not_found()
+        raise http_errors.not_found()
     return project
 
 
@@ -75,7 +75,7 @@ def _sentry(session: Session, request: Request, setting: ErrorTrackingSetting) -
     if not setting.api_url or not token:
         raise _message("Access denied", 401)
     return sentry_client_for(session, api_url=setting.api_url, token=token,
-                             timeout=request.app.state.settings.error_tracking_external_timeout)
+                             timeout=request.app.state.config.error_tracking_external_timeout)
 
 
 def _sentry_call(call, *args, **kwargs) -> Any:
@@ -136,7 +136,7 @@ def list_errors(request: Request, session: SessionDep, user: CurrentUserDep, par
 def _integrated_error(session: Session, project: Project, issue_id: str):
     error = service.get_error(session, project=project, error_id=issue_id)
     if error is None:
-        raise errors.record_not_found()
+        raise http_errors.record_not_found()
     return error
 
 
@@ -223,6 +223,6 @@ def external_projects(request: Request, session: SessionDep, user: CurrentUserDe
     if messages:
         raise _message(full_messages(messages))
     client = sentry_client_for(session, api_url=api_url, token=token,
-                               timeout=request.app.state.settings.error_tracking_external_timeout)
+                               timeout=request.app.state.config.error_tracking_external_timeout)
     projects = _sentry_call(client.list_projects)
     return {"projects": [_sentry_call(mapping.project_entity, item) for item in projects]}
