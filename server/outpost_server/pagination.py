@@ -12,12 +12,15 @@ from sqlalchemy.orm import Session
 
 from outpost_server import http_errors
 from outpost_server.db import MAX_ROW_ID
+from outpost_server.params import Param
 from outpost_server.urls import public_request_url
 
 DEFAULT_PER_PAGE = 20
 MAX_PER_PAGE = 100
 # Kaminari stops counting past this many rows; GitLab then omits X-Total and X-Total-Pages.
 MAX_COUNT = 10_000
+# What every paginated endpoint declares among its parameters.
+PAGE_PARAMS = (Param("page", "integer", default=1), Param("per_page", "integer", default=DEFAULT_PER_PAGE))
 
 
 def page_params(request: Request) -> tuple[int, int]:

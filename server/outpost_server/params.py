@@ -1,11 +1,18 @@
-"""Request parameters the way Grape sees them: query string, form body and JSON body merged."""
+"""Request parameters the way Grape sees them: query string, form body and JSON body merged.
+
+Every endpoint declares the parameters it reads (`query_params(...)` or `body_params(...)` as the
+route's `openapi_extra`), so /api/v4/openapi.json lists them and fuzzing sends them. Reading a
+parameter the route did not declare is a programming error (UndeclaredParameter, a 500 in tests).
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends, Request
+from fastapi.routing import APIRoute
 
 from outpost_server import http_errors
 from outpost_server.db import MAX_ROW_ID
@@ -14,24 +21,87 @@ _TRUE = {"1", "t", "true", "y", "yes", "on"}
 _FALSE = {"0", "f", "false", "n", "no", "off"}
 _MISSING = object()
 
+ParamKind = Literal["string", "integer", "boolean", "array"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter an endpoint reads: its name, type, default and allowed values (for its documentation;
+    the handler still checks and coerces the value, with GitLab's messages)."""
+
+    name: str
+    kind: ParamKind = "string"
+    default: Any = None
+    required: bool = False
+    choices: tuple[str, ...] = ()
+
+    def schema(self) -> dict[str, Any]:
+        enum = {"enum": list(self.choices)} if self.choices else {}
+        schema: dict[str, Any] = ({"type": "array", "items": {"type": "string", **enum}} if self.kind == "array"
+                                  else {"type": self.kind, **enum})
+        if self.default is not None:
+            schema["default"] = self.default
+        return schema
+
+
+def query_params(*params: Param) -> dict[str, Any]:
+    """The `openapi_extra` of a GET or DELETE endpoint reading these parameters from its query string."""
+    return {"parameters": [{"name": param.name, "in": "query", "required": param.required, "schema": param.schema()}
+                           for param in params]}
+
+
+def body_params(*params: Param) -> dict[str, Any]:
+    """The `openapi_extra` of a POST, PUT or PATCH endpoint reading these parameters from its body, JSON or
+    form-encoded as Grape accepts them (the query string works too, as in GitLab)."""
+    schema: dict[str, Any] = {"type": "object", "properties": {param.name: param.schema() for param in params}}
+    required = [param.name for param in params if param.required]
+    if required:
+        schema["required"] = required
+    return {"requestBody": {"required": bool(required), "content": {
+        "application/json": {"schema": schema},
+        "application/x-www-form-urlencoded": {"schema": schema},
+    }}}
+
+
+class UndeclaredParameter(RuntimeError):
+    """A handler read a parameter its route does not declare: add it to the route's declaration."""
+
+
+def declared_names(route: APIRoute) -> frozenset[str] | None:
+    """The names `query_params`/`body_params` declared for the route; None when it declares none."""
+    extra = route.openapi_extra
+    if not extra:
+        return None
+    names = {parameter["name"] for parameter in extra.get("parameters", ()) if parameter.get("in") == "query"}
+    for content in extra.get("requestBody", {}).get("content", {}).values():
+        names.update(content["schema"].get("properties", {}))
+    return frozenset(names)
+
 
 class Params:
-    def __init__(self, values: dict[str, Any]):
-        self.values = values
+    def __init__(self, values: dict[str, Any], *, declared: frozenset[str] | None = None):
+        self._values = values
+        # None: the route declares nothing yet, so any name may be read.
+        self._declared = declared
+
+    def _get(self, name: str, default: Any = None) -> Any:
+        if self._declared is not None and name not in self._declared:
+            raise UndeclaredParameter(name)
+        return self._values.get(name, default)
 
     def __contains__(self, name: str) -> bool:
-        return name in self.values
+        return self._get(name, _MISSING) is not _MISSING
 
     def raw(self, name: str, default: Any = None) -> Any:
-        return self.values.get(name, default)
+        return self._get(name, default)
 
     def require(self, *names: str) -> None:
-        missing = [name for name in names if self.values.get(name) is None]
+        missing = [name for name in names if self._get(name) is None]
         if missing:
             raise http_errors.missing_params(*missing)
 
     def str(self, name: str, default: str | None = None) -> str | None:
-        value = self.values.get(name, _MISSING)
+        value = self._get(name, _MISSING)
         if value is _MISSING or value is None:
             return default
         if isinstance(value, (dict, list)):
@@ -45,7 +115,7 @@ class Params:
         return value
 
     def bool(self, name: str, default: bool | None = None) -> bool | None:
-        value = self.values.get(name, _MISSING)
+        value = self._get(name, _MISSING)
         if value is _MISSING or value is None:
             return default
         if isinstance(value, bool):
@@ -63,7 +133,7 @@ class Params:
         raise http_errors.invalid_param(name)
 
     def int(self, name: str, default: int | None = None) -> int | None:
-        value = self.values.get(name, _MISSING)
+        value = self._get(name, _MISSING)
         if value is _MISSING or value is None or value == "":
             return default
         if isinstance(value, bool):
@@ -85,7 +155,7 @@ class Params:
         return value
 
     def list(self, name: str) -> list[str] | None:
-        value = self.values.get(name, _MISSING)
+        value = self._get(name, _MISSING)
         if value is _MISSING or value is None:
             return None
         if isinstance(value, list):
@@ -116,7 +186,8 @@ async def read_params(request: Request) -> Params:
             for key, value in form.multi_items():
                 if isinstance(value, str):
                     _merge(values, key, value)
-    return Params(values)
+    route = request.scope.get("route")
+    return Params(values, declared=declared_names(route) if isinstance(route, APIRoute) else None)
 
 
 def _merge(values: dict[str, Any], key: str, value: str) -> None:

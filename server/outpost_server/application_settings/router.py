@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from outpost_server.application_settings.store import get_setting, set_setting
 from outpost_server.auth import AdminUserDep
 from outpost_server.db import SessionDep
-from outpost_server.params import ParamsDep
+from outpost_server.params import Param, ParamsDep, body_params, query_params
 
 router = APIRouter()
 
@@ -28,12 +28,13 @@ def _entity(session: Session) -> dict[str, Any]:
     return {name: bool(get_setting(session, name, default)) for name, default in BOOLEAN_SETTINGS.items()}
 
 
-@router.get("/application/settings")
+@router.get("/application/settings", openapi_extra=query_params())
 def show_settings(session: SessionDep, _admin: AdminUserDep):
     return _entity(session)
 
 
-@router.put("/application/settings")
+@router.put("/application/settings", openapi_extra=body_params(
+    *(Param(name, "boolean", default=default) for name, default in BOOLEAN_SETTINGS.items())))
 def update_settings(session: SessionDep, _admin: AdminUserDep, params: ParamsDep):
     for name in BOOLEAN_SETTINGS:
         value = params.bool(name)

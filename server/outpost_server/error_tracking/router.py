@@ -10,13 +10,13 @@ from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
-from outpost_server.pagination import paginate
-from outpost_server.params import Params, ParamsDep
+from outpost_server.pagination import PAGE_PARAMS, paginate
+from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.urls import public_base_url
 
 from . import collector, service
 from .entities import client_key_entity, setting_entity
-from .external.sentry_settings import apply_external_params
+from .external.sentry_settings import EXTERNAL_SENTRY_PARAMS, apply_external_params
 
 router = APIRouter(tags=["error tracking"])
 router.include_router(collector.router)
@@ -44,7 +44,7 @@ def _setting_changed(request: Request) -> None:
     collector.forget_access(request.app)
 
 
-@router.get("/projects/{project_id}/error_tracking/settings")
+@router.get("/projects/{project_id}/error_tracking/settings", openapi_extra=query_params())
 def get_settings(session: SessionDep, user: CurrentUserDep, project_id: str):
     project = _operations_project(session, project_id, user)
     setting = service.get_setting(session, project=project)
@@ -53,7 +53,8 @@ def get_settings(session: SessionDep, user: CurrentUserDep, project_id: str):
     return setting_entity(setting)
 
 
-@router.patch("/projects/{project_id}/error_tracking/settings")
+@router.patch("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
+    Param("active", "boolean", required=True), Param("integrated", "boolean"), *EXTERNAL_SENTRY_PARAMS))
 def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
     project = _operations_project(session, project_id, user)
     active = _required_bool(params, "active")
@@ -67,7 +68,9 @@ def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, 
     return setting_entity(setting)
 
 
-@router.put("/projects/{project_id}/error_tracking/settings")
+@router.put("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
+    Param("active", "boolean", required=True), Param("integrated", "boolean", required=True),
+    *EXTERNAL_SENTRY_PARAMS))
 def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
     project = _operations_project(session, project_id, user)
     missing = [name for name in ("active", "integrated") if params.raw(name) is None]
@@ -81,7 +84,7 @@ def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, pa
     return setting_entity(setting)
 
 
-@router.get("/projects/{project_id}/error_tracking/client_keys")
+@router.get("/projects/{project_id}/error_tracking/client_keys", openapi_extra=query_params(*PAGE_PARAMS))
 def list_client_keys(request: Request, response: Response, session: SessionDep, user: CurrentUserDep, project_id: str):
     project = _operations_project(session, project_id, user)
     keys = paginate(session, service.client_keys_query(project=project), request, response)
@@ -89,7 +92,7 @@ def list_client_keys(request: Request, response: Response, session: SessionDep, 
     return [client_key_entity(key, base_url=base_url) for key in keys]
 
 
-@router.post("/projects/{project_id}/error_tracking/client_keys", status_code=201)
+@router.post("/projects/{project_id}/error_tracking/client_keys", status_code=201, openapi_extra=body_params())
 def create_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str):
     project = _operations_project(session, project_id, user)
     key = service.create_client_key(session, project=project)
@@ -97,7 +100,7 @@ def create_client_key(request: Request, session: SessionDep, user: CurrentUserDe
     return client_key_entity(key, base_url=public_base_url(request))
 
 
-@router.delete("/projects/{project_id}/error_tracking/client_keys/{key_id}")
+@router.delete("/projects/{project_id}/error_tracking/client_keys/{key_id}", openapi_extra=query_params())
 def delete_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str, key_id: str):
     project = _operations_project(session, project_id, user)
     key = service.find_client_key(session, project=project, key_id=key_id)

@@ -16,11 +16,12 @@ from outpost_server.db import SessionDep
 from outpost_server.exports import service
 from outpost_server.exports.entities import export_entity
 from outpost_server.exports.models import FORMATS
-from outpost_server.params import Params, ParamsDep
+from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.urls import api_base_url
 
 router = APIRouter(tags=["vulnerability exports"])
 
+EXPORT_FORMAT = Param("export_format", choices=FORMATS, default="csv")
 # How long GitLab tells clients to wait before asking about an unfinished export again.
 POLL_INTERVAL_MS = 5000
 
@@ -41,7 +42,8 @@ def _attachment(file_name: str) -> str:
 
 
 # Parameters are validated before the project or group is looked up, as Grape does.
-@router.post("/security/projects/{project_id}/vulnerability_exports", status_code=201)
+@router.post("/security/projects/{project_id}/vulnerability_exports", status_code=201,
+             openapi_extra=body_params(EXPORT_FORMAT))
 def create_project_export(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                           project_id: str):
     params.choice("export_format", FORMATS)
@@ -49,7 +51,8 @@ def create_project_export(request: Request, session: SessionDep, user: CurrentUs
     return _create(request, session, user, params, project=project)
 
 
-@router.post("/security/groups/{group_id}/vulnerability_exports", status_code=201)
+@router.post("/security/groups/{group_id}/vulnerability_exports", status_code=201,
+             openapi_extra=body_params(EXPORT_FORMAT))
 def create_group_export(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                         group_id: str):
     params.choice("export_format", FORMATS)
@@ -57,12 +60,12 @@ def create_group_export(request: Request, session: SessionDep, user: CurrentUser
     return _create(request, session, user, params, group=group)
 
 
-@router.post("/security/vulnerability_exports", status_code=201)
+@router.post("/security/vulnerability_exports", status_code=201, openapi_extra=body_params(EXPORT_FORMAT))
 def create_instance_export(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
     return _create(request, session, user, params)
 
 
-@router.get("/security/vulnerability_exports/{export_id}")
+@router.get("/security/vulnerability_exports/{export_id}", openapi_extra=query_params())
 def get_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str):
     export = service.find_export_for(session, user, export_id)
     body = export_entity(export, api_base_url=api_base_url(request))
@@ -71,7 +74,7 @@ def get_export(request: Request, session: SessionDep, user: CurrentUserDep, expo
     return JSONResponse(body, status_code=202, headers={"Poll-Interval": str(POLL_INTERVAL_MS)})
 
 
-@router.get("/security/vulnerability_exports/{export_id}/download")
+@router.get("/security/vulnerability_exports/{export_id}/download", openapi_extra=query_params())
 def download_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str):
     export = service.find_export_for(session, user, export_id)
     if export.status != "finished":

@@ -12,8 +12,8 @@ from outpost_server.accounts import access
 from outpost_server.accounts.service import find_project_for, project_access_level
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep, parse_id
-from outpost_server.pagination import paginate
-from outpost_server.params import ParamsDep
+from outpost_server.pagination import PAGE_PARAMS, paginate
+from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.vulnerabilities import service
 from outpost_server.vulnerabilities.entities import vulnerability_entity
 from outpost_server.vulnerabilities.models import DISMISSAL_REASONS, REPORT_TYPES, SEVERITIES, STATES, Vulnerability
@@ -25,6 +25,14 @@ router = APIRouter(tags=["vulnerabilities"])
 # Maintainer since GitLab 17.0.
 READ_LEVEL = access.DEVELOPER
 TRIAGE_LEVEL = access.MAINTAINER
+# The report upload reads the body itself: a JSON document, or a multipart form with a `file` field.
+REPORT_BODY = {"requestBody": {"required": True, "content": {
+    "application/json": {"schema": {"type": "object"}},
+    "multipart/form-data": {"schema": {"type": "object", "required": ["file"],
+                                       "properties": {"file": {"type": "string", "format": "binary"}}}},
+}}}
+LIST_FILTERS = (Param("state", "array", choices=STATES), Param("severity", "array", choices=SEVERITIES),
+                Param("report_type", "array", choices=REPORT_TYPES))
 SEVERITY_ORDER = case({name: rank for rank, name in enumerate(SEVERITIES)}, value=Vulnerability.severity, else_=99)
 
 
@@ -40,7 +48,7 @@ async def report_content(request: Request) -> bytes:
     return await request.body()
 
 
-@router.post("/projects/{project_id}/security/reports", status_code=201)
+@router.post("/projects/{project_id}/security/reports", status_code=201, openapi_extra=REPORT_BODY)
 def upload_report(session: SessionDep, user: CurrentUserDep, content: Annotated[bytes, Depends(report_content)],
                   project_id: str):
     project = find_project_for(session, project_id, user, READ_LEVEL)
@@ -58,15 +66,14 @@ def _filter_list(params, name: str, allowed: tuple[str, ...]) -> list[str] | Non
     return values
 
 
-@router.get("/projects/{project_id}/vulnerabilities")
+@router.get("/projects/{project_id}/vulnerabilities", openapi_extra=query_params(*PAGE_PARAMS, *LIST_FILTERS))
 def list_project_vulnerabilities(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
                                  params: ParamsDep, project_id: str):
     project = find_project_for(session, project_id, user, READ_LEVEL)
     stmt = select(Vulnerability).where(Vulnerability.project_id == project.id)
-    for name, column, allowed in (("state", Vulnerability.state, STATES),
-                                  ("severity", Vulnerability.severity, SEVERITIES),
-                                  ("report_type", Vulnerability.report_type, REPORT_TYPES)):
-        if (values := _filter_list(params, name, allowed)) is not None:
+    for param, column in zip(LIST_FILTERS, (Vulnerability.state, Vulnerability.severity, Vulnerability.report_type),
+                             strict=True):
+        if (values := _filter_list(params, param.name, param.choices)) is not None:
             stmt = stmt.where(column.in_(values))
     stmt = stmt.order_by(SEVERITY_ORDER, Vulnerability.id.desc())
     return [vulnerability_entity(v) for v in paginate(session, stmt, request, response)]
@@ -86,7 +93,7 @@ def _find_vulnerability(session, user, vulnerability_id: str, min_level: int) ->
     return vulnerability
 
 
-@router.get("/vulnerabilities/{vulnerability_id}")
+@router.get("/vulnerabilities/{vulnerability_id}", openapi_extra=query_params())
 def get_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str):
     return vulnerability_entity(_find_vulnerability(session, user, vulnerability_id, READ_LEVEL))
 
@@ -101,22 +108,23 @@ def _transition(session, user, vulnerability_id: str, action: str, *, comment: s
     return vulnerability_entity(vulnerability)
 
 
-@router.post("/vulnerabilities/{vulnerability_id}/confirm", status_code=201)
+@router.post("/vulnerabilities/{vulnerability_id}/confirm", status_code=201, openapi_extra=body_params())
 def confirm_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str):
     return _transition(session, user, vulnerability_id, "confirm")
 
 
-@router.post("/vulnerabilities/{vulnerability_id}/resolve", status_code=201)
+@router.post("/vulnerabilities/{vulnerability_id}/resolve", status_code=201, openapi_extra=body_params())
 def resolve_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str):
     return _transition(session, user, vulnerability_id, "resolve")
 
 
-@router.post("/vulnerabilities/{vulnerability_id}/revert", status_code=201)
+@router.post("/vulnerabilities/{vulnerability_id}/revert", status_code=201, openapi_extra=body_params())
 def revert_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str):
     return _transition(session, user, vulnerability_id, "revert")
 
 
-@router.post("/vulnerabilities/{vulnerability_id}/dismiss", status_code=201)
+@router.post("/vulnerabilities/{vulnerability_id}/dismiss", status_code=201,
+             openapi_extra=body_params(Param("comment"), Param("dismissal_reason", choices=DISMISSAL_REASONS)))
 def dismiss_vulnerability(session: SessionDep, user: CurrentUserDep, params: ParamsDep, vulnerability_id: str):
     comment = params.str("comment")
     reason = params.choice("dismissal_reason", DISMISSAL_REASONS)

@@ -18,11 +18,15 @@ from outpost_server import http_errors
 from outpost_server.error_tracking.external.client import SentryClient, SentryError
 from outpost_server.error_tracking.external.url_policy import BlockedUrl, check_url, local_requests_allowed
 from outpost_server.error_tracking.models import ErrorTrackingSetting
-from outpost_server.params import Params
+from outpost_server.params import Param, Params
 from outpost_server.security import SecretBox
 
 API_PATH = re.compile(r"\A(?P<prefix>/api/0/projects/+)(?:(?P<organization>[^/]+)/+(?P<project>[^/]+)/*)?\Z")
 MAX_API_URL = 255
+# What apply_external_params reads: the address in one of three forms, the token and the display names.
+EXTERNAL_SENTRY_PARAMS = (Param("api_url"), Param("api_host"), Param("organization_slug"), Param("project_slug"),
+                          Param("sentry_external_url"), Param("token"), Param("project_name"),
+                          Param("organization_name"))
 
 
 def build_api_url_from(*, api_host: str, organization_slug: str, project_slug: str) -> str:

@@ -35,7 +35,7 @@ from outpost_server.error_tracking.models import ERROR_STATUSES, ErrorTrackingSe
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.entities import detailed_error_entity, error_entity
 from outpost_server.error_tracking.web.search import parse_search
-from outpost_server.params import ParamsDep
+from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.compat.gitlab_time import iso
 
 router = APIRouter()
@@ -47,6 +47,12 @@ POLL_INTERVAL = {"Poll-Interval": "1000"}
 # GitLab's text, typo included.
 OUTSIDE_PROJECT = "The Sentry issue appers to be outside of the configured Sentry project"
 SORTS = tuple(integrated.SORT_COLUMNS)
+# The parameters each endpoint reads (both spellings of a path declare the same).
+LIST_QUERY = query_params(Param("search_term"), Param("sort", choices=SORTS, default="last_seen"), Param("cursor"),
+                          Param("issue_status", choices=ERROR_STATUSES, default="unresolved"))
+NO_PARAMS = query_params()
+STATUS_BODY = body_params(Param("status", required=True, choices=ERROR_STATUSES))
+SENTRY_PROJECTS_QUERY = query_params(Param("api_host"), Param("token"))
 
 
 def _message(text: str, status: int = 400) -> http_errors.ApiError:
@@ -99,8 +105,8 @@ def _json(body: Any) -> JSONResponse:
     return JSONResponse(body, headers=POLL_INTERVAL)
 
 
-@router.get(BASE)
-@router.get(BASE + ".json")
+@router.get(BASE, openapi_extra=LIST_QUERY)
+@router.get(BASE + ".json", openapi_extra=LIST_QUERY)
 def list_errors(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str):
     project = _project(session, user, project_path, access.REPORTER)
     setting = _enabled_setting(session, project)
@@ -140,8 +146,8 @@ def _integrated_error(session: Session, project: Project, issue_id: str):
     return error
 
 
-@router.get(BASE + "/{issue_id}/details")
-@router.get(BASE + "/{issue_id}/details.json")
+@router.get(BASE + "/{issue_id}/details", openapi_extra=NO_PARAMS)
+@router.get(BASE + "/{issue_id}/details.json", openapi_extra=NO_PARAMS)
 def error_details(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str, issue_id: str):
     project = _project(session, user, project_path, access.REPORTER)
     setting = _enabled_setting(session, project)
@@ -162,8 +168,8 @@ def error_details(request: Request, session: SessionDep, user: CurrentUserDep, p
     return _json({"error": body})
 
 
-@router.get(BASE + "/{issue_id}/stack_trace")
-@router.get(BASE + "/{issue_id}/stack_trace.json")
+@router.get(BASE + "/{issue_id}/stack_trace", openapi_extra=NO_PARAMS)
+@router.get(BASE + "/{issue_id}/stack_trace.json", openapi_extra=NO_PARAMS)
 def error_stack_trace(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str,
                       issue_id: str):
     project = _project(session, user, project_path, access.REPORTER)
@@ -187,8 +193,8 @@ def error_stack_trace(request: Request, session: SessionDep, user: CurrentUserDe
     }})
 
 
-@router.put(BASE + "/{issue_id}")
-@router.put(BASE + "/{issue_id}.json")
+@router.put(BASE + "/{issue_id}", openapi_extra=STATUS_BODY)
+@router.put(BASE + "/{issue_id}.json", openapi_extra=STATUS_BODY)
 def update_error(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str,
                  issue_id: str):
     project = _project(session, user, project_path, access.REPORTER)
@@ -208,8 +214,8 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
     return {"result": {"updated": updated, "closed_issue_iid": None, "status": "success"}}
 
 
-@router.get(BASE + "/projects")
-@router.get(BASE + "/projects.json")
+@router.get(BASE + "/projects", openapi_extra=SENTRY_PROJECTS_QUERY)
+@router.get(BASE + "/projects.json", openapi_extra=SENTRY_PROJECTS_QUERY)
 def external_projects(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                       project_path: str):
     project = _project(session, user, project_path, access.MAINTAINER)
