@@ -165,55 +165,89 @@ def test_external_settings_are_validated(helper, allow_local):
     assert response.json() == {"message": {"api_url": ["is a required field"], "token": ["is a required field"]}}
 
 
-def test_list_details_stack_trace_and_resolve(web, fake, external_project):
+def test_list_pages_through_the_external_issues(web, fake, external_project):
     path = external_project["path_with_namespace"]
     first = web.get(f"/{path}/-/error_tracking.json", params={"sort": "frequency"})
     assert first.status_code == 200, first.text
     body = first.json()
-    assert len(body["errors"]) == 20 and body["external_url"] == f"{fake.url}/acme/storefront/"
-    top = body["errors"][0]
-    assert top["id"] == "1030" and top["count"] == "90" and top["user_count"] == 30
-    assert top["message"] == "divided by 0 (#30)" and top["short_id"] == "STOREFRONT-30"
-    assert top["external_url"] == f"{fake.url}/acme/storefront/issues/1030"
-    assert len(top["frequency"]) == 24
+    assert len(body["errors"]) == 20
+    assert body["external_url"] == f"{fake.url}/acme/storefront/"
     assert set(body["pagination"]) == {"next"}
-    request = fake.requests[-1]
-    assert request[1] == "/api/0/projects/acme/storefront/issues/"
-    assert request[2]["query"] == ["is:unresolved"] and request[2]["sort"] == ["freq"] and request[2]["limit"] == ["20"]
     second = web.get(f"/{path}/-/error_tracking.json",
                      params={"sort": "frequency", "cursor": body["pagination"]["next"]["cursor"]}).json()
-    assert len(second["errors"]) == 10 and "previous" in second["pagination"]
+    assert len(second["errors"]) == 10
+    assert "previous" in second["pagination"]
 
+
+def test_list_asks_sentry_for_the_status_and_order(web, fake, external_project):
+    web.get(f"/{external_project['path_with_namespace']}/-/error_tracking.json",
+            params={"sort": "frequency"}).raise_for_status()
+    _method, path, query, _authorization = fake.requests[-1]
+    assert path == "/api/0/projects/acme/storefront/issues/"
+    assert query["query"] == ["is:unresolved"]
+    assert query["sort"] == ["freq"]
+    assert query["limit"] == ["20"]
+
+
+def test_list_maps_a_sentry_issue_to_gitlabs_error(web, fake, external_project):
+    top = web.get(f"/{external_project['path_with_namespace']}/-/error_tracking.json",
+                  params={"sort": "frequency"}).json()["errors"][0]
+    assert top["id"] == "1030"
+    assert top["count"] == "90"
+    assert top["user_count"] == 30
+    assert top["message"] == "divided by 0 (#30)"
+    assert top["short_id"] == "STOREFRONT-30"
+    assert top["external_url"] == f"{fake.url}/acme/storefront/issues/1030"
+    assert len(top["frequency"]) == 24
+
+
+def test_details_of_an_external_issue(web, fake, external_project):
+    path = external_project["path_with_namespace"]
     detail = web.get(f"/{path}/-/error_tracking/1030/details.json").json()["error"]
     assert detail["first_release_short_version"] == "storefront@1.0.0"
     assert detail["last_release_short_version"] == "storefront@1.2.0"
     assert detail["tags"] == {"level": "error", "logger": None}
     assert detail["external_base_url"] == f"{fake.url}/acme/storefront"
 
+
+def test_stack_trace_of_an_external_issue(web, external_project):
+    path = external_project["path_with_namespace"]
     trace = web.get(f"/{path}/-/error_tracking/1030/stack_trace.json").json()["error"]
     assert trace["issue_id"] == "1030"
     assert [frame["lineNo"] for frame in trace["stack_trace_entries"]] == [135, 42]
     assert trace["exceptions"][0]["frames"][1]["in_app"] is True
 
-    resolved = web.put(f"/{path}/-/error_tracking/1030.json", json={"status": "resolved"})
-    assert resolved.json() == {"result": {"updated": True, "closed_issue_iid": None, "status": "success"}}
-    assert fake.requests[-1][:2] == ("PUT", "/api/0/issues/1030/")
-    unresolved = web.get(f"/{path}/-/error_tracking.json", params={"sort": "frequency"}).json()["errors"]
-    assert "1030" not in [e["id"] for e in unresolved]
-    assert [e["id"] for e in web.get(f"/{path}/-/error_tracking.json",
-                                      params={"issue_status": "resolved"}).json()["errors"]] == ["1030"]
-    web.put(f"/{path}/-/error_tracking/1030.json", json={"status": "unresolved"}).raise_for_status()
 
-    # An issue of another Sentry project, reachable with the same token, stays out of reach.
-    outside = "The Sentry issue appers to be outside of the configured Sentry project"
+def _error_ids(web, path: str, **params) -> list[str]:
+    return [error["id"] for error in web.get(f"/{path}/-/error_tracking.json", params=params).json()["errors"]]
+
+
+def test_resolving_an_external_issue_updates_it_in_sentry(web, fake, external_project):
+    path = external_project["path_with_namespace"]
+    resolved = web.put(f"/{path}/-/error_tracking/1030.json", json={"status": "resolved"})
+    try:
+        assert resolved.json() == {"result": {"updated": True, "closed_issue_iid": None, "status": "success"}}
+        assert fake.requests[-1][:2] == ("PUT", "/api/0/issues/1030/")
+        assert "1030" not in _error_ids(web, path, sort="frequency")
+        assert _error_ids(web, path, issue_status="resolved") == ["1030"]
+    finally:
+        web.put(f"/{path}/-/error_tracking/1030.json", json={"status": "unresolved"}).raise_for_status()
+
+
+def test_an_issue_of_another_sentry_project_stays_out_of_reach(web, fake, external_project):
+    # Issue 2001 belongs to another project the same token can read.
+    path = external_project["path_with_namespace"]
+    outside = {"message": "The Sentry issue appers to be outside of the configured Sentry project"}
     for response in (web.get(f"/{path}/-/error_tracking/2001/details.json"),
                      web.get(f"/{path}/-/error_tracking/2001/stack_trace.json"),
                      web.put(f"/{path}/-/error_tracking/2001.json", json={"status": "resolved"})):
-        assert response.status_code == 400 and response.json() == {"message": outside}
+        assert (response.status_code, response.json()) == (400, outside)
     assert fake.issues["2001"]["status"] == "unresolved"
 
-    missing = web.get(f"/{path}/-/error_tracking/424242/details.json")
-    assert missing.status_code == 400 and missing.json() == {"message": "Sentry response status code: 404"}
+
+def test_a_missing_external_issue_answers_sentrys_status(web, external_project):
+    missing = web.get(f"/{external_project['path_with_namespace']}/-/error_tracking/424242/details.json")
+    assert (missing.status_code, missing.json()) == (400, {"message": "Sentry response status code: 404"})
 
 
 def test_external_failure_reaches_the_list(helper, web, fake, external_project):

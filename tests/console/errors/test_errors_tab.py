@@ -196,8 +196,12 @@ def test_auto_refresh_shows_new_errors(qtbot, make_root_tab, api):
     choose_project(qtbot, root_tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     send_errors(dsn, "second problem")
-    # The timer's slot, called directly: the test does not wait for the interval.
-    qtbot.waitUntil(lambda: (page.auto_refresh(), page.model.rowCount() == 2)[1], timeout=WAIT)
+
+    def refresh_shows_both() -> bool:
+        page.auto_refresh()  # the timer's slot, called directly: the test does not wait for the interval
+        return page.model.rowCount() == 2
+
+    qtbot.waitUntil(refresh_shows_both, timeout=WAIT)
     assert set(titles(page.model)) == {"first problem", "second problem"}
 
 
