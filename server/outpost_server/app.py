@@ -105,8 +105,8 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def http_error(_request: Request, exc: StarletteHTTPException):
         # GitLab's catch-all route answers any unknown path or method with this body.
         if exc.status_code in (404, 405):
-            exc = http_errors.route_not_found()
-            return JSONResponse(exc.body, status_code=exc.status)
+            unknown_route = http_errors.route_not_found()
+            return JSONResponse(unknown_route.body, status_code=unknown_route.status)
         return JSONResponse({"message": f"{exc.status_code} {exc.detail}"}, status_code=exc.status_code)
 
     @app.exception_handler(RequestValidationError)

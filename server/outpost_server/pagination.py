@@ -43,7 +43,7 @@ def page_params(request: Request) -> tuple[int, int]:
 def paginate(session: Session, stmt: Select, request: Request, response: Response) -> list[Any]:
     """Runs `stmt` (which must already be ordered) for the requested page and sets the headers."""
     page, per_page = page_params(request)
-    counted = session.scalar(select(func.count()).select_from(stmt.order_by(None).limit(MAX_COUNT + 1).subquery()))
+    counted = session.scalar(select(func.count()).select_from(stmt.order_by(None).limit(MAX_COUNT + 1).subquery())) or 0
     total = counted if counted <= MAX_COUNT else None
     offset = (page - 1) * per_page
     # A page past any table whose offset would overflow the database's integers is simply empty.

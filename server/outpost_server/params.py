@@ -7,9 +7,10 @@ parameter the route did not declare is a programming error (UndeclaredParameter,
 
 from __future__ import annotations
 
+import builtins
 import json
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, overload
 
 from fastapi import Depends, Request
 from fastapi.routing import APIRoute
@@ -89,18 +90,25 @@ class Params:
             raise UndeclaredParameter(name)
         return self._values.get(name, default)
 
-    def __contains__(self, name: str) -> bool:
+    # The methods below are named after the types they return, so their annotations say builtins.X.
+
+    def __contains__(self, name: builtins.str) -> builtins.bool:
         return self._get(name, _MISSING) is not _MISSING
 
-    def raw(self, name: str, default: Any = None) -> Any:
+    def raw(self, name: builtins.str, default: Any = None) -> Any:
         return self._get(name, default)
 
-    def require(self, *names: str) -> None:
+    def require(self, *names: builtins.str) -> None:
         missing = [name for name in names if self._get(name) is None]
         if missing:
             raise http_errors.missing_params(*missing)
 
-    def str(self, name: str, default: str | None = None) -> str | None:
+    @overload
+    def str(self, name: builtins.str, default: builtins.str) -> builtins.str: ...
+    @overload
+    def str(self, name: builtins.str, default: None = None) -> builtins.str | None: ...
+
+    def str(self, name: builtins.str, default: builtins.str | None = None) -> builtins.str | None:
         value = self._get(name, _MISSING)
         if value is _MISSING or value is None:
             return default
@@ -108,13 +116,18 @@ class Params:
             raise http_errors.invalid_param(name)
         if isinstance(value, bool):
             return "true" if value else "false"
-        value = str(value)
+        text = str(value)
         # PostgreSQL text cannot hold NUL; GitLab refuses such parameters before they reach it.
-        if "\x00" in value:
+        if "\x00" in text:
             raise http_errors.invalid_param(name)
-        return value
+        return text
 
-    def bool(self, name: str, default: bool | None = None) -> bool | None:
+    @overload
+    def bool(self, name: builtins.str, default: builtins.bool) -> builtins.bool: ...
+    @overload
+    def bool(self, name: builtins.str, default: None = None) -> builtins.bool | None: ...
+
+    def bool(self, name: builtins.str, default: builtins.bool | None = None) -> builtins.bool | None:
         value = self._get(name, _MISSING)
         if value is _MISSING or value is None:
             return default
@@ -132,7 +145,12 @@ class Params:
                 return False
         raise http_errors.invalid_param(name)
 
-    def int(self, name: str, default: int | None = None) -> int | None:
+    @overload
+    def int(self, name: builtins.str, default: builtins.int) -> builtins.int: ...
+    @overload
+    def int(self, name: builtins.str, default: None = None) -> builtins.int | None: ...
+
+    def int(self, name: builtins.str, default: builtins.int | None = None) -> builtins.int | None:
         value = self._get(name, _MISSING)
         if value is _MISSING or value is None or value == "":
             return default
@@ -148,13 +166,20 @@ class Params:
             return value
         raise http_errors.invalid_param(name)
 
-    def choice(self, name: str, allowed: tuple[str, ...], default: str | None = None) -> str | None:
+    @overload
+    def choice(self, name: builtins.str, allowed: tuple[builtins.str, ...], default: builtins.str) -> builtins.str: ...
+    @overload
+    def choice(self, name: builtins.str, allowed: tuple[builtins.str, ...],
+               default: None = None) -> builtins.str | None: ...
+
+    def choice(self, name: builtins.str, allowed: tuple[builtins.str, ...],
+               default: builtins.str | None = None) -> builtins.str | None:
         value = self.str(name, default)
         if value is not None and value not in allowed:
             raise http_errors.invalid_value(name)
         return value
 
-    def list(self, name: str) -> list[str] | None:
+    def list(self, name: builtins.str) -> builtins.list[builtins.str] | None:
         value = self._get(name, _MISSING)
         if value is _MISSING or value is None:
             return None
@@ -183,9 +208,9 @@ async def read_params(request: Request) -> Params:
                 values.update(document)
         elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
             form = await request.form()
-            for key, value in form.multi_items():
-                if isinstance(value, str):
-                    _merge(values, key, value)
+            for key, field in form.multi_items():
+                if isinstance(field, str):
+                    _merge(values, key, field)
     route = request.scope.get("route")
     return Params(values, declared=declared_names(route) if isinstance(route, APIRoute) else None)
 

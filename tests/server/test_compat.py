@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 
 from outpost_server.compat.gitlab_time import iso, iso_date
-from outpost_server.compat.rails_text import humanize, parameterize
+from outpost_server.compat.rails_text import humanize, parameterize, titleize
 
 
 def test_parameterize_follows_active_supports_examples():
@@ -24,6 +24,11 @@ def test_parameterize_turns_a_namespace_path_into_a_file_name_part():
 def test_humanize_writes_snake_case_values_as_a_sentence_start():
     assert humanize("false_positive") == "False positive"
     assert humanize("used_in_tests") == "Used in tests"
+
+
+def test_titleize_turns_a_slug_into_a_display_name():
+    assert titleize("storefront") == "Storefront"
+    assert titleize("acme-web_shop") == "Acme Web Shop"
 
 
 def test_gitlab_times_are_utc_with_milliseconds():

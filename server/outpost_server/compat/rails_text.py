@@ -12,6 +12,11 @@ def humanize(text: str) -> str:
     return spaced[:1].upper() + spaced[1:]
 
 
+def titleize(slug: str) -> str:
+    """String#titleize for slugs: `acme-web_shop` -> `Acme Web Shop`."""
+    return " ".join(word.capitalize() for word in re.split(r"[-_\s]+", slug) if word)
+
+
 def parameterize(text: str) -> str:
     """String#parameterize: ASCII, runs of other characters as one '-', lower case."""
     ascii_text = "".join(

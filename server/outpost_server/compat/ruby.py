@@ -77,9 +77,9 @@ def _jsonb_ordered(keys: tuple[str, ...]) -> tuple[str, ...]:
 
 def ruby_inspect(value: object) -> str:
     """Ruby (< 3.4) #inspect of a JSON-like value; hashes in jsonb key order."""
-    kind = type(value)
-    if kind is str:
+    if isinstance(value, str):
         return ruby_string_inspect(value)
+    kind = type(value)
     if value is None:
         return "nil"
     if value is True:

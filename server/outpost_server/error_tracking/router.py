@@ -35,9 +35,10 @@ def _operations_project(session, ident: str, user: User) -> Project:
 
 
 def _required_bool(params: Params, name: str) -> bool:
-    if name not in params or params.raw(name) is None:
+    value = params.bool(name)
+    if value is None:
         raise http_errors.missing_params(name)
-    return params.bool(name)
+    return value
 
 
 def _setting_changed(request: Request) -> None:
@@ -76,8 +77,9 @@ def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, pa
     missing = [name for name in ("active", "integrated") if params.raw(name) is None]
     if missing:
         raise http_errors.missing_params(*missing)
-    setting = service.save_setting(session, project=project, enabled=params.bool("active"),
-                                   integrated=params.bool("integrated"), create=True)
+    setting = service.save_setting(session, project=project, enabled=_required_bool(params, "active"),
+                                   integrated=_required_bool(params, "integrated"), create=True)
+    assert setting is not None, "save_setting(create=True) always returns the setting"
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
     session.commit()
     _setting_changed(request)

@@ -77,7 +77,7 @@ def get_export(request: Request, session: SessionDep, user: CurrentUserDep, expo
 @router.get("/security/vulnerability_exports/{export_id}/download", openapi_extra=query_params())
 def download_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str):
     export = service.find_export_for(session, user, export_id)
-    if export.status != "finished":
+    if export.status != "finished" or export.file_name is None:
         raise http_errors.not_found("Vulnerability Export")
     headers = {"Content-Disposition": _attachment(export.file_name), "Content-Length": str(export.byte_size)}
     return StreamingResponse(service.iter_file(request.app.state.sessionmaker, export.id),

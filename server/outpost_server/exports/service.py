@@ -44,11 +44,13 @@ def create_export(session: Session, *, author: User, project: Project | None = N
 
 
 def can_create_export(session: Session, user: User, *, project: Project | None, group: Group | None) -> bool:
-    if user.is_admin or (project is None and group is None):
+    if user.is_admin:
         return True
     if project is not None:
         return project_access_level(session, user, project) >= CREATE_LEVEL
-    return group_access_level(session, user, group) >= CREATE_LEVEL
+    if group is not None:
+        return group_access_level(session, user, group) >= CREATE_LEVEL
+    return True  # instance level: anyone may ask; the export holds only the projects they may export
 
 
 def find_export_for(session: Session, user: User, export_id: str) -> VulnerabilityExport:
@@ -77,16 +79,16 @@ def scope_project_ids(session: Session, export: VulnerabilityExport) -> list[int
     if export.group_id is not None:
         group_ids = group_descendant_ids(session, export.group_id)
         return list(session.scalars(select(Project.id).where(Project.group_id.in_(group_ids)).order_by(Project.id)))
-    author = session.get(User, export.author_id)
+    author = session.get_one(User, export.author_id)
     return [project.id for project in projects_with_access(session, author, CREATE_LEVEL)]
 
 
 def scope_full_path(session: Session, export: VulnerabilityExport) -> str:
     if export.project_id is not None:
-        return session.get(Project, export.project_id).full_path
+        return session.get_one(Project, export.project_id).full_path
     if export.group_id is not None:
-        return session.get(Group, export.group_id).full_path
-    return session.get(User, export.author_id).username
+        return session.get_one(Group, export.group_id).full_path
+    return session.get_one(User, export.author_id).username
 
 
 def export_file_name(full_path: str, moment: dt.datetime) -> str:

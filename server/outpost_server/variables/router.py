@@ -112,7 +112,7 @@ def _plan_name(params: Params, *, required: bool) -> tuple[str | None, list[str]
 @router.get("/application/plan_limits", openapi_extra=query_params(PLAN_NAME))
 def get_plan_limits(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
     plan, problems = _plan_name(params, required=False)
-    if problems:
+    if problems or plan is None:
         raise http_errors.ApiError(400, {"error": ", ".join(problems)})
     return plan_limits.limits_for(session, plan=plan, default_variables_limit=_default_variables_limit(request))
 
@@ -131,7 +131,7 @@ def update_plan_limits(request: Request, session: SessionDep, admin: AdminUserDe
             continue
         if value is not None:
             changes[name] = value
-    if problems:
+    if problems or plan is None:
         raise http_errors.ApiError(400, {"error": ", ".join(problems)})
     negative = {name: ["must be greater than or equal to 0"] for name, value in changes.items() if value < 0}
     if negative:

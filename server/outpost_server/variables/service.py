@@ -80,7 +80,7 @@ def validation_messages(session: Session, *, key: str, value: str, masked: bool,
         add("key", "can contain only letters, digits and '_'.")
     if masked and not (MASK_AND_RAW_PATTERN if raw else MASK_PATTERN).match(value):
         add("value", "is invalid")
-    if limit and session.scalar(select(func.count()).select_from(InstanceVariable)) >= limit:
+    if limit and (session.scalar(select(func.count()).select_from(InstanceVariable)) or 0) >= limit:
         add("base", f"Maximum number of ci instance level variables ({limit}) exceeded")
     if description and len(description) > DESCRIPTION_MAX_LENGTH:
         add("description", f"is too long (maximum is {DESCRIPTION_MAX_LENGTH} characters)")

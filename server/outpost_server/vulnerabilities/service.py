@@ -8,7 +8,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project, User
-from outpost_server.db import utcnow
+from outpost_server.db import changed_rows, utcnow
 from outpost_server.compat.rails_text import humanize
 from outpost_server.vulnerabilities.models import Vulnerability, VulnerabilityNote
 from outpost_server.vulnerabilities.reports import SecurityReport
@@ -70,7 +70,7 @@ def import_report(session: Session, *, project: Project, report: SecurityReport)
                 setattr(vulnerability, name, value)
             updated += 1
     seen = [f.fingerprint for f in report.findings]
-    gone = session.execute(
+    gone = changed_rows(session.execute(
         update(Vulnerability)
         .where(Vulnerability.project_id == project.id,
                Vulnerability.report_type == report.report_type,
@@ -78,7 +78,7 @@ def import_report(session: Session, *, project: Project, report: SecurityReport)
                Vulnerability.resolved_on_default_branch.is_(False),
                Vulnerability.fingerprint.not_in(seen))
         .values(resolved_on_default_branch=True, updated_at=now)
-    ).rowcount
+    ))
     session.flush()
     return ImportSummary(report_type=report.report_type, scanner=report.scanner.name, created=created,
                          updated=updated, no_longer_detected=gone)

@@ -36,7 +36,7 @@ def _addresses(host: str, port: int) -> list[ipaddress.IPv4Address | ipaddress.I
         infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError):
         raise BlockedUrl("Host cannot be resolved or invalid") from None
-    return [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+    return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
 
 
 def check_url(url: str, *, allow_local: bool) -> None:

@@ -226,7 +226,7 @@ def external_projects(request: Request, session: SessionDep, user: CurrentUserDe
         token = (stored_token(setting, request.app.state.secret_key) if setting is not None else None) or ""
     api_url = build_api_url_from(api_host=api_host, organization_slug="org", project_slug="proj") if api_host else None
     messages = validation_messages(session, api_url=api_url, token=token)
-    if messages:
+    if messages or api_url is None:  # without an api_url there is always a message
         raise _message(full_messages(messages))
     client = sentry_client_for(session, api_url=api_url, token=token,
                                timeout=request.app.state.config.error_tracking_external_timeout)
