@@ -29,13 +29,13 @@ def _entity(session: Session) -> dict[str, Any]:
 
 
 @router.get("/application/settings", openapi_extra=query_params())
-def show_settings(session: SessionDep, _admin: AdminUserDep):
+def show_application_settings(session: SessionDep, _admin: AdminUserDep):
     return _entity(session)
 
 
 @router.put("/application/settings", openapi_extra=body_params(
     *(Param(name, "boolean", default=default) for name, default in BOOLEAN_SETTINGS.items())))
-def update_settings(session: SessionDep, _admin: AdminUserDep, params: ParamsDep):
+def update_application_settings(session: SessionDep, _admin: AdminUserDep, params: ParamsDep):
     for name in BOOLEAN_SETTINGS:
         value = params.bool(name)
         if value is not None:

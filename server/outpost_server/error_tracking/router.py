@@ -46,7 +46,7 @@ def _setting_changed(request: Request) -> None:
 
 
 @router.get("/projects/{project_id}/error_tracking/settings", openapi_extra=query_params())
-def get_settings(session: SessionDep, user: CurrentUserDep, project_id: str):
+def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, project_id: str):
     project = _operations_project(session, project_id, user)
     setting = service.get_setting(session, project=project)
     if setting is None:
@@ -56,7 +56,8 @@ def get_settings(session: SessionDep, user: CurrentUserDep, project_id: str):
 
 @router.patch("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
     Param("active", "boolean", required=True), Param("integrated", "boolean"), *EXTERNAL_SENTRY_PARAMS))
-def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
+def patch_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                                 project_id: str):
     project = _operations_project(session, project_id, user)
     active = _required_bool(params, "active")
     integrated = params.bool("integrated")
@@ -72,7 +73,8 @@ def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, 
 @router.put("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
     Param("active", "boolean", required=True), Param("integrated", "boolean", required=True),
     *EXTERNAL_SENTRY_PARAMS))
-def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
+def put_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                               project_id: str):
     project = _operations_project(session, project_id, user)
     missing = [name for name in ("active", "integrated") if params.raw(name) is None]
     if missing:
