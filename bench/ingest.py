@@ -35,7 +35,7 @@ from pathlib import Path
 import httpx
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = (REPO_ROOT / ".." / "shared" / "fixtures" / "sentry" / "python-sentry-sdk-1.21.0" / "2-default-no-tracing"
+FIXTURE = (REPO_ROOT / "tests" / "fixtures" / "sentry" / "python-sentry-sdk-1.21.0" / "2-default-no-tracing"
            / "0001-post-store.decoded.txt")
 GROUPS = 50
 START_TIMEOUT = 60
