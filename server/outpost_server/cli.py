@@ -66,6 +66,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from outpost_server.app import create_app
 
+    # Until the server exists there is nothing to finish: a stop signal ends start-up quietly.
+    _on_stop_signals(lambda *_: sys.exit(0))
     settings = settings_from(args)
     configure_logging(settings.log_level)
     host = args.host or os.environ.get("OUTPOST_HOST", "127.0.0.1")
@@ -83,8 +85,9 @@ def run_serve(args: argparse.Namespace) -> int:
     # Idle keep-alive connections are kept 30 s (uvicorn's default is 5 s) so clients that pool
     # connections for a few seconds do not race the server closing them.
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=10, timeout_keep_alive=30)
+                            timeout_graceful_shutdown=settings.shutdown_grace_seconds, timeout_keep_alive=30)
     server = uvicorn.Server(config)
+    _stop_on_signals(server)
     if args.watch_parent:
         _watch_parent(server)
 
@@ -100,6 +103,26 @@ def run_serve(args: argparse.Namespace) -> int:
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         runner.run(serve())
     return 0 if server.started else 1
+
+
+def _stop_on_signals(server) -> None:
+    """SIGINT and SIGTERM ask the server to shut down gracefully, outside and inside uvicorn's own handling.
+
+    While serving, uvicorn swaps in its own handlers; after its graceful shutdown it restores these and
+    raises the signal once more so the previous handler sees it. Had that been Python's default SIGINT
+    handler, asyncio.Runner would turn it into CancelledError and KeyboardInterrupt tracebacks and a
+    non-zero exit; here it only repeats the request to stop, so the process exits 0.
+    """
+
+    def request_stop(signum, frame) -> None:
+        server.should_exit = True
+
+    _on_stop_signals(request_stop)
+
+
+def _on_stop_signals(handler) -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, handler)
 
 
 def _loop_factory():
@@ -165,7 +188,7 @@ def run_import_report(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if hasattr(signal, "SIGTERM"):
-        # uvicorn handles SIGINT/SIGTERM itself while serving; this covers start-up.
+        # Until a command installs its own handling (serve does), SIGTERM ends the process quietly.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     return args.handler(args)
 

@@ -24,6 +24,8 @@ class Settings(BaseSettings):
     # When set, an administrator "root" exists with this personal access token (scope api).
     root_token: str = ""
     log_level: str = "INFO"
+    # On SIGINT/SIGTERM, how long requests in flight get to finish before they are cancelled.
+    shutdown_grace_seconds: float = 10.0
     # Default limit on instance-level CI/CD variables (GitLab's plan limit default).
     default_instance_variables_limit: int = 25
     # Seconds an external error tracking system (Sentry) gets to connect and to answer.
