@@ -69,9 +69,7 @@ def pixel_difference(first: QImage, second: QImage) -> str | None:
         return "not a decodable image"
     if first.size() != second.size():
         return f"size {first.width()}x{first.height()} != {second.width()}x{second.height()}"
-    # Premultiplied, so fully transparent pixels compare equal whatever colour they nominally hold.
-    first_bytes, second_bytes = (bytes(image.convertToFormat(QImage.Format.Format_RGBA8888_Premultiplied)
-                                       .constBits()) for image in (first, second))
+    first_bytes, second_bytes = rgba_bytes(first), rgba_bytes(second)
     if first_bytes == second_bytes:
         return None
     differences = [abs(a - b) for a, b in zip(first_bytes, second_bytes)]
@@ -79,6 +77,13 @@ def pixel_difference(first: QImage, second: QImage) -> str | None:
     if largest <= MAX_CHANNEL_DIFFERENCE and mean <= MAX_MEAN_DIFFERENCE:
         return None
     return f"channels differ by up to {largest}, {mean:.2f} on average"
+
+
+def rgba_bytes(image: QImage) -> bytes:
+    # Premultiplied, so fully transparent pixels compare equal whatever colour they nominally hold.
+    converted = image.convertToFormat(QImage.Format.Format_RGBA8888_Premultiplied)
+    # constBits() does not keep the converted image alive: copy while `converted` still holds it.
+    return bytes(converted.constBits())
 
 
 def png_bytes(image: QImage, *, quality: int) -> bytes:
