@@ -36,7 +36,7 @@ def test_committed_icons_are_rendered_from_the_svg(qapp, tmp_path):
         if [label for label, _ in rendered] != [label for label, _ in committed]:
             stale.append(f"{path.name}: holds {[label for label, _ in committed]}")
             continue
-        for (label, image), (_, committed_image) in zip(rendered, committed):
+        for (label, image), (_, committed_image) in zip(rendered, committed, strict=True):
             difference = pixel_difference(image, committed_image)
             if difference is not None:
                 stale.append(f"{path.name} {label}: {difference}")
@@ -72,7 +72,7 @@ def pixel_difference(first: QImage, second: QImage) -> str | None:
     first_bytes, second_bytes = rgba_bytes(first), rgba_bytes(second)
     if first_bytes == second_bytes:
         return None
-    differences = [abs(a - b) for a, b in zip(first_bytes, second_bytes)]
+    differences = [abs(a - b) for a, b in zip(first_bytes, second_bytes, strict=True)]
     largest, mean = max(differences), sum(differences) / len(differences)
     if largest <= MAX_CHANNEL_DIFFERENCE and mean <= MAX_MEAN_DIFFERENCE:
         return None
@@ -117,7 +117,8 @@ def test_ico_directory_lists_each_size_with_png_data():
     assert (reserved, kind, count) == (0, 1, 7)
     sizes = []
     for index in range(count):
-        width, _height, _colors, _zero, _planes, _bits, length, offset = struct.unpack_from("<BBBBHHII", data, 6 + 16 * index)
+        width, _height, _colors, _zero, _planes, _bits, length, offset = struct.unpack_from(
+            "<BBBBHHII", data, 6 + 16 * index)
         image = QImage.fromData(data[offset:offset + length], "PNG")
         assert not image.isNull()
         assert image.width() == (width or 256)
