@@ -12,7 +12,6 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-import httpx
 import pytest
 
 from tests.e2e.databases import database_url, inconsistencies, stored_event_ids
@@ -26,40 +25,65 @@ STOP_SIGNALS = [pytest.param(signal.SIGINT, id="SIGINT"), pytest.param(signal.SI
 
 
 class HeldUpload:
-    """One store request whose body is held back half-way, so it is still in flight when the signal comes."""
+    """One store request whose body is held back until released, so it is in flight when the signal comes.
+
+    It asks `Expect: 100-continue` and waits for the server's `100 Continue`, which uvicorn sends when the
+    application first reads the body: from then on the server is known to be handling this request.
+    A raw socket, because httpx does not wait for 100 Continue.
+    """
 
     def __init__(self, server: RunningServer, project_id: int, public_key: str):
         event = sentry_event(message="in flight at shutdown")
         self.event_id = event["event_id"]
-        self.headers, self.body = store_request(public_key, event)
-        self.url = server.url + store_path(project_id)
-        self.half_sent = threading.Event()
+        headers, self.body = store_request(public_key, event)
+        address = urlsplit(server.url)
+        self.address = (address.hostname, address.port)
+        self.head = "".join([
+            f"POST {store_path(project_id)} HTTP/1.1\r\n",
+            f"Host: {address.netloc}\r\n",
+            *(f"{name}: {value}\r\n" for name, value in headers.items()),
+            f"Content-Length: {len(self.body)}\r\n",
+            "Expect: 100-continue\r\n\r\n",
+        ]).encode()
+        self.being_read = threading.Event()
         self.release = threading.Event()
         self.outcome: int | str | None = None
         self._thread = threading.Thread(target=self._post, daemon=True)
 
     def __enter__(self) -> HeldUpload:
         self._thread.start()
-        assert self.half_sent.wait(30), "the first half of the body was never sent"
+        assert self.being_read.wait(30), f"the server never asked for the body: {self.outcome}"
         return self
 
     def __exit__(self, *exc_info) -> None:
         self.release.set()
         self._thread.join(timeout=60)
 
-    def _chunks(self):
-        middle = len(self.body) // 2
-        yield self.body[:middle]
-        # httpx asks for the next chunk only after writing this one.
-        self.half_sent.set()
-        self.release.wait(60)
-        yield self.body[middle:]
-
     def _post(self) -> None:
         try:
-            self.outcome = httpx.post(self.url, headers=self.headers, content=self._chunks(), timeout=60).status_code
-        except httpx.HTTPError as exc:
+            with socket.create_connection(self.address, timeout=60) as connection:
+                connection.sendall(self.head)
+                interim = _read_head(connection)
+                if not interim.startswith(b"HTTP/1.1 100 "):
+                    self.outcome = interim.decode(errors="replace")
+                    return
+                self.being_read.set()
+                self.release.wait(60)
+                connection.sendall(self.body)
+                self.outcome = int(_read_head(connection).split(b" ", 2)[1])
+        except (OSError, ValueError, IndexError) as exc:
             self.outcome = type(exc).__name__
+
+
+def _read_head(connection: socket.socket) -> bytes:
+    """One response head (status line and headers); the body, if any, is left unread."""
+    received = b""
+    while b"\r\n\r\n" not in received:
+        chunk = connection.recv(1)
+        if not chunk:
+            break
+        received += chunk
+    return received
 
 
 @pytest.mark.parametrize("stop_signal", STOP_SIGNALS)
