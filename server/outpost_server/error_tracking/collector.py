@@ -40,8 +40,7 @@ def install(app: FastAPI) -> None:
     app.state.error_tracking_rates = {}
 
     async def start_writer(app: FastAPI) -> None:
-        settings = app.state.settings
-        writer = IngestWriter(app.state.engine, payloads_per_error=settings.error_tracking_payloads_per_error)
+        writer = IngestWriter(app.state.engine)
         writer.start()
         app.state.error_tracking_writer = writer
 
