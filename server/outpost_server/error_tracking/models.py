@@ -209,3 +209,14 @@ class PruneRun(Base):
     finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     events_deleted: Mapped[int] = mapped_column(Integer, default=0)
     bytes_deleted: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class RateWindow(Base):
+    """Events admitted for a project in one wall-clock minute, summed over every server process."""
+
+    __tablename__ = "error_tracking_rate_windows"
+
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True)
+    # Minutes since the epoch.
+    window: Mapped[int] = mapped_column(Integer, primary_key=True)
+    events: Mapped[int] = mapped_column(Integer, default=0)

@@ -1,4 +1,5 @@
-"""Error tracking retention: per-project overrides, the pruning lease and its runs, pruning indexes.
+"""Error tracking retention and shared rate limits: per-project overrides, the pruning lease and its runs,
+pruning indexes, and per-minute event counts shared by replicas.
 
 Revision ID: 0007_error_tracking_retention
 Revises: 0006_error_list_indexes
@@ -43,6 +44,12 @@ def upgrade() -> None:
         sa.Column("events_deleted", sa.Integer, nullable=False),
         sa.Column("bytes_deleted", sa.BigInteger, nullable=False),
     )
+    op.create_table(
+        "error_tracking_rate_windows",
+        sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True),
+        sa.Column("window", sa.Integer, primary_key=True),
+        sa.Column("events", sa.Integer, nullable=False),
+    )
     # Age pruning walks a project's oldest arrivals; the per-error cap walks an error's events by id.
     op.create_index("ix_error_tracking_error_events_project_received", "error_tracking_error_events",
                     ["project_id", "received_at", "id"])
@@ -55,6 +62,7 @@ def downgrade() -> None:
     op.drop_index("ix_error_tracking_event_payloads_error_event", "error_tracking_event_payloads")
     op.drop_index("ix_error_tracking_error_events_error_id_id", "error_tracking_error_events")
     op.drop_index("ix_error_tracking_error_events_project_received", "error_tracking_error_events")
+    op.drop_table("error_tracking_rate_windows")
     op.drop_table("error_tracking_prune_runs")
     op.drop_table("error_tracking_prune_lease")
     op.drop_table("error_tracking_retention_overrides")
