@@ -7,13 +7,14 @@ first). Zero means no limit.
 
 Pruning only removes events (their rows and payloads). An error's aggregates (count, users affected,
 first and last seen, hourly counts) live on the error and in their own tables, so they stay true.
-Deletions run in small transactions of BATCH events: on SQLite ingestion needs the same write lock,
-so it never waits for more than one batch.
+Deletions run in small transactions of BATCH events with a pause between them: on SQLite ingestion
+needs the same write lock, so it never waits for more than one batch.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -24,7 +25,10 @@ from outpost_server.accounts.models import Project
 
 from .models import ErrorEvent, ErrorEventPayload, RetentionOverride, TrackedError
 
-BATCH = 500
+BATCH = 200
+# Between two batches the pruner steps aside this long: SQLite's write lock is not fair, and without
+# a pause the pruner would take it again before the ingestion writer, which polls for it, gets a turn.
+PAUSE_SECONDS = 0.01
 LIMIT_NAMES = ("retention_days", "events_per_error", "max_stored_bytes")
 
 
@@ -117,13 +121,15 @@ class Victim:
     error_id: int
     event_id: str
     received_at: dt.datetime
+    payload_id: int | None
     size: int
 
 
 def _victims(session: Session, condition, order, limit: int, offset: int = 0) -> list[Victim]:
     size = func.coalesce(func.length(ErrorEventPayload.payload), 0)
     rows = session.execute(
-        select(ErrorEvent.id, ErrorEvent.error_id, ErrorEvent.event_id, ErrorEvent.received_at, size)
+        select(ErrorEvent.id, ErrorEvent.error_id, ErrorEvent.event_id, ErrorEvent.received_at,
+               ErrorEventPayload.id, size)
         .outerjoin(ErrorEventPayload, (ErrorEventPayload.error_id == ErrorEvent.error_id)
                    & (ErrorEventPayload.event_id == ErrorEvent.event_id))
         .where(condition).order_by(*order).limit(limit).offset(offset))
@@ -134,9 +140,9 @@ def delete_victims(session: Session, victims: list[Victim]) -> None:
     """Removes the events with their payloads, keeping each error's count of stored events exact."""
     if not victims:
         return
-    session.execute(delete(ErrorEventPayload).where(
-        tuple_(ErrorEventPayload.error_id, ErrorEventPayload.event_id).in_(
-            [(victim.error_id, victim.event_id) for victim in victims])))
+    payload_ids = [victim.payload_id for victim in victims if victim.payload_id is not None]
+    if payload_ids:
+        session.execute(delete(ErrorEventPayload).where(ErrorEventPayload.id.in_(payload_ids)))
     session.execute(delete(ErrorEvent).where(ErrorEvent.id.in_([victim.row_id for victim in victims])))
     per_error: dict[int, int] = {}
     for victim in victims:
@@ -179,6 +185,8 @@ def prune_project(session_factory: Callable[[], Session], *, project: Project, p
                     session.commit()
             if not more:
                 return
+            if not dry_run:
+                time.sleep(PAUSE_SECONDS)
 
     if cutoff is not None:
         cursor: list[tuple[dt.datetime, int]] = []
