@@ -42,6 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
     import_report.add_argument("--database-url", default=None)
     import_report.add_argument("--data-dir", default=None)
     import_report.set_defaults(handler=run_import_report)
+
+    prune = commands.add_parser("prune", help="apply the error tracking retention limits now")
+    prune.add_argument("--dry-run", action="store_true", help="show what would be deleted and delete nothing")
+    prune.add_argument("--database-url", default=None)
+    prune.add_argument("--data-dir", default=None)
+    prune.set_defaults(handler=run_prune)
     return parser
 
 
@@ -182,6 +188,33 @@ def run_import_report(args: argparse.Namespace) -> int:
         summary = import_report(session, project=project, report=report)
     print(f"Imported {summary.report_type} report from {summary.scanner} into {project.full_path}: "
           f"{summary.created} new, {summary.updated} updated, {summary.no_longer_detected} no longer detected")
+    return 0
+
+
+def run_prune(args: argparse.Namespace) -> int:
+    from outpost_server.db import make_engine, make_sessionmaker, utcnow
+    from outpost_server.error_tracking import pruner, retention
+    from outpost_server.migrations import upgrade_database
+
+    settings = settings_from(args)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(settings.sqlalchemy_url())
+    upgrade_database(engine)
+    factory = make_sessionmaker(engine)
+    defaults = retention.instance_policy(settings)
+    if args.dry_run:
+        results = retention.prune_all(factory, defaults=defaults, now=utcnow(), dry_run=True)
+        print("Would delete:")
+    else:
+        owner = "prune-command-" + str(os.getpid())
+        with factory() as session:
+            if not pruner.claim(session, owner=owner, interval_seconds=0, now=utcnow(), force=True):
+                print("Another server process is pruning now; try again in a minute", file=sys.stderr)
+                return 1
+        results = pruner.run_pass(factory, owner=owner, defaults=defaults)
+        print("Deleted:")
+    for line in retention.describe(results):
+        print("  " + line)
     return 0
 
 
