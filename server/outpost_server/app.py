@@ -17,6 +17,9 @@ from outpost_server.application_settings.router import router as application_set
 from outpost_server.config import ServerConfig, load_config
 from outpost_server.db import make_engine, make_sessionmaker, session_scope
 from outpost_server.error_tracking import router as error_tracking_api
+from outpost_server.error_tracking.pruner import running_pruner
+from outpost_server.error_tracking.retention import instance_policy
+from outpost_server.error_tracking.retention_router import router as retention_router
 from outpost_server.error_tracking.web.views import router as error_tracking_web_router
 from outpost_server.exports.jobs import running_export_worker
 from outpost_server.exports.router import router as exports_router
@@ -49,7 +52,7 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False) -> Fas
     app.state.startup_hooks = []
     app.state.shutdown_hooks = []
     for router in (accounts_router, variables_router, vulnerabilities_router, exports_router,
-                   error_tracking_api.router, application_settings_router):
+                   error_tracking_api.router, retention_router, application_settings_router):
         app.include_router(router, prefix=API_PREFIX)
     # GitLab's web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
     app.include_router(error_tracking_web_router)
@@ -68,6 +71,10 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
         app.state.export_worker = await workers.enter_async_context(running_export_worker(
             app.state.sessionmaker, lease_seconds=config.export_lease_seconds,
             generate_files=config.export_worker))
+        if config.error_tracking_pruner:
+            await workers.enter_async_context(running_pruner(
+                app.state.sessionmaker, defaults=instance_policy(config),
+                interval_seconds=config.error_tracking_prune_interval_seconds))
         for start in app.state.startup_hooks:
             await start(app)
         try:

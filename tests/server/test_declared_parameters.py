@@ -8,6 +8,7 @@ import pytest
 from fastapi.routing import APIRoute
 
 from outpost_server.application_settings.router import router as application_settings_router
+from outpost_server.error_tracking.retention_router import router as retention_router
 from outpost_server.error_tracking.router import router as error_tracking_router
 from outpost_server.error_tracking.web.views import router as error_tracking_web_router
 from outpost_server.exports.router import router as exports_router
@@ -22,6 +23,7 @@ DECLARING_ROUTERS = {
     "exports": exports_router,
     "error tracking": error_tracking_router,
     "error tracking web": error_tracking_web_router,
+    "error tracking retention": retention_router,
     "application settings": application_settings_router,
 }
 

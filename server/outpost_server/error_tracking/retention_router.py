@@ -1,0 +1,75 @@
+"""Retention limits and storage use of a project's error tracking: an Outpost extension, not in GitLab.
+
+GET and PUT /projects/:id/error_tracking/retention (Maintainer or more, like the settings API).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from outpost_server import http_errors
+from outpost_server.auth import CurrentUserDep
+from outpost_server.db import SessionDep
+from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
+from outpost_server.compat.gitlab_time import iso
+
+from . import retention
+from .models import PruneLease
+from .pruner import LEASE_ID
+from .router import _operations_project
+
+router = APIRouter(tags=["error tracking"])
+
+
+def _retention_entity(session, request: Request, project_id: int) -> dict:
+    defaults = retention.instance_policy(request.app.state.config)
+    override = retention.find_override(session, project_id=project_id)
+    policy = retention.project_policy(defaults, override)
+    usage = retention.stored_usage(session, project_id=project_id)
+    lease = session.get(PruneLease, LEASE_ID)
+    return {
+        **{name: getattr(policy, name) for name in retention.LIMIT_NAMES},
+        "instance_defaults": {name: getattr(defaults, name) for name in retention.LIMIT_NAMES},
+        "overridden": [name for name in retention.LIMIT_NAMES
+                       if override is not None and getattr(override, name) is not None],
+        "stored_events": usage.events,
+        "stored_bytes": usage.payload_bytes,
+        "last_pruned_at": iso(lease.last_finished_at) if lease is not None else None,
+    }
+
+
+# Byte budgets go beyond the 32-bit limit of ordinary integer parameters (the column is BIGINT).
+LIMIT_MAXIMUM = 2**62
+
+
+def _limit(params: Params, name: str) -> int | None:
+    """A limit: a whole number of at least 0 (0 = no limit); an empty value means the instance default."""
+    value = params.raw(name)
+    if value in ("", None):
+        return None
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LIMIT_MAXIMUM:
+        raise http_errors.invalid_param(name)
+    return value
+
+
+@router.get("/projects/{project_id}/error_tracking/retention", openapi_extra=query_params())
+def get_retention(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str):
+    project = _operations_project(session, project_id, user)
+    return _retention_entity(session, request, project.id)
+
+
+# Each limit: a whole number, 0 for no limit, empty for the instance default.
+@router.put("/projects/{project_id}/error_tracking/retention", openapi_extra=body_params(
+    *(Param(name, "integer") for name in retention.LIMIT_NAMES)))
+def put_retention(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
+    project = _operations_project(session, project_id, user)
+    changes = {name: _limit(params, name) for name in retention.LIMIT_NAMES if name in params}
+    if not changes:
+        # Grape's `at_least_one_of` message.
+        raise http_errors.ApiError(400, {"error": f"{', '.join(retention.LIMIT_NAMES)} are missing, "
+                                             "at least one parameter must be provided"})
+    retention.save_override(session, project_id=project.id, changes=changes)
+    session.commit()
+    return _retention_entity(session, request, project.id)
