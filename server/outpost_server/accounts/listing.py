@@ -27,6 +27,7 @@ SORTS = ("asc", "desc")
 @dataclass(frozen=True)
 class ProjectFilter:
     search: str | None = None
+    search_namespaces: bool = False
     owned: bool = False
     membership: bool = False
     min_access_level: int | None = None
@@ -66,8 +67,11 @@ def projects_stmt(session: Session, *, user: User | None, filters: ProjectFilter
             stmt = stmt.where(projects_at_level(session, user, access.OWNER))
     if filters.search:
         pattern = _contains(filters.search)
-        stmt = stmt.where(or_(Project.name.ilike(pattern, escape="\\"), Project.path.ilike(pattern, escape="\\"),
-                              Project.description.ilike(pattern, escape="\\")))
+        matches = [Project.name.ilike(pattern, escape="\\"), Project.path.ilike(pattern, escape="\\"),
+                   Project.description.ilike(pattern, escape="\\")]
+        if filters.search_namespaces:
+            matches.append(Project.full_path.ilike(pattern, escape="\\"))
+        stmt = stmt.where(or_(*matches))
     if filters.visibility is not None:
         stmt = stmt.where(Project.visibility == filters.visibility)
     column = {"name": Project.name, "path": Project.path}.get(filters.order_by, Project.id)

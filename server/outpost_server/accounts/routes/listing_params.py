@@ -28,6 +28,7 @@ def _level(value: int | None) -> None:
 
 def project_filter(
     search: Annotated[str | None, Query()] = None,
+    search_namespaces: Annotated[bool, Query()] = False,
     owned: Annotated[bool, Query()] = False,
     membership: Annotated[bool, Query()] = False,
     min_access_level: Annotated[int | None, Query()] = None,
@@ -39,7 +40,7 @@ def project_filter(
     _choice("visibility", visibility, VISIBILITIES)
     _choice("order_by", order_by, PROJECT_ORDERS)
     _choice("sort", sort, SORTS)
-    return ProjectFilter(search=search, owned=owned, membership=membership, min_access_level=min_access_level,
+    return ProjectFilter(search=search, search_namespaces=search_namespaces, owned=owned, membership=membership, min_access_level=min_access_level,
                          visibility=visibility, order_by=order_by, sort=sort)
 
 
