@@ -158,3 +158,9 @@ def declared_body(*, required: tuple[str, ...] = (), **properties: dict[str, Any
         schema["required"] = list(required)
     content = {media: {"schema": schema} for media in ("application/json", "application/x-www-form-urlencoded")}
     return {"requestBody": {"required": bool(required), "content": content}}
+
+
+def declared_query(**parameters: dict[str, Any]) -> dict[str, Any]:
+    """`openapi_extra` declaring the query parameters a handler reads through Params."""
+    return {"parameters": [{"name": name, "in": "query", "required": False, "schema": schema}
+                           for name, schema in parameters.items()]}

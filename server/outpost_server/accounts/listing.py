@@ -122,7 +122,8 @@ def namespaces_stmt(session: Session, *, user: User, search: str | None, owned_o
         if full_path_search:
             stmt = stmt.where(Namespace.full_path.ilike(pattern, escape="\\"))
         else:
-            stmt = stmt.where(or_(Namespace.name.ilike(pattern, escape="\\"), Namespace.path.ilike(pattern, escape="\\")))
+            stmt = stmt.where(or_(Namespace.name.ilike(pattern, escape="\\"),
+                                  Namespace.path.ilike(pattern, escape="\\")))
     return stmt
 
 

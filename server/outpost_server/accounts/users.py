@@ -12,7 +12,15 @@ from sqlalchemy.orm import Session
 
 from outpost_server import errors
 from outpost_server.accounts import access
-from outpost_server.accounts.models import Group, GroupMember, Namespace, PersonalAccessToken, Project, User, UserNamespace
+from outpost_server.accounts.models import (
+    Group,
+    GroupMember,
+    Namespace,
+    PersonalAccessToken,
+    Project,
+    User,
+    UserNamespace,
+)
 from outpost_server.accounts.namespaces import delete_group, rename_personal_namespace
 from outpost_server.accounts.service import personal_namespace
 from outpost_server.app_settings import get_setting, set_setting
@@ -118,7 +126,8 @@ def update_user(session: Session, *, user: User, changes: UserChanges) -> User:
 
 
 def last_active_at(session: Session, user: User) -> dt.datetime | None:
-    return session.scalar(select(func.max(PersonalAccessToken.last_used_at)).where(PersonalAccessToken.user_id == user.id))
+    return session.scalar(select(func.max(PersonalAccessToken.last_used_at))
+                          .where(PersonalAccessToken.user_id == user.id))
 
 
 def block(session: Session, *, actor: User, user: User) -> bool | None:
@@ -236,6 +245,11 @@ def revoke_token(session: Session, *, token: PersonalAccessToken) -> None:
     session.flush()
 
 
+def find_token(session: Session, ident: str | int) -> PersonalAccessToken | None:
+    row_id = parse_id(ident)
+    return session.get(PersonalAccessToken, row_id) if row_id is not None else None
+
+
 def token_by_digest(session: Session, digest: str) -> PersonalAccessToken | None:
     return session.scalars(select(PersonalAccessToken).where(PersonalAccessToken.token_digest == digest)).first()
 
@@ -306,5 +320,6 @@ def _ensure_root_once(session: Session, *, token: str, secret_key: str) -> User:
         root = create_user(session, username="root", name="Administrator", email="admin@example.com", is_admin=True)
     digest = token_digest(token, secret_key)
     if session.scalar(select(PersonalAccessToken.id).where(PersonalAccessToken.token_digest == digest)) is None:
-        create_token(session, user=root, name="root bootstrap token", scopes=["api"], secret_key=secret_key, token=token)
+        create_token(session, user=root, name="root bootstrap token", scopes=["api"], secret_key=secret_key,
+                     token=token)
     return root

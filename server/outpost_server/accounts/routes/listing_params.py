@@ -40,7 +40,8 @@ def project_filter(
     _choice("visibility", visibility, VISIBILITIES)
     _choice("order_by", order_by, PROJECT_ORDERS)
     _choice("sort", sort, SORTS)
-    return ProjectFilter(search=search, search_namespaces=search_namespaces, owned=owned, membership=membership, min_access_level=min_access_level,
+    return ProjectFilter(search=search, search_namespaces=search_namespaces, owned=owned, membership=membership,
+                         min_access_level=min_access_level,
                          visibility=visibility, order_by=order_by, sort=sort)
 
 

@@ -43,7 +43,8 @@ def _bind(kind: str) -> None:
         target = _target(session, user, kind, ident, manage=True)
         params.require("access_level")
         if params.raw("user_id") is None and params.raw("username") is None:
-            raise errors.ApiError(400, {"error": "user_id, username are missing, exactly one parameter must be provided"})
+            raise errors.ApiError(400, {"error": "user_id, username are missing, "
+                                                 "exactly one parameter must be provided"})
         level = params.int("access_level")
         if level not in access.VALID_LEVELS:
             raise errors.invalid_value("access_level")

@@ -13,7 +13,7 @@ from outpost_server.accounts import users
 from outpost_server.accounts.entities import token_entity
 from outpost_server.accounts.models import PersonalAccessToken, User
 from outpost_server.auth import CurrentUserDep, PrincipalDep
-from outpost_server.db import SessionDep, parse_id
+from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
 from outpost_server.params import STRING, ParamsDep, declared_body
 
@@ -58,8 +58,7 @@ def _current_token(principal) -> PersonalAccessToken:
 
 def _token_for(session: Session, user: User, token_id: str) -> PersonalAccessToken:
     """A token the user may manage; only administrators learn that an id does not exist (401 vs 404)."""
-    row_id = parse_id(token_id)
-    token = session.get(PersonalAccessToken, row_id) if row_id is not None else None
+    token = users.find_token(session, token_id)
     if token is not None and (token.user_id == user.id or user.is_admin):
         return token
     raise errors.not_found() if user.is_admin else errors.unauthorized()
@@ -83,8 +82,7 @@ def revoke_own_token(session: SessionDep, principal: PrincipalDep):
 
 @router.delete("/personal_access_tokens/{token_id}", status_code=204)
 def revoke_personal_access_token(session: SessionDep, user: CurrentUserDep, token_id: str):
-    row_id = parse_id(token_id)
-    token = session.get(PersonalAccessToken, row_id) if row_id is not None else None
+    token = users.find_token(session, token_id)
     if token is None:
         raise errors.record_not_found()
     if token.user_id != user.id and not user.is_admin:
