@@ -86,7 +86,7 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
 
 def prepare(app: FastAPI, config: ServerConfig, *, demo: bool) -> None:
     """Opens the database, applies migrations, ensures the root user and loads demo data."""
-    from outpost_server.accounts.service import ensure_root
+    from outpost_server.accounts.users import ensure_root
     from outpost_server.demo import seed_demo_once
 
     config.data_dir.mkdir(parents=True, exist_ok=True)

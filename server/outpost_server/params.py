@@ -8,6 +8,7 @@ parameter the route did not declare is a programming error (UndeclaredParameter,
 from __future__ import annotations
 
 import builtins
+import datetime as dt
 import json
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, overload
@@ -178,6 +179,15 @@ class Params:
         if value is not None and value not in allowed:
             raise http_errors.invalid_value(name)
         return value
+
+    def date(self, name: builtins.str) -> dt.date | None:
+        value = self.str(name)
+        if value is None or value == "":
+            return None
+        try:
+            return dt.date.fromisoformat(value[:10])
+        except ValueError:
+            raise http_errors.invalid_param(name) from None
 
     def list(self, name: builtins.str) -> builtins.list[builtins.str] | None:
         value = self._get(name, _MISSING)

@@ -26,7 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "compat": set(),
     SHARED: {"compat"},
     AUTH: BOTTOM | {"accounts"},
-    "accounts": BOTTOM | {AUTH},
+    "accounts": BOTTOM | {AUTH, "application_settings"},
     "application_settings": BOTTOM | {AUTH},
     "variables": BOTTOM | {AUTH, "accounts", "application_settings"},
     "vulnerabilities": BOTTOM | {AUTH, "accounts"},

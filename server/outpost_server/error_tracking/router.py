@@ -10,7 +10,7 @@ from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
-from outpost_server.pagination import PAGE_PARAMS, paginate
+from outpost_server.pagination import PAGINATED, paginate
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.urls import public_base_url
 
@@ -88,7 +88,8 @@ def put_error_tracking_setting(request: Request, session: SessionDep, user: Curr
     return setting_entity(setting)
 
 
-@router.get("/projects/{project_id}/error_tracking/client_keys", openapi_extra=query_params(*PAGE_PARAMS))
+@router.get("/projects/{project_id}/error_tracking/client_keys", dependencies=[PAGINATED],
+            openapi_extra=query_params())
 def list_client_keys(request: Request, response: Response, session: SessionDep, user: CurrentUserDep, project_id: str):
     project = _operations_project(session, project_id, user)
     keys = paginate(session, service.client_keys_query(project=project), request, response)

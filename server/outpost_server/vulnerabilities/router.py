@@ -12,7 +12,7 @@ from outpost_server.accounts import access
 from outpost_server.accounts.service import find_project_for, project_access_level
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep, parse_id
-from outpost_server.pagination import PAGE_PARAMS, paginate
+from outpost_server.pagination import PAGINATED, paginate
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.vulnerabilities import service
 from outpost_server.vulnerabilities.entities import vulnerability_entity
@@ -66,7 +66,8 @@ def _filter_list(params, name: str, allowed: tuple[str, ...]) -> list[str] | Non
     return values
 
 
-@router.get("/projects/{project_id}/vulnerabilities", openapi_extra=query_params(*PAGE_PARAMS, *LIST_FILTERS))
+@router.get("/projects/{project_id}/vulnerabilities", dependencies=[PAGINATED],
+            openapi_extra=query_params(*LIST_FILTERS))
 def list_project_vulnerabilities(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
                                  params: ParamsDep, project_id: str):
     project = find_project_for(session, project_id, user, READ_LEVEL)
