@@ -35,6 +35,7 @@ from .models import (
 )
 from .normalize import NormalizedEvent
 from .parsing import IngestRequest
+from .tag_store import store_tags
 
 log = logging.getLogger("outpost.error_tracking.ingest")
 
@@ -250,6 +251,7 @@ def store_batch(
             for item in items
         ],
     )
+    store_tags(connection, ((error_id, item.event) for error_id, items in by_error.items() for item in items))
     kept_before = {error_id: kept for error_id, kept in errors.values()}
     kept_after = _store_payloads(connection, sql, by_error, kept_before, payloads_per_error)
     hourly: dict[tuple[int, dt.datetime], int] = defaultdict(int)

@@ -89,7 +89,11 @@ class ErrorEvent(Base):
     """One received event; its row stays (event ids are unique per project) after its payload goes."""
 
     __tablename__ = "error_tracking_error_events"
-    __table_args__ = (UniqueConstraint("project_id", "event_id"),)
+    __table_args__ = (
+        UniqueConstraint("project_id", "event_id"),
+        # The events of one error in time order (keyset pagination, previous and next event).
+        Index("ix_error_tracking_error_events_timeline", "error_id", "occurred_at", "id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
@@ -101,6 +105,33 @@ class ErrorEvent(Base):
     release: Mapped[str | None] = mapped_column(String(255))
     environment: Mapped[str | None] = mapped_column(String(255))
     user_key: Mapped[str | None] = mapped_column(String(255))
+
+
+class EventTag(Base):
+    """One tag of one event (`browser`, `release`, `user`, custom tags), to list the events carrying a value."""
+
+    __tablename__ = "error_tracking_event_tags"
+    __table_args__ = (Index("ix_error_tracking_event_tags_lookup", "error_id", "key", "value"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    error_id: Mapped[int] = mapped_column(ForeignKey("error_tracking_errors.id", ondelete="CASCADE"))
+    event_id: Mapped[str] = mapped_column(String(32))
+    key: Mapped[str] = mapped_column(String(200))
+    value: Mapped[str] = mapped_column(String(200))
+
+
+class ErrorTagValue(Base):
+    """How often each tag value occurred in an error's events: the tag facets, kept up to date at ingestion."""
+
+    __tablename__ = "error_tracking_error_tag_values"
+    __table_args__ = (Index("ix_error_tracking_error_tag_values_top", "error_id", "key", "times_seen"),)
+
+    error_id: Mapped[int] = mapped_column(ForeignKey("error_tracking_errors.id", ondelete="CASCADE"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200), primary_key=True)
+    times_seen: Mapped[int] = mapped_column(Integer, default=0)
+    first_seen_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    last_seen_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
 
 
 class ErrorEventPayload(Base):
