@@ -115,11 +115,13 @@ def _request_entry(payload: dict[str, Any]) -> dict[str, Any] | None:
         return None
     url = request.get("url") if isinstance(request.get("url"), str) else None
     query = request.get("query_string")
-    if query is None and url and "?" in url:
-        url, _, query = url.partition("?")
     fragment = None
     if url and "#" in url:
         url, _, fragment = url.partition("#")
+    if url and "?" in url:
+        # The URL's own query is only used when the SDK sent no separate query string.
+        url, _, url_query = url.partition("?")
+        query = url_query if query is None else query
     headers = sorted(_pairs(request.get("headers")), key=lambda pair: str(pair[0]))
     return {"type": "request", "data": {
         "url": url, "method": request.get("method"), "headers": headers, "query": _query_pairs(query),
