@@ -12,6 +12,8 @@ import httpx
 import pytest
 
 from outpost_server.accounts import access
+from outpost_server.error_tracking.external.client import SentryClient, SentryError
+from outpost_server.error_tracking.external.settings import address_pin
 from outpost_server.error_tracking.external.url_policy import BlockedUrl, check_url
 from tests.fake_sentry import FakeSentry
 from tests.support import ApiHelper, start_server
@@ -264,3 +266,48 @@ def test_url_policy(url, reason):
     if reason != "Only allowed schemes are http, https":
         check_url(url, allow_local=True)
     check_url("https://93.184.215.14/", allow_local=False)
+
+
+PUBLIC_ADDRESS = "93.184.215.14"
+
+
+class RebindingResolver:
+    """A DNS server under an attacker's control: a public address for the check, loopback afterwards."""
+
+    def __init__(self, *answers: str):
+        self.answers = list(answers)
+        self.questions: list[tuple[str, int]] = []
+
+    def __call__(self, host: str, port: int) -> list[str]:
+        self.questions.append((host, port))
+        return [self.answers[min(len(self.questions), len(self.answers)) - 1]]
+
+
+def test_dns_rebinding_cannot_reach_loopback(fake):
+    """Resolved once and checked: the connection goes to the public address, never to the fake on 127.0.0.1."""
+    resolver = RebindingResolver(PUBLIC_ADDRESS, "127.0.0.1")
+    host = f"sentry.rebinding.test:{fake.url.rsplit(':', 1)[1]}"
+    client = SentryClient(f"http://{host}/api/0/projects/acme/storefront/", GOOD_TOKEN,
+                          pin=address_pin(allow_local=False, resolve=resolver),
+                          timeout=httpx.Timeout(2.0, connect=1.0))
+    before = len(fake.requests)
+    with pytest.raises(SentryError):
+        client.list_projects()
+    assert len(resolver.questions) == 1
+    assert len(fake.requests) == before
+
+
+def test_pinned_connection_keeps_the_host_name(fake):
+    """Connected to the checked address, the request still names the original host (Host header, TLS SNI)."""
+    resolver = RebindingResolver("127.0.0.1")
+    host = f"sentry.pinned.test:{fake.url.rsplit(':', 1)[1]}"
+    allowed = SentryClient(f"http://{host}/api/0/projects/acme/storefront/", GOOD_TOKEN,
+                           pin=address_pin(allow_local=True, resolve=resolver))
+    assert [project["slug"] for project in allowed.list_projects()] == ["storefront", "billing-api"]
+    assert fake.requests[-1][4] == host and fake.requests[-1][3] == f"Bearer {GOOD_TOKEN}"
+    refused = SentryClient(f"http://{host}/api/0/projects/acme/storefront/", GOOD_TOKEN,
+                           pin=address_pin(allow_local=False, resolve=resolver))
+    with pytest.raises(SentryError) as blocked:
+        refused.issue_details("1001")
+    assert blocked.value.message == "Url is blocked: Requests to localhost are not allowed"
+    assert len(resolver.questions) == 2
