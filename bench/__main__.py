@@ -11,10 +11,11 @@ BENCHMARKS = {
     "exports": "CSV export of 10,000 and 100,000 vulnerabilities vs csv.writer over the same rows; peak RSS",
     "ingest": "gzip'd SDK events at concurrency 8 and 32 vs a bare ASGI endpoint",
     "error_list": "first page and detail of 10,000 errors / 200,000 events; console time to first rows",
+    "sentry_events": "Sentry API: event pages and tag facets of one error with 100,000 events vs /version",
     "startup": "packaged app start-up vs a minimal PySide6 window built the same way (builds both)",
     "soak": "ingestion plus API traffic for two minutes; fails on loss, 500s or memory growth",
 }
-DEFAULT = ["variables_import", "exports", "ingest", "error_list"]
+DEFAULT = ["variables_import", "exports", "ingest", "error_list", "sentry_events"]
 
 
 def main(names: list[str]) -> int:

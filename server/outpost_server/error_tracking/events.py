@@ -142,6 +142,19 @@ def payloads(session: Session, *, error_id: int, event_ids: Sequence[str]) -> di
     return found
 
 
+def stored_tags(session: Session, *, error_id: int, event_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+    """The tags recorded at ingestion for each of those events (what an event list shows)."""
+    found: dict[str, list[tuple[str, str]]] = {event_id: [] for event_id in event_ids}
+    if event_ids:
+        # Selected by event id alone so the planner takes the event index, not the error's (much longer) tag list.
+        rows = session.execute(select(EventTag.event_id, EventTag.error_id, EventTag.key, EventTag.value)
+                               .where(EventTag.event_id.in_(list(event_ids))))
+        for event_id, row_error_id, key, value in rows:
+            if row_error_id == error_id:
+                found[event_id].append((key, value))
+    return found
+
+
 # --- tag facets -----------------------------------------------------------------------------
 
 

@@ -111,7 +111,10 @@ class EventTag(Base):
     """One tag of one event (`browser`, `release`, `user`, custom tags), to list the events carrying a value."""
 
     __tablename__ = "error_tracking_event_tags"
-    __table_args__ = (Index("ix_error_tracking_event_tags_lookup", "error_id", "key", "value"),)
+    __table_args__ = (
+        Index("ix_error_tracking_event_tags_lookup", "error_id", "key", "value", "event_id"),
+        Index("ix_error_tracking_event_tags_event", "event_id", "error_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     error_id: Mapped[int] = mapped_column(ForeignKey("error_tracking_errors.id", ondelete="CASCADE"))

@@ -180,16 +180,20 @@ def _derived(payload: dict[str, Any], row: ErrorEvent, error: TrackedError) -> d
             "metadata": body if event.kind == "error" else {"title": event.title}, "platform": event.platform}
 
 
-def summary_json(project: Project, error: TrackedError, row: ErrorEvent, payload: dict[str, Any]
+def summary_json(project: Project, error: TrackedError, row: ErrorEvent, tags: list[tuple[str, str]]
                  ) -> dict[str, Any]:
-    """SimpleEventSerializer: one row of an issue's event list."""
-    derived = _derived(payload, row, error)
+    """SimpleEventSerializer: one row of an issue's event list, without reading payloads.
+
+    Title, culprit, message and metadata are the error's (what grouped the events); user, time and
+    tags are the event's own. The full event derives everything from its own payload.
+    """
     return {
-        "id": row.event_id, "event.type": derived["type"], "groupID": str(error.id), "eventID": row.event_id,
-        "projectID": str(project.id), "message": derived["message"], "title": derived["title"],
-        "location": derived["location"], "culprit": derived["culprit"], "user": _user(payload, row),
-        "tags": _tags(payload, row), "platform": derived["platform"], "dateCreated": iso(row.occurred_at),
-        "crashFile": None, "metadata": derived["metadata"],
+        "id": row.event_id, "event.type": error.kind, "groupID": str(error.id), "eventID": row.event_id,
+        "projectID": str(project.id), "message": error.message or "", "title": error.title, "location": None,
+        "culprit": error.culprit, "user": _user({}, row),
+        "tags": [{"key": key, "value": value, "_meta": None} for key, value in sorted(tags)],
+        "platform": error.platform, "dateCreated": iso(row.occurred_at), "crashFile": None,
+        "metadata": metadata(error),
     }
 
 

@@ -68,8 +68,8 @@ def list_events(request: Request, response: Response, session: SessionDep, calle
                                             has_before=window.has_before, has_after=window.has_after)
     if request.query_params.get("full") in ("1", "true"):
         return [_full_event(session, project, error, row) for row in rows]
-    found = events.payloads(session, error_id=error.id, event_ids=[row.event_id for row in rows])
-    return [summary_json(project, error, row, found.get(row.event_id, {})) for row in rows]
+    tags = events.stored_tags(session, error_id=error.id, event_ids=[row.event_id for row in rows])
+    return [summary_json(project, error, row, tags[row.event_id]) for row in rows]
 
 
 @router.get("/issues/{issue_id}/events/latest/")

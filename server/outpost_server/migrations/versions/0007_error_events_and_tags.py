@@ -30,7 +30,9 @@ def upgrade() -> None:
         sa.Column("key", sa.String(200), nullable=False),
         sa.Column("value", sa.String(200), nullable=False),
     )
-    op.create_index("ix_error_tracking_event_tags_lookup", "error_tracking_event_tags", ["error_id", "key", "value"])
+    op.create_index("ix_error_tracking_event_tags_lookup", "error_tracking_event_tags",
+                    ["error_id", "key", "value", "event_id"])
+    op.create_index("ix_error_tracking_event_tags_event", "error_tracking_event_tags", ["event_id", "error_id"])
     op.create_table(
         "error_tracking_error_tag_values",
         _error_id(primary_key=True),
