@@ -22,8 +22,6 @@ import time
 import uuid
 from pathlib import Path
 
-from sqlalchemy import create_engine, insert, select, text
-
 from outpost_server.error_tracking.models import (
     ErrorEvent,
     ErrorEventPayload,
@@ -32,6 +30,7 @@ from outpost_server.error_tracking.models import (
     EventTag,
     TrackedError,
 )
+from sqlalchemy import create_engine, insert, text
 
 AIM_MS = 50
 BROWSERS = ["Chrome 120", "Firefox 121", "Safari 17", "Edge 120", "Chrome 119"]
@@ -124,7 +123,6 @@ def timed(client, url: str, repeat: int, **params) -> list[float]:
 
 def measure(data_dir: Path, database_url: str, events: int, repeat: int) -> tuple[dict[str, list[float]], float]:
     from fastapi.testclient import TestClient
-
     from outpost_server.app import create_app
     from outpost_server.config import Settings
 

@@ -22,7 +22,8 @@ SECRETS = {name: f"SECRET-{name.upper()}-{uuid.uuid4().hex[:8]}" for name in (
     "authorization", "cookie", "set_cookie", "x_api_key", "password", "secret", "passwd", "api_key", "apikey",
     "access_token", "auth", "credentials", "mysql_pwd", "privatekey", "private_key", "token", "session",
     "csrftoken", "sessionid", "query_token", "url_token", "form_password", "cookie_session", "tag_token")}
-LINK = re.compile(r'<(?P<url>[^>]+)>; rel="(?P<rel>\w+)"; results="(?P<results>true|false)"; cursor="(?P<cursor>[^"]+)"')
+LINK = re.compile(r'<(?P<url>[^>]+)>; rel="(?P<rel>\w+)"; results="(?P<results>true|false)"; '
+                  r'cursor="(?P<cursor>[^"]+)"')
 
 
 def rich_event(number: int, *, browser: str = "Firefox", release: str = "shop@2.0.0") -> dict:

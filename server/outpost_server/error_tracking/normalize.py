@@ -287,10 +287,10 @@ class NormalizedEvent:
 
 def _user_key(user: dict[str, Any], client_ip: str | None) -> str | None:
     """Distinct-user identity: id, else email, else username, else IP address."""
-    for field in ("id", "email", "username"):
-        value = _str(user.get(field))
+    for name in ("id", "email", "username"):
+        value = _str(user.get(name))
         if value:
-            return f"{field}:{value}"[:MAX_SHORT]
+            return f"{name}:{value}"[:MAX_SHORT]
     ip = _str(user.get("ip_address"))
     if ip == "{{auto}}":
         ip = client_ip

@@ -8,9 +8,11 @@ page behind them has rows, as Sentry's paginator does.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import Request
+from fastapi.responses import JSONResponse
 
 from outpost_server.urls import public_request_url
 
@@ -78,3 +80,8 @@ def keyset_links(request: Request, *, first_id: int | None, last_id: int | None,
 def offset_links(request: Request, *, offset: int, limit: int, has_more: bool) -> str:
     return link_header(request, previous=(Cursor(0, max(offset - limit, 0), True), offset > 0),
                        following=(Cursor(0, offset + limit, False), has_more))
+
+
+def sentry_json(body: Any, *, link: str | None = None) -> JSONResponse:
+    """The body as JSON (already JSON-native, so FastAPI's slower encoder is skipped), with its Link header."""
+    return JSONResponse(body, headers={"Link": link} if link else None)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
@@ -14,7 +15,7 @@ from outpost_server.error_tracking import events
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
 
 from .access import CallerDep, detail, issue_for, not_found, project_for
-from .cursors import keyset_links, parse_cursor, parse_limit
+from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json
 from .event_json import event_json, summary_json
 from .issues import text_param
 
@@ -41,17 +42,17 @@ def tag_filters(query: str | None) -> dict[str, str]:
     return filters
 
 
-def _full_event(session: Session, project: Project, error: TrackedError, row: ErrorEvent | None) -> dict:
+def _full_event(session: Session, project: Project, error: TrackedError, row: ErrorEvent | None) -> JSONResponse:
     if row is None:
         raise not_found()
     payload = events.payloads(session, error_id=error.id, event_ids=[row.event_id]).get(row.event_id, {})
     previous_id, next_id = events.neighbours(session, event=row)
-    return event_json(project, error, row, payload, size=len(json.dumps(payload)) if payload else 0,
-                      previous_id=previous_id, next_id=next_id)
+    return sentry_json(event_json(project, error, row, payload, size=len(json.dumps(payload)) if payload else 0,
+                                  previous_id=previous_id, next_id=next_id))
 
 
 @router.get("/issues/{issue_id}/events/")
-def list_events(request: Request, response: Response, session: SessionDep, caller: CallerDep, issue_id: str):
+def list_events(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
     """Newest first; `full=true` gives every event in full, as Sentry's `full` parameter does."""
     project, error = issue_for(session, caller, issue_id)
     cursor = parse_cursor(request.query_params.get("cursor"))
@@ -63,13 +64,12 @@ def list_events(request: Request, response: Response, session: SessionDep, calle
     except events.UnknownBoundary:
         raise detail(400, "Invalid cursor parameter.") from None
     rows = window.rows
-    response.headers["Link"] = keyset_links(request, first_id=rows[0].id if rows else None,
-                                            last_id=rows[-1].id if rows else None, boundary=cursor,
-                                            has_before=window.has_before, has_after=window.has_after)
+    link = keyset_links(request, first_id=rows[0].id if rows else None, last_id=rows[-1].id if rows else None,
+                        boundary=cursor, has_before=window.has_before, has_after=window.has_after)
     if request.query_params.get("full") in ("1", "true"):
-        return [_full_event(session, project, error, row) for row in rows]
+        return sentry_json([_full_event(session, project, error, row) for row in rows], link=link)
     tags = events.stored_tags(session, error_id=error.id, event_ids=[row.event_id for row in rows])
-    return [summary_json(project, error, row, tags[row.event_id]) for row in rows]
+    return sentry_json([summary_json(project, error, row, tags[row.event_id]) for row in rows], link=link)
 
 
 @router.get("/issues/{issue_id}/events/latest/")

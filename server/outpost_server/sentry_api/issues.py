@@ -5,19 +5,20 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.db import SessionDep
-from outpost_server.errors import ApiError
 from outpost_server.error_tracking import events, service
 from outpost_server.error_tracking.models import TrackedError
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.search import parse_search
+from outpost_server.errors import ApiError
 
 from .access import CallerDep, detail, issue_for, project_for
-from .cursors import keyset_links, parse_cursor, parse_limit
+from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json
 from .serializers import daily_stats, issue_details_json, issue_json
 
 router = APIRouter()
@@ -36,7 +37,7 @@ def text_param(request: Request, name: str) -> str | None:
 
 
 @router.get("/projects/{organization_slug}/{project_slug}/issues/")
-def list_issues(request: Request, response: Response, session: SessionDep, caller: CallerDep,
+def list_issues(request: Request, session: SessionDep, caller: CallerDep,
                 organization_slug: str, project_slug: str):
     project = project_for(session, caller, organization_slug, project_slug)
     caller.require("event:read")
@@ -55,18 +56,17 @@ def list_issues(request: Request, response: Response, session: SessionDep, calle
     except events.UnknownBoundary:
         raise detail(400, "Invalid cursor parameter.") from None
     rows = window.rows
-    response.headers["Link"] = keyset_links(request, first_id=rows[0].id if rows else None,
-                                            last_id=rows[-1].id if rows else None, boundary=cursor,
-                                            has_before=window.has_before, has_after=window.has_after)
+    link = keyset_links(request, first_id=rows[0].id if rows else None, last_id=rows[-1].id if rows else None,
+                        boundary=cursor, has_before=window.has_before, has_after=window.has_after)
     stats = integrated.hourly_frequency(session, [row.id for row in rows])
-    return [issue_json(request, project, row, stats[row.id]) for row in rows]
+    return sentry_json([issue_json(request, project, row, stats[row.id]) for row in rows], link=link)
 
 
-def _details(request: Request, session: Session, project: Project, error: TrackedError) -> dict:
-    return issue_details_json(
+def _details(request: Request, session: Session, project: Project, error: TrackedError) -> JSONResponse:
+    return sentry_json(issue_details_json(
         request, project, error, stats_24h=integrated.hourly_frequency(session, [error.id])[error.id],
         stats_30d=daily_stats(service.daily_counts(session, error=error)),
-        facets=events.tag_facets(session, error=error, value_limit=0))
+        facets=events.tag_facets(session, error=error, value_limit=0)))
 
 
 @router.get("/issues/{issue_id}/")

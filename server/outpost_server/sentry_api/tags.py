@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Request
 
 from outpost_server.db import SessionDep
 from outpost_server.error_tracking import events
 
 from .access import CallerDep, detail, issue_for, not_found
-from .cursors import offset_links, parse_cursor, parse_limit
+from .cursors import offset_links, parse_cursor, parse_limit, sentry_json
 from .serializers import tag_key_json, tag_value_json
 
 router = APIRouter()
@@ -31,11 +31,11 @@ def issue_tags(request: Request, session: SessionDep, caller: CallerDep, issue_i
     else:
         raise detail(400, "Invalid limit parameter.")
     facets = events.tag_facets(session, error=error, keys=keys or None, value_limit=value_limit)
-    return [tag_key_json(facet) for facet in facets]
+    return sentry_json([tag_key_json(facet) for facet in facets])
 
 
 @router.get("/issues/{issue_id}/tags/{key}/values/")
-def tag_values(request: Request, response: Response, session: SessionDep, caller: CallerDep, issue_id: str,
+def tag_values(request: Request, session: SessionDep, caller: CallerDep, issue_id: str,
                key: str):
     _project, error = issue_for(session, caller, issue_id)
     if not events.has_tag(session, error=error, key=key):
@@ -44,5 +44,5 @@ def tag_values(request: Request, response: Response, session: SessionDep, caller
     limit = parse_limit(request.query_params.get("per_page") or request.query_params.get("limit"))
     offset = cursor.offset if cursor else 0
     rows, has_more = events.tag_values(session, error=error, key=key, offset=offset, limit=limit)
-    response.headers["Link"] = offset_links(request, offset=offset, limit=limit, has_more=has_more)
-    return [tag_value_json(row) for row in rows]
+    return sentry_json([tag_value_json(row) for row in rows],
+                       link=offset_links(request, offset=offset, limit=limit, has_more=has_more))

@@ -1,10 +1,10 @@
 """SentryClient: the calls GitLab makes to an external Sentry's web API, with GitLab's error messages.
 
 Every request carries `Authorization: Bearer <token>`, never follows redirects, has connect and read
-timeouts and reads at most 1 MB of body. Given a `pin`, each request's host is resolved and vetted once
-and the connection goes to exactly that address, with the original Host header and TLS server name, so
-a DNS answer that changes after the check (DNS rebinding) cannot redirect it. Failures raise SentryError with the message and HTTP status
-GitLab's error tracking controllers answer with.
+timeouts and reads at most 1 MB of body. Given a `pin`, each request's host is resolved and vetted
+once and the connection goes to exactly that address, with the original Host header and TLS server
+name, so a DNS answer that changes after the check (DNS rebinding) cannot redirect it. Failures raise
+SentryError with the message and HTTP status GitLab's error tracking controllers answer with.
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import httpx
-
 from sqlalchemy.orm import Session
 
 from outpost_server import errors
