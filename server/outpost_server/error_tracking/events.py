@@ -176,23 +176,24 @@ def tag_facets(session: Session, *, error: TrackedError, keys: Sequence[str] | N
     totals = {key: (unique, total or 0) for key, unique, total in session.execute(totals_stmt)}
     if not totals:
         return []
-    if value_limit <= 0:
-        return sorted((TagFacet(key, unique, total, []) for key, (unique, total) in totals.items()),
-                      key=lambda facet: (-facet.total, facet.key))
-    rank = func.row_number().over(partition_by=ErrorTagValue.key,
-                                  order_by=(ErrorTagValue.times_seen.desc(), ErrorTagValue.value)).label("rank")
-    ranked = (select(ErrorTagValue, rank).where(ErrorTagValue.error_id == error.id,
-                                                ErrorTagValue.key.in_(list(totals))).subquery())
-    top_rows = session.execute(select(ranked).where(ranked.c.rank <= value_limit)
-                               .order_by(ranked.c.key, ranked.c.rank)).all()
     top: dict[str, list[ErrorTagValue]] = {key: [] for key in totals}
-    for row in top_rows:
-        top[row.key].append(ErrorTagValue(error_id=row.error_id, key=row.key, value=row.value,
-                                          times_seen=row.times_seen, first_seen_at=row.first_seen_at,
-                                          last_seen_at=row.last_seen_at))
+    if value_limit > 0:
+        for row in _top_values(session, error=error, keys=list(totals), value_limit=value_limit):
+            top[row.key].append(row)
     facets = [TagFacet(key, unique, total, top[key]) for key, (unique, total) in totals.items()]
     facets.sort(key=lambda facet: (-facet.total, facet.key))
     return facets
+
+
+def _top_values(session: Session, *, error: TrackedError, keys: list[str], value_limit: int) -> list[ErrorTagValue]:
+    """The `value_limit` most frequent values of each key, in one query (a window function per key)."""
+    rank = func.row_number().over(partition_by=ErrorTagValue.key,
+                                  order_by=(ErrorTagValue.times_seen.desc(), ErrorTagValue.value)).label("rank")
+    ranked = (select(ErrorTagValue, rank).where(ErrorTagValue.error_id == error.id, ErrorTagValue.key.in_(keys))
+              .subquery())
+    rows = session.execute(select(ranked).where(ranked.c.rank <= value_limit).order_by(ranked.c.key, ranked.c.rank))
+    return [ErrorTagValue(error_id=row.error_id, key=row.key, value=row.value, times_seen=row.times_seen,
+                          first_seen_at=row.first_seen_at, last_seen_at=row.last_seen_at) for row in rows]
 
 
 def tag_values(session: Session, *, error: TrackedError, key: str, offset: int, limit: int
