@@ -1,12 +1,18 @@
 """Error tracking: the events of an error in time order, each event's tags, and tag value counts per error.
 
+Events stored before this revision get the tags their rows know (level, release, environment, user), and
+the payloads they kept are scrubbed as new events are.
+
 Revision ID: 0007_error_events_and_tags
 Revises: 0006_error_list_indexes
 """
+import json
+
 import sqlalchemy as sa
 from alembic import op
 
 from outpost_server.db import UTCDateTime
+from outpost_server.error_tracking.scrubbing import scrub_event
 
 revision = "0007_error_events_and_tags"
 down_revision = "0006_error_list_indexes"
@@ -44,6 +50,53 @@ def upgrade() -> None:
     )
     op.create_index("ix_error_tracking_error_tag_values_top", "error_tracking_error_tag_values",
                     ["error_id", "key", "times_seen"])
+    connection = op.get_bind()
+    _tags_from_event_rows(connection)
+    _scrub_kept_payloads(connection)
+
+
+MAX_TAG = 200
+SCRUB_BATCH = 500
+
+
+def _tags_from_event_rows(connection: sa.Connection) -> None:
+    events = sa.table("error_tracking_error_events", *(sa.column(name) for name in (
+        "error_id", "event_id", "occurred_at", "level", "release", "environment", "user_key")))
+    tags = sa.table("error_tracking_event_tags", *(sa.column(name) for name in ("error_id", "event_id", "key",
+                                                                                 "value")))
+    counts = sa.table("error_tracking_error_tag_values", *(sa.column(name) for name in (
+        "error_id", "key", "value", "times_seen", "first_seen_at", "last_seen_at")))
+    for key, column in (("level", events.c.level), ("release", events.c.release),
+                        ("environment", events.c.environment), ("user", events.c.user_key)):
+        value = sa.func.substr(column, 1, MAX_TAG)
+        name = sa.literal(key, sa.String)
+        connection.execute(tags.insert().from_select(
+            ["error_id", "event_id", "key", "value"],
+            sa.select(events.c.error_id, events.c.event_id, name, value).where(column.is_not(None))))
+        connection.execute(counts.insert().from_select(
+            ["error_id", "key", "value", "times_seen", "first_seen_at", "last_seen_at"],
+            sa.select(events.c.error_id, name, value, sa.func.count(), sa.func.min(events.c.occurred_at),
+                      sa.func.max(events.c.occurred_at)).where(column.is_not(None))
+            .group_by(events.c.error_id, value)))
+
+
+def _scrub_kept_payloads(connection: sa.Connection) -> None:
+    payloads = sa.table("error_tracking_event_payloads", sa.column("id"), sa.column("payload", sa.LargeBinary))
+    last_id = 0
+    while True:
+        rows = connection.execute(sa.select(payloads.c.id, payloads.c.payload).where(payloads.c.id > last_id)
+                                  .order_by(payloads.c.id).limit(SCRUB_BATCH)).all()
+        if not rows:
+            return
+        for row_id, blob in rows:
+            last_id = row_id
+            try:
+                document = json.loads(blob)
+            except ValueError:
+                continue
+            if isinstance(document, dict) and scrub_event(document):
+                scrubbed = json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+                connection.execute(payloads.update().where(payloads.c.id == row_id).values(payload=scrubbed))
 
 
 def downgrade() -> None:
