@@ -35,7 +35,7 @@ from .models import (
 )
 from .normalize import NormalizedEvent
 from .parsing import IngestRequest
-from .tag_store import store_tags
+from .tag_store import COUNT_KEYS, EVENT_TAG_KEYS, EVENT_TAGS, count_upsert, tag_rows
 
 log = logging.getLogger("outpost.error_tracking.ingest")
 
@@ -127,6 +127,8 @@ class _Statements:
         )
         self.add_users = dialect.insert(USERS).on_conflict_do_nothing(index_elements=["error_id", "user_key"])
         self.update_errors = _DriverStatement(self._update_errors(), dialect_obj, [])
+        self.insert_event_tags = _DriverStatement(insert(EVENT_TAGS), dialect_obj, EVENT_TAG_KEYS)
+        self.count_tag_values = _DriverStatement(count_upsert(dialect_name), dialect_obj, COUNT_KEYS)
         sessions = dialect.insert(SESSIONS)
         self.upsert_sessions = sessions.on_conflict_do_update(
             index_elements=["project_id", "sid"],
@@ -251,7 +253,9 @@ def store_batch(
             for item in items
         ],
     )
-    store_tags(connection, ((error_id, item.event) for error_id, items in by_error.items() for item in items))
+    event_tags, tag_counts = tag_rows((error_id, item.event) for error_id, items in by_error.items() for item in items)
+    sql.insert_event_tags.run(connection, event_tags)
+    sql.count_tag_values.run(connection, tag_counts)
     kept_before = {error_id: kept for error_id, kept in errors.values()}
     kept_after = _store_payloads(connection, sql, by_error, kept_before, payloads_per_error)
     hourly: dict[tuple[int, dt.datetime], int] = defaultdict(int)
