@@ -68,7 +68,7 @@ def seed(database_url: str, project_id: int, events: int) -> int:
             exception_type="ZeroDivisionError", culprit="shop.module_9 in step_9", message="division by zero",
             level="error", platform="python", count=events, users_count=1000, first_seen_at=first,
             last_seen_at=now, status="unresolved", regressed=False, first_release=RELEASES[-1],
-            last_release=RELEASES[0], last_environment="production", payloads_kept=100, created_at=first,
+            last_release=RELEASES[0], last_environment="production", stored_events=events, created_at=first,
             updated_at=now)).inserted_primary_key[0]
         counts: dict[tuple[str, str], list] = {}
         hourly: dict[dt.datetime, int] = {}

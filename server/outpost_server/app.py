@@ -26,6 +26,7 @@ ROUTERS = [
     ("outpost_server.vulnerabilities.router", API_PREFIX),
     ("outpost_server.exports.router", API_PREFIX),
     ("outpost_server.error_tracking.router", API_PREFIX),
+    ("outpost_server.error_tracking.retention_router", API_PREFIX),
     ("outpost_server.error_tracking.external.application_settings", API_PREFIX),
     # Sentry's web API over the integrated error tracking backend.
     ("outpost_server.sentry_api.router", "/api/0"),

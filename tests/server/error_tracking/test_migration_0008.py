@@ -1,4 +1,4 @@
-"""Revision 0007 on a database holding events from before it: tags from the event rows, scrubbed payloads."""
+"""Revision 0008 on a database holding events from before it: tags from the event rows, scrubbed payloads."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ OLD_PAYLOAD = {"request": {"headers": {"Authorization": "Bearer OLD-SECRET"}}, "
 
 def test_events_from_before_get_tags_and_scrubbed_payloads(tmp_path):
     engine = make_engine(f"sqlite:///{tmp_path / 'old.sqlite3'}")
-    command.upgrade(alembic_config(engine), "0006_error_list_indexes")
+    command.upgrade(alembic_config(engine), "0007_error_tracking_retention")
     with engine.begin() as connection:
         connection.execute(text("INSERT INTO users (id, username, name, email, state, is_admin, created_at) "
                                 "VALUES (1, 'u', 'U', 'u@example.com', 'active', 0, '2024-01-01 00:00:00')"))
@@ -25,7 +25,7 @@ def test_events_from_before_get_tags_and_scrubbed_payloads(tmp_path):
             "'2024-01-01 00:00:00')"))
         connection.execute(text(
             "INSERT INTO error_tracking_errors (id, project_id, fingerprint, title, kind, level, count, users_count, "
-            "first_seen_at, last_seen_at, status, regressed, payloads_kept, created_at, updated_at) VALUES (1, 1, "
+            "first_seen_at, last_seen_at, status, regressed, stored_events, created_at, updated_at) VALUES (1, 1, "
             "'f', 'E', 'error', 'error', 2, 1, '2024-01-01 00:00:00', '2024-01-02 00:00:00', 'unresolved', 0, 1, "
             "'2024-01-01 00:00:00', '2024-01-02 00:00:00')"))
         for number, moment in ((1, "2024-01-01 00:00:00"), (2, "2024-01-02 00:00:00")):

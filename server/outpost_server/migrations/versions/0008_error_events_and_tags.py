@@ -3,8 +3,8 @@
 Events stored before this revision get the tags their rows know (level, release, environment, user), and
 the payloads they kept are scrubbed as new events are.
 
-Revision ID: 0007_error_events_and_tags
-Revises: 0006_error_list_indexes
+Revision ID: 0008_error_events_and_tags
+Revises: 0007_error_tracking_retention
 """
 import json
 
@@ -14,8 +14,8 @@ from alembic import op
 from outpost_server.db import UTCDateTime
 from outpost_server.error_tracking.scrubbing import scrub_event
 
-revision = "0007_error_events_and_tags"
-down_revision = "0006_error_list_indexes"
+revision = "0008_error_events_and_tags"
+down_revision = "0007_error_tracking_retention"
 branch_labels = None
 depends_on = None
 
