@@ -6,10 +6,17 @@ and its short external timeout keeps the timeout case quick.
 
 from __future__ import annotations
 
+import datetime as dt
 import socket
+import ssl
+import threading
 
 import httpx
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from outpost_server.accounts import access
 from outpost_server.error_tracking.external.client import SentryClient, SentryError
@@ -311,3 +318,48 @@ def test_pinned_connection_keeps_the_host_name(fake):
         refused.issue_details("1001")
     assert blocked.value.message == "Url is blocked: Requests to localhost are not allowed"
     assert len(resolver.questions) == 2
+
+
+def _self_signed(directory) -> tuple[str, str]:
+    """A throwaway certificate for `localhost` (any name would do: the test watches the client's hello)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = dt.datetime.now(dt.timezone.utc)
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number()).not_valid_before(now)
+                   .not_valid_after(now + dt.timedelta(hours=1)).sign(key, hashes.SHA256()))
+    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
+    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return str(cert_path), str(key_path)
+
+
+def test_pinned_tls_connection_sends_the_original_server_name(tmp_path):
+    """Over HTTPS the pinned connection still names the Sentry host in its TLS hello (SNI)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*_self_signed(tmp_path))
+    names: list[str | None] = []
+    context.sni_callback = lambda _socket, server_name, _context: names.append(server_name)
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def handshake_once() -> None:
+        connection, _ = listener.accept()
+        try:
+            with context.wrap_socket(connection, server_side=True):
+                pass
+        except (ssl.SSLError, OSError):
+            pass  # the client refuses the self-signed certificate after its hello
+
+    server = threading.Thread(target=handshake_once, daemon=True)
+    server.start()
+    port = listener.getsockname()[1]
+    client = SentryClient(f"https://sentry.pinned.test:{port}/api/0/projects/acme/storefront/", GOOD_TOKEN,
+                          pin=address_pin(allow_local=True, resolve=RebindingResolver("127.0.0.1")),
+                          timeout=httpx.Timeout(5.0))
+    with pytest.raises(SentryError) as refused:
+        client.list_projects()
+    server.join(timeout=10)
+    listener.close()
+    assert names == ["sentry.pinned.test"]
+    assert refused.value.message == "Sentry returned invalid SSL data"
