@@ -1,4 +1,4 @@
-"""Sentry's cursors (`value:offset:is_prev`) and its `Link` header.
+"""Sentry's list parameters (`cursor` as `value:offset:is_prev`, limits) and its `Link` header.
 
 Keyset lists (issues, events) put the id of the boundary row in `value`; offset lists (projects, tag
 values) put the position in `offset`. Both links are always sent, `results` telling whether the
@@ -43,6 +43,14 @@ def parse_cursor(text: str | None) -> Cursor | None:
     if not (0 <= value < MAX_CURSOR_NUMBER and 0 <= offset < MAX_CURSOR_NUMBER and is_prev in (0, 1)):
         raise detail(400, "Invalid cursor parameter.")
     return Cursor(value, offset, bool(is_prev))
+
+
+def text_param(request: Request, name: str) -> str | None:
+    """A query parameter; NUL bytes (which PostgreSQL text cannot hold) are refused before any query."""
+    value = request.query_params.get(name)
+    if value is not None and "\x00" in value:
+        raise detail(400, f"Invalid {name} parameter.")
+    return value
 
 
 def parse_limit(text: str | None, default: int = MAX_LIMIT) -> int:

@@ -15,9 +15,8 @@ from outpost_server.error_tracking import events
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
 
 from .access import CallerDep, detail, issue_for, not_found, project_for
-from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json
+from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param
 from .event_json import event_json, summary_json
-from .issues import text_param
 
 router = APIRouter()
 

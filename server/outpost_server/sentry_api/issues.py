@@ -18,7 +18,7 @@ from outpost_server.error_tracking.web.search import parse_search
 from outpost_server.errors import ApiError
 
 from .access import CallerDep, detail, issue_for, project_for
-from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json
+from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param
 from .serializers import daily_stats, issue_details_json, issue_json
 
 router = APIRouter()
@@ -27,13 +27,6 @@ DEFAULT_QUERY = "is:unresolved"
 # Sentry's statuses as sent by clients, and the status each one stores.
 STATUS_CHANGES = {"resolved": "resolved", "resolvedInNextRelease": "resolved", "unresolved": "unresolved",
                   "ignored": "ignored"}
-
-
-def text_param(request: Request, name: str) -> str | None:
-    value = request.query_params.get(name)
-    if value is not None and "\x00" in value:
-        raise detail(400, f"Invalid {name} parameter.")
-    return value
 
 
 @router.get("/projects/{organization_slug}/{project_slug}/issues/")
