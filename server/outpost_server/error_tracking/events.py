@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, func, select, tuple_
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import QueryableAttribute, Session
 
 from .models import ErrorEvent, ErrorEventPayload, ErrorTagValue, EventTag, TrackedError
 
@@ -32,7 +32,7 @@ class Window:
     has_after: bool
 
 
-def keyset_window(session: Session, stmt: Select, columns: Sequence[ColumnElement], *, boundary: tuple | None,
+def keyset_window(session: Session, stmt: Select, columns: Sequence[ColumnElement | QueryableAttribute], *, boundary: tuple | None,
                   backwards: bool, limit: int) -> Window:
     """Rows of `stmt` in descending `columns` order, after `boundary` (before it when `backwards`)."""
     key = tuple_(*columns)

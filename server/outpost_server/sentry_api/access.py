@@ -86,8 +86,8 @@ def slugs_of(project: Project) -> tuple[str, str]:
     return organization, SLUG_SEPARATOR.join(below)
 
 
-def _readable(session: Session, user: User, project: Project | None) -> bool:
-    if project is None or project.monitor_access_level == "disabled":
+def _readable(session: Session, user: User, project: Project) -> bool:
+    if project.monitor_access_level == "disabled":
         return False
     return user.is_admin or project_access_level(session, user, project) >= access.REPORTER
 
@@ -96,7 +96,7 @@ def project_for(session: Session, caller: Caller, organization: str, project_slu
     caller.require("project:read")
     full_path = f"{organization}/{project_slug.replace(SLUG_SEPARATOR, '/')}"
     project = find_project(session, full_path) if "/" not in project_slug else None
-    if not _readable(session, caller.user, project):
+    if project is None or not _readable(session, caller.user, project):
         raise not_found()
     return project
 
@@ -113,6 +113,6 @@ def issue_for(session: Session, caller: Caller, issue_id: str, scope: str = "eve
     row_id = parse_id(issue_id)
     error = session.get(TrackedError, row_id) if row_id is not None else None
     project = session.get(Project, error.project_id) if error is not None else None
-    if error is None or not _readable(session, caller.user, project):
+    if error is None or project is None or not _readable(session, caller.user, project):
         raise not_found()
     return project, error

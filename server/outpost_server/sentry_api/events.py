@@ -100,6 +100,7 @@ def project_event(session: SessionDep, caller: CallerDep, organization_slug: str
     if not EVENT_ID.fullmatch(event_id):
         raise not_found()
     row = events.find_event(session, project_id=project.id, event_id=event_id)
-    if row is None:
+    error = session.get(TrackedError, row.error_id) if row is not None else None
+    if error is None:
         raise not_found()
-    return _full_event(session, project, session.get(TrackedError, row.error_id), row)
+    return _full_event(session, project, error, row)
