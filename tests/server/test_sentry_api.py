@@ -166,6 +166,10 @@ def test_events_paginate_oldest_to_latest(server_b, setup):
         assert [event["eventID"] for event in chrome] == setup["sent"][1::2][::-1]
         by_user = client.get(f"/issues/{issue_id}/events/", params={"query": 'user.id:"user-0"'}).json()
         assert len(by_user) == 3
+        full = client.get(f"/issues/{issue_id}/events/", params={"full": "true", "per_page": 2}).json()
+        assert [event["eventID"] for event in full] == setup["sent"][::-1][:2]
+        assert {entry["type"] for entry in full[0]["entries"]} == {"exception", "breadcrumbs", "request"}
+        assert client.get(f"/issues/{issue_id}/events/", params={"query": "free text"}).status_code == 400
 
 
 def test_event_in_full(server_b, setup):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -41,13 +42,17 @@ def tag_filters(query: str | None) -> dict[str, str]:
     return filters
 
 
+def _event_body(session: Session, project: Project, error: TrackedError, row: ErrorEvent) -> dict[str, Any]:
+    payload = events.payloads(session, error_id=error.id, event_ids=[row.event_id]).get(row.event_id, {})
+    previous_id, next_id = events.neighbours(session, event=row)
+    return event_json(project, error, row, payload, size=len(json.dumps(payload)) if payload else 0,
+                      previous_id=previous_id, next_id=next_id)
+
+
 def _full_event(session: Session, project: Project, error: TrackedError, row: ErrorEvent | None) -> JSONResponse:
     if row is None:
         raise not_found()
-    payload = events.payloads(session, error_id=error.id, event_ids=[row.event_id]).get(row.event_id, {})
-    previous_id, next_id = events.neighbours(session, event=row)
-    return sentry_json(event_json(project, error, row, payload, size=len(json.dumps(payload)) if payload else 0,
-                                  previous_id=previous_id, next_id=next_id))
+    return sentry_json(_event_body(session, project, error, row))
 
 
 @router.get("/issues/{issue_id}/events/")
@@ -66,7 +71,7 @@ def list_events(request: Request, session: SessionDep, caller: CallerDep, issue_
     link = keyset_links(request, first_id=rows[0].id if rows else None, last_id=rows[-1].id if rows else None,
                         boundary=cursor, has_before=window.has_before, has_after=window.has_after)
     if request.query_params.get("full") in ("1", "true"):
-        return sentry_json([_full_event(session, project, error, row) for row in rows], link=link)
+        return sentry_json([_event_body(session, project, error, row) for row in rows], link=link)
     tags = events.stored_tags(session, error_id=error.id, event_ids=[row.event_id for row in rows])
     return sentry_json([summary_json(project, error, row, tags[row.event_id]) for row in rows], link=link)
 
