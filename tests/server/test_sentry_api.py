@@ -226,6 +226,10 @@ def test_auth_scopes_and_errors(server_b, setup):
         response = anonymous.get("/projects/")
         assert response.status_code == 401
         assert response.json() == {"detail": "Authentication credentials were not provided."}
+        # Paths end with a slash: a GET without it is redirected (as Django's APPEND_SLASH does); unknown ones 404.
+        assert anonymous.get("/projects").headers["location"] == "/api/0/projects/"
+        unknown = anonymous.get("/no-such-resource/")
+        assert unknown.status_code == 404 and unknown.json() == {"detail": "The requested resource does not exist"}
     with sentry(server_b, "glpat-wrong") as wrong:
         assert wrong.get("/projects/").json() == {"detail": "Invalid token"}
     with sentry(server_b, setup["read"]) as reader:
