@@ -82,9 +82,24 @@ def errors_window(session: Session, *, project_id: int, conditions: Sequence[Col
 TIMELINE = (ErrorEvent.occurred_at, ErrorEvent.id)
 
 
+# Tags held as columns of the event row (tag_store.COLUMN_TAGS), and those columns.
+TAG_COLUMNS = {"level": ErrorEvent.level, "release": ErrorEvent.release, "environment": ErrorEvent.environment,
+               "user": ErrorEvent.user_key}
+
+
 def _tagged(error: TrackedError, tags: dict[str, str]) -> list[ColumnElement[bool]]:
-    return [ErrorEvent.event_id.in_(select(EventTag.event_id).where(
-        EventTag.error_id == error.id, EventTag.key == key, EventTag.value == value)) for key, value in tags.items()]
+    conditions: list[ColumnElement[bool]] = []
+    for key, value in tags.items():
+        if key in TAG_COLUMNS:
+            conditions.append(TAG_COLUMNS[key] == value)
+        else:
+            conditions.append(ErrorEvent.event_id.in_(select(EventTag.event_id).where(
+                EventTag.error_id == error.id, EventTag.key == key, EventTag.value == value)))
+    return conditions
+
+
+def column_tags(event: ErrorEvent) -> list[tuple[str, str]]:
+    return [(key, value) for key, column in TAG_COLUMNS.items() if (value := getattr(event, column.key))]
 
 
 def events_window(session: Session, *, error: TrackedError, limit: int, boundary_id: int | None = None,
@@ -143,7 +158,7 @@ def payloads(session: Session, *, error_id: int, event_ids: Sequence[str]) -> di
 
 
 def stored_tags(session: Session, *, error_id: int, event_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-    """The tags recorded at ingestion for each of those events (what an event list shows)."""
+    """The tags recorded at ingestion as rows for each of those events (column_tags() gives the others)."""
     found: dict[str, list[tuple[str, str]]] = {event_id: [] for event_id in event_ids}
     if event_ids:
         # Selected by event id alone so the planner takes the event index, not the error's (much longer) tag list.

@@ -11,6 +11,7 @@ query of the request URL).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -23,8 +24,12 @@ _QUERY_FIELDS = ("query_string", "data")
 
 
 def is_sensitive(name: Any) -> bool:
-    if not isinstance(name, str):
-        return False
+    return isinstance(name, str) and _sensitive_name(name)
+
+
+# Events repeat the same few hundred field names; remembering the answers makes the walk cheap.
+@functools.lru_cache(maxsize=4096)
+def _sensitive_name(name: str) -> bool:
     folded = name.lower().replace("-", "_")
     return folded in SENSITIVE_HEADERS or any(word in folded for word in SENSITIVE_WORDS)
 

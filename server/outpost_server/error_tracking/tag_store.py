@@ -18,6 +18,8 @@ from .normalize import NormalizedEvent
 EVENT_TAGS = EventTag.__table__
 TAG_VALUES = ErrorTagValue.__table__
 EVENT_TAG_KEYS = ["error_id", "event_id", "key", "value"]
+# Tags the event row already holds as columns: counted, but not written again as tag rows.
+COLUMN_TAGS = frozenset({"level", "release", "environment", "user"})
 COUNT_KEYS = ["error_id", "key", "value", "times_seen", "first_seen_at", "last_seen_at"]
 
 
@@ -39,12 +41,13 @@ def count_upsert(dialect_name: str):
 
 
 def tag_rows(events: Iterable[tuple[int, NormalizedEvent]]) -> tuple[list[dict], list[dict]]:
-    """(one row per tag of each (error id, event), the batch's count per error, key and value)."""
+    """(a row per tag of each (error id, event) but the column tags, the batch's count per error, key and value)."""
     rows = []
     counts: dict[tuple[int, str, str], list] = {}
     for error_id, event in events:
         for key, value in event.tags:
-            rows.append({"error_id": error_id, "event_id": event.event_id, "key": key, "value": value})
+            if key not in COLUMN_TAGS:
+                rows.append({"error_id": error_id, "event_id": event.event_id, "key": key, "value": value})
             seen = counts.get((error_id, key, value))
             if seen is None:
                 counts[(error_id, key, value)] = [1, event.occurred_at, event.occurred_at]

@@ -73,7 +73,8 @@ def list_events(request: Request, session: SessionDep, caller: CallerDep, issue_
     if request.query_params.get("full") in ("1", "true"):
         return sentry_json([_event_body(session, project, error, row) for row in rows], link=link)
     tags = events.stored_tags(session, error_id=error.id, event_ids=[row.event_id for row in rows])
-    return sentry_json([summary_json(project, error, row, tags[row.event_id]) for row in rows], link=link)
+    return sentry_json([summary_json(project, error, row, events.column_tags(row) + tags[row.event_id])
+                        for row in rows], link=link)
 
 
 @router.get("/issues/{issue_id}/events/latest/")

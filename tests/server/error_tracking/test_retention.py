@@ -52,6 +52,7 @@ class Project:
         for index in range(count):
             event = sentry_event(group=group, message=f"failure {index}")
             event["user"] = {"id": f"{user_prefix}-{index}"}
+            event["tags"] = {"shard": str(index % 3)}
             headers, body = store_request(self.public_key, event)
             response = self.collector.post(store_path(self.id), headers=headers, content=body)
             assert response.status_code == 200, response.text
@@ -155,10 +156,11 @@ def test_per_error_limit_keeps_the_first_and_latest_events_and_the_aggregates(pr
     tagged = scalar(project.db, "SELECT count(DISTINCT t.event_id) FROM error_tracking_event_tags t JOIN "
                                 "error_tracking_errors e ON e.id = t.error_id WHERE e.project_id = :p", p=project.id)
     assert tagged == 4 + 2
-    levels = scalar(project.db, "SELECT sum(v.times_seen) FROM error_tracking_error_tag_values v JOIN "
-                                "error_tracking_errors e ON e.id = v.error_id WHERE e.project_id = :p "
-                                "AND v.key = 'level'", p=project.id)
-    assert levels == 14
+    for key in ("level", "shard"):
+        seen = scalar(project.db, "SELECT sum(v.times_seen) FROM error_tracking_error_tag_values v JOIN "
+                                  "error_tracking_errors e ON e.id = v.error_id WHERE e.project_id = :p "
+                                  "AND v.key = :k", p=project.id, k=key)
+        assert seen == 14
 
 
 def test_events_older_than_the_retention_period_go(pruning_server):

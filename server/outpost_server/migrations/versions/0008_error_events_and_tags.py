@@ -1,7 +1,7 @@
 """Error tracking: the events of an error in time order, each event's tags, and tag value counts per error.
 
-Events stored before this revision get the tags their rows know (level, release, environment, user), and
-the payloads they kept are scrubbed as new events are.
+Events stored before this revision are counted in the tags their rows know (level, release, environment,
+user), and the payloads they kept are scrubbed as new events are.
 
 Revision ID: 0008_error_events_and_tags
 Revises: 0007_error_tracking_retention
@@ -60,24 +60,19 @@ SCRUB_BATCH = 500
 
 
 def _tags_from_event_rows(connection: sa.Connection) -> None:
+    """Counts of the tags the event rows hold as columns (they are not repeated as tag rows)."""
     events = sa.table("error_tracking_error_events", *(sa.column(name) for name in (
-        "error_id", "event_id", "occurred_at", "level", "release", "environment", "user_key")))
-    tags = sa.table("error_tracking_event_tags", *(sa.column(name) for name in ("error_id", "event_id", "key",
-                                                                                 "value")))
+        "error_id", "occurred_at", "level", "release", "environment", "user_key")))
     counts = sa.table("error_tracking_error_tag_values", *(sa.column(name) for name in (
         "error_id", "key", "value", "times_seen", "first_seen_at", "last_seen_at")))
     for key, column in (("level", events.c.level), ("release", events.c.release),
                         ("environment", events.c.environment), ("user", events.c.user_key)):
         value = sa.func.substr(column, 1, MAX_TAG)
-        name = sa.literal(key, sa.String)
-        connection.execute(tags.insert().from_select(
-            ["error_id", "event_id", "key", "value"],
-            sa.select(events.c.error_id, events.c.event_id, name, value).where(column.is_not(None))))
         connection.execute(counts.insert().from_select(
             ["error_id", "key", "value", "times_seen", "first_seen_at", "last_seen_at"],
-            sa.select(events.c.error_id, name, value, sa.func.count(), sa.func.min(events.c.occurred_at),
-                      sa.func.max(events.c.occurred_at)).where(column.is_not(None))
-            .group_by(events.c.error_id, value)))
+            sa.select(events.c.error_id, sa.literal(key, sa.String), value, sa.func.count(),
+                      sa.func.min(events.c.occurred_at), sa.func.max(events.c.occurred_at))
+            .where(column.is_not(None)).group_by(events.c.error_id, value)))
 
 
 def _scrub_kept_payloads(connection: sa.Connection) -> None:
