@@ -32,8 +32,8 @@ class Window:
     has_after: bool
 
 
-def keyset_window(session: Session, stmt: Select, columns: Sequence[ColumnElement | QueryableAttribute], *, boundary: tuple | None,
-                  backwards: bool, limit: int) -> Window:
+def keyset_window(session: Session, stmt: Select, columns: Sequence[ColumnElement | QueryableAttribute], *,
+                  boundary: tuple | None, backwards: bool, limit: int) -> Window:
     """Rows of `stmt` in descending `columns` order, after `boundary` (before it when `backwards`)."""
     key = tuple_(*columns)
     if boundary is not None:
