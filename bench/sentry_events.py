@@ -23,6 +23,8 @@ import time
 import uuid
 from pathlib import Path
 
+from sqlalchemy import create_engine, insert, text
+
 from outpost_server.error_tracking.models import (
     ErrorEvent,
     ErrorEventPayload,
@@ -31,7 +33,7 @@ from outpost_server.error_tracking.models import (
     EventTag,
     TrackedError,
 )
-from sqlalchemy import create_engine, insert, text
+from outpost_server.error_tracking.tag_store import COLUMN_TAGS
 
 AIM_MS = 50
 BROWSERS = ["Chrome 120", "Firefox 121", "Safari 17", "Edge 120", "Chrome 119"]
@@ -86,7 +88,8 @@ def seed(database_url: str, project_id: int, events: int) -> int:
                     ("os.name", system.split()[0]), ("server_name", f"web-{number % 12}"), ("handled", "no"),
                     ("mechanism", "django"), ("url", "https://shop.example.com/cart")]
             for key, value in tags:
-                tag_rows.append({"error_id": error_id, "event_id": event_id, "key": key, "value": value})
+                if key not in COLUMN_TAGS:
+                    tag_rows.append({"error_id": error_id, "event_id": event_id, "key": key, "value": value})
                 seen = counts.setdefault((key, value), [0, moment, moment])
                 seen[0] += 1
                 seen[2] = moment
