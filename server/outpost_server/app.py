@@ -25,6 +25,7 @@ from outpost_server.exports.jobs import running_export_worker
 from outpost_server.exports.router import router as exports_router
 from outpost_server.middleware import RequestMiddleware
 from outpost_server.migrations import upgrade_database
+from outpost_server.sentry_api.router import router as sentry_api_router
 from outpost_server.variables.router import router as variables_router
 from outpost_server.vulnerabilities.router import router as vulnerabilities_router
 
@@ -54,6 +55,8 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False) -> Fas
     for router in (accounts_router, variables_router, vulnerabilities_router, exports_router,
                    error_tracking_api.router, retention_router, application_settings_router):
         app.include_router(router, prefix=API_PREFIX)
+    # Sentry's web API over the integrated error tracking backend.
+    app.include_router(sentry_api_router, prefix="/api/0")
     # GitLab's web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
     app.include_router(error_tracking_web_router)
     error_tracking_api.install(app)

@@ -2,8 +2,8 @@
 
 A domain package uses the shared modules at the top of outpost_server, the request's authentication
 (auth, middleware), accounts (who may do what), application_settings and compat; exports also reads
-vulnerabilities. Nothing imports back up into the composition modules (app, cli, demo), compat
-imports nothing of ours, and services know nothing of HTTP.
+vulnerabilities, and Sentry's web API reads error tracking. Nothing imports back up into the
+composition modules (app, cli, demo), compat imports nothing of ours, and services know nothing of HTTP.
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ ALLOWED: dict[str, set[str]] = {
     "vulnerabilities": BOTTOM | {AUTH, "accounts"},
     "exports": BOTTOM | {AUTH, "accounts", "vulnerabilities"},
     "error_tracking": BOTTOM | {AUTH, "accounts", "application_settings"},
-    "migrations": {SHARED},
+    "sentry_api": BOTTOM | {AUTH, "accounts", "error_tracking"},
+    # 0008 scrubs the events already stored with the collector's own scrubbing rules.
+    "migrations": {SHARED, "error_tracking"},
 }
 
 
