@@ -131,6 +131,7 @@ def timed(client, url: str, repeat: int, **params) -> list[float]:
 
 def measure(data_dir: Path, database_url: str, events: int, repeat: int) -> tuple[dict[str, list[float]], float]:
     from fastapi.testclient import TestClient
+
     from outpost_server.app import create_app
     from outpost_server.config import ServerConfig
 

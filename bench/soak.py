@@ -30,8 +30,7 @@ from pathlib import Path
 import httpx
 
 from tests.e2e.databases import database_url, stored_event_ids
-from tests.e2e.flows import enable_error_tracking, sast_report, sentry_event, store_path, store_request, \
-    upload_report
+from tests.e2e.flows import enable_error_tracking, sast_report, sentry_event, store_path, store_request, upload_report
 from tests.support import ApiHelper, launch_server, unique
 
 RSS_EVERY_SECONDS = 5.0

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
+
 from outpost_server import http_errors
 from outpost_server.accounts.models import PersonalAccessToken, User
 from outpost_server.accounts.users import note_token_use, token_by_digest
@@ -46,7 +47,8 @@ def _insufficient_scope() -> http_errors.ApiError:
     return http_errors.ApiError(
         403,
         {"error": "insufficient_scope", "error_description": description, "scope": "api read_api"},
-        {"WWW-Authenticate": f'Bearer realm="", error="insufficient_scope", error_description="{description}", scope="api read_api"'},
+        {"WWW-Authenticate": f'Bearer realm="", error="insufficient_scope", error_description="{description}", '
+                              'scope="api read_api"'},
     )
 
 

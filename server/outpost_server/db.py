@@ -13,7 +13,6 @@ from sqlalchemy.engine import CursorResult, Engine, Result
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
 
-
 # Largest value of the INTEGER id columns (32-bit on PostgreSQL): a bigger number in a URL names no row.
 MAX_ROW_ID = 2**31 - 1
 

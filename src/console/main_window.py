@@ -137,7 +137,8 @@ class ConnectionBar(QFrame):
             where = "local server " if local else ""
             self.server_label.setText(f"Connected to {where}{context.client.base_url}")
             user = context.user or {}
-            self.user_label.setText(f"as {user.get('name') or user.get('username', '?')} (@{user.get('username', '?')})")
+            username = user.get("username", "?")
+            self.user_label.setText(f"as {user.get('name') or username} (@{username})")
         else:
             self.server_label.setText("Not connected")
             self.user_label.clear()
@@ -266,7 +267,7 @@ class MainWindow(QMainWindow):
             await server.stop()
         self._show_connection()
 
-    def disconnect(self) -> asyncio.Task[None]:
+    def disconnect(self) -> asyncio.Task[None]:  # type: ignore[override]  # from the server; not QObject's
         return self.context.run(self._disconnect(), description="Disconnecting")
 
     async def _disconnect(self) -> None:
@@ -290,7 +291,8 @@ class MainWindow(QMainWindow):
     def show_unexpected_error(self, summary: str, details: str) -> QMessageBox:
         """Non-modal report of a bug; the traceback is under "Show Details"."""
         self.show_error("Unexpected error", summary)
-        box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error", summary, QMessageBox.StandardButton.Close, self)
+        box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error", summary, QMessageBox.StandardButton.Close,
+                          self)
         box.setInformativeText("The operation did not finish. The details below help when reporting the problem.")
         box.setDetailedText(details)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

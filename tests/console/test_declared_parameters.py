@@ -16,7 +16,7 @@ import pytest
 
 from console.api.client import ApiClient
 from console.api.error_tracking import ErrorTrackingApi
-from console.api.exports import ExportScope, ExportsApi
+from console.api.exports import ExportsApi, ExportScope
 from console.api.variables import Variable, VariablesApi
 from tests.support import ApiHelper, unique
 

@@ -6,8 +6,6 @@ Without it they are deselected, and pytest's summary line says how many, rather 
 
 import os
 
-import pytest
-
 PG_ADMIN_ENV = "OUTPOST_TEST_PG_ADMIN_URL"
 
 

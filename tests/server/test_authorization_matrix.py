@@ -133,7 +133,7 @@ def parse_matrix(text: str) -> list[Row]:
         method, path, statuses = cells[0], cells[1], cells[2:]
         assert len(statuses) == len(ACTORS), f"{method} {path}: {len(statuses)} cells for {len(ACTORS)} actors"
         rows.append(Row(method, path, {actor: None if cell == "-" else int(cell)
-                                       for actor, cell in zip(ACTORS, statuses)}))
+                                       for actor, cell in zip(ACTORS, statuses, strict=True)}))
     return rows
 
 

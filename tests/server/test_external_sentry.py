@@ -75,7 +75,8 @@ def test_application_setting_is_admin_only(private_server, helper):
         assert user.put("/application/settings",
                         json={"allow_local_requests_from_web_hooks_and_services": True}).status_code == 403
     invalid = helper.root.put("/application/settings", json={"allow_local_requests_from_web_hooks_and_services": "x"})
-    assert invalid.status_code == 400 and invalid.json() == {"error": "allow_local_requests_from_web_hooks_and_services is invalid"}
+    assert invalid.status_code == 400
+    assert invalid.json() == {"error": "allow_local_requests_from_web_hooks_and_services is invalid"}
 
 
 def test_local_addresses_are_refused_unless_allowed(helper, web, fake):
@@ -269,7 +270,8 @@ def test_external_failure_reaches_the_list(helper, web, fake, external_project):
 
 
 @pytest.mark.parametrize(("answer", "message"), [
-    ((200, b"[" + b" " * (1024 * 1024) + b"]", {}), "Sentry API response is too big. Limit is 1 MB. Got 1048578 bytes."),
+    ((200, b"[" + b" " * (1024 * 1024) + b"]", {}),
+     "Sentry API response is too big. Limit is 1 MB. Got 1048578 bytes."),
     ((200, [{"id": "9", "slug": "x", "organization": {"name": "O", "slug": "o"}}], {}),
      'Sentry API response is missing keys. key not found: "name"'),
     ((302, {}, {"Location": "http://169.254.169.254/latest/meta-data/"}), "Sentry response status code: 302"),

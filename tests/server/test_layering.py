@@ -52,6 +52,11 @@ def _package_of(module: str) -> str:
     return SHARED
 
 
+def _is_module(name: str) -> bool:
+    location = PACKAGE_ROOT.parent / name.replace(".", "/")
+    return location.is_dir() or location.with_suffix(".py").exists()
+
+
 def _imports(path: Path) -> set[str]:
     """Absolute names of the modules a file imports (relative imports resolved)."""
     module = _module_name(path)
@@ -66,9 +71,7 @@ def _imports(path: Path) -> set[str]:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
             found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names
-                         if (PACKAGE_ROOT.parent / f"{base}.{alias.name}".replace(".", "/")).is_dir()
-                         or (PACKAGE_ROOT.parent / f"{base}.{alias.name}".replace(".", "/")).with_suffix(".py").exists())
+            found.update(f"{base}.{alias.name}" for alias in node.names if _is_module(f"{base}.{alias.name}"))
     return found
 
 

@@ -1,10 +1,10 @@
 """schemathesis against the running server's /api/v4/openapi.json: no request may get a 500.
 
 Every GitLab-style endpoint declares the query and body parameters it reads (params.Param); the
-parameters Sentry's web API reads are added to the document below. The run is bounded (MAX_EXAMPLES per operation, MAX_SECONDS overall) and
-seeded, so CI repeats the same cases; set OUTPOST_FUZZ_SEED to explore others. One worker:
-schemathesis's parallel workers hit a CPython 3.11 race in ast.parse ("AST constructor recursion depth
-mismatch").
+parameters Sentry's web API reads are added to the document below. The run is bounded (MAX_EXAMPLES
+per operation, MAX_SECONDS overall) and seeded, so CI repeats the same cases; set OUTPOST_FUZZ_SEED
+to explore others. One worker: schemathesis's parallel workers hit a CPython 3.11 race in ast.parse
+("AST constructor recursion depth mismatch").
 """
 
 from __future__ import annotations

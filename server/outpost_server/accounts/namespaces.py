@@ -18,8 +18,8 @@ from outpost_server.accounts.models import (
     User,
     UserNamespace,
 )
-from outpost_server.db import MAX_ROW_ID
 from outpost_server.accounts.service import descendant_ids, group_access_level, personal_namespace
+from outpost_server.db import MAX_ROW_ID
 
 VISIBILITIES = ("private", "internal", "public")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from typing import Any
 
 import orjson
 from fastapi import APIRouter, FastAPI, Request
@@ -153,8 +154,8 @@ async def collect(request: Request, endpoint: str, project_ident: str) -> Respon
         return _error_response(http_errors.bad_request(PARSE_FAILURE))
     try:
         body = await _read_body(request, body_limit(endpoint))
-        arguments = dict(headers=headers, query=query, body=body, received_at=received_at,
-                         client_ip=_client_ip(request))
+        arguments: dict[str, Any] = dict(headers=headers, query=query, body=body, received_at=received_at,
+                                         client_ip=_client_ip(request))
         if len(body) > INLINE_PARSE_LIMIT:
             parsed = await run_in_threadpool(lambda: parse_ingest_request(endpoint, **arguments))
         else:
@@ -166,12 +167,14 @@ async def collect(request: Request, endpoint: str, project_ident: str) -> Respon
         target = await _check_access(app, project_ident, parsed.auth.key)
         if target.refusal is not None:
             return _error_response(target.refusal)
-    limited = await _rate_limited(app, target.project_id, len(parsed.events))
+    project_id = target.project_id
+    assert project_id is not None, "a target without a refusal names its project"
+    limited = await _rate_limited(app, project_id, len(parsed.events))
     if limited is not None:
         return limited
     if parsed.events or parsed.sessions or parsed.session_buckets:
         try:
-            await app.state.error_tracking_writer.store(target.project_id, parsed, received_at, public_key)
+            await app.state.error_tracking_writer.store(project_id, parsed, received_at, public_key)
         except KeyNoLongerActive:
             forget_access(app)
             return _error_response(http_errors.not_found())

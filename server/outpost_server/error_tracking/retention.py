@@ -312,8 +312,9 @@ def describe(results: Iterable[ProjectPrune]) -> list[str]:
 
 
 def _size(count: int) -> str:
+    size: float = count
     for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if count < 1024 or unit == "GiB":
-            return f"{count} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
-        count /= 1024
+        if size < 1024 or unit == "GiB":
+            return f"{count} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
     return f"{count} bytes"

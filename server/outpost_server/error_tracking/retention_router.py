@@ -9,9 +9,9 @@ from fastapi import APIRouter, Request
 
 from outpost_server import http_errors
 from outpost_server.auth import CurrentUserDep
+from outpost_server.compat.gitlab_time import iso
 from outpost_server.db import SessionDep
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
-from outpost_server.compat.gitlab_time import iso
 
 from . import retention
 from .models import PruneLease

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import and_, case, func, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import InstrumentedAttribute, Session
+from sqlalchemy.sql.elements import ColumnElement
 
 from outpost_server import http_errors
 from outpost_server.accounts.models import Project
@@ -151,7 +152,7 @@ def collector_target(session: Session, *, project_ident: str, public_key: str | 
 
 # --- reading errors -------------------------------------------------------------------------
 
-SORTS = {
+SORTS: dict[str, tuple[ColumnElement[Any], ...]] = {
     "last_seen": (TrackedError.last_seen_at.desc(), TrackedError.id.desc()),
     "first_seen": (TrackedError.first_seen_at.desc(), TrackedError.id.desc()),
     "frequency": (TrackedError.count.desc(), TrackedError.id.desc()),
@@ -172,7 +173,8 @@ def errors_query(*, project: Project, status: str | None = None, search: str | N
 
 
 def list_errors(session: Session, *, project: Project, status: str | None = None, search: str | None = None,
-                sort: str = "last_seen", limit: int = 20, cursor: str | None = None) -> tuple[list[TrackedError], str | None]:
+                sort: str = "last_seen", limit: int = 20,
+                cursor: str | None = None) -> tuple[list[TrackedError], str | None]:
     """A page of errors and the cursor of the next page (None on the last page).
 
     The cursor is opaque to callers: the sort key and id of the last row returned.
@@ -203,6 +205,7 @@ def _after_cursor(sort: str, cursor: str):
     try:
         value, last_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         last_id = int(last_id)
+        column: InstrumentedAttribute[Any]
         if sort == "frequency":
             column, value = TrackedError.count, int(value)
         else:
@@ -249,7 +252,8 @@ def update_error_status(session: Session, *, error: TrackedError, status: str) -
     return error
 
 
-def hourly_counts(session: Session, *, error: TrackedError, now: dt.datetime | None = None) -> list[tuple[dt.datetime, int]]:
+def hourly_counts(session: Session, *, error: TrackedError,
+                  now: dt.datetime | None = None) -> list[tuple[dt.datetime, int]]:
     """Events per hour over the last 24 hours, oldest first, zero-filled (24 buckets)."""
     end = (now or utcnow()).replace(minute=0, second=0, microsecond=0)
     start = end - dt.timedelta(hours=23)

@@ -224,7 +224,8 @@ def generate(factory: sessionmaker[Session], export_id: int, *, worker_id: str, 
         raise LeaseLost
 
 
-def release(factory: sessionmaker[Session], export_id: int, *, worker_id: str, failed: bool, error: str | None = None) -> None:
+def release(factory: sessionmaker[Session], export_id: int, *, worker_id: str, failed: bool,
+            error: str | None = None) -> None:
     """Hands a job back (status created, for another try) or marks it failed."""
     owned = and_(VulnerabilityExport.id == export_id, VulnerabilityExport.status == "running",
                  VulnerabilityExport.lease_owner == worker_id)

@@ -92,7 +92,8 @@ def scope_full_path(session: Session, export: VulnerabilityExport) -> str:
 
 
 def export_file_name(full_path: str, moment: dt.datetime) -> str:
-    return f"{parameterize(full_path)}_vulnerabilities_{moment.astimezone(dt.timezone.utc).strftime('%Y-%m-%dT%H%M')}.csv"
+    minute = moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H%M")
+    return f"{parameterize(full_path)}_vulnerabilities_{minute}.csv"
 
 
 def iter_file(factory: sessionmaker[Session], export_id: int) -> Iterator[bytes]:

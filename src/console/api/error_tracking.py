@@ -116,7 +116,8 @@ class Retention:
     def from_json(cls, body: dict[str, Any]) -> Retention:
         return cls(retention_days=_int(body.get("retention_days")), events_per_error=_int(body.get("events_per_error")),
                    max_stored_bytes=_int(body.get("max_stored_bytes")),
-                   instance_defaults={name: _int(value) for name, value in (body.get("instance_defaults") or {}).items()},
+                   instance_defaults={name: _int(value)
+                                      for name, value in (body.get("instance_defaults") or {}).items()},
                    overridden=tuple(body.get("overridden") or ()), stored_events=_int(body.get("stored_events")),
                    stored_bytes=_int(body.get("stored_bytes")), last_pruned_at=body.get("last_pruned_at"))
 

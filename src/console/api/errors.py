@@ -128,13 +128,17 @@ USER_MESSAGES: dict[type[ApiError], str] = {
     ServerError: "The server failed while handling the request (HTTP {status}). Try again later.",
     ConnectionFailed: "The connection to {url} failed.",
     InvalidServerUrl: "{url} is not a valid server address. Use a full address such as https://gitlab.example.com.",
-    ConnectionRefused: "Nothing is listening at {url}: the connection was refused. Is the server running, and is the port right?",
+    ConnectionRefused: (
+        "Nothing is listening at {url}: the connection was refused. Is the server running, and is the port right?"
+    ),
     HostNotFound: "The host name in {url} could not be found. Check the server address for typos.",
     TlsFailed: (
         "A secure (TLS) connection to {url} could not be established: the certificate was not "
         "trusted or the server does not speak HTTPS on this port."
     ),
-    TimedOut: "{url} did not answer in time. The server may be overloaded, or a firewall may be dropping the connection.",
+    TimedOut: (
+        "{url} did not answer in time. The server may be overloaded, or a firewall may be dropping the connection."
+    ),
 }
 
 
@@ -153,12 +157,12 @@ def _describe_body(body: Any) -> tuple[str, dict[str, list[str]]]:
     error = body.get("error")
     if isinstance(error, str):
         # Grape joins parameter errors as "a is missing, b is invalid".
-        field_errors: dict[str, list[str]] = {}
+        param_errors: dict[str, list[str]] = {}
         for part in error.split(", "):
             field, _, text = part.partition(" ")
             if text:
-                field_errors.setdefault(field, []).append(text)
-        return error, field_errors
+                param_errors.setdefault(field, []).append(text)
+        return error, param_errors
     if isinstance(message, str):
         return message, {}
     return "", {}

@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QModelIndex, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QHideEvent, QPainter, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -69,7 +69,8 @@ class FrequencyBarDelegate(QStyledItemDelegate):
 
     BAR_COLOR = QColor("#6e49cb")
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
         counts = index.data(FREQUENCY_ROLE) or []
         if option.state & QStyle.StateFlag.State_Selected:
             painter.fillRect(option.rect, option.palette.highlight())
@@ -605,7 +606,7 @@ class SettingsPage(_Page):
         api_url = None
         if not integrated and chosen is not None:
             api_url = api_url_for(self.api_host.text().strip(), chosen.organization_slug, chosen.slug)
-        token = self.token.text().strip()
+        token: str | None = self.token.text().strip()
         token = None if not token or set(token) == {"*"} else token
         self.saved_label.clear()
 
@@ -860,7 +861,8 @@ class ErrorTrackingTab(QWidget):
         page = self.pages.currentWidget()
         if self.project is not None and page in self._stale_pages:
             self._stale_pages.discard(page)
-            page.load()
+            if isinstance(page, (ErrorsPage, SettingsPage, ClientKeysPage, RetentionPage)):
+                page.load()
 
     # Auto-refresh only while the tab is on screen.
     def showEvent(self, event: QShowEvent) -> None:

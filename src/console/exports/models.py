@@ -47,7 +47,8 @@ class ExportsModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.HEADERS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.HEADERS):
+        horizontal = orientation == Qt.Orientation.Horizontal
+        if horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.HEADERS):
             return self.HEADERS[section]
         return None
 
@@ -66,7 +67,9 @@ class ExportsModel(QAbstractTableModel):
     def _text(self, record: ExportRecord, column: int) -> str | None:
         created = parse_time(record.created_at)
         if column == self.SCOPE:
-            return f"{record.scope_kind.title()}: {record.scope_label}" if record.scope_kind != "instance" else record.scope_label
+            if record.scope_kind == "instance":
+                return record.scope_label
+            return f"{record.scope_kind.title()}: {record.scope_label}"
         if column == self.STATUS:
             return "expired (deleted)" if record.is_expired(self.now) else record.status
         if column == self.REQUESTED:

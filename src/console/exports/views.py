@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.api.errors import ApiError, NotFound
-from console.api.exports import DEFAULT_POLL_SECONDS, DownloadCancelled, ExportScope, ExportsApi
+from console.api.exports import DEFAULT_POLL_SECONDS, DownloadCancelled, ExportsApi, ExportScope
 from console.context import AppContext
 from console.exports.dialogs import PreviewDialog
 from console.exports.models import ExportsModel, utcnow
@@ -187,7 +187,8 @@ class ExportsTab(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addWidget(request_box)
-        layout.addWidget(QLabel("Exports requested from this console (the server deletes each one after its lifetime):"))
+        layout.addWidget(QLabel("Exports requested from this console "
+                                "(the server deletes each one after its lifetime):"))
         layout.addWidget(self.table, 1)
         layout.addLayout(actions)
         layout.addWidget(self.notice)
@@ -202,6 +203,8 @@ class ExportsTab(QWidget):
 
     # plumbing ----------------------------------------------------------------------
     def api(self) -> ExportsApi:
+        if self.context.client is None:
+            raise RuntimeError("not connected")
         return ExportsApi(self.context.client)
 
     def spawn(self, work: Coroutine[Any, Any, Any], *, description: str) -> asyncio.Task[Any]:
@@ -293,7 +296,12 @@ class ExportsTab(QWidget):
         if record.id not in self.watchers:
             task = self.spawn(self._watch(record.id), description=f"Checking export {record.id}")
             self.watchers[record.id] = task
-            task.add_done_callback(lambda _task, export_id=record.id: self.watchers.pop(export_id, None))
+            export_id = record.id
+
+            def forget(_task: asyncio.Task[Any]) -> None:
+                self.watchers.pop(export_id, None)
+
+            task.add_done_callback(forget)
 
     async def _watch(self, export_id: int) -> None:
         await asyncio.sleep(FIRST_POLL_SECONDS)

@@ -16,7 +16,6 @@ from PySide6.QtGui import QColor
 from console.api.variables import FILE, Variable
 from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
 
-
 HIDDEN_VALUE = "•" * 8
 ERROR_COLOR = "#b3261e"
 TYPE_LABELS = {FILE: "File"}
@@ -130,7 +129,7 @@ class VariablesModel(QAbstractTableModel):
         self._variables.sort(key=self._sort_key, reverse=self._descending)
         rows = {variable.key: row for row, variable in enumerate(self._variables)}
         self.changePersistentIndexList(persistent, [self.index(rows[key], index.column())
-                                                    for key, index in zip(keys, persistent)])
+                                                    for key, index in zip(keys, persistent, strict=True)])
         self.layoutChanged.emit()
 
     def _row_changed(self, row: int) -> None:
@@ -200,7 +199,8 @@ class VariablesFilterProxy(QSortFilterProxyModel):
         needle = self.filterRegularExpression().pattern().lower()
         if not needle:
             return True
-        model: VariablesModel = self.sourceModel()
+        model = self.sourceModel()
+        assert isinstance(model, VariablesModel), "the proxy filters a VariablesModel"
         variable = model.variable(source_row)
         haystack = [variable.key, variable.description or ""]
         if not model.is_hidden(source_row):

@@ -18,7 +18,8 @@ from outpost_server.pagination import PAGINATED, paginate
 from outpost_server.params import Param, ParamsDep, body_params
 
 router = APIRouter(tags=["groups"])
-GROUP_FIELDS = (Param("name"), Param("path"), Param("description"), Param("visibility", choices=namespaces.VISIBILITIES))
+GROUP_FIELDS = (Param("name"), Param("path"), Param("description"),
+                Param("visibility", choices=namespaces.VISIBILITIES))
 
 
 @router.get("/groups", dependencies=[PAGINATED])
@@ -61,7 +62,7 @@ def create_group(request: Request, session: SessionDep, user: CurrentUserDep, pa
         parent = find_group_for(session, parent_id, user, access.MAINTAINER)
     elif not user.can_create_group and not user.is_admin:
         raise http_errors.forbidden()
-    group = namespaces.create_group(session, name=params.str("name"), path=params.str("path"), creator=user,
+    group = namespaces.create_group(session, name=params.str("name", ""), path=params.str("path", ""), creator=user,
                                     parent=parent, visibility=visibility, description=params.str("description", ""))
     return group_entity(request, group)
 

@@ -16,7 +16,8 @@ from outpost_server.pagination import PAGINATED, paginate
 from outpost_server.params import Param, ParamsDep, body_params
 
 router = APIRouter(tags=["members"])
-MEMBER_BODY = body_params(Param("user_id", "integer"), Param("username"), Param("access_level", "integer", required=True),
+MEMBER_BODY = body_params(Param("user_id", "integer"), Param("username"),
+                          Param("access_level", "integer", required=True),
                           Param("expires_at"))
 
 

@@ -35,7 +35,7 @@ def get_project(request: Request, session: SessionDep, user: OptionalUserDep, pr
     Param("name"), Param("path"), Param("namespace_id", "integer"), Param("description"),
     Param("visibility", choices=namespaces.VISIBILITIES, default="private")))
 def create_project(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
-    name, path = params.str("name"), params.str("path")
+    name, path = params.str("name", ""), params.str("path", "")
     if not name and not path:
         raise http_errors.ApiError(400, {"error": "name, path are missing, at least one parameter must be provided"})
     visibility = params.choice("visibility", namespaces.VISIBILITIES, "private")

@@ -65,7 +65,8 @@ def get_user(request: Request, session: SessionDep, user: OptionalUserDep, user_
 def _checked_password(params: Params) -> str | None:
     password = params.str("password")
     if password is not None and len(password) < MIN_PASSWORD_LENGTH:
-        raise http_errors.validation_error({"password": [f"is too short (minimum is {MIN_PASSWORD_LENGTH} characters)"]})
+        raise http_errors.validation_error(
+            {"password": [f"is too short (minimum is {MIN_PASSWORD_LENGTH} characters)"]})
     return password
 
 
@@ -78,8 +79,8 @@ def create_user(request: Request, session: SessionDep, admin: AdminUserDep, para
     if password is None and not params.bool("reset_password") and not params.bool("force_random_password"):
         raise http_errors.ApiError(400, {"error": "password, reset_password, force_random_password are missing, "
                                              "exactly one parameter must be provided"})
-    created = users.create_user(session, username=params.str("username"), name=params.str("name"),
-                                email=params.str("email"), password=password,
+    created = users.create_user(session, username=params.str("username", ""), name=params.str("name", ""),
+                                email=params.str("email", ""), password=password,
                                 is_admin=bool(params.bool("admin", False)),
                                 can_create_group=bool(params.bool("can_create_group", True)),
                                 projects_limit=params.int("projects_limit", 100_000), bio=params.str("bio", ""))
@@ -144,6 +145,6 @@ def create_personal_access_token(request: Request, session: SessionDep, admin: A
         raise http_errors.empty_param("scopes")
     if any(scope not in users.AVAILABLE_SCOPES for scope in scopes):
         raise http_errors.validation_error({"scopes": ["can only contain available scopes"]})
-    pat, plaintext = users.create_token(session, user=target, name=params.str("name"), scopes=scopes,
+    pat, plaintext = users.create_token(session, user=target, name=params.str("name", ""), scopes=scopes,
                                         expires_at=params.date("expires_at"), secret_key=request.app.state.secret_key)
     return token_entity(pat, plaintext=plaintext)

@@ -7,8 +7,8 @@ from typing import Any
 from fastapi import Request
 
 from outpost_server.accounts.models import Project
-from outpost_server.error_tracking.models import TrackedError
 from outpost_server.compat.gitlab_time import iso
+from outpost_server.error_tracking.models import TrackedError
 from outpost_server.urls import public_base_url
 
 

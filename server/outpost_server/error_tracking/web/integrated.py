@@ -145,7 +145,7 @@ def hourly_frequency(session: Session, error_ids: list[int], *, now: dt.datetime
         if 0 <= slot < 24:
             counts[error_id][slot] += count
     epochs = [first_epoch + 3600 * slot for slot in range(24)]
-    return {error_id: [[epoch, count] for epoch, count in zip(epochs, buckets)]
+    return {error_id: [[epoch, count] for epoch, count in zip(epochs, buckets, strict=True)]
             for error_id, buckets in counts.items()}
 
 
@@ -202,7 +202,9 @@ def stack_trace(payload: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dic
             break
     exceptions = []
     for value in exception_values(payload):
-        mechanism = value.get("mechanism") if isinstance(value.get("mechanism"), dict) else {}
+        mechanism = value.get("mechanism")
+        if not isinstance(mechanism, dict):
+            mechanism = {}
         exceptions.append({"type": value.get("type"), "value": value.get("value"), "module": value.get("module"),
                            "handled": mechanism.get("handled"),
                            "frames": [_full_frame(frame) for frame in frames_of(value)]})

@@ -19,7 +19,9 @@ from outpost_server.accounts import access
 from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for, project_access_level
 from outpost_server.auth import CurrentUserDep
+from outpost_server.compat.gitlab_time import iso
 from outpost_server.db import SessionDep
+from outpost_server.error_tracking import service
 from outpost_server.error_tracking.external import mapping
 from outpost_server.error_tracking.external.client import SentryClient, SentryError
 from outpost_server.error_tracking.external.sentry_settings import (
@@ -30,13 +32,11 @@ from outpost_server.error_tracking.external.sentry_settings import (
     stored_token,
     validation_messages,
 )
-from outpost_server.error_tracking import service
 from outpost_server.error_tracking.models import ERROR_STATUSES, ErrorTrackingSetting
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.entities import detailed_error_entity, error_entity
 from outpost_server.error_tracking.web.search import parse_search
 from outpost_server.params import Param, ParamsDep, body_params, query_params
-from outpost_server.compat.gitlab_time import iso
 
 router = APIRouter()
 
