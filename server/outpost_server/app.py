@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from outpost_server import __version__, errors
 from outpost_server.config import Settings, get_settings
 from outpost_server.db import make_engine, make_sessionmaker, session_scope
+from outpost_server.error_tracking.ingest import IngestWriter
 from outpost_server.middleware import RequestMiddleware
 from outpost_server.migrations import upgrade_database
 
@@ -40,6 +41,10 @@ def create_app(settings: Settings | None = None, *, demo: bool = False) -> FastA
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         prepare(app, settings, demo=demo)
+        # The collector's batch writer; requests wait on it, so it runs as long as the app serves.
+        writer = IngestWriter(app.state.engine, payloads_per_error=settings.error_tracking_payloads_per_error)
+        writer.start()
+        app.state.error_tracking_writer = writer
         try:
             for hook in app.state.startup_hooks:
                 await hook(app)
@@ -47,6 +52,7 @@ def create_app(settings: Settings | None = None, *, demo: bool = False) -> FastA
         finally:
             for hook in reversed(app.state.shutdown_hooks):
                 await hook(app)
+            await writer.stop()
             app.state.engine.dispose()
 
     app = FastAPI(title="Outpost", version=__version__, lifespan=lifespan,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .models import ClientKey, ErrorTrackingSetting
-from .service import dsn_for
+from .dsn import dsn_for
 
 
 def setting_entity(setting: ErrorTrackingSetting) -> dict:

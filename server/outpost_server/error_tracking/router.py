@@ -14,7 +14,7 @@ from outpost_server.pagination import paginate
 from outpost_server.params import Params, ParamsDep
 from outpost_server.urls import public_base_url
 
-from . import collector, service
+from . import authentication, collector, service
 from .entities import client_key_entity, setting_entity
 from .external.settings import apply_external_params
 
@@ -41,7 +41,7 @@ def _required_bool(params: Params, name: str) -> bool:
 
 
 def _setting_changed(request: Request) -> None:
-    collector.forget_access(request.app)
+    authentication.forget_access(request.app)
 
 
 @router.get("/projects/{project_id}/error_tracking/settings")
