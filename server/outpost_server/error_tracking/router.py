@@ -17,6 +17,7 @@ from outpost_server.urls import public_base_url
 from . import authentication, collector, service
 from .entities import client_key_entity, setting_entity
 from .external.settings import apply_external_params
+from .origins import parse_allowed_origins
 
 router = APIRouter(tags=["error tracking"])
 router.include_router(collector.router)
@@ -38,6 +39,16 @@ def _required_bool(params: Params, name: str) -> bool:
     if name not in params or params.raw(name) is None:
         raise errors.missing_params(name)
     return params.bool(name)
+
+
+def _apply_allowed_origins(session, setting, params: Params) -> None:
+    """Outpost extension: `allowed_origins`, a list or a comma/newline-separated string ("" = any origin)."""
+    if "allowed_origins" not in params:
+        return
+    origins = parse_allowed_origins(params.raw("allowed_origins"))
+    if origins is None:
+        raise errors.invalid_param("allowed_origins")
+    service.save_allowed_origins(session, setting=setting, origins=origins)
 
 
 def _setting_changed(request: Request) -> None:
@@ -62,6 +73,7 @@ def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, 
     if setting is None:
         raise errors.not_found("Error Tracking Setting")
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
+    _apply_allowed_origins(session, setting, params)
     session.commit()
     _setting_changed(request)
     return setting_entity(setting)
@@ -76,6 +88,7 @@ def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, pa
     setting = service.save_setting(session, project=project, enabled=params.bool("active"),
                                    integrated=params.bool("integrated"), create=True)
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
+    _apply_allowed_origins(session, setting, params)
     session.commit()
     _setting_changed(request)
     return setting_entity(setting)
