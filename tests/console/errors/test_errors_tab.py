@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import httpx
 import pytest
 from PySide6.QtCore import QRect, Qt
@@ -327,3 +329,17 @@ def test_frequency_bars_are_painted_to_scale(qapp):
     assert bar_height(4, 30) == 0
     assert 0 < bar_height(34, 56) < bar_height(64, 86)
     assert bar_height(64, 86) == 22
+
+
+def test_list_shows_the_message_of_an_error_titled_by_a_function(qtmodeltester, qapp):
+    """Newer JavaScript SDKs send captureMessage with a synthetic exception, titled by its function."""
+    model = ErrorListModel()
+    synthetic = replace(_summary(1), title="main", type="error", message="queue backlog\nmore detail")
+    plain = replace(_summary(2), title="TypeError: card declined", message="card declined")
+    model.reset_page(ErrorPage([synthetic, plain], next_cursor=None))
+    qtmodeltester.check(model)
+    assert model.data(model.index(0, ErrorListModel.TITLE)) == "main — queue backlog"
+    assert model.data(model.index(0, ErrorListModel.TITLE), Qt.ItemDataRole.ToolTipRole) == (
+        "main\nqueue backlog\napp.py in run")
+    # A title that already says the message stays as it is.
+    assert model.data(model.index(1, ErrorListModel.TITLE)) == "TypeError: card declined"
