@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from .through_api import ErrorsApi
-from .toolchains import NODE_LATEST, SDK_APPS, node_latest_modules, python_latest, require_tool
+from .through_api import ErrorsApi, collector_paths
+from .toolchains import NODE_LATEST, SDK_APPS, node_latest_modules, python_latest, require, require_tool
 
 TIMEOUT = 180
+# Debian's Go libraries, built offline in GOPATH mode.
+GOPATH = Path("/usr/share/gocode")
 MESSAGE = "queue backlog"
 
 
@@ -46,24 +48,23 @@ def check_reports(api: ErrorsApi, *, title: str, culprit: str, function: str, re
 
 def test_go_sentry_go(tracked, server, tmp_path):
     go = require_tool("go", "golang-go")
-    if not Path("/usr/share/gocode/src/github.com/getsentry/sentry-go").is_dir():
-        require_tool("missing-sentry-go", "golang-github-getsentry-sentry-go-dev")
-    env = {"GO111MODULE": "off", "GOPATH": "/usr/share/gocode", "GOCACHE": str(tmp_path / "cache"),
-           "GOFLAGS": ""}
+    for package, source in (("golang-github-getsentry-sentry-go-dev", "getsentry/sentry-go"),
+                            ("golang-github-pkg-errors-dev", "pkg/errors")):
+        require((GOPATH / "src/github.com" / source).is_dir(), source, package)
+    env = {"GO111MODULE": "off", "GOPATH": str(GOPATH), "GOCACHE": str(tmp_path / "cache"), "GOFLAGS": ""}
     run([go, "build", "-o", str(tmp_path / "app"), "main.go"], cwd=SDK_APPS / "go", env=env)
     run([str(tmp_path / "app"), tracked.dsn], cwd=tmp_path)
     api = ErrorsApi.of(server, tracked.id)
     raised, _ = check_reports(api, title="*errors.fundamental: card declined for 42", culprit="main in chargeCard",
                               function="chargeCard", release="shop-go@1.0.0")
     assert raised["platform"] == "go"
-    assert "store" in server.log_text().split(f"/collector/api/{tracked.id}/", 1)[1][:10]
+    assert collector_paths(server, tracked) == {"store"}
 
 
 def test_ruby_sentry_ruby(tracked, server):
     ruby = require_tool("ruby", "ruby")
-    check = subprocess.run([ruby, "-e", 'require "sentry-ruby"; print Sentry::VERSION'], capture_output=True, text=True)
-    if check.returncode != 0:
-        require_tool("missing-sentry-ruby", "ruby-sentry-ruby")
+    check = subprocess.run([ruby, "-e", 'require "sentry-ruby"'], capture_output=True, text=True, timeout=TIMEOUT)
+    require(check.returncode == 0, "sentry-ruby", "ruby-sentry-ruby")
     result = run([ruby, "app.rb", tracked.dsn], cwd=SDK_APPS / "ruby")
     # The large event went gzipped, the small message did not: both decoded by the server.
     decisions = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("compressed=")]
@@ -72,6 +73,7 @@ def test_ruby_sentry_ruby(tracked, server):
     raised, _ = check_reports(api, title="ArgumentError: card declined for 42", culprit="app.rb in charge_card",
                               function="charge_card", release="shop-ruby@1.0.0")
     assert raised["platform"] == "ruby"
+    assert collector_paths(server, tracked) == {"envelope"}
 
 
 def test_rust_sentry_cli_events_and_session_envelope(tracked, server):

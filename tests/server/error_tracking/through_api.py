@@ -56,3 +56,13 @@ class ErrorsApi:
         """Function names of the raised exception's frames, outermost first."""
         exceptions = self.stack_trace(error)["exceptions"]
         return [frame["function"] for frame in exceptions[-1]["frames"]]
+
+
+def collector_paths(server: RunningServer, tracked) -> set[str]:
+    """The collector endpoints (`store`, `envelope`) the project's SDK posted to, from the request log."""
+    prefix = f"/api/v4/error_tracking/collector/api/{tracked.id}/"
+    paths = set()
+    for line in server.log_text().splitlines():
+        if prefix in line:
+            paths.add(line.split(prefix, 1)[1].split('"', 1)[0].strip("/"))
+    return paths

@@ -24,14 +24,21 @@ SDK_CACHE = REPO / ".sdks"
 INSTALL_TIMEOUT = 900
 
 
-def require_tool(command: str, debian_package: str) -> str:
-    found = shutil.which(command)
-    if found:
-        return found
-    reason = f"`{command}` is missing: apt-get install {debian_package}"
+def require(present: bool, what: str, debian_package: str) -> None:
+    """Fails (in CI) or skips (elsewhere) unless `present`."""
+    if present:
+        return
+    reason = f"{what} is missing: apt-get install {debian_package}"
     if os.environ.get("OUTPOST_REQUIRE_SDKS") == "1":
         pytest.fail(reason + " (OUTPOST_REQUIRE_SDKS=1 makes every real SDK mandatory)")
     pytest.skip(reason)
+
+
+def require_tool(command: str, debian_package: str) -> str:
+    found = shutil.which(command)
+    require(found is not None, f"`{command}`", debian_package)
+    assert found is not None
+    return found
 
 
 def python_latest() -> Path:

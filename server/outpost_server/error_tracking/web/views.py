@@ -158,7 +158,8 @@ def error_details(request: Request, session: SessionDep, user: CurrentUserDep, p
                      for day, count in service.daily_counts(session, error=error)]
     body = detailed_error_entity(request, project, error,
                                  frequency=integrated.hourly_frequency(session, [error.id])[error.id],
-                                 frequency_30d=frequency_30d, release_health=health)
+                                 frequency_30d=frequency_30d, release_health=health,
+                                 latest_payload=service.latest_event_payload(session, error=error))
     return _json({"error": body})
 
 
