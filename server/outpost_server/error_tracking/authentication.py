@@ -116,6 +116,7 @@ async def admitted(app: FastAPI, project_ident: str, public_key: str | None,
     target = await resolve_target(app, project_ident, public_key)
     if target.refusal is not None:
         raise refusal(target.refusal)
+    assert target.project_id is not None  # set whenever there is no refusal
     if origin is not None and not origin_allowed(origin, list(target.allowed_origins)):
         await run_in_threadpool(_record_rejected_origin, app, target.project_id, origin)
         error = errors.forbidden("Invalid origin")
@@ -178,5 +179,5 @@ class Authenticate:
         assert public_key is not None  # parse_ingest_request refuses requests without one
         if not outside.key:
             target = await admitted(app, project_ident, public_key, origin)
-        assert target.project_id is not None
+        assert target.project_id is not None  # admitted() refuses otherwise
         return CollectorRequest(target.project_id, public_key, target.allowed_origins, origin, received_at, content)

@@ -15,8 +15,8 @@ import asyncio
 import datetime as dt
 import logging
 from collections import OrderedDict, defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Container, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from sqlalchemy import and_, bindparam, case, delete, insert, select, update

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import datetime as dt
+import json
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from .dsn import ENVELOPE, STORE, AuthInfo, extract_public_key
+from .dsn import STORE, AuthInfo, extract_public_key
 from .normalize import (
     NormalizedEvent,
     SessionBucket,

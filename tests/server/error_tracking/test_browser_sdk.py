@@ -3,7 +3,8 @@ on 127.0.0.1 that loads the newest @sentry/browser, bundled from npm, and throws
 
 The page's origin (its own port) differs from the server's, so every report is a cross-origin request:
 the error arrives only because the collector answers CORS, and a project that allows other origins
-stores nothing and counts the refusal.
+stores nothing and counts the refusal. `deno bundle` fetches its esbuild from npm on first use (cached
+under .sdks/deno).
 """
 
 from __future__ import annotations

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
-
-import pytest
 
 from .through_api import ErrorsApi, collector_paths
 from .toolchains import NODE_LATEST, SDK_APPS, node_latest_modules, python_latest, require, require_tool
@@ -107,8 +106,11 @@ def test_deno_sentry_deno(tracked, server):
 
 def test_newest_python_sentry_sdk(tracked, server):
     sdk = python_latest()
-    run(["python3", "-I", "-c", f"import sys; sys.path.insert(0, {str(sdk)!r}); sys.argv[1:] = [{tracked.dsn!r}];"
-         f" exec(open({str(SDK_APPS / 'python_latest.py')!r}).read())"], cwd=SDK_APPS)
+    # The suite's interpreter, with the newest SDK ahead of the pinned 1.21.0 of its own environment.
+    result = run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(sdk)!r});"
+                  f" sys.argv[1:] = [{tracked.dsn!r}]; exec(open({str(SDK_APPS / 'python_latest.py')!r}).read())"],
+                 cwd=SDK_APPS)
+    assert result.stdout.startswith("sentry-sdk 2."), result.stdout
     api = ErrorsApi.of(server, tracked.id)
     check_reports(api, title="ValueError: card declined for 42", culprit="__main__ in charge_card",
                   function="charge_card", release="shop-python@2.0.0")

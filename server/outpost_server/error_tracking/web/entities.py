@@ -52,8 +52,9 @@ def _user_agent(headers: Any) -> str | None:
     return None
 
 
-def browser_tags(payload: dict[str, Any] | None) -> dict[str, str | None]:
-    """The browser and page of the latest event: the SDK's `contexts.browser`, else its User-Agent."""
+def browser_tags(payload: dict[str, Any] | None) -> dict[str, str]:
+    """`browser` and `url` of the latest event, when it has them: the SDK's `contexts.browser`, else its
+    User-Agent, and the request's URL."""
     payload = payload or {}
     request_info = payload.get("request") if isinstance(payload.get("request"), dict) else {}
     contexts = payload.get("contexts") if isinstance(payload.get("contexts"), dict) else {}
@@ -66,7 +67,8 @@ def browser_tags(payload: dict[str, Any] | None) -> dict[str, str | None]:
                 name = f"{label} {agent.split(marker, 1)[1].split(' ', 1)[0]}"
                 break
     url = request_info.get("url")
-    return {"browser": name, "url": url if isinstance(url, str) else None}
+    found = {"browser": name, "url": url if isinstance(url, str) else None}
+    return {tag: value for tag, value in found.items() if value}
 
 
 def detailed_error_entity(request: Request, project: Project, error: TrackedError, *,

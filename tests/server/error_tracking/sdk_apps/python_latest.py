@@ -4,6 +4,7 @@ import sys
 
 import sentry_sdk
 
+print("sentry-sdk", sentry_sdk.VERSION)
 sentry_sdk.init(dsn=sys.argv[1], release="shop-python@2.0.0", environment="production")
 
 
