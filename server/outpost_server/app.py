@@ -15,6 +15,7 @@ from outpost_server import __version__, errors
 from outpost_server.config import Settings, get_settings
 from outpost_server.db import make_engine, make_sessionmaker, session_scope
 from outpost_server.error_tracking.ingest import IngestWriter
+from outpost_server.error_tracking.rate_limit import SharedRateLimit
 from outpost_server.middleware import RequestMiddleware
 from outpost_server.migrations import upgrade_database
 
@@ -27,6 +28,7 @@ ROUTERS = [
     ("outpost_server.vulnerabilities.router", API_PREFIX),
     ("outpost_server.exports.router", API_PREFIX),
     ("outpost_server.error_tracking.router", API_PREFIX),
+    ("outpost_server.error_tracking.retention_router", API_PREFIX),
     ("outpost_server.error_tracking.external.application_settings", API_PREFIX),
     # Web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
     ("outpost_server.error_tracking.web.views", ""),
@@ -41,10 +43,16 @@ def create_app(settings: Settings | None = None, *, demo: bool = False) -> FastA
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         prepare(app, settings, demo=demo)
-        # The collector's batch writer; requests wait on it, so it runs as long as the app serves.
-        writer = IngestWriter(app.state.engine, payloads_per_error=settings.error_tracking_payloads_per_error)
+        # The collector's batch writer and shared rate limit: requests wait on them, so they run as
+        # long as the app serves.
+        writer = IngestWriter(app.state.engine)
         writer.start()
         app.state.error_tracking_writer = writer
+        limit = settings.error_tracking_rate_limit_per_minute
+        rate_limit = SharedRateLimit(app.state.engine, limit_per_minute=limit) if limit > 0 else None
+        if rate_limit is not None:
+            rate_limit.start()
+        app.state.error_tracking_rate_limit = rate_limit
         try:
             for hook in app.state.startup_hooks:
                 await hook(app)
@@ -53,6 +61,8 @@ def create_app(settings: Settings | None = None, *, demo: bool = False) -> FastA
             for hook in reversed(app.state.shutdown_hooks):
                 await hook(app)
             await writer.stop()
+            if rate_limit is not None:
+                await rate_limit.stop()
             app.state.engine.dispose()
 
     app = FastAPI(title="Outpost", version=__version__, lifespan=lifespan,

@@ -10,8 +10,6 @@ same dependency and handlers the ordinary routes use; the routes are what the Op
 
 from __future__ import annotations
 
-import math
-import time
 from typing import Annotated
 
 import orjson
@@ -27,7 +25,6 @@ from .ingest import Accepted, KeyNoLongerActive
 
 router = APIRouter()
 
-RATE_WINDOW_SECONDS = 60
 # What the browser SDKs send and need to read (Sentry's Relay allows the same).
 CORS_ALLOW_HEADERS = "content-type, content-encoding, authorization, x-sentry-auth, sentry-trace, baggage"
 CORS_EXPOSE_HEADERS = "retry-after, x-sentry-error, x-sentry-rate-limits"
@@ -36,7 +33,6 @@ CORS_MAX_AGE = "3600"
 
 def install(app: FastAPI) -> None:
     authentication.install(app)
-    app.state.error_tracking_rates = {}
     app.add_exception_handler(Refused, _refused)
     app.add_middleware(CollectorShortcut)
 
@@ -55,28 +51,23 @@ def _cors(response: Response, origin: str | None) -> Response:
     return response
 
 
-def _rate_limited(app: FastAPI, project_id: int, events: int) -> Response | None:
-    limit = app.state.settings.error_tracking_rate_limit_per_minute
-    if limit <= 0 or events == 0:
+async def _rate_limited(app: FastAPI, project_id: int, events: int) -> Response | None:
+    """The refusal when the project's shared per-minute limit (rate_limit.py) has no room for the events."""
+    limiter = app.state.error_tracking_rate_limit
+    if limiter is None or events == 0:
         return None
-    now = time.monotonic()
-    window = app.state.error_tracking_rates.get(project_id)
-    if window is None or now - window[0] >= RATE_WINDOW_SECONDS:
-        window = [now, 0]
-        app.state.error_tracking_rates[project_id] = window
-    if window[1] + events > limit:
-        retry_after = max(1, math.ceil(window[0] + RATE_WINDOW_SECONDS - now))
-        refused = errors.too_many_requests(retry_after)
-        refused.headers["X-Sentry-Rate-Limits"] = f"{retry_after}:error;default:project"
-        return JSONResponse(refused.body, status_code=refused.status, headers=refused.headers)
-    window[1] += events
-    return None
+    retry_after = await limiter.admit(project_id, events)
+    if retry_after is None:
+        return None
+    refused = errors.too_many_requests(retry_after)
+    refused.headers["X-Sentry-Rate-Limits"] = f"{retry_after}:error;default:project"
+    return JSONResponse(refused.body, status_code=refused.status, headers=refused.headers)
 
 
 async def collect(request: Request, incoming: CollectorRequest) -> Response:
     app = request.app
     content = incoming.content
-    limited = _rate_limited(app, incoming.project_id, len(content.events))
+    limited = await _rate_limited(app, incoming.project_id, len(content.events))
     if limited is not None:
         return _cors(limited, incoming.origin)
     if content.events or content.sessions or content.session_buckets:

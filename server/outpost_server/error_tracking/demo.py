@@ -133,7 +133,7 @@ def seed(session: Session, demo) -> None:
                 content = IngestRequest(AuthInfo("demo", None), normalized.event_id, [normalized])
                 batch.append(Accepted(project.id, content, now - age))
         batch.append(Accepted(project.id, _sessions(prefix, rng, now), now))
-        store_batch(session.connection(), batch, payloads_per_error=demo.settings.error_tracking_payloads_per_error)
+        store_batch(session.connection(), batch)
 
 
 def _sessions(prefix: str, rng: random.Random, now: dt.datetime) -> IngestRequest:

@@ -1,15 +1,15 @@
 """Error tracking: allowed browser origins per project, and the count of refused ones.
 
-Revision ID: 0007_error_tracking_origins
-Revises: 0006_error_list_indexes
+Revision ID: 0008_error_tracking_origins
+Revises: 0007_error_tracking_retention
 """
 import sqlalchemy as sa
 from alembic import op
 
 from outpost_server.db import UTCDateTime
 
-revision = "0007_error_tracking_origins"
-down_revision = "0006_error_list_indexes"
+revision = "0008_error_tracking_origins"
+down_revision = "0007_error_tracking_retention"
 branch_labels = None
 depends_on = None
 
