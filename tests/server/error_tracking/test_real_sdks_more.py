@@ -30,13 +30,13 @@ def run(command: list[str], *, cwd: Path, env: dict[str, str] | None = None) -> 
     return result
 
 
-def check_reports(api: ErrorsApi, *, title: str, culprit: str, function: str, release: str,
+def check_reports(api: ErrorsApi, *, title: str, culprit: str, function: str, release: str, platform: str,
                   message_title: str = MESSAGE) -> tuple[dict, dict]:
     """The exception and the warning, as the API shows them; returns both details."""
     assert len(api.wait_for(2)) == 2, [error["title"] for error in api.errors()]
     raised = api.details(api.titled(title))
-    assert (raised["culprit"], raised["level"], raised["last_release_version"], raised["environment"]) == (
-        culprit, "error", release, "production")
+    assert (raised["culprit"], raised["level"], raised["last_release_version"], raised["environment"],
+            raised["platform"]) == (culprit, "error", release, "production", platform)
     functions = api.functions(raised)
     assert function in (functions[-1] or ""), functions
     message = api.details(api.titled(message_title))
@@ -54,9 +54,8 @@ def test_go_sentry_go(tracked, server, tmp_path):
     run([go, "build", "-o", str(tmp_path / "app"), "main.go"], cwd=SDK_APPS / "go", env=env)
     run([str(tmp_path / "app"), tracked.dsn], cwd=tmp_path)
     api = ErrorsApi.of(server, tracked.id)
-    raised, _ = check_reports(api, title="*errors.fundamental: card declined for 42", culprit="main in chargeCard",
-                              function="chargeCard", release="shop-go@1.0.0")
-    assert raised["platform"] == "go"
+    check_reports(api, title="*errors.fundamental: card declined for 42", culprit="main in chargeCard",
+                  function="chargeCard", release="shop-go@1.0.0", platform="go")
     assert collector_paths(server, tracked) == {"store"}
 
 
@@ -69,9 +68,8 @@ def test_ruby_sentry_ruby(tracked, server):
     decisions = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("compressed=")]
     assert decisions == ["compressed=true", "compressed=false"]
     api = ErrorsApi.of(server, tracked.id)
-    raised, _ = check_reports(api, title="ArgumentError: card declined for 42", culprit="app.rb in charge_card",
-                              function="charge_card", release="shop-ruby@1.0.0")
-    assert raised["platform"] == "ruby"
+    check_reports(api, title="ArgumentError: card declined for 42", culprit="app.rb in charge_card",
+                  function="charge_card", release="shop-ruby@1.0.0", platform="ruby")
     assert collector_paths(server, tracked) == {"envelope"}
 
 
@@ -87,7 +85,7 @@ def test_rust_sentry_cli_events_and_session_envelope(tracked, server):
     api = ErrorsApi.of(server, tracked.id)
     raised, _ = check_reports(api, title="CardDeclined: card declined for 42",
                               culprit="shop::billing::charge_card",  # native: the function alone
-                              function="charge_card", release="shop-rust@1.0.0")
+                              function="charge_card", release="shop-rust@1.0.0", platform="native")
     (health,) = raised["release_health"]
     assert (health["release"], health["sessions"], health["crashed"], health["crash_free_rate"]) == (
         "shop-rust@1.0.0", 2, 1, 50.0)
@@ -99,9 +97,8 @@ def test_deno_sentry_deno(tracked, server):
     run([deno, "run", "--allow-all", "--no-prompt", "deno_app.ts", tracked.dsn], cwd=NODE_LATEST,
         env={"DENO_NO_UPDATE_CHECK": "1", "NO_COLOR": "1"})
     api = ErrorsApi.of(server, tracked.id)
-    raised, _ = check_reports(api, title="TypeError: card declined for 42", culprit="chargeCard(app:///deno_app.ts)",
-                              function="chargeCard", release="shop-deno@1.0.0")
-    assert raised["platform"] == "javascript"
+    check_reports(api, title="TypeError: card declined for 42", culprit="chargeCard(app:///deno_app.ts)",
+                  function="chargeCard", release="shop-deno@1.0.0", platform="javascript")
 
 
 def test_newest_python_sentry_sdk(tracked, server):
@@ -113,15 +110,15 @@ def test_newest_python_sentry_sdk(tracked, server):
     assert result.stdout.startswith("sentry-sdk 2."), result.stdout
     api = ErrorsApi.of(server, tracked.id)
     check_reports(api, title="ValueError: card declined for 42", culprit="__main__ in charge_card",
-                  function="charge_card", release="shop-python@2.0.0")
+                  function="charge_card", release="shop-python@2.0.0", platform="python")
 
 
 def test_newest_node_sentry_sdk(tracked, server):
     node_latest_modules()
     run(["node", "node_app.js", tracked.dsn], cwd=NODE_LATEST)
     api = ErrorsApi.of(server, tracked.id)
-    raised, message = check_reports(api, title="TypeError: card declined for 42", culprit="chargeCard(node_app)",
-                                    function="chargeCard", release="shop-node@11.0.0", message_title="main")
-    assert raised["platform"] == "node"
+    _, message = check_reports(api, title="TypeError: card declined for 42", culprit="chargeCard(node_app)",
+                               function="chargeCard", release="shop-node@11.0.0", platform="node",
+                               message_title="main")
     # The message comes with a synthetic exception: titled like Sentry does, but its text is shown.
     assert message["message"] == MESSAGE
