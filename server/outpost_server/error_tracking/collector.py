@@ -5,7 +5,7 @@ the content to the writer and answers once it is committed. Browsers get CORS: a
 on OPTIONS and `Access-Control-Allow-Origin` echoing an origin the project allows.
 
 Plain ASGI in front of FastAPI (`CollectorShortcut`) serves these URLs on the hot path, calling the
-same dependency and handlers the ordinary routes use; the routes are what the OpenAPI document shows.
+same dependency and handlers the ordinary routes use.
 """
 
 from __future__ import annotations
@@ -137,5 +137,6 @@ async def receive_envelope(request: Request, incoming: EnvelopeRequest) -> Respo
 
 for _template in ROUTE_TEMPLATES:
     _handler = receive_store if _template.rstrip("/").endswith(STORE) else receive_envelope
-    router.add_api_route(_template, _handler, methods=["POST"], include_in_schema=not _template.endswith("/"))
+    # Not in the OpenAPI document, as before: it describes the token-authenticated API.
+    router.add_api_route(_template, _handler, methods=["POST"], include_in_schema=False)
     router.add_api_route(_template, preflight, methods=["OPTIONS"], include_in_schema=False)
