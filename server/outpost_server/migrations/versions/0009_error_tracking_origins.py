@@ -1,15 +1,15 @@
 """Error tracking: allowed browser origins per project, and the count of refused ones.
 
-Revision ID: 0008_error_tracking_origins
-Revises: 0007_error_tracking_retention
+Revision ID: 0009_error_tracking_origins
+Revises: 0008_error_events_and_tags
 """
 import sqlalchemy as sa
 from alembic import op
 
 from outpost_server.db import UTCDateTime
 
-revision = "0008_error_tracking_origins"
-down_revision = "0007_error_tracking_retention"
+revision = "0009_error_tracking_origins"
+down_revision = "0008_error_events_and_tags"
 branch_labels = None
 depends_on = None
 
