@@ -142,7 +142,7 @@ def hourly_frequency(session: Session, error_ids: list[int], *, now: dt.datetime
         if 0 <= slot < 24:
             counts[error_id][slot] += count
     epochs = [first_epoch + 3600 * slot for slot in range(24)]
-    return {error_id: [[epoch, count] for epoch, count in zip(epochs, buckets)]
+    return {error_id: [[epoch, count] for epoch, count in zip(epochs, buckets, strict=True)]
             for error_id, buckets in counts.items()}
 
 
