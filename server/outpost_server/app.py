@@ -27,6 +27,8 @@ ROUTERS = [
     ("outpost_server.exports.router", API_PREFIX),
     ("outpost_server.error_tracking.router", API_PREFIX),
     ("outpost_server.error_tracking.external.application_settings", API_PREFIX),
+    # GitLab's GraphQL API at /api/graphql (not part of the REST OpenAPI document).
+    ("outpost_server.graphql.router", ""),
     # Web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
     ("outpost_server.error_tracking.web.views", ""),
 ]

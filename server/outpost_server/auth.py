@@ -12,6 +12,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from outpost_server import errors
 from outpost_server.accounts.models import PersonalAccessToken, User
@@ -55,7 +56,11 @@ def extract_token(request: Request) -> str | None:
     return request.query_params.get("access_token")
 
 
-def authenticate(request: Request, session: SessionDep) -> Principal | None:
+def valid_token(request: Request, session: Session) -> PersonalAccessToken | None:
+    """The request's token when it is valid and its user active; None without a token.
+
+    Raises GitLab's 401 for an unknown, revoked or expired token and 403 for a user who is not active.
+    """
     token = extract_token(request)
     if token is None:
         return None
@@ -69,11 +74,18 @@ def authenticate(request: Request, session: SessionDep) -> Principal | None:
         raise _invalid_token("Token is expired. You can either do re-authorization or token refresh.")
     if pat.user.state != "active":
         raise errors.forbidden()
+    request.state.user_id = pat.user_id
+    return pat
+
+
+def authenticate(request: Request, session: SessionDep) -> Principal | None:
+    pat = valid_token(request, session)
+    if pat is None:
+        return None
     scopes = set(pat.scopes)
     allowed = "api" in scopes or ("read_api" in scopes and request.method in READ_METHODS)
     if not allowed:
         raise _insufficient_scope()
-    request.state.user_id = pat.user_id
     return Principal(user=pat.user, token=pat)
 
 
