@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphql import (
-    ASTValidationRule,
     DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
@@ -27,6 +26,7 @@ from graphql import (
     IntValueNode,
     OperationDefinitionNode,
     SelectionSetNode,
+    ValidationRule,
     VariableNode,
     get_named_type,
     is_composite_type,
@@ -173,8 +173,8 @@ def measure(schema: GraphQLSchema, document: DocumentNode, operation_name: str |
 
 
 def limits_rule(limits: Limits, operation_name: str | None, variables: dict[str, Any] | None
-                ) -> type[ASTValidationRule]:
-    class QueryLimits(ASTValidationRule):
+                ) -> type[ValidationRule]:
+    class QueryLimits(ValidationRule):
         def leave_document(self, node: DocumentNode, *_args: Any) -> None:
             depth, complexity = measure(self.context.schema, node, operation_name, variables)
             if depth > limits.max_depth:

@@ -13,16 +13,20 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Collection
 from typing import Any
 
 from ariadne import graphql_sync
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from graphql import (
+    ASTValidationRule,
     DocumentNode,
     GraphQLError,
+    GraphQLSchema,
     OperationDefinitionNode,
     OperationType,
+    TypeInfo,
     parse,
     validate,
 )
@@ -40,6 +44,10 @@ from outpost_server.urls import public_base_url
 
 router = APIRouter()
 log = logging.getLogger("outpost.graphql")
+# Ariadne logs every error of every response, client mistakes included; unexpected failures are
+# logged here instead (ResolverFailure), so its logger stays quiet.
+# (A logger outside the hierarchy: logging configuration cannot turn it back on.)
+_ariadne_log = logging.Logger("outpost.graphql.ariadne", level=logging.CRITICAL + 1)
 
 PATH = "/api/graphql"
 MAX_QUERY_SIZE = 10_000
@@ -70,8 +78,11 @@ def _format_error(error: GraphQLError, debug: bool = False) -> dict[str, Any]:
     return dict(error.formatted)
 
 
-def _validator(schema, document, rules=None, max_errors=None, **_kwargs):
-    return validate(schema, document, rules, max_errors=MAX_VALIDATION_ERRORS)
+def _validator(schema: GraphQLSchema, document_ast: DocumentNode,
+               rules: Collection[type[ASTValidationRule]] | None = None, max_errors: int | None = None,
+               type_info: TypeInfo | None = None) -> list[GraphQLError]:
+    """graphql-core's validation, stopping after 5 errors as GitLab does (validate_max_errors)."""
+    return validate(schema, document_ast, rules, max_errors=MAX_VALIDATION_ERRORS)
 
 
 # --- request parameters ---------------------------------------------------------------------------
@@ -156,7 +167,8 @@ def _execute(operation: dict[str, Any], document: DocumentNode | dict[str, Any],
     try:
         _success, result = graphql_sync(executable_schema(), operation, query_document=document,
                                         context_value=context, validation_rules=[rule],
-                                        query_validator=_validator, error_formatter=_format_error)
+                                        query_validator=_validator, error_formatter=_format_error,
+                                        logger=_ariadne_log)
     except RecursionError:
         return {"errors": [{"message": f"Query has depth of more than {limits.max_depth}, "
                                        f"which exceeds max depth of {limits.max_depth}"}]}

@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 from graphql import build_client_schema, build_schema, get_introspection_query
-
 from outpost_server.accounts import access
+
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 from tests.server.graphql.support import DETAILED_ERROR_GID, DETAILS_QUERY, data_of, graphql
 from tests.support import ApiHelper
@@ -168,7 +168,8 @@ def test_sort_and_ids_are_checked(server, tracked):
     assert bad_sort["errors"][0]["path"] == ["project", "sentryErrors", "errors"]
     wrong_model = graphql(server, DETAILS_QUERY, {"fullPath": path, "errorId": "gid://gitlab/Project/1"}).json()
     assert wrong_model["data"] is None
-    assert "does not represent an instance of Gitlab::ErrorTracking::DetailedError" in wrong_model["errors"][0]["message"]
+    message = wrong_model["errors"][0]["message"]
+    assert "does not represent an instance of Gitlab::ErrorTracking::DetailedError" in message
     missing = graphql(server, DETAILS_QUERY, {"fullPath": path, "errorId": DETAILED_ERROR_GID.format(10**9)}).json()
     assert missing["data"]["project"]["sentryErrors"]["detailedError"] is None and missing["errors"]
 
@@ -237,11 +238,13 @@ def test_request_shapes(server, tracked):
         assert bad_variables.status_code == 422 and bad_variables.json()["errors"][0]["message"]
         listed_variables = client.post("/api/graphql", json={"query": me, "variables": [1]})
         assert listed_variables.json() == {"errors": [{"message": "Unexpected parameter: [1]"}]}
-        string_variables = client.post("/api/graphql", json={"query": "query($p: ID!) { project(fullPath: $p) { name } }",
-                                                             "variables": f'{{"p": "{tracked["path"]}"}}'})
+        by_path = "query($p: ID!) { project(fullPath: $p) { name } }"
+        string_variables = client.post("/api/graphql",
+                                       json={"query": by_path, "variables": f'{{"p": "{tracked["path"]}"}}'})
         assert data_of(string_variables)["project"]["name"] == tracked["project"]["name"]
         batch = client.post("/api/graphql", json=[{"query": me}, {"query": "{ currentUser { bot } }"}])
-        assert batch.json() == [{"data": {"currentUser": {"username": "root"}}}, {"data": {"currentUser": {"bot": False}}}]
+        assert batch.json() == [{"data": {"currentUser": {"username": "root"}}},
+                                {"data": {"currentUser": {"bot": False}}}]
     assert graphql(server, "").json() == {"errors": [{"message": "No query string was present"}]}
     syntax = graphql(server, "{ currentUser { ")
     assert syntax.status_code == 200 and syntax.json()["errors"][0]["locations"] == [{"line": 1, "column": 17}]
