@@ -172,6 +172,9 @@ def _execute(operation: dict[str, Any], document: DocumentNode | dict[str, Any],
     except RecursionError:
         return {"errors": [{"message": f"Query has depth of more than {limits.max_depth}, "
                                        f"which exceeds max depth of {limits.max_depth}"}]}
+    if result.get("data") is None and not any("path" in error for error in result.get("errors", ())):
+        # Failed before execution began (variables): the spec and graphql-ruby leave `data` out.
+        result.pop("data", None)
     return result
 
 
