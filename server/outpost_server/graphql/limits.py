@@ -5,8 +5,8 @@ introspection query), 250 signed in and 300 for administrators. Complexity is gr
 GitLab's field rules (app/graphql/types/base_field.rb, app/graphql/resolvers/base_resolver.rb): a
 field costs 1 plus its selections; a field backed by a resolver costs its selections plus 1 (plus 1
 when sorted), and a connection adds 1% of that per requested item (`first`/`last`, at most 100)
-unless it is looked up by id. The check runs with validation, before anything executes, and a query
-over a cap gets GitLab's message as a GraphQL error.
+unless it is looked up by `iid`/`iids`. The check runs with validation, before anything executes,
+and a query over a cap gets GitLab's message as a GraphQL error.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ class _Measure:
             return 1 + child_depth, 1 + child_complexity
         arguments = {argument.name.value: argument.value for argument in node.arguments or ()}
         complexity: float = child_complexity + 1 + (1 if "sort" in arguments else 0)
-        if key in CONNECTION_FIELDS and "id" not in arguments:
+        if key in CONNECTION_FIELDS and not {"iid", "iids"} & set(arguments):
             sizes = [self._int(arguments[name]) for name in ("first", "last") if name in arguments]
             page = min([size for size in sizes if size is not None] + [MAX_PAGE_SIZE])
             complexity += complexity * max(page, 0) * 0.01
