@@ -52,6 +52,7 @@ from console.api.errors import ApiError, Forbidden
 from console.context import AppContext
 from console.errors.dialogs import RotateKeyWizard
 from console.errors.models import FREQUENCY_ROLE, ClientKeyModel, ErrorListModel, short_time
+from console.errors.retention import RetentionPage
 from console.errors.stacktrace import StackTraceView
 
 T = TypeVar("T")
@@ -756,10 +757,12 @@ class ErrorTrackingTab(QWidget):
         self.errors_page = ErrorsPage(self)
         self.settings_page = SettingsPage(self)
         self.keys_page = ClientKeysPage(self)
+        self.retention_page = RetentionPage(self)
         self.pages = QTabWidget()
         self.pages.addTab(self.errors_page, "Errors")
         self.pages.addTab(self.settings_page, "Settings")
         self.pages.addTab(self.keys_page, "Client keys")
+        self.pages.addTab(self.retention_page, "Storage")
         self._stale_pages: set[QWidget] = set()
         self.pages.currentChanged.connect(lambda _index: self._load_current_page())
         layout = QVBoxLayout(self)
@@ -813,7 +816,7 @@ class ErrorTrackingTab(QWidget):
         self.pages.setEnabled(project is not None)
         # Each page loads the chosen project's data when it is shown: choosing a project costs only
         # the requests of the page on screen.
-        self._stale_pages = {self.errors_page, self.settings_page, self.keys_page}
+        self._stale_pages = {self.errors_page, self.settings_page, self.keys_page, self.retention_page}
         if project is None:
             self.errors_page.reload()
             self.keys_page.model.set_keys([])
