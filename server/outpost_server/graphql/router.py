@@ -35,6 +35,7 @@ from starlette.concurrency import run_in_threadpool
 
 from outpost_server import errors
 from outpost_server.accounts.models import User
+from outpost_server.accounts.users import note_token_use
 from outpost_server.auth import valid_token
 from outpost_server.db import SessionDep
 from outpost_server.graphql.context import GraphContext
@@ -189,6 +190,8 @@ def _caller(request: Request, session: Session) -> User | None:
         return None
     if not QUERY_SCOPES & set(token.scopes):
         raise Refusal(401, "Invalid token")
+    note_token_use(token)
+    request.state.user_id = token.user_id
     return token.user
 
 

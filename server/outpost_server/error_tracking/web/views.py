@@ -31,7 +31,7 @@ from outpost_server.error_tracking.external.settings import (
 )
 from outpost_server.error_tracking.models import ERROR_STATUSES
 from outpost_server.error_tracking.web import reading
-from outpost_server.params import ParamsDep
+from outpost_server.params import STRING, ParamsDep, declared_body, declared_query
 from outpost_server.urls import public_base_url
 
 router = APIRouter()
@@ -84,8 +84,11 @@ def _json(body: Any) -> JSONResponse:
     return JSONResponse(body, headers=POLL_INTERVAL)
 
 
-@router.get(BASE)
-@router.get(BASE + ".json")
+LIST_QUERY = declared_query(issue_status=STRING, sort=STRING, search_term=STRING, cursor=STRING)
+
+
+@router.get(BASE, openapi_extra=LIST_QUERY)
+@router.get(BASE + ".json", openapi_extra=LIST_QUERY)
 def list_errors(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str):
     source = _source(request, session, user, project_path)
     return _json(_read(reading.list_page, source, issue_status=params.str("issue_status") or "unresolved",
@@ -108,8 +111,8 @@ def error_stack_trace(request: Request, session: SessionDep, user: CurrentUserDe
     return _json({"error": _read(reading.error_stack_trace, source, issue_id)})
 
 
-@router.put(BASE + "/{issue_id}")
-@router.put(BASE + "/{issue_id}.json")
+@router.put(BASE + "/{issue_id}", openapi_extra=declared_body(status=STRING))
+@router.put(BASE + "/{issue_id}.json", openapi_extra=declared_body(status=STRING))
 def update_error(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str,
                  issue_id: str):
     source = _source(request, session, user, project_path)
@@ -129,8 +132,8 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
     return {"result": {"updated": updated, "closed_issue_iid": None, "status": "success"}}
 
 
-@router.get(BASE + "/projects")
-@router.get(BASE + "/projects.json")
+@router.get(BASE + "/projects", openapi_extra=declared_query(api_host=STRING, token=STRING))
+@router.get(BASE + "/projects.json", openapi_extra=declared_query(api_host=STRING, token=STRING))
 def external_projects(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                       project_path: str):
     project = _project(session, user, project_path, access.MAINTAINER)
