@@ -17,12 +17,15 @@ from outpost_server.application_settings.router import router as application_set
 from outpost_server.config import ServerConfig, load_config
 from outpost_server.db import make_engine, make_sessionmaker, session_scope
 from outpost_server.error_tracking import router as error_tracking_api
+from outpost_server.error_tracking.ingest import IngestWriter
 from outpost_server.error_tracking.pruner import running_pruner
+from outpost_server.error_tracking.rate_limit import SharedRateLimit
 from outpost_server.error_tracking.retention import instance_policy
 from outpost_server.error_tracking.retention_router import router as retention_router
 from outpost_server.error_tracking.web.views import router as error_tracking_web_router
 from outpost_server.exports.jobs import running_export_worker
 from outpost_server.exports.router import router as exports_router
+from outpost_server.graphql.router import router as graphql_router
 from outpost_server.middleware import RequestMiddleware
 from outpost_server.migrations import upgrade_database
 from outpost_server.sentry_api.router import router as sentry_api_router
@@ -49,12 +52,11 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False) -> Fas
     app = FastAPI(title="Outpost", version=__version__, lifespan=lifespan,
                   openapi_url=f"{API_PREFIX}/openapi.json", docs_url=None, redoc_url=None)
     app.state.config = config
-    # The collector's batch writer still registers itself here; background_workers runs these.
-    app.state.startup_hooks = []
-    app.state.shutdown_hooks = []
     for router in (accounts_router, variables_router, vulnerabilities_router, exports_router,
                    error_tracking_api.router, retention_router, application_settings_router):
         app.include_router(router, prefix=API_PREFIX)
+    # GitLab's GraphQL API at /api/graphql (not part of the REST OpenAPI document).
+    app.include_router(graphql_router)
     # Sentry's web API over the integrated error tracking backend.
     app.include_router(sentry_api_router, prefix="/api/0")
     # GitLab's web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
@@ -78,13 +80,18 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
             await workers.enter_async_context(running_pruner(
                 app.state.sessionmaker, defaults=instance_policy(config),
                 interval_seconds=config.error_tracking_prune_interval_seconds))
-        for start in app.state.startup_hooks:
-            await start(app)
-        try:
-            yield
-        finally:
-            for stop in reversed(app.state.shutdown_hooks):
-                await stop(app)
+        # The collector's batch writer and shared rate limit: requests wait on them.
+        writer = IngestWriter(app.state.engine)
+        writer.start()
+        workers.push_async_callback(writer.stop)
+        app.state.error_tracking_writer = writer
+        limit = config.error_tracking_rate_limit_per_minute
+        rate_limit = SharedRateLimit(app.state.engine, limit_per_minute=limit) if limit > 0 else None
+        if rate_limit is not None:
+            rate_limit.start()
+            workers.push_async_callback(rate_limit.stop)
+        app.state.error_tracking_rate_limit = rate_limit
+        yield
 
 
 def prepare(app: FastAPI, config: ServerConfig, *, demo: bool) -> None:

@@ -33,6 +33,7 @@ ALLOWED: dict[str, set[str]] = {
     "exports": BOTTOM | {AUTH, "accounts", "vulnerabilities"},
     "error_tracking": BOTTOM | {AUTH, "accounts", "application_settings"},
     "sentry_api": BOTTOM | {AUTH, "accounts", "error_tracking"},
+    "graphql": BOTTOM | {AUTH, "accounts", "error_tracking", "application_settings"},
     # 0008 scrubs the events already stored with the collector's own scrubbing rules.
     "migrations": {SHARED, "error_tracking"},
 }

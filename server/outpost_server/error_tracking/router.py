@@ -14,11 +14,15 @@ from outpost_server.pagination import PAGINATED, paginate
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.urls import public_base_url
 
-from . import collector, service
+from . import authentication, collector, service
 from .entities import client_key_entity, setting_entity
 from .external.sentry_settings import EXTERNAL_SENTRY_PARAMS, apply_external_params
+from .origins import parse_allowed_origins
 
 router = APIRouter(tags=["error tracking"])
+SETTINGS_PARAMS = (*EXTERNAL_SENTRY_PARAMS,
+                   # Outpost extension (a comma-separated string is accepted too).
+                   Param("allowed_origins", "array"))
 router.include_router(collector.router)
 
 
@@ -41,8 +45,18 @@ def _required_bool(params: Params, name: str) -> bool:
     return value
 
 
+def _apply_allowed_origins(session, setting, params: Params) -> None:
+    """Outpost extension: `allowed_origins`, a list or a comma/newline-separated string ("" = any origin)."""
+    if "allowed_origins" not in params:
+        return
+    origins = parse_allowed_origins(params.raw("allowed_origins"))
+    if origins is None:
+        raise http_errors.invalid_param("allowed_origins")
+    service.save_allowed_origins(session, setting=setting, origins=origins)
+
+
 def _setting_changed(request: Request) -> None:
-    collector.forget_access(request.app)
+    authentication.forget_access(request.app)
 
 
 @router.get("/projects/{project_id}/error_tracking/settings", openapi_extra=query_params())
@@ -55,7 +69,7 @@ def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, projec
 
 
 @router.patch("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
-    Param("active", "boolean", required=True), Param("integrated", "boolean"), *EXTERNAL_SENTRY_PARAMS))
+    Param("active", "boolean", required=True), Param("integrated", "boolean"), *SETTINGS_PARAMS))
 def patch_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                                  project_id: str):
     project = _operations_project(session, project_id, user)
@@ -65,14 +79,14 @@ def patch_error_tracking_setting(request: Request, session: SessionDep, user: Cu
     if setting is None:
         raise http_errors.not_found("Error Tracking Setting")
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
+    _apply_allowed_origins(session, setting, params)
     session.commit()
     _setting_changed(request)
     return setting_entity(setting)
 
 
 @router.put("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
-    Param("active", "boolean", required=True), Param("integrated", "boolean", required=True),
-    *EXTERNAL_SENTRY_PARAMS))
+    Param("active", "boolean", required=True), Param("integrated", "boolean", required=True), *SETTINGS_PARAMS))
 def put_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                                project_id: str):
     project = _operations_project(session, project_id, user)
@@ -83,6 +97,7 @@ def put_error_tracking_setting(request: Request, session: SessionDep, user: Curr
                                    integrated=_required_bool(params, "integrated"), create=True)
     assert setting is not None, "save_setting(create=True) always returns the setting"
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
+    _apply_allowed_origins(session, setting, params)
     session.commit()
     _setting_changed(request)
     return setting_entity(setting)

@@ -1,13 +1,12 @@
-"""Error tracking service functions: settings, client keys, and reading/updating errors.
+"""Error tracking service functions: settings, client keys, the collector's access check, single
+errors (lookup, latest payload, events, status changes, daily counts) and release health.
 
-The read functions (list_errors, get_error, latest_event_payload, update_error_status,
-release_health) are what the errors API builds on.
+Listing errors (keyset pagination, its cursor codec, the 24-hour frequencies) lives in
+`web/integrated.py`; `web/reading.py` is the one read path the web endpoints and GraphQL share.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime as dt
 import json
 import re
@@ -15,9 +14,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, case, func, or_, select
-from sqlalchemy.orm import InstrumentedAttribute, Session
-from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy import and_, case, func, or_, select, update
+from sqlalchemy.orm import Session
 
 from outpost_server import http_errors
 from outpost_server.accounts.models import Project
@@ -34,9 +32,9 @@ from .models import (
     SessionAggregate,
     TrackedError,
 )
+from .origins import split_stored
 
 PUBLIC_KEY_PREFIX = "glet_"
-COLLECTOR_PATH = "/api/v4/error_tracking/collector"
 
 
 # --- settings -------------------------------------------------------------------------------
@@ -105,12 +103,6 @@ def delete_client_key(session: Session, *, key: ClientKey) -> None:
     session.flush()
 
 
-def dsn_for(*, base_url: str, public_key: str, project_id: int) -> str:
-    """`{scheme}://{public_key}@{host}[:{port}]{path}/api/v4/error_tracking/collector/{project_id}`."""
-    scheme, _, rest = base_url.rstrip("/").partition("://")
-    return f"{scheme}://{public_key}@{rest}{COLLECTOR_PATH}/{project_id}"
-
-
 # --- the collector's access check -----------------------------------------------------------
 
 
@@ -119,10 +111,11 @@ PUBLIC_KEY_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,255}")
 
 @dataclass(frozen=True)
 class CollectorTarget:
-    """Outcome of checking a collector request: a project id, or the refusal GitLab answers."""
+    """Outcome of checking a collector request: the project and its allowed origins, or GitLab's refusal."""
 
     project_id: int | None
     refusal: http_errors.ApiError | None
+    allowed_origins: tuple[str, ...] = ()
 
 
 def collector_target(session: Session, *, project_ident: str, public_key: str | None) -> CollectorTarget:
@@ -135,8 +128,9 @@ def collector_target(session: Session, *, project_ident: str, public_key: str | 
     setting = get_setting(session, project=project)
     if setting is None or not setting.integrated_enabled:
         return CollectorTarget(None, http_errors.not_found())
+    allowed = tuple(split_stored(setting.allowed_origins))
     if public_key is None:
-        return CollectorTarget(project.id, None)
+        return CollectorTarget(project.id, None, allowed)
     if not PUBLIC_KEY_SHAPE.fullmatch(public_key):
         # Not a key we could have issued (and NUL bytes would not even reach PostgreSQL).
         return CollectorTarget(None, http_errors.not_found())
@@ -147,73 +141,25 @@ def collector_target(session: Session, *, project_ident: str, public_key: str | 
     )
     if active_key is None:
         return CollectorTarget(None, http_errors.not_found())
-    return CollectorTarget(project.id, None)
+    return CollectorTarget(project.id, None, allowed)
 
 
-# --- reading errors -------------------------------------------------------------------------
-
-SORTS: dict[str, tuple[ColumnElement[Any], ...]] = {
-    "last_seen": (TrackedError.last_seen_at.desc(), TrackedError.id.desc()),
-    "first_seen": (TrackedError.first_seen_at.desc(), TrackedError.id.desc()),
-    "frequency": (TrackedError.count.desc(), TrackedError.id.desc()),
-}
-
-
-def errors_query(*, project: Project, status: str | None = None, search: str | None = None,
-                 sort: str = "last_seen"):
-    """The project's errors, filtered and ordered (for offset pagination by the caller)."""
-    stmt = select(TrackedError).where(TrackedError.project_id == project.id)
-    if status:
-        stmt = stmt.where(TrackedError.status == status)
-    if search:
-        pattern = f"%{search}%"
-        stmt = stmt.where(or_(TrackedError.title.ilike(pattern), TrackedError.culprit.ilike(pattern),
-                              TrackedError.message.ilike(pattern)))
-    return stmt.order_by(*SORTS.get(sort, SORTS["last_seen"]))
+def record_rejected_origin(session: Session, *, project_id: int, origin: str) -> None:
+    """Count a browser request refused for its origin (shown with the settings)."""
+    session.execute(
+        update(ErrorTrackingSetting)
+        .where(ErrorTrackingSetting.project_id == project_id)
+        .values(rejected_origin_count=ErrorTrackingSetting.rejected_origin_count + 1,
+                last_rejected_origin=origin[:255], last_rejected_at=utcnow())
+    )
 
 
-def list_errors(session: Session, *, project: Project, status: str | None = None, search: str | None = None,
-                sort: str = "last_seen", limit: int = 20,
-                cursor: str | None = None) -> tuple[list[TrackedError], str | None]:
-    """A page of errors and the cursor of the next page (None on the last page).
-
-    The cursor is opaque to callers: the sort key and id of the last row returned.
-    """
-    stmt = errors_query(project=project, status=status, search=search, sort=sort)
-    if cursor:
-        stmt = stmt.where(_after_cursor(sort, cursor))
-    rows = list(session.scalars(stmt.limit(limit + 1)))
-    if len(rows) <= limit:
-        return rows, None
-    rows = rows[:limit]
-    return rows, _cursor_for(sort, rows[-1])
+def save_allowed_origins(session: Session, *, setting: ErrorTrackingSetting, origins: list[str]) -> None:
+    setting.allowed_origins = "\n".join(origins) or None
+    session.flush()
 
 
-def _sort_value(sort: str, error: TrackedError) -> Any:
-    if sort == "frequency":
-        return error.count
-    moment = error.first_seen_at if sort == "first_seen" else error.last_seen_at
-    return moment.isoformat()
-
-
-def _cursor_for(sort: str, error: TrackedError) -> str:
-    raw = json.dumps([_sort_value(sort, error), error.id]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _after_cursor(sort: str, cursor: str):
-    try:
-        value, last_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        last_id = int(last_id)
-        column: InstrumentedAttribute[Any]
-        if sort == "frequency":
-            column, value = TrackedError.count, int(value)
-        else:
-            column = TrackedError.first_seen_at if sort == "first_seen" else TrackedError.last_seen_at
-            value = dt.datetime.fromisoformat(value)
-    except (ValueError, TypeError, binascii.Error):
-        raise http_errors.invalid_param("cursor") from None
-    return or_(column < value, and_(column == value, TrackedError.id < last_id))
+# --- single errors --------------------------------------------------------------------------
 
 
 def get_error(session: Session, *, project: Project, error_id: int | str) -> TrackedError | None:
@@ -250,17 +196,6 @@ def update_error_status(session: Session, *, error: TrackedError, status: str) -
     error.updated_at = utcnow()
     session.flush()
     return error
-
-
-def hourly_counts(session: Session, *, error: TrackedError,
-                  now: dt.datetime | None = None) -> list[tuple[dt.datetime, int]]:
-    """Events per hour over the last 24 hours, oldest first, zero-filled (24 buckets)."""
-    end = (now or utcnow()).replace(minute=0, second=0, microsecond=0)
-    start = end - dt.timedelta(hours=23)
-    rows = session.execute(select(ErrorHourlyCount.hour, ErrorHourlyCount.count).where(
-        ErrorHourlyCount.error_id == error.id, ErrorHourlyCount.hour >= start))
-    counts = {hour: count for hour, count in rows}
-    return [(start + dt.timedelta(hours=i), counts.get(start + dt.timedelta(hours=i), 0)) for i in range(24)]
 
 
 def daily_counts(session: Session, *, error: TrackedError, now: dt.datetime | None = None) -> list[tuple[dt.date, int]]:

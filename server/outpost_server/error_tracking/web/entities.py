@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Request
-
 from outpost_server.accounts.models import Project
 from outpost_server.compat.gitlab_time import iso
 from outpost_server.error_tracking.models import TrackedError
-from outpost_server.urls import public_base_url
 
 
-def project_web_url(request: Request, project: Project) -> str:
-    return f"{public_base_url(request)}/{project.full_path}"
+def project_web_url(base_url: str, project: Project) -> str:
+    return f"{base_url}/{project.full_path}"
 
 
-def error_entity(request: Request, project: Project, error: TrackedError, frequency: list[list[int]]
+def error_entity(base_url: str, project: Project, error: TrackedError, frequency: list[list[int]]
                  ) -> dict[str, Any]:
     return {
         "id": str(error.id),
@@ -28,7 +25,7 @@ def error_entity(request: Request, project: Project, error: TrackedError, freque
         "last_seen": iso(error.last_seen_at),
         "message": error.message,
         "culprit": error.culprit,
-        "external_url": f"{project_web_url(request, project)}/-/error_tracking/{error.id}/details",
+        "external_url": f"{project_web_url(base_url, project)}/-/error_tracking/{error.id}/details",
         "project_id": project.id,
         "project_name": project.name,
         "project_slug": project.path,
@@ -38,11 +35,49 @@ def error_entity(request: Request, project: Project, error: TrackedError, freque
     }
 
 
-def detailed_error_entity(request: Request, project: Project, error: TrackedError, *,
+# (marker in the User-Agent, browser name): the first match wins, so Edge and Opera come before Chrome.
+_BROWSERS = (("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"),
+             ("Version/", "Safari"))
+
+
+def _user_agent(headers: Any) -> str | None:
+    """`request.headers` as an object or as [name, value] pairs (both occur)."""
+    pairs = headers.items() if isinstance(headers, dict) else headers if isinstance(headers, list) else []
+    for pair in pairs:
+        if isinstance(pair, (list, tuple)) and len(pair) == 2 and str(pair[0]).lower() == "user-agent":
+            return str(pair[1])
+    return None
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def browser_tags(payload: dict[str, Any] | None) -> dict[str, str]:
+    """`browser` and `url` of the latest event, when it has them: the SDK's `contexts.browser`, else its
+    User-Agent, and the request's URL."""
+    payload = payload or {}
+    request_info = _mapping(payload.get("request"))
+    contexts = _mapping(payload.get("contexts"))
+    browser = _mapping(contexts.get("browser"))
+    name = " ".join(str(browser[key]) for key in ("name", "version") if browser.get(key)) or None
+    agent = _user_agent(request_info.get("headers"))
+    if name is None and agent:
+        for marker, label in _BROWSERS:
+            if marker in agent:
+                name = f"{label} {agent.split(marker, 1)[1].split(' ', 1)[0]}"
+                break
+    url = request_info.get("url")
+    found = {"browser": name, "url": url if isinstance(url, str) else None}
+    return {tag: value for tag, value in found.items() if value}
+
+
+def detailed_error_entity(base_url: str, project: Project, error: TrackedError, *,
                           frequency: list[list[int]], frequency_30d: list[list[int]],
-                          release_health: list[dict[str, Any]]) -> dict[str, Any]:
-    return error_entity(request, project, error, frequency) | {
-        "external_base_url": project_web_url(request, project),
+                          release_health: list[dict[str, Any]], latest_payload: dict[str, Any] | None = None
+                          ) -> dict[str, Any]:
+    return error_entity(base_url, project, error, frequency) | {
+        "external_base_url": project_web_url(base_url, project),
         "first_release_last_commit": None,
         "first_release_short_version": error.first_release,
         "first_release_version": error.first_release,
@@ -57,7 +92,8 @@ def detailed_error_entity(request: Request, project: Project, error: TrackedErro
         "environment": error.last_environment,
         "regressed": error.regressed,
         "tags": {"level": error.level, "logger": None, "release": error.last_release,
-                 "environment": error.last_environment, "platform": error.platform},
+                 "environment": error.last_environment, "platform": error.platform,
+                 **browser_tags(latest_payload)},
         "frequency_30d": frequency_30d,
         "release_health": release_health,
     }

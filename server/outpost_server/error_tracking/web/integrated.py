@@ -1,4 +1,4 @@
-"""Reading and updating errors of the integrated backend for the web endpoints.
+"""Reading errors of the integrated backend (for `reading.py`, which the web endpoints and GraphQL share).
 
 The list uses keyset pagination: the cursor holds the sort value and id of the boundary row and
 the direction, so every page is one indexed range scan however deep the user pages.
