@@ -255,25 +255,52 @@ def format_row(vulnerability: ExportVulnerability) -> str:
         else:
             others.append(identifier.get("name", ""))
     dismissal = vulnerability.dismissal_reason if vulnerability.state == "dismissed" else None
+    group, project, scanner, title, description, cve, cwe, others_cell, full_path, cvss, dismissal_cell = string_cells((
+        vulnerability.group_name,
+        vulnerability.project_name,
+        vulnerability.scanner_name,
+        vulnerability.title,
+        vulnerability.description,
+        cve,
+        cwe,
+        ruby_csv_line(others, "; "),
+        f"{vulnerability.project_full_path}/{vulnerability.id}",
+        ruby_csv_line([f"{vector.get('vendor', '')}={vector.get('vector', '')}"
+                       for vector in vulnerability.cvss_vectors], "; "),
+        humanize(dismissal) if dismissal else None,
+    ))
     return ",".join((
-        string_cell(vulnerability.group_name),
-        string_cell(vulnerability.project_name),
+        group,
+        project,
         vulnerability.report_type,  # enum values: nothing to quote or neutralise
-        string_cell(vulnerability.scanner_name),
+        scanner,
         vulnerability.state,
-        string_cell(vulnerability.title),
-        string_cell(vulnerability.description),
+        title,
+        description,
         "",  # Additional Info: always empty in current GitLab
         vulnerability.severity,
-        string_cell(cve),
-        string_cell(cwe),
-        string_cell(ruby_csv_line(others, "; ")),
+        cve,
+        cwe,
+        others_cell,
         plain_cell(ruby_time(vulnerability.detected_at)),
         plain_cell(ruby_inspect(vulnerability.location)),
         "true" if vulnerability.resolved_on_default_branch else "false",
         string_cell(notes_summary(vulnerability.notes)) if vulnerability.notes else '""',
-        string_cell(f"{vulnerability.project_full_path}/{vulnerability.id}"),
-        string_cell(ruby_csv_line([f"{vector.get('vendor', '')}={vector.get('vector', '')}"
-                                   for vector in vulnerability.cvss_vectors], "; ")),
-        string_cell(humanize(dismissal) if dismissal else None),
+        full_path,
+        cvss,
+        dismissal_cell,
     )) + "\n"
+
+
+# Whether any of several String cells, joined with a unit separator, needs string_cell's work.
+_ANY_STRING_CELL_WORK = re.compile(r'[\r\n",]|(?:\A|\x1f)[=+\-@;]')
+
+
+def string_cells(values: Sequence[str | None]) -> list[str]:
+    """string_cell of each value; one regex search over all of them when, as usual, none needs work.
+
+    A value holding the separator itself can only send the cells down the slow path, never skip work.
+    """
+    if _ANY_STRING_CELL_WORK.search("\x1f".join([value for value in values if value is not None])):
+        return [string_cell(value) for value in values]
+    return ["" if value is None else value or '""' for value in values]
