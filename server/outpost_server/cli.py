@@ -118,7 +118,7 @@ def serve_app(app, settings, sock: socket.socket, *, watch_parent: int | None, o
     # access_log is off: uvicorn's access log prints query strings, which may carry tokens.
     # Idle keep-alive connections are kept 30 s (uvicorn's default is 5 s) so clients that pool
     # connections for a few seconds do not race the server closing them.
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", http=_http_protocol(),
                             timeout_graceful_shutdown=settings.shutdown_grace_seconds, timeout_keep_alive=30)
     server = uvicorn.Server(config)
     _stop_on_signals(server)
@@ -156,6 +156,15 @@ def _stop_on_signals(server) -> None:
 def _on_stop_signals(handler) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, handler)
+
+
+def _http_protocol():
+    """uvicorn's httptools protocol with one send per response, where httptools is installed."""
+    try:
+        from outpost_server.http_protocol import CoalescingHttpToolsProtocol
+    except ImportError:
+        return "auto"
+    return CoalescingHttpToolsProtocol
 
 
 def _loop_factory():
