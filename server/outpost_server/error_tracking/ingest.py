@@ -53,7 +53,10 @@ AGGREGATES = SessionAggregate.__table__
 def _sqlite_datetime(value):
     """SQLAlchemy's SQLite storage format for UTC datetimes (what UTCDateTime writes); other values as is."""
     if isinstance(value, dt.datetime):
-        return value.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(" ", "microseconds")
+        if value.tzinfo is not dt.timezone.utc:  # the hot path's values are UTC already
+            value = value.astimezone(dt.timezone.utc)
+        # "YYYY-MM-DD HH:MM:SS.ffffff" without the "+00:00" isoformat appends.
+        return value.isoformat(" ", "microseconds")[:26]
     return value
 
 
