@@ -29,6 +29,10 @@ ROUTERS = [
     ("outpost_server.error_tracking.router", API_PREFIX),
     ("outpost_server.error_tracking.retention_router", API_PREFIX),
     ("outpost_server.error_tracking.external.application_settings", API_PREFIX),
+    # GitLab's GraphQL API at /api/graphql (not part of the REST OpenAPI document).
+    ("outpost_server.graphql.router", ""),
+    # Sentry's web API over the integrated error tracking backend.
+    ("outpost_server.sentry_api.router", "/api/0"),
     # Web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
     ("outpost_server.error_tracking.web.views", ""),
 ]
@@ -110,7 +114,7 @@ def prepare_database(settings: Settings, *, demo: bool) -> None:
 
 
 def _initialize(engine, settings: Settings, *, secret_key: str, demo: bool) -> None:
-    from outpost_server.accounts.service import ensure_root
+    from outpost_server.accounts.users import ensure_root
     from outpost_server.demo import seed_demo_once
 
     upgrade_database(engine)

@@ -48,7 +48,7 @@ from console.api.error_tracking import (
     TrackingSettings,
     api_url_for,
 )
-from console.api.errors import ApiError, Forbidden
+from console.api.errors import ApiError, Forbidden, NotFound
 from console.context import AppContext
 from console.errors.dialogs import RotateKeyWizard
 from console.errors.models import FREQUENCY_ROLE, ClientKeyModel, ErrorListModel, short_time
@@ -90,6 +90,19 @@ class FrequencyBarDelegate(QStyledItemDelegate):
         painter.restore()
 
 
+class ProjectGone(NotFound):
+    """The chosen project was deleted, or access to it lost, after the project list was loaded."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(status=404)
+
+    @property
+    def message(self) -> str:
+        return (f"The project {self.path} no longer exists, or you no longer have access to it. "
+                "The project list has been reloaded: choose another.")
+
+
 class _Page(QWidget):
     """Shared plumbing: the tab's API access and guarded tasks."""
 
@@ -102,7 +115,8 @@ class _Page(QWidget):
         if not self.tab.context.is_connected:  # e.g. a dialog closing after a disconnect
             work.close()
             return None
-        return self.tab.context.run(work, description=description, on_success=on_success)
+        return self.tab.context.run(self.tab.explaining_stale_project(work), description=description,
+                                    on_success=on_success)
 
 
 class ErrorDetailView(QWidget):
@@ -801,6 +815,25 @@ class ErrorTrackingTab(QWidget):
             self.project_picker.blockSignals(False)
 
         self.context.run(self.api.projects(), description="Loading projects", on_success=show)
+
+    async def explaining_stale_project(self, work: Coroutine[Any, Any, T]) -> T:
+        """Runs a page's work; a 404 because the chosen project is gone is explained and the list reloaded."""
+        project = self.project
+        try:
+            return await work
+        except NotFound:
+            if project is None or not await self._project_gone(project):
+                raise
+            if project is self.project:
+                self.load_projects()
+            raise ProjectGone(project["path_with_namespace"]) from None
+
+    async def _project_gone(self, project: dict[str, Any]) -> bool:
+        try:
+            await self.api.client.get_json(f"/projects/{project['id']}")
+        except NotFound:
+            return True
+        return False
 
     def select_project(self, path: str) -> None:
         index = self.project_picker.findText(path)
