@@ -94,6 +94,10 @@ class ConnectionFailed(ApiError):
     """No HTTP response arrived."""
 
 
+class NotConnected(ConnectionFailed):
+    """No connection is open: the work was asked for before connecting or after disconnecting."""
+
+
 class InvalidServerUrl(ConnectionFailed):
     """The server address is not an http:// or https:// URL."""
 
@@ -127,6 +131,7 @@ USER_MESSAGES: dict[type[ApiError], str] = {
     RateLimited: "The server is receiving too many requests (429). Wait a moment and try again.",
     ServerError: "The server failed while handling the request (HTTP {status}). Try again later.",
     ConnectionFailed: "The connection to {url} failed.",
+    NotConnected: "Not connected to a server. Connect first.",
     InvalidServerUrl: "{url} is not a valid server address. Use a full address such as https://gitlab.example.com.",
     ConnectionRefused: "Nothing is listening at {url}: the connection was refused. Is the server running, and is the port right?",
     HostNotFound: "The host name in {url} could not be found. Check the server address for typos.",
