@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Signal
 
 from console.api.client import ApiClient
 from console.api.errors import ApiError
+from console.api.server import ServerInfo, detect_server
 from console.connection.local_server import LocalServerError
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,11 @@ class AppContext(QObject):
         return self.client is not None
 
     @property
+    def server(self) -> ServerInfo:
+        """What the connected server is and offers (an unknown server offers only the REST API)."""
+        return (self.client.server if self.client is not None else None) or ServerInfo()
+
+    @property
     def is_admin(self) -> bool:
         return bool(self.user and self.user.get("is_admin"))
 
@@ -56,12 +62,12 @@ class AppContext(QObject):
         client = ApiClient(base_url, token)
         try:
             user = await client.get_user()
-            version = await client.get_version()
+            client.server = await detect_server(client)
         except BaseException:
             await client.aclose()
             raise
         previous, self.client = self.client, client
-        self.user, self.server_version = user, version
+        self.user, self.server_version = user, client.server.version
         if previous is not None:
             await previous.aclose()
         self.connection_changed.emit()

@@ -86,6 +86,14 @@ class RateLimited(ApiError):
         super().__init__(**kwargs)
 
 
+class GraphQLFailed(ApiError):
+    """A GraphQL query was answered with errors and no data."""
+
+
+class Unsupported(ApiError):
+    """The server does not offer this at all (a GitLab feature that needs another tier or a browser)."""
+
+
 class ServerError(ApiError):
     """5xx: the server failed."""
 
@@ -129,6 +137,8 @@ USER_MESSAGES: dict[type[ApiError], str] = {
     Conflict: "This conflicts with something that already exists (409).",
     ValidationFailed: "The server rejected the request as invalid.",
     RateLimited: "The server is receiving too many requests (429). Wait a moment and try again.",
+    GraphQLFailed: "The server could not answer the query.",
+    Unsupported: "This server does not offer this.",
     ServerError: "The server failed while handling the request (HTTP {status}). Try again later.",
     ConnectionFailed: "The connection to {url} failed.",
     NotConnected: "Not connected to a server. Connect first.",
@@ -166,6 +176,9 @@ def _describe_body(body: Any) -> tuple[str, dict[str, list[str]]]:
         return error, field_errors
     if isinstance(message, str):
         return message, {}
+    graphql_errors = body.get("errors")
+    if isinstance(graphql_errors, list):  # GraphQL: {"errors": [{"message": ...}]}
+        return "; ".join(str(e.get("message")) for e in graphql_errors if isinstance(e, dict)), {}
     return "", {}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -18,13 +19,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.error_tracking import ClientKey
+from console.api.error_tracking import ClientKey, TrackingSettings
 from console.errors.access import MAINTAINER_ONLY, maintainer_only
 from console.errors.dialogs import RotateKeyWizard
 from console.errors.models import ClientKeyModel
 
 if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
+
+INTEGRATED_ONLY = ("Client keys are used only by integrated error tracking. This project's errors come from an "
+                   "external Sentry, so applications send them there, not with these keys.")
+
+
+def _keys_used(settings: TrackingSettings | None) -> bool:
+    """Whether the project's errors arrive through its client keys (no settings yet: integrated is GitLab's default)."""
+    return settings is None or not settings.exists or settings.integrated
 
 
 class ClientKeysPage(QWidget):
@@ -87,16 +96,24 @@ class ClientKeysPage(QWidget):
         if project is None:
             return
 
-        def show(keys: list[ClientKey] | None) -> None:
-            if self.tab.project is project:
-                self.allowed = keys is not None
-                self.notice.setText("" if self.allowed else MAINTAINER_ONLY)
-                self.notice.setVisible(not self.allowed)
-                self.model.set_keys(keys or [])
-                self._update_buttons()
+        api = self.tab.api
 
-        self.tab.run(maintainer_only(self.tab.api.client_keys(project["id"])), description="Loading client keys",
-                     on_success=show)
+        async def load() -> tuple[TrackingSettings | None, list[ClientKey] | None]:
+            return await asyncio.gather(maintainer_only(api.settings(project["id"])),
+                                        maintainer_only(api.client_keys(project["id"])))
+
+        def show(found: tuple[TrackingSettings | None, list[ClientKey] | None]) -> None:
+            settings, keys = found
+            if self.tab.project is not project:
+                return
+            self.allowed = keys is not None
+            self.notice.setText(MAINTAINER_ONLY if not self.allowed else "" if _keys_used(settings)
+                                else INTEGRATED_ONLY)
+            self.notice.setVisible(bool(self.notice.text()))
+            self.model.set_keys(keys or [])
+            self._update_buttons()
+
+        self.tab.run(load(), description="Loading client keys", on_success=show)
 
     def toggle_reveal(self) -> None:
         key = self.selected_key()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from console.api.error_tracking import ErrorSummary
@@ -18,6 +19,8 @@ class ErrorDetailView(QWidget):
     """One error: what happened, where, how often, releases, and its stack trace."""
 
     status_requested = Signal(str, str)  # error id, new status
+    # Opens a page in the user's browser; a test puts a recorder here (the browser is not ours to run).
+    open_url = staticmethod(QDesktopServices.openUrl)
 
     def __init__(self) -> None:
         super().__init__()
@@ -40,6 +43,15 @@ class ErrorDetailView(QWidget):
             self.action_buttons[status] = button
             actions.addWidget(button)
         actions.addStretch(1)
+        # Where the server cannot do something (GitLab: status changes), the explanation and the way out.
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.browser_button = QPushButton("Open in browser")
+        self.browser_button.clicked.connect(self._open_browser)
+        self.browser_url = ""
+        notice_row = QHBoxLayout()
+        notice_row.addWidget(self.notice, 1)
+        notice_row.addWidget(self.browser_button)
         self.fields: dict[str, QLabel] = {}
         form = QFormLayout()
         for name in ("Status", "Events", "Users affected", "First seen", "Last seen", "First release",
@@ -55,6 +67,7 @@ class ErrorDetailView(QWidget):
         layout.addWidget(self.exception)
         layout.addWidget(self.culprit)
         layout.addLayout(actions)
+        layout.addLayout(notice_row)
         layout.addLayout(form)
         layout.addWidget(QLabel("Stack trace"))
         layout.addWidget(self.stack_trace, 1)
@@ -64,8 +77,20 @@ class ErrorDetailView(QWidget):
         if self.error_id is not None:
             self.status_requested.emit(self.error_id, status)
 
+    def offer_browser(self, explanation: str, url: str) -> None:
+        self.notice.setText(explanation)
+        self.browser_url = url
+        self.notice.show()
+        self.browser_button.show()
+
+    def _open_browser(self) -> None:
+        if self.browser_url:
+            self.open_url(QUrl(self.browser_url))
+
     def clear(self) -> None:
         self.error_id = None
+        self.notice.hide()
+        self.browser_button.hide()
         self.title.setText("Select an error to see its details")
         for label in (self.exception, self.culprit, *self.fields.values()):
             label.clear()

@@ -6,7 +6,6 @@ request takes a stamp from ``self.requests`` and its answer is used only while t
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt
@@ -24,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.error_tracking import SORTS, STATUSES, ErrorPage, ErrorSummary
-from console.api.errors import ApiError
+from console.api.error_tracking import NO_STATUS_API, SORTS, STATUSES, UNRESOLVED_ONLY, ErrorPage, ErrorSummary
+from console.api.errors import ApiError, Unsupported
 from console.errors.detail import STATUS_ACTIONS, ErrorDetailView
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.models import ErrorListModel
@@ -37,9 +36,14 @@ if TYPE_CHECKING:
 SORT_LABELS = {"last_seen": "Last seen", "first_seen": "First seen", "frequency": "Most frequent"}
 
 
+PENDING = "The server is still fetching the errors from Sentry. They appear with the next refresh."
+
+
 def _list_failure(error: ApiError) -> str:
     if error.detail == "Error Tracking is not enabled":
         return "Error tracking is not enabled for this project: turn it on in the Settings tab."
+    if isinstance(error, Unsupported):
+        return error.detail
     return f"The errors could not be loaded. {error.message}"
 
 
@@ -134,6 +138,16 @@ class ErrorsPage(QWidget):
     def load(self) -> None:
         self.reload()
 
+    def adapt_to_server(self) -> None:
+        """Offer only what the connected server does; say why where a control does nothing there."""
+        api = self.tab.api
+        self.status.setEnabled(api.can_filter_status)
+        self.status.setToolTip("" if api.can_filter_status else UNRESOLVED_ONLY)
+        if not api.can_filter_status:
+            self.status.setCurrentIndex(self.status.findData("unresolved"))
+        for button in (*self.list_buttons.values(), *self.detail.action_buttons.values()):
+            button.setToolTip("" if api.can_change_status else NO_STATUS_API)
+
     def reload(self) -> None:
         project = self.tab.project
         request = self.requests.advance()
@@ -142,6 +156,7 @@ class ErrorsPage(QWidget):
         self.empty_label.clear()
         if project is None:
             return
+        self.adapt_to_server()
         self.loading = True
         self.empty_label.setText("Loading errors…")
 
@@ -157,12 +172,15 @@ class ErrorsPage(QWidget):
                     self.loading = False
             if self.requests.is_current(request):
                 self.model.reset_page(page)
-                self._show_empty_state()
+                self._show_empty_state(page)
 
         self.tab.run(load(), description="Loading errors")
 
-    def _show_empty_state(self) -> None:
-        self.empty_label.setText("" if self.model.rowCount() else "No errors match.")
+    def _show_empty_state(self, page: ErrorPage | None = None) -> None:
+        if page is not None and page.pending:
+            self.empty_label.setText(PENDING)
+        else:
+            self.empty_label.setText("" if self.model.rowCount() else "No errors match.")
 
     def _fetch_more(self, cursor: str) -> None:
         project, request = self.tab.project, self.requests.stamp
@@ -229,8 +247,7 @@ class ErrorsPage(QWidget):
         path = project["path_with_namespace"]
 
         async def load() -> None:
-            detail, trace = await asyncio.gather(self.tab.api.details(path, error.id),
-                                                 self.tab.api.stack_trace(path, error.id))
+            detail, trace = await self.tab.api.error(path, error.id)
             if self.requests.is_current(request) and self.detail.error_id == error.id:
                 self.detail.show_details(detail)
                 self.detail.show_stack_trace(trace.exceptions, trace.message)
@@ -248,6 +265,10 @@ class ErrorsPage(QWidget):
     def change_status(self, error_id: str, status: str) -> None:
         project = self.tab.project
         if project is None:
+            return
+        api = self.tab.api
+        if not api.can_change_status:  # say so, and offer the error's page instead of failing
+            self.detail.offer_browser(NO_STATUS_API, api.error_page_url(project["path_with_namespace"], error_id))
             return
 
         async def update() -> None:

@@ -19,7 +19,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.error_tracking import REQUIRED_SCOPES, ExternalProject, TrackingSettings, api_url_for
+from console.api.error_tracking import (
+    PROJECTS_SESSION_ONLY,
+    REQUIRED_SCOPES,
+    ExternalProject,
+    TrackingSettings,
+    api_url_for,
+)
 from console.api.errors import ApiError
 from console.errors.access import MAINTAINER_ONLY, maintainer_only
 
@@ -126,7 +132,11 @@ class SettingsPage(QWidget):
                                               ExternalProject(settings.project_name or slug, slug, organization,
                                                               organization))
             self.connection_status.clear()
+            self.connection_status.setStyleSheet("")
             self.saved_label.clear()
+            if not self.tab.context.server.web_routes_take_tokens:  # GitLab: the project list is session-only
+                self.connect_button.setEnabled(False)
+                self.connection_status.setText(PROJECTS_SESSION_ONLY)
 
         self.tab.run(maintainer_only(self.tab.api.settings(project["id"])),
                      description="Loading error tracking settings", on_success=show)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.errors import NotFound
+from console.api.errors import Forbidden, NotFound
 from console.api.exports import DEFAULT_POLL_SECONDS, DownloadCancelled, ExportsApi, ExportScope
 from console.context import AppContext
 from console.exports.dialogs import PreviewDialog
@@ -38,6 +38,9 @@ from console.timestamps import parse_time
 
 # Most exports finish within a second; look once soon, then as often as the server asks.
 FIRST_POLL_SECONDS = 0.5
+# GitLab serves vulnerability exports in its Ultimate tier only: without it they answer 403 (EE) or 404 (CE).
+ULTIMATE_ONLY = ("This GitLab does not offer vulnerability exports to you: they need GitLab Ultimate and at "
+                 "least the Developer role on the project or group.")
 
 
 class ExportsTab(ConsoleTab[ExportsApi]):
@@ -160,7 +163,13 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         return self.run(self._request(scope), description=f"Requesting an export of {scope.label}")
 
     async def _request(self, scope: ExportScope, *, replacing: int | None = None) -> None:
-        body = await self.api.create(scope)
+        try:
+            body = await self.api.create(scope)
+        except (Forbidden, NotFound):
+            if self.context.server.is_outpost:
+                raise  # Outpost has exports: a real permission or not-found problem, reported as such
+            self.notice.setText(ULTIMATE_ONLY)
+            return
         record = ExportRecord.from_api(body, scope)
         if replacing is not None:
             self.model.remove(replacing)
