@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from tests.http_double import BackgroundHttpServer
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "gitlab"
 TOKEN = "glpat-recorded-gitlab-token"
@@ -35,26 +36,11 @@ def load_exchanges() -> list[dict[str, Any]]:
     return [json.loads(path.read_text()) for path in sorted(FIXTURES.glob("*.json"))]
 
 
-class RecordedGitLab:
+class RecordedGitLab(BackgroundHttpServer):
     def __init__(self) -> None:
         self.exchanges = load_exchanges()
         self.requests: list[tuple[str, str, str | None]] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> RecordedGitLab:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def answer(self, method: str, path: str, operation: str | None, token: str | None, accept: str
                ) -> tuple[int, Any, dict[str, str]]:
@@ -78,7 +64,7 @@ class RecordedGitLab:
         page = f'<html><body>You are being <a href="{location}">redirected</a>.</body></html>'
         return 302, page.encode(), {"Location": location, "Content-Type": "text/html; charset=utf-8"}
 
-    def _handler_class(self):
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         recorded = self
 
         class Handler(BaseHTTPRequestHandler):
