@@ -3,11 +3,18 @@ works, and what it does not offer is explained in place, never reported as a fai
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 from PySide6.QtCore import Qt
 
-from console.api.error_tracking import NO_STATUS_API, PROJECTS_SESSION_ONLY, UNRESOLVED_ONLY
+from console.api.error_tracking import (
+    NO_STATUS_API,
+    PROJECTS_SESSION_ONLY,
+    UNRESOLVED_ONLY,
+)
+from console.connection.check import check_connection
 from console.errors import ErrorTrackingTab
 from console.errors.client_keys import INTEGRATED_ONLY
 from console.errors.stacktrace import ERROR_LINE_ROLE
@@ -54,6 +61,11 @@ def test_web_routes_refuse_a_token_as_gitlab_does(gitlab):
             answer = web.get(path)
             assert (answer.status_code, answer.json()) == (401, {"error": SIGN_IN_REQUIRED})
         assert web.get("/api/v4/user", headers={"PRIVATE-TOKEN": "wrong"}).status_code == 401
+
+
+def test_connection_check_names_the_product(gitlab):
+    report = asyncio.run(check_connection(gitlab.url, TOKEN))
+    assert report.ok and report.message == "Signed in as John Smith (@john_smith, administrator) on GitLab 17.5.0-ee."
 
 
 def test_the_console_knows_it_talks_to_gitlab(connected):
