@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QRect, Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from console.errors.models import FREQUENCY_ROLE
+from console.table_model import Index
 
 
 class FrequencyBarDelegate(QStyledItemDelegate):
@@ -14,7 +15,7 @@ class FrequencyBarDelegate(QStyledItemDelegate):
 
     BAR_COLOR = QColor("#6e49cb")
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         counts = index.data(FREQUENCY_ROLE) or []
         if option.state & QStyle.StateFlag.State_Selected:
             painter.fillRect(option.rect, option.palette.highlight())

@@ -97,10 +97,11 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
             self._load_current_page()
 
     def _load_current_page(self) -> None:
-        page = self.pages.currentWidget()
-        if self.project is not None and page in self._stale_pages:
-            self._stale_pages.discard(page)
-            page.load()
+        current = self.pages.currentWidget()
+        for page in (self.errors_page, self.settings_page, self.keys_page):
+            if page is current and self.project is not None and page in self._stale_pages:
+                self._stale_pages.discard(page)
+                page.load()
 
     # Auto-refresh only while the tab is on screen.
     def showEvent(self, event: QShowEvent) -> None:

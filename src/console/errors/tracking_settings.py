@@ -186,8 +186,8 @@ class SettingsPage(QWidget):
         api_url = None
         if not integrated and chosen is not None:
             api_url = api_url_for(self.api_host.text().strip(), chosen.organization_slug, chosen.slug)
-        token = self.token.text().strip()
-        token = None if not token or set(token) == {"*"} else token
+        typed = self.token.text().strip()
+        token = None if not typed or set(typed) == {"*"} else typed  # the masked placeholder keeps the stored one
         self.saved_label.clear()
 
         async def save() -> None:

@@ -103,7 +103,8 @@ class ExportsTab(ConsoleTab[ExportsApi]):
 
         layout = QVBoxLayout(self)
         layout.addWidget(request_box)
-        layout.addWidget(QLabel("Exports requested from this console (the server deletes each one after its lifetime):"))
+        layout.addWidget(QLabel("Exports requested from this console "
+                                "(the server deletes each one after its lifetime):"))
         layout.addWidget(self.table, 1)
         layout.addLayout(actions)
         layout.addWidget(self.notice)
@@ -185,7 +186,12 @@ class ExportsTab(ConsoleTab[ExportsApi]):
             if task is None:
                 return
             self.watchers[record.id] = task
-            task.add_done_callback(lambda _task, export_id=record.id: self.watchers.pop(export_id, None))
+            export_id = record.id
+
+            def forget_watcher(_task: asyncio.Task[None]) -> None:
+                self.watchers.pop(export_id, None)
+
+            task.add_done_callback(forget_watcher)
 
     async def _watch(self, export_id: int) -> None:
         await asyncio.sleep(FIRST_POLL_SECONDS)
