@@ -96,7 +96,7 @@ class ClientKeysPage(QWidget):
         if project is None:
             return
 
-        api = self.tab.api
+        api, choice = self.tab.api, self.tab.project_choice.stamp
 
         async def load() -> tuple[TrackingSettings | None, list[ClientKey] | None]:
             return await asyncio.gather(maintainer_only(api.settings(project["id"])),
@@ -104,7 +104,7 @@ class ClientKeysPage(QWidget):
 
         def show(found: tuple[TrackingSettings | None, list[ClientKey] | None]) -> None:
             settings, keys = found
-            if self.tab.project is not project:
+            if not self.tab.project_choice.is_current(choice):
                 return
             self.allowed = keys is not None
             self.notice.setText(MAINTAINER_ONLY if not self.allowed else "" if _keys_used(settings)

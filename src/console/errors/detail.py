@@ -103,14 +103,14 @@ class ErrorDetailView(QWidget):
         self.error_id = error.id
         self.title.setText(error.title)
         self.culprit.setText(error.culprit or "")
-        self._show_status(error.status)
+        self.show_status(error.status)
         self.fields["Events"].setText(str(error.count))
         self.fields["Users affected"].setText(str(error.user_count))
         self.fields["First seen"].setText(short_time(error.first_seen))
         self.fields["Last seen"].setText(short_time(error.last_seen))
         self.stack_trace.show_message("Loading the stack trace…")
 
-    def _show_status(self, status: str) -> None:
+    def show_status(self, status: str) -> None:
         self.fields["Status"].setText(status.capitalize())
         for button_status, button in self.action_buttons.items():
             button.setEnabled(button_status != status)
@@ -122,7 +122,7 @@ class ErrorDetailView(QWidget):
         message = detail.get("message") or ""
         self.exception.setText(f"{kind}: {message}" if kind and message else kind or message)
         self.culprit.setText(detail.get("culprit") or "")
-        self._show_status(str(detail.get("status") or "unresolved"))
+        self.show_status(str(detail.get("status") or "unresolved"))
         self.fields["Events"].setText(str(detail.get("count") or 0))
         self.fields["Users affected"].setText(str(detail.get("user_count") or 0))
         self.fields["First seen"].setText(short_time(detail.get("first_seen")))

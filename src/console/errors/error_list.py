@@ -54,6 +54,7 @@ class ErrorsPage(QWidget):
         super().__init__()
         self.tab = tab
         self.requests = Generation()  # list requests; an answer counts only while its stamp is current
+        self.detail_requests = Generation()  # likewise for the selected error's details
         self.loading = False
         self.refreshing = False  # an auto-refresh is in flight (a slow server must not stack them up)
         self.search = QLineEdit()
@@ -244,11 +245,11 @@ class ErrorsPage(QWidget):
         if project is None:
             return
         self.detail.show_summary(error)
-        path = project["path_with_namespace"]
+        path, shown = project["path_with_namespace"], self.detail_requests.advance()
 
         async def load() -> None:
             detail, trace = await self.tab.api.error(path, error.id)
-            if self.requests.is_current(request) and self.detail.error_id == error.id:
+            if self.requests.is_current(request) and self.detail_requests.is_current(shown):
                 self.detail.show_details(detail)
                 self.detail.show_stack_trace(trace.exceptions, trace.message)
 
@@ -276,10 +277,11 @@ class ErrorsPage(QWidget):
             self.tab.context.status_message.emit(f"Error {error_id} is now {status}")
             if status != self.status.currentData():
                 if self.detail.error_id == error_id:
+                    self.detail_requests.advance()  # its details, if still on their way, have nowhere to go
                     self.detail.clear()
                 self.model.remove_error(error_id)
                 self._show_empty_state()
             elif self.detail.error_id == error_id:
-                self.detail._show_status(status)
+                self.detail.show_status(status)
 
         self.tab.run(update(), description=f"Marking the error {status}")

@@ -28,6 +28,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         super().__init__(context)
         self.project: dict[str, Any] | None = None
         self.project_lists = Generation()
+        self.project_choice = Generation()
         self.project_picker = QComboBox()
         self.project_picker.setMinimumWidth(320)
         self.project_picker.setPlaceholderText("Choose a project")
@@ -86,6 +87,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
 
     def _set_project(self, project: dict[str, Any] | None) -> None:
         self.project = project
+        self.project_choice.advance()  # what the pages asked about the previous project is stale now
         self.pages.setEnabled(project is not None)
         # Each page loads the chosen project's data when it is shown: choosing a project costs only
         # the requests of the page on screen.

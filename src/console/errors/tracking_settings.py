@@ -107,12 +107,12 @@ class SettingsPage(QWidget):
         self.external_box.setEnabled(self.external.isChecked())
 
     def load(self) -> None:
-        project = self.tab.project
+        project, choice = self.tab.project, self.tab.project_choice.stamp
         if project is None:
             return
 
         def show(settings: TrackingSettings | None) -> None:
-            if self.tab.project is not project:
+            if not self.tab.project_choice.is_current(choice):
                 return
             self.notice.setText(MAINTAINER_ONLY if settings is None else "")
             self.notice.setVisible(settings is None)
