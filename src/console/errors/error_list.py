@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.api.error_tracking import NO_STATUS_API, SORTS, STATUSES, UNRESOLVED_ONLY, ErrorPage, ErrorSummary
-from console.api.errors import ApiError, Unsupported
+from console.api.errors import ApiError, NotFound, Unsupported
 from console.errors.detail import STATUS_ACTIONS, ErrorDetailView
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.models import ErrorListModel
@@ -33,6 +33,7 @@ from console.tab import Generation
 if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
 
+SEARCH_KEYS = "Search: words, is:resolved, release:1.2, environment:prod, level:error"
 SORT_LABELS = {"last_seen": "Last seen", "first_seen": "First seen", "frequency": "Most frequent"}
 
 
@@ -58,7 +59,7 @@ class ErrorsPage(QWidget):
         self.loading = False
         self.refreshing = False  # an auto-refresh is in flight (a slow server must not stack them up)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search: words, is:resolved, release:1.2, environment:prod, level:error")
+        self.search.setPlaceholderText(SEARCH_KEYS)
         self.search.setClearButtonEnabled(True)
         self.search.returnPressed.connect(self.reload)
         self.sort = QComboBox()
@@ -146,6 +147,8 @@ class ErrorsPage(QWidget):
         self.status.setToolTip("" if api.can_filter_status else UNRESOLVED_ONLY)
         if not api.can_filter_status:
             self.status.setCurrentIndex(self.status.findData("unresolved"))
+        # The search keys are Outpost's; GitLab hands the words to Sentry as they are.
+        self.search.setPlaceholderText(SEARCH_KEYS if api.can_filter_status else "Search")
         for button in (*self.list_buttons.values(), *self.detail.action_buttons.values()):
             button.setToolTip("" if api.can_change_status else NO_STATUS_API)
 
@@ -248,7 +251,12 @@ class ErrorsPage(QWidget):
         path, shown = project["path_with_namespace"], self.detail_requests.advance()
 
         async def load() -> None:
-            detail, trace = await self.tab.api.error(path, error.id)
+            try:
+                detail, trace = await self.tab.api.error(path, error.id)
+            except NotFound as missing:  # gone meanwhile, or GitLab still fetching it from Sentry: say so here
+                if self.requests.is_current(request) and self.detail_requests.is_current(shown):
+                    self.detail.stack_trace.show_message(f"The details could not be loaded. {missing.message}")
+                return
             if self.requests.is_current(request) and self.detail_requests.is_current(shown):
                 self.detail.show_details(detail)
                 self.detail.show_stack_trace(trace.exceptions, trace.message)
