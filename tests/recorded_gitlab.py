@@ -37,8 +37,12 @@ def load_exchanges() -> list[dict[str, Any]]:
 
 
 class RecordedGitLab(BackgroundHttpServer):
-    def __init__(self) -> None:
-        self.exchanges = load_exchanges()
+    """``scenario`` picks the exchanges recorded for a situation (e.g. "sentry still loading") over the usual ones."""
+
+    def __init__(self, scenario: str | None = None) -> None:
+        usable = [e for e in load_exchanges() if e["request"].get("scenario") in (None, scenario)]
+        # The scenario's own exchanges first, so they win over the usual ones for the same request.
+        self.exchanges = sorted(usable, key=lambda exchange: exchange["request"].get("scenario") is None)
         self.requests: list[tuple[str, str, str | None]] = []
         super().__init__()
 

@@ -17,6 +17,7 @@ from console.api.error_tracking import (
 from console.connection.check import check_connection
 from console.errors import ErrorTrackingTab
 from console.errors.client_keys import INTEGRATED_ONLY
+from console.errors.error_list import PENDING
 from console.errors.stacktrace import ERROR_LINE_ROLE
 from console.exports.views import ULTIMATE_ONLY, ExportsTab
 from console.variables.views import VariablesTab
@@ -134,3 +135,19 @@ def test_variables_work_on_gitlab(qtbot, connected):
     qtbot.waitUntil(lambda: tab.model.rowCount() == 2, timeout=WAIT)
     assert [variable.key for variable in tab.model.variables] == ["TEST_VARIABLE_1", "TEST_VARIABLE_2"]
     assert tab.count_label.text() == "2 variables" and reported == []
+
+
+def test_errors_still_loading_from_sentry_are_announced_not_failed(qtbot, qloop_running, context):
+    reported = []
+    context.error_reported.connect(lambda title, message: reported.append(title))
+    with RecordedGitLab(scenario="sentry still loading") as loading:
+        context.run(context.connect_to(loading.url, TOKEN), description="Connecting")
+        qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
+        tab = show(qtbot, ErrorTrackingTab(context))
+        qtbot.waitUntil(lambda: tab.project_picker.findText(PROJECT) >= 0, timeout=WAIT)
+        tab.select_project(PROJECT)
+        qtbot.waitUntil(lambda: not tab.errors_page.loading, timeout=WAIT)
+        assert tab.errors_page.empty_label.text() == PENDING
+        assert tab.errors_page.model.rowCount() == 0 and reported == []
+        context.run(context.disconnect(), description="Disconnecting")
+        qtbot.waitUntil(lambda: not context.is_connected, timeout=WAIT)
