@@ -26,6 +26,7 @@ ROUTERS = [
     ("outpost_server.vulnerabilities.router", API_PREFIX),
     ("outpost_server.exports.router", API_PREFIX),
     ("outpost_server.error_tracking.router", API_PREFIX),
+    ("outpost_server.error_tracking.retention_router", API_PREFIX),
     ("outpost_server.error_tracking.external.application_settings", API_PREFIX),
     # Web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
     ("outpost_server.error_tracking.web.views", ""),

@@ -18,6 +18,7 @@ from console.connection.check import check_connection
 from console.errors import ErrorTrackingTab
 from console.errors.client_keys import INTEGRATED_ONLY
 from console.errors.error_list import PENDING
+from console.errors.retention import NOT_AVAILABLE
 from console.errors.stacktrace import ERROR_LINE_ROLE
 from console.exports.views import ULTIMATE_ONLY, ExportsTab
 from console.variables.views import VariablesTab
@@ -66,7 +67,7 @@ def test_web_routes_refuse_a_token_as_gitlab_does(gitlab):
 
 def test_connection_check_names_the_product(gitlab):
     report = asyncio.run(check_connection(gitlab.url, TOKEN))
-    assert report.ok and report.message == "Signed in as John Smith (@john_smith, administrator) on GitLab 17.5.0-ee."
+    assert report.ok and report.message == "Signed in as John Smith (@john_smith, administrator) on server version 17.5.0-ee (GitLab)."
 
 
 def test_the_console_knows_it_talks_to_gitlab(connected):
@@ -110,6 +111,8 @@ def test_error_tracking_reads_through_graphql_and_explains_what_gitlab_lacks(qtb
     tab.pages.setCurrentWidget(tab.keys_page)
     qtbot.waitUntil(lambda: tab.keys_page.model.rowCount() == 2, timeout=WAIT)
     assert tab.keys_page.notice.text() == INTEGRATED_ONLY
+    tab.pages.setCurrentWidget(tab.retention_page)
+    assert tab.retention_page.notice.text() == NOT_AVAILABLE and not tab.retention_page.save_button.isEnabled()
 
     assert reported == []
     operations = [operation for method, path, operation in gitlab.requests if path == "/api/graphql"]

@@ -86,6 +86,8 @@ PUT    /projects/{project}/error_tracking/settings         401  403      401    
 GET    /projects/{project}/error_tracking/client_keys      401  200      401     403   403      403       200        200   200   403       404
 POST   /projects/{project}/error_tracking/client_keys      401  403      401     403   403      403       201        201   201   403       404
 DELETE /projects/{project}/error_tracking/client_keys/{fresh_client_key}  401  403  401  403  403  403  200  200  200  403  404
+GET    /projects/{project}/error_tracking/retention        401  200      401     403   403      403       200        200   200   403       404
+PUT    /projects/{project}/error_tracking/retention        401  403      401     403   403      403       200        200   200   403       404
 """
 
 @dataclass(frozen=True)
@@ -269,6 +271,7 @@ def request_body(row: Row, world: World) -> dict | None:
         "POST /projects/{}/security/reports": lambda: sast_report(1, tag=name),
         "PATCH /projects/{}/error_tracking/settings": {"active": True},
         "PUT /projects/{}/error_tracking/settings": {"active": True, "integrated": True},
+        "PUT /projects/{}/error_tracking/retention": {"retention_days": 60},
     }
     body = bodies.get(row.route)
     return body() if callable(body) else body

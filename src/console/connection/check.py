@@ -40,5 +40,5 @@ async def check_connection(base_url: str, token: str) -> ConnectionReport:
     except ApiError as exc:
         return ConnectionReport(False, exc.message)
     product = ServerInfo(version=version).product
-    message = f"Signed in as {describe_user(user)} on {product} {version.get('version', 'unknown')}."
+    message = f"Signed in as {describe_user(user)} on server version {version.get('version', 'unknown')} ({product})."
     return ConnectionReport(True, message, user, version)

@@ -12,6 +12,7 @@ from console.api.error_tracking import ErrorTrackingApi
 from console.context import AppContext
 from console.errors.client_keys import ClientKeysPage
 from console.errors.error_list import ErrorsPage
+from console.errors.retention import RetentionPage
 from console.errors.tracking_settings import SettingsPage
 from console.tab import ConsoleTab, Generation
 
@@ -40,10 +41,12 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.errors_page = ErrorsPage(self)
         self.settings_page = SettingsPage(self)
         self.keys_page = ClientKeysPage(self)
+        self.retention_page = RetentionPage(self)
         self.pages = QTabWidget()
         self.pages.addTab(self.errors_page, "Errors")
         self.pages.addTab(self.settings_page, "Settings")
         self.pages.addTab(self.keys_page, "Client keys")
+        self.pages.addTab(self.retention_page, "Storage")
         self._stale_pages: set[QWidget] = set()
         self.pages.currentChanged.connect(lambda _index: self._load_current_page())
         layout = QVBoxLayout(self)
@@ -91,7 +94,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.pages.setEnabled(project is not None)
         # Each page loads the chosen project's data when it is shown: choosing a project costs only
         # the requests of the page on screen.
-        self._stale_pages = {self.errors_page, self.settings_page, self.keys_page}
+        self._stale_pages = {self.errors_page, self.settings_page, self.keys_page, self.retention_page}
         if project is None:
             self.errors_page.reload()
             self.keys_page.model.set_keys([])
@@ -100,7 +103,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
 
     def _load_current_page(self) -> None:
         current = self.pages.currentWidget()
-        for page in (self.errors_page, self.settings_page, self.keys_page):
+        for page in (self.errors_page, self.settings_page, self.keys_page, self.retention_page):
             if page is current and self.project is not None and page in self._stale_pages:
                 self._stale_pages.discard(page)
                 page.load()
