@@ -68,7 +68,7 @@ def create_app(settings: Settings | None = None, *, demo: bool = False) -> FastA
 
 def prepare(app: FastAPI, settings: Settings, *, demo: bool) -> None:
     """Opens the database, applies migrations, ensures the root user and loads demo data."""
-    from outpost_server.accounts.service import ensure_root
+    from outpost_server.accounts.users import ensure_root
     from outpost_server.demo import seed_demo_once
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)

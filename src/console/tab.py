@@ -71,4 +71,8 @@ class ConsoleTab(QWidget, Generic[ApiT]):
         if not self.context.is_connected:
             work.close()
             return None
-        return self.context.run(work, description=description, on_success=on_success, quiet=quiet)
+        return self.context.run(self.explain(work), description=description, on_success=on_success, quiet=quiet)
+
+    async def explain(self, work: Coroutine[Any, Any, T]) -> T:
+        """Where a tab can tell more about a failure than the message table (a chosen item gone), it says it here."""
+        return await work

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from console.api.error_tracking import ErrorTrackingApi
+from console.api.errors import NotFound
 from console.context import AppContext
 from console.errors.client_keys import ClientKeysPage
 from console.errors.error_list import ErrorsPage
@@ -17,6 +19,20 @@ from console.errors.tracking_settings import SettingsPage
 from console.tab import ConsoleTab, Generation
 
 AUTO_REFRESH_MS = 30_000
+T = TypeVar("T")
+
+
+class ProjectGone(NotFound):
+    """The chosen project was deleted, or access to it lost, after the project list was loaded."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(status=404)
+
+    @property
+    def message(self) -> str:
+        return (f"The project {self.path} no longer exists, or you no longer have access to it. "
+                "The project list has been reloaded: choose another.")
 
 
 class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
@@ -78,6 +94,25 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
             self.project_picker.blockSignals(False)
 
         self.run(self.api.projects(), description="Loading projects", on_success=show)
+
+    async def explain(self, work: Coroutine[Any, Any, T]) -> T:
+        """A page's work; a 404 because the chosen project is gone is explained and the list reloaded."""
+        project = self.project
+        try:
+            return await work
+        except NotFound:
+            if project is None or not await self._project_gone(project):
+                raise
+            if project is self.project:
+                self.load_projects()
+            raise ProjectGone(project["path_with_namespace"]) from None
+
+    async def _project_gone(self, project: dict[str, Any]) -> bool:
+        try:
+            await self.api.client.get_json(f"/projects/{project['id']}")
+        except NotFound:
+            return True
+        return False
 
     def select_project(self, path: str) -> None:
         index = self.project_picker.findText(path)

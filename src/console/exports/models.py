@@ -59,7 +59,9 @@ class ExportsModel(HeaderedTableModel):
     def _text(self, record: ExportRecord, column: int) -> str | None:
         created = parse_time(record.created_at)
         if column == self.SCOPE:
-            return f"{record.scope_kind.title()}: {record.scope_label}" if record.scope_kind != "instance" else record.scope_label
+            if record.scope_kind == "instance":
+                return record.scope_label
+            return f"{record.scope_kind.title()}: {record.scope_label}"
         if column == self.STATUS:
             return "expired (deleted)" if record.is_expired(self.now) else record.status
         if column == self.REQUESTED:

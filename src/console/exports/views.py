@@ -166,10 +166,20 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     async def _request(self, scope: ExportScope, *, replacing: int | None = None) -> None:
         try:
             body = await self.api.create(scope)
-        except (Forbidden, NotFound):
-            if self.context.server.is_outpost:
-                raise  # Outpost has exports: a real permission or not-found problem, reported as such
-            self.notice.setText(ULTIMATE_ONLY)
+        except (Forbidden, NotFound) as refused:
+            if not self.context.server.is_outpost:
+                self.notice.setText(ULTIMATE_ONLY)  # GitLab without Ultimate: 403, or 404 on a Free instance
+                return
+            if not isinstance(refused, NotFound) or scope.kind == "instance":
+                raise  # a real permission problem, reported as such
+            # The project or group was deleted (or access lost) since it was listed: say so and
+            # refresh the list rather than leave a choice that cannot work.
+            if self.picker.kind == scope.kind:
+                self.picker.search()
+            self.context.report_error(
+                f"Cannot export {scope.label}",
+                f"The {scope.kind} {scope.label} no longer exists, or you can no longer export it. "
+                f"The {scope.kind} list has been refreshed: pick another.")
             return
         record = ExportRecord.from_api(body, scope)
         if replacing is not None:
