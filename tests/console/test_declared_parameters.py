@@ -18,9 +18,9 @@ import pytest
 from console.api.client import ApiClient
 from console.api.error_tracking import ErrorTrackingApi
 from console.api.errors import ApiError
+from console.api.exports import ExportsApi, ExportScope
 from console.api.graphql import GRAPHQL_PATH
 from console.api.server import detect_server
-from console.api.exports import ExportScope, ExportsApi
 from console.api.variables import Variable, VariablesApi
 from tests.support import ApiHelper, unique
 
