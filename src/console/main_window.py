@@ -78,7 +78,8 @@ class ServerOverview(QWidget):
         user, version = context.user or {}, context.server_version or {}
         self.server_value.setText(context.client.base_url if context.client else "")
         revision = version.get("revision")
-        self.version_value.setText(f"{version.get('version', '')}" + (f" (revision {revision})" if revision else ""))
+        self.version_value.setText(f"{version.get('version', '')}" + (f" (revision {revision})" if revision else "")
+                                   + (f", {context.server.product}" if version else ""))
         self.user_value.setText(describe_user(user) if user else "")
         self.email_value.setText(str(user.get("email") or user.get("public_email") or ""))
 

@@ -3,7 +3,7 @@
 A domain package uses the shared modules at the top of outpost_server, the request's authentication
 (auth, middleware), accounts (who may do what), application_settings and compat; exports also reads
 vulnerabilities, and Sentry's web API reads error tracking. Nothing imports back up into the
-composition modules (app, cli, demo), compat imports nothing of ours, and services know nothing of HTTP.
+composition modules (app, cli, demo, workers), compat imports nothing of ours, and services know nothing of HTTP.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import pytest
 from tests.support import REPO_ROOT
 
 PACKAGE_ROOT = REPO_ROOT / "server" / "outpost_server"
-COMPOSITION = {"outpost_server.app", "outpost_server.cli", "outpost_server.demo", "outpost_server.__main__"}
+COMPOSITION = {"outpost_server.app", "outpost_server.cli", "outpost_server.demo", "outpost_server.workers",
+               "outpost_server.__main__"}
 SHARED = "(top level)"
 # Top-level modules that resolve the request's user, and so read accounts.
 AUTH = "(auth)"

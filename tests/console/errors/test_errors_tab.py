@@ -11,9 +11,10 @@ from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtWidgets import QStyleOptionViewItem
 
 from console.api.error_tracking import ErrorPage, ErrorSummary
+from console.errors.access import MAINTAINER_ONLY
+from console.errors.frequency import FrequencyBarDelegate
 from console.errors.models import FREQUENCY_ROLE, HIDDEN_DSN, ClientKeyModel, ErrorListModel
 from console.errors.stacktrace import ERROR_LINE_ROLE, IN_APP_ROLE, LIBRARY_GROUP_ROLE
-from console.errors.views import MAINTAINER_ONLY, FrequencyBarDelegate
 from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list

@@ -11,7 +11,9 @@ from outpost_server.exports.csv_format import (
     format_row,
     header_row,
     notes_summary,
+    repeated_string_cell,
     ruby_csv_line,
+    string_cell,
 )
 
 DETECTED = datetime(2022, 10, 7, 13, 34, 41, tzinfo=timezone.utc)
@@ -137,3 +139,9 @@ def test_dismissal_reason_only_for_dismissed():
 def test_non_ascii_passes_through_untouched():
     row = format_row(make(title="Überprüfung — 検出", group_name=None))
     assert row.startswith(",Defend,sast,Brakeman,detected,Überprüfung — 検出,")
+
+
+
+def test_repeated_string_cell_is_string_cell():
+    for value in (None, "", "Defend", "=sum", "a,b", "line\nbreak", "a,b"):
+        assert repeated_string_cell(value) == string_cell(value), value
