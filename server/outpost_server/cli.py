@@ -82,8 +82,10 @@ def run_serve(args: argparse.Namespace) -> int:
     # access_log is off: uvicorn's access log prints query strings, which may carry tokens.
     # Idle keep-alive connections are kept 30 s (uvicorn's default is 5 s) so clients that pool
     # connections for a few seconds do not race the server closing them.
+    # Behind a trusted proxy the request's scheme is the client's (X-Forwarded-Proto), so links say https.
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=10, timeout_keep_alive=30)
+                            timeout_graceful_shutdown=10, timeout_keep_alive=30,
+                            proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips)
     server = uvicorn.Server(config)
     if args.watch_parent:
         _watch_parent(server)
