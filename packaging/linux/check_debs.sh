@@ -26,7 +26,7 @@ fail() { echo "FAILED: $*" >&2; exit 1; }
 
 step "lintian"
 for deb in "$console_deb" "$server_deb"; do
-    lintian --fail-on error --suppress-tags running-with-root-privileges "$deb" | tee "$work/lintian.txt" || fail "lintian errors in $deb"
+    lintian --fail-on error "$deb" 2> >(grep -v "running with root privileges" >&2) | tee "$work/lintian.txt" || fail "lintian errors in $deb"
     echo "$(basename "$deb"): $(grep -c '^E:' "$work/lintian.txt" || true) errors, $(grep -c '^W:' "$work/lintian.txt" || true) warnings"
 done
 
