@@ -32,6 +32,13 @@ if grep -rIl --exclude=RECORD "$PWD/$root" "$env_dir" >/dev/null; then
     grep -rIl --exclude=RECORD "$PWD/$root" "$env_dir" >&2
     exit 1
 fi
+# Every server module imports in the environment alone: a dependency missing from server/pyproject.toml
+# would otherwise only show when the service starts.
+"$env_dir/bin/python" -B -c 'import importlib, pkgutil, outpost_server
+for module in pkgutil.walk_packages(outpost_server.__path__, "outpost_server."):
+    # __main__ runs the command; Alembic loads the migration scripts itself, inside a migration.
+    if not module.name.endswith(".__main__") and not module.name.startswith("outpost_server.migrations."):
+        importlib.import_module(module.name)'
 ln -s /opt/outpost-server/bin/outpost-server "$root/usr/bin/outpost-server"
 
 install -m 644 "$deb_dir/outpost-server.service" "$root/lib/systemd/system/outpost-server.service"
