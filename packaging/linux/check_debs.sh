@@ -127,7 +127,8 @@ step "remove keeps /var/lib/outpost and /etc/outpost; purge leaves nothing"
 apt-get remove -y -q outpost outpost-server >"$work/apt.log" || { cat "$work/apt.log"; fail "remove"; }
 [ -f /var/lib/outpost/outpost.sqlite3 ] && [ -f "$env_file" ] || fail "remove deleted the data or the settings"
 [ ! -e /opt/outpost ] && [ ! -e /opt/outpost-server ] && [ ! -e /usr/bin/outpost ] || fail "remove left the programs"
-apt-get purge -y -q outpost outpost-server >"$work/apt.log" || { cat "$work/apt.log"; fail "purge"; }
+# The console has no conffiles, so remove already took all of it; dpkg purges whatever is left of both.
+dpkg --purge outpost outpost-server >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "purge"; }
 left=$(while read -r path; do [ -e "$path" ] && [ ! -d "$path" ] && echo "$path"; done < "$work/files" || true)
 left+=$(find /etc /opt /var/lib /lib/systemd /usr/bin /usr/share/applications /usr/share/metainfo /usr/share/doc \
         /usr/share/icons -name '*outpost*' 2>/dev/null || true)
