@@ -100,7 +100,7 @@ def seed(database_url: str, project_id: int, *, errors: int, events: int) -> Non
                 "users_count": 1 + number % 17, "first_seen_at": first, "last_seen_at": max(first, last),
                 "status": "unresolved" if number % 5 else "resolved", "regressed": False,
                 "first_release": "shop@1.0.0", "last_release": "shop@1.4.0" if number % 3 else "shop@1.3.2",
-                "last_environment": "production", "payloads_kept": 1, "created_at": first, "updated_at": last})
+                "last_environment": "production", "stored_events": 1, "created_at": first, "updated_at": last})
         connection.execute(insert(TrackedError), error_rows)
         ids = list(connection.scalars(select(TrackedError.id).where(TrackedError.project_id == project_id)
                                       .order_by(TrackedError.id)))

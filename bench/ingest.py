@@ -1,13 +1,14 @@
 """Ingestion benchmark: real gzip'd Python SDK events against a freshly started server.
 
-    .venv/bin/python -m bench.ingest [--events 20000] [--concurrency 8 32] [--time-limit 60]
+    .venv/bin/python -m bench.ingest [--events 20000] [--concurrency 8 32] [--time-limit 60] [--peer bugsink]
 
 Loopback only and bounded in count and time. For each concurrency level it posts the recorded
 4 KB Python SDK exception event (fresh event id and timestamp each time, spread over 50 groups)
 to the store endpoint, and measures accepted events/s, fully processed events/s (until every
 accepted event is counted in its error), p50/p99 latency and stored == accepted. The same load
 then goes to a bare ASGI endpoint that only reads the body and answers 200 (the machine's
-ceiling), and the ratio is reported.
+ceiling), and the ratio is reported. With `--peer bugsink` the same requests (to its own store path and
+key) also go to Bugsink 2.6.1 running beside it (bench/bugsink_peer.py), and its stored rate is compared.
 
 The load generator runs in several processes with raw sockets, pre-built requests and
 keep-alive connections, so it costs the server as little CPU as possible.
@@ -34,8 +35,10 @@ from pathlib import Path
 
 import httpx
 
+from bench.bugsink_peer import BugsinkPeer
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = (REPO_ROOT / ".." / "shared" / "fixtures" / "sentry" / "python-sentry-sdk-1.21.0" / "2-default-no-tracing"
+FIXTURE = (REPO_ROOT / "tests" / "fixtures" / "sentry" / "python-sentry-sdk-1.21.0" / "2-default-no-tracing"
            / "0001-post-store.decoded.txt")
 GROUPS = 50
 START_TIMEOUT = 60
@@ -132,10 +135,13 @@ def prepare_project(port: int, token: str) -> tuple[int, str]:
 # --- load generation -------------------------------------------------------------------------
 
 
-def build_requests(count: int, offset: int, project_id: int, public_key: str) -> list[bytes]:
-    """Complete HTTP requests, each a fresh event (id, timestamp) in one of 50 groups, gzip'd."""
+def outpost_store_path(project_id: int) -> str:
+    return f"/api/v4/error_tracking/collector/api/{project_id}/store/"
+
+
+def build_requests(count: int, offset: int, path: str, public_key: str) -> list[bytes]:
+    """Complete HTTP requests to `path`, each a fresh event (id, timestamp) in one of 50 groups, gzip'd."""
     template = json.loads(FIXTURE.read_bytes())
-    path = f"/api/v4/error_tracking/collector/api/{project_id}/store/"
     requests = []
     for index in range(offset, offset + count):
         event = dict(template)
@@ -155,16 +161,21 @@ def build_requests(count: int, offset: int, project_id: int, public_key: str) ->
     return requests
 
 
-async def _read_response(reader: asyncio.StreamReader) -> int:
+async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bool]:
+    """The status, and whether the server closes the connection after this response."""
     head = await reader.readuntil(b"\r\n\r\n")
     status = int(head[9:12])
     length = 0
+    closes = False
     for line in head.split(b"\r\n"):
-        if line[:15].lower() == b"content-length:":
+        lowered = line.lower()
+        if lowered[:15] == b"content-length:":
             length = int(line[15:])
+        elif lowered.startswith(b"connection:") and b"close" in lowered:
+            closes = True  # e.g. gunicorn's sync workers, which do not keep connections alive
     if length:
         await reader.readexactly(length)
-    return status
+    return status, closes
 
 
 async def _drive(port: int, requests: list[bytes], connections: int, deadline: float) -> tuple[list[float], dict]:
@@ -181,9 +192,12 @@ async def _drive(port: int, requests: list[bytes], connections: int, deadline: f
                 position += 1
                 started = time.perf_counter()
                 writer.write(request)
-                status = await _read_response(reader)
+                status, closes = await _read_response(reader)
                 latencies.append(time.perf_counter() - started)
                 statuses[status] = statuses.get(status, 0) + 1
+                if closes:
+                    writer.close()
+                    reader, writer = await asyncio.open_connection("127.0.0.1", port)
         finally:
             writer.close()
 
@@ -270,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[8, 32])
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per load run (default 60)")
     parser.add_argument("--processes", type=int, default=2, help="load generator processes (default 2)")
+    parser.add_argument("--peer", choices=["bugsink"], help="also run the same load against this peer")
     parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.bare_server:
@@ -282,12 +297,16 @@ def main(argv: list[str] | None = None) -> int:
         data_dir = Path(tmp)
         outpost, outpost_port = start_outpost(data_dir, token)
         bare, bare_port = start_bare()
+        peer = None
+        if args.peer == "bugsink":
+            peer = BugsinkPeer(data_dir / "bugsink", free_port())
+            wait_for_port(peer.port, peer.start())
         try:
             for concurrency in args.concurrency:
                 project_id, public_key = prepare_project(outpost_port, token)
                 request_sets = [
-                    build_requests(args.events // args.processes, i * (args.events // args.processes), project_id,
-                                   public_key)
+                    build_requests(args.events // args.processes, i * (args.events // args.processes),
+                                   outpost_store_path(project_id), public_key)
                     for i in range(args.processes)
                 ]
                 cpu_before = cpu_seconds(outpost.pid)
@@ -302,16 +321,25 @@ def main(argv: list[str] | None = None) -> int:
                 cpu_before = cpu_seconds(bare.pid)
                 ceiling = run_load(bare_port, request_sets, concurrency, args.time_limit)
                 ceiling["cpu_ms"] = 1000 * (cpu_seconds(bare.pid) - cpu_before) / max(ceiling["sent"], 1)
-                report.append((concurrency, run, counted, stored, processed_at, ceiling))
+                peer_run = None
+                if peer is not None:
+                    peer_sets = [build_requests(args.events // args.processes, i * (args.events // args.processes),
+                                                peer.store_path, peer.public_key) for i in range(args.processes)]
+                    before = peer.stored_events()
+                    peer_run = run_load(peer.port, peer_sets, concurrency, args.time_limit)
+                    peer_run["stored"] = peer.stored_events() - before
+                report.append((concurrency, run, counted, stored, processed_at, ceiling, peer_run))
         finally:
             stop(outpost)
             stop(bare)
+            if peer is not None and peer.process is not None:
+                stop(peer.process)
 
     print(f"Ingestion benchmark: {args.events} gzip'd Python SDK events over {GROUPS} groups per run, "
           f"{args.processes} load processes, {os.cpu_count()} CPUs, SQLite, load average {os.getloadavg()[0]:.1f}")
     print("Server CPU per request is also shown: on a shared machine it is steadier than wall-clock rates.")
     ok = True
-    for concurrency, run, counted, stored, processed_at, ceiling in report:
+    for concurrency, run, counted, stored, processed_at, ceiling, peer_run in report:
         accepted_rate = run["accepted"] / run["elapsed"]
         processed_rate = counted / (processed_at - run["started"])
         bare_rate = ceiling["accepted"] / ceiling["elapsed"]
@@ -327,6 +355,13 @@ def main(argv: list[str] | None = None) -> int:
               f"p50 {ceiling['p50_ms']:.1f} ms, p99 {ceiling['p99_ms']:.1f} ms, server CPU {ceiling['cpu_ms']:.2f} ms/request")
         print(f"  ratio   : outpost fully processed / bare = {processed_rate / bare_rate:.3f}; "
               f"bare CPU / outpost CPU per event = {ceiling['cpu_ms'] / run['cpu_ms']:.3f}")
+        if peer_run is not None:
+            peer_rate = peer_run["stored"] / peer_run["elapsed"]
+            print(f"  bugsink : {peer_run['sent']} sent, {peer_run['accepted']} accepted, statuses "
+                  f"{peer_run['statuses']}, stored {peer_run['stored']}")
+            print(f"            stored {peer_rate:,.0f} events/s, p50 {peer_run['p50_ms']:.1f} ms, "
+                  f"p99 {peer_run['p99_ms']:.1f} ms")
+            print(f"  ratio   : outpost fully processed / bugsink stored = {processed_rate / max(peer_rate, 1e-9):.1f}")
     return 0 if ok else 1
 
 

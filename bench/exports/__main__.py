@@ -59,7 +59,7 @@ def timed_baseline(engine, project_id: int, target: Path) -> float:
                Vulnerability.created_at, Vulnerability.location, Vulnerability.resolved_on_default_branch,
                Project.full_path, Vulnerability.id, Vulnerability.cvss_vectors, Vulnerability.dismissal_reason)
         .join(Project, Project.id == Vulnerability.project_id)
-        .outerjoin(Group, Group.id == Project.group_id)
+        .outerjoin(Group, Group.id == Project.namespace_id)
         .where(Vulnerability.project_id == project_id)
         .order_by(Vulnerability.id)
     )

@@ -26,6 +26,7 @@ ROUTERS = [
     ("outpost_server.vulnerabilities.router", API_PREFIX),
     ("outpost_server.exports.router", API_PREFIX),
     ("outpost_server.error_tracking.router", API_PREFIX),
+    ("outpost_server.error_tracking.retention_router", API_PREFIX),
     ("outpost_server.error_tracking.external.application_settings", API_PREFIX),
     # Web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
     ("outpost_server.error_tracking.web.views", ""),
@@ -67,7 +68,7 @@ def create_app(settings: Settings | None = None, *, demo: bool = False) -> FastA
 
 def prepare(app: FastAPI, settings: Settings, *, demo: bool) -> None:
     """Opens the database, applies migrations, ensures the root user and loads demo data."""
-    from outpost_server.accounts.service import ensure_root
+    from outpost_server.accounts.users import ensure_root
     from outpost_server.demo import seed_demo_once
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)

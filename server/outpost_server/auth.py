@@ -11,14 +11,20 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
-from sqlalchemy import select
-
 from outpost_server import errors
 from outpost_server.accounts.models import PersonalAccessToken, User
-from outpost_server.db import SessionDep, utcnow
+from outpost_server.accounts.users import note_token_use, token_by_digest
+from outpost_server.db import SessionDep
 from outpost_server.security import token_digest
 
 READ_METHODS = ("GET", "HEAD")
+SELF_TOKEN_PATH = "/api/v4/personal_access_tokens/self"
+# Gitlab::Auth::UserAccessDeniedReason's messages for users who may not use the API.
+ACCESS_DENIED = {
+    "blocked": "Your account has been blocked.",
+    "deactivated": "Your account has been deactivated by your administrator. "
+                   "Please log back in to reactivate your account.",
+}
 
 
 @dataclass(frozen=True)
@@ -55,12 +61,22 @@ def extract_token(request: Request) -> str | None:
     return request.query_params.get("access_token")
 
 
+def _scope_allows(scopes: set[str], request: Request) -> bool:
+    if "api" in scopes or ("read_api" in scopes and request.method in READ_METHODS):
+        return True
+    path = request.url.path
+    # GitLab's SelfInformation API takes a token of any scope; self-rotation also takes self_rotate.
+    if path == SELF_TOKEN_PATH and scopes:
+        return True
+    return path == SELF_TOKEN_PATH + "/rotate" and request.method == "POST" and "self_rotate" in scopes
+
+
 def authenticate(request: Request, session: SessionDep) -> Principal | None:
     token = extract_token(request)
     if token is None:
         return None
     digest = token_digest(token, request.app.state.secret_key)
-    pat = session.scalars(select(PersonalAccessToken).where(PersonalAccessToken.token_digest == digest)).first()
+    pat = token_by_digest(session, digest)
     if pat is None:
         raise errors.unauthorized()
     if pat.revoked:
@@ -68,11 +84,10 @@ def authenticate(request: Request, session: SessionDep) -> Principal | None:
     if pat.is_expired(dt.date.today()):
         raise _invalid_token("Token is expired. You can either do re-authorization or token refresh.")
     if pat.user.state != "active":
-        raise errors.forbidden()
-    scopes = set(pat.scopes)
-    allowed = "api" in scopes or ("read_api" in scopes and request.method in READ_METHODS)
-    if not allowed:
+        raise errors.forbidden(ACCESS_DENIED.get(pat.user.state))
+    if not _scope_allows(set(pat.scopes), request):
         raise _insufficient_scope()
+    note_token_use(pat)
     request.state.user_id = pat.user_id
     return Principal(user=pat.user, token=pat)
 

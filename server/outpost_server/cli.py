@@ -42,6 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
     import_report.add_argument("--database-url", default=None)
     import_report.add_argument("--data-dir", default=None)
     import_report.set_defaults(handler=run_import_report)
+
+    prune = commands.add_parser("prune", help="apply the error tracking retention limits now")
+    prune.add_argument("--dry-run", action="store_true", help="show what would be deleted and delete nothing")
+    prune.add_argument("--database-url", default=None)
+    prune.add_argument("--data-dir", default=None)
+    prune.set_defaults(handler=run_prune)
     return parser
 
 
@@ -66,6 +72,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from outpost_server.app import create_app
 
+    # Until the server exists there is nothing to finish: a stop signal ends start-up quietly.
+    _on_stop_signals(lambda *_: sys.exit(0))
     settings = settings_from(args)
     configure_logging(settings.log_level)
     host = args.host or os.environ.get("OUTPOST_HOST", "127.0.0.1")
@@ -84,9 +92,10 @@ def run_serve(args: argparse.Namespace) -> int:
     # connections for a few seconds do not race the server closing them.
     # Behind a trusted proxy the request's scheme is the client's (X-Forwarded-Proto), so links say https.
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=10, timeout_keep_alive=30,
+                            timeout_graceful_shutdown=settings.shutdown_grace_seconds, timeout_keep_alive=30,
                             proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips)
     server = uvicorn.Server(config)
+    _stop_on_signals(server)
     if args.watch_parent:
         _watch_parent(server)
 
@@ -102,6 +111,26 @@ def run_serve(args: argparse.Namespace) -> int:
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         runner.run(serve())
     return 0 if server.started else 1
+
+
+def _stop_on_signals(server) -> None:
+    """SIGINT and SIGTERM ask the server to shut down gracefully, outside and inside uvicorn's own handling.
+
+    While serving, uvicorn swaps in its own handlers; after its graceful shutdown it restores these and
+    raises the signal once more so the previous handler sees it. Had that been Python's default SIGINT
+    handler, asyncio.Runner would turn it into CancelledError and KeyboardInterrupt tracebacks and a
+    non-zero exit; here it only repeats the request to stop, so the process exits 0.
+    """
+
+    def request_stop(signum, frame) -> None:
+        server.should_exit = True
+
+    _on_stop_signals(request_stop)
+
+
+def _on_stop_signals(handler) -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, handler)
 
 
 def _loop_factory():
@@ -164,10 +193,37 @@ def run_import_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_prune(args: argparse.Namespace) -> int:
+    from outpost_server.db import make_engine, make_sessionmaker, utcnow
+    from outpost_server.error_tracking import pruner, retention
+    from outpost_server.migrations import upgrade_database
+
+    settings = settings_from(args)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(settings.sqlalchemy_url())
+    upgrade_database(engine)
+    factory = make_sessionmaker(engine)
+    defaults = retention.instance_policy(settings)
+    if args.dry_run:
+        results = retention.prune_all(factory, defaults=defaults, now=utcnow(), dry_run=True)
+        print("Would delete:")
+    else:
+        owner = "prune-command-" + str(os.getpid())
+        with factory() as session:
+            if not pruner.claim(session, owner=owner, interval_seconds=0, now=utcnow(), force=True):
+                print("Another server process is pruning now; try again in a minute", file=sys.stderr)
+                return 1
+        results = pruner.run_pass(factory, owner=owner, defaults=defaults)
+        print("Deleted:")
+    for line in retention.describe(results):
+        print("  " + line)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if hasattr(signal, "SIGTERM"):
-        # uvicorn handles SIGINT/SIGTERM itself while serving; this covers start-up.
+        # Until a command installs its own handling (serve does), SIGTERM ends the process quietly.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     return args.handler(args)
 

@@ -27,12 +27,23 @@ class Settings(BaseSettings):
     # When set, an administrator "root" exists with this personal access token (scope api).
     root_token: str = ""
     log_level: str = "INFO"
+    # On SIGINT/SIGTERM, how long requests in flight get to finish before they are cancelled.
+    shutdown_grace_seconds: float = 10.0
     # Default limit on instance-level CI/CD variables (GitLab's plan limit default).
     default_instance_variables_limit: int = 25
     # Seconds an external error tracking system (Sentry) gets to connect and to answer.
     error_tracking_external_timeout: float = 10.0
-    # Error tracking: payloads kept per error for stack traces (older ones go; counts stay).
-    error_tracking_payloads_per_error: int = 100
+    # Error tracking retention, instance defaults (each can be overridden per project; 0 = no limit):
+    # events kept this many days after they arrive,
+    error_tracking_retention_days: int = 90
+    # at most this many events per error (the first and the latest are kept),
+    error_tracking_events_per_error: int = 1000
+    # and at most this many bytes of stored event payloads per project (oldest events go first).
+    error_tracking_project_bytes: int = 1024**3
+    # Seconds between pruning passes; one server process at a time prunes, under a lease.
+    error_tracking_prune_interval_seconds: float = 300.0
+    # False: this process never prunes (another process sharing the database does).
+    error_tracking_pruner: bool = True
     # Error tracking: events accepted per project per minute by the collector; 0 means no limit.
     error_tracking_rate_limit_per_minute: int = 0
     # Vulnerability exports are deleted this long after creation.

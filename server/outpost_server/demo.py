@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from outpost_server.accounts import access, service
+from outpost_server.accounts import access, namespaces, users
 from outpost_server.accounts.models import Group, Project, User
 from outpost_server.app_settings import get_setting, set_setting
 from outpost_server.config import Settings
@@ -49,7 +49,7 @@ def seed_demo_once(session: Session, *, settings: Settings, secret_key: str) -> 
 def seed_accounts(session: Session, *, settings: Settings, secret_key: str) -> Demo:
     admin = session.scalar(select(User).where(User.username == "root"))
     if admin is None:
-        admin = service.create_user(session, username="root", name="Administrator", email="admin@example.com",
+        admin = users.create_user(session, username="root", name="Administrator", email="admin@example.com",
                                     is_admin=True)
     demo = Demo(settings=settings, secret_key=secret_key, admin=admin)
     people = [
@@ -59,13 +59,13 @@ def seed_accounts(session: Session, *, settings: Settings, secret_key: str) -> D
         ("gus", "Gus Guest", access.GUEST),
     ]
     for username, name, _ in people:
-        demo.users[username] = service.create_user(session, username=username, name=name,
+        demo.users[username] = users.create_user(session, username=username, name=name,
                                                    email=f"{username}@example.com")
-    acme = service.create_group(session, name="Acme", path="acme", creator=admin,
+    acme = namespaces.create_group(session, name="Acme", path="acme", creator=admin,
                                 description="Acme Corporation")
-    platform = service.create_group(session, name="Platform", path="platform", creator=admin, parent=acme,
+    platform = namespaces.create_group(session, name="Platform", path="platform", creator=admin, parent=acme,
                                     description="Shared platform services")
-    tools = service.create_group(session, name="Tools", path="tools", creator=admin, visibility="internal")
+    tools = namespaces.create_group(session, name="Tools", path="tools", creator=admin, visibility="internal")
     demo.groups.update({"acme": acme, "acme/platform": platform, "tools": tools})
     for path, name, group, description in (
         ("webshop", "Webshop", acme, "The customer-facing shop"),
@@ -73,10 +73,10 @@ def seed_accounts(session: Session, *, settings: Settings, secret_key: str) -> D
         ("billing", "Billing", platform, "Invoices and payments"),
         ("scanner-lab", "Scanner Lab", tools, "Playground for security scanners"),
     ):
-        project = service.create_project(session, name=name, path=path, creator=admin, group=group,
+        project = namespaces.create_project(session, name=name, path=path, creator=admin, namespace=group,
                                          description=description)
         demo.projects[project.full_path] = project
     for username, _, level in people:
-        service.add_member(session, target=acme, user=demo.users[username], access_level=level)
-    service.add_member(session, target=tools, user=demo.users["dave"], access_level=access.MAINTAINER)
+        namespaces.add_member(session, target=acme, user=demo.users[username], access_level=level)
+    namespaces.add_member(session, target=tools, user=demo.users["dave"], access_level=access.MAINTAINER)
     return demo

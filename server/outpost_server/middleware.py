@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -15,6 +16,7 @@ error_log = logging.getLogger("outpost.error")
 
 SECURITY_HEADERS = [(b"x-frame-options", b"SAMEORIGIN"), (b"x-content-type-options", b"nosniff")]
 INTERNAL_ERROR_BODY = b'{"message":"500 Internal Server Error"}'
+UNAVAILABLE_BODY = b'{"message":"503 Service Unavailable"}'
 
 
 class RequestMiddleware:
@@ -52,13 +54,22 @@ class RequestMiddleware:
         app = _refuse_null_bytes if "\x00" in scope["path"] else self.app
         try:
             await app(scope, receive, send_with_headers)
+        except asyncio.CancelledError:
+            # The server cancels the requests still running when its shutdown grace period ends. Answer
+            # them 503 instead of letting uvicorn log the cancellation as an application error.
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():
+                raise
+            task.uncancel()
+            error_log.warning("request %s cancelled: the shutdown grace period ended", request_id)
+            status = 503
+            if not response_started:
+                await _send_error(send, request_id, 503, UNAVAILABLE_BODY)
         except Exception:
             error_log.exception("unhandled error in request %s", request_id)
             status = 500
             if not response_started:
-                await send({"type": "http.response.start", "status": 500, "headers": [
-                    (b"content-type", b"application/json"), (b"x-request-id", request_id.encode()), *SECURITY_HEADERS]})
-                await send({"type": "http.response.body", "body": INTERNAL_ERROR_BODY})
+                await _send_error(send, request_id, 500, INTERNAL_ERROR_BODY)
         finally:
             request_log.info(json.dumps({
                 "request_id": request_id,
@@ -68,6 +79,12 @@ class RequestMiddleware:
                 "duration_ms": round((time.perf_counter() - started) * 1000, 2),
                 "user_id": scope["state"].get("user_id"),
             }))
+
+
+async def _send_error(send, request_id: str, status: int, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"x-request-id", request_id.encode()), *SECURITY_HEADERS]})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _refuse_null_bytes(_scope, _receive, send) -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import Request, Response
+from fastapi import Depends, Query, Request, Response
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
@@ -83,3 +83,12 @@ def _page_url(request: Request, page: int, per_page: int) -> str:
     params = [(k, v) for k, v in request.query_params.multi_items() if k not in ("page", "per_page", "private_token")]
     params += [("page", str(page)), ("per_page", str(per_page))]
     return f"{public_request_url(request)}?{urlencode(params)}"
+
+
+def declare_page_params(page: Annotated[str | None, Query(description="page number, from 1")] = None,
+                        per_page: Annotated[str | None, Query(description="items per page, up to 100")] = None) -> None:
+    """Lists the pagination parameters in the OpenAPI document; page_params reads and checks them."""
+
+
+# `dependencies=[PAGINATED]` on a list route.
+PAGINATED = Depends(declare_page_params)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Annotated, Any
 
@@ -84,6 +85,15 @@ class Params:
             raise errors.invalid_value(name)
         return value
 
+    def date(self, name: str) -> dt.date | None:
+        value = self.str(name)
+        if value is None or value == "":
+            return None
+        try:
+            return dt.date.fromisoformat(value[:10])
+        except ValueError:
+            raise errors.invalid_param(name) from None
+
     def list(self, name: str) -> list[str] | None:
         value = self.values.get(name, _MISSING)
         if value is _MISSING or value is None:
@@ -128,3 +138,29 @@ def _merge(values: dict[str, Any], key: str, value: str) -> None:
 
 
 ParamsDep = Annotated[Params, Depends(read_params)]
+
+
+# OpenAPI types of the parameters a handler reads from its body through Params.
+STRING: dict[str, Any] = {"type": "string"}
+INTEGER: dict[str, Any] = {"type": "integer"}
+BOOLEAN: dict[str, Any] = {"type": "boolean"}
+STRINGS: dict[str, Any] = {"type": "array", "items": STRING}
+
+
+def declared_body(*, required: tuple[str, ...] = (), **properties: dict[str, Any]) -> dict[str, Any]:
+    """`openapi_extra` declaring the body parameters a handler reads, as JSON or as a form.
+
+    Grape merges query, form and JSON parameters, so handlers read them through Params instead of a
+    typed body; this makes the OpenAPI document list them all the same.
+    """
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    content = {media: {"schema": schema} for media in ("application/json", "application/x-www-form-urlencoded")}
+    return {"requestBody": {"required": bool(required), "content": content}}
+
+
+def declared_query(**parameters: dict[str, Any]) -> dict[str, Any]:
+    """`openapi_extra` declaring the query parameters a handler reads through Params."""
+    return {"parameters": [{"name": name, "in": "query", "required": False, "schema": schema}
+                           for name, schema in parameters.items()]}

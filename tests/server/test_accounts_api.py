@@ -114,7 +114,8 @@ def test_offset_pagination_headers(server, api):
     for _ in range(3):
         api.project(group_id=group["id"])
     with server.client() as client:
-        response = client.get("/projects", params={"search": group["path"], "per_page": 2, "page": 1})
+        response = client.get("/projects", params={"search": group["path"], "search_namespaces": True, "per_page": 2,
+                                                "page": 1})
     assert response.status_code == 200
     assert len(response.json()) == 2
     headers = response.headers
@@ -133,7 +134,8 @@ def test_python_gitlab_drives_accounts(server):
                             "password": "a-long-password"})
     token = user.personal_access_tokens.create({"name": "ci", "scopes": ["api"]})
     assert token.token.startswith("glpat-")
-    group = gl.groups.create({"name": name, "path": name})
+    # A group's path cannot be a username: users and top-level groups share one set of paths.
+    group = gl.groups.create({"name": name, "path": f"{name}-team"})
     project = gl.projects.create({"name": "svc", "namespace_id": group.id})
     project.members.create({"user_id": user.id, "access_level": gitlab.const.AccessLevel.DEVELOPER})
     group.members.create({"user_id": user.id, "access_level": gitlab.const.AccessLevel.REPORTER})
@@ -141,7 +143,7 @@ def test_python_gitlab_drives_accounts(server):
     as_user = gitlab.Gitlab(server.url, private_token=token.token)
     as_user.auth()
     assert as_user.user.username == name
-    assert as_user.projects.get(f"{name}/svc").id == project.id
+    assert as_user.projects.get(f"{name}-team/svc").id == project.id
     version, _ = gl.version()
     assert version.count(".") == 2
 

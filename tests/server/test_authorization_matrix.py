@@ -42,15 +42,34 @@ GET    /users                                              403  200      401    
 GET    /users/{user}                                       403  200      401     200   200      200       200        200   200   200       200
 POST   /users                                              401  403      401     403   403      403       403        403   201   403       403
 POST   /users/{user}/personal_access_tokens                401  403      401     403   403      403       403        403   201   403       403
+PUT    /users/{fresh_user}                                 401  403      401     403   403      403       403        403   200   403       403
+DELETE /users/{fresh_user}                                 401  403      401     403   403      403       403        403   204   403       403
+POST   /users/{fresh_user}/block                           401  403      401     403   403      403       403        403   201   403       403
+POST   /users/{fresh_user}/unblock                         401  403      401     403   403      403       403        403   201   403       403
+POST   /users/{fresh_user}/deactivate                      401  403      401     403   403      403       403        403   201   403       403
+POST   /users/{fresh_user}/activate                        401  403      401     403   403      403       403        403   201   403       403
 GET    /personal_access_tokens                             401  200      401     200   200      200       200        200   200   200       200
+GET    /personal_access_tokens/self                        401  200      401     200   200      200       200        200   200   200       200
+DELETE /personal_access_tokens/self                        401  204      401     204   204      204       204        204   204   204       204
+POST   /personal_access_tokens/self/rotate                 401  403      401     200   200      200       200        200   200   200       200
+GET    /personal_access_tokens/{own_token}                 -    200      401     200   200      200       200        200   200   200       200
 DELETE /personal_access_tokens/{own_token}                 -    403      401     204   204      204       204        204   204   204       204
+POST   /personal_access_tokens/{own_token}/rotate          -    403      401     200   200      200       200        200   200   200       200
+GET    /namespaces                                         401  200      401     200   200      200       200        200   200   200       200
+GET    /namespaces/{group}                                 401  200      401     200   200      200       200        200   200   200       404
+GET    /namespaces/{group_path}/exists                     401  200      401     200   200      200       200        200   200   200       200
 GET    /groups                                             200  200      401     200   200      200       200        200   200   200       200
 GET    /groups/{group}                                     404  200      401     200   200      200       200        200   200   200       404
 POST   /groups                                             401  403      401     201   201      201       201        201   201   201       201
+PUT    /groups/{group}                                     401  403      401     403   403      403       403        200   200   403       404
+DELETE /groups/{fresh_group}                               401  403      401     403   403      403       403        202   202   403       404
+GET    /groups/{group}/subgroups                           404  200      401     200   200      200       200        200   200   200       404
+GET    /groups/{group}/projects                            404  200      401     200   200      200       200        200   200   200       404
 GET    /projects                                           200  200      401     200   200      200       200        200   200   200       200
 GET    /projects/{project}                                 404  200      401     200   200      200       200        200   200   200       404
 POST   /projects                                           401  403      401     201   201      201       201        201   201   201       201
 PUT    /projects/{project}                                 401  403      401     403   403      403       200        200   200   403       404
+DELETE /projects/{fresh_project}                           401  403      401     403   403      403       403        202   202   403       404
 GET    /projects/{project}/members                         401  200      401     200   200      200       200        200   200   200       404
 GET    /projects/{project}/members/{member}                401  200      401     200   200      200       200        200   200   200       404
 POST   /projects/{project}/members                         401  403      401     403   403      403       201        201   201   403       404
@@ -86,6 +105,8 @@ PUT    /projects/{project}/error_tracking/settings         401  403      401    
 GET    /projects/{project}/error_tracking/client_keys      401  200      401     403   403      403       200        200   200   403       404
 POST   /projects/{project}/error_tracking/client_keys      401  403      401     403   403      403       201        201   201   403       404
 DELETE /projects/{project}/error_tracking/client_keys/{fresh_client_key}  401  403  401  403  403  403  200  200  200  403  404
+GET    /projects/{project}/error_tracking/retention        401  200      401     403   403      403       200        200   200   403       404
+PUT    /projects/{project}/error_tracking/retention        401  403      401     403   403      403       200        200   200   403       404
 """
 
 @dataclass(frozen=True)
@@ -162,8 +183,12 @@ class World:
         self.tokens["revoked"] = revoked
         self._shared: dict[str, str] = {}
 
-    def client(self, actor: str) -> httpx.Client:
+    def client(self, actor: str, *, fresh_token: bool = False) -> httpx.Client:
         token = self.tokens[actor]
+        if fresh_token and actor not in ("anon", "revoked"):
+            # The request spends the caller's token (revoked or rotated): give it one of its own.
+            scopes = ("read_api",) if actor == "read_api" else ("api",)
+            token = self.api.token(self.users[actor]["id"], scopes=scopes)
         headers = {"PRIVATE-TOKEN": token} if token else {}
         return httpx.Client(base_url=self.api.server.api_url, headers=headers, timeout=30)
 
@@ -222,6 +247,7 @@ class World:
 SHARED_PLACEHOLDERS: dict[str, Callable[[World], object]] = {
     "user": lambda world: world.users["guest"]["id"],
     "group": lambda world: world.group["id"],
+    "group_path": lambda world: world.group["path"],
     "project": lambda world: world.project["id"],
     "member": lambda world: world.fresh_member("projects"),
     "group_member": lambda world: world.fresh_member("groups"),
@@ -234,6 +260,9 @@ SHARED_PLACEHOLDERS: dict[str, Callable[[World], object]] = {
 PER_CELL_PLACEHOLDERS: dict[str, Callable[[World, str], object]] = {
     "own_token": lambda world, actor: _second_token_id(world, actor),
     "fresh_member": lambda world, actor: world.fresh_member("projects"),
+    "fresh_user": lambda world, actor: world.api.user()[0]["id"],
+    "fresh_group": lambda world, actor: world.api.group(parent_id=world.group["id"])["id"],
+    "fresh_project": lambda world, actor: world.api.project(group_id=world.group["id"])["id"],
     "fresh_group_member": lambda world, actor: world.fresh_member("groups"),
     "fresh_variable": lambda world, actor: world.variable(),
     "detected_vulnerability": lambda world, actor: world.vulnerability(None),
@@ -259,6 +288,8 @@ def request_body(row: Row, world: World) -> dict | None:
         "POST /groups": {"name": name, "path": name},
         "POST /projects": {"name": name},
         "PUT /projects/{}": {"description": "changed by the authorization matrix"},
+        "PUT /users/{}": {"bio": "changed by the authorization matrix"},
+        "PUT /groups/{}": {"description": "changed by the authorization matrix"},
         "POST /projects/{}/members": lambda: {"user_id": world.api.user()[0]["id"], "access_level": access.GUEST},
         "POST /groups/{}/members": lambda: {"user_id": world.api.user()[0]["id"], "access_level": access.GUEST},
         "POST /admin/ci/variables": {"key": name.upper(), "value": "matrix-value-1"},
@@ -269,9 +300,14 @@ def request_body(row: Row, world: World) -> dict | None:
         "POST /projects/{}/security/reports": lambda: sast_report(1, tag=name),
         "PATCH /projects/{}/error_tracking/settings": {"active": True},
         "PUT /projects/{}/error_tracking/settings": {"active": True, "integrated": True},
+        "PUT /projects/{}/error_tracking/retention": {"retention_days": 60},
     }
     body = bodies.get(row.route)
     return body() if callable(body) else body
+
+
+# Rows whose success revokes the token that sent them.
+SPENDS_OWN_TOKEN = {"DELETE /personal_access_tokens/self", "POST /personal_access_tokens/self/rotate"}
 
 
 def _needs_error_tracking(row: Row) -> bool:
@@ -289,7 +325,7 @@ def test_status(world: World, row: Row, actor: str):
         world.value("project_with_error_tracking", actor)
     path = re.sub(r"\{([^}]+)\}", lambda match: world.value(match.group(1), actor), row.path)
     body = request_body(row, world)
-    with world.client(actor) as client:
+    with world.client(actor, fresh_token=row.route in SPENDS_OWN_TOKEN) as client:
         response = client.request(row.method, path, json=body)
     assert response.status_code == row.expected[actor], (
         f"{row.method} {path} as {actor}: {response.status_code} {response.text[:300]}")

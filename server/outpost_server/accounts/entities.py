@@ -7,7 +7,16 @@ from typing import Any
 
 from fastapi import Request
 
-from outpost_server.accounts.models import Group, GroupMember, PersonalAccessToken, Project, ProjectMember, User
+from outpost_server.accounts.models import (
+    Group,
+    GroupMember,
+    Namespace,
+    PersonalAccessToken,
+    Project,
+    ProjectMember,
+    User,
+    UserNamespace,
+)
 from outpost_server.timefmt import iso, iso_date
 from outpost_server.urls import public_base_url
 
@@ -25,40 +34,46 @@ def user_basic(request: Request, user: User) -> dict[str, Any]:
 
 
 def user_entity(request: Request, user: User, *, with_private: bool = False) -> dict[str, Any]:
-    body = user_basic(request, user) | {"created_at": iso(user.created_at), "bio": "", "public_email": None}
+    body = user_basic(request, user) | {"created_at": iso(user.created_at), "bio": user.bio, "public_email": None}
     if with_private:
-        body |= {"email": user.email, "is_admin": user.is_admin, "can_create_group": True,
-                 "can_create_project": True, "two_factor_enabled": False, "external": False}
+        body |= {"email": user.email, "is_admin": user.is_admin, "can_create_group": user.can_create_group,
+                 "can_create_project": user.projects_limit > 0, "projects_limit": user.projects_limit,
+                 "two_factor_enabled": False, "external": False}
     return body
 
 
-def namespace_entity(request: Request, project: Project) -> dict[str, Any]:
+def namespace_entity(request: Request, namespace: Namespace, *, members_count: int | None = None) -> dict[str, Any]:
+    """GitLab's NamespaceBasic; members_count_with_descendants only for a group the caller administers."""
     base = public_base_url(request)
-    if project.group is not None:
-        group = project.group
-        return {"id": group.id, "name": group.name, "path": group.path, "kind": "group",
-                "full_path": group.full_path, "parent_id": group.parent_id, "avatar_url": None,
-                "web_url": f"{base}/groups/{group.full_path}"}
-    creator = project.creator
-    return {"id": creator.id, "name": creator.name, "path": creator.username, "kind": "user",
-            "full_path": creator.username, "parent_id": None, "avatar_url": None,
-            "web_url": f"{base}/{creator.username}"}
+    user_namespace = isinstance(namespace, UserNamespace)
+    body: dict[str, Any] = {
+        "id": namespace.id,
+        "name": namespace.name,
+        "path": namespace.path,
+        "kind": namespace.kind,
+        "full_path": namespace.full_path,
+        "parent_id": namespace.parent_id,
+        "avatar_url": None,
+        "web_url": f"{base}/{namespace.full_path}" if user_namespace else f"{base}/groups/{namespace.full_path}",
+    }
+    if members_count is not None:
+        body["members_count_with_descendants"] = members_count
+    return body
 
 
 def project_entity(request: Request, project: Project) -> dict[str, Any]:
-    namespace = namespace_entity(request, project)
     return {
         "id": project.id,
         "description": project.description,
         "name": project.name,
-        "name_with_namespace": f"{project.group.full_name if project.group else project.creator.name} / {project.name}",
+        "name_with_namespace": f"{project.namespace.full_name} / {project.name}",
         "path": project.path,
         "path_with_namespace": project.full_path,
         "created_at": iso(project.created_at),
         "default_branch": project.default_branch,
         "web_url": f"{public_base_url(request)}/{project.full_path}",
         "visibility": project.visibility,
-        "namespace": namespace,
+        "namespace": namespace_entity(request, project.namespace),
         "creator_id": project.creator_id,
         "monitor_access_level": project.monitor_access_level,
         "archived": False,

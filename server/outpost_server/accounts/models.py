@@ -18,6 +18,9 @@ class User(Base):
     password_digest: Mapped[str | None] = mapped_column(String(255))
     state: Mapped[str] = mapped_column(String(32), default="active")
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    bio: Mapped[str] = mapped_column(Text, default="")
+    can_create_group: Mapped[bool] = mapped_column(Boolean, default=True)
+    projects_limit: Mapped[int] = mapped_column(Integer, default=100_000)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -40,18 +43,39 @@ class PersonalAccessToken(Base):
         return self.expires_at is not None and self.expires_at <= today
 
 
-class Group(Base):
-    __tablename__ = "groups"
+class Namespace(Base):
+    """GitLab's namespaces: one id space for personal namespaces (kind "user") and groups (kind "group").
+
+    A namespace id never means two things, and a user's namespace id is not the user's id. The table
+    was the groups table before namespaces existed, which is why groups keep their ids.
+    """
+
+    __tablename__ = "namespaces"
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
     name: Mapped[str] = mapped_column(String(255))
     path: Mapped[str] = mapped_column(String(255))
     full_path: Mapped[str] = mapped_column(String(1024), unique=True)
     full_name: Mapped[str] = mapped_column(String(2048))
     description: Mapped[str] = mapped_column(Text, default="")
     visibility: Mapped[str] = mapped_column(String(16), default="private")
-    parent_id: Mapped[int | None] = mapped_column(ForeignKey("groups.id"), index=True)
+    parent_id: Mapped[int | None] = mapped_column(ForeignKey("namespaces.id"), index=True)
+    # The user whose personal namespace this is (kind "user" only).
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    __mapper_args__ = {"polymorphic_on": "kind"}
+
+
+class UserNamespace(Namespace):
+    __mapper_args__ = {"polymorphic_identity": "user"}
+
+    owner: Mapped[User] = relationship(lazy="joined", foreign_keys=[Namespace.owner_id])
+
+
+class Group(Namespace):
+    __mapper_args__ = {"polymorphic_identity": "group"}
 
 
 class Project(Base):
@@ -63,15 +87,19 @@ class Project(Base):
     full_path: Mapped[str] = mapped_column(String(1024), unique=True)
     description: Mapped[str] = mapped_column(Text, default="")
     visibility: Mapped[str] = mapped_column(String(16), default="private")
-    # A project lives in a group, or (group_id NULL) in its creator's personal namespace.
-    group_id: Mapped[int | None] = mapped_column(ForeignKey("groups.id"), index=True)
+    # A group's or a user's personal namespace.
+    namespace_id: Mapped[int] = mapped_column(ForeignKey("namespaces.id"), index=True)
     creator_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     default_branch: Mapped[str] = mapped_column(String(255), default="main")
     monitor_access_level: Mapped[str] = mapped_column(String(16), default="enabled")
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
-    group: Mapped[Group | None] = relationship(lazy="joined")
+    namespace: Mapped[Namespace] = relationship(lazy="joined")
     creator: Mapped[User] = relationship(lazy="joined")
+
+    @property
+    def group(self) -> Group | None:
+        return self.namespace if isinstance(self.namespace, Group) else None
 
 
 class MembershipColumns:
@@ -92,7 +120,7 @@ class GroupMember(MembershipColumns, Base):
     __tablename__ = "group_members"
     __table_args__ = (UniqueConstraint("group_id", "user_id"),)
 
-    group_id: Mapped[int] = mapped_column(ForeignKey("groups.id", ondelete="CASCADE"), index=True)
+    group_id: Mapped[int] = mapped_column(ForeignKey("namespaces.id", ondelete="CASCADE"), index=True)
 
 
 class ProjectMember(MembershipColumns, Base):

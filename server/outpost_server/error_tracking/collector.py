@@ -9,7 +9,6 @@ reason, oversized ones 413.
 from __future__ import annotations
 
 import asyncio
-import math
 import re
 import time
 
@@ -25,6 +24,7 @@ from . import service
 from .ingest import IngestWriter, KeyNoLongerActive
 from .parsing import ENVELOPE, STORE, body_limit, parse_ingest_request
 from .protocol import PARSE_FAILURE, PayloadTooLarge, ProtocolError, extract_public_key
+from .rate_limit import SharedRateLimit
 
 router = APIRouter()
 
@@ -32,21 +32,25 @@ router = APIRouter()
 INLINE_PARSE_LIMIT = 64 * 1024
 # How long a positive or negative access decision is reused (other replicas' key changes).
 ACCESS_TTL_SECONDS = 5.0
-RATE_WINDOW_SECONDS = 60
 
 
 def install(app: FastAPI) -> None:
     app.state.error_tracking_access = {}
-    app.state.error_tracking_rates = {}
+    app.state.error_tracking_rate_limit = None
 
     async def start_writer(app: FastAPI) -> None:
-        settings = app.state.settings
-        writer = IngestWriter(app.state.engine, payloads_per_error=settings.error_tracking_payloads_per_error)
+        writer = IngestWriter(app.state.engine)
         writer.start()
         app.state.error_tracking_writer = writer
+        limit = app.state.settings.error_tracking_rate_limit_per_minute
+        if limit > 0:
+            app.state.error_tracking_rate_limit = SharedRateLimit(app.state.engine, limit_per_minute=limit)
+            app.state.error_tracking_rate_limit.start()
 
     async def stop_writer(app: FastAPI) -> None:
         await app.state.error_tracking_writer.stop()
+        if app.state.error_tracking_rate_limit is not None:
+            await app.state.error_tracking_rate_limit.stop()
 
     app.state.startup_hooks.append(start_writer)
     app.state.shutdown_hooks.append(stop_writer)
@@ -101,22 +105,16 @@ async def _check_access(app, project_ident: str, public_key: str | None) -> serv
     return target
 
 
-def _rate_limited(app, project_id: int, events: int) -> Response | None:
-    limit = app.state.settings.error_tracking_rate_limit_per_minute
-    if limit <= 0 or events == 0:
+async def _rate_limited(app, project_id: int, events: int) -> Response | None:
+    limiter = app.state.error_tracking_rate_limit
+    if limiter is None or events == 0:
         return None
-    now = time.monotonic()
-    window = app.state.error_tracking_rates.get(project_id)
-    if window is None or now - window[0] >= RATE_WINDOW_SECONDS:
-        window = [now, 0]
-        app.state.error_tracking_rates[project_id] = window
-    if window[1] + events > limit:
-        retry_after = max(1, math.ceil(window[0] + RATE_WINDOW_SECONDS - now))
-        refusal = errors.too_many_requests(retry_after)
-        refusal.headers["X-Sentry-Rate-Limits"] = f"{retry_after}:error;default:project"
-        return _error_response(refusal)
-    window[1] += events
-    return None
+    retry_after = await limiter.admit(project_id, events)
+    if retry_after is None:
+        return None
+    refusal = errors.too_many_requests(retry_after)
+    refusal.headers["X-Sentry-Rate-Limits"] = f"{retry_after}:error;default:project"
+    return _error_response(refusal)
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
@@ -168,7 +166,7 @@ async def collect(request: Request, endpoint: str, project_ident: str) -> Respon
         target = await _check_access(app, project_ident, parsed.auth.key)
         if target.refusal is not None:
             return _error_response(target.refusal)
-    limited = _rate_limited(app, target.project_id, len(parsed.events))
+    limited = await _rate_limited(app, target.project_id, len(parsed.events))
     if limited is not None:
         return limited
     if parsed.events or parsed.sessions or parsed.session_buckets:

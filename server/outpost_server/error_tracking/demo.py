@@ -133,7 +133,7 @@ def seed(session: Session, demo) -> None:
                 batch.append((project.id, IngestRequest(AuthInfo("demo", None), normalized.event_id, [normalized]),
                               now - age))
         batch.append((project.id, _sessions(prefix, rng, now), now))
-        store_batch(session.connection(), batch, payloads_per_error=demo.settings.error_tracking_payloads_per_error)
+        store_batch(session.connection(), batch)
 
 
 def _sessions(prefix: str, rng: random.Random, now: dt.datetime) -> IngestRequest:

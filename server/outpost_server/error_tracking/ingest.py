@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import and_, bindparam, case, delete, insert, select, update
+from sqlalchemy import and_, bindparam, case, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
@@ -101,22 +101,13 @@ class _Statements:
         self.known_event_ids = select(EVENTS.c.event_id).where(
             EVENTS.c.project_id == bindparam("project_id"), EVENTS.c.event_id.in_(bindparam("event_ids", expanding=True))
         )
-        self.errors_by_fingerprint = select(ERRORS.c.id, ERRORS.c.fingerprint, ERRORS.c.payloads_kept).where(
+        self.errors_by_fingerprint = select(ERRORS.c.id, ERRORS.c.fingerprint).where(
             ERRORS.c.project_id == bindparam("project_id"),
             ERRORS.c.fingerprint.in_(bindparam("fingerprints", expanding=True)),
         )
         self.create_errors = dialect.insert(ERRORS).on_conflict_do_nothing(index_elements=["project_id", "fingerprint"])
         self.insert_events = _DriverStatement(insert(EVENTS), dialect_obj, EVENT_KEYS)
         self.insert_payloads = _DriverStatement(insert(PAYLOADS), dialect_obj, ["error_id", "event_id", "payload"])
-        self.trim_payloads = delete(PAYLOADS).where(
-            PAYLOADS.c.id.in_(
-                select(PAYLOADS.c.id)
-                .where(PAYLOADS.c.error_id == bindparam("trim_error_id"))
-                .order_by(PAYLOADS.c.id)
-                .limit(bindparam("excess"))
-                .scalar_subquery()
-            )
-        )
         hourly = dialect.insert(HOURLY)
         self.count_hours = _DriverStatement(hourly.on_conflict_do_update(
             index_elements=["error_id", "hour"], set_={"count": HOURLY.c.count + hourly.excluded.count}
@@ -160,7 +151,7 @@ class _Statements:
             .values(
                 count=ERRORS.c.count + bindparam("b_count"),
                 users_count=ERRORS.c.users_count + bindparam("b_new_users"),
-                payloads_kept=bindparam("b_payloads_kept"),
+                stored_events=ERRORS.c.stored_events + bindparam("b_count"),
                 first_seen_at=case((first_seen < ERRORS.c.first_seen_at, first_seen), else_=ERRORS.c.first_seen_at),
                 last_seen_at=case((newer, bindparam("b_last_seen", type_=ERRORS.c.last_seen_at.type)),
                                   else_=ERRORS.c.last_seen_at),
@@ -217,7 +208,6 @@ def store_batch(
     connection: Connection,
     batch: Sequence[tuple[int, IngestRequest, dt.datetime]],
     *,
-    payloads_per_error: int,
     known_users: Container[tuple[int, str]] = frozenset(),
 ) -> BatchResult:
     """Store (project id, parsed request, received at) triples in the caller's transaction."""
@@ -230,7 +220,7 @@ def store_batch(
     errors = _find_or_create_errors(connection, sql, received)
     by_error: dict[int, list[_Received]] = defaultdict(list)
     for item in received:
-        by_error[errors[(item.project_id, item.event.fingerprint)][0]].append(item)
+        by_error[errors[(item.project_id, item.event.fingerprint)]].append(item)
 
     sql.insert_events.run(
         connection,
@@ -250,8 +240,13 @@ def store_batch(
             for item in items
         ],
     )
-    kept_before = {error_id: kept for error_id, kept in errors.values()}
-    kept_after = _store_payloads(connection, sql, by_error, kept_before, payloads_per_error)
+    # Every event is stored with its payload; the pruner (retention.py) enforces the limits later,
+    # in small batches, so the hot path never deletes.
+    sql.insert_payloads.run(connection, [
+        {"error_id": error_id, "event_id": item.event.event_id, "payload": item.event.raw_payload or b"{}"}
+        for error_id, items in by_error.items()
+        for item in items
+    ])
     hourly: dict[tuple[int, dt.datetime], int] = defaultdict(int)
     for error_id, items in by_error.items():
         for item in items:
@@ -271,7 +266,6 @@ def store_batch(
                 "b_id": error_id,
                 "b_count": len(items),
                 "b_new_users": len(users.new),
-                "b_payloads_kept": kept_after[error_id],
                 "b_first_seen": min(item.event.occurred_at for item in items),
                 "b_last_seen": latest.occurred_at,
                 "b_title": latest.title,
@@ -343,8 +337,8 @@ def _new_events(connection: Connection, sql: _Statements, batch) -> list[_Receiv
 
 
 def _find_or_create_errors(connection: Connection, sql: _Statements, received: list[_Received]
-                           ) -> dict[tuple[int, str], tuple[int, int]]:
-    """(project id, fingerprint) → (error id, payloads kept), creating the missing errors."""
+                           ) -> dict[tuple[int, str], int]:
+    """(project id, fingerprint) → error id, creating the missing errors."""
     first_by_key: dict[tuple[int, str], _Received] = {}
     for item in received:
         first_by_key.setdefault((item.project_id, item.event.fingerprint), item)
@@ -356,7 +350,7 @@ def _find_or_create_errors(connection: Connection, sql: _Statements, received: l
     return errors
 
 
-def _lookup_errors(connection: Connection, sql: _Statements, keys) -> dict[tuple[int, str], tuple[int, int]]:
+def _lookup_errors(connection: Connection, sql: _Statements, keys) -> dict[tuple[int, str], int]:
     by_project: dict[int, list[str]] = defaultdict(list)
     for project_id, fingerprint in keys:
         by_project[project_id].append(fingerprint)
@@ -364,8 +358,8 @@ def _lookup_errors(connection: Connection, sql: _Statements, keys) -> dict[tuple
     for project_id, fingerprints in by_project.items():
         for chunk in _chunks(fingerprints, LOOKUP_CHUNK):
             rows = connection.execute(sql.errors_by_fingerprint, {"project_id": project_id, "fingerprints": list(chunk)})
-            for error_id, fingerprint, kept in rows:
-                found[(project_id, fingerprint)] = (error_id, kept)
+            for error_id, fingerprint in rows:
+                found[(project_id, fingerprint)] = error_id
     return found
 
 
@@ -390,32 +384,10 @@ def _new_error_row(item: _Received) -> dict:
         "first_release": event.release,
         "last_release": event.release,
         "last_environment": event.environment,
-        "payloads_kept": 0,
+        "stored_events": 0,
         "created_at": item.received_at,
         "updated_at": item.received_at,
     }
-
-
-def _store_payloads(connection: Connection, sql: _Statements, by_error: dict[int, list[_Received]],
-                    kept_before: dict[int, int], limit: int) -> dict[int, int]:
-    """Keep the newest `limit` payloads per error; returns how many each error keeps now."""
-    if limit <= 0:
-        return {error_id: 0 for error_id in by_error}
-    rows, trims, kept_after = [], [], {}
-    for error_id, items in by_error.items():
-        newest = items[-limit:]
-        rows.extend(
-            {"error_id": error_id, "event_id": item.event.event_id, "payload": item.event.raw_payload or b"{}"}
-            for item in newest
-        )
-        total = kept_before[error_id] + len(newest)
-        if total > limit:
-            trims.append({"trim_error_id": error_id, "excess": total - limit})
-        kept_after[error_id] = min(total, limit)
-    sql.insert_payloads.run(connection, rows)
-    if trims:
-        connection.execute(sql.trim_payloads, trims)
-    return kept_after
 
 
 @dataclass
@@ -473,9 +445,8 @@ class IngestWriter:
     requests that form the next batch. Futures are settled back on the loop.
     """
 
-    def __init__(self, engine: Engine, *, payloads_per_error: int, max_batch: int = MAX_BATCH):
+    def __init__(self, engine: Engine, *, max_batch: int = MAX_BATCH):
         self._engine = engine
-        self._payloads_per_error = payloads_per_error
         self._max_batch = max_batch
         self._queue: asyncio.Queue | None = None
         self._task: asyncio.Task | None = None
@@ -550,7 +521,6 @@ class IngestWriter:
                 connection,
                 [(project_id, request, received_at) for project_id, request, received_at, public_key, _ in batch
                  if public_key is None or (project_id, public_key) in active],
-                payloads_per_error=self._payloads_per_error,
                 known_users=self._known_users,
             )
         self._known_users.add(result.user_pairs)

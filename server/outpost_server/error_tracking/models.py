@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from outpost_server.db import Base, UTCDateTime, utcnow
@@ -79,8 +79,8 @@ class TrackedError(Base):
     first_release: Mapped[str | None] = mapped_column(String(255))
     last_release: Mapped[str | None] = mapped_column(String(255))
     last_environment: Mapped[str | None] = mapped_column(String(255))
-    # Events whose payload is still kept (at most the configured number per error).
-    payloads_kept: Mapped[int] = mapped_column(Integer, default=0)
+    # Events stored with their payload; the pruner brings it back within the retention limits.
+    stored_events: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
@@ -89,7 +89,12 @@ class ErrorEvent(Base):
     """One received event; its row stays (event ids are unique per project) after its payload goes."""
 
     __tablename__ = "error_tracking_error_events"
-    __table_args__ = (UniqueConstraint("project_id", "event_id"),)
+    __table_args__ = (
+        UniqueConstraint("project_id", "event_id"),
+        # For pruning: a project's oldest arrivals, and an error's events in order.
+        Index("ix_error_tracking_error_events_project_received", "project_id", "received_at", "id"),
+        Index("ix_error_tracking_error_events_error_id_id", "error_id", "id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
@@ -104,10 +109,13 @@ class ErrorEvent(Base):
 
 
 class ErrorEventPayload(Base):
-    """The event JSON as received, kept for the newest events of each error."""
+    """The event JSON as received, one per stored event, until the pruner removes the event."""
 
     __tablename__ = "error_tracking_event_payloads"
-    __table_args__ = (Index("ix_error_tracking_event_payloads_error_id_id", "error_id", "id"),)
+    __table_args__ = (
+        Index("ix_error_tracking_event_payloads_error_id_id", "error_id", "id"),
+        Index("ix_error_tracking_event_payloads_error_event", "error_id", "event_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     error_id: Mapped[int] = mapped_column(ForeignKey("error_tracking_errors.id", ondelete="CASCADE"))
@@ -165,3 +173,50 @@ class SessionAggregate(Base):
     errored: Mapped[int] = mapped_column(Integer, default=0)
     abnormal: Mapped[int] = mapped_column(Integer, default=0)
     crashed: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class RetentionOverride(Base):
+    """A project's own retention limits; a NULL column means the instance default (an Outpost extension)."""
+
+    __tablename__ = "error_tracking_retention_overrides"
+
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True)
+    retention_days: Mapped[int | None] = mapped_column(Integer)
+    events_per_error: Mapped[int | None] = mapped_column(Integer)
+    max_stored_bytes: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class PruneLease(Base):
+    """The one row naming the process allowed to prune now, so replicas never prune at the same time."""
+
+    __tablename__ = "error_tracking_prune_lease"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(64))
+    expires_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    # When the last complete pass ended: the next one is due an interval later, whichever process runs it.
+    last_finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+
+
+class PruneRun(Base):
+    """One pruning pass, kept for the retention API and for checking that passes never overlap."""
+
+    __tablename__ = "error_tracking_prune_runs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    worker_id: Mapped[str] = mapped_column(String(64))
+    started_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    events_deleted: Mapped[int] = mapped_column(Integer, default=0)
+    bytes_deleted: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class RateWindow(Base):
+    """Events admitted for a project in one wall-clock minute, summed over every server process."""
+
+    __tablename__ = "error_tracking_rate_windows"
+
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True)
+    # Minutes since the epoch.
+    window: Mapped[int] = mapped_column(Integer, primary_key=True)
+    events: Mapped[int] = mapped_column(Integer, default=0)

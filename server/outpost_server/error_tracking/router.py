@@ -10,8 +10,8 @@ from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
-from outpost_server.pagination import paginate
-from outpost_server.params import Params, ParamsDep
+from outpost_server.pagination import PAGINATED, paginate
+from outpost_server.params import BOOLEAN, STRING, Params, ParamsDep, declared_body
 from outpost_server.urls import public_base_url
 
 from . import collector, service
@@ -19,6 +19,9 @@ from .entities import client_key_entity, setting_entity
 from .external.settings import apply_external_params
 
 router = APIRouter(tags=["error tracking"])
+SETTINGS_BODY = declared_body(active=BOOLEAN, integrated=BOOLEAN, api_url=STRING, api_host=STRING,
+                              organization_slug=STRING, project_slug=STRING, sentry_external_url=STRING, token=STRING,
+                              project_name=STRING, organization_name=STRING)
 router.include_router(collector.router)
 
 
@@ -53,7 +56,7 @@ def get_settings(session: SessionDep, user: CurrentUserDep, project_id: str):
     return setting_entity(setting)
 
 
-@router.patch("/projects/{project_id}/error_tracking/settings")
+@router.patch("/projects/{project_id}/error_tracking/settings", openapi_extra=SETTINGS_BODY)
 def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
     project = _operations_project(session, project_id, user)
     active = _required_bool(params, "active")
@@ -67,7 +70,7 @@ def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, 
     return setting_entity(setting)
 
 
-@router.put("/projects/{project_id}/error_tracking/settings")
+@router.put("/projects/{project_id}/error_tracking/settings", openapi_extra=SETTINGS_BODY)
 def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
     project = _operations_project(session, project_id, user)
     missing = [name for name in ("active", "integrated") if params.raw(name) is None]
@@ -81,7 +84,7 @@ def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, pa
     return setting_entity(setting)
 
 
-@router.get("/projects/{project_id}/error_tracking/client_keys")
+@router.get("/projects/{project_id}/error_tracking/client_keys", dependencies=[PAGINATED])
 def list_client_keys(request: Request, response: Response, session: SessionDep, user: CurrentUserDep, project_id: str):
     project = _operations_project(session, project_id, user)
     keys = paginate(session, service.client_keys_query(project=project), request, response)

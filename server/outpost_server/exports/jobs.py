@@ -94,7 +94,7 @@ def _export_rows(factory: sessionmaker[Session], project_ids: list[int]) -> Iter
             names = session.execute(
                 select(Group.name, Project.name, Project.full_path)
                 .select_from(Project)
-                .outerjoin(Group, Group.id == Project.group_id)
+                .outerjoin(Group, Group.id == Project.namespace_id)
                 .where(Project.id == project_id)
             ).first()
         if names is None:

@@ -22,7 +22,7 @@ class VulnerabilityExport(Base):
     author_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     # Project-level: project_id; group-level: group_id; instance-level: neither.
     project_id: Mapped[int | None] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    group_id: Mapped[int | None] = mapped_column(ForeignKey("groups.id", ondelete="CASCADE"))
+    group_id: Mapped[int | None] = mapped_column(ForeignKey("namespaces.id", ondelete="CASCADE"))
     format: Mapped[str] = mapped_column(String(16), default="csv")
     status: Mapped[str] = mapped_column(String(16), default="created", index=True)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)

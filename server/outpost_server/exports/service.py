@@ -99,7 +99,7 @@ def scope_project_ids(session: Session, export: VulnerabilityExport) -> list[int
         return [export.project_id]
     if export.group_id is not None:
         group_ids = group_descendant_ids(session, export.group_id)
-        return list(session.scalars(select(Project.id).where(Project.group_id.in_(group_ids)).order_by(Project.id)))
+        return list(session.scalars(select(Project.id).where(Project.namespace_id.in_(group_ids)).order_by(Project.id)))
     author = session.get(User, export.author_id)
     return [project.id for project in projects_with_access(session, author, CREATE_LEVEL)]
 

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Request, Response
 from outpost_server import errors
 from outpost_server.auth import AdminUserDep
 from outpost_server.db import SessionDep
-from outpost_server.pagination import paginate
-from outpost_server.params import Params, ParamsDep
+from outpost_server.pagination import PAGINATED, paginate
+from outpost_server.params import BOOLEAN, INTEGER, STRING, Params, ParamsDep, declared_body, declared_query
 from outpost_server.variables import plan_limits, service
 from outpost_server.variables.entities import variable_entity
 from outpost_server.variables.models import VARIABLE_TYPES
@@ -20,6 +20,9 @@ router = APIRouter(tags=["variables"])
 # Grape's declared parameters of the create and update endpoints, in declaration order.
 VARIABLE_PARAMS = (("key", "string"), ("value", "string"), ("protected", "boolean"), ("masked", "boolean"),
                    ("raw", "boolean"), ("variable_type", "variable_type"), ("description", "string"))
+
+
+VARIABLE_BODY = declared_body(**{name: BOOLEAN if kind == "boolean" else STRING for name, kind in VARIABLE_PARAMS})
 
 
 def _declared(params: Params, *, required: tuple[str, ...]) -> dict[str, Any]:
@@ -51,7 +54,7 @@ def _default_variables_limit(request: Request) -> int:
     return request.app.state.settings.default_instance_variables_limit
 
 
-@router.get("/admin/ci/variables")
+@router.get("/admin/ci/variables", dependencies=[PAGINATED])
 def list_variables(request: Request, response: Response, session: SessionDep, admin: AdminUserDep):
     rows = paginate(session, service.list_stmt(), request, response)
     secret_key = _secret_key(request)
@@ -64,7 +67,7 @@ def get_variable(request: Request, session: SessionDep, admin: AdminUserDep, key
     return variable_entity(variable, value=service.reveal(variable, secret_key=_secret_key(request)))
 
 
-@router.post("/admin/ci/variables", status_code=201)
+@router.post("/admin/ci/variables", status_code=201, openapi_extra=VARIABLE_BODY)
 def create_variable(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
     declared = _declared(params, required=("key", "value"))
     with service.creation_guard(session):
@@ -75,7 +78,7 @@ def create_variable(request: Request, session: SessionDep, admin: AdminUserDep, 
     return variable_entity(variable, value=declared["value"])
 
 
-@router.put("/admin/ci/variables/{key}")
+@router.put("/admin/ci/variables/{key}", openapi_extra=VARIABLE_BODY)
 def update_variable(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep, key: str):
     variable = service.get_by_key(session, key=key)
     # GitLab ignores a key in the body: a variable cannot be renamed.
@@ -104,7 +107,7 @@ def _plan_name(params: Params, *, required: bool) -> tuple[str | None, list[str]
     return name, []
 
 
-@router.get("/application/plan_limits")
+@router.get("/application/plan_limits", openapi_extra=declared_query(plan_name=STRING))
 def get_plan_limits(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
     plan, problems = _plan_name(params, required=False)
     if problems:
@@ -112,7 +115,8 @@ def get_plan_limits(request: Request, session: SessionDep, admin: AdminUserDep, 
     return plan_limits.limits_for(session, plan=plan, default_variables_limit=_default_variables_limit(request))
 
 
-@router.put("/application/plan_limits")
+@router.put("/application/plan_limits", openapi_extra=declared_body(
+    plan_name=STRING, **dict.fromkeys(plan_limits.UPDATABLE_LIMITS, INTEGER)))
 def update_plan_limits(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
     plan, problems = _plan_name(params, required=True)
     changes: dict[str, int] = {}

@@ -99,6 +99,28 @@ class ClientKey:
         return f"ClientKey(id={self.id!r})"
 
 
+@dataclass(frozen=True)
+class Retention:
+    """A project's retention limits (0 = no limit) and what it stores: an Outpost extension."""
+
+    retention_days: int
+    events_per_error: int
+    max_stored_bytes: int
+    instance_defaults: dict[str, int]
+    overridden: tuple[str, ...]
+    stored_events: int
+    stored_bytes: int
+    last_pruned_at: str | None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> Retention:
+        return cls(retention_days=_int(body.get("retention_days")), events_per_error=_int(body.get("events_per_error")),
+                   max_stored_bytes=_int(body.get("max_stored_bytes")),
+                   instance_defaults={name: _int(value) for name, value in (body.get("instance_defaults") or {}).items()},
+                   overridden=tuple(body.get("overridden") or ()), stored_events=_int(body.get("stored_events")),
+                   stored_bytes=_int(body.get("stored_bytes")), last_pruned_at=body.get("last_pruned_at"))
+
+
 @dataclass
 class StackTrace:
     exceptions: list[dict[str, Any]] = field(default_factory=list)
@@ -199,6 +221,17 @@ class ErrorTrackingApi:
     async def create_client_key(self, project_id: int) -> ClientKey:
         response = await self.client.request("POST", f"/projects/{project_id}/error_tracking/client_keys")
         return ClientKey.from_json(response.json())
+
+    # --- retention (an Outpost extension; a GitLab answers 404) --------------------------------
+
+    async def retention(self, project_id: int) -> Retention:
+        return Retention.from_json(await self.client.get_json(f"/projects/{project_id}/error_tracking/retention"))
+
+    async def save_retention(self, project_id: int, limits: dict[str, int | None]) -> Retention:
+        """Sets each named limit; None goes back to the instance default."""
+        body = {name: "" if value is None else value for name, value in limits.items()}
+        response = await self.client.request("PUT", f"/projects/{project_id}/error_tracking/retention", json=body)
+        return Retention.from_json(response.json())
 
     async def delete_client_key(self, project_id: int, key_id: int) -> None:
         await self.client.request("DELETE", f"/projects/{project_id}/error_tracking/client_keys/{key_id}")

@@ -72,9 +72,10 @@ class ExportsApi:
         return ExportState(response.json(), poll)
 
     # Exports need Developer access; GitLab narrows the lists to that with min_access_level.
+    # search_namespaces: "acme/web" finds acme/webshop, as the picker's "name or path" promises.
     async def search_projects(self, text: str) -> list[dict[str, Any]]:
-        return await self.client.get_json("/projects", search=text, per_page=20, order_by="name", sort="asc",
-                                          min_access_level=DEVELOPER_ACCESS)
+        return await self.client.get_json("/projects", search=text, search_namespaces=True, per_page=20,
+                                          order_by="name", sort="asc", min_access_level=DEVELOPER_ACCESS)
 
     async def search_groups(self, text: str) -> list[dict[str, Any]]:
         return await self.client.get_json("/groups", search=text, per_page=20, min_access_level=DEVELOPER_ACCESS)

@@ -48,10 +48,11 @@ from console.api.error_tracking import (
     TrackingSettings,
     api_url_for,
 )
-from console.api.errors import ApiError, Forbidden
+from console.api.errors import ApiError, Forbidden, NotFound
 from console.context import AppContext
 from console.errors.dialogs import RotateKeyWizard
 from console.errors.models import FREQUENCY_ROLE, ClientKeyModel, ErrorListModel, short_time
+from console.errors.retention import RetentionPage
 from console.errors.stacktrace import StackTraceView
 
 T = TypeVar("T")
@@ -89,6 +90,19 @@ class FrequencyBarDelegate(QStyledItemDelegate):
         painter.restore()
 
 
+class ProjectGone(NotFound):
+    """The chosen project was deleted, or access to it lost, after the project list was loaded."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(status=404)
+
+    @property
+    def message(self) -> str:
+        return (f"The project {self.path} no longer exists, or you no longer have access to it. "
+                "The project list has been reloaded: choose another.")
+
+
 class _Page(QWidget):
     """Shared plumbing: the tab's API access and guarded tasks."""
 
@@ -101,7 +115,8 @@ class _Page(QWidget):
         if not self.tab.context.is_connected:  # e.g. a dialog closing after a disconnect
             work.close()
             return None
-        return self.tab.context.run(work, description=description, on_success=on_success)
+        return self.tab.context.run(self.tab.explaining_stale_project(work), description=description,
+                                    on_success=on_success)
 
 
 class ErrorDetailView(QWidget):
@@ -756,10 +771,12 @@ class ErrorTrackingTab(QWidget):
         self.errors_page = ErrorsPage(self)
         self.settings_page = SettingsPage(self)
         self.keys_page = ClientKeysPage(self)
+        self.retention_page = RetentionPage(self)
         self.pages = QTabWidget()
         self.pages.addTab(self.errors_page, "Errors")
         self.pages.addTab(self.settings_page, "Settings")
         self.pages.addTab(self.keys_page, "Client keys")
+        self.pages.addTab(self.retention_page, "Storage")
         self._stale_pages: set[QWidget] = set()
         self.pages.currentChanged.connect(lambda _index: self._load_current_page())
         layout = QVBoxLayout(self)
@@ -799,6 +816,25 @@ class ErrorTrackingTab(QWidget):
 
         self.context.run(self.api.projects(), description="Loading projects", on_success=show)
 
+    async def explaining_stale_project(self, work: Coroutine[Any, Any, T]) -> T:
+        """Runs a page's work; a 404 because the chosen project is gone is explained and the list reloaded."""
+        project = self.project
+        try:
+            return await work
+        except NotFound:
+            if project is None or not await self._project_gone(project):
+                raise
+            if project is self.project:
+                self.load_projects()
+            raise ProjectGone(project["path_with_namespace"]) from None
+
+    async def _project_gone(self, project: dict[str, Any]) -> bool:
+        try:
+            await self.api.client.get_json(f"/projects/{project['id']}")
+        except NotFound:
+            return True
+        return False
+
     def select_project(self, path: str) -> None:
         index = self.project_picker.findText(path)
         if index < 0:
@@ -813,7 +849,7 @@ class ErrorTrackingTab(QWidget):
         self.pages.setEnabled(project is not None)
         # Each page loads the chosen project's data when it is shown: choosing a project costs only
         # the requests of the page on screen.
-        self._stale_pages = {self.errors_page, self.settings_page, self.keys_page}
+        self._stale_pages = {self.errors_page, self.settings_page, self.keys_page, self.retention_page}
         if project is None:
             self.errors_page.reload()
             self.keys_page.model.set_keys([])

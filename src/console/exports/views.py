@@ -267,7 +267,20 @@ class ExportsTab(QWidget):
         return self.spawn(self._request(scope), description=f"Requesting an export of {scope.label}")
 
     async def _request(self, scope: ExportScope, *, replacing: int | None = None) -> None:
-        body = await self.api().create(scope)
+        try:
+            body = await self.api().create(scope)
+        except NotFound:
+            if scope.kind == "instance":
+                raise
+            # The project or group was deleted (or access lost) since it was listed: say so and
+            # refresh the list rather than leave a choice that cannot work.
+            if self.picker.kind == scope.kind:
+                self.picker.search()
+            self.context.report_error(
+                f"Cannot export {scope.label}",
+                f"The {scope.kind} {scope.label} no longer exists, or you can no longer export it. "
+                f"The {scope.kind} list has been refreshed: pick another.")
+            return
         record = ExportRecord.from_api(body, scope)
         if replacing is not None:
             self.model.remove(replacing)

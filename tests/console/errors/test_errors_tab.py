@@ -327,3 +327,25 @@ def test_frequency_bars_are_painted_to_scale(qapp):
     assert bar_height(4, 30) == 0
     assert 0 < bar_height(34, 56) < bar_height(64, 86)
     assert bar_height(64, 86) == 22
+
+
+def test_a_deleted_project_is_explained_and_the_list_reloaded(qtbot, make_root_tab, api):
+    project = api.project()
+    path = project["path_with_namespace"]
+    dsn = enable_integrated(api.root, project["id"])
+    send_errors(dsn, "before the deletion")
+    root_tab = make_root_tab()
+    page = root_tab.errors_page
+    choose_project(qtbot, root_tab, path)
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
+    reported = []
+    root_tab.context.error_reported.connect(lambda title, message: reported.append(message))
+    assert api.root.delete(f"/projects/{project['id']}").status_code == 202
+
+    page.reload()
+
+    qtbot.waitUntil(lambda: bool(reported), timeout=WAIT)
+    assert reported == [f"The project {path} no longer exists, or you no longer have access to it. "
+                        "The project list has been reloaded: choose another."]
+    qtbot.waitUntil(lambda: root_tab.project_picker.count() > 0, timeout=WAIT)
+    assert root_tab.project_picker.findText(path) < 0 and root_tab.project is None

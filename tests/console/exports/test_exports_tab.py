@@ -10,34 +10,8 @@ from PySide6.QtWidgets import QWidget
 from console.api.exports import ExportScope
 from console.exports.models import ExportsModel, PreviewFilterProxy, PreviewModel
 from console.exports.store import ExportHistory, ExportRecord, profile_key
-from console.exports.views import ExportsTab
+from tests.console.exports.conftest import WAIT, connect, make_tab
 from tests.support import start_server
-
-WAIT = 30_000
-
-
-def connect(qtbot, context, url, token):
-    context.run(context.connect_to(url, token), description="Connecting")
-    qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
-
-
-@pytest.fixture
-def live_context(qtbot, qloop_running, context):
-    """The app context on a running loop; its connection is closed while the loop still runs,
-    so no socket outlives the loop."""
-    yield context
-    if context.is_connected:
-        context.run(context.disconnect(), description="Disconnecting")
-        qtbot.waitUntil(lambda: not context.is_connected, timeout=WAIT)
-
-
-def make_tab(qtbot, context, history_dir) -> ExportsTab:
-    tab = ExportsTab(context, history_dir=history_dir)
-    qtbot.addWidget(tab)
-    tab.resize(1000, 500)
-    tab.show()
-    return tab
-
 
 def pick(qtbot, tab, kind, text, label):
     tab.picker.set_kind(kind)

@@ -1,4 +1,4 @@
-"""The real SDK requests recorded in the shared Sentry fixtures, loaded for replay."""
+"""The real SDK requests recorded in tests/fixtures/sentry (see its README), loaded for replay."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-# The repository is checked out with `shared/` beside it.
-FIXTURES_DIR = Path(__file__).resolve().parents[3] / ".." / "shared" / "fixtures" / "sentry"
+FIXTURES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "sentry"
 
 
 @dataclass(frozen=True)
@@ -58,6 +57,8 @@ def load_captures() -> list[Capture]:
                 decoded=record_path.with_name(record_path.name.replace(".request.json", ".decoded.txt")).read_bytes(),
             )
         )
+    # An empty list would silently parametrize every replay test away.
+    assert captures, f"no recorded requests under {FIXTURES_DIR}"
     return captures
 
 

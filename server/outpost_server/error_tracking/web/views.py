@@ -35,7 +35,7 @@ from outpost_server.error_tracking.models import ERROR_STATUSES, ErrorTrackingSe
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.entities import detailed_error_entity, error_entity
 from outpost_server.error_tracking.web.search import parse_search
-from outpost_server.params import ParamsDep
+from outpost_server.params import STRING, ParamsDep, declared_body, declared_query
 from outpost_server.timefmt import iso
 
 router = APIRouter()
@@ -99,8 +99,11 @@ def _json(body: Any) -> JSONResponse:
     return JSONResponse(body, headers=POLL_INTERVAL)
 
 
-@router.get(BASE)
-@router.get(BASE + ".json")
+LIST_QUERY = declared_query(issue_status=STRING, sort=STRING, search_term=STRING, cursor=STRING)
+
+
+@router.get(BASE, openapi_extra=LIST_QUERY)
+@router.get(BASE + ".json", openapi_extra=LIST_QUERY)
 def list_errors(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str):
     project = _project(session, user, project_path, access.REPORTER)
     setting = _enabled_setting(session, project)
@@ -187,8 +190,8 @@ def error_stack_trace(request: Request, session: SessionDep, user: CurrentUserDe
     }})
 
 
-@router.put(BASE + "/{issue_id}")
-@router.put(BASE + "/{issue_id}.json")
+@router.put(BASE + "/{issue_id}", openapi_extra=declared_body(status=STRING))
+@router.put(BASE + "/{issue_id}.json", openapi_extra=declared_body(status=STRING))
 def update_error(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str,
                  issue_id: str):
     project = _project(session, user, project_path, access.REPORTER)
@@ -208,8 +211,8 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
     return {"result": {"updated": updated, "closed_issue_iid": None, "status": "success"}}
 
 
-@router.get(BASE + "/projects")
-@router.get(BASE + "/projects.json")
+@router.get(BASE + "/projects", openapi_extra=declared_query(api_host=STRING, token=STRING))
+@router.get(BASE + "/projects.json", openapi_extra=declared_query(api_host=STRING, token=STRING))
 def external_projects(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                       project_path: str):
     project = _project(session, user, project_path, access.MAINTAINER)

@@ -1,0 +1,1 @@
+"""The accounts REST endpoints, one module per resource; accounts/router.py joins them."""

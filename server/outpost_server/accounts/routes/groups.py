@@ -1,0 +1,85 @@
+"""GitLab's /groups endpoints: list, read, create, change, delete, subgroups and the group's projects."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import JSONResponse
+
+from outpost_server import errors
+from outpost_server.accounts import access, listing, namespaces
+from outpost_server.accounts.entities import group_entity, project_entity
+from outpost_server.accounts.routes.listing_params import GroupFilterDep, ProjectFilterDep
+from outpost_server.accounts.service import find_group_for
+from outpost_server.auth import CurrentUserDep, OptionalUserDep
+from outpost_server.db import SessionDep
+from outpost_server.pagination import PAGINATED, paginate
+from outpost_server.params import INTEGER, STRING, ParamsDep, declared_body
+
+router = APIRouter(tags=["groups"])
+GROUP_FIELDS = {"name": STRING, "path": STRING, "description": STRING, "visibility": STRING}
+
+
+@router.get("/groups", dependencies=[PAGINATED])
+def list_groups(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
+                filters: GroupFilterDep):
+    stmt = listing.groups_stmt(session, user=user, filters=filters)
+    return [group_entity(request, g) for g in paginate(session, stmt, request, response)]
+
+
+@router.get("/groups/{group_id}")
+def get_group(request: Request, session: SessionDep, user: OptionalUserDep, group_id: str):
+    return group_entity(request, find_group_for(session, group_id, user))
+
+
+@router.get("/groups/{group_id}/subgroups", dependencies=[PAGINATED])
+def list_subgroups(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
+                   filters: GroupFilterDep, group_id: str):
+    group = find_group_for(session, group_id, user)
+    stmt = listing.groups_stmt(session, user=user, filters=filters, parent_id=group.id)
+    return [group_entity(request, g) for g in paginate(session, stmt, request, response)]
+
+
+@router.get("/groups/{group_id}/projects", dependencies=[PAGINATED])
+def list_group_projects(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
+                        filters: ProjectFilterDep, group_id: str,
+                        include_subgroups: Annotated[bool, Query()] = False):
+    group = find_group_for(session, group_id, user)
+    ids = listing.group_project_namespace_ids(session, group, include_subgroups=include_subgroups)
+    stmt = listing.projects_stmt(session, user=user, filters=filters, namespace_ids=ids)
+    return [project_entity(request, p) for p in paginate(session, stmt, request, response)]
+
+
+@router.post("/groups", status_code=201, openapi_extra=declared_body(required=("name", "path"), **GROUP_FIELDS,
+                                                                     parent_id=INTEGER))
+def create_group(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
+    params.require("name", "path")
+    visibility = params.choice("visibility", namespaces.VISIBILITIES, "private")
+    parent = None
+    if (parent_id := params.int("parent_id")) is not None:
+        parent = find_group_for(session, parent_id, user, access.MAINTAINER)
+    elif not user.can_create_group and not user.is_admin:
+        raise errors.forbidden()
+    group = namespaces.create_group(session, name=params.str("name"), path=params.str("path"), creator=user,
+                                    parent=parent, visibility=visibility, description=params.str("description", ""))
+    return group_entity(request, group)
+
+
+@router.put("/groups/{group_id}", openapi_extra=declared_body(**GROUP_FIELDS))
+def update_group(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, group_id: str):
+    group = find_group_for(session, group_id, user, access.OWNER)
+    for name in ("name", "path"):
+        if name in params and not params.str(name):
+            raise errors.empty_param(name)
+    group = namespaces.update_group(session, group=group, name=params.str("name"), path=params.str("path"),
+                                    description=params.str("description"),
+                                    visibility=params.choice("visibility", namespaces.VISIBILITIES))
+    return group_entity(request, group)
+
+
+@router.delete("/groups/{group_id}", status_code=202)
+def delete_group(session: SessionDep, user: CurrentUserDep, group_id: str):
+    """GitLab schedules the deletion and answers 202; Outpost deletes at once, in this transaction."""
+    namespaces.delete_group(session, group=find_group_for(session, group_id, user, access.OWNER))
+    return JSONResponse({"message": "202 Accepted"}, status_code=202)

@@ -1,0 +1,64 @@
+"""GitLab's /projects endpoints: list, read, create, change and delete."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+
+from outpost_server import errors
+from outpost_server.accounts import access, listing, namespaces
+from outpost_server.accounts.entities import project_entity
+from outpost_server.accounts.routes.listing_params import ProjectFilterDep
+from outpost_server.accounts.service import find_project_for
+from outpost_server.auth import CurrentUserDep, OptionalUserDep
+from outpost_server.db import SessionDep
+from outpost_server.pagination import PAGINATED, paginate
+from outpost_server.params import INTEGER, STRING, ParamsDep, declared_body
+
+router = APIRouter(tags=["projects"])
+MONITOR_LEVELS = ("disabled", "private", "enabled")
+
+
+@router.get("/projects", dependencies=[PAGINATED])
+def list_projects(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
+                  filters: ProjectFilterDep):
+    stmt = listing.projects_stmt(session, user=user, filters=filters)
+    return [project_entity(request, p) for p in paginate(session, stmt, request, response)]
+
+
+@router.get("/projects/{project_id}")
+def get_project(request: Request, session: SessionDep, user: OptionalUserDep, project_id: str):
+    return project_entity(request, find_project_for(session, project_id, user))
+
+
+@router.post("/projects", status_code=201, openapi_extra=declared_body(
+    name=STRING, path=STRING, namespace_id=INTEGER, description=STRING, visibility=STRING))
+def create_project(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
+    name, path = params.str("name"), params.str("path")
+    if not name and not path:
+        raise errors.ApiError(400, {"error": "name, path are missing, at least one parameter must be provided"})
+    visibility = params.choice("visibility", namespaces.VISIBILITIES, "private")
+    namespace = namespaces.namespace_for_new_project(session, user=user, namespace_id=params.int("namespace_id"))
+    project = namespaces.create_project(session, name=name or path, path=path or namespaces.slugify_path(name),
+                                        creator=user, namespace=namespace, visibility=visibility,
+                                        description=params.str("description", ""))
+    return project_entity(request, project)
+
+
+@router.put("/projects/{project_id}", openapi_extra=declared_body(
+    name=STRING, description=STRING, visibility=STRING, monitor_access_level=STRING))
+def update_project(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
+    project = find_project_for(session, project_id, user, access.MAINTAINER)
+    project = namespaces.update_project(
+        session, project=project, name=params.str("name"), description=params.str("description"),
+        visibility=params.choice("visibility", namespaces.VISIBILITIES),
+        monitor_access_level=params.choice("monitor_access_level", MONITOR_LEVELS))
+    return project_entity(request, project)
+
+
+@router.delete("/projects/{project_id}", status_code=202)
+def delete_project(session: SessionDep, user: CurrentUserDep, project_id: str):
+    """Owners delete projects. GitLab schedules it and answers 202; Outpost deletes at once, in one transaction
+    with everything hanging off the project, so its client keys stop working on every replica at commit."""
+    namespaces.delete_project(session, project=find_project_for(session, project_id, user, access.OWNER))
+    return JSONResponse({"message": "202 Accepted"}, status_code=202)

@@ -1,0 +1,108 @@
+"""GitLab's /personal_access_tokens endpoints: list, read, revoke and rotate, by id or as "self"."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, Response
+from sqlalchemy.orm import Session
+
+from outpost_server import errors
+from outpost_server.accounts import users
+from outpost_server.accounts.entities import token_entity
+from outpost_server.accounts.models import PersonalAccessToken, User
+from outpost_server.auth import CurrentUserDep, PrincipalDep
+from outpost_server.db import SessionDep
+from outpost_server.pagination import PAGINATED, paginate
+from outpost_server.params import STRING, ParamsDep, declared_body
+
+router = APIRouter(tags=["personal_access_tokens"])
+ROTATE_BODY = declared_body(expires_at=STRING)
+
+
+@router.get("/personal_access_tokens", dependencies=[PAGINATED])
+def list_personal_access_tokens(
+    request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
+    user_id: Annotated[int | None, Query()] = None,
+    state: Annotated[str | None, Query(pattern="^(active|inactive)$")] = None,
+    revoked: Annotated[bool | None, Query()] = None,
+    search: Annotated[str | None, Query()] = None,
+    created_before: Annotated[dt.datetime | None, Query()] = None,
+    created_after: Annotated[dt.datetime | None, Query()] = None,
+    last_used_before: Annotated[dt.datetime | None, Query()] = None,
+    last_used_after: Annotated[dt.datetime | None, Query()] = None,
+):
+    if not user.is_admin and user_id is not None and user_id != user.id:
+        raise errors.unauthorized()  # GitLab's restrict_non_admins!
+    if user.is_admin and user_id is not None and users.find_user(session, user_id) is None:
+        raise errors.not_found()
+    filters = users.TokenFilter(
+        user_id=user_id if user.is_admin else user.id, state=state, revoked=revoked, search=search,
+        created_before=_utc(created_before), created_after=_utc(created_after),
+        last_used_before=_utc(last_used_before), last_used_after=_utc(last_used_after))
+    return [token_entity(pat) for pat in paginate(session, users.tokens_stmt(filters=filters), request, response)]
+
+
+def _utc(value: dt.datetime | None) -> dt.datetime | None:
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=dt.timezone.utc)
+
+
+def _current_token(principal) -> PersonalAccessToken:
+    if principal is None:
+        raise errors.unauthorized()
+    return principal.token
+
+
+def _token_for(session: Session, user: User, token_id: str) -> PersonalAccessToken:
+    """A token the user may manage; only administrators learn that an id does not exist (401 vs 404)."""
+    token = users.find_token(session, token_id)
+    if token is not None and (token.user_id == user.id or user.is_admin):
+        return token
+    raise errors.not_found() if user.is_admin else errors.unauthorized()
+
+
+@router.get("/personal_access_tokens/self")
+def get_own_token(principal: PrincipalDep):
+    return token_entity(_current_token(principal))
+
+
+@router.get("/personal_access_tokens/{token_id}")
+def get_personal_access_token(session: SessionDep, user: CurrentUserDep, token_id: str):
+    return token_entity(_token_for(session, user, token_id))
+
+
+@router.delete("/personal_access_tokens/self", status_code=204)
+def revoke_own_token(session: SessionDep, principal: PrincipalDep):
+    users.revoke_token(session, token=_current_token(principal))
+    return Response(status_code=204)
+
+
+@router.delete("/personal_access_tokens/{token_id}", status_code=204)
+def revoke_personal_access_token(session: SessionDep, user: CurrentUserDep, token_id: str):
+    token = users.find_token(session, token_id)
+    if token is None:
+        raise errors.record_not_found()
+    if token.user_id != user.id and not user.is_admin:
+        raise errors.bad_request()  # GitLab's RevokeService refuses; the API answers a bare 400
+    users.revoke_token(session, token=token)
+    return Response(status_code=204)
+
+
+@router.post("/personal_access_tokens/self/rotate", openapi_extra=ROTATE_BODY)
+def rotate_own_token(request: Request, session: SessionDep, principal: PrincipalDep, params: ParamsDep):
+    return _rotate(request, session, _current_token(principal), params)
+
+
+@router.post("/personal_access_tokens/{token_id}/rotate", openapi_extra=ROTATE_BODY)
+def rotate_personal_access_token(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                                 token_id: str):
+    return _rotate(request, session, _token_for(session, user, token_id), params)
+
+
+def _rotate(request: Request, session: Session, token: PersonalAccessToken, params) -> dict:
+    new_token, plaintext = users.rotate_token(session, token=token, secret_key=request.app.state.secret_key,
+                                              expires_at=params.date("expires_at"))
+    return token_entity(new_token, plaintext=plaintext)

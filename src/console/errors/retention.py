@@ -1,0 +1,167 @@
+"""The Storage page of the error tracking tab: what a project stores and how long it keeps it.
+
+Retention limits are an Outpost extension; against a GitLab the page says so instead of failing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
+
+from console.api.error_tracking import Retention
+from console.api.errors import Forbidden, NotFound
+from console.errors.models import short_time
+
+if TYPE_CHECKING:
+    from console.errors.views import ErrorTrackingTab
+
+MAINTAINER_ONLY = "Only Maintainers and Owners of the project can see and change this."
+NOT_AVAILABLE = ("This server does not offer retention settings (GitLab keeps error tracking data by its own "
+                 "rules). They are available on Outpost servers.")
+MIB = 1024 * 1024
+# name -> (label, suffix, unit in bytes or 1, maximum in those units)
+LIMITS = {
+    "retention_days": ("Keep events for", " days", 1, 36_500),
+    "events_per_error": ("Events kept per error", " events", 1, 10_000_000),
+    "max_stored_bytes": ("Disk budget", " MiB", MIB, 4_000_000),
+}
+
+
+def human_bytes(count: int) -> str:
+    size = float(count)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{int(size)} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{count} bytes"
+
+
+class LimitRow(QWidget):
+    """One limit: a number (0 = no limit), or the instance default."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        label, suffix, self.unit, maximum = LIMITS[name]
+        self.loaded_value = 0
+        self.value = QSpinBox()
+        self.value.setRange(0, maximum)
+        self.value.setSuffix(suffix)
+        self.value.setSpecialValueText("no limit")
+        self.value.setAccessibleName(label)
+        self.use_default = QCheckBox("Instance default")
+        self.use_default.toggled.connect(lambda checked: self.value.setEnabled(not checked))
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.value, 1)
+        layout.addWidget(self.use_default)
+
+    def show_limit(self, value: int, default: int, overridden: bool) -> None:
+        self.loaded_value = value
+        self.value.setValue(value // self.unit)
+        shown_default = "no limit" if default == 0 else f"{default // self.unit}{self.value.suffix()}"
+        self.use_default.setText(f"Instance default ({shown_default})")
+        self.use_default.setChecked(not overridden)
+
+    def chosen(self) -> int | None:
+        if self.use_default.isChecked():
+            return None
+        if self.value.value() == self.loaded_value // self.unit:  # unchanged: keep the exact figure
+            return self.loaded_value
+        return self.value.value() * self.unit
+
+
+class RetentionPage(QWidget):
+    def __init__(self, tab: ErrorTrackingTab) -> None:
+        super().__init__()
+        self.tab = tab
+        self.loaded: Retention | None = None
+        self.usage = QLabel()
+        self.usage.setWordWrap(True)
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.hide()
+        self.rows = {name: LimitRow(name) for name in LIMITS}
+        form = QFormLayout()
+        for name, row in self.rows.items():
+            form.addRow(LIMITS[name][0], row)
+        self.save_button = QPushButton("Save")
+        self.save_button.clicked.connect(self.save)
+        self.saved_label = QLabel()
+        hint = QLabel("Older events are removed in the background. Counts, users affected, first and last seen "
+                      "and frequencies stay as they are.")
+        hint.setWordWrap(True)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(self.saved_label)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.usage)
+        layout.addLayout(form)
+        layout.addWidget(hint)
+        layout.addLayout(buttons)
+        layout.addStretch(1)
+        self._set_editable(False)
+
+    def _set_editable(self, editable: bool) -> None:
+        for row in self.rows.values():
+            row.setEnabled(editable)
+        self.save_button.setEnabled(editable)
+
+    def load(self) -> None:
+        project = self.tab.project
+        if project is None:
+            return
+        self.saved_label.clear()
+
+        async def load() -> Retention | str:
+            try:
+                return await self.tab.api.retention(project["id"])
+            except Forbidden:
+                return MAINTAINER_ONLY
+            except NotFound:
+                return NOT_AVAILABLE
+
+        self.run(load(), "Loading retention settings", lambda result: self._show(project, result))
+
+    def run(self, work, description: str, on_success) -> None:
+        if self.tab.context.is_connected:
+            self.tab.context.run(work, description=description, on_success=on_success)
+        else:
+            work.close()
+
+    def _show(self, project: dict, result: Retention | str) -> None:
+        if self.tab.project is not project:
+            return  # the user moved on to another project
+        if isinstance(result, str):
+            self.loaded = None
+            self.notice.setText(result)
+            self.notice.show()
+            self.usage.clear()
+            self._set_editable(False)
+            return
+        self.loaded = result
+        self.notice.hide()
+        pruned = short_time(result.last_pruned_at) if result.last_pruned_at else "not yet"
+        self.usage.setText(f"Stored: {result.stored_events:,} events, {human_bytes(result.stored_bytes)} of "
+                           f"payloads. Last pruned: {pruned}.")
+        for name, row in self.rows.items():
+            row.show_limit(getattr(result, name), result.instance_defaults.get(name, 0), name in result.overridden)
+        self._set_editable(True)
+
+    def save(self) -> None:
+        project = self.tab.project
+        if project is None or self.loaded is None:
+            return
+        limits = {name: row.chosen() for name, row in self.rows.items()}
+        self.saved_label.clear()
+
+        async def save() -> Retention:
+            return await self.tab.api.save_retention(project["id"], limits)
+
+        def saved(result: Retention) -> None:
+            self._show(project, result)
+            self.saved_label.setText("Saved.")
+
+        self.run(save(), "Saving retention settings", saved)
