@@ -130,7 +130,11 @@ def test_a_100000_row_export_streams_through_the_proxy(tmp_path):
                     size += len(chunk)
                     lines += chunk.count(b"\n")
         assert lines == EXPORT_ROWS + 1  # the header, then one line per vulnerability
-        served_by = [server for server in (a, b) if download_logged(server, path)]
+        # The replica writes its request log line just after the last bytes leave it.
+        deadline = time.monotonic() + 30
+        while not (served_by := [server for server in (a, b) if download_logged(server, path)]):
+            assert time.monotonic() < deadline, "no replica logged the download"
+            time.sleep(0.1)
         assert len(served_by) == 1
         pid = served_by[0].process.pid
         growth_kib = sampler.peak[pid] - baseline[pid]
