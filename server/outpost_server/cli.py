@@ -118,9 +118,11 @@ def serve_app(app, config, sock: socket.socket, *, watch_parent: int | None, on_
     # access_log is off: uvicorn's access log prints query strings, which may carry tokens.
     # Idle keep-alive connections are kept 30 s (uvicorn's default is 5 s) so clients that pool
     # connections for a few seconds do not race the server closing them.
+    # Behind a trusted proxy the request's scheme is the client's (X-Forwarded-Proto), so links say https.
     uvicorn_config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                                     http=_http_protocol(), timeout_graceful_shutdown=config.shutdown_grace_seconds,
-                                    timeout_keep_alive=30)
+                                    timeout_keep_alive=30, proxy_headers=True,
+                                    forwarded_allow_ips=config.forwarded_allow_ips)
     server = uvicorn.Server(uvicorn_config)
     _stop_on_signals(server)
     if watch_parent is not None:

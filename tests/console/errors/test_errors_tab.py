@@ -145,8 +145,10 @@ def test_scrolling_loads_more_pages(qtbot, make_root_tab, server, api):
     choose_project(qtbot, root_tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: page.model.rowCount() == 20, timeout=WAIT)
     assert page.model.canFetchMore()
+    scroll = page.table.verticalScrollBar()
     for expected in (40, 45):
-        scroll = page.table.verticalScrollBar()
+        # The view lays the new rows out after they arrive; scrolling before that moves nothing.
+        qtbot.waitUntil(lambda: scroll.value() < scroll.maximum(), timeout=WAIT)
         scroll.setValue(scroll.maximum())
         qtbot.waitUntil(lambda expected=expected: page.model.rowCount() == expected, timeout=WAIT)
     assert not page.model.canFetchMore()
