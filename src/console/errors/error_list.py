@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.api.error_tracking import NO_STATUS_API, SORTS, STATUSES, UNRESOLVED_ONLY, ErrorPage, ErrorSummary
 from console.api.errors import ApiError, NotFound, Unsupported
 from console.errors.detail import STATUS_ACTIONS, ErrorDetailView
@@ -41,7 +42,7 @@ PENDING = "The server is still fetching the errors from Sentry. They appear with
 
 
 def _list_failure(error: ApiError) -> str:
-    if error.detail == "Error Tracking is not enabled":
+    if error.detail == ERROR_TRACKING_DISABLED:
         return "Error tracking is not enabled for this project: turn it on in the Settings tab."
     if isinstance(error, Unsupported):
         return error.detail

@@ -292,6 +292,9 @@ def test_settings_page_shows_the_integrated_backend(qtbot, make_root_tab, api):
     qtbot.mouseClick(settings_page.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: settings_page.saved_label.text() == "Saved.", timeout=WAIT)
     assert api.root.get(f"/projects/{project['id']}/error_tracking/settings").json()["active"] is False
+    # Saving reloads the error list; it now says that error tracking is off.
+    qtbot.waitUntil(lambda: not root_tab.errors_page.loading, timeout=WAIT)
+    assert "not enabled" in root_tab.errors_page.empty_label.text()
 
 
 def test_settings_page_sets_allowed_origins_and_says_what_was_refused(qtbot, make_root_tab, api, server):
