@@ -1,0 +1,179 @@
+"""Gathers the overview's numbers through the API; no Qt here.
+
+Every number can be unavailable: a real GitLab serves error lists only to browser sessions, plan limits
+only to administrators, and so on. An unavailable number carries the reason instead of a zero.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from console.api.client import ApiClient
+from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
+from console.api.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
+from console.api.variables import VariablesApi
+from console.exports.store import ExportHistory, parse_time, profile_key
+
+# The overview looks at this many projects (most recently active first) and this many list pages per
+# project; beyond that it says "or more" rather than spending minutes counting.
+MAX_PROJECTS = 20
+MAX_PAGES = 5
+CONCURRENT_PROJECTS = 4
+NEW_WINDOW = dt.timedelta(hours=24)
+SESSION_ONLY = "this server serves error lists to browser sessions only"
+
+
+@dataclass(frozen=True)
+class Count:
+    """A number, or the reason there is none; ``capped`` means "at least"."""
+
+    value: int | None
+    reason: str = ""
+    capped: bool = False
+
+    @property
+    def text(self) -> str:
+        if self.value is None:
+            return "not available"
+        return f"{self.value}+" if self.capped else str(self.value)
+
+
+@dataclass(frozen=True)
+class ServerFacts:
+    kind: str  # "Outpost" or "GitLab"
+    version: str
+    role: str
+
+
+@dataclass(frozen=True)
+class ProjectErrors:
+    path: str
+    new_today: Count
+    unresolved: Count
+    regressions: Count
+    frequency: tuple[int, ...] = ()
+    last_seen: str | None = None
+
+
+@dataclass(frozen=True)
+class ExportCounts:
+    running: int
+    finished: int
+    latest_finished_id: int | None = None
+
+
+@dataclass
+class Overview:
+    server: ServerFacts
+    variables: Count
+    variables_limit: Count
+    exports: ExportCounts
+    projects: list[ProjectErrors] = field(default_factory=list)
+    projects_note: str = ""
+
+
+def server_facts(version: dict[str, Any] | None, user: dict[str, Any] | None) -> ServerFacts:
+    version = version or {}
+    revision = str(version.get("revision") or "")
+    kind = "Outpost" if revision.startswith("outpost-") else "GitLab"
+    role = "Administrator" if (user or {}).get("is_admin") else "Regular user"
+    return ServerFacts(kind=kind, version=str(version.get("version") or "unknown"), role=role)
+
+
+async def count_variables(client: ApiClient) -> tuple[Count, Count]:
+    api = VariablesApi(client)
+    try:
+        variables = Count(len(await api.list()))
+    except (Forbidden, NotFound):
+        variables = Count(None, "only administrators can read instance variables")
+    limit = await api.limit()
+    if limit is None:
+        return variables, Count(None, "the plan limits are readable by administrators only")
+    return variables, Count(limit)
+
+
+def export_counts(history_dir: Path, base_url: str, username: str) -> ExportCounts:
+    records = ExportHistory(history_dir, profile_key(base_url, username)).load()
+    finished = [record for record in records if record.status == "finished" and not record.gone]
+    latest = max(finished, key=lambda record: record.finished_at or "", default=None)
+    return ExportCounts(running=sum(record.is_active for record in records), finished=len(finished),
+                        latest_finished_id=latest.id if latest else None)
+
+
+async def project_errors(api: ErrorTrackingApi, path: str, *, now: dt.datetime, kind: str) -> ProjectErrors | None:
+    """The unresolved errors of one project; None when error tracking is off there."""
+    errors: list[ErrorSummary] = []
+    cursor: str | None = None
+    capped = False
+    try:
+        for page_number in range(MAX_PAGES):
+            page = await api.list_errors(path, status="unresolved", sort="last_seen", cursor=cursor)
+            errors.extend(page.errors)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+            capped = page_number == MAX_PAGES - 1
+    except ValidationFailed:  # "Error Tracking is not enabled"
+        return None
+    except (Unauthorized, Forbidden) as exc:
+        missing = Count(None, SESSION_ONLY if kind == "GitLab" else exc.message)
+        return ProjectErrors(path, missing, missing, missing)
+    cutoff = now - NEW_WINDOW
+    new_today = sum(1 for error in errors if (parse_time(error.first_seen) or cutoff) > cutoff)
+    regressions = await _regressions(api, path, errors)
+    width = max((len(error.frequency) for error in errors), default=0)
+    frequency = tuple(sum(error.frequency[i] for error in errors if i < len(error.frequency)) for i in range(width))
+    return ProjectErrors(path, Count(new_today, capped=capped), Count(len(errors), capped=capped), regressions,
+                         frequency, max((error.last_seen or "" for error in errors), default=None) or None)
+
+
+async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ErrorSummary]) -> Count:
+    """Regressed errors among the unresolved ones seen in the last day (the list does not carry the flag)."""
+    if not errors:
+        return Count(0)
+    recent = errors[:20]  # sorted by last seen: a regression is by definition recent activity
+    details = await asyncio.gather(*(api.details(path, error.id) for error in recent), return_exceptions=True)
+    if all(isinstance(detail, BaseException) for detail in details):
+        return Count(None, "the server did not send error details")
+    return Count(sum(1 for detail in details if isinstance(detail, dict) and detail.get("regressed")),
+                 capped=len(errors) > len(recent))
+
+
+async def all_project_errors(client: ApiClient, *, kind: str) -> tuple[list[ProjectErrors], str]:
+    """Error counts of the most recently active projects, most recent error first."""
+    api = ErrorTrackingApi(client)
+    projects: list[dict[str, Any]] = []
+    async for project in client.paginate("/projects", per_page=MAX_PROJECTS, membership="true",
+                                         order_by="last_activity_at", sort="desc"):
+        projects.append(project)
+        if len(projects) >= MAX_PROJECTS:
+            break
+    now = dt.datetime.now(dt.UTC)
+    gate = asyncio.Semaphore(CONCURRENT_PROJECTS)
+
+    async def one(project: dict[str, Any]) -> ProjectErrors | None:
+        async with gate:
+            try:
+                return await project_errors(api, project["path_with_namespace"], now=now, kind=kind)
+            except NotFound:  # deleted, or access lost, since the project list came
+                return None
+
+    found = [result for result in await asyncio.gather(*(one(project) for project in projects)) if result]
+    found.sort(key=lambda item: item.last_seen or "", reverse=True)
+    note = f"The {MAX_PROJECTS} most recently active projects are shown." if len(projects) >= MAX_PROJECTS else ""
+    return found, note
+
+
+async def gather_overview(client: ApiClient, *, version: dict[str, Any] | None, user: dict[str, Any] | None,
+                          history_dir: Path) -> Overview:
+    facts = server_facts(version, user)
+    (variables, limit), (projects, note) = await asyncio.gather(count_variables(client),
+                                                                all_project_errors(client, kind=facts.kind))
+    exports = await asyncio.to_thread(export_counts, history_dir, client.base_url, str((user or {}).get("username")))
+    return Overview(server=facts, variables=variables, variables_limit=limit, exports=exports, projects=projects,
+                    projects_note=note)
+

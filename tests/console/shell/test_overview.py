@@ -1,0 +1,124 @@
+"""The overview tab: its numbers against the real server, and what it says against a GitLab."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+
+import httpx
+from PySide6.QtCore import Qt
+
+from console.api.client import ApiClient
+from console.errors.models import FREQUENCY_ROLE
+from console.exports.store import ExportHistory, ExportRecord, profile_key
+from console.overview import OverviewTab
+from console.overview.data import Count, ProjectErrors, gather_overview
+from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
+from tests.console.shell.conftest import WAIT, connect
+
+NOW = dt.datetime.now(dt.UTC).isoformat()
+
+
+def record(export_id: int, status: str) -> ExportRecord:
+    return ExportRecord(id=export_id, scope_kind="instance", scope_id=None, scope_label="Instance", status=status,
+                        created_at=NOW, finished_at=NOW if status == "finished" else None)
+
+
+def row_of(model: ProjectErrorsModel, path: str) -> int:
+    return next(row for row in range(model.rowCount()) if model.index(row, 0).data(PROJECT_ROLE) == path)
+
+
+def test_overview_numbers(qtbot, make_window, server, noisy, tmp_path, root_client):
+    history = tmp_path / "exports"
+    ExportHistory(history, profile_key(server.url, "root")).save([record(1, "running"), record(2, "finished"),
+                                                                   record(3, "finished")])
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    overview = window.tabs.feature("overview")
+    assert isinstance(overview, OverviewTab)
+    path = noisy["path_with_namespace"]
+    qtbot.waitUntil(lambda: any(row.path == path for row in overview.model.rows), timeout=WAIT)
+
+    assert overview.kind_value.text() == "Outpost"
+    assert overview.role_value.text() == "Administrator"
+    variables = len(root_client.get("/admin/ci/variables", params={"per_page": 100}).json())
+    limit = root_client.get("/application/plan_limits").json()["ci_instance_level_variables"]
+    assert overview.variables_button.text() == f"Instance variables: {variables} of {limit}"
+    assert overview.exports_button.text() == "Your exports: 1 running, 2 finished"
+    model = overview.model
+    row = row_of(model, path)
+    texts = [model.index(row, column).data() for column in range(model.columnCount())]
+    assert texts[:4] == [path, "2", "2", "1"]  # both new today, both unresolved, beta regressed
+    assert sum(model.index(row, ProjectErrorsModel.TREND).data(FREQUENCY_ROLE)) == 3  # events in the last 24 hours
+
+
+def test_overview_items_open_their_tab_filtered(qtbot, make_window, server, noisy, tmp_path):
+    ExportHistory(tmp_path / "exports", profile_key(server.url, "root")).save([record(7, "finished")])
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    overview = window.tabs.feature("overview")
+    path = noisy["path_with_namespace"]
+    qtbot.waitUntil(lambda: any(row.path == path for row in overview.model.rows), timeout=WAIT)
+
+    overview.table.doubleClicked.emit(overview.model.index(row_of(overview.model, path), 0))
+    errors = window.tabs.current_feature()
+    assert window.tabs.current_name() == "errors"
+    qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path, timeout=WAIT)
+    qtbot.waitUntil(lambda: errors.errors_page.model.rowCount() == 2, timeout=WAIT)
+
+    overview.exports_button.click()
+    exports = window.tabs.current_feature()
+    assert window.tabs.current_name() == "exports" and exports.selected().id == 7
+    overview.variables_button.click()
+    assert window.tabs.current_name() == "variables"
+
+
+# A GitLab double, from GitLab's documentation and source: /version answers with a plain revision (no
+# "outpost-"); the error tracking web routes belong to Projects::ErrorTrackingController, which needs a
+# browser session, so a token's JSON request gets Devise's 401 body; a non-administrator gets 403 on the
+# admin variables API and on plan limits.
+GITLAB_PROJECT = {"id": 5, "path_with_namespace": "group/app"}
+
+
+def gitlab(request: httpx.Request) -> httpx.Response:
+    path = request.url.path
+    if path == "/api/v4/projects":
+        return httpx.Response(200, json=[GITLAB_PROJECT])
+    if path in ("/api/v4/admin/ci/variables", "/api/v4/application/plan_limits"):
+        return httpx.Response(403, json={"message": "403 Forbidden"})
+    if path.endswith("/-/error_tracking.json"):
+        return httpx.Response(401, json={"error": "You need to sign in or sign up before continuing."})
+    return httpx.Response(404, json={"message": "404 Not Found"})
+
+
+def test_against_gitlab_the_overview_says_what_is_not_available(tmp_path):
+    async def gather():
+        async with ApiClient("https://gitlab.example", "token", transport=httpx.MockTransport(gitlab)) as client:
+            return await gather_overview(client, version={"version": "17.5.0", "revision": "1a2b3c"},
+                                         user={"username": "someone", "is_admin": False}, history_dir=tmp_path)
+
+    overview = asyncio.run(gather())
+    assert (overview.server.kind, overview.server.role) == ("GitLab", "Regular user")
+    assert overview.variables.value is None and "administrators" in overview.variables.reason
+    [project] = overview.projects
+    assert project.path == "group/app"
+    for count in (project.new_today, project.unresolved, project.regressions):
+        assert count.value is None and count.text == "not available" and "browser sessions" in count.reason
+
+
+def test_overview_shows_reasons_instead_of_zeros(qtbot, qapp, context, tmp_path):
+    tab = OverviewTab(context, history_dir=tmp_path)
+    qtbot.addWidget(tab)
+    missing = Count(None, "this server serves error lists to browser sessions only")
+    tab.model.set_rows([ProjectErrors("group/app", missing, missing, missing)])
+    index = tab.model.index(0, ProjectErrorsModel.UNRESOLVED)
+    assert index.data() == "not available"
+    assert index.data(Qt.ItemDataRole.ToolTipRole) == f"Not available: {missing.reason}"
+
+
+def test_project_errors_model_passes_the_model_tester(qtmodeltester, qapp):
+    model = ProjectErrorsModel()
+    model.set_rows([ProjectErrors("a/b", Count(1), Count(5, capped=True), Count(0), (0, 2, 1), NOW),
+                    ProjectErrors("c/d", Count(None, "no"), Count(None, "no"), Count(None, "no"))])
+    qtmodeltester.check(model)
+    assert model.index(0, ProjectErrorsModel.UNRESOLVED).data() == "5+"
