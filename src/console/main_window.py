@@ -79,6 +79,7 @@ class MainWindow(QMainWindow):
         self.connection_bar = ConnectionBar()
         self.welcome_page = WelcomePage()
         self.state = ProfileState(self._settings, context)
+        self._open_serial = 0
         history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
         self.tabs = LazyTabs(context, history_dir=history_dir)
         self.tabs.tab_created.connect(self._tab_created)
@@ -175,6 +176,7 @@ class MainWindow(QMainWindow):
 
     # remembered state -----------------------------------------------------------------
     def _restore_profile(self) -> None:
+        self._open_serial += 1  # a project still awaited belongs to the previous connection
         if not self.context.is_connected:
             return
         last = self.state.text("last_tab")
@@ -231,23 +233,35 @@ class MainWindow(QMainWindow):
             self._select_project(self.tabs.show_tab("errors"), str(path), error_id, OPEN_ATTEMPTS)
 
     def _select_project(self, errors: Any, path: str, error_id: str | None, attempts: int) -> None:
-        """Chooses ``path`` once the tab has listed it (the list loads in the background)."""
+        """Chooses ``path`` once the tab has listed it (the list loads in the background).
+
+        A newer request (another click, a new connection) supersedes one still waiting.
+        """
+        self._open_serial += 1
+        self._retry_select(errors, path, error_id, attempts, self._open_serial)
+
+    def _retry_select(self, errors: Any, path: str, error_id: str | None, attempts: int, serial: int) -> None:
+        if serial != self._open_serial:
+            return
         if errors.project is None or errors.project.get("path_with_namespace") != path:
             try:
                 errors.select_project(path)
             except LookupError:
-                if attempts > 0:
-                    QTimer.singleShot(OPEN_RETRY_MS, lambda: self._select_project(errors, path, error_id, attempts - 1))
+                if attempts > 0:  # the timer is dropped if the tab goes away
+                    QTimer.singleShot(OPEN_RETRY_MS, errors,
+                                      lambda: self._retry_select(errors, path, error_id, attempts - 1, serial))
                 return
         if error_id is not None:
-            self._select_error(errors.errors_page, error_id, attempts)
+            self._select_error(errors.errors_page, error_id, attempts, serial)
 
-    def _select_error(self, page: Any, error_id: str, attempts: int) -> None:
+    def _select_error(self, page: Any, error_id: str, attempts: int, serial: int) -> None:
+        if serial != self._open_serial:
+            return
         rows = [row for row, error in enumerate(page.model.errors) if error.id == error_id]
         if rows:
             page.table.selectRow(rows[0])
         elif attempts > 0:
-            QTimer.singleShot(OPEN_RETRY_MS, lambda: self._select_error(page, error_id, attempts - 1))
+            QTimer.singleShot(OPEN_RETRY_MS, page, lambda: self._select_error(page, error_id, attempts - 1, serial))
 
     # help and settings -----------------------------------------------------------------
     def open_notification_settings(self) -> QWidget:

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 Shortcut = QKeySequence | QKeySequence.StandardKey | str | None
 
 # Where each tab keeps its filter or search field, tried in order (attribute paths).
-FILTER_FIELDS = (("filter_edit",), ("errors_page", "search"), ("picker", "search_edit"), ("table",))
+FILTER_FIELDS = (("filter_edit",), ("errors_page", "search"), ("project_picker",), ("picker", "search_edit"),
+                 ("table",))
 
 
 def _describe(action: QAction) -> None:
@@ -120,7 +121,7 @@ class WindowActions(QObject):
         feature = self.window.tabs.current_feature()
         for path in FILTER_FIELDS:
             field = _attribute_path(feature, path)
-            if isinstance(field, QWidget) and field.isVisibleTo(feature):
+            if isinstance(field, QWidget) and field.isVisibleTo(feature) and field.isEnabledTo(feature.window()):
                 field.setFocus()
                 if isinstance(field, QLineEdit):
                     field.selectAll()
