@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 
-from console.api.error_tracking import ErrorTrackingApi
+from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
 from console.api.errors import ApiError, NotFound
 from console.api.exports import ExportsApi
 from console.context import AppContext
@@ -76,9 +76,8 @@ class Watcher(QObject):
         self.notifier = notifier
         self._history_dir = history_dir
         self._announced_exports: set[int] = set()
-        # project path -> (the newest "last seen" of the previous look, the ids it listed)
+        # project path -> (the newest "last seen" of the previous look, ids already regressed or reported)
         self._seen: dict[str, tuple[str, set[str]]] = {}
-        self._notified: dict[str, set[str]] = {}
         self._running: asyncio.Task[None] | None = None
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.poll)
@@ -88,7 +87,6 @@ class Watcher(QObject):
         """Applies the profile's watch settings; the first poll only records what is already there."""
         self._announced_exports.clear()
         self._seen.clear()
-        self._notified.clear()
         self.timer.stop()
         if self._context.client is not None and self._state.watch_enabled:
             self.timer.start(self._state.watch_seconds * 1000)
@@ -129,21 +127,28 @@ class Watcher(QObject):
     async def _check_project(self, api: ErrorTrackingApi, path: str) -> None:
         page = await api.list_errors(path, status="unresolved", sort="last_seen")
         previous = self._seen.get(path)
-        newest = max((error.last_seen or "" for error in page.errors), default="")
-        self._seen[path] = (max(newest, previous[0]) if previous else newest, {error.id for error in page.errors})
-        if previous is None:  # the first look only records what is already there
+        if previous is None:
+            # The first look records what is already there, including which errors already regressed.
+            details = await asyncio.gather(*(api.details(path, error.id) for error in page.errors))
+            regressed = {error.id for error, detail in zip(page.errors, details, strict=True) if detail.get("regressed")}
+            self._seen[path] = (_newest(page.errors, ""), regressed)
             return
-        since, listed = previous
-        notified = self._notified.setdefault(path, set())
+        since, regressed = previous
+        self._seen[path] = (_newest(page.errors, since), regressed)
+        # Only errors with events since the last look can be new or have regressed. Timestamps are the
+        # server's own, so the two clocks need not agree.
         for error in page.errors:
-            if error.id in listed or error.id in notified or (error.last_seen or "") <= since:
+            if (error.last_seen or "") <= since:
                 continue
-            # Compared with the server's own timestamps, so the two clocks need not agree.
             if (error.first_seen or "") > since:
                 kind = "New error"
-            elif (await api.details(path, error.id)).get("regressed"):
+            elif error.id not in regressed and (await api.details(path, error.id)).get("regressed"):
                 kind = "Regressed error"
             else:
-                continue  # an old unresolved error with a new event
-            notified.add(error.id)
+                continue
+            regressed.add(error.id)  # a new error's later events are not news either
             self.notifier.notify(f"{kind} in {path}", error.title, ("errors", (path, error.id)))
+
+
+def _newest(errors: list[ErrorSummary], since: str) -> str:
+    return max([since, *(error.last_seen or "" for error in errors)])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from shiboken6 import isValid
 
 from console.main_window import MainWindow
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
@@ -68,7 +69,7 @@ def make_window(qtbot, qloop_running, context, credentials, settings, tmp_path, 
 
     yield make
     for window in windows:
-        if window.isVisible() and (context.client is not None or window.local_server is not None):
+        if isValid(window) and window.isVisible() and (context.client is not None or window.local_server is not None):
             window.close()
 
 
