@@ -196,8 +196,12 @@ class MainWindow(QMainWindow):
             widget.open_requested.connect(self.open_target_parts)  # type: ignore[attr-defined]
         elif name == "errors":
             picker = widget.project_picker  # type: ignore[attr-defined]
-            picker.currentTextChanged.connect(lambda path: path and self.state.set_value("errors/project", path))
+            picker.currentTextChanged.connect(self._remember_project)
             self._open_remembered_project(widget)
+
+    def _remember_project(self, path: str) -> None:
+        if path:
+            self.state.set_value("errors/project", path)
 
     def _open_remembered_project(self, errors: Any) -> None:
         """The project last used in this profile, else the one with the most recent error."""

@@ -63,8 +63,7 @@ class WindowActions(QObject):
         view_menu.addSeparator()
         for number, name in enumerate(window.tabs.names, start=1):
             title = window.tabs.tabText(number - 1)
-            self._add(view_menu, f"tab_{name}", f"&{number} {title}", f"Ctrl+{number}",
-                      lambda name=name: window.tabs.show_tab(name))
+            self._add(view_menu, f"tab_{name}", f"&{number} {title}", f"Ctrl+{number}", self._shows_tab(name))
         view_menu.addSeparator()
         self._add(view_menu, "notifications", "&Notifications…", None, window.open_notification_settings)
 
@@ -76,8 +75,10 @@ class WindowActions(QObject):
         self._add(exports_menu, "save_export", "&Save export…", QKeySequence.StandardKey.Save,
                   lambda: self._on_tab("exports", "save_as"))
         errors_menu = bar.addMenu("E&rrors")
-        self._add(errors_menu, "resolve", "&Resolve selected error", "Ctrl+R", lambda: self.set_error_status("resolved"))
-        self._add(errors_menu, "ignore", "&Ignore selected error", "Ctrl+I", lambda: self.set_error_status("ignored"))
+        self._add(errors_menu, "resolve", "&Resolve selected error", "Ctrl+R",
+                  lambda: self.set_error_status("resolved"))
+        self._add(errors_menu, "ignore", "&Ignore selected error", "Ctrl+I",
+                  lambda: self.set_error_status("ignored"))
 
         help_menu = bar.addMenu("&Help")
         self._add(help_menu, "log_folder", "Open &log folder", None, window.open_log_folder)
@@ -109,11 +110,15 @@ class WindowActions(QObject):
 
     def _tab_created(self, name: str, widget: QWidget) -> None:
         # The menu's Copy replaces the tab's own shortcut, so Ctrl+C is not ambiguous.
+        copy = QKeySequence(QKeySequence.StandardKey.Copy)
         for shortcut in widget.findChildren(QShortcut):
-            if shortcut.key().matches(QKeySequence(QKeySequence.StandardKey.Copy)) == QKeySequence.SequenceMatch.ExactMatch:
+            if shortcut.key().matches(copy) == QKeySequence.SequenceMatch.ExactMatch:
                 shortcut.setEnabled(False)
 
     # actions ----------------------------------------------------------------------------------
+    def _shows_tab(self, name: str) -> Callable[[], QWidget]:
+        return lambda: self.window.tabs.show_tab(name)
+
     def _on_tab(self, name: str, method: str) -> Any:
         return getattr(self.window.tabs.show_tab(name), method)()
 
@@ -159,7 +164,7 @@ class WindowActions(QObject):
             self._on_tab("exports", "forget")
 
     def set_error_status(self, status: str) -> None:
-        page = self.window.tabs.show_tab("errors").errors_page
+        page: Any = self.window.tabs.show_tab("errors").errors_page
         error = page.selected_error()
         if error is not None:
             page.change_status(error.id, status)

@@ -130,7 +130,8 @@ class Watcher(QObject):
         if previous is None:
             # The first look records what is already there, including which errors already regressed.
             details = await asyncio.gather(*(api.details(path, error.id) for error in page.errors))
-            regressed = {error.id for error, detail in zip(page.errors, details, strict=True) if detail.get("regressed")}
+            regressed = {error.id for error, detail in zip(page.errors, details, strict=True)
+                         if detail.get("regressed")}
             self._seen[path] = (_newest(page.errors, ""), regressed)
             return
         since, regressed = previous

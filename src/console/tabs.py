@@ -96,8 +96,8 @@ class LazyTabs(QTabWidget):
             index = self.names.index(name)
             widget = self._created[name] = self._factories[index].create(self._context, self._history_dir)
             holder = self.widget(index)
-            layout = holder.layout()
-            assert layout is not None
+            layout = holder.layout() if holder is not None else None
+            assert layout is not None, "every page holds a layout from __init__"
             layout.addWidget(widget)
             self.tab_created.emit(name, widget)
         return widget

@@ -81,7 +81,8 @@ class ProfileState:
                 if column.isdigit():
                     table.sortByColumn(int(column), Qt.SortOrder(int(order == "1")))
             table.horizontalHeader().sortIndicatorChanged.connect(
-                lambda column, order, name=name: self.set_value(name, f"{column}:{int(order == Qt.SortOrder.DescendingOrder)}"))
+                lambda column, order, name=name:
+                self.set_value(name, f"{column}:{int(order == Qt.SortOrder.DescendingOrder)}"))
         for number, splitter in enumerate(widget.findChildren(QSplitter)):
             name = f"views/{tab_name}/splitter{number}"
             saved = self.value(name)

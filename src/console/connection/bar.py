@@ -52,7 +52,8 @@ class ConnectionBar(QFrame):
             where = "local server " if local else ""
             self.server_label.setText(f"Connected to {where}{context.client.base_url}")
             user = context.user or {}
-            self.user_label.setText(f"as {user.get('name') or user.get('username', '?')} (@{user.get('username', '?')})")
+            name, username = user.get("name") or user.get("username", "?"), user.get("username", "?")
+            self.user_label.setText(f"as {name} (@{username})")
         else:
             self.server_label.setText("Not connected")
             self.user_label.clear()

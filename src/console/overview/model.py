@@ -9,6 +9,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from console.errors.models import FREQUENCY_ROLE, HeaderedTableModel, Index
 from console.overview.data import Count, ProjectErrors
 
+_ROOT = QModelIndex()
 PROJECT_ROLE = int(Qt.ItemDataRole.UserRole) + 10
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
@@ -33,7 +34,7 @@ class ProjectErrorsModel(HeaderedTableModel):
         self._rows = list(rows)
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
+    def rowCount(self, parent: Index = _ROOT) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
     def _count(self, row: ProjectErrors, column: int) -> Count | None:

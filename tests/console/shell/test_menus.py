@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox
 
@@ -32,8 +31,7 @@ def press(qtbot, window, shortcut: str) -> None:
     if not window.isActiveWindow():
         window.activateWindow()
         qtbot.waitUntil(window.isActiveWindow, timeout=WAIT)
-    sequence = QKeySequence(shortcut)
-    combination = sequence[0]
+    combination = QKeySequence(shortcut)[0]  # type: ignore[index]  # PySide6 declares no __getitem__
     target = QApplication.focusWidget() or window
     qtbot.keyClick(target, combination.key(), combination.keyboardModifiers())
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
 from PySide6.QtCore import Qt
 
-from console.api.exports import ExportScope, ExportsApi
+from console.api.exports import ExportsApi, ExportScope
 from console.exports.store import ExportHistory, ExportRecord, profile_key
 from console.variables.models import VariablesModel
 from tests.console.conftest import OFFSCREEN_NOISE
