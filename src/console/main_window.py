@@ -84,7 +84,6 @@ class MainWindow(QMainWindow):
         self.tabs = LazyTabs(context, history_dir=history_dir)
         self.tabs.tab_created.connect(self._tab_created)
         self.tabs.currentChanged.connect(self._remember_tab)
-        self.tabs.feature("overview")
         self.pages = QStackedWidget()
         self.pages.addWidget(self.welcome_page)
         self.pages.addWidget(self.tabs)
@@ -135,6 +134,8 @@ class MainWindow(QMainWindow):
         if hasattr(self, "actions_"):
             self.actions_.update_enabled()
         self.pages.setCurrentWidget(self.tabs if self.context.is_connected else self.welcome_page)
+        if self.context.is_connected:
+            self.tabs.current_feature()  # tabs are built when first needed, not at start-up
         self.connection_bar.show_keyring_warning(self.credentials.warning)
 
     def open_connection_dialog(self) -> ConnectionDialog:

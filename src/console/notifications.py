@@ -21,7 +21,6 @@ from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
 from console.api.errors import ApiError, NotFound
 from console.api.exports import ExportsApi
 from console.context import AppContext
-from console.exports.store import ExportHistory, profile_key
 from console.window_state import ProfileState
 
 log = logging.getLogger(__name__)
@@ -102,6 +101,8 @@ class Watcher(QObject):
         client, user = self._context.client, self._context.user or {}
         if client is None:
             return
+        from console.exports.store import ExportHistory, profile_key  # not needed at start-up
+
         key = profile_key(client.base_url, str(user.get("username", "")))
         records = await asyncio.to_thread(ExportHistory(self._history_dir, key).load)
         exports = ExportsApi(client)

@@ -9,7 +9,6 @@ from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtWidgets import QSplitter, QTableView, QWidget
 
 from console.context import AppContext
-from console.exports.store import profile_key
 
 DEFAULT_WATCH_SECONDS = 60
 MIN_WATCH_SECONDS = 15
@@ -26,6 +25,8 @@ class ProfileState:
         client, user = self._context.client, self._context.user or {}
         if client is None:
             return None
+        from console.exports.store import profile_key  # imported once connected: not needed at start-up
+
         return f"profiles/{profile_key(client.base_url, str(user.get('username', '')))}/{name}"
 
     def value(self, name: str, default: Any = None) -> Any:
