@@ -28,6 +28,7 @@ from console.connection.dialog import ConnectionDialog
 from console.connection.local_server import LocalServer
 from console.connection.profiles import ProfileStore
 from console.context import AppContext
+from console.looks import FollowPalette, colours
 from console.menus import WindowActions
 from console.notifications import Notifier, Target, TrayNotifier, Watcher
 from console.settings import app_data_dir, app_settings, log_dir
@@ -36,14 +37,6 @@ from console.window_state import ProfileState
 
 SHUTDOWN_TIMEOUT = 20.0
 
-STYLE = """
-QLabel#adminBadge { background: #b3261e; color: white; border-radius: 4px; padding: 2px 8px; font-weight: bold; }
-QLabel#userBadge { background: #5f6368; color: white; border-radius: 4px; padding: 2px 8px; }
-QLabel#warning { color: #8a5300; }
-QLabel#statusError { color: #b3261e; }
-QLabel#serverLabel { font-weight: bold; }
-QFrame#connectionBar { border-bottom: 1px solid palette(mid); }
-"""
 
 
 DEFAULT_SIZE = (1100, 700)
@@ -67,7 +60,7 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         self.setWindowTitle("Outpost console")
-        self.setStyleSheet(STYLE)
+        self.looks = FollowPalette(self)
         self.context = context
         self.credentials = credentials
         self._settings = settings if settings is not None else app_settings()
@@ -305,7 +298,7 @@ class MainWindow(QMainWindow):
 
     def show_error(self, title: str, message: str) -> None:
         self.status_label.setObjectName("statusError")
-        self.status_label.setStyleSheet("color: #b3261e;")
+        self.status_label.setStyleSheet(f"color: {colours()['error']};")
         self.status_label.setText(f"{title}: {message}".splitlines()[0])
         self.status_label.setToolTip(message)
 

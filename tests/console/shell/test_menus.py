@@ -5,10 +5,11 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPalette
 from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox
 
 from console.exports.store import ExportHistory, ExportRecord, profile_key
+from console.looks import DARK, LIGHT, is_dark
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.sdk_errors import enable_integrated, send_errors
 
@@ -181,3 +182,20 @@ def test_find_goes_to_the_errors_search(qtbot, connected, triage):
     qtbot.waitUntil(lambda: errors.project is not None, timeout=WAIT)
     press(qtbot, window, "Ctrl+F")
     assert isinstance(QApplication.focusWidget(), QLineEdit) and QApplication.focusWidget() is errors.errors_page.search
+
+
+def test_colours_follow_a_dark_palette(qapp, make_window):
+    window = make_window()
+    original = qapp.palette()
+    dark = QPalette(original)
+    dark.setColor(QPalette.ColorRole.Window, QColor("#202124"))
+    dark.setColor(QPalette.ColorRole.WindowText, QColor("#e8eaed"))
+    try:
+        qapp.setPalette(dark)
+        assert is_dark()
+        window.looks.apply()
+        assert DARK["warning"] in window.styleSheet()
+    finally:
+        qapp.setPalette(original)
+    window.looks.apply()
+    assert not is_dark() and LIGHT["warning"] in window.styleSheet()
