@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from console import __version__
+from console.accessibility import give_accessible_names
 from console.connection.bar import ConnectionBar, WelcomePage
 from console.connection.credentials import CredentialStore
 from console.connection.dialog import ConnectionDialog
@@ -115,6 +116,7 @@ class MainWindow(QMainWindow):
         context.connection_changed.connect(self._restore_profile)
         self._show_connection()
         bar.show_keyring_warning(credentials.warning)
+        give_accessible_names(self)  # the window's own controls; each tab's when it is built
         self._restore_geometry()
 
     # connection -----------------------------------------------------------------
@@ -186,6 +188,7 @@ class MainWindow(QMainWindow):
 
     def _tab_created(self, name: str, widget: QWidget) -> None:
         self.state.remember_views(name, widget)
+        give_accessible_names(widget)
         if name == "overview":
             widget.open_requested.connect(self.open_target_parts)  # type: ignore[attr-defined]
         elif name == "errors":

@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPalette
-from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox
+from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLabel, QLineEdit, QMessageBox, QWidget
 
 from console.exports.store import ExportHistory, ExportRecord, profile_key
 from console.looks import DARK, LIGHT, is_dark
@@ -199,3 +200,15 @@ def test_colours_follow_a_dark_palette(qapp, make_window):
         qapp.setPalette(original)
     window.looks.apply()
     assert not is_dark() and LIGHT["warning"] in window.styleSheet()
+
+
+def test_every_focusable_control_has_an_accessible_name(qtbot, connected):
+    window = connected
+    for name in window.tabs.names:
+        window.tabs.show_tab(name)
+    controls = [widget for widget in window.findChildren(QWidget)
+                if widget.focusPolicy() != Qt.FocusPolicy.NoFocus and not isinstance(widget, QLabel)
+                and not isinstance(widget.parentWidget(), QAbstractSpinBox)]
+    assert len(controls) > 40
+    assert [widget for widget in controls if not widget.accessibleName()] == []
+    assert window.tabs.feature("variables").filter_edit.accessibleName() == "Filter by key, value or description"
