@@ -32,6 +32,7 @@ from console.context import AppContext
 from console.looks import FollowPalette, colours
 from console.menus import WindowActions
 from console.notifications import Notifier, Target, TrayNotifier, Watcher
+from console.project_picker import make_searchable, show_counts
 from console.settings import app_data_dir, app_settings, log_dir
 from console.tabs import TAB_FACTORIES, LazyTabs
 from console.window_state import ProfileState
@@ -191,10 +192,22 @@ class MainWindow(QMainWindow):
         give_accessible_names(widget)
         if name == "overview":
             widget.open_requested.connect(self.open_target_parts)  # type: ignore[attr-defined]
+            widget.loaded.connect(self._show_project_counts)  # type: ignore[attr-defined]
         elif name == "errors":
             picker = widget.project_picker  # type: ignore[attr-defined]
-            picker.currentTextChanged.connect(self._remember_project)
+            make_searchable(picker)
+            picker.currentIndexChanged.connect(lambda index: self._remember_project(picker.itemText(index)))
+            picker.model().rowsInserted.connect(lambda *_: self._show_project_counts())
             self._open_remembered_project(widget)
+
+    def _show_project_counts(self) -> None:
+        """The overview's unresolved counts beside the projects in the error tracking picker."""
+        overview, errors = self.tabs.created("overview"), self.tabs.created("errors")
+        if overview is None or errors is None:
+            return
+        rows = overview.model.rows  # type: ignore[attr-defined]
+        counts = {row.path: row.unresolved.text for row in rows if row.unresolved.value is not None}
+        show_counts(errors.project_picker, counts)  # type: ignore[attr-defined]
 
     def _remember_project(self, path: str) -> None:
         if path:

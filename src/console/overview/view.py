@@ -35,9 +35,11 @@ class OverviewTab(QWidget):
     Signals:
         open_requested(target, argument): "variables" (None), "exports" (an export id or None) or
             "errors" (a project path).
+        loaded: new numbers are on screen.
     """
 
     open_requested = Signal(str, object)
+    loaded = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None, *, history_dir: Path | None = None) -> None:
         super().__init__(parent)
@@ -135,6 +137,7 @@ class OverviewTab(QWidget):
             if generation == self._generation:
                 self.overview = overview
                 self._show_counts()
+                self.loaded.emit()
 
         work = gather_overview(client, version=self.context.server_version, user=self.context.user,
                                history_dir=self.history_dir)

@@ -6,6 +6,7 @@ import asyncio
 import datetime as dt
 
 import httpx
+import pytest
 from PySide6.QtCore import Qt
 
 from console.api.client import ApiClient
@@ -14,6 +15,8 @@ from console.exports.store import ExportHistory, ExportRecord, profile_key
 from console.overview import OverviewTab
 from console.overview.data import Count, ProjectErrors, gather_overview
 from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
+from console.project_picker import COUNT_ROLE
+from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect
 
 NOW = dt.datetime.now(dt.UTC).isoformat()
@@ -122,3 +125,28 @@ def test_project_errors_model_passes_the_model_tester(qtmodeltester, qapp):
                     ProjectErrors("c/d", Count(None, "no"), Count(None, "no"), Count(None, "no"))])
     qtmodeltester.check(model)
     assert model.index(0, ProjectErrorsModel.UNRESOLVED).data() == "5+"
+
+
+# The completion popup asks for what the offscreen platform cannot do (the marker replaces conftest's).
+@pytest.mark.qt_log_ignore("This plugin does not support raise", "does not support grabbing", OFFSCREEN_NOISE)
+def test_error_tracking_picker_filters_as_you_type_and_shows_counts(qtbot, make_window, server, noisy):
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    overview = window.tabs.feature("overview")
+    path = noisy["path_with_namespace"]
+    qtbot.waitUntil(lambda: any(row.path == path for row in overview.model.rows), timeout=WAIT)
+    errors = window.tabs.show_tab("errors")
+    picker = errors.project_picker
+    qtbot.waitUntil(lambda: picker.findText(path) >= 0, timeout=WAIT)
+    qtbot.waitUntil(lambda: picker.itemData(picker.findText(path), COUNT_ROLE) == "2", timeout=WAIT)
+
+    picker.setFocus()
+    picker.lineEdit().clear()
+    qtbot.keyClicks(picker.lineEdit(), path.split("/")[-1][-6:])  # the end of the name, not its start
+    completer = picker.completer()
+    qtbot.waitUntil(lambda: completer.completionCount() >= 1, timeout=WAIT)
+    completions = [completer.completionModel().index(row, 0).data() for row in range(completer.completionCount())]
+    assert path in completions
+    completer.activated[str].emit(path)
+    qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path,
+                    timeout=WAIT)
