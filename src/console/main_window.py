@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import platform
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import QByteArray, QEventLoop, QSettings, Qt, QTimer, QUrl, qVersion
@@ -25,7 +25,6 @@ from console import __version__
 from console.accessibility import give_accessible_names
 from console.connection.bar import ConnectionBar, WelcomePage
 from console.connection.credentials import CredentialStore
-from console.connection.dialog import ConnectionDialog
 from console.connection.local_server import LocalServer
 from console.connection.profiles import ProfileStore
 from console.context import AppContext
@@ -40,6 +39,9 @@ from console.window_state import ProfileState
 SHUTDOWN_TIMEOUT = 20.0
 
 
+
+if TYPE_CHECKING:
+    from console.connection.dialog import ConnectionDialog
 
 DEFAULT_SIZE = (1100, 700)
 # Opening a project or an error waits for the tab's lists to arrive: this often, this many times.
@@ -135,6 +137,8 @@ class MainWindow(QMainWindow):
         self.connection_bar.show_keyring_warning(self.credentials.warning)
 
     def open_connection_dialog(self) -> ConnectionDialog:
+        from console.connection.dialog import ConnectionDialog  # not needed for the first screen
+
         dialog = ConnectionDialog(self.context, self.profiles, self.credentials, self)
         dialog.finished.connect(lambda _result: self.connection_bar.show_keyring_warning(self.credentials.warning))
         self.connection_dialog = dialog

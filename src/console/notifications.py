@@ -11,17 +11,18 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 
-from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
 from console.api.errors import ApiError, NotFound
-from console.api.exports import ExportsApi
 from console.context import AppContext
 from console.window_state import ProfileState
+
+if TYPE_CHECKING:  # the API modules are imported when watching starts, not at start-up
+    from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,9 @@ class Watcher(QObject):
         client, user = self._context.client, self._context.user or {}
         if client is None:
             return
-        from console.exports.store import ExportHistory, profile_key  # not needed at start-up
+        from console.api.error_tracking import ErrorTrackingApi
+        from console.api.exports import ExportsApi
+        from console.exports.store import ExportHistory, profile_key
 
         key = profile_key(client.base_url, str(user.get("username", "")))
         records = await asyncio.to_thread(ExportHistory(self._history_dir, key).load)
