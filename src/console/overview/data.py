@@ -1,7 +1,8 @@
 """Gathers the overview's numbers through the API; no Qt here.
 
-Every number can be unavailable: a real GitLab serves error lists only to browser sessions, plan limits
-only to administrators, and so on. An unavailable number carries the reason instead of a zero.
+Errors are read through GitLab's GraphQL API, which GitLab and Outpost both serve to token holders.
+Every number can be unavailable: GitLab's API has no "regressed" flag, instance variables and plan limits
+are for administrators, and so on. An unavailable number carries the reason instead of a zero.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from console.api.client import ApiClient
-from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
-from console.api.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
+from console.api.error_tracking import ErrorTrackingApi
+from console.api.errors import Forbidden, NotFound, Unauthorized
 from console.api.variables import VariablesApi
 from console.exports.store import ExportHistory, parse_time, profile_key
 
@@ -23,8 +24,8 @@ from console.exports.store import ExportHistory, parse_time, profile_key
 MAX_PROJECTS = 20
 MAX_PAGES = 5
 CONCURRENT_PROJECTS = 4
+REGRESSION_LOOKUPS = 20
 NEW_WINDOW = dt.timedelta(hours=24)
-SESSION_ONLY = "this server serves error lists to browser sessions only"
 
 
 @dataclass(frozen=True)
@@ -104,61 +105,111 @@ def export_counts(history_dir: Path, base_url: str, username: str) -> ExportCoun
                         latest_finished_id=latest.id if latest else None)
 
 
-async def project_errors(api: ErrorTrackingApi, path: str, *, now: dt.datetime, kind: str) -> ProjectErrors | None:
-    """The unresolved errors of one project; None when error tracking is off there."""
-    errors: list[ErrorSummary] = []
-    cursor: str | None = None
-    capped = False
+# GitLab's GraphQL API, served by GitLab and by Outpost alike: unresolved errors of one project, page by page.
+ERRORS_QUERY = """
+query OverviewErrors($path: ID!, $after: String) {
+  project(fullPath: $path) {
+    sentryErrors {
+      errors(first: 100, after: $after, sort: "last_seen") {
+        nodes { id firstSeen lastSeen frequency { count time } }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+}
+"""
+NO_REGRESSIONS_ON_GITLAB = "GitLab's API does not say which errors regressed"
+
+
+@dataclass(frozen=True)
+class _Error:
+    id: str
+    first_seen: str | None
+    last_seen: str | None
+    frequency: tuple[int, ...]
+
+
+class TrackingOff(Exception):
+    """The project has no error tracking, or the user cannot read its errors."""
+
+
+async def _unresolved(client: ApiClient, path: str) -> tuple[list[_Error], bool]:
+    errors: list[_Error] = []
+    after: str | None = None
+    for _page in range(MAX_PAGES):
+        body = await client.request("POST", f"{client.base_url}/api/graphql",
+                                    json={"query": ERRORS_QUERY, "variables": {"path": path, "after": after}})
+        answer = body.json()
+        project = (answer.get("data") or {}).get("project")
+        collection = (project or {}).get("sentryErrors")
+        connection = (collection or {}).get("errors")
+        if connection is None:  # no project, no Reporter access, or error tracking off ("errors" says which)
+            raise TrackingOff(((answer.get("errors") or [{}])[0]).get("message", ""))
+        for node in connection.get("nodes") or []:
+            errors.append(_Error(str(node["id"]), node.get("firstSeen"), node.get("lastSeen"),
+                                 tuple(int(bucket.get("count") or 0) for bucket in node.get("frequency") or [])))
+        info = connection.get("pageInfo") or {}
+        if not info.get("hasNextPage"):
+            return errors, False
+        after = info.get("endCursor")
+    return errors, True
+
+
+async def project_errors(client: ApiClient, path: str, *, now: dt.datetime, kind: str) -> ProjectErrors | None:
+    """The unresolved errors of one project; None when error tracking is off there or not readable."""
     try:
-        for page_number in range(MAX_PAGES):
-            page = await api.list_errors(path, status="unresolved", sort="last_seen", cursor=cursor)
-            errors.extend(page.errors)
-            cursor = page.next_cursor
-            if not cursor:
-                break
-            capped = page_number == MAX_PAGES - 1
-    except ValidationFailed:  # "Error Tracking is not enabled"
+        errors, capped = await _unresolved(client, path)
+    except TrackingOff:
         return None
     except (Unauthorized, Forbidden) as exc:
-        missing = Count(None, SESSION_ONLY if kind == "GitLab" else exc.message)
+        missing = Count(None, exc.message)
         return ProjectErrors(path, missing, missing, missing)
     cutoff = now - NEW_WINDOW
     new_today = sum(1 for error in errors if (parse_time(error.first_seen) or cutoff) > cutoff)
-    regressions = await _regressions(api, path, errors)
+    if kind == "Outpost":
+        regressions = await _regressions(ErrorTrackingApi(client), path, errors)
+    else:
+        regressions = Count(None, NO_REGRESSIONS_ON_GITLAB)
     width = max((len(error.frequency) for error in errors), default=0)
     frequency = tuple(sum(error.frequency[i] for error in errors if i < len(error.frequency)) for i in range(width))
     return ProjectErrors(path, Count(new_today, capped=capped), Count(len(errors), capped=capped), regressions,
                          frequency, max((error.last_seen or "" for error in errors), default=None) or None)
 
 
-async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ErrorSummary]) -> Count:
-    """Regressed errors among the unresolved ones seen in the last day (the list does not carry the flag)."""
+async def _regressions(api: ErrorTrackingApi, path: str, errors: list[_Error]) -> Count:
+    """Regressed errors among the most recently seen unresolved ones, from Outpost's error details
+    (GitLab's GraphQL types carry no such flag; the list is sorted by last seen, and a regression is
+    by definition recent activity)."""
     if not errors:
         return Count(0)
-    recent = errors[:20]  # sorted by last seen: a regression is by definition recent activity
-    details = await asyncio.gather(*(api.details(path, error.id) for error in recent), return_exceptions=True)
+    recent = errors[:REGRESSION_LOOKUPS]
+    details = await asyncio.gather(*(api.details(path, _numeric_id(error.id)) for error in recent),
+                                   return_exceptions=True)
     if all(isinstance(detail, BaseException) for detail in details):
         return Count(None, "the server did not send error details")
     return Count(sum(1 for detail in details if isinstance(detail, dict) and detail.get("regressed")),
                  capped=len(errors) > len(recent))
 
 
-async def all_project_errors(client: ApiClient, *, kind: str) -> tuple[list[ProjectErrors], str]:
+def _numeric_id(global_id: str) -> str:
+    """``gid://gitlab/Gitlab::ErrorTracking::DetailedError/42`` -> ``42``."""
+    return global_id.rsplit("/", 1)[-1]
+
+
+async def all_project_errors(client: ApiClient, *, kind: str, now: dt.datetime) -> tuple[list[ProjectErrors], str]:
     """Error counts of the most recently active projects, most recent error first."""
-    api = ErrorTrackingApi(client)
     projects: list[dict[str, Any]] = []
     async for project in client.paginate("/projects", per_page=MAX_PROJECTS, membership="true",
                                          order_by="last_activity_at", sort="desc"):
         projects.append(project)
         if len(projects) >= MAX_PROJECTS:
             break
-    now = dt.datetime.now(dt.UTC)
     gate = asyncio.Semaphore(CONCURRENT_PROJECTS)
 
     async def one(project: dict[str, Any]) -> ProjectErrors | None:
         async with gate:
             try:
-                return await project_errors(api, project["path_with_namespace"], now=now, kind=kind)
+                return await project_errors(client, project["path_with_namespace"], now=now, kind=kind)
             except NotFound:  # deleted, or access lost, since the project list came
                 return None
 
@@ -169,10 +220,11 @@ async def all_project_errors(client: ApiClient, *, kind: str) -> tuple[list[Proj
 
 
 async def gather_overview(client: ApiClient, *, version: dict[str, Any] | None, user: dict[str, Any] | None,
-                          history_dir: Path) -> Overview:
+                          history_dir: Path, now: dt.datetime | None = None) -> Overview:
     facts = server_facts(version, user)
     (variables, limit), (projects, note) = await asyncio.gather(count_variables(client),
-                                                                all_project_errors(client, kind=facts.kind))
+                                                                all_project_errors(client, kind=facts.kind,
+                                                                                   now=now or dt.datetime.now(dt.UTC)))
     exports = await asyncio.to_thread(export_counts, history_dir, client.base_url, str((user or {}).get("username")))
     return Overview(server=facts, variables=variables, variables_limit=limit, exports=exports, projects=projects,
                     projects_note=note)

@@ -76,11 +76,12 @@ def test_overview_items_open_their_tab_filtered(qtbot, make_window, server, nois
     assert window.tabs.current_name() == "variables"
 
 
-# A GitLab double, from GitLab's documentation and source: /version answers with a plain revision (no
-# "outpost-"); the error tracking web routes belong to Projects::ErrorTrackingController, which needs a
-# browser session, so a token's JSON request gets Devise's 401 body; a non-administrator gets 403 on the
-# admin variables API and on plan limits.
+# A GitLab double, from GitLab's documentation: /version answers with a plain revision (no "outpost-");
+# a non-administrator gets 403 on the admin variables API and on plan limits; GraphQL's
+# Project.sentryErrors.errors is a SentryErrorConnection (doc/api/graphql/reference: SentryError has
+# firstSeen, lastSeen, frequency {count time}, and no regressed flag).
 GITLAB_PROJECT = {"id": 5, "path_with_namespace": "group/app"}
+NEW, OLD = "2026-11-23T05:00:00Z", "2026-10-01T08:00:00Z"
 
 
 def gitlab(request: httpx.Request) -> httpx.Response:
@@ -89,8 +90,12 @@ def gitlab(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json=[GITLAB_PROJECT])
     if path in ("/api/v4/admin/ci/variables", "/api/v4/application/plan_limits"):
         return httpx.Response(403, json={"message": "403 Forbidden"})
-    if path.endswith("/-/error_tracking.json"):
-        return httpx.Response(401, json={"error": "You need to sign in or sign up before continuing."})
+    if path == "/api/graphql":
+        nodes = [{"id": f"gid://gitlab/Gitlab::ErrorTracking::DetailedError/{number}", "firstSeen": first,
+                  "lastSeen": NEW, "frequency": [{"count": number, "time": NEW}]}
+                 for number, first in ((1, NEW), (2, OLD))]
+        errors = {"nodes": nodes, "pageInfo": {"hasNextPage": False, "endCursor": None}}
+        return httpx.Response(200, json={"data": {"project": {"sentryErrors": {"errors": errors}}}})
     return httpx.Response(404, json={"message": "404 Not Found"})
 
 
@@ -98,15 +103,17 @@ def test_against_gitlab_the_overview_says_what_is_not_available(tmp_path):
     async def gather():
         async with ApiClient("https://gitlab.example", "token", transport=httpx.MockTransport(gitlab)) as client:
             return await gather_overview(client, version={"version": "17.5.0", "revision": "1a2b3c"},
-                                         user={"username": "someone", "is_admin": False}, history_dir=tmp_path)
+                                         user={"username": "someone", "is_admin": False}, history_dir=tmp_path,
+                                         now=dt.datetime(2026, 11, 23, 6, tzinfo=dt.UTC))
 
     overview = asyncio.run(gather())
     assert (overview.server.kind, overview.server.role) == ("GitLab", "Regular user")
     assert overview.variables.value is None and "administrators" in overview.variables.reason
     [project] = overview.projects
-    assert project.path == "group/app"
-    for count in (project.new_today, project.unresolved, project.regressions):
-        assert count.value is None and count.text == "not available" and "browser sessions" in count.reason
+    assert (project.path, project.new_today.text, project.unresolved.text) == ("group/app", "1", "2")
+    assert project.frequency == (3,)
+    assert project.regressions.value is None and project.regressions.text == "not available"
+    assert project.regressions.reason == "GitLab's API does not say which errors regressed"
 
 
 def test_overview_shows_reasons_instead_of_zeros(qtbot, qapp, context, tmp_path):
