@@ -22,7 +22,8 @@ from console.context import AppContext
 from console.window_state import ProfileState
 
 if TYPE_CHECKING:  # the API modules are imported when watching starts, not at start-up
-    from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
+    from console.api.client import ApiClient
+    from console.overview.data import ListedError
 
 log = logging.getLogger(__name__)
 
@@ -102,9 +103,9 @@ class Watcher(QObject):
         client, user = self._context.client, self._context.user or {}
         if client is None:
             return
-        from console.api.error_tracking import ErrorTrackingApi
         from console.api.exports import ExportsApi
         from console.exports.store import ExportHistory, profile_key
+        from console.overview.data import TrackingOff, server_facts
 
         key = profile_key(client.base_url, str(user.get("username", "")))
         records = await asyncio.to_thread(ExportHistory(self._history_dir, key).load)
@@ -121,39 +122,48 @@ class Watcher(QObject):
                 status = state.body.get("status", "finished")
                 self.notifier.notify("Vulnerability export", f"Export {record.id} of {record.scope_label} {status}",
                                      ("exports", record.id))
-        errors = ErrorTrackingApi(client)
+        outpost = server_facts(self._context.server_version, user).kind == "Outpost"
         for path in self._state.watched_projects:
             try:
-                await self._check_project(errors, path)
-            except ApiError as exc:  # one project failing does not stop the others
-                log.info("watching %s: %s", path, exc.message)
+                await self._check_project(client, path, outpost=outpost)
+            except (ApiError, TrackingOff) as exc:  # one project failing does not stop the others
+                log.info("watching %s: %s", path, getattr(exc, "message", None) or exc)
 
-    async def _check_project(self, api: ErrorTrackingApi, path: str) -> None:
-        page = await api.list_errors(path, status="unresolved", sort="last_seen")
+    async def _check_project(self, client: ApiClient, path: str, *, outpost: bool) -> None:
+        from console.api.error_tracking import ErrorTrackingApi
+        from console.overview.data import numeric_id, unresolved_errors
+
+        listed, _more = await unresolved_errors(client, path, pages=1)
+        details = ErrorTrackingApi(client).details
+
+        async def regressed(error: ListedError) -> bool:
+            # Only Outpost says which errors regressed; GitLab's API has no such flag.
+            return outpost and bool((await details(path, numeric_id(error.id))).get("regressed"))
+
         previous = self._seen.get(path)
         if previous is None:
             # The first look records what is already there, including which errors already regressed.
-            details = await asyncio.gather(*(api.details(path, error.id) for error in page.errors))
-            regressed = {error.id for error, detail in zip(page.errors, details, strict=True)
-                         if detail.get("regressed")}
-            self._seen[path] = (_newest(page.errors, ""), regressed)
+            flags = await asyncio.gather(*(regressed(error) for error in listed))
+            already = {error.id for error, flag in zip(listed, flags, strict=True) if flag}
+            self._seen[path] = (_newest(listed, ""), already)
             return
-        since, regressed = previous
-        self._seen[path] = (_newest(page.errors, since), regressed)
+        since, known = previous
+        self._seen[path] = (_newest(listed, since), known)
         # Only errors with events since the last look can be new or have regressed. Timestamps are the
         # server's own, so the two clocks need not agree.
-        for error in page.errors:
+        for error in listed:
             if (error.last_seen or "") <= since:
                 continue
             if (error.first_seen or "") > since:
                 kind = "New error"
-            elif error.id not in regressed and (await api.details(path, error.id)).get("regressed"):
+            elif error.id not in known and await regressed(error):
                 kind = "Regressed error"
             else:
                 continue
-            regressed.add(error.id)  # a new error's later events are not news either
-            self.notifier.notify(f"{kind} in {path}", error.title, ("errors", (path, error.id)))
+            known.add(error.id)  # a new error's later events are not news either
+            target = ("errors", (path, numeric_id(error.id)))
+            self.notifier.notify(f"{kind} in {path}", error.title, target)
 
 
-def _newest(errors: list[ErrorSummary], since: str) -> str:
+def _newest(errors: list[ListedError], since: str) -> str:
     return max([since, *(error.last_seen or "" for error in errors)])

@@ -111,7 +111,7 @@ query OverviewErrors($path: ID!, $after: String) {
   project(fullPath: $path) {
     sentryErrors {
       errors(first: 100, after: $after, sort: "last_seen") {
-        nodes { id firstSeen lastSeen frequency { count time } }
+        nodes { id title firstSeen lastSeen frequency { count time } }
         pageInfo { hasNextPage endCursor }
       }
     }
@@ -122,8 +122,9 @@ NO_REGRESSIONS_ON_GITLAB = "GitLab's API does not say which errors regressed"
 
 
 @dataclass(frozen=True)
-class _Error:
-    id: str
+class ListedError:
+    id: str  # GitLab's global id
+    title: str
     first_seen: str | None
     last_seen: str | None
     frequency: tuple[int, ...]
@@ -133,10 +134,12 @@ class TrackingOff(Exception):
     """The project has no error tracking, or the user cannot read its errors."""
 
 
-async def _unresolved(client: ApiClient, path: str) -> tuple[list[_Error], bool]:
-    errors: list[_Error] = []
+async def unresolved_errors(client: ApiClient, path: str, *,
+                            pages: int = MAX_PAGES) -> tuple[list[ListedError], bool]:
+    """The project's unresolved errors, most recently seen first, and whether more pages were left unread."""
+    errors: list[ListedError] = []
     after: str | None = None
-    for _page in range(MAX_PAGES):
+    for _page in range(pages):
         body = await client.request("POST", f"{client.base_url}/api/graphql",
                                     json={"query": ERRORS_QUERY, "variables": {"path": path, "after": after}})
         answer = body.json()
@@ -146,8 +149,9 @@ async def _unresolved(client: ApiClient, path: str) -> tuple[list[_Error], bool]
         if connection is None:  # no project, no Reporter access, or error tracking off ("errors" says which)
             raise TrackingOff(((answer.get("errors") or [{}])[0]).get("message", ""))
         for node in connection.get("nodes") or []:
-            errors.append(_Error(str(node["id"]), node.get("firstSeen"), node.get("lastSeen"),
-                                 tuple(int(bucket.get("count") or 0) for bucket in node.get("frequency") or [])))
+            counts = tuple(int(bucket.get("count") or 0) for bucket in node.get("frequency") or [])
+            errors.append(ListedError(str(node["id"]), str(node.get("title") or ""), node.get("firstSeen"),
+                                      node.get("lastSeen"), counts))
         info = connection.get("pageInfo") or {}
         if not info.get("hasNextPage"):
             return errors, False
@@ -158,7 +162,7 @@ async def _unresolved(client: ApiClient, path: str) -> tuple[list[_Error], bool]
 async def project_errors(client: ApiClient, path: str, *, now: dt.datetime, kind: str) -> ProjectErrors | None:
     """The unresolved errors of one project; None when error tracking is off there or not readable."""
     try:
-        errors, capped = await _unresolved(client, path)
+        errors, capped = await unresolved_errors(client, path)
     except TrackingOff:
         return None
     except (Unauthorized, Forbidden) as exc:
@@ -176,14 +180,14 @@ async def project_errors(client: ApiClient, path: str, *, now: dt.datetime, kind
                          frequency, max((error.last_seen or "" for error in errors), default=None) or None)
 
 
-async def _regressions(api: ErrorTrackingApi, path: str, errors: list[_Error]) -> Count:
+async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ListedError]) -> Count:
     """Regressed errors among the most recently seen unresolved ones, from Outpost's error details
     (GitLab's GraphQL types carry no such flag; the list is sorted by last seen, and a regression is
     by definition recent activity)."""
     if not errors:
         return Count(0)
     recent = errors[:REGRESSION_LOOKUPS]
-    details = await asyncio.gather(*(api.details(path, _numeric_id(error.id)) for error in recent),
+    details = await asyncio.gather(*(api.details(path, numeric_id(error.id)) for error in recent),
                                    return_exceptions=True)
     if all(isinstance(detail, BaseException) for detail in details):
         return Count(None, "the server did not send error details")
@@ -191,7 +195,7 @@ async def _regressions(api: ErrorTrackingApi, path: str, errors: list[_Error]) -
                  capped=len(errors) > len(recent))
 
 
-def _numeric_id(global_id: str) -> str:
+def numeric_id(global_id: str) -> str:
     """``gid://gitlab/Gitlab::ErrorTracking::DetailedError/42`` -> ``42``."""
     return global_id.rsplit("/", 1)[-1]
 
