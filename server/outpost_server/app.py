@@ -14,6 +14,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from outpost_server import __version__, errors
 from outpost_server.config import Settings, get_settings
 from outpost_server.db import make_engine, make_sessionmaker, session_scope
+from outpost_server.error_tracking.ingest import IngestWriter
+from outpost_server.error_tracking.rate_limit import SharedRateLimit
 from outpost_server.middleware import RequestMiddleware
 from outpost_server.migrations import upgrade_database
 
@@ -45,6 +47,16 @@ def create_app(settings: Settings | None = None, *, demo: bool = False) -> FastA
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         prepare(app, settings, demo=demo)
+        # The collector's batch writer and shared rate limit: requests wait on them, so they run as
+        # long as the app serves.
+        writer = IngestWriter(app.state.engine)
+        writer.start()
+        app.state.error_tracking_writer = writer
+        limit = settings.error_tracking_rate_limit_per_minute
+        rate_limit = SharedRateLimit(app.state.engine, limit_per_minute=limit) if limit > 0 else None
+        if rate_limit is not None:
+            rate_limit.start()
+        app.state.error_tracking_rate_limit = rate_limit
         try:
             for hook in app.state.startup_hooks:
                 await hook(app)
@@ -52,6 +64,9 @@ def create_app(settings: Settings | None = None, *, demo: bool = False) -> FastA
         finally:
             for hook in reversed(app.state.shutdown_hooks):
                 await hook(app)
+            await writer.stop()
+            if rate_limit is not None:
+                await rate_limit.stop()
             app.state.engine.dispose()
 
     app = FastAPI(title="Outpost", version=__version__, lifespan=lifespan,

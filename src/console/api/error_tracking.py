@@ -60,6 +60,19 @@ class ExternalProject:
         return f"{self.organization_name} | {self.name}"
 
 
+@dataclass(frozen=True)
+class RejectedOrigins:
+    """Browser requests the server refused because the page's origin is not allowed."""
+
+    count: int
+    last_origin: str | None
+    last_at: str | None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> RejectedOrigins:
+        return cls(count=_int(body.get("count")), last_origin=body.get("last_origin"), last_at=body.get("last_at"))
+
+
 @dataclass
 class TrackingSettings:
     active: bool = False
@@ -67,6 +80,18 @@ class TrackingSettings:
     api_url: str | None = None
     project_name: str | None = None
     exists: bool = True
+    # Outpost's browser origin extension; None against a server without it (GitLab).
+    allowed_origins: tuple[str, ...] | None = None
+    rejected_origins: RejectedOrigins | None = None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> TrackingSettings:
+        origins = body.get("allowed_origins")
+        rejected = body.get("rejected_origins")
+        return cls(active=bool(body.get("active")), integrated=bool(body.get("integrated")),
+                   api_url=body.get("api_url"), project_name=body.get("project_name"),
+                   allowed_origins=tuple(str(origin) for origin in origins) if isinstance(origins, list) else None,
+                   rejected_origins=RejectedOrigins.from_json(rejected) if isinstance(rejected, dict) else None)
 
     @property
     def api_host(self) -> str:
@@ -195,12 +220,15 @@ class ErrorTrackingApi:
             body = await self.client.get_json(f"/projects/{project_id}/error_tracking/settings")
         except NotFound:
             return TrackingSettings(exists=False)
-        return TrackingSettings(active=bool(body.get("active")), integrated=bool(body.get("integrated")),
-                                api_url=body.get("api_url"), project_name=body.get("project_name"))
+        return TrackingSettings.from_json(body)
 
     async def save_settings(self, project_id: int, *, active: bool, integrated: bool, api_url: str | None = None,
-                            token: str | None = None, project_name: str | None = None) -> TrackingSettings:
+                            token: str | None = None, project_name: str | None = None,
+                            allowed_origins: list[str] | None = None) -> TrackingSettings:
+        """`allowed_origins` (an Outpost extension) is sent only when given."""
         body: dict[str, Any] = {"active": active, "integrated": integrated}
+        if allowed_origins is not None:
+            body["allowed_origins"] = allowed_origins
         if not integrated:
             body["api_url"] = api_url
             if token:
@@ -208,9 +236,7 @@ class ErrorTrackingApi:
             if project_name:
                 body["project_name"] = project_name
         response = await self.client.request("PUT", f"/projects/{project_id}/error_tracking/settings", json=body)
-        saved = response.json()
-        return TrackingSettings(active=bool(saved.get("active")), integrated=bool(saved.get("integrated")),
-                                api_url=saved.get("api_url"), project_name=saved.get("project_name"))
+        return TrackingSettings.from_json(response.json())
 
     # --- client keys -------------------------------------------------------------------------
 

@@ -52,6 +52,7 @@ from console.api.errors import ApiError, Forbidden, NotFound
 from console.context import AppContext
 from console.errors.dialogs import RotateKeyWizard
 from console.errors.models import FREQUENCY_ROLE, ClientKeyModel, ErrorListModel, short_time
+from console.errors.origins import AllowedOriginsBox
 from console.errors.retention import RetentionPage
 from console.errors.stacktrace import StackTraceView
 
@@ -495,6 +496,7 @@ class SettingsPage(_Page):
         self.notice = QLabel()
         self.notice.setWordWrap(True)
         self.notice.hide()
+        self.origins_box = AllowedOriginsBox()
 
         self.external_box = QGroupBox("External Sentry")
         form = QFormLayout(self.external_box)
@@ -519,6 +521,7 @@ class SettingsPage(_Page):
         form_layout.addWidget(self.active)
         form_layout.addWidget(backend_box)
         form_layout.addWidget(self.external_box)
+        form_layout.addWidget(self.origins_box)
         form_layout.addLayout(buttons)
         layout = QVBoxLayout(self)
         layout.addWidget(self.notice)
@@ -529,6 +532,7 @@ class SettingsPage(_Page):
 
     def _backend_changed(self) -> None:
         self.external_box.setEnabled(self.external.isChecked())
+        self.origins_box.setEnabled(self.integrated.isChecked())
 
     def load(self) -> None:
         project = self.tab.project
@@ -555,6 +559,7 @@ class SettingsPage(_Page):
                 self.external_project.addItem(settings.project_name or slug,
                                               ExternalProject(settings.project_name or slug, slug, organization,
                                                               organization))
+            self.origins_box.show_settings(settings)
             self.connection_status.clear()
             self.saved_label.clear()
 
@@ -612,8 +617,10 @@ class SettingsPage(_Page):
         async def save() -> None:
             saved = await self.tab.api.save_settings(project["id"], active=self.active.isChecked(),
                                                      integrated=integrated, api_url=api_url, token=token,
-                                                     project_name=chosen.name if chosen else None)
+                                                     project_name=chosen.name if chosen else None,
+                                                     allowed_origins=self.origins_box.allowed_origins())
             self.loaded = saved
+            self.origins_box.show_settings(saved)
             self.saved_label.setText("Saved.")
             self.tab.settings_saved.emit()
 
