@@ -68,6 +68,9 @@ def _create_application():
     app.setOrganizationName("Outpost")
     app.setApplicationName("Outpost console")
     app.setApplicationVersion(__version__)
+    from console.icons import app_icon
+
+    app.setWindowIcon(app_icon())
     return app
 
 

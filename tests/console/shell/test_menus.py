@@ -5,11 +5,12 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPalette
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLabel, QLineEdit, QMessageBox, QWidget
 
 from console.exports.store import ExportHistory, ExportRecord, profile_key
+from console.icons import app_icon
 from console.looks import DARK, LIGHT, is_dark
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.sdk_errors import enable_integrated, send_errors
@@ -212,3 +213,13 @@ def test_every_focusable_control_has_an_accessible_name(qtbot, connected):
     assert len(controls) > 40
     assert [widget for widget in controls if not widget.accessibleName()] == []
     assert window.tabs.feature("variables").filter_edit.accessibleName() == "Filter by key, value or description"
+
+
+def test_the_application_icon_is_sharp_at_twice_the_pixel_ratio(qapp):
+    icon = app_icon()
+    assert not icon.isNull()
+    pixmap = icon.pixmap(QSize(32, 32), 2.0)
+    assert (pixmap.width(), pixmap.height(), pixmap.devicePixelRatio()) == (64, 64, 2.0)
+    # Drawn at 64 px, not a 32 px picture scaled up: the edges differ from an upscaled copy.
+    upscaled = icon.pixmap(QSize(32, 32), 1.0).scaled(64, 64).toImage()
+    assert pixmap.toImage().convertToFormat(upscaled.format()) != upscaled
