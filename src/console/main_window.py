@@ -30,6 +30,7 @@ from console.connection.profiles import ProfileStore
 from console.context import AppContext
 from console.looks import FollowPalette, colours
 from console.menus import WindowActions
+from console.navigation import ProjectNavigator
 from console.notifications import Notifier, Target, TrayNotifier, Watcher
 from console.project_picker import make_searchable, show_counts
 from console.settings import app_data_dir, app_settings, log_dir
@@ -44,9 +45,6 @@ if TYPE_CHECKING:
     from console.connection.dialog import ConnectionDialog
 
 DEFAULT_SIZE = (1100, 700)
-# Opening a project or an error waits for the tab's lists to arrive: this often, this many times.
-OPEN_RETRY_MS = 250
-OPEN_ATTEMPTS = 80
 
 __all__ = ["TAB_FACTORIES", "MainWindow"]
 
@@ -76,7 +74,7 @@ class MainWindow(QMainWindow):
         self.connection_bar = ConnectionBar()
         self.welcome_page = WelcomePage()
         self.state = ProfileState(self._settings, context)
-        self._open_serial = 0
+        self.navigator = ProjectNavigator(self)
         history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
         self.tabs = LazyTabs(context, history_dir=history_dir)
         self.tabs.tab_created.connect(self._tab_created)
@@ -177,7 +175,7 @@ class MainWindow(QMainWindow):
 
     # remembered state -----------------------------------------------------------------
     def _restore_profile(self) -> None:
-        self._open_serial += 1  # a project still awaited belongs to the previous connection
+        self.navigator.supersede()  # a project still awaited belongs to the previous connection
         if not self.context.is_connected:
             return
         last = self.state.text("last_tab")
@@ -225,7 +223,7 @@ class MainWindow(QMainWindow):
             rows = overview.model.rows if overview is not None else []  # type: ignore[attr-defined]
             path = rows[0].path if rows else None
         if path is not None:
-            self._select_project(errors, path, None, OPEN_ATTEMPTS)
+            self.navigator.select_project(errors, path)
 
     # opening what the overview and notifications point at ---------------------------
     def open_target_parts(self, kind: str, argument: object) -> None:
@@ -248,38 +246,7 @@ class MainWindow(QMainWindow):
                 exports.select_export(argument)  # type: ignore[attr-defined]
         elif kind == "errors":
             path, error_id = argument if isinstance(argument, tuple) else (argument, None)
-            self._select_project(self.tabs.show_tab("errors"), str(path), error_id, OPEN_ATTEMPTS)
-
-    def _select_project(self, errors: Any, path: str, error_id: str | None, attempts: int) -> None:
-        """Chooses ``path`` once the tab has listed it (the list loads in the background).
-
-        A newer request (another click, a new connection) supersedes one still waiting.
-        """
-        self._open_serial += 1
-        self._retry_select(errors, path, error_id, attempts, self._open_serial)
-
-    def _retry_select(self, errors: Any, path: str, error_id: str | None, attempts: int, serial: int) -> None:
-        if serial != self._open_serial:
-            return
-        if errors.project is None or errors.project.get("path_with_namespace") != path:
-            try:
-                errors.select_project(path)
-            except LookupError:
-                if attempts > 0:  # the timer is dropped if the tab goes away
-                    QTimer.singleShot(OPEN_RETRY_MS, errors,
-                                      lambda: self._retry_select(errors, path, error_id, attempts - 1, serial))
-                return
-        if error_id is not None:
-            self._select_error(errors.errors_page, error_id, attempts, serial)
-
-    def _select_error(self, page: Any, error_id: str, attempts: int, serial: int) -> None:
-        if serial != self._open_serial:
-            return
-        rows = [row for row, error in enumerate(page.model.errors) if error.id == error_id]
-        if rows:
-            page.table.selectRow(rows[0])
-        elif attempts > 0:
-            QTimer.singleShot(OPEN_RETRY_MS, page, lambda: self._select_error(page, error_id, attempts - 1, serial))
+            self.navigator.select_project(self.tabs.show_tab("errors"), str(path), error_id)
 
     # help and settings -----------------------------------------------------------------
     def open_notification_settings(self) -> QWidget:

@@ -77,8 +77,9 @@ class Watcher(QObject):
         self.notifier = notifier
         self._history_dir = history_dir
         self._announced_exports: set[int] = set()
-        # project path -> (the newest "last seen" of the previous look, ids already regressed or reported)
-        self._seen: dict[str, tuple[str, set[str]]] = {}
+        # project path -> (the newest "last seen" of the previous look, ids already regressed or reported,
+        # ids listed so far)
+        self._seen: dict[str, tuple[str, set[str], set[str]]] = {}
         self._running: asyncio.Task[None] | None = None
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.poll)
@@ -145,16 +146,17 @@ class Watcher(QObject):
             # The first look records what is already there, including which errors already regressed.
             flags = await asyncio.gather(*(regressed(error) for error in listed))
             already = {error.id for error, flag in zip(listed, flags, strict=True) if flag}
-            self._seen[path] = (_newest(listed, ""), already)
+            self._seen[path] = (_newest(listed, ""), already, {error.id for error in listed})
             return
-        since, known = previous
-        self._seen[path] = (_newest(listed, since), known)
+        since, known, before = previous
+        self._seen[path] = (_newest(listed, since), known, before | {error.id for error in listed})
         # Only errors with events since the last look can be new or have regressed. Timestamps are the
-        # server's own, so the two clocks need not agree.
+        # server's own, so the two clocks need not agree; they may count whole seconds, so "since" includes
+        # the last look's second, and an error already listed then is not new.
         for error in listed:
-            if (error.last_seen or "") <= since:
+            if (error.last_seen or "") < since:
                 continue
-            if (error.first_seen or "") > since:
+            if error.id not in before and (error.first_seen or "") >= since:
                 kind = "New error"
             elif error.id not in known and await regressed(error):
                 kind = "Regressed error"
