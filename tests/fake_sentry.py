@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import threading
 import time
 from copy import deepcopy
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from tests.http_double import BackgroundHttpServer
 
 ORGANIZATION = {"id": "1", "slug": "acme", "name": "Acme", "dateCreated": "2018-11-06T21:19:55.101Z",
                 "isEarlyAdopter": False, "require2FA": False, "status": {"id": "active", "name": "active"},
@@ -92,7 +93,7 @@ def _event(issue: dict[str, Any]) -> dict[str, Any]:
             "sdkUpdates": [], "_meta": {}}
 
 
-class FakeSentry:
+class FakeSentry(BackgroundHttpServer):
     def __init__(self, *, tokens: tuple[str, ...] = ("sntrys-good-token",)):
         self.tokens = set(tokens)
         self.delay = 0.0
@@ -113,31 +114,10 @@ class FakeSentry:
         self.issues["2001"] = _issue("2001", "BILLING-1", "KeyError: 'currency'", "KeyError", "'currency'",
                                      "billing.invoices in total", count=4, users=2, first_seen="2024-03-01T10:00:00Z",
                                      last_seen="2024-03-02T10:00:00Z", project=billing)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        super().__init__()
 
     def api_url(self, project_slug: str = "storefront") -> str:
         return f"{self.url}/api/0/projects/acme/{project_slug}/"
-
-    def start(self) -> FakeSentry:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> FakeSentry:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
 
     # --- the API --------------------------------------------------------------------------------
 

@@ -18,6 +18,9 @@ class Settings(BaseSettings):
     database_url: str = ""
     # Public base URL (scheme://host[:port]) used in links and DSNs; empty means the request's own.
     external_url: str = ""
+    # Reverse proxies whose X-Forwarded-Proto and X-Forwarded-For are believed (comma-separated
+    # addresses or networks, "*" for any): links then carry the client's scheme, logs its address.
+    forwarded_allow_ips: str = "127.0.0.1"
     # Salt for token digests and key for encrypting stored secrets. Replicas sharing a database
     # must share it; when empty, one is generated once and kept in data_dir/secret_key.
     secret_key: str = ""

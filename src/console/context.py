@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Signal
 
 from console.api.client import ApiClient
 from console.api.errors import ApiError
+from console.api.server import ServerInfo, detect_server
 from console.connection.local_server import LocalServerError
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,11 @@ class AppContext(QObject):
         return self.client is not None
 
     @property
+    def server(self) -> ServerInfo:
+        """What the connected server is and offers (an unknown server offers only the REST API)."""
+        return (self.client.server if self.client is not None else None) or ServerInfo()
+
+    @property
     def is_admin(self) -> bool:
         return bool(self.user and self.user.get("is_admin"))
 
@@ -56,12 +62,12 @@ class AppContext(QObject):
         client = ApiClient(base_url, token)
         try:
             user = await client.get_user()
-            version = await client.get_version()
+            client.server = await detect_server(client)
         except BaseException:
             await client.aclose()
             raise
         previous, self.client = self.client, client
-        self.user, self.server_version = user, version
+        self.user, self.server_version = user, client.server.version
         if previous is not None:
             await previous.aclose()
         self.connection_changed.emit()
@@ -83,12 +89,15 @@ class AppContext(QObject):
         *,
         description: str,
         on_success: Callable[[T], None] | None = None,
+        quiet: bool = False,
     ) -> asyncio.Task[None]:
         """Run ``work`` on the event loop; failures are reported, never swallowed.
 
-        ``description`` names the operation in the status bar ("Loading variables").
+        ``description`` names the operation in the status bar ("Loading variables"). ``quiet`` work
+        (a watcher polling for minutes) neither marks the window busy nor talks in the status bar;
+        its failures are reported all the same.
         """
-        task = asyncio.ensure_future(self._guarded(work, description, on_success))
+        task = asyncio.ensure_future(self._guarded(work, description, on_success, quiet))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
@@ -101,16 +110,19 @@ class AppContext(QObject):
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
 
-    async def _guarded(self, work: Awaitable[T], description: str, on_success: Callable[[T], None] | None) -> None:
-        self._set_busy(+1)
-        self.say(f"{description}…")
+    async def _guarded(self, work: Awaitable[T], description: str, on_success: Callable[[T], None] | None,
+                       quiet: bool) -> None:
+        if not quiet:
+            self._set_busy(+1)
+            self.say(f"{description}…")
         said_before = self._messages_said
         try:
             result = await work
             if on_success is not None:
                 on_success(result)
         except asyncio.CancelledError:
-            self.say(f"{description}: cancelled")
+            if not quiet:
+                self.say(f"{description}: cancelled")
             raise
         except ApiError as exc:
             self.report_error(f"{description} failed", exc.message)
@@ -120,10 +132,11 @@ class AppContext(QObject):
             # Anything else is a bug: the application exception hook shows it with the traceback.
             sys.excepthook(*sys.exc_info())
         else:
-            if self._messages_said == said_before:  # keep a more telling message from the work itself
+            if not quiet and self._messages_said == said_before:  # keep a more telling message from the work
                 self.say(f"{description}: done")
         finally:
-            self._set_busy(-1)
+            if not quiet:
+                self._set_busy(-1)
 
     def say(self, message: str) -> None:
         """Show ``message`` in the status bar."""

@@ -22,8 +22,7 @@ from console.context import AppContext
 from console.window_state import ProfileState
 
 if TYPE_CHECKING:  # the API modules are imported when watching starts, not at start-up
-    from console.api.client import ApiClient
-    from console.overview.data import ListedError
+    from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
 
 log = logging.getLogger(__name__)
 
@@ -104,9 +103,9 @@ class Watcher(QObject):
         client, user = self._context.client, self._context.user or {}
         if client is None:
             return
+        from console.api.error_tracking import ErrorTrackingApi
         from console.api.exports import ExportsApi
         from console.exports.store import ExportHistory, profile_key
-        from console.overview.data import TrackingOff, server_facts
 
         key = profile_key(client.base_url, str(user.get("username", "")))
         records = await asyncio.to_thread(ExportHistory(self._history_dir, key).load)
@@ -123,23 +122,21 @@ class Watcher(QObject):
                 status = state.body.get("status", "finished")
                 self.notifier.notify("Vulnerability export", f"Export {record.id} of {record.scope_label} {status}",
                                      ("exports", record.id))
-        outpost = server_facts(self._context.server_version, user).kind == "Outpost"
+        errors = ErrorTrackingApi(client)
         for path in self._state.watched_projects:
             try:
-                await self._check_project(client, path, outpost=outpost)
-            except (ApiError, TrackingOff) as exc:  # one project failing does not stop the others
-                log.info("watching %s: %s", path, getattr(exc, "message", None) or exc)
+                await self._check_project(errors, path)
+            except ApiError as exc:  # one project failing does not stop the others
+                log.info("watching %s: %s", path, exc.message)
 
-    async def _check_project(self, client: ApiClient, path: str, *, outpost: bool) -> None:
-        from console.api.error_tracking import ErrorTrackingApi
-        from console.overview.data import numeric_id, unresolved_errors
+    async def _check_project(self, api: ErrorTrackingApi, path: str) -> None:
+        from console.overview.data import unresolved_errors
 
-        listed, _more = await unresolved_errors(client, path, pages=1)
-        details = ErrorTrackingApi(client).details
+        listed, _more = await unresolved_errors(api, path, pages=1)
 
-        async def regressed(error: ListedError) -> bool:
+        async def regressed(error: ErrorSummary) -> bool:
             # Only Outpost says which errors regressed; GitLab's API has no such flag.
-            return outpost and bool((await details(path, numeric_id(error.id))).get("regressed"))
+            return api.server.is_outpost and bool((await api.details(path, error.id)).get("regressed"))
 
         previous = self._seen.get(path)
         if previous is None:
@@ -163,9 +160,8 @@ class Watcher(QObject):
             else:
                 continue
             known.add(error.id)  # a new error's later events are not news either
-            target = ("errors", (path, numeric_id(error.id)))
-            self.notifier.notify(f"{kind} in {path}", error.title, target)
+            self.notifier.notify(f"{kind} in {path}", error.title, ("errors", (path, error.id)))
 
 
-def _newest(errors: list[ListedError], since: str) -> str:
+def _newest(errors: list[ErrorSummary], since: str) -> str:
     return max([since, *(error.last_seen or "" for error in errors)])

@@ -54,7 +54,10 @@ AGGREGATES = SessionAggregate.__table__
 def _sqlite_datetime(value):
     """SQLAlchemy's SQLite storage format for UTC datetimes (what UTCDateTime writes); other values as is."""
     if isinstance(value, dt.datetime):
-        return value.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(" ", "microseconds")
+        if value.tzinfo is not dt.timezone.utc:  # the hot path's values are UTC already
+            value = value.astimezone(dt.timezone.utc)
+        # "YYYY-MM-DD HH:MM:SS.ffffff" without the "+00:00" isoformat appends.
+        return value.isoformat(" ", "microseconds")[:26]
     return value
 
 
@@ -132,6 +135,8 @@ class _Statements:
             },
         )
         self.insert_aggregates = insert(AGGREGATES)
+        self.active_keys = select(ClientKey.project_id, ClientKey.public_key).where(
+            ClientKey.public_key.in_(bindparam("keys", expanding=True)), ClientKey.active.is_(True))
 
     @staticmethod
     def _update_errors():
@@ -232,9 +237,12 @@ def store_batch(
     if not received:
         return result
     errors = _find_or_create_errors(connection, sql, received)
-    by_error: dict[int, list[_Received]] = defaultdict(list)
+    grouped: dict[int, list[_Received]] = defaultdict(list)
     for item in received:
-        by_error[errors[(item.project_id, item.event.fingerprint)]].append(item)
+        grouped[errors[(item.project_id, item.event.fingerprint)]].append(item)
+    # Rows are locked in one order (error id, then hour or user key) by every writer, so concurrent
+    # writers (worker processes, replicas) on PostgreSQL wait for each other instead of deadlocking.
+    by_error = {error_id: grouped[error_id] for error_id in sorted(grouped)}
 
     sql.insert_events.run(
         connection,
@@ -270,7 +278,7 @@ def store_batch(
             hourly[(error_id, _hour(item.event.occurred_at))] += 1
     sql.count_hours.run(
         connection,
-        [{"error_id": error_id, "hour": hour, "count": count} for (error_id, hour), count in hourly.items()],
+        [{"error_id": error_id, "hour": hour, "count": count} for (error_id, hour), count in sorted(hourly.items())],
     )
     updates = []
     for error_id, items in by_error.items():
@@ -331,6 +339,7 @@ def _store_sessions(connection: Connection, sql: _Statements, batch: Sequence[Ac
                 }
             )
     if updates:
+        updates.sort(key=lambda row: (row["project_id"], row["sid"]))  # one lock order for all writers
         connection.execute(sql.upsert_sessions, updates)
     if buckets:
         connection.execute(sql.insert_aggregates, buckets)
@@ -361,7 +370,7 @@ def _find_or_create_errors(connection: Connection, sql: _Statements, received: l
     for item in received:
         first_by_key.setdefault((item.project_id, item.event.fingerprint), item)
     errors = _lookup_errors(connection, sql, first_by_key)
-    missing = [item for key, item in first_by_key.items() if key not in errors]
+    missing = [item for key, item in sorted(first_by_key.items()) if key not in errors]  # one lock order
     if missing:
         connection.execute(sql.create_errors, [_new_error_row(item) for item in missing])
         errors.update(_lookup_errors(connection, sql, {(i.project_id, i.event.fingerprint) for i in missing}))
@@ -539,9 +548,8 @@ class IngestWriter:
             # deleting it is how a leaked DSN is revoked. So only the key is checked again, here,
             # in the transaction that stores its events.
             keys = {item.accepted.public_key for item in batch if item.accepted.public_key is not None}
-            active = set(connection.execute(
-                select(ClientKey.project_id, ClientKey.public_key).where(
-                    ClientKey.public_key.in_(keys), ClientKey.active.is_(True))).all()) if keys else set()
+            active = set(connection.execute(_statements(connection.dialect).active_keys,
+                                            {"keys": list(keys)}).all()) if keys else set()
             refused = [item for item in batch if item.accepted.public_key is not None
                        and (item.accepted.project_id, item.accepted.public_key) not in active]
             result = store_batch(

@@ -8,12 +8,15 @@ dependency, so it runs on qasync's loop in the console and on plain asyncio in t
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from console import __version__
 from console.api.errors import InvalidServerUrl, error_from_response, error_from_transport
+
+if TYPE_CHECKING:
+    from console.api.server import ServerInfo
 
 API_PREFIX = "/api/v4"
 DEFAULT_TIMEOUT = 15.0
@@ -48,6 +51,8 @@ class ApiClient:
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.base_url = normalise_base_url(base_url)
+        # What the server is and offers; set once on connecting (console.api.server.detect_server).
+        self.server: ServerInfo | None = None
         self._http = httpx.AsyncClient(
             base_url=self.base_url + API_PREFIX,
             headers={"PRIVATE-TOKEN": token, "User-Agent": f"outpost-console/{__version__}"},

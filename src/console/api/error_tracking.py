@@ -1,21 +1,37 @@
-"""Error tracking: the project's error list and details (GitLab's `/<project>/-/error_tracking*.json`
-web endpoints), its settings and client keys (`/projects/:id/error_tracking/...` API).
+"""Error tracking: a project's errors, their details and stack traces, its settings and client keys.
 
-The web endpoints live beside the API, not under `/api/v4`, and take the same token.
+Errors are read through GitLab's GraphQL API (``console.api.error_graphql``), which GitLab and
+Outpost both serve to token holders. The project's web JSON routes (``/<project>/-/error_tracking*``)
+accept a token only on Outpost; there they change an error's status, list an external Sentry's
+projects and add what GraphQL's types lack (environment, every tag, release health, chained
+exceptions with their in-app frames). Settings and client keys are REST (``/projects/:id/...``).
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from console.api import error_graphql
 from console.api.client import ApiClient
-from console.api.errors import NotFound
+from console.api.errors import NotFound, Unsupported
+from console.api.graphql import graphql
+from console.api.server import ServerInfo
 
 STATUSES = ("unresolved", "resolved", "ignored")
 SORTS = ("last_seen", "first_seen", "frequency")
 REQUIRED_SCOPES = ("project:read", "event:read", "event:write")
+# Facts about GitLab, said in place of a failure (see console.api.server for the sources).
+NO_STATUS_API = ("GitLab offers no API to resolve or ignore an error: its GraphQL API has no such mutation and "
+                 "the status route serves signed-in browsers only. Change the status on the error's GitLab page.")
+UNRESOLVED_ONLY = "GitLab's API lists unresolved errors only."
+NO_ERROR_API = "This server offers no API to read errors: its GraphQL schema has no Project.sentryErrors."
+PROJECTS_SESSION_ONLY = ("GitLab lists a Sentry's projects to signed-in browsers only. Enter the project in "
+                         "GitLab's Monitor > Error Tracking settings, or connect to an Outpost server.")
+# Keys of the web detail route that GraphQL's SentryDetailedError does not have (Outpost only).
+OUTPOST_DETAIL_EXTRAS = ("exception_type", "environment", "tags", "release_health")
 
 
 @dataclass(frozen=True)
@@ -46,6 +62,8 @@ class ErrorSummary:
 class ErrorPage:
     errors: list[ErrorSummary]
     next_cursor: str | None
+    # GitLab answers null while it is still fetching from Sentry (its reactive cache); ask again later.
+    pending: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,9 +157,10 @@ class Retention:
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> Retention:
+        defaults = body.get("instance_defaults") or {}
         return cls(retention_days=_int(body.get("retention_days")), events_per_error=_int(body.get("events_per_error")),
                    max_stored_bytes=_int(body.get("max_stored_bytes")),
-                   instance_defaults={name: _int(value) for name, value in (body.get("instance_defaults") or {}).items()},
+                   instance_defaults={name: _int(value) for name, value in defaults.items()},
                    overridden=tuple(body.get("overridden") or ()), stored_events=_int(body.get("stored_events")),
                    stored_bytes=_int(body.get("stored_bytes")), last_pruned_at=body.get("last_pruned_at"))
 
@@ -167,6 +186,19 @@ def api_url_for(api_host: str, organization_slug: str, project_slug: str) -> str
 class ErrorTrackingApi:
     def __init__(self, client: ApiClient) -> None:
         self.client = client
+        self.server = client.server or ServerInfo()
+
+    @property
+    def can_change_status(self) -> bool:
+        return self.server.web_routes_take_tokens
+
+    @property
+    def can_filter_status(self) -> bool:
+        return self.server.web_routes_take_tokens
+
+    def error_page_url(self, project_path: str, error_id: str) -> str:
+        """The error's page on the server, for a browser (GitLab's ``externalUrl`` of an integrated error)."""
+        return self._web(project_path, f"/{quote(error_id)}/details")
 
     def _web(self, project_path: str, suffix: str) -> str:
         return f"{self.client.base_url}/{quote(project_path)}/-/error_tracking{suffix}"
@@ -180,15 +212,46 @@ class ErrorTrackingApi:
 
     async def list_errors(self, project_path: str, *, status: str = "unresolved", sort: str = "last_seen",
                           search_term: str = "", cursor: str | None = None) -> ErrorPage:
-        params = {"issue_status": status, "sort": sort}
-        if search_term:
-            params["search_term"] = search_term
-        if cursor:
-            params["cursor"] = cursor
-        response = await self.client.request("GET", self._web(project_path, ".json"), params=params)
-        body = response.json()
-        next_cursor = ((body.get("pagination") or {}).get("next") or {}).get("cursor")
-        return ErrorPage([ErrorSummary.from_json(item) for item in body.get("errors") or []], next_cursor)
+        if not self.server.graphql_error_tracking:
+            raise Unsupported(detail=NO_ERROR_API)
+        if status != "unresolved" and not self.can_filter_status:
+            raise Unsupported(detail=UNRESOLVED_ONLY)
+        # GraphQL's errors field has no status argument; Outpost reads the status from the search, like Sentry.
+        term = f"is:{status} {search_term}".strip() if self.can_filter_status else search_term
+        answer = await graphql(self.client, error_graphql.LIST_QUERY, {
+            "fullPath": project_path, "searchTerm": term or None, "sort": sort, "first": error_graphql.PAGE_SIZE,
+            "after": cursor})
+        connection = error_graphql.collection(answer.data, project_path).get("errors")
+        if connection is None:
+            if answer.messages:
+                raise NotFound(detail=answer.explanation)
+            return ErrorPage([], None, pending=True)
+        page_info = connection.get("pageInfo") or {}
+        return ErrorPage([ErrorSummary.from_json(error_graphql.error_body(node)) for node in connection["nodes"]],
+                         page_info.get("endCursor") if page_info.get("hasNextPage") else None)
+
+    async def error(self, project_path: str, error_id: str) -> tuple[dict[str, Any], StackTrace]:
+        """One error's details and stack trace: one GraphQL query, plus Outpost's extras where it offers them."""
+        if not self.server.graphql_error_tracking:
+            raise Unsupported(detail=NO_ERROR_API)
+        query = graphql(self.client, error_graphql.DETAIL_QUERY, {
+            "fullPath": project_path, "id": error_graphql.DETAILED_ERROR_GID.format(id=error_id)})
+        if self.server.web_routes_take_tokens:
+            answer, extra_detail, extra_trace = await asyncio.gather(
+                query, self.details(project_path, error_id), self.stack_trace(project_path, error_id))
+        else:
+            answer, extra_detail, extra_trace = await query, {}, None
+        found = error_graphql.collection(answer.data, project_path)
+        if found.get("detailedError") is None:
+            raise NotFound(detail=answer.explanation or "The server has not fetched this error yet. Try again.")
+        detail = error_graphql.error_body(found["detailedError"])
+        detail.update({key: extra_detail[key] for key in OUTPOST_DETAIL_EXTRAS if key in extra_detail})
+        trace_body = found.get("errorStackTrace") or {}
+        trace = StackTrace(exceptions=error_graphql.stack_trace_exceptions(trace_body),
+                           message=detail.get("message"), date_received=trace_body.get("dateReceived"))
+        if extra_trace is not None and extra_trace.exceptions:
+            trace = extra_trace  # chained exceptions with in-app frames, where the server keeps them
+        return detail, trace
 
     async def details(self, project_path: str, error_id: str) -> dict[str, Any]:
         response = await self.client.request("GET", self._web(project_path, f"/{quote(error_id)}/details.json"))
@@ -203,11 +266,15 @@ class ErrorTrackingApi:
         return StackTrace(exceptions=exceptions, message=body.get("message"), date_received=body.get("date_received"))
 
     async def update_status(self, project_path: str, error_id: str, status: str) -> bool:
+        if not self.can_change_status:
+            raise Unsupported(detail=NO_STATUS_API)
         response = await self.client.request("PUT", self._web(project_path, f"/{quote(error_id)}.json"),
                                              json={"status": status})
         return bool(response.json()["result"]["updated"])
 
     async def external_projects(self, project_path: str, *, api_host: str, token: str) -> list[ExternalProject]:
+        if not self.server.web_routes_take_tokens:
+            raise Unsupported(detail=PROJECTS_SESSION_ONLY)
         response = await self.client.request("GET", self._web(project_path, "/projects.json"),
                                              params={"api_host": api_host, "token": token})
         return [ExternalProject(name=p["name"], slug=p["slug"], organization_name=p["organization_name"],

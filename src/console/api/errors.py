@@ -95,12 +95,24 @@ class RateLimited(ApiError):
         super().__init__(**kwargs)
 
 
+class GraphQLFailed(ApiError):
+    """A GraphQL query was answered with errors and no data."""
+
+
+class Unsupported(ApiError):
+    """The server does not offer this at all (a GitLab feature that needs another tier or a browser)."""
+
+
 class ServerError(ApiError):
     """5xx: the server failed."""
 
 
 class ConnectionFailed(ApiError):
     """No HTTP response arrived."""
+
+
+class NotConnected(ConnectionFailed):
+    """No connection is open: the work was asked for before connecting or after disconnecting."""
 
 
 class InvalidServerUrl(ConnectionFailed):
@@ -134,16 +146,23 @@ USER_MESSAGES: dict[type[ApiError], str] = {
     Conflict: "This conflicts with something that already exists (409).",
     ValidationFailed: "The server rejected the request as invalid.",
     RateLimited: "The server is receiving too many requests (429). Wait a moment and try again.",
+    GraphQLFailed: "The server could not answer the query.",
+    Unsupported: "This server does not offer this.",
     ServerError: "The server failed while handling the request (HTTP {status}). Try again later.",
     ConnectionFailed: "The connection to {url} failed.",
+    NotConnected: "Not connected to a server. Connect first.",
     InvalidServerUrl: "{url} is not a valid server address. Use a full address such as https://gitlab.example.com.",
-    ConnectionRefused: "Nothing is listening at {url}: the connection was refused. Is the server running, and is the port right?",
+    ConnectionRefused: (
+        "Nothing is listening at {url}: the connection was refused. Is the server running, and is the port right?"
+    ),
     HostNotFound: "The host name in {url} could not be found. Check the server address for typos.",
     TlsFailed: (
         "A secure (TLS) connection to {url} could not be established: the certificate was not "
         "trusted or the server does not speak HTTPS on this port."
     ),
-    TimedOut: "{url} did not answer in time. The server may be overloaded, or a firewall may be dropping the connection.",
+    TimedOut: (
+        "{url} did not answer in time. The server may be overloaded, or a firewall may be dropping the connection."
+    ),
 }
 
 
@@ -170,6 +189,9 @@ def _describe_body(body: Any) -> tuple[str, dict[str, list[str]]]:
         return error, field_errors
     if isinstance(message, str):
         return message, {}
+    graphql_errors = body.get("errors")
+    if isinstance(graphql_errors, list):  # GraphQL: {"errors": [{"message": ...}]}
+        return "; ".join(str(e.get("message")) for e in graphql_errors if isinstance(e, dict)), {}
     return "", {}
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from console.api.client import ApiClient
 from console.api.errors import ApiError, NotFound
+from console.api.server import ServerInfo
 
 WRONG_URL = (
     "{url} answered, but it does not look like a GitLab-compatible server (no API under /api/v4). "
@@ -38,5 +39,6 @@ async def check_connection(base_url: str, token: str) -> ConnectionReport:
         return ConnectionReport(False, WRONG_URL.format(url=exc.url or base_url))
     except ApiError as exc:
         return ConnectionReport(False, exc.message)
-    message = f"Signed in as {describe_user(user)} on server version {version.get('version', 'unknown')}."
+    product = ServerInfo(version=version).product
+    message = f"Signed in as {describe_user(user)} on server version {version.get('version', 'unknown')} ({product})."
     return ConnectionReport(True, message, user, version)

@@ -1,5 +1,5 @@
 """The error tracking tab: errors of a project, their stack traces, settings and client keys."""
 
-from console.errors.views import ErrorTrackingTab
+from console.errors.tab import ErrorTrackingTab
 
 __all__ = ["ErrorTrackingTab"]

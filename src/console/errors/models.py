@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 
 from console.api.error_tracking import ClientKey, ErrorPage, ErrorSummary
+from console.table_model import HeaderedTableModel, Index
+from console.timestamps import short_time
 
-Index = QModelIndex | QPersistentModelIndex
 FREQUENCY_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 ERROR_ROLE = int(Qt.ItemDataRole.UserRole) + 2
 HIDDEN_DSN = "•" * 16
@@ -20,34 +20,6 @@ _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
 _FONT = int(Qt.ItemDataRole.FontRole)
 _RIGHT_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _ERROR_ROLES = frozenset({_DISPLAY, _TOOLTIP, _ALIGNMENT, _FONT, FREQUENCY_ROLE, ERROR_ROLE})
-
-
-def short_time(value: str | None) -> str:
-    """An ISO timestamp from the server as local "YYYY-MM-DD HH:MM"."""
-    if not value:
-        return ""
-    try:
-        moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return value
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.timezone.utc)
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
-
-
-class HeaderedTableModel(QAbstractTableModel):
-    """A flat table whose column titles are the class's HEADERS."""
-
-    HEADERS: tuple[str, ...] = ()
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
-                and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section]
-        return None
 
 
 class ErrorListModel(HeaderedTableModel):

@@ -11,12 +11,13 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QPush
 
 from console.api.error_tracking import Retention
 from console.api.errors import Forbidden, NotFound
-from console.errors.models import short_time
+from console.errors.access import MAINTAINER_ONLY
+from console.timestamps import short_time
 
 if TYPE_CHECKING:
-    from console.errors.views import ErrorTrackingTab
+    from console.errors.tab import ErrorTrackingTab
 
-MAINTAINER_ONLY = "Only Maintainers and Owners of the project can see and change this."
+__all__ = ["MAINTAINER_ONLY", "NOT_AVAILABLE", "RetentionPage"]
 NOT_AVAILABLE = ("This server does not offer retention settings (GitLab keeps error tracking data by its own "
                  "rules). They are available on Outpost servers.")
 MIB = 1024 * 1024
@@ -110,10 +111,13 @@ class RetentionPage(QWidget):
         self.save_button.setEnabled(editable)
 
     def load(self) -> None:
-        project = self.tab.project
+        project, choice = self.tab.project, self.tab.project_choice.stamp
         if project is None:
             return
         self.saved_label.clear()
+        if not self.tab.context.server.is_outpost:  # GitLab has no such API: say so without asking
+            self._show(choice, NOT_AVAILABLE)
+            return
 
         async def load() -> Retention | str:
             try:
@@ -123,16 +127,11 @@ class RetentionPage(QWidget):
             except NotFound:
                 return NOT_AVAILABLE
 
-        self.run(load(), "Loading retention settings", lambda result: self._show(project, result))
+        self.tab.run(load(), description="Loading retention settings",
+                     on_success=lambda result: self._show(choice, result))
 
-    def run(self, work, description: str, on_success) -> None:
-        if self.tab.context.is_connected:
-            self.tab.context.run(work, description=description, on_success=on_success)
-        else:
-            work.close()
-
-    def _show(self, project: dict, result: Retention | str) -> None:
-        if self.tab.project is not project:
+    def _show(self, choice: int, result: Retention | str) -> None:
+        if not self.tab.project_choice.is_current(choice):
             return  # the user moved on to another project
         if isinstance(result, str):
             self.loaded = None
@@ -151,7 +150,7 @@ class RetentionPage(QWidget):
         self._set_editable(True)
 
     def save(self) -> None:
-        project = self.tab.project
+        project, choice = self.tab.project, self.tab.project_choice.stamp
         if project is None or self.loaded is None:
             return
         limits = {name: row.chosen() for name, row in self.rows.items()}
@@ -161,7 +160,7 @@ class RetentionPage(QWidget):
             return await self.tab.api.save_retention(project["id"], limits)
 
         def saved(result: Retention) -> None:
-            self._show(project, result)
+            self._show(choice, result)
             self.saved_label.setText("Saved.")
 
-        self.run(save(), "Saving retention settings", saved)
+        self.tab.run(save(), description="Saving retention settings", on_success=saved)

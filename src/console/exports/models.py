@@ -5,11 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 
-from console.exports.store import ExportRecord, parse_time
+from console.exports.store import ExportRecord
+from console.table_model import HeaderedTableModel, Index
+from console.timestamps import parse_time
 
-Index = QModelIndex | QPersistentModelIndex
 SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4, "unknown": 5}
 
 
@@ -28,7 +29,7 @@ def format_duration(seconds: float) -> str:
     return f"{seconds} s"
 
 
-class ExportsModel(QAbstractTableModel):
+class ExportsModel(HeaderedTableModel):
     """The exports requested from this console, newest first."""
 
     SCOPE, STATUS, REQUESTED, ELAPSED, TIME_LEFT, ID = range(6)
@@ -42,14 +43,6 @@ class ExportsModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.records)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self.records):
@@ -66,7 +59,9 @@ class ExportsModel(QAbstractTableModel):
     def _text(self, record: ExportRecord, column: int) -> str | None:
         created = parse_time(record.created_at)
         if column == self.SCOPE:
-            return f"{record.scope_kind.title()}: {record.scope_label}" if record.scope_kind != "instance" else record.scope_label
+            if record.scope_kind == "instance":
+                return record.scope_label
+            return f"{record.scope_kind.title()}: {record.scope_label}"
         if column == self.STATUS:
             return "expired (deleted)" if record.is_expired(self.now) else record.status
         if column == self.REQUESTED:
@@ -116,17 +111,16 @@ class ExportsModel(QAbstractTableModel):
         return self.records[row] if 0 <= row < len(self.records) else None
 
 
-class PreviewModel(QAbstractTableModel):
-    """The rows of a downloaded CSV."""
+class PreviewModel(HeaderedTableModel):
+    """The rows of a downloaded CSV; its columns are the file's."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.headers: list[str] = []
         self.rows: list[list[str]] = []
 
     def set_csv(self, headers: list[str], rows: list[list[str]]) -> None:
         self.beginResetModel()
-        self.headers = headers
+        self.HEADERS = tuple(headers)
         width = len(headers)
         self.rows = [row + [""] * (width - len(row)) if len(row) < width else row[:width] for row in rows]
         self.endResetModel()
@@ -134,28 +128,23 @@ class PreviewModel(QAbstractTableModel):
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.headers)
-
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if orientation == Qt.Orientation.Horizontal:
-            return self.headers[section] if 0 <= section < len(self.headers) else None
-        return section + 1
+        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
+            return section + 1  # the row number, as a spreadsheet shows it
+        return super().headerData(section, orientation, role)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < len(self.rows) and 0 <= index.column() < len(self.headers)):
+        if not index.isValid() or not (0 <= index.row() < len(self.rows) and 0 <= index.column() < len(self.HEADERS)):
             return None
         value = self.rows[index.row()][index.column()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return value
-        if role == Qt.ItemDataRole.UserRole and self.headers[index.column()] == "Severity":
+        if role == Qt.ItemDataRole.UserRole and self.HEADERS[index.column()] == "Severity":
             return SEVERITY_RANK.get(value, len(SEVERITY_RANK))
         return None
 
     def column(self, name: str) -> int:
-        return self.headers.index(name) if name in self.headers else -1
+        return self.HEADERS.index(name) if name in self.HEADERS else -1
 
 
 class PreviewFilterProxy(QSortFilterProxyModel):
@@ -184,6 +173,6 @@ class PreviewFilterProxy(QSortFilterProxyModel):
 
     def lessThan(self, left: Index, right: Index) -> bool:
         model = self.sourceModel()
-        if isinstance(model, PreviewModel) and model.headers[left.column()] == "Severity":
+        if isinstance(model, PreviewModel) and model.HEADERS[left.column()] == "Severity":
             return (left.data(Qt.ItemDataRole.UserRole) or 0) < (right.data(Qt.ItemDataRole.UserRole) or 0)
         return super().lessThan(left, right)

@@ -14,16 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from console.api.exports import ExportScope
+from console.timestamps import parse_time
 
 log = logging.getLogger(__name__)
 
 ACTIVE_STATUSES = ("created", "running")
-
-
-def parse_time(text: str | None) -> dt.datetime | None:
-    if not text:
-        return None
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 @dataclass(frozen=True)

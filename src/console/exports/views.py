@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import sys
-from collections.abc import Coroutine
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,125 +12,44 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
-    QButtonGroup,
-    QComboBox,
     QFileDialog,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QProgressBar,
     QPushButton,
-    QRadioButton,
     QSystemTrayIcon,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from console.api.errors import ApiError, NotFound
-from console.api.exports import DEFAULT_POLL_SECONDS, DownloadCancelled, ExportScope, ExportsApi
+from console.api.errors import Forbidden, NotFound
+from console.api.exports import DEFAULT_POLL_SECONDS, DownloadCancelled, ExportsApi, ExportScope
 from console.context import AppContext
 from console.exports.dialogs import PreviewDialog
 from console.exports.models import ExportsModel, utcnow
-from console.exports.store import ExportHistory, ExportRecord, parse_time, profile_key
+from console.exports.scope_picker import ScopePicker
+from console.exports.store import ExportHistory, ExportRecord, profile_key
 from console.settings import app_data_dir
+from console.tab import ConsoleTab
+from console.timestamps import parse_time
 
 # Most exports finish within a second; look once soon, then as often as the server asks.
 FIRST_POLL_SECONDS = 0.5
-SEARCH_DELAY_MS = 300
+# GitLab serves vulnerability exports in its Ultimate tier only: without it they answer 403 (EE) or 404 (CE).
+ULTIMATE_ONLY = ("This GitLab does not offer vulnerability exports to you: they need GitLab Ultimate and at "
+                 "least the Developer role on the project or group.")
 
 
-class ScopePicker(QWidget):
-    """Chooses the export's scope: a project or group found by searching the API, or the instance."""
-
-    def __init__(self, tab: ExportsTab) -> None:
-        super().__init__()
-        self.tab = tab
-        self.kind = "project"
-        self.searches_started = 0
-        self.kind_buttons = QButtonGroup(self)
-        row = QHBoxLayout()
-        for kind, label in (("project", "Project"), ("group", "Group"), ("instance", "Instance")):
-            button = QRadioButton(label)
-            button.setProperty("scope_kind", kind)
-            button.setChecked(kind == "project")
-            self.kind_buttons.addButton(button)
-            row.addWidget(button)
-        self.search_edit = QLineEdit()
-        self.search_edit.setClearButtonEnabled(True)
-        self.results = QComboBox()
-        self.results.setMinimumWidth(320)
-        row.addWidget(self.search_edit, 1)
-        row.addWidget(self.results, 2)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(row)
-        self.search_timer = QTimer(self)
-        self.search_timer.setSingleShot(True)
-        self.search_timer.setInterval(SEARCH_DELAY_MS)
-        self.search_timer.timeout.connect(self.search)
-        self.search_edit.textEdited.connect(lambda _text: self.search_timer.start())
-        self.kind_buttons.buttonToggled.connect(self._kind_toggled)
-        self._show_kind()
-
-    def _kind_toggled(self, button: QRadioButton, checked: bool) -> None:
-        if checked:
-            self.kind = button.property("scope_kind")
-            self._show_kind()
-            self.search()
-
-    def _show_kind(self) -> None:
-        self.searches_started += 1  # answers to searches of the previous kind are stale now
-        instance = self.kind == "instance"
-        self.search_edit.setEnabled(not instance)
-        self.results.setEnabled(not instance)
-        self.search_edit.setPlaceholderText("" if instance else f"Search {self.kind}s by name or path…")
-        self.results.clear()
-        if instance:
-            self.results.addItem("Every project where you are Developer or more")
-
-    def set_kind(self, kind: str) -> None:
-        for button in self.kind_buttons.buttons():
-            if button.property("scope_kind") == kind:
-                button.setChecked(True)
-
-    def search(self) -> None:
-        if self.kind == "instance" or not self.tab.context.is_connected:
-            return
-        kind, text = self.kind, self.search_edit.text().strip()
-        api = self.tab.api()
-        finder = api.search_projects if kind == "project" else api.search_groups
-        self.searches_started += 1
-        self.tab.spawn(self._fill(self.searches_started, finder(text)), description=f"Searching {kind}s")
-
-    async def _fill(self, serial: int, search: Coroutine[Any, Any, list[dict[str, Any]]]) -> None:
-        found = await search
-        if serial != self.searches_started:  # a newer search (or another kind) superseded this one
-            return
-        chosen = self.results.currentData()
-        self.results.clear()
-        for item in found:
-            label = item.get("path_with_namespace") or item.get("full_path") or item.get("name")
-            self.results.addItem(str(label), int(item["id"]))
-        if chosen is not None and (row := self.results.findData(chosen)) >= 0:
-            self.results.setCurrentIndex(row)
-
-    def scope(self) -> ExportScope | None:
-        if self.kind == "instance":
-            return ExportScope("instance")
-        if self.results.currentIndex() < 0 or self.results.currentData() is None:
-            return None
-        return ExportScope(self.kind, int(self.results.currentData()), self.results.currentText())
-
-
-class ExportsTab(QWidget):
+class ExportsTab(ConsoleTab[ExportsApi]):
     """Exports requested from this console for the connected profile, with live status."""
 
+    api_factory = ExportsApi
+
     def __init__(self, context: AppContext, parent: QWidget | None = None, *, history_dir: Path | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
+        super().__init__(context, parent)
         self.history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
         self.history: ExportHistory | None = None
         self.watchers: dict[int, asyncio.Task[None]] = {}
@@ -141,7 +58,6 @@ class ExportsTab(QWidget):
         self.file_dialog: QFileDialog | None = None
         self.preview_dialog: PreviewDialog | None = None
         self.tray: QSystemTrayIcon | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
 
         self.picker = ScopePicker(self)
         self.request_button = QPushButton("Request export")
@@ -187,7 +103,8 @@ class ExportsTab(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addWidget(request_box)
-        layout.addWidget(QLabel("Exports requested from this console (the server deletes each one after its lifetime):"))
+        layout.addWidget(QLabel("Exports requested from this console "
+                                "(the server deletes each one after its lifetime):"))
         layout.addWidget(self.table, 1)
         layout.addLayout(actions)
         layout.addWidget(self.notice)
@@ -200,27 +117,7 @@ class ExportsTab(QWidget):
         self._show_download(False)
         self.load_profile()
 
-    # plumbing ----------------------------------------------------------------------
-    def api(self) -> ExportsApi:
-        return ExportsApi(self.context.client)
-
-    def spawn(self, work: Coroutine[Any, Any, Any], *, description: str) -> asyncio.Task[Any]:
-        """Runs work on the loop; API errors are shown, bugs go to the exception hook."""
-        task = asyncio.ensure_future(self._guarded(work, description))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
-    async def _guarded(self, work: Coroutine[Any, Any, Any], description: str) -> None:
-        try:
-            await work
-        except asyncio.CancelledError:
-            raise
-        except ApiError as exc:
-            self.context.report_error(f"{description} failed", exc.message)
-        except Exception:
-            sys.excepthook(*sys.exc_info())
-
+    # selection ---------------------------------------------------------------------
     def selected(self) -> ExportRecord | None:
         rows = self.table.selectionModel().selectedRows()
         return self.model.record(rows[0].row()) if rows else None
@@ -264,14 +161,17 @@ class ExportsTab(QWidget):
         if scope is None:
             self.context.report_error("No scope chosen", f"Search for a {self.picker.kind} and pick one first.")
             return None
-        return self.spawn(self._request(scope), description=f"Requesting an export of {scope.label}")
+        return self.run(self._request(scope), description=f"Requesting an export of {scope.label}")
 
     async def _request(self, scope: ExportScope, *, replacing: int | None = None) -> None:
         try:
-            body = await self.api().create(scope)
-        except NotFound:
-            if scope.kind == "instance":
-                raise
+            body = await self.api.create(scope)
+        except (Forbidden, NotFound) as refused:
+            if not self.context.server.is_outpost:
+                self.notice.setText(ULTIMATE_ONLY)  # GitLab without Ultimate: 403, or 404 on a Free instance
+                return
+            if not isinstance(refused, NotFound) or scope.kind == "instance":
+                raise  # a real permission problem, reported as such
             # The project or group was deleted (or access lost) since it was listed: say so and
             # refresh the list rather than leave a choice that cannot work.
             if self.picker.kind == scope.kind:
@@ -291,15 +191,23 @@ class ExportsTab(QWidget):
 
     def watch(self, record: ExportRecord) -> None:
         if record.id not in self.watchers:
-            task = self.spawn(self._watch(record.id), description=f"Checking export {record.id}")
+            # One watcher per export, kept to be cancelled when the export is forgotten or the profile changes.
+            task = self.run(self._watch(record.id), description=f"Checking export {record.id}", quiet=True)
+            if task is None:
+                return
             self.watchers[record.id] = task
-            task.add_done_callback(lambda _task, export_id=record.id: self.watchers.pop(export_id, None))
+            export_id = record.id
+
+            def forget_watcher(_task: asyncio.Task[None]) -> None:
+                self.watchers.pop(export_id, None)
+
+            task.add_done_callback(forget_watcher)
 
     async def _watch(self, export_id: int) -> None:
         await asyncio.sleep(FIRST_POLL_SECONDS)
         while True:
             try:
-                state = await self.api().state(export_id)
+                state = await self.api.state(export_id)
             except NotFound:
                 self._mark_gone(export_id)
                 return
@@ -360,7 +268,7 @@ class ExportsTab(QWidget):
         record = self.selected()
         if record is None:
             return None
-        return self.spawn(self._request(record.scope, replacing=record.id),
+        return self.run(self._request(record.scope, replacing=record.id),
                           description=f"Regenerating the export of {record.scope_label}")
 
     def forget(self) -> None:
@@ -392,16 +300,18 @@ class ExportsTab(QWidget):
         dialog.open()
         return dialog
 
-    def save_to(self, export_id: int, target: Path) -> asyncio.Task[Any]:
+    def save_to(self, export_id: int, target: Path) -> asyncio.Task[Any] | None:
         self.cancel_requested = False
-        self.download_task = self.spawn(self._save(export_id, target), description=f"Saving export {export_id}")
+        self.download_task = self.run(self._save(export_id, target), description=f"Saving export {export_id}")
+        if self.download_task is None:
+            return None
         self.download_task.add_done_callback(lambda _task: self._show_download(False))
         self._show_download(True)
         return self.download_task
 
     async def _save(self, export_id: int, target: Path) -> None:
         try:
-            size = await self.api().download(export_id, target, progress=self._progress,
+            size = await self.api.download(export_id, target, progress=self._progress,
                                              cancelled=lambda: self.cancel_requested)
         except DownloadCancelled:
             self.notice.setText(f"Saving export {export_id} cancelled")
@@ -432,10 +342,10 @@ class ExportsTab(QWidget):
         record = self.selected()
         if record is None or not record.can_download(utcnow()):
             return None
-        return self.spawn(self._preview(record), description=f"Loading export {record.id}")
+        return self.run(self._preview(record), description=f"Loading export {record.id}")
 
     async def _preview(self, record: ExportRecord) -> None:
-        headers, rows, truncated = await self.api().preview(record.id)
+        headers, rows, truncated = await self.api.preview(record.id)
         if self.preview_dialog is not None:
             self.preview_dialog.close()
         self.preview_dialog = PreviewDialog(f"export {record.id} of {record.scope_label}", headers, rows,

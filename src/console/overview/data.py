@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from console.api.client import ApiClient
-from console.api.error_tracking import ErrorTrackingApi
-from console.api.errors import Forbidden, NotFound, Unauthorized
+from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
+from console.api.errors import Forbidden, NotFound, Unauthorized, Unsupported
+from console.api.server import ServerInfo
 from console.api.variables import VariablesApi
-from console.exports.store import ExportHistory, parse_time, profile_key
+from console.exports.store import ExportHistory, profile_key
+from console.timestamps import parse_time
 
 # The overview looks at this many projects (most recently active first) and this many list pages per
 # project; beyond that it says "or more" rather than spending minutes counting.
@@ -79,8 +81,7 @@ class Overview:
 
 def server_facts(version: dict[str, Any] | None, user: dict[str, Any] | None) -> ServerFacts:
     version = version or {}
-    revision = str(version.get("revision") or "")
-    kind = "Outpost" if revision.startswith("outpost-") else "GitLab"
+    kind = ServerInfo(version=version).product
     role = "Administrator" if (user or {}).get("is_admin") else "Regular user"
     return ServerFacts(kind=kind, version=str(version.get("version") or "unknown"), role=role)
 
@@ -105,73 +106,39 @@ def export_counts(history_dir: Path, base_url: str, username: str) -> ExportCoun
                         latest_finished_id=latest.id if latest else None)
 
 
-# GitLab's GraphQL API, served by GitLab and by Outpost alike: unresolved errors of one project, page by page.
-ERRORS_QUERY = """
-query OverviewErrors($path: ID!, $after: String) {
-  project(fullPath: $path) {
-    sentryErrors {
-      errors(first: 100, after: $after, sort: "last_seen") {
-        nodes { id title firstSeen lastSeen frequency { count time } }
-        pageInfo { hasNextPage endCursor }
-      }
-    }
-  }
-}
-"""
 NO_REGRESSIONS_ON_GITLAB = "GitLab's API does not say which errors regressed"
 
 
-@dataclass(frozen=True)
-class ListedError:
-    id: str  # GitLab's global id
-    title: str
-    first_seen: str | None
-    last_seen: str | None
-    frequency: tuple[int, ...]
+async def unresolved_errors(api: ErrorTrackingApi, path: str, *,
+                            pages: int = MAX_PAGES) -> tuple[list[ErrorSummary], bool]:
+    """The project's unresolved errors, most recently seen first, and whether more pages were left unread.
 
-
-class TrackingOff(Exception):
-    """The project has no error tracking, or the user cannot read its errors."""
-
-
-async def unresolved_errors(client: ApiClient, path: str, *,
-                            pages: int = MAX_PAGES) -> tuple[list[ListedError], bool]:
-    """The project's unresolved errors, most recently seen first, and whether more pages were left unread."""
-    errors: list[ListedError] = []
-    after: str | None = None
+    Read through GitLab's GraphQL API (``Project.sentryErrors``), which GitLab and Outpost both serve.
+    """
+    errors: list[ErrorSummary] = []
+    cursor: str | None = None
     for _page in range(pages):
-        body = await client.request("POST", f"{client.base_url}/api/graphql",
-                                    json={"query": ERRORS_QUERY, "variables": {"path": path, "after": after}})
-        answer = body.json()
-        project = (answer.get("data") or {}).get("project")
-        collection = (project or {}).get("sentryErrors")
-        connection = (collection or {}).get("errors")
-        if connection is None:  # no project, no Reporter access, or error tracking off ("errors" says which)
-            raise TrackingOff(((answer.get("errors") or [{}])[0]).get("message", ""))
-        for node in connection.get("nodes") or []:
-            counts = tuple(int(bucket.get("count") or 0) for bucket in node.get("frequency") or [])
-            errors.append(ListedError(str(node["id"]), str(node.get("title") or ""), node.get("firstSeen"),
-                                      node.get("lastSeen"), counts))
-        info = connection.get("pageInfo") or {}
-        if not info.get("hasNextPage"):
+        page = await api.list_errors(path, status="unresolved", sort="last_seen", cursor=cursor)
+        errors.extend(page.errors)
+        cursor = page.next_cursor
+        if not cursor:
             return errors, False
-        after = info.get("endCursor")
     return errors, True
 
 
-async def project_errors(client: ApiClient, path: str, *, now: dt.datetime, kind: str) -> ProjectErrors | None:
+async def project_errors(api: ErrorTrackingApi, path: str, *, now: dt.datetime) -> ProjectErrors | None:
     """The unresolved errors of one project; None when error tracking is off there or not readable."""
     try:
-        errors, capped = await unresolved_errors(client, path)
-    except TrackingOff:
+        errors, capped = await unresolved_errors(api, path)
+    except NotFound:  # a null project or a null sentryErrors: not visible, or error tracking is off
         return None
-    except (Unauthorized, Forbidden) as exc:
+    except (Unauthorized, Forbidden, Unsupported) as exc:
         missing = Count(None, exc.message)
         return ProjectErrors(path, missing, missing, missing)
     cutoff = now - NEW_WINDOW
     new_today = sum(1 for error in errors if (parse_time(error.first_seen) or cutoff) > cutoff)
-    if kind == "Outpost":
-        regressions = await _regressions(ErrorTrackingApi(client), path, errors)
+    if api.server.is_outpost:
+        regressions = await _regressions(api, path, errors)
     else:
         regressions = Count(None, NO_REGRESSIONS_ON_GITLAB)
     width = max((len(error.frequency) for error in errors), default=0)
@@ -180,28 +147,23 @@ async def project_errors(client: ApiClient, path: str, *, now: dt.datetime, kind
                          frequency, max((error.last_seen or "" for error in errors), default=None) or None)
 
 
-async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ListedError]) -> Count:
+async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ErrorSummary]) -> Count:
     """Regressed errors among the most recently seen unresolved ones, from Outpost's error details
     (GitLab's GraphQL types carry no such flag; the list is sorted by last seen, and a regression is
     by definition recent activity)."""
     if not errors:
         return Count(0)
     recent = errors[:REGRESSION_LOOKUPS]
-    details = await asyncio.gather(*(api.details(path, numeric_id(error.id)) for error in recent),
-                                   return_exceptions=True)
+    details = await asyncio.gather(*(api.details(path, error.id) for error in recent), return_exceptions=True)
     if all(isinstance(detail, BaseException) for detail in details):
         return Count(None, "the server did not send error details")
     return Count(sum(1 for detail in details if isinstance(detail, dict) and detail.get("regressed")),
                  capped=len(errors) > len(recent))
 
 
-def numeric_id(global_id: str) -> str:
-    """``gid://gitlab/Gitlab::ErrorTracking::DetailedError/42`` -> ``42``."""
-    return global_id.rsplit("/", 1)[-1]
-
-
-async def all_project_errors(client: ApiClient, *, kind: str, now: dt.datetime) -> tuple[list[ProjectErrors], str]:
+async def all_project_errors(client: ApiClient, *, now: dt.datetime) -> tuple[list[ProjectErrors], str]:
     """Error counts of the most recently active projects, most recent error first."""
+    api = ErrorTrackingApi(client)
     projects: list[dict[str, Any]] = []
     async for project in client.paginate("/projects", per_page=MAX_PROJECTS, membership="true",
                                          order_by="last_activity_at", sort="desc"):
@@ -213,7 +175,7 @@ async def all_project_errors(client: ApiClient, *, kind: str, now: dt.datetime) 
     async def one(project: dict[str, Any]) -> ProjectErrors | None:
         async with gate:
             try:
-                return await project_errors(client, project["path_with_namespace"], now=now, kind=kind)
+                return await project_errors(api, project["path_with_namespace"], now=now)
             except NotFound:  # deleted, or access lost, since the project list came
                 return None
 
@@ -227,7 +189,7 @@ async def gather_overview(client: ApiClient, *, version: dict[str, Any] | None, 
                           history_dir: Path, now: dt.datetime | None = None) -> Overview:
     facts = server_facts(version, user)
     (variables, limit), (projects, note) = await asyncio.gather(count_variables(client),
-                                                                all_project_errors(client, kind=facts.kind,
+                                                                all_project_errors(client,
                                                                                    now=now or dt.datetime.now(dt.UTC)))
     exports = await asyncio.to_thread(export_counts, history_dir, client.base_url, str((user or {}).get("username")))
     return Overview(server=facts, variables=variables, variables_limit=limit, exports=exports, projects=projects,

@@ -6,8 +6,9 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
 
-from console.errors.models import FREQUENCY_ROLE, HeaderedTableModel, Index
+from console.errors.models import FREQUENCY_ROLE
 from console.overview.data import Count, ProjectErrors
+from console.table_model import HeaderedTableModel, Index
 
 _ROOT = QModelIndex()
 PROJECT_ROLE = int(Qt.ItemDataRole.UserRole) + 10

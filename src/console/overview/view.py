@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.context import AppContext
-from console.errors.views import FrequencyBarDelegate
+from console.errors.frequency import FrequencyBarDelegate
 from console.overview.data import Count, Overview, gather_overview, server_facts
 from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
 from console.settings import app_data_dir

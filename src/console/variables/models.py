@@ -4,23 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    QSortFilterProxyModel,
-    Qt,
-)
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor
 
 from console.api.variables import FILE, Variable
+from console.table_model import HeaderedTableModel, Index
 from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
-
 
 HIDDEN_VALUE = "•" * 8
 ERROR_COLOR = "#b3261e"
 TYPE_LABELS = {FILE: "File"}
-Index = QModelIndex | QPersistentModelIndex
 
 
 def _one_line(text: str, limit: int = 80) -> str:
@@ -29,7 +22,7 @@ def _one_line(text: str, limit: int = 80) -> str:
     return shortened + (" …" if rest and shortened == first else "")
 
 
-class VariablesModel(QAbstractTableModel):
+class VariablesModel(HeaderedTableModel):
     """Instance variables, one per row. Masked values stay hidden until revealed row by row."""
 
     KEY, VALUE, TYPE, PROTECTED, MASKED, EXPAND, DESCRIPTION = range(7)
@@ -140,20 +133,10 @@ class VariablesModel(QAbstractTableModel):
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._variables)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == self.EXPAND:
             return "Whether $VARIABLE references in the value are expanded (unchecked = raw value)"
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return super().headerData(section, orientation, role)
 
     def _flag(self, variable: Variable, column: int) -> bool:
         if column == self.EXPAND:
@@ -214,7 +197,7 @@ class VariablesFilterProxy(QSortFilterProxyModel):
 KIND_LABELS = {ADDED: "Add", CHANGED: "Change", REMOVED: "Remove", UNCHANGED: "Unchanged", INVALID: "Invalid"}
 
 
-class ImportPlanModel(QAbstractTableModel):
+class ImportPlanModel(HeaderedTableModel):
     """The changes an import would make, and the result of each once applied."""
 
     CHANGE, KEY, DETAILS, RESULT = range(4)
@@ -256,18 +239,6 @@ class ImportPlanModel(QAbstractTableModel):
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.plan.items)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self.plan.items):

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from console.api.variables import VariablesApi
 from console.context import AppContext
+from console.tab import ConsoleTab
 from console.variables import bulk
 from console.variables.dialogs import ImportPreviewDialog, VariableDialog
 from console.variables.models import VariablesFilterProxy, VariablesModel
@@ -32,12 +33,13 @@ FILE_FILTERS = "Environment files (*.env);;JSON files (*.json);;All files (*)"
 CONTENT_SAMPLE_ROWS = 50
 
 
-class VariablesTab(QWidget):
+class VariablesTab(ConsoleTab[VariablesApi]):
     """Instance variables of the connected server: browse, filter, edit, import and export."""
 
+    api_factory = VariablesApi
+
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
+        super().__init__(context, parent)
         self.limit: int | None = None
         self.dialog: VariableDialog | None = None
         self.import_dialog: ImportPreviewDialog | None = None
@@ -112,10 +114,6 @@ class VariablesTab(QWidget):
         self._connection_changed()
 
     # helpers ---------------------------------------------------------------------------------
-    @property
-    def api(self) -> VariablesApi | None:
-        return VariablesApi(self.context.client) if self.context.client is not None else None
-
     def selected_rows(self) -> list[int]:
         rows = {self.proxy.mapToSource(index).row() for index in self.table.selectionModel().selectedRows()}
         return sorted(rows)
@@ -186,14 +184,13 @@ class VariablesTab(QWidget):
             self.refresh()
 
     def refresh(self) -> asyncio.Task[None] | None:
-        api = self.api
-        if api is None:
+        if not self.context.is_connected:
             return None
-        return self.context.run(self._load(api), description="Loading CI/CD variables")
+        return self.run(self._load(self.api, self.connection.stamp), description="Loading CI/CD variables")
 
-    async def _load(self, api: VariablesApi) -> None:
+    async def _load(self, api: VariablesApi, connection: int) -> None:
         variables, limit = await asyncio.gather(api.list(), api.limit())
-        if self.context.client is not api.client:
+        if not self.connection.is_current(connection):
             return  # the connection changed while loading: this answer belongs to the old one
         selected = [self.model.variable(row).key for row in self.selected_rows()]
         self.limit = limit
@@ -209,17 +206,17 @@ class VariablesTab(QWidget):
         return {variable.key for variable in self.model.variables}
 
     def add_variable(self) -> VariableDialog | None:
-        api = self.api
-        if api is None:
+        if not self.context.is_connected:
             return None
-        return self._open_dialog(VariableDialog(self.context, save=api.create, taken=self._taken_keys(), parent=self))
+        return self._open_dialog(VariableDialog(self.context, save=self.api.create, taken=self._taken_keys(),
+                                                parent=self))
 
     def edit_selected(self) -> VariableDialog | None:
-        rows, api = self.selected_rows(), self.api
-        if len(rows) != 1 or api is None:
+        rows = self.selected_rows()
+        if len(rows) != 1 or not self.context.is_connected:
             return None
         variable = self.model.variable(rows[0])
-        return self._open_dialog(VariableDialog(self.context, save=api.update, taken=self._taken_keys(),
+        return self._open_dialog(VariableDialog(self.context, save=self.api.update, taken=self._taken_keys(),
                                                 variable=variable, parent=self))
 
     def _open_dialog(self, dialog: VariableDialog) -> VariableDialog:
@@ -239,9 +236,10 @@ class VariablesTab(QWidget):
         return dialog
 
     def delete_selected(self) -> QMessageBox | None:
-        rows, api = self.selected_rows(), self.api
-        if len(rows) != 1 or api is None:
+        rows = self.selected_rows()
+        if len(rows) != 1 or not self.context.is_connected:
             return None
+        api = self.api
         key = self.model.variable(rows[0]).key
         box = QMessageBox(QMessageBox.Icon.Warning, "Delete variable",
                           f"Delete the variable {key}?",
@@ -252,7 +250,7 @@ class VariablesTab(QWidget):
 
         def answered(result: int) -> None:
             if result == QMessageBox.StandardButton.Yes:
-                self.context.run(self._delete(api, key), description=f"Deleting variable {key}")
+                self.run(self._delete(api, key), description=f"Deleting variable {key}")
 
         box.finished.connect(answered)
         _dispose(self.confirmation)
@@ -289,14 +287,13 @@ class VariablesTab(QWidget):
             self.import_file(Path(path))
 
     def import_file(self, path: Path) -> asyncio.Task[None] | None:
-        api = self.api
-        if api is None:
+        if not self.context.is_connected:
             return None
         if self.import_dialog is not None and self.import_dialog.applying:
             self.context.report_error(f"Cannot import {path.name}", "The previous import is still being applied.")
             self.import_dialog.raise_()
             return None
-        return self.context.run(self._import(api, path), description=f"Reading {path.name}")
+        return self.run(self._import(self.api, path), description=f"Reading {path.name}")
 
     async def _import(self, api: VariablesApi, path: Path) -> None:
         loop = asyncio.get_running_loop()
@@ -325,17 +322,15 @@ class VariablesTab(QWidget):
             self.export_to(Path(path))
 
     def export_to(self, path: Path) -> asyncio.Task[None] | None:
-        api = self.api
-        if api is None:
+        if not self.context.is_connected:
             return None
-        return self.context.run(self._export(api, path), description=f"Exporting variables to {path.name}")
+        return self.run(self._export(self.api, path), description=f"Exporting variables to {path.name}")
 
     async def _export(self, api: VariablesApi, path: Path) -> None:
         variables = await api.list()
         text = bulk.to_json(variables) if path.suffix.lower() == ".json" else bulk.to_dotenv(variables)
         await asyncio.get_running_loop().run_in_executor(None, _write_private, path, text)
         self.context.status_message.emit(f"Exported {len(variables)} variables to {path}")
-
 
 
 def _write_private(path: Path, text: str) -> None:

@@ -8,7 +8,7 @@ import socket
 import pytest
 from PySide6.QtCore import Qt
 
-from console.errors.views import CONNECTION_FAILED
+from console.errors.tracking_settings import CONNECTION_FAILED
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.fake_sentry import FakeSentry
 from tests.support import ApiHelper, start_server

@@ -1,0 +1,176 @@
+"""The Client keys page: the project's DSNs, hidden until revealed; create, delete and rotate keys."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console.api.error_tracking import ClientKey, TrackingSettings
+from console.errors.access import MAINTAINER_ONLY, maintainer_only
+from console.errors.dialogs import RotateKeyWizard
+from console.errors.models import ClientKeyModel
+
+if TYPE_CHECKING:
+    from console.errors.tab import ErrorTrackingTab
+
+INTEGRATED_ONLY = ("Client keys are used only by integrated error tracking. This project's errors come from an "
+                   "external Sentry, so applications send them there, not with these keys.")
+
+
+def _keys_used(settings: TrackingSettings | None) -> bool:
+    """Whether the project's errors arrive through its client keys (no settings yet: integrated is GitLab's default)."""
+    return settings is None or not settings.exists or settings.integrated
+
+
+class ClientKeysPage(QWidget):
+    """Client keys (DSNs) of the integrated backend: reveal, copy, create, delete and rotate."""
+
+    def __init__(self, tab: ErrorTrackingTab) -> None:
+        super().__init__()
+        self.tab = tab
+        self.model = ClientKeyModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(ClientKeyModel.DSN, QHeaderView.ResizeMode.Stretch)
+        self.reveal_button = QPushButton("Reveal DSN")
+        self.copy_button = QPushButton("Copy DSN")
+        self.create_button = QPushButton("Create key")
+        self.delete_button = QPushButton("Delete key")
+        self.rotate_button = QPushButton("Rotate…")
+        self.reveal_button.clicked.connect(self.toggle_reveal)
+        self.copy_button.clicked.connect(self.copy_dsn)
+        self.create_button.clicked.connect(self.create_key)
+        self.delete_button.clicked.connect(self.confirm_delete)
+        self.rotate_button.clicked.connect(self.open_rotate_wizard)
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._update_buttons())
+        buttons = QHBoxLayout()
+        for button in (self.reveal_button, self.copy_button, self.create_button, self.delete_button,
+                       self.rotate_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        hint = QLabel("A DSN is a secret: applications use it to send errors. If one leaks, rotate it.")
+        hint.setWordWrap(True)
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.hide()
+        self.allowed = True
+        layout = QVBoxLayout(self)
+        layout.addWidget(hint)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        self.confirm_box: QMessageBox | None = None
+        self.wizard: RotateKeyWizard | None = None
+        self._update_buttons()
+
+    def selected_key(self) -> ClientKey | None:
+        return self.model.key_at(self.table.currentIndex().row())
+
+    def _update_buttons(self) -> None:
+        key = self.selected_key()
+        for button in (self.reveal_button, self.copy_button, self.delete_button):
+            button.setEnabled(key is not None)
+        self.reveal_button.setText("Hide DSN" if key is not None and self.model.is_revealed(key.id) else "Reveal DSN")
+        self.rotate_button.setEnabled(bool(self.model.keys))
+        self.create_button.setEnabled(self.tab.project is not None and self.allowed)
+
+    def load(self) -> None:
+        project = self.tab.project
+        if project is None:
+            return
+
+        api, choice = self.tab.api, self.tab.project_choice.stamp
+
+        async def load() -> tuple[TrackingSettings | None, list[ClientKey] | None]:
+            return await asyncio.gather(maintainer_only(api.settings(project["id"])),
+                                        maintainer_only(api.client_keys(project["id"])))
+
+        def show(found: tuple[TrackingSettings | None, list[ClientKey] | None]) -> None:
+            settings, keys = found
+            if not self.tab.project_choice.is_current(choice):
+                return
+            self.allowed = keys is not None
+            self.notice.setText(MAINTAINER_ONLY if not self.allowed else "" if _keys_used(settings)
+                                else INTEGRATED_ONLY)
+            self.notice.setVisible(bool(self.notice.text()))
+            self.model.set_keys(keys or [])
+            self._update_buttons()
+
+        self.tab.run(load(), description="Loading client keys", on_success=show)
+
+    def toggle_reveal(self) -> None:
+        key = self.selected_key()
+        if key is not None:
+            self.model.set_revealed(key.id, not self.model.is_revealed(key.id))
+            self._update_buttons()
+
+    def copy_dsn(self) -> None:
+        key = self.selected_key()
+        if key is not None:
+            QGuiApplication.clipboard().setText(key.sentry_dsn)
+            self.tab.context.status_message.emit(f"DSN of key {key.id} copied to the clipboard")
+
+    def create_key(self) -> None:
+        project = self.tab.project
+        if project is None:
+            return
+
+        async def create() -> None:
+            key = await self.tab.api.create_client_key(project["id"])
+            self.tab.context.status_message.emit(f"Client key {key.id} created")
+            self.load()
+
+        self.tab.run(create(), description="Creating a client key")
+
+    def confirm_delete(self) -> None:
+        key = self.selected_key()
+        if key is None:
+            return
+        box = QMessageBox(QMessageBox.Icon.Warning, "Delete client key",
+                          f"Delete client key {key.id}? Applications using its DSN can no longer send errors.",
+                          QMessageBox.StandardButton.Cancel, self)
+        delete_button = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.buttonClicked.connect(lambda button: self._delete_confirmed(key) if button is delete_button else None)
+        self.confirm_box = box
+        box.open()
+
+    def _delete_confirmed(self, key: ClientKey) -> None:
+        project = self.tab.project
+        if project is None:
+            return
+
+        async def delete() -> None:
+            await self.tab.api.delete_client_key(project["id"], key.id)
+            self.tab.context.status_message.emit(f"Client key {key.id} deleted")
+            self.load()
+
+        self.tab.run(delete(), description="Deleting the client key")
+
+    def open_rotate_wizard(self) -> RotateKeyWizard | None:
+        project = self.tab.project
+        if project is None:
+            return None
+        old = self.selected_key() or (self.model.keys[0] if self.model.keys else None)
+        wizard = RotateKeyWizard(self.tab.context, self.tab.api, project, old_key=old, parent=self)
+        wizard.finished.connect(lambda _result: self.load())
+        self.wizard = wizard
+        wizard.open()
+        return wizard

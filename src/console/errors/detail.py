@@ -1,0 +1,146 @@
+"""The detail pane of the error list: what happened, where, how often, releases, and the stack trace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from console.api.error_tracking import ErrorSummary
+from console.errors.stacktrace import StackTraceView
+from console.timestamps import short_time
+
+STATUS_ACTIONS = (("Resolve", "resolved"), ("Ignore", "ignored"), ("Unresolve", "unresolved"))
+
+
+class ErrorDetailView(QWidget):
+    """One error: what happened, where, how often, releases, and its stack trace."""
+
+    status_requested = Signal(str, str)  # error id, new status
+    # Opens a page in the user's browser; a test puts a recorder here (the browser is not ours to run).
+    open_url = staticmethod(QDesktopServices.openUrl)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.error_id: str | None = None
+        self.title = QLabel("Select an error to see its details")
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.title.setWordWrap(True)
+        self.exception = QLabel()
+        self.exception.setWordWrap(True)
+        self.culprit = QLabel()
+        self.culprit.setStyleSheet("color: palette(dark);")
+        self.action_buttons: dict[str, QPushButton] = {}
+        actions = QHBoxLayout()
+        for text, status in STATUS_ACTIONS:
+            button = QPushButton(text)
+            button.clicked.connect(lambda _checked=False, s=status: self._request(s))
+            self.action_buttons[status] = button
+            actions.addWidget(button)
+        actions.addStretch(1)
+        # Where the server cannot do something (GitLab: status changes), the explanation and the way out.
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.browser_button = QPushButton("Open in browser")
+        self.browser_button.clicked.connect(self._open_browser)
+        self.browser_url = ""
+        notice_row = QHBoxLayout()
+        notice_row.addWidget(self.notice, 1)
+        notice_row.addWidget(self.browser_button)
+        self.fields: dict[str, QLabel] = {}
+        form = QFormLayout()
+        for name in ("Status", "Events", "Users affected", "First seen", "Last seen", "First release",
+                     "Last release", "Environment", "Tags", "Release health"):
+            label = QLabel()
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.fields[name] = label
+            form.addRow(name, label)
+        self.stack_trace = StackTraceView()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.exception)
+        layout.addWidget(self.culprit)
+        layout.addLayout(actions)
+        layout.addLayout(notice_row)
+        layout.addLayout(form)
+        layout.addWidget(QLabel("Stack trace"))
+        layout.addWidget(self.stack_trace, 1)
+        self.clear()
+
+    def _request(self, status: str) -> None:
+        if self.error_id is not None:
+            self.status_requested.emit(self.error_id, status)
+
+    def offer_browser(self, explanation: str, url: str) -> None:
+        self.notice.setText(explanation)
+        self.browser_url = url
+        self.notice.show()
+        self.browser_button.show()
+
+    def _open_browser(self) -> None:
+        if self.browser_url:
+            self.open_url(QUrl(self.browser_url))
+
+    def clear(self) -> None:
+        self.error_id = None
+        self.notice.hide()
+        self.browser_button.hide()
+        self.title.setText("Select an error to see its details")
+        for label in (self.exception, self.culprit, *self.fields.values()):
+            label.clear()
+        self.stack_trace.clear()
+        for button in self.action_buttons.values():
+            button.setEnabled(False)
+
+    def show_summary(self, error: ErrorSummary) -> None:
+        """What the list already knows, shown at once while the details load."""
+        self.error_id = error.id
+        self.title.setText(error.title)
+        self.culprit.setText(error.culprit or "")
+        self.show_status(error.status)
+        self.fields["Events"].setText(str(error.count))
+        self.fields["Users affected"].setText(str(error.user_count))
+        self.fields["First seen"].setText(short_time(error.first_seen))
+        self.fields["Last seen"].setText(short_time(error.last_seen))
+        self.stack_trace.show_message("Loading the stack trace…")
+
+    def show_status(self, status: str) -> None:
+        self.fields["Status"].setText(status.capitalize())
+        for button_status, button in self.action_buttons.items():
+            button.setEnabled(button_status != status)
+
+    def show_details(self, detail: dict[str, Any]) -> None:
+        self.error_id = str(detail["id"])
+        self.title.setText(str(detail.get("title") or ""))
+        kind = detail.get("exception_type") or (detail.get("tags") or {}).get("level") or detail.get("type") or ""
+        message = detail.get("message") or ""
+        self.exception.setText(f"{kind}: {message}" if kind and message else kind or message)
+        self.culprit.setText(detail.get("culprit") or "")
+        self.show_status(str(detail.get("status") or "unresolved"))
+        self.fields["Events"].setText(str(detail.get("count") or 0))
+        self.fields["Users affected"].setText(str(detail.get("user_count") or 0))
+        self.fields["First seen"].setText(short_time(detail.get("first_seen")))
+        self.fields["Last seen"].setText(short_time(detail.get("last_seen")))
+        self.fields["First release"].setText(detail.get("first_release_short_version") or "—")
+        self.fields["Last release"].setText(detail.get("last_release_short_version") or "—")
+        tags = {k: v for k, v in (detail.get("tags") or {}).items() if v}
+        self.fields["Environment"].setText(tags.get("environment") or detail.get("environment") or "—")
+        self.fields["Tags"].setText("   ".join(f"{key}: {value}" for key, value in tags.items()) or "—")
+        health = detail.get("release_health") or []
+        self.fields["Release health"].setText("\n".join(
+            f"{row['release']} ({row['environment']}): {row['sessions']} sessions, {row['crashed']} crashed"
+            + (f", {row['crash_free_rate']}% crash-free" if row.get("crash_free_rate") is not None else "")
+            for row in health) or "—")
+
+    def show_stack_trace(self, exceptions: list[dict[str, Any]], message: str | None) -> None:
+        if exceptions:
+            self.stack_trace.show_exceptions(exceptions)
+        else:
+            self.stack_trace.show_message(f"No stack trace: reported as a message ({message})" if message
+                                          else "No stack trace was sent with this error.")

@@ -1,0 +1,295 @@
+"""The Errors page: the list with search, sort and status filter beside the selected error's details.
+
+Answers that arrive after the user moved on (another project, another filter) are dropped: each list
+request takes a stamp from ``self.requests`` and its answer is used only while the stamp is current.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console.api.error_tracking import NO_STATUS_API, SORTS, STATUSES, UNRESOLVED_ONLY, ErrorPage, ErrorSummary
+from console.api.errors import ApiError, NotFound, Unsupported
+from console.errors.detail import STATUS_ACTIONS, ErrorDetailView
+from console.errors.frequency import FrequencyBarDelegate
+from console.errors.models import ErrorListModel
+from console.tab import Generation
+
+if TYPE_CHECKING:
+    from console.errors.tab import ErrorTrackingTab
+
+SEARCH_KEYS = "Search: words, is:resolved, release:1.2, environment:prod, level:error"
+SORT_LABELS = {"last_seen": "Last seen", "first_seen": "First seen", "frequency": "Most frequent"}
+
+
+PENDING = "The server is still fetching the errors from Sentry. They appear with the next refresh."
+
+
+def _list_failure(error: ApiError) -> str:
+    if error.detail == "Error Tracking is not enabled":
+        return "Error tracking is not enabled for this project: turn it on in the Settings tab."
+    if isinstance(error, Unsupported):
+        return error.detail
+    return f"The errors could not be loaded. {error.message}"
+
+
+class ErrorsPage(QWidget):
+    """The error list with search, sort and status filter, and the selected error's details."""
+
+    def __init__(self, tab: ErrorTrackingTab) -> None:
+        super().__init__()
+        self.tab = tab
+        self.requests = Generation()  # list requests; an answer counts only while its stamp is current
+        self.detail_requests = Generation()  # likewise for the selected error's details
+        self.loading = False
+        self.refreshing = False  # an auto-refresh is in flight (a slow server must not stack them up)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(SEARCH_KEYS)
+        self.search.setClearButtonEnabled(True)
+        self.search.returnPressed.connect(self.reload)
+        self.sort = QComboBox()
+        for value in SORTS:
+            self.sort.addItem(SORT_LABELS[value], value)
+        self.status = QComboBox()
+        for value in STATUSES:
+            self.status.addItem(value.capitalize(), value)
+        self.refresh_button = QPushButton("Refresh")
+        self.sort.currentIndexChanged.connect(self.reload)
+        self.status.currentIndexChanged.connect(self.reload)
+        self.refresh_button.clicked.connect(self.reload)
+        filters = QHBoxLayout()
+        filters.addWidget(self.search, 1)
+        filters.addWidget(QLabel("Sort"))
+        filters.addWidget(self.sort)
+        filters.addWidget(QLabel("Status"))
+        filters.addWidget(self.status)
+        filters.addWidget(self.refresh_button)
+
+        self.model = ErrorListModel(self)
+        self.model.fetch_more_requested.connect(self._fetch_more)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setItemDelegateForColumn(ErrorListModel.TREND, FrequencyBarDelegate(self.table))
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        # Fixed widths from the font, not ResizeToContents: measuring every cell on each page is slow.
+        header = self.table.horizontalHeader()
+        metrics = self.table.fontMetrics()
+        samples = {ErrorListModel.TYPE: "default", ErrorListModel.EVENTS: "1,000,000", ErrorListModel.USERS: "100,000",
+                   ErrorListModel.FIRST_SEEN: "2026-12-31 23:59", ErrorListModel.LAST_SEEN: "2026-12-31 23:59",
+                   ErrorListModel.STATUS: "Unresolved", ErrorListModel.TREND: "Last 24 hours"}
+        for column, sample in samples.items():
+            header.resizeSection(column, metrics.horizontalAdvance(sample) + 24)
+        header.setSectionResizeMode(ErrorListModel.TITLE, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(metrics.height() + 10)
+        self.table.selectionModel().currentRowChanged.connect(self._row_selected)
+        self.list_buttons: dict[str, QPushButton] = {}
+        list_actions = QHBoxLayout()
+        for text, status in STATUS_ACTIONS:
+            button = QPushButton(text)
+            button.setEnabled(False)
+            button.clicked.connect(lambda _checked=False, s=status: self._act_on_selection(s))
+            self.list_buttons[status] = button
+            list_actions.addWidget(button)
+        list_actions.addStretch(1)
+        self.empty_label = QLabel()
+
+        self.detail = ErrorDetailView()
+        self.detail.status_requested.connect(self.change_status)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addLayout(filters)
+        left_layout.addWidget(self.table, 1)
+        left_layout.addWidget(self.empty_label)
+        left_layout.addLayout(list_actions)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([55, 45])  # scaled to the real width on first layout
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+
+    # --- list --------------------------------------------------------------------------------
+
+    def _query(self) -> dict[str, Any]:
+        return {"status": self.status.currentData(), "sort": self.sort.currentData(),
+                "search_term": self.search.text().strip()}
+
+    def load(self) -> None:
+        self.reload()
+
+    def adapt_to_server(self) -> None:
+        """Offer only what the connected server does; say why where a control does nothing there."""
+        api = self.tab.api
+        self.status.setEnabled(api.can_filter_status)
+        self.status.setToolTip("" if api.can_filter_status else UNRESOLVED_ONLY)
+        if not api.can_filter_status:
+            self.status.setCurrentIndex(self.status.findData("unresolved"))
+        # The search keys are Outpost's; GitLab hands the words to Sentry as they are.
+        self.search.setPlaceholderText(SEARCH_KEYS if api.can_filter_status else "Search")
+        for button in (*self.list_buttons.values(), *self.detail.action_buttons.values()):
+            button.setToolTip("" if api.can_change_status else NO_STATUS_API)
+
+    def reload(self) -> None:
+        project = self.tab.project
+        request = self.requests.advance()
+        self.detail.clear()
+        self.model.reset_page(ErrorPage([], None))
+        self.empty_label.clear()
+        if project is None:
+            return
+        self.adapt_to_server()
+        self.loading = True
+        self.empty_label.setText("Loading errors…")
+
+        async def load() -> None:
+            try:
+                page = await self.tab.api.list_errors(project["path_with_namespace"], **self._query())
+            except ApiError as error:
+                if self.requests.is_current(request):
+                    self.empty_label.setText(_list_failure(error))
+                raise
+            finally:
+                if self.requests.is_current(request):
+                    self.loading = False
+            if self.requests.is_current(request):
+                self.model.reset_page(page)
+                self._show_empty_state(page)
+
+        self.tab.run(load(), description="Loading errors")
+
+    def _show_empty_state(self, page: ErrorPage | None = None) -> None:
+        if page is not None and page.pending:
+            self.empty_label.setText(PENDING)
+        else:
+            self.empty_label.setText("" if self.model.rowCount() else "No errors match.")
+
+    def _fetch_more(self, cursor: str) -> None:
+        project, request = self.tab.project, self.requests.stamp
+        if project is None:
+            return
+
+        async def load_more() -> None:
+            try:
+                page = await self.tab.api.list_errors(project["path_with_namespace"], cursor=cursor, **self._query())
+            except BaseException:
+                if self.requests.is_current(request):
+                    self.model.more_failed()
+                raise
+            if self.requests.is_current(request):
+                self.model.append_page(page)
+
+        self.tab.run(load_more(), description="Loading more errors")
+
+    def auto_refresh(self) -> None:
+        """Fresh counts for the rows on screen; the first page is re-read when only it is shown."""
+        project, request = self.tab.project, self.requests.stamp
+        if project is None or self.loading or self.refreshing or not self.isVisible():
+            return
+        self.refreshing = True
+
+        async def refresh() -> None:
+            try:
+                page = await self.tab.api.list_errors(project["path_with_namespace"], **self._query())
+            finally:
+                self.refreshing = False
+            if not self.requests.is_current(request):
+                return
+            shown = {error.id for error in self.model.errors}
+            if self.model.rowCount() <= len(page.errors) and shown != {error.id for error in page.errors}:
+                selected = self.detail.error_id
+                self.model.reset_page(page)
+                self._show_empty_state()
+                row = self.model.row_of(selected) if selected else -1
+                if row >= 0:
+                    self.table.selectRow(row)
+                else:
+                    self.detail.clear()
+            else:
+                self.model.refresh_rows(page)
+
+        self.tab.run(refresh(), description="Refreshing errors")
+
+    # --- selection and detail ----------------------------------------------------------------
+
+    def _row_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        error = self.model.error_at(current.row())
+        for status, button in self.list_buttons.items():
+            button.setEnabled(error is not None and error.status != status)
+        if error is None:
+            return
+        if self.detail.error_id != error.id:
+            self.show_detail(error)
+
+    def show_detail(self, error: ErrorSummary) -> None:
+        project, request = self.tab.project, self.requests.stamp
+        if project is None:
+            return
+        self.detail.show_summary(error)
+        path, shown = project["path_with_namespace"], self.detail_requests.advance()
+
+        async def load() -> None:
+            try:
+                detail, trace = await self.tab.api.error(path, error.id)
+            except NotFound as missing:  # gone meanwhile, or GitLab still fetching it from Sentry: say so here
+                if self.requests.is_current(request) and self.detail_requests.is_current(shown):
+                    self.detail.stack_trace.show_message(f"The details could not be loaded. {missing.message}")
+                return
+            if self.requests.is_current(request) and self.detail_requests.is_current(shown):
+                self.detail.show_details(detail)
+                self.detail.show_stack_trace(trace.exceptions, trace.message)
+
+        self.tab.run(load(), description="Loading the error")
+
+    def selected_error(self) -> ErrorSummary | None:
+        return self.model.error_at(self.table.currentIndex().row())
+
+    def _act_on_selection(self, status: str) -> None:
+        error = self.selected_error()
+        if error is not None:
+            self.change_status(error.id, status)
+
+    def change_status(self, error_id: str, status: str) -> None:
+        project = self.tab.project
+        if project is None:
+            return
+        api = self.tab.api
+        if not api.can_change_status:  # say so, and offer the error's page instead of failing
+            self.detail.offer_browser(NO_STATUS_API, api.error_page_url(project["path_with_namespace"], error_id))
+            return
+
+        async def update() -> None:
+            await self.tab.api.update_status(project["path_with_namespace"], error_id, status)
+            self.tab.context.status_message.emit(f"Error {error_id} is now {status}")
+            if status != self.status.currentData():
+                if self.detail.error_id == error_id:
+                    self.detail_requests.advance()  # its details, if still on their way, have nowhere to go
+                    self.detail.clear()
+                self.model.remove_error(error_id)
+                self._show_empty_state()
+            elif self.detail.error_id == error_id:
+                self.detail.show_status(status)
+
+        self.tab.run(update(), description=f"Marking the error {status}")

@@ -1,0 +1,153 @@
+"""The Error tracking tab: pick a project, then its errors, settings and client keys (one page each)."""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
+
+from console.api.error_tracking import ErrorTrackingApi
+from console.api.errors import NotFound
+from console.context import AppContext
+from console.errors.client_keys import ClientKeysPage
+from console.errors.error_list import ErrorsPage
+from console.errors.retention import RetentionPage
+from console.errors.tracking_settings import SettingsPage
+from console.tab import ConsoleTab, Generation
+
+AUTO_REFRESH_MS = 30_000
+T = TypeVar("T")
+
+
+class ProjectGone(NotFound):
+    """The chosen project was deleted, or access to it lost, after the project list was loaded."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(status=404)
+
+    @property
+    def message(self) -> str:
+        return (f"The project {self.path} no longer exists, or you no longer have access to it. "
+                "The project list has been reloaded: choose another.")
+
+
+class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
+    """The feature tab: pick a project, then its errors, settings and client keys."""
+
+    api_factory = ErrorTrackingApi
+    settings_saved = Signal()
+
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
+        self.project: dict[str, Any] | None = None
+        self.project_lists = Generation()
+        self.project_choice = Generation()
+        self.project_picker = QComboBox()
+        self.project_picker.setMinimumWidth(320)
+        self.project_picker.setPlaceholderText("Choose a project")
+        self.project_picker.currentIndexChanged.connect(self._project_chosen)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Project"))
+        top.addWidget(self.project_picker)
+        top.addStretch(1)
+        self.errors_page = ErrorsPage(self)
+        self.settings_page = SettingsPage(self)
+        self.keys_page = ClientKeysPage(self)
+        self.retention_page = RetentionPage(self)
+        self.pages = QTabWidget()
+        self.pages.addTab(self.errors_page, "Errors")
+        self.pages.addTab(self.settings_page, "Settings")
+        self.pages.addTab(self.keys_page, "Client keys")
+        self.pages.addTab(self.retention_page, "Storage")
+        self._stale_pages: set[QWidget] = set()
+        self.pages.currentChanged.connect(lambda _index: self._load_current_page())
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.pages, 1)
+        self.refresh_timer = QTimer(self)
+        self.refresh_timer.setInterval(AUTO_REFRESH_MS)
+        self.refresh_timer.timeout.connect(self.errors_page.auto_refresh)
+        self.settings_saved.connect(self.errors_page.reload)
+        context.connection_changed.connect(self.load_projects)
+        self.load_projects()
+
+    def load_projects(self) -> None:
+        request = self.project_lists.advance()
+        self.project_picker.blockSignals(True)
+        self.project_picker.clear()
+        self.project_picker.blockSignals(False)
+        self._set_project(None)
+        if self.context.client is None:
+            return
+
+        def show(projects: list[dict[str, Any]]) -> None:
+            if not self.project_lists.is_current(request):
+                return
+            self.project_picker.blockSignals(True)
+            for project in projects:
+                self.project_picker.addItem(project["path_with_namespace"], project)
+            self.project_picker.setCurrentIndex(-1)
+            self.project_picker.blockSignals(False)
+
+        self.run(self.api.projects(), description="Loading projects", on_success=show)
+
+    async def explain(self, work: Coroutine[Any, Any, T]) -> T:
+        """A page's work; a 404 because the chosen project is gone is explained and the list reloaded."""
+        project = self.project
+        try:
+            return await work
+        except NotFound:
+            if project is None or not await self._project_gone(project):
+                raise
+            if project is self.project:
+                self.load_projects()
+            raise ProjectGone(project["path_with_namespace"]) from None
+
+    async def _project_gone(self, project: dict[str, Any]) -> bool:
+        try:
+            await self.api.client.get_json(f"/projects/{project['id']}")
+        except NotFound:
+            return True
+        return False
+
+    def select_project(self, path: str) -> None:
+        index = self.project_picker.findText(path)
+        if index < 0:
+            raise LookupError(path)
+        self.project_picker.setCurrentIndex(index)
+
+    def _project_chosen(self, index: int) -> None:
+        self._set_project(self.project_picker.itemData(index) if index >= 0 else None)
+
+    def _set_project(self, project: dict[str, Any] | None) -> None:
+        self.project = project
+        self.project_choice.advance()  # what the pages asked about the previous project is stale now
+        self.pages.setEnabled(project is not None)
+        # Each page loads the chosen project's data when it is shown: choosing a project costs only
+        # the requests of the page on screen.
+        self._stale_pages = {self.errors_page, self.settings_page, self.keys_page, self.retention_page}
+        if project is None:
+            self.errors_page.reload()
+            self.keys_page.model.set_keys([])
+        else:
+            self._load_current_page()
+
+    def _load_current_page(self) -> None:
+        current = self.pages.currentWidget()
+        for page in (self.errors_page, self.settings_page, self.keys_page, self.retention_page):
+            if page is current and self.project is not None and page in self._stale_pages:
+                self._stale_pages.discard(page)
+                page.load()
+
+    # Auto-refresh only while the tab is on screen.
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.refresh_timer.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self.refresh_timer.stop()

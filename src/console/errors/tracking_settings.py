@@ -1,0 +1,208 @@
+"""The Settings page: whether error tracking is active, and the backend (integrated, or an external Sentry)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console.api.error_tracking import (
+    PROJECTS_SESSION_ONLY,
+    REQUIRED_SCOPES,
+    ExternalProject,
+    TrackingSettings,
+    api_url_for,
+)
+from console.api.errors import ApiError
+from console.errors.access import MAINTAINER_ONLY, maintainer_only
+from console.errors.origins import AllowedOriginsBox
+
+if TYPE_CHECKING:
+    from console.errors.tab import ErrorTrackingTab
+
+MASKED_TOKEN = "*" * 12
+CONNECTION_FAILED = "Connection failed. Check auth token and try again."
+
+
+class SettingsPage(QWidget):
+    """Active, backend choice and, for an external Sentry, its address, token and project."""
+
+    def __init__(self, tab: ErrorTrackingTab) -> None:
+        super().__init__()
+        self.tab = tab
+        self.loaded: TrackingSettings | None = None
+        self.active = QCheckBox("Active")
+        self.integrated = QRadioButton("Integrated (this server receives the errors)")
+        self.external = QRadioButton("External Sentry")
+        self.backend = QButtonGroup(self)
+        self.backend.addButton(self.integrated)
+        self.backend.addButton(self.external)
+        self.integrated.setChecked(True)
+        self.api_host = QLineEdit()
+        self.api_host.setPlaceholderText("https://sentry.example.com")
+        self.token = QLineEdit()
+        self.token.setEchoMode(QLineEdit.EchoMode.Password)
+        self.token.setPlaceholderText("Auth token of the external system")
+        self.connect_button = QPushButton("Connect")
+        self.connect_button.clicked.connect(self.test_connection)
+        self.connection_status = QLabel()
+        self.connection_status.setWordWrap(True)
+        self.external_project = QComboBox()
+        self.external_project.setEnabled(False)
+        self.external_project.setPlaceholderText("Connect to list the projects")
+        self.scopes_label = QLabel("The token needs the scopes " + ", ".join(REQUIRED_SCOPES)
+                                   + " (event:write lets you resolve errors).")
+        self.scopes_label.setWordWrap(True)
+        self.save_button = QPushButton("Save")
+        self.save_button.clicked.connect(self.save)
+        self.saved_label = QLabel()
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.hide()
+        self.origins_box = AllowedOriginsBox()
+
+        self.external_box = QGroupBox("External Sentry")
+        form = QFormLayout(self.external_box)
+        token_row = QHBoxLayout()
+        token_row.addWidget(self.token, 1)
+        token_row.addWidget(self.connect_button)
+        form.addRow("API URL", self.api_host)
+        form.addRow("Auth token", token_row)
+        form.addRow("", self.scopes_label)
+        form.addRow("", self.connection_status)
+        form.addRow("Project", self.external_project)
+        backend_box = QGroupBox("Error tracking backend")
+        backend_layout = QVBoxLayout(backend_box)
+        backend_layout.addWidget(self.integrated)
+        backend_layout.addWidget(self.external)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(self.saved_label, 1)
+        self.form = QWidget()
+        form_layout = QVBoxLayout(self.form)
+        form_layout.setContentsMargins(0, 0, 0, 0)
+        form_layout.addWidget(self.active)
+        form_layout.addWidget(backend_box)
+        form_layout.addWidget(self.external_box)
+        form_layout.addWidget(self.origins_box)
+        form_layout.addLayout(buttons)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.form)
+        layout.addStretch(1)
+        self.external.toggled.connect(self._backend_changed)
+        self._backend_changed()
+
+    def _backend_changed(self) -> None:
+        self.external_box.setEnabled(self.external.isChecked())
+        self.origins_box.setEnabled(self.integrated.isChecked())
+
+    def load(self) -> None:
+        project, choice = self.tab.project, self.tab.project_choice.stamp
+        if project is None:
+            return
+
+        def show(settings: TrackingSettings | None) -> None:
+            if not self.tab.project_choice.is_current(choice):
+                return
+            self.notice.setText(MAINTAINER_ONLY if settings is None else "")
+            self.notice.setVisible(settings is None)
+            self.form.setEnabled(settings is not None)
+            if settings is None:
+                return
+            self.loaded = settings
+            self.active.setChecked(settings.active)
+            (self.integrated if settings.integrated else self.external).setChecked(True)
+            self.api_host.setText(settings.api_host)
+            self.token.setText(MASKED_TOKEN if settings.api_url else "")
+            self.external_project.clear()
+            self.external_project.setEnabled(False)
+            if settings.api_url and settings.slugs:
+                organization, slug = settings.slugs
+                self.external_project.addItem(settings.project_name or slug,
+                                              ExternalProject(settings.project_name or slug, slug, organization,
+                                                              organization))
+            self.origins_box.show_settings(settings)
+            self.connection_status.clear()
+            self.connection_status.setStyleSheet("")
+            self.saved_label.clear()
+            if not self.tab.context.server.web_routes_take_tokens:  # GitLab: the project list is session-only
+                self.connect_button.setEnabled(False)
+                self.connection_status.setText(PROJECTS_SESSION_ONLY)
+
+        self.tab.run(maintainer_only(self.tab.api.settings(project["id"])),
+                     description="Loading error tracking settings", on_success=show)
+
+    def test_connection(self) -> None:
+        project = self.tab.project
+        if project is None:
+            return
+        api_host, token = self.api_host.text().strip(), self.token.text().strip()
+        self.connect_button.setEnabled(False)
+        self.connection_status.setText("Connecting…")
+
+        async def connect() -> None:
+            try:
+                projects = await self.tab.api.external_projects(project["path_with_namespace"], api_host=api_host,
+                                                                token=token)
+            except ApiError as error:
+                reason = error.detail or error.message
+                self.connection_status.setText(f"{CONNECTION_FAILED}\n{reason}")
+                self.connection_status.setStyleSheet("color: #b3261e;")
+                self.external_project.clear()
+                self.external_project.setEnabled(False)
+                return
+            finally:
+                self.connect_button.setEnabled(True)
+            self.connection_status.setStyleSheet("color: #1e7b34;")
+            self.connection_status.setText(f"Connected: {len(projects)} project{'s' if len(projects) != 1 else ''}"
+                                           " found.")
+            self.external_project.clear()
+            for item in projects:
+                self.external_project.addItem(item.label, item)
+            self.external_project.setEnabled(bool(projects))
+            # Keep the project already linked selected; otherwise propose the first one.
+            linked = self.loaded.slugs if self.loaded is not None else None
+            chosen = next((index for index, item in enumerate(projects)
+                           if linked == (item.organization_slug, item.slug)), 0)
+            self.external_project.setCurrentIndex(chosen if projects else -1)
+
+        self.tab.run(connect(), description="Testing the connection")
+
+    def save(self) -> None:
+        project = self.tab.project
+        if project is None:
+            return
+        integrated = self.integrated.isChecked()
+        chosen: ExternalProject | None = self.external_project.currentData()
+        api_url = None
+        if not integrated and chosen is not None:
+            api_url = api_url_for(self.api_host.text().strip(), chosen.organization_slug, chosen.slug)
+        typed = self.token.text().strip()
+        token = None if not typed or set(typed) == {"*"} else typed  # the masked placeholder keeps the stored one
+        self.saved_label.clear()
+
+        async def save() -> None:
+            saved = await self.tab.api.save_settings(project["id"], active=self.active.isChecked(),
+                                                     integrated=integrated, api_url=api_url, token=token,
+                                                     project_name=chosen.name if chosen else None,
+                                                     allowed_origins=self.origins_box.allowed_origins())
+            self.loaded = saved
+            self.origins_box.show_settings(saved)
+            self.saved_label.setText("Saved.")
+            self.tab.settings_saved.emit()
+
+        self.tab.run(save(), description="Saving error tracking settings")

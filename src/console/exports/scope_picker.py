@@ -1,0 +1,99 @@
+"""The scope of a vulnerability export: a project or group found by searching the API, or the instance."""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QButtonGroup, QComboBox, QHBoxLayout, QLineEdit, QRadioButton, QVBoxLayout, QWidget
+
+from console.api.exports import ExportScope
+from console.tab import Generation
+
+if TYPE_CHECKING:
+    from console.exports.views import ExportsTab
+
+SEARCH_DELAY_MS = 300
+
+
+class ScopePicker(QWidget):
+    """Chooses the export's scope: a project or group found by searching the API, or the instance."""
+
+    def __init__(self, tab: ExportsTab) -> None:
+        super().__init__()
+        self.tab = tab
+        self.kind = "project"
+        self.searches = Generation()
+        self.kind_buttons = QButtonGroup(self)
+        row = QHBoxLayout()
+        for kind, label in (("project", "Project"), ("group", "Group"), ("instance", "Instance")):
+            button = QRadioButton(label)
+            button.setProperty("scope_kind", kind)
+            button.setChecked(kind == "project")
+            self.kind_buttons.addButton(button)
+            row.addWidget(button)
+        self.search_edit = QLineEdit()
+        self.search_edit.setClearButtonEnabled(True)
+        self.results = QComboBox()
+        self.results.setMinimumWidth(320)
+        row.addWidget(self.search_edit, 1)
+        row.addWidget(self.results, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        self.search_timer = QTimer(self)
+        self.search_timer.setSingleShot(True)
+        self.search_timer.setInterval(SEARCH_DELAY_MS)
+        self.search_timer.timeout.connect(self.search)
+        self.search_edit.textEdited.connect(lambda _text: self.search_timer.start())
+        self.kind_buttons.buttonToggled.connect(self._kind_toggled)
+        self._show_kind()
+
+    def _kind_toggled(self, button: QRadioButton, checked: bool) -> None:
+        if checked:
+            self.kind = button.property("scope_kind")
+            self._show_kind()
+            self.search()
+
+    def _show_kind(self) -> None:
+        self.searches.advance()  # answers to searches of the previous kind are stale now
+        instance = self.kind == "instance"
+        self.search_edit.setEnabled(not instance)
+        self.results.setEnabled(not instance)
+        self.search_edit.setPlaceholderText("" if instance else f"Search {self.kind}s by name or path…")
+        self.results.clear()
+        if instance:
+            self.results.addItem("Every project where you are Developer or more")
+
+    def set_kind(self, kind: str) -> None:
+        for button in self.kind_buttons.buttons():
+            if button.property("scope_kind") == kind:
+                button.setChecked(True)
+
+    def search(self) -> None:
+        if self.kind == "instance" or not self.tab.context.is_connected:
+            return
+        kind, text = self.kind, self.search_edit.text().strip()
+        api = self.tab.api
+        finder = api.search_projects if kind == "project" else api.search_groups
+        self.tab.run(self._fill(self.searches.advance(), finder(text)), description=f"Searching {kind}s")
+
+    async def _fill(self, search: int, found_by: Coroutine[Any, Any, list[dict[str, Any]]]) -> None:
+        found = await found_by
+        if not self.searches.is_current(search):  # a newer search (or another kind) superseded this one
+            return
+        chosen = self.results.currentData()
+        self.results.clear()
+        for item in found:
+            label = item.get("path_with_namespace") or item.get("full_path") or item.get("name")
+            self.results.addItem(str(label), int(item["id"]))
+        if chosen is not None and (row := self.results.findData(chosen)) >= 0:
+            self.results.setCurrentIndex(row)
+
+    def scope(self) -> ExportScope | None:
+        if self.kind == "instance":
+            return ExportScope("instance")
+        if self.results.currentIndex() < 0 or self.results.currentData() is None:
+            return None
+        return ExportScope(self.kind, int(self.results.currentData()), self.results.currentText())

@@ -1,0 +1,63 @@
+"""The tab base: one way for every tab to reach its API, run work and drop late answers."""
+
+from __future__ import annotations
+
+import httpx
+
+from console.api import error_graphql
+from console.api.errors import NotConnected, error_from_response
+from console.api.server import ServerInfo
+from console.errors import ErrorTrackingTab
+from console.exports.views import ExportsTab
+from console.tab import ConsoleTab, Generation
+from console.variables.views import VariablesTab
+
+
+def test_generation_keeps_only_the_newest_stamp():
+    requests = Generation()
+    first = requests.advance()
+    assert requests.is_current(first)
+    second = requests.advance()
+    assert not requests.is_current(first) and requests.is_current(second) and requests.stamp == second
+
+
+def test_every_tab_extends_the_base_and_refuses_api_use_without_a_connection(qtbot, context, tmp_path):
+    tabs = [VariablesTab(context), ExportsTab(context, history_dir=tmp_path), ErrorTrackingTab(context)]
+    reported = []
+    context.error_reported.connect(lambda title, message: reported.append(title))
+    for tab in tabs:
+        qtbot.addWidget(tab)
+        assert isinstance(tab, ConsoleTab)
+        try:
+            tab.api  # noqa: B018 - the property is what is tested
+        except NotConnected as error:
+            assert error.message == "Not connected to a server. Connect first."
+        else:
+            raise AssertionError(f"{type(tab).__name__}.api answered without a connection")
+
+        async def never() -> None:
+            raise AssertionError("work ran without a connection")
+
+        assert tab.run(never(), description="Nothing") is None
+    assert reported == []
+
+
+def test_a_connection_change_makes_earlier_answers_stale(qtbot, context):
+    tab = VariablesTab(context)
+    qtbot.addWidget(tab)
+    stamp = tab.connection.stamp
+    context.connection_changed.emit()
+    assert not tab.connection.is_current(stamp)
+
+
+def test_server_kind_comes_from_the_revision():
+    assert ServerInfo(version={"version": "17.5.0", "revision": "outpost-0.1.0"}).is_outpost
+    gitlab = ServerInfo(version={"version": "17.5.0-ee", "revision": "4e963fe"}, graphql_error_tracking=True)
+    assert not gitlab.is_outpost and gitlab.product == "GitLab" and not gitlab.web_routes_take_tokens
+
+
+def test_graphql_statuses_and_errors_become_the_consoles():
+    assert error_graphql.error_body({"sentryId": "7", "status": "RESOLVED_IN_NEXT_RELEASE"})["status"] == "resolved"
+    assert error_graphql.error_body({"sentryId": "7", "status": "IGNORED"})["status"] == "ignored"
+    response = httpx.Response(401, json={"errors": [{"message": "401 Unauthorized"}]})
+    assert error_from_response(response).detail == "401 Unauthorized"
