@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 
-import httpx
 import pytest
 from PySide6.QtCore import Qt
 
-from console.api.client import ApiClient
 from console.errors.models import FREQUENCY_ROLE
 from console.exports.store import ExportHistory, ExportRecord, profile_key
 from console.overview import OverviewTab
-from console.overview.data import Count, ProjectErrors, gather_overview
+from console.overview.data import Count, ProjectErrors
 from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
 from console.project_picker import COUNT_ROLE
 from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect
+from tests.recorded_gitlab import TOKEN as GITLAB_TOKEN
+from tests.recorded_gitlab import RecordedGitLab
 
 NOW = dt.datetime.now(dt.UTC).isoformat()
 
@@ -76,44 +75,27 @@ def test_overview_items_open_their_tab_filtered(qtbot, make_window, server, nois
     assert window.tabs.current_name() == "variables"
 
 
-# A GitLab double, from GitLab's documentation: /version answers with a plain revision (no "outpost-");
-# a non-administrator gets 403 on the admin variables API and on plan limits; GraphQL's
-# Project.sentryErrors.errors is a SentryErrorConnection (doc/api/graphql/reference: SentryError has
-# firstSeen, lastSeen, frequency {count time}, and no regressed flag).
-GITLAB_PROJECT = {"id": 5, "path_with_namespace": "group/app"}
-NEW, OLD = "2026-11-23T05:00:00Z", "2026-10-01T08:00:00Z"
-
-
-def gitlab(request: httpx.Request) -> httpx.Response:
-    path = request.url.path
-    if path == "/api/v4/projects":
-        return httpx.Response(200, json=[GITLAB_PROJECT])
-    if path in ("/api/v4/admin/ci/variables", "/api/v4/application/plan_limits"):
-        return httpx.Response(403, json={"message": "403 Forbidden"})
-    if path == "/api/graphql":
-        nodes = [{"id": f"gid://gitlab/Gitlab::ErrorTracking::DetailedError/{number}", "firstSeen": first,
-                  "lastSeen": NEW, "frequency": [{"count": number, "time": NEW}]}
-                 for number, first in ((1, NEW), (2, OLD))]
-        errors = {"nodes": nodes, "pageInfo": {"hasNextPage": False, "endCursor": None}}
-        return httpx.Response(200, json={"data": {"project": {"sentryErrors": {"errors": errors}}}})
-    return httpx.Response(404, json={"message": "404 Not Found"})
-
-
-def test_against_gitlab_the_overview_says_what_is_not_available(tmp_path):
-    async def gather():
-        async with ApiClient("https://gitlab.example", "token", transport=httpx.MockTransport(gitlab)) as client:
-            return await gather_overview(client, version={"version": "17.5.0", "revision": "1a2b3c"},
-                                         user={"username": "someone", "is_admin": False}, history_dir=tmp_path,
-                                         now=dt.datetime(2026, 11, 23, 6, tzinfo=dt.UTC))
-
-    overview = asyncio.run(gather())
-    assert (overview.server.kind, overview.server.role) == ("GitLab", "Regular user")
-    assert overview.variables.value is None and "administrators" in overview.variables.reason
-    [project] = overview.projects
-    assert (project.path, project.new_today.text, project.unresolved.text) == ("group/app", "1", "2")
-    assert project.frequency == (3,)
-    assert project.regressions.value is None and project.regressions.text == "not available"
-    assert project.regressions.reason == "GitLab's API does not say which errors regressed"
+def test_against_gitlab_the_overview_counts_through_graphql_and_says_what_is_missing(qtbot, qloop_running,
+                                                                                      context, tmp_path):
+    with RecordedGitLab() as gitlab:
+        context.run(context.connect_to(gitlab.url, GITLAB_TOKEN), description="Connecting")
+        qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
+        tab = OverviewTab(context, history_dir=tmp_path)
+        qtbot.addWidget(tab)
+        tab.show()
+        qtbot.waitUntil(lambda: tab.overview is not None, timeout=WAIT)
+        assert tab.kind_value.text() == "GitLab"
+        # The recorded list: one unresolved error, first seen in 2024, ten events in its last hour.
+        [row] = tab.model.rows
+        assert (row.path, row.new_today.text, row.unresolved.text, sum(row.frequency)) == (
+            "diaspora/diaspora-client", "0", "1", 10)
+        assert row.regressions.text == "not available"
+        index = tab.model.index(0, ProjectErrorsModel.REGRESSIONS)
+        reason = "GitLab's API does not say which errors regressed"
+        assert index.data(Qt.ItemDataRole.ToolTipRole) == f"Not available: {reason}"
+        assert "Some numbers are not available" in tab.projects_note.text()
+        context.run(context.disconnect(), description="Disconnecting")
+        qtbot.waitUntil(lambda: not context.is_connected, timeout=WAIT)
 
 
 def test_overview_shows_reasons_instead_of_zeros(qtbot, qapp, context, tmp_path):
