@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 Shortcut = QKeySequence | QKeySequence.StandardKey | str | None
 
+STATUS_ACTIONS = ("resolve", "ignore", "unresolve")
 # Where each tab keeps its filter or search field, tried in order (attribute paths).
 FILTER_FIELDS = (("filter_edit",), ("errors_page", "search"), ("project_picker",), ("picker", "search_edit"),
                  ("table",))
@@ -79,6 +80,8 @@ class WindowActions(QObject):
                   lambda: self.set_error_status("resolved"))
         self._add(errors_menu, "ignore", "&Ignore selected error", "Ctrl+I",
                   lambda: self.set_error_status("ignored"))
+        self._add(errors_menu, "unresolve", "&Unresolve selected error", "Ctrl+U",
+                  lambda: self.set_error_status("unresolved"))
 
         help_menu = bar.addMenu("&Help")
         self._add(help_menu, "log_folder", "Open &log folder", None, window.open_log_folder)
@@ -102,13 +105,16 @@ class WindowActions(QObject):
 
     def update_enabled(self) -> None:
         connected = self.window.context.is_connected
-        for name in ("disconnect", "refresh", "find", "new_variable", "delete", "save_export", "resolve", "ignore"):
+        for name in ("disconnect", "refresh", "find", "new_variable", "delete", "save_export", *STATUS_ACTIONS):
             self.by_name[name].setEnabled(connected)
         for name in self.window.tabs.names:
             self.by_name[f"tab_{name}"].setEnabled(connected)
         self.by_name["local_server"].setEnabled(self.window.local_server is None)
 
     def _tab_created(self, name: str, widget: QWidget) -> None:
+        if name == "errors":  # the list's context menu offers the same actions (each action exists once)
+            table = widget.errors_page.table
+            table.addActions([self.by_name[action] for action in STATUS_ACTIONS])
         # The menu's Copy replaces the tab's own shortcut, so Ctrl+C is not ambiguous.
         copy = QKeySequence(QKeySequence.StandardKey.Copy)
         for shortcut in widget.findChildren(QShortcut):

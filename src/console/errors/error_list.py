@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from console.api.error_tracking import NO_STATUS_API, SORTS, STATUSES, UNRESOLVED_ONLY, ErrorPage, ErrorSummary
 from console.api.errors import ApiError, NotFound, Unsupported
-from console.errors.detail import STATUS_ACTIONS, ErrorDetailView
+from console.errors.detail import ErrorDetailView
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.models import ErrorListModel
 from console.tab import Generation
@@ -89,6 +89,9 @@ class ErrorsPage(QWidget):
         self.table.setItemDelegateForColumn(ErrorListModel.TREND, FrequencyBarDelegate(self.table))
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
+        # Resolve, Ignore and Unresolve exist once: the detail's buttons, and in the console the Errors
+        # menu's actions, which the window also puts on this list's context menu.
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         # Fixed widths from the font, not ResizeToContents: measuring every cell on each page is slow.
         header = self.table.horizontalHeader()
         metrics = self.table.fontMetrics()
@@ -101,15 +104,6 @@ class ErrorsPage(QWidget):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(metrics.height() + 10)
         self.table.selectionModel().currentRowChanged.connect(self._row_selected)
-        self.list_buttons: dict[str, QPushButton] = {}
-        list_actions = QHBoxLayout()
-        for text, status in STATUS_ACTIONS:
-            button = QPushButton(text)
-            button.setEnabled(False)
-            button.clicked.connect(lambda _checked=False, s=status: self._act_on_selection(s))
-            self.list_buttons[status] = button
-            list_actions.addWidget(button)
-        list_actions.addStretch(1)
         self.empty_label = QLabel()
 
         self.detail = ErrorDetailView()
@@ -120,7 +114,6 @@ class ErrorsPage(QWidget):
         left_layout.addLayout(filters)
         left_layout.addWidget(self.table, 1)
         left_layout.addWidget(self.empty_label)
-        left_layout.addLayout(list_actions)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.detail)
@@ -149,7 +142,7 @@ class ErrorsPage(QWidget):
             self.status.setCurrentIndex(self.status.findData("unresolved"))
         # The search keys are Outpost's; GitLab hands the words to Sentry as they are.
         self.search.setPlaceholderText(SEARCH_KEYS if api.can_filter_status else "Search")
-        for button in (*self.list_buttons.values(), *self.detail.action_buttons.values()):
+        for button in self.detail.action_buttons.values():
             button.setToolTip("" if api.can_change_status else NO_STATUS_API)
 
     def reload(self) -> None:
@@ -236,8 +229,6 @@ class ErrorsPage(QWidget):
 
     def _row_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         error = self.model.error_at(current.row())
-        for status, button in self.list_buttons.items():
-            button.setEnabled(error is not None and error.status != status)
         if error is None:
             return
         if self.detail.error_id != error.id:

@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPalette
-from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLabel, QLineEdit, QMessageBox, QWidget
+from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLabel, QLineEdit, QMessageBox, QPushButton, QWidget
 
 from console.exports.store import ExportHistory, ExportRecord, profile_key
 from console.icons import app_icon
@@ -128,6 +128,10 @@ def test_resolve_and_ignore_shortcuts(qtbot, connected, triage):
     window.open_target(("errors", path))
     errors = window.tabs.current_feature()
     page = errors.errors_page
+    actions = window.actions_.by_name
+    assert page.table.actions() == [actions["resolve"], actions["ignore"], actions["unresolve"]]  # context menu
+    buttons = [button.text() for button in errors.findChildren(QPushButton)]
+    assert buttons.count("Resolve") == buttons.count("Ignore") == buttons.count("Unresolve") == 1  # each once
     qtbot.waitUntil(lambda: page.model.rowCount() == 2, timeout=WAIT)
     page.table.setFocus()
     page.table.selectRow(0)
@@ -136,9 +140,14 @@ def test_resolve_and_ignore_shortcuts(qtbot, connected, triage):
     page.table.selectRow(0)
     press(qtbot, window, "Ctrl+I")
     qtbot.waitUntil(lambda: page.model.rowCount() == 0, timeout=WAIT)
+    page.status.setCurrentIndex(page.status.findData("ignored"))
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
+    page.table.selectRow(0)
+    press(qtbot, window, "Ctrl+U")
+    qtbot.waitUntil(lambda: page.model.rowCount() == 0, timeout=WAIT)
     statuses = {status: len(error_list(window_server(window), path, lambda body: True, issue_status=status)["errors"])
                 for status in ("resolved", "ignored")}
-    assert statuses == {"resolved": 1, "ignored": 1}
+    assert statuses == {"resolved": 1, "ignored": 0}  # the ignored one is unresolved again
 
 
 def window_server(window):
