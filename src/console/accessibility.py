@@ -38,9 +38,9 @@ def _labelled_by(widget: QWidget) -> str:
     parent = widget.parentWidget()
     layout = parent.layout() if parent is not None else None
     if isinstance(layout, QFormLayout):
-        label = layout.labelForField(widget)
-        if isinstance(label, QLabel) and label.text():
-            return _plain(label.text())
+        row_label = layout.labelForField(widget)
+        if isinstance(row_label, QLabel) and row_label.text():
+            return _plain(row_label.text())
     return _label_before(layout, widget) if layout is not None else ""
 
 
@@ -80,8 +80,9 @@ def _enclosing_title(widget: QWidget) -> str:
 
 def describe(widget: QWidget) -> str:
     """What a screen reader should call ``widget``, from what is written on or around it."""
-    if isinstance(widget, QTabBar) and isinstance(widget.parentWidget(), QTabWidget):
-        return describe(widget.parentWidget()) or "Tabs"
+    owner = widget.parentWidget()
+    if isinstance(widget, QTabBar) and isinstance(owner, QTabWidget):
+        return describe(owner) or "Tabs"
     if isinstance(widget, QTabWidget):
         return _plain(widget.accessibleName()) or ", ".join(_plain(widget.tabText(i)) for i in range(widget.count()))
     if isinstance(widget, QAbstractButton):

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QMenuBar, QPlainTextEdit, QTextEdit, QWidget
 
 if TYPE_CHECKING:
@@ -113,13 +113,8 @@ class WindowActions(QObject):
 
     def _tab_created(self, name: str, widget: QWidget) -> None:
         if name == "errors":  # the list's context menu offers the same actions (each action exists once)
-            table = widget.errors_page.table
-            table.addActions([self.by_name[action] for action in STATUS_ACTIONS])
-        # The menu's Copy replaces the tab's own shortcut, so Ctrl+C is not ambiguous.
-        copy = QKeySequence(QKeySequence.StandardKey.Copy)
-        for shortcut in widget.findChildren(QShortcut):
-            if shortcut.key().matches(copy) == QKeySequence.SequenceMatch.ExactMatch:
-                shortcut.setEnabled(False)
+            errors: Any = widget
+            errors.errors_page.table.addActions([self.by_name[action] for action in STATUS_ACTIONS])
 
     # actions ----------------------------------------------------------------------------------
     def _shows_tab(self, name: str) -> Callable[[], QWidget]:
@@ -170,7 +165,8 @@ class WindowActions(QObject):
             self._on_tab("exports", "forget")
 
     def set_error_status(self, status: str) -> None:
-        page: Any = self.window.tabs.show_tab("errors").errors_page
+        errors: Any = self.window.tabs.show_tab("errors")
+        page = errors.errors_page
         error = page.selected_error()
         if error is not None:
             page.change_status(error.id, status)

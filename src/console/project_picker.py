@@ -38,12 +38,14 @@ def make_searchable(combo: QComboBox) -> QCompleter:
     completer.setFilterMode(Qt.MatchFlag.MatchContains)
     completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
     completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
-    completer.activated[str].connect(lambda path: combo.setCurrentIndex(combo.findText(path)))
+    completer.activated[str].connect(  # type: ignore[index]  # PySide6 declares no overload indexing
+        lambda path: combo.setCurrentIndex(combo.findText(path)))
     combo.setCompleter(completer)
     delegate = CountDelegate(combo)
     combo.setItemDelegate(delegate)
     popup = completer.popup()
-    popup.setItemDelegate(CountDelegate(popup))
+    if popup is not None:
+        popup.setItemDelegate(CountDelegate(popup))
     return completer
 
 

@@ -99,6 +99,8 @@ def test_variable_shortcuts(qtbot, connected, api):
     qtbot.waitUntil(lambda: variables.model.rowCount() > 0, timeout=WAIT)
     variables.table.setFocus()
     variables.table.selectRow(0)
+    press(qtbot, window, "Ctrl+C")  # on the variables list, Copy copies the selected variable's value
+    assert QGuiApplication.clipboard().text() == variables.model.variable(variables.selected_rows()[0]).value
     press(qtbot, window, "Del")
     qtbot.waitUntil(lambda: isinstance(variables.confirmation, QMessageBox) and variables.confirmation.isVisible(),
                     timeout=WAIT)
