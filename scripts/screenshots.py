@@ -1,6 +1,6 @@
 """Grab the README's screenshots offscreen from the running console with demo data, at the window's
-default size: the overview (console.png), the variables tab, and the edit dialog showing why a value
-cannot be masked.
+default size: the overview (console.png), the error tracking tab with an error's detail, the variables
+tab, and the edit dialog showing why a value cannot be masked.
 
     .venv/bin/python scripts/screenshots.py [OUTPUT_DIR]   (default: resources/screenshots)
 """
@@ -50,6 +50,16 @@ async def grab(output: Path, workdir: Path) -> None:
         await asyncio.sleep(0.3)
         window.grab().save(str(output / "console.png"))
 
+        window.open_target(("errors", "acme/webshop"))
+        errors = window.tabs.current_feature()
+        page = errors.errors_page
+        await settle(lambda: page.model.rowCount() > 0)
+        page.table.selectRow(0)
+        await settle(lambda: page.detail.stack_trace.topLevelItemCount() > 0)
+        await asyncio.sleep(0.3)
+        window.grab().save(str(output / "errors-list-detail.png"))
+        window.tabs.show_tab("overview")
+
         tab = window.tabs.show_tab("variables")
         assert isinstance(tab, VariablesTab)
         await settle(lambda: tab.model.rowCount() > 0 and tab.limit is not None)
@@ -77,7 +87,7 @@ def main() -> int:
     asyncio.set_event_loop(loop)
     with tempfile.TemporaryDirectory(prefix="outpost-screenshots-") as workdir, loop:
         loop.run_until_complete(grab(output, Path(workdir)))
-    print(f"Saved console.png, variables.png and variables-edit-masking-error.png in {output}")
+    print(f"Saved console.png, errors-list-detail.png, variables.png and variables-edit-masking-error.png in {output}")
     return 0
 
 

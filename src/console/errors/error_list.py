@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -34,6 +36,12 @@ if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
 
 SEARCH_KEYS = "Search: words, is:resolved, release:1.2, environment:prod, level:error"
+# Shown in the detail pane; hidden from the list so that, at the default window size, the title has room
+# and the status and frequency bars stay in view.
+DETAIL_ONLY_COLUMNS = (ErrorListModel.TYPE, ErrorListModel.USERS, ErrorListModel.FIRST_SEEN)
+STACK_TRACE_MIN_HEIGHT = 320
+DETAIL_MIN_WIDTH = 360
+SPLIT_AT_DEFAULT_SIZE = [640, 420]
 SORT_LABELS = {"last_seen": "Last seen", "first_seen": "First seen", "frequency": "Most frequent"}
 
 
@@ -101,6 +109,19 @@ class ErrorsPage(QWidget):
         for column, sample in samples.items():
             header.resizeSection(column, metrics.horizontalAdvance(sample) + 24)
         header.setSectionResizeMode(ErrorListModel.TITLE, QHeaderView.ResizeMode.Stretch)
+        # At the default window size the list shows what triage needs, frequency bars included; the
+        # detail shows the rest, and the header's context menu brings any column back.
+        for column in DETAIL_ONLY_COLUMNS:
+            self.table.setColumnHidden(column, True)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        for column, title in enumerate(ErrorListModel.HEADERS):
+            if column == ErrorListModel.TITLE:
+                continue
+            toggle = QAction(f"Show {title}", header)
+            toggle.setCheckable(True)
+            toggle.setChecked(not self.table.isColumnHidden(column))
+            toggle.toggled.connect(lambda shown, column=column: self.table.setColumnHidden(column, not shown))
+            header.addAction(toggle)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(metrics.height() + 10)
         self.table.selectionModel().currentRowChanged.connect(self._row_selected)
@@ -114,12 +135,20 @@ class ErrorsPage(QWidget):
         left_layout.addLayout(filters)
         left_layout.addWidget(self.table, 1)
         left_layout.addWidget(self.empty_label)
+        # The detail scrolls as a whole, so a long stack trace gets room instead of a small inner box.
+        self.detail_scroll = QScrollArea()
+        self.detail_scroll.setWidgetResizable(True)
+        self.detail_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.detail_scroll.setWidget(self.detail)
+        self.detail_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # text wraps
+        self.detail_scroll.setMinimumWidth(DETAIL_MIN_WIDTH)
+        self.detail.stack_trace.setMinimumHeight(STACK_TRACE_MIN_HEIGHT)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
-        self.splitter.addWidget(self.detail)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([55, 45])  # scaled to the real width on first layout
+        self.splitter.addWidget(self.detail_scroll)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes(SPLIT_AT_DEFAULT_SIZE)  # pixels at the default window size; scaled to the real one
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)

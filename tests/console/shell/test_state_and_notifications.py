@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from console.api.exports import ExportsApi, ExportScope
+from console.errors.models import ErrorListModel
 from console.exports.store import ExportHistory, ExportRecord, profile_key
 from console.variables.models import VariablesModel
 from tests.console.conftest import OFFSCREEN_NOISE
@@ -149,3 +150,22 @@ def test_notification_settings_dialog_saves_per_profile(qtbot, make_window, serv
     assert window.watcher.timer.isActive() and window.watcher.timer.interval() == 120_000
     window.state.set_value("watch/enabled", False)
     window.watcher.restart()
+
+
+def test_error_list_fits_the_default_window(qtbot, make_window, server, noisy):
+    window = make_window()
+    assert (window.width(), window.height()) == (1100, 700)
+    connect(window, qtbot, server.url, server.root_token)
+    window.open_target(("errors", noisy["path_with_namespace"]))
+    page = window.tabs.current_feature().errors_page
+    qtbot.waitUntil(lambda: page.model.rowCount() == 2, timeout=WAIT)
+    header, viewport = page.table.horizontalHeader(), page.table.viewport()
+    for column in (ErrorListModel.STATUS, ErrorListModel.TREND):  # status and frequency bars in full view
+        assert 0 <= header.sectionViewportPosition(column)
+        assert header.sectionViewportPosition(column) + header.sectionSize(column) <= viewport.width()
+    assert header.sectionSize(ErrorListModel.TITLE) >= 200  # the title column takes what is left
+    # The detail scrolls as a whole and the stack trace keeps room of its own.
+    assert page.detail_scroll.widget() is page.detail
+    assert page.detail.stack_trace.minimumHeight() >= 300
+    left, right = page.splitter.sizes()
+    assert left > right > 0
