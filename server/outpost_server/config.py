@@ -1,4 +1,8 @@
-"""Server settings, read from OUTPOST_* environment variables."""
+"""The server's configuration, read from OUTPOST_* environment variables and the command line.
+
+Per process; the instance-wide settings an administrator changes through the API live in the
+database (application_settings).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from pathlib import Path
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-class Settings(BaseSettings):
+class ServerConfig(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="OUTPOST_", extra="ignore")
 
     # Where the SQLite database and the generated secret key live.
@@ -77,5 +81,5 @@ class Settings(BaseSettings):
 
 
 @lru_cache
-def get_settings() -> Settings:
-    return Settings()
+def load_config() -> ServerConfig:
+    return ServerConfig()

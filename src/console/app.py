@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--self-test",
         action="store_true",
-        help="check the installation (imports, keyring, bundled server, one API call) and exit; works without a display",
+        help=("check the installation (imports, keyring, bundled server, one API call) and exit; "
+              "works without a display"),
     )
     parser.add_argument(
         "--screenshot",

@@ -78,7 +78,7 @@ class AppContext(QObject):
         self.say(f"Connected to {client.base_url} as {user.get('username', '?')}")
         return user
 
-    async def disconnect(self) -> None:
+    async def disconnect(self) -> None:  # type: ignore[override]  # from the server; QObject's is for signals
         client, self.client = self.client, None
         if client is None:
             return

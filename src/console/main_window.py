@@ -165,7 +165,7 @@ class MainWindow(QMainWindow):
             await server.stop()
         self._show_connection()
 
-    def disconnect(self) -> asyncio.Task[None]:
+    def disconnect(self) -> asyncio.Task[None]:  # type: ignore[override]  # from the server; not QObject's
         return self.context.run(self._disconnect(), description="Disconnecting")
 
     async def _disconnect(self) -> None:
@@ -292,7 +292,8 @@ class MainWindow(QMainWindow):
     def show_unexpected_error(self, summary: str, details: str) -> QMessageBox:
         """Non-modal report of a bug; the traceback is under "Show Details"."""
         self.show_error("Unexpected error", summary)
-        box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error", summary, QMessageBox.StandardButton.Close, self)
+        box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error", summary, QMessageBox.StandardButton.Close,
+                          self)
         box.setInformativeText("The operation did not finish. The details below help when reporting the problem.")
         box.setDetailedText(details)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -84,7 +84,8 @@ def test_sdk_events_through_the_proxy_are_stored_even_while_a_replica_dies(tmp_p
         # The key in the query string reaches the replica untouched.
         event = sentry_event(message="key in the query")
         with httpx.Client(base_url=proxy.url, verify=proxy.ssl_context()) as raw:
-            response = raw.post(store_path(project["id"]), params={"sentry_key": key["public_key"], "sentry_version": 7},
+            response = raw.post(store_path(project["id"]),
+                                params={"sentry_key": key["public_key"], "sentry_version": 7},
                                 content=json.dumps(event), headers={"Content-Type": "application/json"})
         assert response.status_code == 200, response.text
         assert event["event_id"] in stored_event_ids(database, project["id"])

@@ -18,6 +18,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Container, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import and_, bindparam, case, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -86,7 +87,8 @@ class _DriverStatement:
         if self.order is not None:
             defaults, order = self.defaults, self.order
             convert = _sqlite_datetime if self.text_datetimes else _unchanged
-            params = [tuple(convert(row[name]) if name in row else defaults[name] for name in order) for row in rows]
+            params: list[Any] = [tuple(convert(row[name]) if name in row else defaults[name] for name in order)
+                                 for row in rows]
         else:
             params = [{**self.defaults, **row} for row in rows]
         connection.exec_driver_sql(self.sql, params)
@@ -103,7 +105,8 @@ class _Statements:
         dialect_name = dialect_obj.name
         dialect = postgresql if dialect_name == "postgresql" else sqlite
         self.known_event_ids = select(EVENTS.c.event_id).where(
-            EVENTS.c.project_id == bindparam("project_id"), EVENTS.c.event_id.in_(bindparam("event_ids", expanding=True))
+            EVENTS.c.project_id == bindparam("project_id"),
+            EVENTS.c.event_id.in_(bindparam("event_ids", expanding=True)),
         )
         self.errors_by_fingerprint = select(ERRORS.c.id, ERRORS.c.fingerprint).where(
             ERRORS.c.project_id == bindparam("project_id"),
@@ -384,7 +387,8 @@ def _lookup_errors(connection: Connection, sql: _Statements, keys) -> dict[tuple
     found = {}
     for project_id, fingerprints in by_project.items():
         for chunk in _chunks(fingerprints, LOOKUP_CHUNK):
-            rows = connection.execute(sql.errors_by_fingerprint, {"project_id": project_id, "fingerprints": list(chunk)})
+            rows = connection.execute(sql.errors_by_fingerprint,
+                                      {"project_id": project_id, "fingerprints": list(chunk)})
             for error_id, fingerprint in rows:
                 found[(project_id, fingerprint)] = error_id
     return found
@@ -481,13 +485,13 @@ class IngestWriter:
     def __init__(self, engine: Engine, *, max_batch: int = MAX_BATCH):
         self._engine = engine
         self._max_batch = max_batch
-        self._queue: asyncio.Queue | None = None
+        # Created here (a queue binds to the running loop only when first used), filled once started.
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._task: asyncio.Task | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="error-tracking-writer")
         self._known_users = _KnownUsers()
 
     def start(self) -> None:
-        self._queue = asyncio.Queue()
         self._task = asyncio.get_running_loop().create_task(self._run(), name="error-tracking-writer")
 
     async def stop(self) -> None:

@@ -26,7 +26,7 @@ DEFAULT_MESSAGE_TITLE = 100
 
 _LEVEL_NAMES = {"fatal", "error", "warning", "info", "debug"}
 _LEVEL_ALIASES = {"warn": "warning", "log": "info", "critical": "fatal", "err": "error"}
-_PYTHON_LEVELS = {10: "debug", 20: "info", 30: "warning", 40: "error", 50: "fatal"}
+_PYTHON_LEVELS: dict[float, str] = {10: "debug", 20: "info", 30: "warning", 40: "error", 50: "fatal"}
 _DEFAULT_MARKERS = {"{{ default }}", "{{default}}"}
 
 

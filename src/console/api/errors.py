@@ -181,12 +181,12 @@ def _describe_body(body: Any) -> tuple[str, dict[str, list[str]]]:
     error = body.get("error")
     if isinstance(error, str):
         # Grape joins parameter errors as "a is missing, b is invalid".
-        field_errors: dict[str, list[str]] = {}
+        param_errors: dict[str, list[str]] = {}
         for part in error.split(", "):
             field, _, text = part.partition(" ")
             if text:
-                field_errors.setdefault(field, []).append(text)
-        return error, field_errors
+                param_errors.setdefault(field, []).append(text)
+        return error, param_errors
     if isinstance(message, str):
         return message, {}
     graphql_errors = body.get("errors")

@@ -115,22 +115,22 @@ class CredentialStore:
                 pass  # _call switched to session-only storage and recorded why
 
     async def load_token(self, base_url: str, profile: str) -> str | None:
-        await self._ensure_backend()
+        backend = await self._ensure_backend()
         key = (service_name(base_url), profile)
         if key in self._session_tokens or not self.is_persistent:
             return self._session_tokens.get(key)
         try:
-            return await self._call(self.backend.get_password, *key)
+            return await self._call(backend.get_password, *key)
         except _errors().KeyringError:
             return None
 
     async def save_token(self, base_url: str, profile: str, token: str) -> bool:
         """Store ``token``; return True when it was saved to the system keyring."""
-        await self._ensure_backend()
+        backend = await self._ensure_backend()
         key = (service_name(base_url), profile)
         if self.is_persistent:
             try:
-                await self._call(self.backend.set_password, *key, token)
+                await self._call(backend.set_password, *key, token)
             except _errors().KeyringError:
                 pass  # _call switched to session-only storage and recorded why
             else:
@@ -140,18 +140,20 @@ class CredentialStore:
         return False
 
     async def delete_token(self, base_url: str, profile: str) -> None:
-        await self._ensure_backend()
+        backend = await self._ensure_backend()
         key = (service_name(base_url), profile)
         self._session_tokens.pop(key, None)
         if self.is_persistent:
             try:
-                await self._call(self.backend.delete_password, *key)
+                await self._call(backend.delete_password, *key)
             except _errors().KeyringError:
                 pass  # nothing was stored, or the keyring failed and _call recorded why
 
-    async def _ensure_backend(self) -> None:
+    async def _ensure_backend(self) -> keyring.backend.KeyringBackend:
         if self.backend is None:
             await self.probe()
+        assert self.backend is not None, "probe() always settles on a backend"
+        return self.backend
 
     async def _call(self, fn: Callable[..., T], *args: str) -> T:
         loop = asyncio.get_running_loop()

@@ -6,7 +6,6 @@ from dataclasses import replace
 
 import httpx
 import pytest
-from outpost_server.accounts import access
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtWidgets import QStyleOptionViewItem
@@ -16,6 +15,7 @@ from console.errors.access import MAINTAINER_ONLY
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.models import FREQUENCY_ROLE, HIDDEN_DSN, ClientKeyModel, ErrorListModel
 from console.errors.stacktrace import ERROR_LINE_ROLE, IN_APP_ROLE, LIBRARY_GROUP_ROLE
+from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 
@@ -202,8 +202,12 @@ def test_auto_refresh_shows_new_errors(qtbot, make_root_tab, api):
     choose_project(qtbot, root_tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     send_errors(dsn, "second problem")
-    # The timer's slot, called directly: the test does not wait for the interval.
-    qtbot.waitUntil(lambda: (page.auto_refresh(), page.model.rowCount() == 2)[1], timeout=WAIT)
+
+    def refresh_shows_both() -> bool:
+        page.auto_refresh()  # the timer's slot, called directly: the test does not wait for the interval
+        return page.model.rowCount() == 2
+
+    qtbot.waitUntil(refresh_shows_both, timeout=WAIT)
     assert set(titles(page.model)) == {"first problem", "second problem"}
 
 
@@ -235,7 +239,8 @@ def test_client_keys_reveal_copy_create_delete(qtbot, make_root_tab, api):
     delete = next(button for button in box.buttons() if button.text() == "Delete")
     qtbot.mouseClick(delete, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: [k.id for k in model.keys] == [key.id], timeout=WAIT)
-    assert created.id not in [k["id"] for k in api.root.get(f"/projects/{project['id']}/error_tracking/client_keys").json()]
+    remaining = api.root.get(f"/projects/{project['id']}/error_tracking/client_keys").json()
+    assert created.id not in [key["id"] for key in remaining]
 
 
 def test_rotate_wizard(qtbot, make_root_tab, api):
