@@ -18,7 +18,8 @@ BENCHMARKS = {
     "prune": "ingestion latency while a pass prunes a 30,000-event backlog vs without pruning",
     "soak": "ingestion plus API traffic for two minutes; fails on loss, 500s or memory growth",
 }
-DEFAULT = ["variables_import", "export_save_stall", "error_refresh_stall", "exports", "ingest", "error_list", "sentry_events", "prune"]
+DEFAULT = ["variables_import", "export_save_stall", "error_refresh_stall", "exports", "ingest", "error_list",
+           "sentry_events", "prune"]
 
 
 def main(names: list[str]) -> int:
