@@ -138,6 +138,7 @@ class ErrorsPage(QWidget):
         # The detail scrolls as a whole, so a long stack trace gets room instead of a small inner box.
         self.detail_scroll = QScrollArea()
         self.detail_scroll.setWidgetResizable(True)
+        self.detail_scroll.setAccessibleName("Error detail")
         self.detail_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.detail_scroll.setWidget(self.detail)
         self.detail_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # text wraps
