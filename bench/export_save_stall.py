@@ -51,8 +51,8 @@ async def measure(url: str, token: str, project: dict, workdir: Path) -> dict[st
     tab.resize(1100, 600)
     tab.show()
     scope = ExportScope("project", project["id"], project["path_with_namespace"])
-    body = await tab.api().create(scope)
-    while (state := await tab.api().state(body["id"])).poll_seconds is not None:
+    body = await tab.api.create(scope)
+    while (state := await tab.api.state(body["id"])).poll_seconds is not None:
         await asyncio.sleep(0.2)
     tab._store(ExportRecord.from_api(state.body, scope))
     target = workdir / "export.csv"
@@ -71,7 +71,7 @@ async def measure(url: str, token: str, project: dict, workdir: Path) -> dict[st
     idle_stall = idle.stop()
     size = target.stat().st_size
     tab.close()
-    await context.disconnect()
+    await context.cancel_operations()  # the tab's watchers of the export; the process ends right after
     return {"seconds": seconds, "stall": stall, "idle_stall": idle_stall, "bytes": size}
 
 
