@@ -234,26 +234,3 @@ def _merge(values: dict[str, Any], key: str, value: str) -> None:
 
 
 ParamsDep = Annotated[Params, Depends(read_params)]
-
-
-# OpenAPI types for declared_body/declared_query, the dict-based spelling some routes still use;
-# Param, query_params and body_params are the one to use (they add defaults and allowed values).
-STRING: dict[str, Any] = {"type": "string"}
-INTEGER: dict[str, Any] = {"type": "integer"}
-BOOLEAN: dict[str, Any] = {"type": "boolean"}
-STRINGS: dict[str, Any] = {"type": "array", "items": STRING}
-
-
-def declared_body(*, required: tuple[str, ...] = (), **properties: dict[str, Any]) -> dict[str, Any]:
-    """`openapi_extra` declaring the body parameters a handler reads, as JSON or as a form."""
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = list(required)
-    content = {media: {"schema": schema} for media in ("application/json", "application/x-www-form-urlencoded")}
-    return {"requestBody": {"required": bool(required), "content": content}}
-
-
-def declared_query(**parameters: dict[str, Any]) -> dict[str, Any]:
-    """`openapi_extra` declaring the query parameters a handler reads through Params."""
-    return {"parameters": [{"name": name, "in": "query", "required": False, "schema": schema}
-                           for name, schema in parameters.items()]}

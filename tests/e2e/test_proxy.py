@@ -158,7 +158,7 @@ def rss_kib(server: RunningServer) -> int:
 
 def download_logged(server: RunningServer, path: str) -> bool:
     """The replica's request log has the line written once a response is completely sent."""
-    return any(f'"path": "{path}"' in line for line in server.log_text().splitlines())
+    return any(entry["path"] == path for entry in server.request_log())
 
 
 class RssSampler:

@@ -20,8 +20,9 @@ from outpost_server import http_errors
 
 from . import authentication
 from .authentication import Authenticate, CollectorRequest, Refused, admitted, forget_access, refusal
+from .batch_store import Accepted
 from .dsn import ENDPOINTS, ENVELOPE, ROUTE_TEMPLATES, STORE, extract_public_key, match_collector_url
-from .ingest import Accepted, KeyNoLongerActive
+from .ingest import KeyNoLongerActive
 
 router = APIRouter()
 

@@ -18,10 +18,11 @@ from sqlalchemy.orm import Session
 from outpost_server.db import utcnow
 
 from . import service
+from .batch_store import Accepted, store_batch
 from .dsn import AuthInfo
-from .ingest import Accepted, store_batch
-from .normalize import SessionUpdate, normalize_event
+from .normalize import normalize_event
 from .protocol import IngestRequest
+from .session_items import SessionUpdate
 
 DEMO_PROJECTS = ("acme/webshop", "acme/platform/billing")
 

@@ -11,9 +11,9 @@ from outpost_server.error_tracking.normalize import (
     format_message,
     normalize_event,
     normalize_level,
-    normalize_session,
     parse_timestamp,
 )
+from outpost_server.error_tracking.session_items import normalize_session
 
 NOW = dt.datetime(2026, 11, 22, 3, 0, tzinfo=dt.timezone.utc)
 UTC = dt.timezone.utc
