@@ -11,9 +11,18 @@ from __future__ import annotations
 
 import socket
 import ssl
-from typing import Any
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:  # httpx is imported once the console connects, not at start-up
+    import httpx
+
+
+def _reason_phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
 
 
 class ApiError(Exception):
@@ -47,7 +56,7 @@ class ApiError(Exception):
 
     def _detail_is_status_line(self) -> bool:
         """True for bodies like "401 Unauthorized" that only repeat the status."""
-        return self.status is not None and self.detail == f"{self.status} {httpx.codes.get_reason_phrase(self.status)}"
+        return self.status is not None and self.detail == f"{self.status} {_reason_phrase(self.status)}"
 
 
 class Unauthorized(ApiError):
@@ -219,6 +228,8 @@ def _causes(exc: BaseException):
 
 def error_from_transport(exc: Exception, *, url: str) -> ConnectionFailed:
     """Classify a failure that produced no HTTP response."""
+    import httpx
+
     if isinstance(exc, httpx.TimeoutException):
         return TimedOut(url=url)
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):

@@ -101,7 +101,7 @@ def test_detail_with_stack_trace_then_resolve(qtbot, make_root_tab, shop):
     page.table.selectRow(0)
     qtbot.waitUntil(lambda: detail.fields["Status"].text() == "Resolved", timeout=WAIT)
     assert not detail.action_buttons["resolved"].isEnabled()
-    qtbot.mouseClick(page.list_buttons["unresolved"], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(detail.action_buttons["unresolved"], Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: page.model.rowCount() == 0, timeout=WAIT)
 
 
@@ -127,8 +127,9 @@ def test_ignore_from_the_list(qtbot, make_root_tab, server, api):
     choose_project(qtbot, root_tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     page.table.selectRow(0)
-    assert page.list_buttons["ignored"].isEnabled() and not page.list_buttons["unresolved"].isEnabled()
-    qtbot.mouseClick(page.list_buttons["ignored"], Qt.MouseButton.LeftButton)
+    buttons = page.detail.action_buttons
+    qtbot.waitUntil(lambda: buttons["ignored"].isEnabled() and not buttons["unresolved"].isEnabled(), timeout=WAIT)
+    qtbot.mouseClick(buttons["ignored"], Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: page.model.rowCount() == 0, timeout=WAIT)
     page.status.setCurrentIndex(page.status.findData("ignored"))
     qtbot.waitUntil(lambda: titles(page.model) == ["disk almost full"], timeout=WAIT)

@@ -1,7 +1,8 @@
-"""Grab the variables tab screenshots offscreen: the tab with demo data, and the edit dialog
-showing why a value cannot be masked.
+"""Grab the README's screenshots offscreen from the running console with demo data, at the window's
+default size: the overview (console.png), the error tracking tab with an error's detail, the variables
+tab, and the edit dialog showing why a value cannot be masked.
 
-    .venv/bin/python scripts/variables_screenshots.py [OUTPUT_DIR]   (default: resources/screenshots)
+    .venv/bin/python scripts/screenshots.py [OUTPUT_DIR]   (default: resources/screenshots)
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from console.connection.credentials import CredentialStore  # noqa: E402
 from console.context import AppContext  # noqa: E402
 from console.main_window import MainWindow  # noqa: E402
+from console.overview import OverviewTab  # noqa: E402
 from console.variables.views import VariablesTab  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,14 +39,29 @@ async def settle(predicate, timeout: float = 30.0) -> None:
 async def grab(output: Path, workdir: Path) -> None:
     settings = QSettings(str(workdir / "settings.ini"), QSettings.Format.IniFormat)
     context = AppContext()
-    window = MainWindow(context, CredentialStore(), settings=settings, local_server_dir=workdir / "server")
-    window.resize(1280, 640)
-    window.show()
+    window = MainWindow(context, CredentialStore(), settings=settings, local_server_dir=workdir / "server",
+                        history_dir=workdir / "exports")
+    window.show()  # at its default size, as a new user sees it
     try:
         await window.start_local_server()
-        tab = next(window.tabs.widget(i) for i in range(window.tabs.count())
-                   if isinstance(window.tabs.widget(i), VariablesTab))
-        window.tabs.setCurrentWidget(tab)
+        overview = window.tabs.show_tab("overview")
+        assert isinstance(overview, OverviewTab)
+        await settle(lambda: overview.overview is not None)
+        await asyncio.sleep(0.3)
+        window.grab().save(str(output / "console.png"))
+
+        window.open_target(("errors", "acme/webshop"))
+        errors = window.tabs.current_feature()
+        page = errors.errors_page
+        await settle(lambda: page.model.rowCount() > 0)
+        page.table.selectRow(0)
+        await settle(lambda: page.detail.stack_trace.topLevelItemCount() > 0)
+        await asyncio.sleep(0.3)
+        window.grab().save(str(output / "errors-list-detail.png"))
+        window.tabs.show_tab("overview")
+
+        tab = window.tabs.show_tab("variables")
+        assert isinstance(tab, VariablesTab)
         await settle(lambda: tab.model.rowCount() > 0 and tab.limit is not None)
         tab.select_key("SONAR_TOKEN")
         tab.toggle_reveal()
@@ -70,7 +87,7 @@ def main() -> int:
     asyncio.set_event_loop(loop)
     with tempfile.TemporaryDirectory(prefix="outpost-screenshots-") as workdir, loop:
         loop.run_until_complete(grab(output, Path(workdir)))
-    print(f"Saved {output / 'variables.png'} and {output / 'variables-edit-masking-error.png'}")
+    print(f"Saved console.png, errors-list-detail.png, variables.png and variables-edit-masking-error.png in {output}")
     return 0
 
 
