@@ -195,6 +195,8 @@ class MainWindow(QMainWindow):
         if name == "overview":
             widget.open_requested.connect(self.open_target_parts)  # type: ignore[attr-defined]
             widget.loaded.connect(self._show_project_counts)  # type: ignore[attr-defined]
+        elif name == "exports":
+            widget.export_finished.connect(self.watcher.announce_export)  # type: ignore[attr-defined]
         elif name == "errors":
             picker = widget.project_picker  # type: ignore[attr-defined]
             make_searchable(picker)

@@ -93,6 +93,13 @@ class Watcher(QObject):
             self.timer.start(self._state.watch_seconds * 1000)
             self.poll()
 
+    def announce_export(self, export_id: int, text: str) -> None:
+        """Notifies that an export stopped running, once per export: the exports tab and the poll both see it."""
+        if export_id in self._announced_exports:
+            return
+        self._announced_exports.add(export_id)
+        self.notifier.notify("Vulnerability export", text, ("exports", export_id))
+
     def poll(self) -> asyncio.Task[None] | None:
         if self._context.client is None or (self._running is not None and not self._running.done()):
             return None
@@ -118,10 +125,8 @@ class Watcher(QObject):
             except NotFound:
                 continue
             if state.poll_seconds is None:  # no longer running
-                self._announced_exports.add(record.id)
                 status = state.body.get("status", "finished")
-                self.notifier.notify("Vulnerability export", f"Export {record.id} of {record.scope_label} {status}",
-                                     ("exports", record.id))
+                self.announce_export(record.id, f"Export {record.id} of {record.scope_label} {status}")
         errors = ErrorTrackingApi(client)
         for path in self._state.watched_projects:
             try:

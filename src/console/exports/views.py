@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QSystemTrayIcon,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -44,7 +43,14 @@ ULTIMATE_ONLY = ("This GitLab does not offer vulnerability exports to you: they 
 
 
 class ExportsTab(ConsoleTab[ExportsApi]):
-    """Exports requested from this console for the connected profile, with live status."""
+    """Exports requested from this console for the connected profile, with live status.
+
+    Signals:
+        export_finished(export id, text): an export watched here stopped running. The window hands it to
+            the one notification path (console.notifications), so it is announced once however it was seen.
+    """
+
+    export_finished = Signal(int, str)
 
     api_factory = ExportsApi
 
@@ -57,7 +63,6 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.cancel_requested = False
         self.file_dialog: QFileDialog | None = None
         self.preview_dialog: PreviewDialog | None = None
-        self.tray: QSystemTrayIcon | None = None
 
         self.picker = ScopePicker(self)
         self.request_button = QPushButton("Request export")
@@ -232,16 +237,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     def _announce(self, record: ExportRecord) -> None:
         text = f"Export {record.id} of {record.scope_label} {record.status}"
         self.notice.setText(text)
-        window = self.window()
-        if window.isActiveWindow():
-            return
-        if QSystemTrayIcon.isSystemTrayAvailable():
-            if self.tray is None:
-                self.tray = QSystemTrayIcon(QApplication.windowIcon(), self)
-            self.tray.show()
-            self.tray.showMessage("Vulnerability export", text)
-        else:
-            self.context.say(text)
+        self.export_finished.emit(record.id, text)
 
     # actions -----------------------------------------------------------------------
     def update_actions(self) -> None:

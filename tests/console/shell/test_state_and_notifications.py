@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
 
 from console.api.exports import ExportsApi, ExportScope
 from console.errors.models import ErrorListModel
@@ -169,3 +170,37 @@ def test_error_list_fits_the_default_window(qtbot, make_window, server, noisy):
     assert page.detail.stack_trace.minimumHeight() >= 300
     left, right = page.splitter.sizes()
     assert left > right > 0
+
+
+def test_an_export_finished_in_its_tab_is_notified_once_through_the_window_notifier(qtbot, make_window, server,
+                                                                                   notifier):
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    watch(window)
+    window.state.set_value("watch/interval_seconds", 3600)  # polls below are started by the test
+    window.watcher.restart()
+    exports = window.tabs.show_tab("exports")
+    said: list[str] = []
+    window.context.status_message.connect(said.append)
+    other_window = QWidget()  # the console in the background is when an export's finish is announced
+    qtbot.addWidget(other_window)
+    other_window.show()
+    other_window.activateWindow()
+    qtbot.waitUntil(lambda: not window.isActiveWindow(), timeout=WAIT)
+    exports.picker.set_kind("instance")
+    exports.request_export()
+
+    def finished() -> bool:
+        window.watcher.poll()  # the watcher looks at the same export while the tab watches it
+        return any(record.status == "finished" for record in exports.model.records)
+
+    qtbot.waitUntil(finished, timeout=WAIT)
+    record = exports.model.records[0]
+    qtbot.waitUntil(lambda: bool(notifier.sent), timeout=WAIT)
+    window.watcher.poll()
+    qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=WAIT)
+    # One path: the tab reports to the window's notifier (no popup or status line of its own), and the
+    # watcher's poll that saw the same export does not announce it a second time.
+    text = f"Export {record.id} of {record.scope_label} finished"
+    assert notifier.sent == [("Vulnerability export", text, ("exports", record.id))]
+    assert not any(text in message for message in said)
