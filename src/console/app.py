@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import importlib
 import logging
-import os
-import pkgutil
-import platform
-import signal
 import sys
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from console import __version__
+
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +55,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # httpx logs every request URL at INFO; URLs are kept out of the log as a rule.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     if args.self_test:
+        from console.self_test import run_self_test
+
         return run_self_test()
     return run_gui(demo=args.demo, screenshot=args.screenshot)
 
 
-def _create_application():
+def create_application():
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
@@ -76,24 +75,34 @@ def _create_application():
 
 
 def run_gui(*, demo: bool, screenshot: Path | None = None) -> int:
-    import qasync
+    from PySide6.QtCore import QEventLoop
 
     from console.connection.credentials import CredentialStore
     from console.context import AppContext
-    from console.excepthook import ExceptionReporter
     from console.main_window import MainWindow
 
-    app = _create_application()
+    app = create_application()
+    context = AppContext()
+    credentials = CredentialStore()
+    window = MainWindow(context, credentials)
+    window.show()
+    # The first frame is painted before the asyncio loop, the log file and the exception reporter are set
+    # up: nothing on the first screen needs them, and they would only delay it. Input waits for the loop.
+    app.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
+
+    import asyncio
+    import signal
+
+    import qasync
+
+    from console.excepthook import ExceptionReporter
+
     _log_to_file()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     reporter = ExceptionReporter()
     reporter.install()
-    context = AppContext()
-    credentials = CredentialStore()
-    window = MainWindow(context, credentials)
     reporter.unexpected.connect(window.show_unexpected_error)
-    window.show()
 
     quitting = asyncio.Event()
     app.aboutToQuit.connect(quitting.set)  # may fire twice; setting an Event is idempotent
@@ -139,6 +148,8 @@ SCREENSHOT_SETTLE_SECONDS = 2.0
 
 
 async def _save_screenshot(window, started: asyncio.Task[None], path: Path) -> None:
+    import asyncio
+
     from PySide6.QtCore import QTimer
 
     await started
@@ -150,73 +161,3 @@ async def _save_screenshot(window, started: asyncio.Task[None], path: Path) -> N
         log.error("Could not save the screenshot to %s", path)
     # Closing runs an asynchronous shutdown, which must start from Qt, not from inside this task.
     QTimer.singleShot(0, window.close)
-
-
-def run_self_test() -> int:
-    """Print one line per check; exit code 0 only when every check passed."""
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import qasync
-
-    app = _create_application()
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        passed = loop.run_until_complete(self_test(lambda line: print(line, flush=True)))
-    print("self-test passed" if passed else "self-test FAILED", flush=True)
-    return 0 if passed else 1
-
-
-def import_all_modules() -> list[str]:
-    """Import every module of the console and the bundled server's entry point."""
-    import console
-
-    names = [info.name for info in pkgutil.walk_packages(console.__path__, "console.")]
-    names.append("outpost_server.cli")
-    for name in names:
-        importlib.import_module(name)
-    return names
-
-
-async def self_test(report: Callable[[str], None]) -> bool:
-    from PySide6 import __version__ as pyside_version
-    from PySide6.QtGui import QGuiApplication
-
-    from console.api.client import ApiClient
-    from console.connection.credentials import CredentialStore
-    from console.connection.local_server import LocalServer
-
-    report(f"outpost {__version__} on Python {platform.python_version()}, PySide6 {pyside_version}, "
-           f"Qt platform {QGuiApplication.platformName()}")
-    try:
-        names = import_all_modules()
-    except Exception as exc:  # a broken install shows up here
-        report(f"imports: FAILED ({type(exc).__name__}: {exc})")
-        return False
-    report(f"imports: ok ({len(names)} modules)")
-
-    credentials = CredentialStore()
-    await credentials.probe()
-    if credentials.is_persistent:
-        report(f"keyring: {credentials.backend_name} (tokens are stored securely)")
-    else:
-        report(f"keyring: {credentials.backend_name} (not usable: {credentials.warning})")
-
-    with tempfile.TemporaryDirectory(prefix="outpost-self-test-") as data_dir:
-        server = LocalServer(Path(data_dir), demo=False)
-        report(f"bundled server: {' '.join(server.command())}")
-        try:
-            url = await server.start()
-            report(f"bundled server: listening on {url} (pid {server.pid})")
-            async with ApiClient(url, server.root_token) as client:
-                user = await client.get_user()
-            admin = "administrator" if user.get("is_admin") else "not an administrator"
-            report(f"GET /api/v4/user: ok, signed in as {user.get('username')} ({admin})")
-        except Exception as exc:
-            report(f"bundled server: FAILED: {getattr(exc, 'message', None) or exc}")
-            return False
-        finally:
-            await server.stop()
-        stopped = server.process is not None and server.process.returncode is not None
-        report(f"bundled server: {'stopped' if stopped else 'FAILED to stop'}")
-        return stopped
