@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 from collections.abc import Awaitable, Callable
@@ -14,7 +13,10 @@ from console.api.errors import ApiError
 from console.api.server import ServerInfo, detect_server
 from console.connection.local_server import LocalServerError
 
+# asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
 if TYPE_CHECKING:  # httpx (under the client) is imported on connecting, not at start-up
+    import asyncio
+
     from console.api.client import ApiClient
 
 log = logging.getLogger(__name__)
@@ -101,6 +103,8 @@ class AppContext(QObject):
         (a watcher polling for minutes) neither marks the window busy nor talks in the status bar;
         its failures are reported all the same.
         """
+        import asyncio
+
         task = asyncio.ensure_future(self._guarded(work, description, on_success, quiet))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -108,6 +112,8 @@ class AppContext(QObject):
 
     async def cancel_operations(self) -> None:
         """Cancel every operation started with :meth:`run` (except the caller) and wait for them."""
+        import asyncio
+
         current = asyncio.current_task()
         pending = [task for task in self._tasks if task is not current and not task.done()]
         for task in pending:
@@ -116,6 +122,8 @@ class AppContext(QObject):
 
     async def _guarded(self, work: Awaitable[T], description: str, on_success: Callable[[T], None] | None,
                        quiet: bool) -> None:
+        import asyncio
+
         if not quiet:
             self._set_busy(+1)
             self.say(f"{description}…")

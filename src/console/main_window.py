@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import platform
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,7 +40,10 @@ SHUTDOWN_TIMEOUT = 20.0
 
 
 
+# asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
 if TYPE_CHECKING:
+    import asyncio
+
     from console.connection.dialog import ConnectionDialog
 
 DEFAULT_SIZE = (1100, 700)
@@ -322,6 +324,8 @@ class MainWindow(QMainWindow):
         if self.local_server is None and self.context.client is None:
             event.accept()
             return
+        import asyncio
+
         loop = _usable_loop()
         if loop is not None and asyncio.current_task(loop) is not None:
             # Called from inside a coroutine: the shutdown below needs other tasks to run, so close later.
@@ -350,6 +354,8 @@ class MainWindow(QMainWindow):
 
 def _usable_loop() -> asyncio.AbstractEventLoop | None:
     """The qasync loop when it can still run tasks from inside a Qt callback."""
+    import asyncio
+
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:

@@ -8,7 +8,6 @@ a recording one. Clicking a notification asks the window to open what it is abou
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -21,7 +20,10 @@ from console.api.errors import ApiError, NotFound
 from console.context import AppContext
 from console.window_state import ProfileState
 
+# asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
 if TYPE_CHECKING:  # the API modules are imported when watching starts, not at start-up
+    import asyncio
+
     from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
 
 log = logging.getLogger(__name__)
@@ -110,6 +112,8 @@ class Watcher(QObject):
         client, user = self._context.client, self._context.user or {}
         if client is None:
             return
+        import asyncio
+
         from console.api.error_tracking import ErrorTrackingApi
         from console.api.exports import ExportsApi
         from console.exports.store import ExportHistory, profile_key
@@ -135,6 +139,8 @@ class Watcher(QObject):
                 log.info("watching %s: %s", path, exc.message)
 
     async def _check_project(self, api: ErrorTrackingApi, path: str) -> None:
+        import asyncio
+
         from console.overview.data import unresolved_errors
 
         listed, _more = await unresolved_errors(api, path, pages=1)

@@ -9,12 +9,12 @@ there is deliberately no fallback to a file.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, TypeVar
 
+# asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
 if TYPE_CHECKING:  # keyring is imported by the first probe, in the executor, not at start-up
     import keyring.backend
 
@@ -98,6 +98,8 @@ class CredentialStore:
 
     async def probe(self) -> None:
         """Check that the backend answers; a failure switches to session-only storage."""
+        import asyncio
+
         if self.backend is None:
             # Backend discovery can touch D-Bus, so it runs in the executor too.
             try:
@@ -156,6 +158,8 @@ class CredentialStore:
         return self.backend
 
     async def _call(self, fn: Callable[..., T], *args: str) -> T:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         try:
             return await asyncio.wait_for(loop.run_in_executor(None, fn, *args), KEYRING_TIMEOUT)

@@ -8,7 +8,6 @@ and, on Linux, the parent-death signal make it exit too, so no orphan server is 
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import ctypes
 import ctypes.util
@@ -19,6 +18,11 @@ import secrets
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+# asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +81,8 @@ class LocalServer:
 
     async def start(self) -> str:
         """Start the server and return its base URL once it accepts connections."""
+        import asyncio
+
         if self.is_running:
             raise LocalServerError("The local server is already running.")
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -127,6 +133,8 @@ class LocalServer:
 
     async def stop(self) -> None:
         """SIGTERM, wait, then kill if it does not exit."""
+        import asyncio
+
         process = self.process
         if process is None:
             return
