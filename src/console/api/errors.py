@@ -9,8 +9,6 @@ from exception type to the sentence shown in the status bar or a dialog.
 
 from __future__ import annotations
 
-import socket
-import ssl
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
@@ -228,6 +226,9 @@ def _causes(exc: BaseException):
 
 def error_from_transport(exc: Exception, *, url: str) -> ConnectionFailed:
     """Classify a failure that produced no HTTP response."""
+    import socket
+    import ssl
+
     import httpx
 
     if isinstance(exc, httpx.TimeoutException):

@@ -9,12 +9,9 @@ and, on Linux, the parent-death signal make it exit too, so no orphan server is 
 from __future__ import annotations
 
 import collections
-import ctypes
-import ctypes.util
 import logging
 import os
 import re
-import secrets
 import signal
 import sys
 from pathlib import Path
@@ -45,6 +42,8 @@ def server_command(*args: str) -> list[str]:
 
 def _die_with_parent() -> None:
     """Runs in the child before exec: ask Linux to SIGTERM it when the parent dies."""
+    import ctypes.util  # already loaded by start(), in the parent: no import machinery after fork
+
     libc_name = ctypes.util.find_library("c")
     if libc_name is None:
         return
@@ -82,6 +81,8 @@ class LocalServer:
     async def start(self) -> str:
         """Start the server and return its base URL once it accepts connections."""
         import asyncio
+        import ctypes.util  # for _die_with_parent, which runs in the child  # noqa: F401
+        import secrets
 
         if self.is_running:
             raise LocalServerError("The local server is already running.")
