@@ -4,7 +4,7 @@ It is a real HTTP server on 127.0.0.1 in a background thread. Issues live in mem
 stick. Knobs for failure tests: `delay` (seconds to wait before answering), `tokens` (accepted
 bearer tokens; others get 401) and `override` (a function of (method, path) returning a
 (status, body, headers) answer, or None for the normal one). `requests` records (method, path,
-query, authorization) of each call.
+query, authorization, host) of each call.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ class FakeSentry(BackgroundHttpServer):
         self.tokens = set(tokens)
         self.delay = 0.0
         self.override: Any = None
-        self.requests: list[tuple[str, str, dict[str, list[str]], str | None]] = []
+        self.requests: list[tuple[str, str, dict[str, list[str]], str | None, str | None]] = []
         self.projects = [_project("2", "storefront", "Storefront", "ruby"),
                          _project("3", "billing-api", "Billing API", "python")]
         store = self.projects[0]
@@ -187,7 +187,7 @@ class FakeSentry(BackgroundHttpServer):
                 split = urlsplit(self.path)
                 query = parse_qs(split.query)
                 authorization = self.headers.get("Authorization")
-                fake.requests.append((self.command, split.path, query, authorization))
+                fake.requests.append((self.command, split.path, query, authorization, self.headers.get("Host")))
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 if fake.delay:

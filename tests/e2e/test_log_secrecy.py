@@ -95,6 +95,18 @@ def _server_flow(server, api: ApiHelper) -> list[str]:
         assert sdk.post(store_path(project["id"]), params={"sentry_key": unknown},
                         json=sentry_event()).status_code == 404
     assert client.delete(f"/projects/{project['id']}/error_tracking/client_keys/{old_key['id']}").status_code == 200
+    # Sentry's web API: bearer tokens, good, read-only and unknown, on reads, a refused write and a 404.
+    with httpx.Client(base_url=server.url + "/api/0", timeout=30) as sentry:
+        organization, slug = project["path_with_namespace"].split("/")
+        issues = sentry.get(f"/projects/{organization}/{slug}/issues/", params={"query": ""},
+                            headers={"Authorization": f"Bearer {token}"})
+        assert issues.status_code == 200 and issues.json()
+        issue_id = issues.json()[0]["id"]
+        assert sentry.get(f"/issues/{issue_id}/events/latest/",
+                          headers={"Authorization": f"Bearer {read_token}"}).status_code == 200
+        assert sentry.put(f"/issues/{issue_id}/", json={"status": "resolved"},
+                          headers={"Authorization": f"Bearer {read_token}"}).status_code == 403
+        assert sentry.get("/projects/", headers={"Authorization": f"Bearer {wrong}"}).status_code == 401
     return secrets
 
 

@@ -6,12 +6,21 @@ and its short external timeout keeps the timeout case quick.
 
 from __future__ import annotations
 
+import datetime as dt
 import socket
+import ssl
+import threading
 
 import httpx
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from outpost_server.accounts import access
+from outpost_server.error_tracking.external.client import SentryClient, SentryError
+from outpost_server.error_tracking.external.settings import address_pin
 from outpost_server.error_tracking.external.url_policy import BlockedUrl, check_url
 from tests.fake_sentry import FakeSentry
 from tests.support import ApiHelper, start_server
@@ -264,3 +273,93 @@ def test_url_policy(url, reason):
     if reason != "Only allowed schemes are http, https":
         check_url(url, allow_local=True)
     check_url("https://93.184.215.14/", allow_local=False)
+
+
+PUBLIC_ADDRESS = "93.184.215.14"
+
+
+class RebindingResolver:
+    """A DNS server under an attacker's control: a public address for the check, loopback afterwards."""
+
+    def __init__(self, *answers: str):
+        self.answers = list(answers)
+        self.questions: list[tuple[str, int]] = []
+
+    def __call__(self, host: str, port: int) -> list[str]:
+        self.questions.append((host, port))
+        return [self.answers[min(len(self.questions), len(self.answers)) - 1]]
+
+
+def test_dns_rebinding_cannot_reach_loopback(fake):
+    """Resolved once and checked: the connection goes to the public address, never to the fake on 127.0.0.1."""
+    resolver = RebindingResolver(PUBLIC_ADDRESS, "127.0.0.1")
+    host = f"sentry.rebinding.test:{fake.url.rsplit(':', 1)[1]}"
+    client = SentryClient(f"http://{host}/api/0/projects/acme/storefront/", GOOD_TOKEN,
+                          pin=address_pin(allow_local=False, resolve=resolver),
+                          timeout=httpx.Timeout(2.0, connect=1.0))
+    before = len(fake.requests)
+    with pytest.raises(SentryError):
+        client.list_projects()
+    assert len(resolver.questions) == 1
+    assert len(fake.requests) == before
+
+
+def test_pinned_connection_keeps_the_host_name(fake):
+    """Connected to the checked address, the request still names the original host (Host header, TLS SNI)."""
+    resolver = RebindingResolver("127.0.0.1")
+    host = f"sentry.pinned.test:{fake.url.rsplit(':', 1)[1]}"
+    allowed = SentryClient(f"http://{host}/api/0/projects/acme/storefront/", GOOD_TOKEN,
+                           pin=address_pin(allow_local=True, resolve=resolver))
+    assert [project["slug"] for project in allowed.list_projects()] == ["storefront", "billing-api"]
+    assert fake.requests[-1][4] == host and fake.requests[-1][3] == f"Bearer {GOOD_TOKEN}"
+    refused = SentryClient(f"http://{host}/api/0/projects/acme/storefront/", GOOD_TOKEN,
+                           pin=address_pin(allow_local=False, resolve=resolver))
+    with pytest.raises(SentryError) as blocked:
+        refused.issue_details("1001")
+    assert blocked.value.message == "Url is blocked: Requests to localhost are not allowed"
+    assert len(resolver.questions) == 2
+
+
+def _self_signed(directory) -> tuple[str, str]:
+    """A throwaway certificate for `localhost` (any name would do: the test watches the client's hello)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = dt.datetime.now(dt.timezone.utc)
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number()).not_valid_before(now)
+                   .not_valid_after(now + dt.timedelta(hours=1)).sign(key, hashes.SHA256()))
+    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
+    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return str(cert_path), str(key_path)
+
+
+def test_pinned_tls_connection_sends_the_original_server_name(tmp_path):
+    """Over HTTPS the pinned connection still names the Sentry host in its TLS hello (SNI)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*_self_signed(tmp_path))
+    names: list[str | None] = []
+    context.sni_callback = lambda _socket, server_name, _context: names.append(server_name)
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def handshake_once() -> None:
+        connection, _ = listener.accept()
+        try:
+            with context.wrap_socket(connection, server_side=True):
+                pass
+        except (ssl.SSLError, OSError):
+            pass  # the client refuses the self-signed certificate after its hello
+
+    server = threading.Thread(target=handshake_once, daemon=True)
+    server.start()
+    port = listener.getsockname()[1]
+    client = SentryClient(f"https://sentry.pinned.test:{port}/api/0/projects/acme/storefront/", GOOD_TOKEN,
+                          pin=address_pin(allow_local=True, resolve=RebindingResolver("127.0.0.1")),
+                          timeout=httpx.Timeout(5.0))
+    with pytest.raises(SentryError) as refused:
+        client.list_projects()
+    server.join(timeout=10)
+    listener.close()
+    assert names == ["sentry.pinned.test"]
+    assert refused.value.message == "Sentry returned invalid SSL data"

@@ -38,6 +38,15 @@ DECLARED_BY_HANDLERS: dict[tuple[str, str], dict[str, dict]] = {
     ("post", "/api/v4/security/projects/{project_id}/vulnerability_exports"): {"body": {"export_format": STRING}},
     ("post", "/api/v4/security/groups/{group_id}/vulnerability_exports"): {"body": {"export_format": STRING}},
     ("post", "/api/v4/security/vulnerability_exports"): {"body": {"export_format": STRING}},
+    # Sentry's web API (/api/0/): its cursors are `value:offset:is_prev`.
+    ("get", "/api/0/projects/"): {"query": {"cursor": STRING, "per_page": STRING}},
+    ("get", "/api/0/projects/{organization_slug}/{project_slug}/issues/"): {
+        "query": {"query": STRING, "sort": STRING, "limit": STRING, "cursor": STRING}},
+    ("put", "/api/0/issues/{issue_id}/"): {"body": {"status": STRING}},
+    ("get", "/api/0/issues/{issue_id}/events/"): {
+        "query": {"query": STRING, "per_page": STRING, "cursor": STRING, "full": STRING}},
+    ("get", "/api/0/issues/{issue_id}/tags/"): {"query": {"key": STRING, "limit": STRING}},
+    ("get", "/api/0/issues/{issue_id}/tags/{key}/values/"): {"query": {"per_page": STRING, "cursor": STRING}},
 }
 
 
@@ -69,6 +78,8 @@ def test_no_request_gets_a_500(tmp_path):
         report = tmp_path / "fuzz.ndjson"
         command = [str(Path(sys.executable).with_name("st")), "run", str(schema_path), "--url", server.url,
                    "-H", f"PRIVATE-TOKEN: {server.root_token}",
+                   # Sentry's web API (/api/0/) reads the same token from a bearer header only.
+                   "-H", f"Authorization: Bearer {server.root_token}",
                    "--checks", "not_a_server_error,response_schema_conformance",
                    "--max-examples", str(MAX_EXAMPLES), "--max-time", str(MAX_SECONDS), "--seed", SEED,
                    "--workers", "1", "--report", "ndjson", "--report-ndjson-path", str(report)]

@@ -35,6 +35,7 @@ from .models import (
 )
 from .normalize import NormalizedEvent
 from .parsing import IngestRequest
+from .tag_store import COUNT_KEYS, EVENT_TAG_KEYS, EVENT_TAGS, count_upsert, tag_rows
 
 log = logging.getLogger("outpost.error_tracking.ingest")
 
@@ -117,6 +118,8 @@ class _Statements:
         )
         self.add_users = dialect.insert(USERS).on_conflict_do_nothing(index_elements=["error_id", "user_key"])
         self.update_errors = _DriverStatement(self._update_errors(), dialect_obj, [])
+        self.insert_event_tags = _DriverStatement(insert(EVENT_TAGS), dialect_obj, EVENT_TAG_KEYS)
+        self.count_tag_values = _DriverStatement(count_upsert(dialect_name), dialect_obj, COUNT_KEYS)
         sessions = dialect.insert(SESSIONS)
         self.upsert_sessions = sessions.on_conflict_do_update(
             index_elements=["project_id", "sid"],
@@ -240,6 +243,9 @@ def store_batch(
             for item in items
         ],
     )
+    event_tags, tag_counts = tag_rows((error_id, item.event) for error_id, items in by_error.items() for item in items)
+    sql.insert_event_tags.run(connection, event_tags)
+    sql.count_tag_values.run(connection, tag_counts)
     # Every event is stored with its payload; the pruner (retention.py) enforces the limits later,
     # in small batches, so the hot path never deletes.
     sql.insert_payloads.run(connection, [

@@ -94,6 +94,8 @@ class ErrorEvent(Base):
         # For pruning: a project's oldest arrivals, and an error's events in order.
         Index("ix_error_tracking_error_events_project_received", "project_id", "received_at", "id"),
         Index("ix_error_tracking_error_events_error_id_id", "error_id", "id"),
+        # The events of one error in time order (keyset pagination, previous and next event).
+        Index("ix_error_tracking_error_events_timeline", "error_id", "occurred_at", "id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -106,6 +108,36 @@ class ErrorEvent(Base):
     release: Mapped[str | None] = mapped_column(String(255))
     environment: Mapped[str | None] = mapped_column(String(255))
     user_key: Mapped[str | None] = mapped_column(String(255))
+
+
+class EventTag(Base):
+    """One tag of one event (`browser`, `release`, `user`, custom tags), to list the events carrying a value."""
+
+    __tablename__ = "error_tracking_event_tags"
+    __table_args__ = (
+        Index("ix_error_tracking_event_tags_lookup", "error_id", "key", "value", "event_id"),
+        Index("ix_error_tracking_event_tags_event", "event_id", "error_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    error_id: Mapped[int] = mapped_column(ForeignKey("error_tracking_errors.id", ondelete="CASCADE"))
+    event_id: Mapped[str] = mapped_column(String(32))
+    key: Mapped[str] = mapped_column(String(200))
+    value: Mapped[str] = mapped_column(String(200))
+
+
+class ErrorTagValue(Base):
+    """How often each tag value occurred in an error's events: the tag facets, kept up to date at ingestion."""
+
+    __tablename__ = "error_tracking_error_tag_values"
+    __table_args__ = (Index("ix_error_tracking_error_tag_values_top", "error_id", "key", "times_seen"),)
+
+    error_id: Mapped[int] = mapped_column(ForeignKey("error_tracking_errors.id", ondelete="CASCADE"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200), primary_key=True)
+    times_seen: Mapped[int] = mapped_column(Integer, default=0)
+    first_seen_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    last_seen_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
 
 
 class ErrorEventPayload(Base):

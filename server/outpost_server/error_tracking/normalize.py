@@ -11,8 +11,11 @@ import hashlib
 import json
 import re
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from .event_tags import event_tags
+from .scrubbing import scrub_event
 
 MAX_TITLE = 255
 MAX_CULPRIT = 255
@@ -277,16 +280,17 @@ class NormalizedEvent:
     environment: str | None
     user_key: str | None
     payload: dict[str, Any]
-    # The event JSON exactly as received, stored instead of a re-serialisation.
+    # The event JSON exactly as received (re-serialised only when scrubbing filtered something).
     raw_payload: bytes | None = None
+    tags: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _user_key(user: dict[str, Any], client_ip: str | None) -> str | None:
     """Distinct-user identity: id, else email, else username, else IP address."""
-    for field in ("id", "email", "username"):
-        value = _str(user.get(field))
+    for name in ("id", "email", "username"):
+        value = _str(user.get(name))
         if value:
-            return f"{field}:{value}"[:MAX_SHORT]
+            return f"{name}:{value}"[:MAX_SHORT]
     ip = _str(user.get("ip_address"))
     if ip == "{{auto}}":
         ip = client_ip
@@ -336,7 +340,12 @@ def normalize_event(
     client_ip: str | None = None,
     raw_payload: bytes | None = None,
 ) -> NormalizedEvent:
-    """Derive title, culprit, type and fingerprint the way Sentry and GlitchTip do (reference §6.5)."""
+    """Derive title, culprit, type and fingerprint the way Sentry and GlitchTip do (reference §6.5).
+
+    Sensitive values are filtered first (scrubbing.py), so nothing derived or stored carries them.
+    """
+    if scrub_event(event) or raw_payload is None:
+        raw_payload = json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode()
     event_id = envelope_event_id or normalize_event_id(event.get("event_id")) or uuid.uuid4().hex
     occurred_at = parse_timestamp(event.get("timestamp")) or received_at
     platform = _clip(_str(event.get("platform")), MAX_SHORT)
@@ -369,10 +378,14 @@ def normalize_event(
         or generated
         or _str(_dict(event.get("request")).get("url"))
     )
+    level = normalize_level(event.get("level"))
+    release = _clip(_str(event.get("release")), MAX_SHORT)
+    environment = _clip(_str(event.get("environment")), MAX_SHORT)
+    user_key = _user_key(_dict(event.get("user")), client_ip)
     return NormalizedEvent(
         event_id=event_id,
         occurred_at=occurred_at,
-        level=normalize_level(event.get("level")),
+        level=level,
         platform=platform,
         kind=kind,
         title=_clip(title, MAX_TITLE) or "<unknown>",
@@ -380,11 +393,12 @@ def normalize_event(
         exception_type=_clip(exception_type, MAX_SHORT),
         message=detail,
         fingerprint=fingerprint_of(event),
-        release=_clip(_str(event.get("release")), MAX_SHORT),
-        environment=_clip(_str(event.get("environment")), MAX_SHORT),
-        user_key=_user_key(_dict(event.get("user")), client_ip),
+        release=release,
+        environment=environment,
+        user_key=user_key,
         payload=event,
         raw_payload=raw_payload,
+        tags=event_tags(event, level=level, release=release, environment=environment, user_key=user_key),
     )
 
 

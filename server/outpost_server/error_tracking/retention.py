@@ -5,8 +5,9 @@ events older than `retention_days` go; an error keeps at most `events_per_error`
 and its latest ones); a project's stored payloads stay within `max_stored_bytes` (oldest events go
 first). Zero means no limit.
 
-Pruning only removes events (their rows and payloads). An error's aggregates (count, users affected,
-first and last seen, hourly counts) live on the error and in their own tables, so they stay true.
+Pruning only removes events (their rows, tags and payloads). An error's aggregates (count, users
+affected, first and last seen, hourly counts, tag value counts) live on the error and in their own
+tables, so they stay true.
 Deletions run in small transactions of BATCH events with a pause between them: on SQLite ingestion
 needs the same write lock, so it never waits for more than one batch.
 """
@@ -23,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 
-from .models import ErrorEvent, ErrorEventPayload, RetentionOverride, TrackedError
+from .models import ErrorEvent, ErrorEventPayload, EventTag, RetentionOverride, TrackedError
 
 BATCH = 200
 # Between two batches the pruner steps aside this long: SQLite's write lock is not fair, and without
@@ -143,6 +144,8 @@ def delete_victims(session: Session, victims: list[Victim]) -> None:
     payload_ids = [victim.payload_id for victim in victims if victim.payload_id is not None]
     if payload_ids:
         session.execute(delete(ErrorEventPayload).where(ErrorEventPayload.id.in_(payload_ids)))
+    session.execute(delete(EventTag).where(tuple_(EventTag.event_id, EventTag.error_id).in_(
+        [(victim.event_id, victim.error_id) for victim in victims])))
     session.execute(delete(ErrorEvent).where(ErrorEvent.id.in_([victim.row_id for victim in victims])))
     per_error: dict[int, int] = {}
     for victim in victims:

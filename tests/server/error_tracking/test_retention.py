@@ -52,6 +52,7 @@ class Project:
         for index in range(count):
             event = sentry_event(group=group, message=f"failure {index}")
             event["user"] = {"id": f"{user_prefix}-{index}"}
+            event["tags"] = {"shard": str(index % 3)}
             headers, body = store_request(self.public_key, event)
             response = self.collector.post(store_path(self.id), headers=headers, content=body)
             assert response.status_code == 200, response.text
@@ -151,6 +152,15 @@ def test_per_error_limit_keeps_the_first_and_latest_events_and_the_aggregates(pr
     stored = scalar(project.db, "SELECT stored_events FROM error_tracking_errors WHERE project_id = :p "
                                 "ORDER BY stored_events DESC LIMIT 1", p=project.id)
     assert stored == 4
+    # The pruned events' tags go with them; the tag value counts, aggregates, stay.
+    tagged = scalar(project.db, "SELECT count(DISTINCT t.event_id) FROM error_tracking_event_tags t JOIN "
+                                "error_tracking_errors e ON e.id = t.error_id WHERE e.project_id = :p", p=project.id)
+    assert tagged == 4 + 2
+    for key in ("level", "shard"):
+        seen = scalar(project.db, "SELECT sum(v.times_seen) FROM error_tracking_error_tag_values v JOIN "
+                                  "error_tracking_errors e ON e.id = v.error_id WHERE e.project_id = :p "
+                                  "AND v.key = :k", p=project.id, k=key)
+        assert seen == 14
 
 
 def test_events_older_than_the_retention_period_go(pruning_server):

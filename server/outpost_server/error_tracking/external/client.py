@@ -1,8 +1,10 @@
 """SentryClient: the calls GitLab makes to an external Sentry's web API, with GitLab's error messages.
 
 Every request carries `Authorization: Bearer <token>`, never follows redirects, has connect and read
-timeouts and reads at most 1 MB of body. Failures raise SentryError with the message and HTTP status
-GitLab's error tracking controllers answer with.
+timeouts and reads at most 1 MB of body. Given a `pin`, each request's host is resolved and vetted
+once and the connection goes to exactly that address, with the original Host header and TLS server
+name, so a DNS answer that changes after the check (DNS rebinding) cannot redirect it. Failures raise
+SentryError with the message and HTTP status GitLab's error tracking controllers answer with.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
+
+from outpost_server.error_tracking.external.url_policy import IPAddress
 
 MAX_BODY_BYTES = 1024 * 1024
 MAX_FOOTPRINT_BYTES = 5 * 1024 * 1024
@@ -67,12 +71,12 @@ def _footprint(value: Any) -> int:
 
 class SentryClient:
     def __init__(self, api_url: str, token: str, *, timeout: httpx.Timeout = DEFAULT_TIMEOUT,
-                 check_url: Callable[[str], None] | None = None):
-        """`api_url` is `https://HOST/api/0/projects/{org}/{project}/`; `check_url` vets each URL before use."""
+                 pin: Callable[[str], IPAddress] | None = None):
+        """`api_url` is `https://HOST/api/0/projects/{org}/{project}/`; `pin` vets a URL and names its address."""
         self.api_url = api_url
         self._token = token
         self._timeout = timeout
-        self._check_url = check_url
+        self._pin = pin
 
     def __repr__(self) -> str:  # the token stays out of logs and tracebacks
         return f"SentryClient({self.api_url!r})"
@@ -133,13 +137,17 @@ class SentryClient:
 
     def _request(self, method: str, url: str, *, params: dict[str, Any] | None = None,
                  json_body: Any = None) -> SentryResponse:
-        if self._check_url is not None:
-            self._check_url(url)
         headers = {"Authorization": f"Bearer {self._token}", "Content-Type": "application/json"}
+        extensions: dict[str, Any] = {}
+        if self._pin is not None:
+            url, host_header, server_name = _pinned(url, self._pin(url))
+            headers["Host"] = host_header
+            extensions["sni_hostname"] = server_name
         content = json.dumps(json_body).encode() if json_body is not None else None
         try:
             with httpx.Client(timeout=self._timeout, follow_redirects=False, trust_env=False) as http:
-                with http.stream(method, url, params=params, headers=headers, content=content) as response:
+                with http.stream(method, url, params=params, headers=headers, content=content,
+                                 extensions=extensions) as response:
                     if not 200 <= response.status_code <= 204:
                         raise SentryError(f"Sentry response status code: {response.status_code}")
                     body = self._read_limited(response)
@@ -171,6 +179,16 @@ class SentryClient:
                 raise SentryError(f"Sentry API response is too big. Limit is 1 MB. Got {size} bytes.")
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def _pinned(url: str, address: IPAddress) -> tuple[str, str, str]:
+    """(the URL with its host replaced by `address`, the original Host header, the TLS server name)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    literal = f"[{address}]" if address.version == 6 else str(address)
+    netloc = f"{literal}:{parts.port}" if parts.port else literal
+    host_header = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit(parts._replace(netloc=netloc)), host_header, host
 
 
 def _transport_message(exc: httpx.TransportError) -> str:

@@ -8,15 +8,23 @@ calls to accept `api_url` (or `api_host` + `organization_slug` + `project_slug`,
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import httpx
-
 from sqlalchemy.orm import Session
 
 from outpost_server import errors
 from outpost_server.error_tracking.external.client import SentryClient, SentryError
-from outpost_server.error_tracking.external.url_policy import BlockedUrl, check_url, local_requests_allowed
+from outpost_server.error_tracking.external.url_policy import (
+    BlockedUrl,
+    IPAddress,
+    Resolver,
+    check_url,
+    local_requests_allowed,
+    pin_url,
+    system_resolver,
+)
 from outpost_server.error_tracking.models import ErrorTrackingSetting
 from outpost_server.params import Params
 from outpost_server.security import SecretBox
@@ -129,14 +137,21 @@ def apply_external_params(session: Session, setting: ErrorTrackingSetting, param
             raise errors.validation_error(messages)
 
 
-def sentry_client_for(session: Session, *, api_url: str, token: str, timeout: float) -> SentryClient:
-    """A client whose every request URL is vetted against the local-network policy first."""
+def sentry_client_for(session: Session, *, api_url: str, token: str, timeout: float,
+                      resolve: Resolver = system_resolver) -> SentryClient:
+    """A client whose every request is vetted against the local-network policy and pinned to the vetted address."""
     allow_local = local_requests_allowed(session)
+    return SentryClient(api_url, token, pin=address_pin(allow_local=allow_local, resolve=resolve),
+                        timeout=httpx.Timeout(timeout))
 
-    def vet(url: str) -> None:
+
+def address_pin(*, allow_local: bool, resolve: Resolver = system_resolver) -> Callable[[str], IPAddress]:
+    """The client's `pin`: resolve once, check, and name the address; refusals become GitLab's message."""
+
+    def pin(url: str) -> IPAddress:
         try:
-            check_url(url, allow_local=allow_local)
+            return pin_url(url, allow_local=allow_local, resolve=resolve)
         except BlockedUrl as exc:
             raise SentryError(f"Url is blocked: {exc}") from None
 
-    return SentryClient(api_url, token, check_url=vet, timeout=httpx.Timeout(timeout))
+    return pin

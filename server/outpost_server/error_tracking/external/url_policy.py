@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session
@@ -15,6 +16,7 @@ from sqlalchemy.orm import Session
 from outpost_server.app_settings import get_setting
 
 ALLOW_LOCAL_SETTING = "allow_local_requests_from_web_hooks_and_services"
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 class BlockedUrl(Exception):
@@ -25,7 +27,15 @@ def local_requests_allowed(session: Session) -> bool:
     return bool(get_setting(session, ALLOW_LOCAL_SETTING, False))
 
 
-def _addresses(host: str, port: int) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+Resolver = Callable[[str, int], list[str]]
+
+
+def system_resolver(host: str, port: int) -> list[str]:
+    """The host's addresses from the system's resolver, in its order."""
+    return [str(info[4][0]) for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)]
+
+
+def _addresses(host: str, port: int, resolve: Resolver) -> list[IPAddress]:
     try:
         literal = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
@@ -33,14 +43,29 @@ def _addresses(host: str, port: int) -> list[ipaddress.IPv4Address | ipaddress.I
     else:
         return [literal]
     try:
-        infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError):
+        answers = [ipaddress.ip_address(address.split("%")[0]) for address in resolve(host, port)]
+    except (OSError, UnicodeError, ValueError):
         raise BlockedUrl("Host cannot be resolved or invalid") from None
-    return [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+    if not answers:
+        raise BlockedUrl("Host cannot be resolved or invalid")
+    return answers
 
 
-def check_url(url: str, *, allow_local: bool) -> None:
-    """Raises BlockedUrl unless `url` is an http(s) URL whose host is public (or local ones are allowed)."""
+def _refusal(address: IPAddress) -> str | None:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address.is_loopback or address.is_unspecified:
+        return "Requests to localhost are not allowed"
+    if address.is_link_local:
+        return "Requests to the link local network are not allowed"
+    if address.is_private or address.is_reserved or address.is_multicast or (
+            address.version == 4 and address in _SHARED_ADDRESS_SPACE):
+        return "Requests to the local network are not allowed"
+    return None
+
+
+def _parsed(url: str) -> tuple[str, int]:
+    """(host, port) of an http(s) URL."""
     try:
         parts = urlsplit(url)
         port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -50,20 +75,33 @@ def check_url(url: str, *, allow_local: bool) -> None:
         raise BlockedUrl("Only allowed schemes are http, https")
     if not parts.hostname:
         raise BlockedUrl("URI is invalid")
-    if allow_local:
-        return
-    if parts.hostname.lower() in ("localhost", "localhost.localdomain") or parts.hostname.lower().endswith(".localhost"):
+    return parts.hostname, port
+
+
+def pin_url(url: str, *, allow_local: bool, resolve: Resolver = system_resolver) -> IPAddress:
+    """Resolves the URL's host ONCE, checks every answer and returns the address to connect to.
+
+    Connecting to exactly this address (not resolving again) is what defeats DNS rebinding: an answer
+    that changes after the check never reaches the connection. Raises BlockedUrl like check_url.
+    """
+    host, port = _parsed(url)
+    name = host.lower()
+    if not allow_local and (name in ("localhost", "localhost.localdomain") or name.endswith(".localhost")):
         raise BlockedUrl("Requests to localhost are not allowed")
-    for address in _addresses(parts.hostname, port):
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped
-        if address.is_loopback or address.is_unspecified:
-            raise BlockedUrl("Requests to localhost are not allowed")
-        if address.is_link_local:
-            raise BlockedUrl("Requests to the link local network are not allowed")
-        if address.is_private or address.is_reserved or address.is_multicast or (
-                address.version == 4 and address in _SHARED_ADDRESS_SPACE):
-            raise BlockedUrl("Requests to the local network are not allowed")
+    addresses = _addresses(host, port, resolve)
+    if not allow_local:
+        for address in addresses:
+            reason = _refusal(address)
+            if reason:
+                raise BlockedUrl(reason)
+    return addresses[0]
+
+
+def check_url(url: str, *, allow_local: bool, resolve: Resolver = system_resolver) -> None:
+    """Raises BlockedUrl unless `url` is an http(s) URL whose host is public (or local ones are allowed)."""
+    _parsed(url)
+    if not allow_local:
+        pin_url(url, allow_local=False, resolve=resolve)
 
 
 _SHARED_ADDRESS_SPACE = ipaddress.ip_network("100.64.0.0/10")

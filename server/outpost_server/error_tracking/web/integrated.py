@@ -76,8 +76,11 @@ def _decode_cursor(cursor: str, sort: str) -> tuple[Any, int, str]:
 # --- list -----------------------------------------------------------------------------------
 
 
-def _filters(project_id: int, status: str, query: SearchQuery) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = [TrackedError.project_id == project_id, TrackedError.status == status]
+def error_filters(project_id: int, status: str | None, query: SearchQuery) -> list[ColumnElement[bool]]:
+    """The project's errors matching the search; every status when `status` is None."""
+    conditions: list[ColumnElement[bool]] = [TrackedError.project_id == project_id]
+    if status is not None:
+        conditions.append(TrackedError.status == status)
     if query.text:
         pattern = "%" + query.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         conditions.append(or_(*(column.ilike(pattern, escape="\\") for column in
@@ -94,7 +97,7 @@ def _filters(project_id: int, status: str, query: SearchQuery) -> list[ColumnEle
 def list_errors(session: Session, *, project_id: int, status: str, query: SearchQuery, sort: str,
                 cursor: str | None, limit: int = PAGE_SIZE) -> ErrorPage:
     column = SORT_COLUMNS[sort]
-    conditions = _filters(project_id, status, query)
+    conditions = error_filters(project_id, status, query)
     direction = "next"
     if cursor:
         value, row_id, direction = _decode_cursor(cursor, sort)

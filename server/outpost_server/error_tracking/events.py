@@ -1,0 +1,225 @@
+"""Reading the events of an error: pages in time order, neighbours, payloads and tag facets.
+
+Pages use keyset pagination on (occurred at, id) — one range scan of the timeline index however deep
+the page — and tag facets read the per-error value counts kept at ingestion (tag_store.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, func, select, tuple_
+from sqlalchemy.orm import QueryableAttribute, Session
+
+from .models import ErrorEvent, ErrorEventPayload, ErrorTagValue, EventTag, TrackedError
+
+TOP_VALUES = 10
+
+
+class UnknownBoundary(Exception):
+    """A cursor names a row that is not part of the listed set."""
+
+
+@dataclass(frozen=True)
+class Window:
+    """One page in display (descending) order, and whether rows exist before and after it."""
+
+    rows: list[Any]
+    has_before: bool
+    has_after: bool
+
+
+def keyset_window(session: Session, stmt: Select, columns: Sequence[ColumnElement | QueryableAttribute], *,
+                  boundary: tuple | None, backwards: bool, limit: int) -> Window:
+    """Rows of `stmt` in descending `columns` order, after `boundary` (before it when `backwards`)."""
+    key = tuple_(*columns)
+    if boundary is not None:
+        stmt = stmt.where(key > boundary if backwards else key < boundary)
+    order = [column.asc() for column in columns] if backwards else [column.desc() for column in columns]
+    rows = list(session.scalars(stmt.order_by(*order).limit(limit + 1)))
+    more = len(rows) > limit
+    rows = rows[:limit]
+    if backwards:
+        rows.reverse()
+        return Window(rows, has_before=more, has_after=boundary is not None)
+    return Window(rows, has_before=boundary is not None, has_after=more)
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+ERROR_SORTS = {
+    "date": TrackedError.last_seen_at,
+    "new": TrackedError.first_seen_at,
+    "freq": TrackedError.count,
+    "user": TrackedError.users_count,
+}
+
+
+def errors_window(session: Session, *, project_id: int, conditions: Sequence[ColumnElement[bool]], sort: str,
+                  limit: int, boundary_id: int | None = None, backwards: bool = False) -> Window:
+    """The project's errors matching `conditions` in Sentry's `sort` order (date, new, freq, user), then by id.
+
+    The boundary row only has to belong to the project: an error resolved since the previous page
+    still marks where the next one starts.
+    """
+    columns = (ERROR_SORTS[sort], TrackedError.id)
+    boundary = None
+    if boundary_id is not None:
+        row = session.execute(select(*columns).where(TrackedError.id == boundary_id,
+                                                     TrackedError.project_id == project_id)).first()
+        if row is None:
+            raise UnknownBoundary()
+        boundary = tuple(row)
+    return keyset_window(session, select(TrackedError).where(*conditions), columns, boundary=boundary,
+                         backwards=backwards, limit=limit)
+
+
+# --- events ---------------------------------------------------------------------------------
+
+TIMELINE = (ErrorEvent.occurred_at, ErrorEvent.id)
+
+
+# Tags held as columns of the event row (tag_store.COLUMN_TAGS), and those columns.
+TAG_COLUMNS = {"level": ErrorEvent.level, "release": ErrorEvent.release, "environment": ErrorEvent.environment,
+               "user": ErrorEvent.user_key}
+
+
+def _tagged(error: TrackedError, tags: dict[str, str]) -> list[ColumnElement[bool]]:
+    conditions: list[ColumnElement[bool]] = []
+    for key, value in tags.items():
+        if key in TAG_COLUMNS:
+            conditions.append(TAG_COLUMNS[key] == value)
+        else:
+            conditions.append(ErrorEvent.event_id.in_(select(EventTag.event_id).where(
+                EventTag.error_id == error.id, EventTag.key == key, EventTag.value == value)))
+    return conditions
+
+
+def column_tags(event: ErrorEvent) -> list[tuple[str, str]]:
+    return [(key, value) for key, column in TAG_COLUMNS.items() if (value := getattr(event, column.key))]
+
+
+def events_window(session: Session, *, error: TrackedError, limit: int, boundary_id: int | None = None,
+                  backwards: bool = False, tags: dict[str, str] | None = None) -> Window:
+    """The error's events, newest first; `boundary_id` is the row id a cursor carries."""
+    conditions = [ErrorEvent.error_id == error.id, *_tagged(error, tags or {})]
+    boundary = None
+    if boundary_id is not None:
+        row = session.execute(select(*TIMELINE).where(ErrorEvent.id == boundary_id,
+                                                      ErrorEvent.error_id == error.id)).first()
+        if row is None:
+            raise UnknownBoundary()
+        boundary = tuple(row)
+    return keyset_window(session, select(ErrorEvent).where(*conditions), TIMELINE, boundary=boundary,
+                         backwards=backwards, limit=limit)
+
+
+def edge_event(session: Session, *, error: TrackedError, oldest: bool) -> ErrorEvent | None:
+    order = [column.asc() if oldest else column.desc() for column in TIMELINE]
+    return session.scalar(select(ErrorEvent).where(ErrorEvent.error_id == error.id).order_by(*order).limit(1))
+
+
+def find_event(session: Session, *, project_id: int, event_id: str, error: TrackedError | None = None
+               ) -> ErrorEvent | None:
+    stmt = select(ErrorEvent).where(ErrorEvent.project_id == project_id, ErrorEvent.event_id == event_id.lower())
+    if error is not None:
+        stmt = stmt.where(ErrorEvent.error_id == error.id)
+    return session.scalar(stmt)
+
+
+def neighbours(session: Session, *, event: ErrorEvent) -> tuple[str | None, str | None]:
+    """(the previous — older — event id, the next — newer — event id) of the same error."""
+    key = tuple_(*TIMELINE)
+    here = (event.occurred_at, event.id)
+    base = select(ErrorEvent.event_id).where(ErrorEvent.error_id == event.error_id)
+    older = session.scalar(base.where(key < here).order_by(*(c.desc() for c in TIMELINE)).limit(1))
+    newer = session.scalar(base.where(key > here).order_by(*(c.asc() for c in TIMELINE)).limit(1))
+    return older, newer
+
+
+def payloads(session: Session, *, error_id: int, event_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The kept (scrubbed) JSON of those events that still have it."""
+    if not event_ids:
+        return {}
+    rows = session.execute(select(ErrorEventPayload.event_id, ErrorEventPayload.payload).where(
+        ErrorEventPayload.error_id == error_id, ErrorEventPayload.event_id.in_(list(event_ids))))
+    found = {}
+    for event_id, blob in rows:
+        try:
+            document = json.loads(blob)
+        except ValueError:
+            continue
+        if isinstance(document, dict):
+            found[event_id] = document
+    return found
+
+
+def stored_tags(session: Session, *, error_id: int, event_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+    """The tags recorded at ingestion as rows for each of those events (column_tags() gives the others)."""
+    found: dict[str, list[tuple[str, str]]] = {event_id: [] for event_id in event_ids}
+    if event_ids:
+        # Selected by event id alone so the planner takes the event index, not the error's (much longer) tag list.
+        rows = session.execute(select(EventTag.event_id, EventTag.error_id, EventTag.key, EventTag.value)
+                               .where(EventTag.event_id.in_(list(event_ids))))
+        for event_id, row_error_id, key, value in rows:
+            if row_error_id == error_id:
+                found[event_id].append((key, value))
+    return found
+
+
+# --- tag facets -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TagFacet:
+    key: str
+    unique_values: int
+    total: int
+    top: list[ErrorTagValue]
+
+
+def tag_facets(session: Session, *, error: TrackedError, keys: Sequence[str] | None = None,
+               value_limit: int = TOP_VALUES) -> list[TagFacet]:
+    """Per tag key: distinct values, events carrying it and its most frequent values (ties by value)."""
+    totals_stmt = (select(ErrorTagValue.key, func.count(), func.sum(ErrorTagValue.times_seen))
+                   .where(ErrorTagValue.error_id == error.id).group_by(ErrorTagValue.key))
+    if keys:
+        totals_stmt = totals_stmt.where(ErrorTagValue.key.in_(list(keys)))
+    totals = {key: (unique, total or 0) for key, unique, total in session.execute(totals_stmt)}
+    if not totals:
+        return []
+    top: dict[str, list[ErrorTagValue]] = {key: [] for key in totals}
+    if value_limit > 0:
+        for row in _top_values(session, error=error, keys=list(totals), value_limit=value_limit):
+            top[row.key].append(row)
+    facets = [TagFacet(key, unique, total, top[key]) for key, (unique, total) in totals.items()]
+    facets.sort(key=lambda facet: (-facet.total, facet.key))
+    return facets
+
+
+def _top_values(session: Session, *, error: TrackedError, keys: list[str], value_limit: int) -> list[ErrorTagValue]:
+    """The `value_limit` most frequent values of each key, in one query (a window function per key)."""
+    rank = func.row_number().over(partition_by=ErrorTagValue.key,
+                                  order_by=(ErrorTagValue.times_seen.desc(), ErrorTagValue.value)).label("rank")
+    ranked = (select(ErrorTagValue, rank).where(ErrorTagValue.error_id == error.id, ErrorTagValue.key.in_(keys))
+              .subquery())
+    rows = session.execute(select(ranked).where(ranked.c.rank <= value_limit).order_by(ranked.c.key, ranked.c.rank))
+    return [ErrorTagValue(error_id=row.error_id, key=row.key, value=row.value, times_seen=row.times_seen,
+                          first_seen_at=row.first_seen_at, last_seen_at=row.last_seen_at) for row in rows]
+
+
+def tag_values(session: Session, *, error: TrackedError, key: str, offset: int, limit: int
+               ) -> tuple[list[ErrorTagValue], bool]:
+    """One page of a tag's values, most frequent first; and whether more follow."""
+    rows = list(session.scalars(
+        select(ErrorTagValue).where(ErrorTagValue.error_id == error.id, ErrorTagValue.key == key)
+        .order_by(ErrorTagValue.times_seen.desc(), ErrorTagValue.value).offset(offset).limit(limit + 1)))
+    return rows[:limit], len(rows) > limit
+
+
+def has_tag(session: Session, *, error: TrackedError, key: str) -> bool:
+    return session.scalar(select(ErrorTagValue.key).where(ErrorTagValue.error_id == error.id,
+                                                          ErrorTagValue.key == key).limit(1)) is not None

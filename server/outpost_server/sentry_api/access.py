@@ -1,0 +1,118 @@
+"""Who is calling and what they may reach: bearer tokens, Sentry scopes, organizations and projects.
+
+A personal access token is the auth token: `read_api` gives `project:read` and `event:read`, `api`
+adds `event:write`. The organization slug is the project's top-level namespace and the project slug
+its path below it, with `~` between the paths of nested groups (`acme/platform/api` is organization
+`acme`, project `platform~api`): `~` cannot occur in a path, so every project has exactly one slug.
+Failures answer Sentry's `{"detail": ...}` bodies.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from outpost_server import errors
+from outpost_server.accounts import access
+from outpost_server.accounts.models import PersonalAccessToken, Project, User
+from outpost_server.accounts.service import find_project, project_access_level, visible_projects_stmt
+from outpost_server.db import SessionDep, parse_id
+from outpost_server.error_tracking.models import TrackedError
+from outpost_server.security import token_digest
+
+NOT_FOUND = "The requested resource does not exist"
+NO_PERMISSION = "You do not have permission to perform this action."
+SLUG_SEPARATOR = "~"
+READ_SCOPES = frozenset({"org:read", "project:read", "event:read"})
+WRITE_SCOPES = READ_SCOPES | {"event:write"}
+
+
+def detail(status: int, text: str) -> errors.ApiError:
+    return errors.ApiError(status, {"detail": text})
+
+
+def not_found() -> errors.ApiError:
+    return detail(404, NOT_FOUND)
+
+
+@dataclass(frozen=True)
+class Caller:
+    user: User
+    scopes: frozenset[str]
+
+    def require(self, scope: str) -> None:
+        if scope not in self.scopes:
+            raise detail(403, NO_PERMISSION)
+
+
+def sentry_scopes(token_scopes: list[str]) -> frozenset[str]:
+    if "api" in token_scopes:
+        return WRITE_SCOPES
+    if "read_api" in token_scopes:
+        return READ_SCOPES
+    return frozenset()
+
+
+def authenticate(request: Request, session: SessionDep) -> Caller:
+    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not credentials.strip():
+        raise detail(401, "Authentication credentials were not provided.")
+    digest = token_digest(credentials.strip(), request.app.state.secret_key)
+    token = session.scalar(select(PersonalAccessToken).where(PersonalAccessToken.token_digest == digest))
+    if token is None or token.revoked:
+        raise detail(401, "Invalid token")
+    if token.is_expired(dt.date.today()):
+        raise detail(401, "Token expired")
+    if token.user.state != "active":
+        raise detail(401, "User inactive or deleted")
+    request.state.user_id = token.user_id
+    return Caller(token.user, sentry_scopes(list(token.scopes)))
+
+
+CallerDep = Annotated[Caller, Depends(authenticate)]
+
+
+# --- organizations and projects -------------------------------------------------------------
+
+
+def slugs_of(project: Project) -> tuple[str, str]:
+    """(organization slug, project slug)."""
+    organization, *below = project.full_path.split("/")
+    return organization, SLUG_SEPARATOR.join(below)
+
+
+def _readable(session: Session, user: User, project: Project) -> bool:
+    if project.monitor_access_level == "disabled":
+        return False
+    return user.is_admin or project_access_level(session, user, project) >= access.REPORTER
+
+
+def project_for(session: Session, caller: Caller, organization: str, project_slug: str) -> Project:
+    caller.require("project:read")
+    full_path = f"{organization}/{project_slug.replace(SLUG_SEPARATOR, '/')}"
+    project = find_project(session, full_path) if "/" not in project_slug else None
+    if project is None or not _readable(session, caller.user, project):
+        raise not_found()
+    return project
+
+
+def readable_projects(session: Session, caller: Caller) -> list[Project]:
+    caller.require("project:read")
+    return [project for project in session.scalars(visible_projects_stmt(session, caller.user))
+            if _readable(session, caller.user, project)]
+
+
+def issue_for(session: Session, caller: Caller, issue_id: str, scope: str = "event:read"
+              ) -> tuple[Project, TrackedError]:
+    caller.require(scope)
+    row_id = parse_id(issue_id)
+    error = session.get(TrackedError, row_id) if row_id is not None else None
+    project = session.get(Project, error.project_id) if error is not None else None
+    if error is None or project is None or not _readable(session, caller.user, project):
+        raise not_found()
+    return project, error

@@ -1,0 +1,95 @@
+"""Sentry's list parameters (`cursor` as `value:offset:is_prev`, limits) and its `Link` header.
+
+Keyset lists (issues, events) put the id of the boundary row in `value`; offset lists (projects, tag
+values) put the position in `offset`. Both links are always sent, `results` telling whether the
+page behind them has rows, as Sentry's paginator does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from outpost_server.urls import public_request_url
+
+from .access import detail
+
+MAX_LIMIT = 100
+MAX_CURSOR_NUMBER = 2**62
+
+
+@dataclass(frozen=True)
+class Cursor:
+    value: int = 0
+    offset: int = 0
+    is_prev: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.value}:{self.offset}:{int(self.is_prev)}"
+
+
+def parse_cursor(text: str | None) -> Cursor | None:
+    if not text:
+        return None
+    parts = text.split(":")
+    try:
+        value, offset, is_prev = (int(part) for part in parts)
+    except ValueError:
+        raise detail(400, "Invalid cursor parameter.") from None
+    if not (0 <= value < MAX_CURSOR_NUMBER and 0 <= offset < MAX_CURSOR_NUMBER and is_prev in (0, 1)):
+        raise detail(400, "Invalid cursor parameter.")
+    return Cursor(value, offset, bool(is_prev))
+
+
+def text_param(request: Request, name: str) -> str | None:
+    """A query parameter; NUL bytes (which PostgreSQL text cannot hold) are refused before any query."""
+    value = request.query_params.get(name)
+    if value is not None and "\x00" in value:
+        raise detail(400, f"Invalid {name} parameter.")
+    return value
+
+
+def parse_limit(text: str | None, default: int = MAX_LIMIT) -> int:
+    if text is None or text == "":
+        return default
+    try:
+        limit = int(text)
+    except ValueError:
+        raise detail(400, "Invalid per_page value.") from None
+    if limit < 1:
+        raise detail(400, "Invalid per_page value.")
+    return min(limit, MAX_LIMIT)
+
+
+def link_header(request: Request, *, previous: tuple[Cursor, bool], following: tuple[Cursor, bool]) -> str:
+    """`<url&cursor=…>; rel="previous"; results="…"; cursor="…", <…>; rel="next"; …`."""
+    query = urlencode([(name, value) for name, value in request.query_params.multi_items() if name != "cursor"])
+    base = f"{public_request_url(request)}?{query}"
+    links = []
+    for rel, (cursor, has_results) in (("previous", previous), ("next", following)):
+        links.append(f'<{base}&cursor={cursor}>; rel="{rel}"; results="{str(has_results).lower()}"; '
+                     f'cursor="{cursor}"')
+    return ", ".join(links)
+
+
+def keyset_links(request: Request, *, first_id: int | None, last_id: int | None, boundary: Cursor | None,
+                 has_before: bool, has_after: bool) -> str:
+    """Links of a keyset page: previous = before its first row, next = after its last row."""
+    fallback = boundary.value if boundary else 0
+    previous = Cursor(first_id if first_id is not None else fallback, 0, True)
+    following = Cursor(last_id if last_id is not None else fallback, 0, False)
+    return link_header(request, previous=(previous, has_before), following=(following, has_after))
+
+
+def offset_links(request: Request, *, offset: int, limit: int, has_more: bool) -> str:
+    return link_header(request, previous=(Cursor(0, max(offset - limit, 0), True), offset > 0),
+                       following=(Cursor(0, offset + limit, False), has_more))
+
+
+def sentry_json(body: Any, *, link: str | None = None) -> JSONResponse:
+    """The body as JSON (already JSON-native, so FastAPI's slower encoder is skipped), with its Link header."""
+    return JSONResponse(body, headers={"Link": link} if link else None)

@@ -1,0 +1,112 @@
+"""Events: an issue's events (paginated, filterable by tag), its latest and oldest, and one event by id."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy.orm import Session
+
+from outpost_server.accounts.models import Project
+from outpost_server.db import SessionDep
+from outpost_server.error_tracking import events
+from outpost_server.error_tracking.models import ErrorEvent, TrackedError
+
+from .access import CallerDep, detail, issue_for, not_found, project_for
+from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param
+from .event_json import event_json, summary_json
+
+router = APIRouter()
+
+_FILTER = re.compile(r'(?P<key>[^\s:"]+):(?P<value>"(?:[^"\\]|\\.)*"|\S+)')
+_USER_FIELDS = {"user.id": "id", "user.email": "email", "user.username": "username", "user.ip": "ip"}
+EVENT_ID = re.compile(r"[0-9a-fA-F]{32}")
+
+
+def tag_filters(query: str | None) -> dict[str, str]:
+    """`browser:Chrome release:"web 1.2" user.email:"a@b"` as tag key -> value (user.* as Sentry's user tag)."""
+    filters: dict[str, str] = {}
+    rest = _FILTER.sub(" ", query or "").strip()
+    if rest:
+        raise detail(400, "Only key:value tag filters are supported in query.")
+    for match in _FILTER.finditer(query or ""):
+        key, value = match.group("key"), match.group("value")
+        if value.startswith('"') and value.endswith('"') and len(value) >= 2:
+            value = value[1:-1].replace('\\"', '"')
+        if key in _USER_FIELDS:
+            key, value = "user", f"{_USER_FIELDS[key]}:{value}"
+        filters[key] = value
+    return filters
+
+
+def _event_body(session: Session, project: Project, error: TrackedError, row: ErrorEvent) -> dict[str, Any]:
+    payload = events.payloads(session, error_id=error.id, event_ids=[row.event_id]).get(row.event_id, {})
+    previous_id, next_id = events.neighbours(session, event=row)
+    return event_json(project, error, row, payload, size=len(json.dumps(payload)) if payload else 0,
+                      previous_id=previous_id, next_id=next_id)
+
+
+def _full_event(session: Session, project: Project, error: TrackedError, row: ErrorEvent | None) -> JSONResponse:
+    if row is None:
+        raise not_found()
+    return sentry_json(_event_body(session, project, error, row))
+
+
+@router.get("/issues/{issue_id}/events/")
+def list_events(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
+    """Newest first; `full=true` gives every event in full, as Sentry's `full` parameter does."""
+    project, error = issue_for(session, caller, issue_id)
+    cursor = parse_cursor(request.query_params.get("cursor"))
+    limit = parse_limit(request.query_params.get("per_page") or request.query_params.get("limit"))
+    try:
+        window = events.events_window(session, error=error, limit=limit, tags=tag_filters(text_param(request, "query")),
+                                      boundary_id=cursor.value if cursor else None,
+                                      backwards=bool(cursor and cursor.is_prev))
+    except events.UnknownBoundary:
+        raise detail(400, "Invalid cursor parameter.") from None
+    rows = window.rows
+    link = keyset_links(request, first_id=rows[0].id if rows else None, last_id=rows[-1].id if rows else None,
+                        boundary=cursor, has_before=window.has_before, has_after=window.has_after)
+    if request.query_params.get("full") in ("1", "true"):
+        return sentry_json([_event_body(session, project, error, row) for row in rows], link=link)
+    tags = events.stored_tags(session, error_id=error.id, event_ids=[row.event_id for row in rows])
+    return sentry_json([summary_json(project, error, row, events.column_tags(row) + tags[row.event_id])
+                        for row in rows], link=link)
+
+
+@router.get("/issues/{issue_id}/events/latest/")
+def latest_event(session: SessionDep, caller: CallerDep, issue_id: str):
+    project, error = issue_for(session, caller, issue_id)
+    return _full_event(session, project, error, events.edge_event(session, error=error, oldest=False))
+
+
+@router.get("/issues/{issue_id}/events/oldest/")
+def oldest_event(session: SessionDep, caller: CallerDep, issue_id: str):
+    project, error = issue_for(session, caller, issue_id)
+    return _full_event(session, project, error, events.edge_event(session, error=error, oldest=True))
+
+
+@router.get("/issues/{issue_id}/events/{event_id}/")
+def issue_event(session: SessionDep, caller: CallerDep, issue_id: str, event_id: str):
+    project, error = issue_for(session, caller, issue_id)
+    if not EVENT_ID.fullmatch(event_id):
+        raise not_found()
+    row = events.find_event(session, project_id=project.id, event_id=event_id, error=error)
+    return _full_event(session, project, error, row)
+
+
+@router.get("/projects/{organization_slug}/{project_slug}/events/{event_id}/")
+def project_event(session: SessionDep, caller: CallerDep, organization_slug: str, project_slug: str,
+                  event_id: str):
+    project = project_for(session, caller, organization_slug, project_slug)
+    caller.require("event:read")
+    if not EVENT_ID.fullmatch(event_id):
+        raise not_found()
+    row = events.find_event(session, project_id=project.id, event_id=event_id)
+    error = session.get(TrackedError, row.error_id) if row is not None else None
+    if error is None:
+        raise not_found()
+    return _full_event(session, project, error, row)

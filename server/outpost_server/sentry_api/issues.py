@@ -1,0 +1,92 @@
+"""Issues: a project's list (`query`, `sort`, `limit`, `cursor`), details and status updates."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy.orm import Session
+
+from outpost_server.accounts.models import Project
+from outpost_server.db import SessionDep
+from outpost_server.error_tracking import events, service
+from outpost_server.error_tracking.models import TrackedError
+from outpost_server.error_tracking.web import integrated
+from outpost_server.error_tracking.web.search import parse_search
+from outpost_server.errors import ApiError
+
+from .access import CallerDep, detail, issue_for, project_for
+from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param
+from .serializers import daily_stats, issue_details_json, issue_json
+
+router = APIRouter()
+
+DEFAULT_QUERY = "is:unresolved"
+# Sentry's statuses as sent by clients, and the status each one stores.
+STATUS_CHANGES = {"resolved": "resolved", "resolvedInNextRelease": "resolved", "unresolved": "unresolved",
+                  "ignored": "ignored"}
+
+
+@router.get("/projects/{organization_slug}/{project_slug}/issues/")
+def list_issues(request: Request, session: SessionDep, caller: CallerDep,
+                organization_slug: str, project_slug: str):
+    project = project_for(session, caller, organization_slug, project_slug)
+    caller.require("event:read")
+    raw_query = text_param(request, "query")
+    query = parse_search(DEFAULT_QUERY if raw_query is None else raw_query)
+    sort = text_param(request, "sort") or "date"
+    if sort not in events.ERROR_SORTS:
+        raise detail(400, "Invalid sort parameter.")
+    cursor = parse_cursor(request.query_params.get("cursor"))
+    limit = parse_limit(request.query_params.get("limit"))
+    try:
+        window = events.errors_window(
+            session, project_id=project.id, conditions=integrated.error_filters(project.id, query.status, query),
+            sort=sort, limit=limit, boundary_id=cursor.value if cursor else None,
+            backwards=bool(cursor and cursor.is_prev))
+    except events.UnknownBoundary:
+        raise detail(400, "Invalid cursor parameter.") from None
+    rows = window.rows
+    link = keyset_links(request, first_id=rows[0].id if rows else None, last_id=rows[-1].id if rows else None,
+                        boundary=cursor, has_before=window.has_before, has_after=window.has_after)
+    stats = integrated.hourly_frequency(session, [row.id for row in rows])
+    return sentry_json([issue_json(request, project, row, stats[row.id]) for row in rows], link=link)
+
+
+def _details(request: Request, session: Session, project: Project, error: TrackedError) -> JSONResponse:
+    return sentry_json(issue_details_json(
+        request, project, error, stats_24h=integrated.hourly_frequency(session, [error.id])[error.id],
+        stats_30d=daily_stats(service.daily_counts(session, error=error)),
+        facets=events.tag_facets(session, error=error, value_limit=0)))
+
+
+@router.get("/issues/{issue_id}/")
+def issue_details(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
+    project, error = issue_for(session, caller, issue_id)
+    return _details(request, session, project, error)
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    try:
+        body = json.loads(await request.body() or b"{}")
+    except ValueError:
+        raise detail(400, "JSON parse error") from None
+    if not isinstance(body, dict):
+        raise detail(400, "Invalid data. Expected a dictionary.")
+    return body
+
+
+@router.put("/issues/{issue_id}/")
+def update_issue(request: Request, session: SessionDep, caller: CallerDep,
+                 body: Annotated[dict[str, Any], Depends(json_body)], issue_id: str):
+    """Changes the status (the only field Outpost keeps) and answers the updated issue, as Sentry does."""
+    project, error = issue_for(session, caller, issue_id, scope="event:write")
+    status = body.get("status")
+    if status is not None:
+        if not isinstance(status, str) or status not in STATUS_CHANGES:
+            raise ApiError(400, {"status": [f'"{status}" is not a valid choice.']})
+        service.update_error_status(session, error=error, status=STATUS_CHANGES[status])
+        session.commit()
+    return _details(request, session, project, error)

@@ -1,0 +1,136 @@
+"""Sentry's JSON for projects, issues (groups) and tags, as its API serializers write them.
+
+Ids and `count` are strings, `userCount` an integer, dates ISO 8601 in UTC (see the protocol
+reference §11 and Sentry's group, project and tagstore serializers).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from fastapi import Request
+
+from outpost_server.accounts.models import Project
+from outpost_server.error_tracking.events import TagFacet
+from outpost_server.error_tracking.models import ErrorTagValue, TrackedError
+from outpost_server.timefmt import iso
+from outpost_server.urls import public_base_url
+
+from .access import slugs_of
+
+AVATAR = {"avatarType": "letter_avatar", "avatarUuid": None}
+# tagstore's labels of the standard keys; other keys are title-cased.
+TAG_LABELS = {"user": "User", "release": "Release", "dist": "Distribution", "os": "OS", "url": "URL",
+              "server_name": "Server", "os.name": "OS Name", "browser.name": "Browser Name"}
+USER_FIELDS = {"id": "id", "email": "email", "username": "username", "ip": "ip"}
+
+
+def organization_json(slug: str) -> dict[str, Any]:
+    return {"id": slug, "slug": slug, "name": slug, "dateCreated": None, "isEarlyAdopter": False,
+            "require2FA": False, "status": {"id": "active", "name": "active"}, "avatar": AVATAR}
+
+
+def project_json(project: Project, *, platform: str | None = None) -> dict[str, Any]:
+    organization, slug = slugs_of(project)
+    return {
+        "id": str(project.id), "slug": slug, "name": project.name, "status": "active", "platform": platform,
+        "dateCreated": iso(project.created_at), "firstEvent": None, "isPublic": project.visibility == "public",
+        "isInternal": False, "isMember": True, "hasAccess": True, "isBookmarked": False, "color": "#3f70e0",
+        "features": [], "avatar": AVATAR, "organization": organization_json(organization),
+    }
+
+
+def project_reference(project: Project, platform: str | None = None) -> dict[str, Any]:
+    return {"id": str(project.id), "name": project.name, "slug": slugs_of(project)[1], "platform": platform}
+
+
+def permalink(request: Request, project: Project, error: TrackedError) -> str:
+    return f"{public_base_url(request)}/{project.full_path}/-/error_tracking/{error.id}/details"
+
+
+def metadata(error: TrackedError) -> dict[str, Any]:
+    if error.kind == "error":
+        return {"type": error.exception_type, "value": error.message, "title": error.title}
+    return {"title": error.title}
+
+
+def issue_json(request: Request, project: Project, error: TrackedError, stats_24h: list[list[int]]
+               ) -> dict[str, Any]:
+    """StreamGroupSerializer: what the issue list answers."""
+    return {
+        "id": str(error.id), "shareId": None, "shortId": f"{slugs_of(project)[1].upper()}-{error.id}",
+        "title": error.title, "culprit": error.culprit, "permalink": permalink(request, project, error),
+        "logger": None, "level": error.level, "status": error.status, "statusDetails": {},
+        "substatus": "regressed" if error.regressed else ("ongoing" if error.status == "unresolved" else None),
+        "isPublic": False, "platform": error.platform, "project": project_reference(project, error.platform),
+        "type": error.kind, "metadata": metadata(error), "numComments": 0, "assignedTo": None,
+        "isBookmarked": False, "isSubscribed": False, "subscriptionDetails": None, "hasSeen": False,
+        "annotations": [], "issueType": "error", "issueCategory": "error", "isUnhandled": False,
+        "count": str(error.count), "userCount": error.users_count,
+        "firstSeen": iso(error.first_seen_at), "lastSeen": iso(error.last_seen_at),
+        "stats": {"24h": stats_24h},
+    }
+
+
+def release_json(version: str | None, project: Project) -> dict[str, Any] | None:
+    if not version:
+        return None
+    return {"version": version, "shortVersion": version, "ref": None, "url": None, "dateCreated": None,
+            "dateReleased": None, "lastCommit": None, "lastDeploy": None, "firstEvent": None, "lastEvent": None,
+            "projects": [project_reference(project)]}
+
+
+def issue_details_json(request: Request, project: Project, error: TrackedError, *, stats_24h: list[list[int]],
+                       stats_30d: list[list[int]], facets: list[TagFacet]) -> dict[str, Any]:
+    """GroupDetails: the list's fields plus releases, both stats periods and the tag keys."""
+    return issue_json(request, project, error, stats_24h) | {
+        "activity": [], "seenBy": [], "participants": [], "pluginActions": [], "pluginIssues": [],
+        "pluginContexts": [], "userReportCount": 0,
+        "firstRelease": release_json(error.first_release, project),
+        "lastRelease": release_json(error.last_release, project),
+        "tags": [{"key": facet.key, "name": tag_label(facet.key), "totalValues": facet.total} for facet in facets],
+        "stats": {"24h": stats_24h, "30d": stats_30d},
+    }
+
+
+def daily_stats(days: list[tuple[dt.date, int]]) -> list[list[int]]:
+    return [[int(dt.datetime.combine(day, dt.time(), dt.timezone.utc).timestamp()), count] for day, count in days]
+
+
+# --- tags -----------------------------------------------------------------------------------
+
+
+def tag_label(key: str) -> str:
+    return TAG_LABELS.get(key) or key.replace("_", " ").title()
+
+
+def tag_value_json(row: ErrorTagValue) -> dict[str, Any]:
+    body = {"key": row.key, "name": _value_label(row.key, row.value), "value": row.value,
+            "count": row.times_seen, "lastSeen": iso(row.last_seen_at), "firstSeen": iso(row.first_seen_at)}
+    query = user_query(row.key, row.value)
+    if query:
+        body["query"] = query
+    return body
+
+
+def tag_key_json(facet: TagFacet) -> dict[str, Any]:
+    return {"key": facet.key, "name": tag_label(facet.key), "uniqueValues": facet.unique_values,
+            "totalValues": facet.total, "topValues": [tag_value_json(row) for row in facet.top]}
+
+
+def _value_label(key: str, value: str) -> str:
+    if key == "user" and ":" in value:
+        return value.split(":", 1)[1]
+    return value
+
+
+def user_query(key: str, value: str) -> str | None:
+    """`user.email:"a@b"` for a user tag value, as Sentry offers it for searching."""
+    if key != "user" or ":" not in value:
+        return None
+    field, text = value.split(":", 1)
+    if field not in USER_FIELDS:
+        return None
+    escaped = text.replace('"', '\\"')
+    return f'user.{USER_FIELDS[field]}:"{escaped}"'

@@ -1,0 +1,48 @@
+"""Tag facets of an issue: its tag keys with their top values, and every value of one key."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from outpost_server.db import SessionDep
+from outpost_server.error_tracking import events
+
+from .access import CallerDep, detail, issue_for, not_found
+from .cursors import offset_links, parse_cursor, parse_limit, sentry_json
+from .serializers import tag_key_json, tag_value_json
+
+router = APIRouter()
+
+# Sentry's default: 10 values per key, 9 when keys are asked for (its tag distribution bars).
+TOP_VALUES = 10
+TOP_VALUES_FOR_KEYS = 9
+MAX_TOP_VALUES = 100
+
+
+@router.get("/issues/{issue_id}/tags/")
+def issue_tags(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
+    _project, error = issue_for(session, caller, issue_id)
+    keys = [key for key in request.query_params.getlist("key") if key]
+    limit_text = request.query_params.get("limit")
+    if limit_text is None:
+        value_limit = TOP_VALUES_FOR_KEYS if keys else TOP_VALUES
+    elif limit_text.isdigit():
+        value_limit = min(int(limit_text), MAX_TOP_VALUES)
+    else:
+        raise detail(400, "Invalid limit parameter.")
+    facets = events.tag_facets(session, error=error, keys=keys or None, value_limit=value_limit)
+    return sentry_json([tag_key_json(facet) for facet in facets])
+
+
+@router.get("/issues/{issue_id}/tags/{key}/values/")
+def tag_values(request: Request, session: SessionDep, caller: CallerDep, issue_id: str,
+               key: str):
+    _project, error = issue_for(session, caller, issue_id)
+    if not events.has_tag(session, error=error, key=key):
+        raise not_found()
+    cursor = parse_cursor(request.query_params.get("cursor"))
+    limit = parse_limit(request.query_params.get("per_page") or request.query_params.get("limit"))
+    offset = cursor.offset if cursor else 0
+    rows, has_more = events.tag_values(session, error=error, key=key, offset=offset, limit=limit)
+    return sentry_json([tag_value_json(row) for row in rows],
+                       link=offset_links(request, offset=offset, limit=limit, has_more=has_more))
