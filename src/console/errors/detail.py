@@ -1,4 +1,7 @@
-"""The detail pane of the error list: what happened, where, how often, releases, and the stack trace."""
+"""The detail pane of the error list: what happened, where, how often, releases, and the stack trace.
+
+Below the summary, sections: the error's stack trace, and those its owner adds (its events, its tags).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from console.api.error_tracking import ErrorSummary
 from console.errors.stacktrace import StackTraceView
@@ -19,6 +22,7 @@ class ErrorDetailView(QWidget):
     """One error: what happened, where, how often, releases, and its stack trace."""
 
     status_requested = Signal(str, str)  # error id, new status
+    cleared = Signal()  # no error is shown any more: added sections forget theirs
     # Opens a page in the user's browser; a test puts a recorder here (the browser is not ours to run).
     open_url = staticmethod(QDesktopServices.openUrl)
 
@@ -62,6 +66,8 @@ class ErrorDetailView(QWidget):
             self.fields[name] = label
             form.addRow(name, label)
         self.stack_trace = StackTraceView()
+        self.sections = QTabWidget()
+        self.sections.addTab(self.stack_trace, "Stack trace")
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.exception)
@@ -69,9 +75,11 @@ class ErrorDetailView(QWidget):
         layout.addLayout(actions)
         layout.addLayout(notice_row)
         layout.addLayout(form)
-        layout.addWidget(QLabel("Stack trace"))
-        layout.addWidget(self.stack_trace, 1)
+        layout.addWidget(self.sections, 1)
         self.clear()
+
+    def add_section(self, widget: QWidget, title: str) -> None:
+        self.sections.addTab(widget, title)
 
     def _request(self, status: str) -> None:
         if self.error_id is not None:
@@ -97,6 +105,7 @@ class ErrorDetailView(QWidget):
         self.stack_trace.clear()
         for button in self.action_buttons.values():
             button.setEnabled(False)
+        self.cleared.emit()
 
     def show_summary(self, error: ErrorSummary) -> None:
         """What the list already knows, shown at once while the details load."""

@@ -26,6 +26,9 @@ from PySide6.QtWidgets import (
 from console.api.error_tracking import NO_STATUS_API, SORTS, STATUSES, UNRESOLVED_ONLY, ErrorPage, ErrorSummary
 from console.api.errors import ApiError, NotFound, Unsupported
 from console.errors.detail import STATUS_ACTIONS, ErrorDetailView
+from console.errors.event_history import EventHistory
+from console.errors.event_pane import EventPane
+from console.errors.facets_pane import FacetsPane
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.models import ErrorListModel
 from console.tab import Generation
@@ -114,6 +117,12 @@ class ErrorsPage(QWidget):
 
         self.detail = ErrorDetailView()
         self.detail.status_requested.connect(self.change_status)
+        self.events_pane, self.facets_pane = EventPane(), FacetsPane()
+        self.detail.add_section(self.events_pane, "Events")
+        self.detail.add_section(self.facets_pane, "Tags")
+        self.history = EventHistory(tab, self.events_pane, self.facets_pane)
+        self.history.event_chosen_from_tags.connect(lambda: self.detail.sections.setCurrentWidget(self.events_pane))
+        self.detail.cleared.connect(self.history.clear)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -248,6 +257,7 @@ class ErrorsPage(QWidget):
         if project is None:
             return
         self.detail.show_summary(error)
+        self.history.load(error.id, error.first_seen)
         path, shown = project["path_with_namespace"], self.detail_requests.advance()
 
         async def load() -> None:
