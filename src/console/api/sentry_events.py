@@ -217,7 +217,7 @@ class StoredEvents:
         stored = len(self.ids)
         if stored >= total:
             return f"event {position} of {total}"
-        return f"event {position} of {stored} stored ({total} received; older events were pruned)"
+        return f"event {position} of {stored} stored ({total} received; retention pruned the others)"
 
 
 def _int(value: Any) -> int:

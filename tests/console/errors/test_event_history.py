@@ -3,6 +3,9 @@ breadcrumbs from logging, the request a WSGI app received, the user, contexts, t
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import httpx
 import pytest
 from outpost_server.accounts import access
@@ -15,6 +18,7 @@ from console.errors.tag_facets import SHARE_ROLE, TagFacetModel
 from console.errors.tagged_events import TaggedEventsModel
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
+from tests.support import REPO_ROOT
 
 TITLE = "ConnectionError: card processor refused cart 43"  # the latest event names the error
 
@@ -151,3 +155,28 @@ def test_a_reporter_sees_the_events_without_the_settings(qtbot, qloop_running, c
     page.table.selectRow(0)
     qtbot.waitUntil(lambda: page.events_pane.navigator.position.text() == "event 3 of 3", timeout=WAIT)
     assert page.events_pane.notice.text() != EXTERNAL_BACKEND
+
+
+def test_the_position_says_when_retention_pruned_events(qtbot, make_root_tab, server, api):
+    """Two events kept per error (the first and the latest) of three received: the count stays 3."""
+    project = api.project()
+    send_errors(enable_integrated(api.root, project["id"]), "web")
+    with httpx.Client(base_url=server.url, headers={"PRIVATE-TOKEN": server.root_token}) as web:
+        wait_for_list(web, project["path_with_namespace"], lambda body: [e["count"] for e in body["errors"]] == [3])
+    api.root.put(f"/projects/{project['id']}/error_tracking/retention", json={"events_per_error": 2}).raise_for_status()
+    pruned = subprocess.run([sys.executable, "-m", "outpost_server", "prune", "--data-dir", str(server.data_dir)],
+                            capture_output=True, text=True, env=server.env, cwd=REPO_ROOT, timeout=120)
+    assert pruned.returncode == 0, pruned.stderr
+
+    tab = make_root_tab()
+    page = tab.errors_page
+    choose_project(qtbot, tab, project["path_with_namespace"])
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
+    page.table.selectRow(0)
+    navigator = page.events_pane.navigator
+    qtbot.waitUntil(lambda: navigator.position.text() == "event 2 of 2 stored (3 received; retention pruned the others)",
+                    timeout=WAIT)
+    assert shown_user(page) == "cyd"
+    qtbot.mouseClick(navigator.previous_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: navigator.position.text().startswith("event 1 of 2 stored"), timeout=WAIT)
+    assert shown_user(page) == "ada", "the middle event (bob's) was pruned; the first one is kept"
