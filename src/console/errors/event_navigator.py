@@ -15,10 +15,10 @@ class EventNavigator(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.oldest_button = QPushButton("⏮ Oldest")
+        self.oldest_button = QPushButton("◀◀ Oldest")
         self.previous_button = QPushButton("◀ Previous")
         self.next_button = QPushButton("Next ▶")
-        self.latest_button = QPushButton("Latest ⏭")
+        self.latest_button = QPushButton("Latest ▶▶")
         self.position = QLabel()
         self.when = QLabel()
         self.when.setStyleSheet("color: palette(dark);")
@@ -53,7 +53,7 @@ class EventNavigator(QWidget):
             details.append(event.release)
         self.when.setText("  ·  ".join(part for part in details if part))
         self.when.setToolTip(event.id)
-        # Oldest and latest stay on: the newest event may have arrived after this one was shown.
+        # Latest stays on even at the latest: newer events may have arrived since this one was shown.
         self.previous_button.setEnabled(event.previous_id is not None)
         self.oldest_button.setEnabled(event.previous_id is not None)
         self.next_button.setEnabled(event.next_id is not None)

@@ -76,7 +76,8 @@ def test_tagged_events_model(qtmodeltester):
 
 @pytest.mark.parametrize(("stored", "event_id", "total", "text"), [
     (StoredEvents(["c", "b", "a"], complete=True), "b", 3, "event 2 of 3"),
-    (StoredEvents(["c", "b", "a"], complete=True), "a", 25, "event 1 of 3 stored (25 received; retention pruned the others)"),
+    (StoredEvents(["c", "b", "a"], complete=True), "a", 25,
+     "event 1 of 3 stored (25 received; retention pruned the others)"),
     (StoredEvents(["c", "b"], complete=False), "b", 5000, "event 2 from the latest of 5000"),
     (StoredEvents(["c", "b"], complete=True), "z", 2, "an event of 2"),
 ])
