@@ -8,6 +8,7 @@ import asyncio
 import httpx
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
 
 from console.api.error_tracking import (
     NO_STATUS_API,
@@ -96,7 +97,12 @@ def test_error_tracking_reads_through_graphql_and_explains_what_gitlab_lacks(qtb
     highlighted = [frame.child(i).text(0) for i in range(frame.childCount()) if frame.child(i).data(0, ERROR_LINE_ROLE)]
     assert highlighted == ['    14      puts "Hello #{@name}"']
     assert page.events_pane.notice.text() == NEEDS_OUTPOST and page.facets_pane.notice.text() == NEEDS_OUTPOST
-    assert not page.events_pane.copy_button.isEnabled() and page.facets_pane.facets.facets.rowCount() == 0
+    assert page.facets_pane.facets.facets.rowCount() == 0
+    qtbot.mouseClick(detail.copy_button, Qt.MouseButton.LeftButton)  # from GraphQL's details and stack trace
+    copied = QGuiApplication.clipboard().text()
+    assert copied.startswith("### title\n") and "| Releases | " in copied and "| Events | " in copied
+    assert "- `hello_world.rb in puts at line 14`" in copied
+    assert copied.rstrip().endswith(")") and "[Open the error](" in copied
 
     opened = []
     detail.open_url = opened.append

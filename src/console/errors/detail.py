@@ -22,6 +22,7 @@ class ErrorDetailView(QWidget):
     """One error: what happened, where, how often, releases, and its stack trace."""
 
     status_requested = Signal(str, str)  # error id, new status
+    copy_requested = Signal()  # Copy as Markdown: the owner knows the most about the error
     cleared = Signal()  # no error is shown any more: added sections forget theirs
     # Opens a page in the user's browser; a test puts a recorder here (the browser is not ours to run).
     open_url = staticmethod(QDesktopServices.openUrl)
@@ -47,6 +48,11 @@ class ErrorDetailView(QWidget):
             self.action_buttons[status] = button
             actions.addWidget(button)
         actions.addStretch(1)
+        self.copy_button = QPushButton("Copy as Markdown")
+        self.copy_button.setToolTip("The error's title, culprit, counts, dates, releases, top frames and a link, "
+                                    "for pasting into an issue")
+        self.copy_button.clicked.connect(self.copy_requested)
+        actions.addWidget(self.copy_button)
         # Where the server cannot do something (GitLab: status changes), the explanation and the way out.
         self.notice = QLabel()
         self.notice.setWordWrap(True)
@@ -105,11 +111,13 @@ class ErrorDetailView(QWidget):
         self.stack_trace.clear()
         for button in self.action_buttons.values():
             button.setEnabled(False)
+        self.copy_button.setEnabled(False)
         self.cleared.emit()
 
     def show_summary(self, error: ErrorSummary) -> None:
         """What the list already knows, shown at once while the details load."""
         self.error_id = error.id
+        self.copy_button.setEnabled(False)  # until this error's details are in
         self.title.setText(error.title)
         self.culprit.setText(error.culprit or "")
         self.show_status(error.status)
@@ -126,6 +134,7 @@ class ErrorDetailView(QWidget):
 
     def show_details(self, detail: dict[str, Any]) -> None:
         self.error_id = str(detail["id"])
+        self.copy_button.setEnabled(True)
         self.title.setText(str(detail.get("title") or ""))
         kind = detail.get("exception_type") or (detail.get("tags") or {}).get("level") or detail.get("type") or ""
         message = detail.get("message") or ""

@@ -15,7 +15,6 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QGuiApplication
 
 from console.api.errors import ApiError, Forbidden, NotFound
 from console.api.sentry_events import Event, Issue, SentryEventsApi, StoredEvents, TagValue
@@ -34,6 +33,8 @@ EXTERNAL_BACKEND = ("Event history is shown for Outpost's integrated error track
                     "are kept by an external Sentry, which answers to its own auth token, not to this "
                     "connection's; open the error in that Sentry to walk its events.")
 LOADING = "Loading the error's events…"
+NONE_STORED = ("No event of this error is stored any more: retention pruned them all. Its counts, dates and tag "
+               "facets stay.")
 TAGGED_EVENTS_SHOWN = 100
 
 
@@ -60,7 +61,6 @@ class EventHistory(QObject):
         self.stored: StoredEvents | None = None
         self.shown: Event | None = None
         events.navigator.requested.connect(self.show_event)
-        events.copy_button.clicked.connect(self.copy_markdown)
         facets.facets.value_chosen.connect(self.list_tagged)
         facets.tagged.event_chosen.connect(self._event_from_tags)
 
@@ -110,13 +110,16 @@ class EventHistory(QObject):
             # may name one of those (or another project's error): show events only of the error listed.
             if issue.project_id != str(project["id"]) or not same_moment(issue.first_seen, first_seen):
                 return self._unavailable(stamps, EXTERNAL_BACKEND)
-            stored, latest, facets = await asyncio.gather(
-                api.stored_events(error_id), api.event(error_id, "latest"), api.tag_facets(error_id))
+            stored, facets = await asyncio.gather(api.stored_events(error_id), api.tag_facets(error_id))
+            latest = await api.event(error_id, "latest") if stored.ids else None
             if not self._current(stamps):
                 return
             self.issue, self.stored = issue, stored
-            self._show(latest)
             self.facets_pane.show_facets(facets)
+            if latest is None:
+                self.events_pane.say(NONE_STORED)
+            else:
+                self._show(latest)
 
         self.tab.run(load(), description="Loading the error's events")
 
@@ -139,7 +142,6 @@ class EventHistory(QObject):
         total = self.issue.count if self.issue else 0
         position = self.stored.describe(event.id, total) if self.stored else ""
         self.events_pane.show_event(event, position)
-        self.events_pane.copy_button.setEnabled(self.issue is not None)
 
     def show_event(self, which: str) -> None:
         """``oldest``, ``latest`` or an event id of the selected error."""
@@ -179,11 +181,8 @@ class EventHistory(QObject):
         self.show_event(event_id)
         self.event_chosen_from_tags.emit()
 
-    def markdown(self) -> str:
-        return error_markdown(self.issue, self.shown) if self.issue is not None else ""
-
-    def copy_markdown(self) -> None:
-        text = self.markdown()
-        if text:
-            QGuiApplication.clipboard().setText(text)
-            self.tab.context.status_message.emit("The error is on the clipboard as Markdown")
+    def markdown(self) -> str | None:
+        """The error from Sentry's API with the shown event's frames; None where event history is not shown."""
+        if self.issue is None:
+            return None
+        return error_markdown(self.issue, self.shown.exceptions if self.shown else [])

@@ -1,9 +1,9 @@
 """The detail pane's *Events* section: the navigator, then the shown event in full (its stack trace,
-breadcrumbs, and request, user, contexts and tags), and *Copy as Markdown* of the error."""
+breadcrumbs, and request, user, contexts and tags)."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from console.api.sentry_events import Event
 from console.errors.breadcrumbs import BreadcrumbsView
@@ -16,8 +16,6 @@ class EventPane(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.navigator = EventNavigator()
-        self.copy_button = QPushButton("Copy as Markdown")
-        self.copy_button.setToolTip("The error's title, culprit, counts, dates, releases, top frames and a link")
         self.notice = QLabel()
         self.notice.setWordWrap(True)
         self.stack_trace = StackTraceView()
@@ -27,18 +25,14 @@ class EventPane(QWidget):
         self.sections.addTab(self.stack_trace, "Stack trace")
         self.sections.addTab(self.breadcrumbs, "Breadcrumbs")
         self.sections.addTab(self.context, "Request and context")
-        top = QHBoxLayout()
-        top.addWidget(self.navigator, 1)
-        top.addWidget(self.copy_button)
         layout = QVBoxLayout(self)
-        layout.addLayout(top)
+        layout.addWidget(self.navigator)
         layout.addWidget(self.notice)
         layout.addWidget(self.sections, 1)
         self.clear()
 
     def clear(self) -> None:
         self.navigator.clear()
-        self.copy_button.setEnabled(False)
         self.notice.hide()
         self._show_content(None)
 

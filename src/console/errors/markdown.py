@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.api.sentry_events import Event, Issue
+from console.api.sentry_events import Issue
 from console.errors.stacktrace import frame_label
 from console.timestamps import short_time
 
@@ -29,7 +29,17 @@ def top_in_app_frames(exceptions: list[dict[str, Any]], limit: int = TOP_FRAMES)
     return list(reversed(in_app))[:limit]
 
 
-def error_markdown(issue: Issue, event: Event | None) -> str:
+def issue_from_detail(detail: dict[str, Any], link: str) -> Issue:
+    """The error as the detail pane read it (GraphQL or the web routes), where Sentry's API is not there."""
+    return Issue(id=str(detail.get("id") or ""), project_id="", title=str(detail.get("title") or ""),
+                 culprit=detail.get("culprit"), count=int(detail.get("count") or 0),
+                 user_count=int(detail.get("user_count") or 0), first_seen=detail.get("first_seen"),
+                 last_seen=detail.get("last_seen"), first_release=detail.get("first_release_short_version"),
+                 last_release=detail.get("last_release_short_version"), permalink=link)
+
+
+def error_markdown(issue: Issue, exceptions: list[dict[str, Any]]) -> str:
+    """``exceptions`` in the stack trace view's shape: the shown event's, or the error's latest."""
     if issue.first_release and issue.last_release and issue.first_release != issue.last_release:
         releases = f"{issue.first_release} → {issue.last_release}"
     else:
@@ -43,7 +53,7 @@ def error_markdown(issue: Issue, event: Event | None) -> str:
               f"| First seen | {_cell(short_time(issue.first_seen))} |",
               f"| Last seen | {_cell(short_time(issue.last_seen))} |",
               f"| Releases | {_cell(releases)} |"]
-    frames = top_in_app_frames(event.exceptions) if event is not None else []
+    frames = top_in_app_frames(exceptions)
     if frames:
         lines += ["", "Top application frames (most recent call first):", ""]
         lines += [f"- {_code(frame_label(frame))}" for frame in frames]

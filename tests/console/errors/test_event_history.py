@@ -131,7 +131,8 @@ def test_tag_facets_and_the_events_carrying_a_value(qtbot, make_root_tab, checko
 
 def test_copy_as_markdown(qtbot, make_root_tab, checkout, server):
     page = open_error(qtbot, make_root_tab, checkout)
-    qtbot.mouseClick(page.events_pane.copy_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.detail.copy_button.isEnabled(), timeout=WAIT)
+    qtbot.mouseClick(page.detail.copy_button, Qt.MouseButton.LeftButton)
     text = QGuiApplication.clipboard().text()
     assert text.startswith(f"### {TITLE}\n")
     assert "\n`generic WSGI request`\n" in text, "the culprit: the WSGI transaction"

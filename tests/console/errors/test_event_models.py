@@ -89,14 +89,14 @@ def test_markdown_of_an_error():
     issue = Issue(id="7", project_id="1", title="ValueError: bad | input", culprit="shop.orders in load", count=25,
                   user_count=4, first_seen="2026-11-01T08:00:00Z", last_seen="2026-11-20T10:00:02Z",
                   first_release="shop@1.0.0", last_release="shop@2.0.0", permalink="https://o.example/p/-/e/7")
-    text = error_markdown(issue, event())
+    text = error_markdown(issue, event().exceptions)
     assert text.startswith("### ValueError: bad | input\n\n`shop.orders in load`\n")
     assert "| Events | 25 |" in text and "| Releases | shop@1.0.0 → shop@2.0.0 |" in text
     assert [line for line in text.splitlines() if line.startswith("- ")] == [
         "- `shop/parse.py in parse at line 3`", "- `shop/orders.py in load at line 12`"], "in-app, innermost first"
     assert text.endswith("[Open the error](https://o.example/p/-/e/7)\n")
     same_release = Issue(**{**issue.__dict__, "first_release": "a|b", "last_release": "a|b", "permalink": None})
-    assert "| Releases | a\\|b |" in error_markdown(same_release, None), "a pipe would end the table cell"
+    assert "| Releases | a\\|b |" in error_markdown(same_release, []), "a pipe would end the table cell"
 
 
 def test_event_from_sentry_json():
