@@ -50,10 +50,10 @@ async def grab(output: Path, workdir: Path) -> None:
         page.splitter.setSizes([560, 1040])
         page.table.selectRow(0)
         events = page.events_pane
+        page.detail.sections.setCurrentWidget(events)
         await settle(lambda: events.navigator.position.text() == "event 3 of 3", timeout=60)
         events.navigator.previous_button.click()
         await settle(lambda: events.navigator.position.text() == "event 2 of 3")
-        page.detail.sections.setCurrentWidget(events)
         events.sections.setCurrentWidget(events.breadcrumbs)
         await asyncio.sleep(0.3)
         window.grab().save(str(output / SHOTS[0]))

@@ -122,7 +122,7 @@ class ErrorsPage(QWidget):
         self.events_pane, self.facets_pane = EventPane(), FacetsPane()
         self.detail.add_section(self.events_pane, "Events")
         self.detail.add_section(self.facets_pane, "Tags")
-        self.history = EventHistory(tab, self.events_pane, self.facets_pane)
+        self.history = EventHistory(tab, self.events_pane, self.facets_pane, self.detail.sections)
         self.history.event_chosen_from_tags.connect(lambda: self.detail.sections.setCurrentWidget(self.events_pane))
         self.detail.cleared.connect(self.history.clear)
         self.detail.copy_requested.connect(self.copy_markdown)

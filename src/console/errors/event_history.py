@@ -12,9 +12,11 @@ per tag value clicked; an answer lands only while its stamp (and the tab's proje
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QTabWidget
 
 from console.api.errors import ApiError, Forbidden, NotFound
 from console.api.sentry_events import Event, Issue, SentryEventsApi, StoredEvents, TagValue
@@ -50,11 +52,16 @@ def same_moment(one: str | None, other: str | None) -> bool:
 class EventHistory(QObject):
     event_chosen_from_tags = Signal()  # the Tags section asked to show an event: the pane switches to Events
 
-    def __init__(self, tab: ErrorTrackingTab, events: EventPane, facets: FacetsPane) -> None:
+    def __init__(self, tab: ErrorTrackingTab, events: EventPane, facets: FacetsPane, sections: QTabWidget) -> None:
         super().__init__(events)
         self.tab = tab
         self.events_pane = events
         self.facets_pane = facets
+        self.sections = sections
+        # Loading waits until Events or Tags is on screen: browsing the list with the stack trace in view
+        # costs no event requests.
+        self._waiting: Coroutine[Any, Any, None] | None = None
+        sections.currentChanged.connect(lambda _index: self._start_if_shown())
         self.errors, self.events, self.tagged = Generation(), Generation(), Generation()
         self.error_id: str | None = None
         self.issue: Issue | None = None
@@ -71,6 +78,9 @@ class EventHistory(QObject):
         return self.tab.project_choice.is_current(stamps[0]) and self.errors.is_current(stamps[1])
 
     def clear(self) -> None:
+        if self._waiting is not None:
+            self._waiting.close()
+            self._waiting = None
         self.errors.advance()
         self.error_id, self.issue, self.stored, self.shown = None, None, None, None
         self.events_pane.clear()
@@ -91,6 +101,7 @@ class EventHistory(QObject):
         stamps = self._stamps()
         self.events.advance()
         self.events_pane.say(LOADING)
+        self.facets_pane.say(LOADING)
 
         async def load() -> None:
             try:
@@ -121,11 +132,22 @@ class EventHistory(QObject):
             else:
                 self._show(latest)
 
-        self.tab.run(load(), description="Loading the error's events")
+        self._waiting = load()
+        self._start_if_shown()
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the selected error's events wait for Events or Tags to be shown."""
+        return self._waiting is not None
+
+    def _start_if_shown(self) -> None:
+        if self._waiting is not None and self.sections.currentWidget() in (self.events_pane, self.facets_pane):
+            work, self._waiting = self._waiting, None
+            self.tab.run(work, description="Loading the error's events")
 
     async def _integrated(self, project_id: int) -> bool:
         """Whether the project's errors are Outpost's own; its settings need Maintainer, so without them
-        the issue's own project and title decide (see ``load``)."""
+        the issue's own project and first-seen time decide (see ``load``)."""
         try:
             settings = await self.tab.api.settings(project_id)
         except Forbidden:

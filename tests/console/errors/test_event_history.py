@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from console.errors.breadcrumbs import CRASH_ROLE, BreadcrumbModel
-from console.errors.event_history import EXTERNAL_BACKEND
+from console.errors.event_history import EXTERNAL_BACKEND, LOADING
 from console.errors.tag_facets import SHARE_ROLE, TagFacetModel
 from console.errors.tagged_events import TaggedEventsModel
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
@@ -39,6 +39,7 @@ def open_error(qtbot, make_root_tab, project):
     choose_project(qtbot, tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     page.table.selectRow(0)
+    page.detail.sections.setCurrentWidget(page.events_pane)
     qtbot.waitUntil(lambda: page.events_pane.navigator.position.text() == "event 3 of 3", timeout=WAIT)
     return page
 
@@ -154,6 +155,7 @@ def test_a_reporter_sees_the_events_without_the_settings(qtbot, qloop_running, c
     choose_project(qtbot, tab, checkout["path_with_namespace"])
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     page.table.selectRow(0)
+    page.detail.sections.setCurrentWidget(page.facets_pane)
     qtbot.waitUntil(lambda: page.events_pane.navigator.position.text() == "event 3 of 3", timeout=WAIT)
     assert page.events_pane.notice.text() != EXTERNAL_BACKEND
 
@@ -174,6 +176,7 @@ def test_the_position_says_when_retention_pruned_events(qtbot, make_root_tab, se
     choose_project(qtbot, tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     page.table.selectRow(0)
+    page.detail.sections.setCurrentWidget(page.events_pane)
     navigator = page.events_pane.navigator
     pruned_text = "event 2 of 2 stored (3 received; retention pruned the others)"
     qtbot.waitUntil(lambda: navigator.position.text() == pruned_text, timeout=WAIT)
@@ -181,3 +184,18 @@ def test_the_position_says_when_retention_pruned_events(qtbot, make_root_tab, se
     qtbot.mouseClick(navigator.previous_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: navigator.position.text().startswith("event 1 of 2 stored"), timeout=WAIT)
     assert shown_user(page) == "ada", "the middle event (bob's) was pruned; the first one is kept"
+
+
+def test_events_load_only_once_their_section_is_shown(qtbot, make_root_tab, checkout, server):
+    tab = make_root_tab()
+    page = tab.errors_page
+    choose_project(qtbot, tab, checkout["path_with_namespace"])
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
+    page.table.selectRow(0)
+    qtbot.waitUntil(lambda: page.detail.copy_button.isEnabled(), timeout=WAIT)  # the details are in
+    assert page.detail.sections.currentWidget() is page.detail.stack_trace
+    assert page.history.waiting and page.history.issue is None, "nothing asked of /api/0 yet"
+    assert page.events_pane.notice.text() == LOADING
+    page.detail.sections.setCurrentWidget(page.facets_pane)
+    qtbot.waitUntil(lambda: page.facets_pane.facets.facets.rowCount() > 0, timeout=WAIT)
+    assert page.events_pane.navigator.position.text() == "event 3 of 3" and not page.history.waiting
