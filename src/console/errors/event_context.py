@@ -89,6 +89,8 @@ class EventContextView(QTreeWidget):
         def walk(item: QTreeWidgetItem, prefix: str) -> None:
             for position in range(item.childCount()):
                 child = item.child(position)
+                if child is None:
+                    continue
                 found[prefix + child.text(0)] = child.text(1)
                 walk(child, f"{prefix}{child.text(0)}/")
 
