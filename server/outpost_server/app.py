@@ -28,6 +28,8 @@ ROUTERS = [
     ("outpost_server.error_tracking.router", API_PREFIX),
     ("outpost_server.error_tracking.retention_router", API_PREFIX),
     ("outpost_server.error_tracking.external.application_settings", API_PREFIX),
+    # GitLab's GraphQL API at /api/graphql (not part of the REST OpenAPI document).
+    ("outpost_server.graphql.router", ""),
     # Sentry's web API over the integrated error tracking backend.
     ("outpost_server.sentry_api.router", "/api/0"),
     # Web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.

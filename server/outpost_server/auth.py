@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
+from sqlalchemy.orm import Session
+
 from outpost_server import errors
 from outpost_server.accounts.models import PersonalAccessToken, User
 from outpost_server.accounts.users import note_token_use, token_by_digest
@@ -71,7 +73,12 @@ def _scope_allows(scopes: set[str], request: Request) -> bool:
     return path == SELF_TOKEN_PATH + "/rotate" and request.method == "POST" and "self_rotate" in scopes
 
 
-def authenticate(request: Request, session: SessionDep) -> Principal | None:
+def valid_token(request: Request, session: Session) -> PersonalAccessToken | None:
+    """The request's token when it is valid and its user active; None without a token.
+
+    Raises GitLab's 401 for an unknown, revoked or expired token and 403 for a user who is not active.
+    Scopes are the caller's to check (the REST API and GraphQL allow different ones).
+    """
     token = extract_token(request)
     if token is None:
         return None
@@ -85,6 +92,13 @@ def authenticate(request: Request, session: SessionDep) -> Principal | None:
         raise _invalid_token("Token is expired. You can either do re-authorization or token refresh.")
     if pat.user.state != "active":
         raise errors.forbidden(ACCESS_DENIED.get(pat.user.state))
+    return pat
+
+
+def authenticate(request: Request, session: SessionDep) -> Principal | None:
+    pat = valid_token(request, session)
+    if pat is None:
+        return None
     if not _scope_allows(set(pat.scopes), request):
         raise _insufficient_scope()
     note_token_use(pat)

@@ -329,3 +329,34 @@ def test_status(world: World, row: Row, actor: str):
         response = client.request(row.method, path, json=body)
     assert response.status_code == row.expected[actor], (
         f"{row.method} {path} as {actor}: {response.status_code} {response.text[:300]}")
+
+
+# GitLab's GraphQL API answers authorization inside the body: what each caller gets for
+# `project(fullPath:) { sentryErrors { errors { nodes { id } } } }` on the project above, with its
+# error tracking enabled. "list" = the errors connection; "no-errors" = the project with
+# `sentryErrors: null` (below Reporter); "no-project" = `project: null`; a number = that HTTP status.
+GRAPHQL_MATRIX = {
+    "anon": "no-project", "read_api": "list", "revoked": 401, "guest": "no-errors", "reporter": "list",
+    "developer": "list", "maintainer": "list", "owner": "list", "admin": "list", "other_dev": "list",
+    "outsider": "no-project",
+}
+GRAPHQL_ERRORS_QUERY = "query($p: ID!) { project(fullPath: $p) { sentryErrors { errors { nodes { id } } } } }"
+
+
+@pytest.mark.parametrize("actor", ACTORS)
+def test_graphql_error_tracking(world: World, actor: str):
+    world.value("project_with_error_tracking", actor)
+    token = world.tokens[actor]
+    with httpx.Client(base_url=world.api.server.url, headers={"PRIVATE-TOKEN": token} if token else {},
+                      timeout=30) as client:
+        response = client.post("/api/graphql", json={"query": GRAPHQL_ERRORS_QUERY,
+                                                     "variables": {"p": world.project["path_with_namespace"]}})
+    expected = GRAPHQL_MATRIX[actor]
+    if isinstance(expected, int):
+        assert (response.status_code, response.json()) == (expected, {"errors": [{"message": "Invalid token"}]})
+        return
+    assert response.status_code == 200, response.text
+    project = response.json()["data"]["project"]
+    outcome = ("no-project" if project is None else "no-errors" if project["sentryErrors"] is None
+               else "list" if isinstance(project["sentryErrors"]["errors"]["nodes"], list) else "?")
+    assert outcome == expected, f"{actor}: {response.text[:300]}"

@@ -1,13 +1,12 @@
-"""Error tracking service functions: settings, client keys, and reading/updating errors.
+"""Error tracking service functions: settings, client keys, the collector's access check, single
+errors (lookup, latest payload, events, status changes, daily counts) and release health.
 
-The read functions (list_errors, get_error, latest_event_payload, update_error_status,
-release_health) are what the errors API builds on.
+Listing errors (keyset pagination, its cursor codec, the 24-hour frequencies) lives in
+`web/integrated.py`; `web/reading.py` is the one read path the web endpoints and GraphQL share.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime as dt
 import json
 import re
@@ -149,68 +148,7 @@ def collector_target(session: Session, *, project_ident: str, public_key: str | 
     return CollectorTarget(project.id, None)
 
 
-# --- reading errors -------------------------------------------------------------------------
-
-SORTS = {
-    "last_seen": (TrackedError.last_seen_at.desc(), TrackedError.id.desc()),
-    "first_seen": (TrackedError.first_seen_at.desc(), TrackedError.id.desc()),
-    "frequency": (TrackedError.count.desc(), TrackedError.id.desc()),
-}
-
-
-def errors_query(*, project: Project, status: str | None = None, search: str | None = None,
-                 sort: str = "last_seen"):
-    """The project's errors, filtered and ordered (for offset pagination by the caller)."""
-    stmt = select(TrackedError).where(TrackedError.project_id == project.id)
-    if status:
-        stmt = stmt.where(TrackedError.status == status)
-    if search:
-        pattern = f"%{search}%"
-        stmt = stmt.where(or_(TrackedError.title.ilike(pattern), TrackedError.culprit.ilike(pattern),
-                              TrackedError.message.ilike(pattern)))
-    return stmt.order_by(*SORTS.get(sort, SORTS["last_seen"]))
-
-
-def list_errors(session: Session, *, project: Project, status: str | None = None, search: str | None = None,
-                sort: str = "last_seen", limit: int = 20, cursor: str | None = None) -> tuple[list[TrackedError], str | None]:
-    """A page of errors and the cursor of the next page (None on the last page).
-
-    The cursor is opaque to callers: the sort key and id of the last row returned.
-    """
-    stmt = errors_query(project=project, status=status, search=search, sort=sort)
-    if cursor:
-        stmt = stmt.where(_after_cursor(sort, cursor))
-    rows = list(session.scalars(stmt.limit(limit + 1)))
-    if len(rows) <= limit:
-        return rows, None
-    rows = rows[:limit]
-    return rows, _cursor_for(sort, rows[-1])
-
-
-def _sort_value(sort: str, error: TrackedError) -> Any:
-    if sort == "frequency":
-        return error.count
-    moment = error.first_seen_at if sort == "first_seen" else error.last_seen_at
-    return moment.isoformat()
-
-
-def _cursor_for(sort: str, error: TrackedError) -> str:
-    raw = json.dumps([_sort_value(sort, error), error.id]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _after_cursor(sort: str, cursor: str):
-    try:
-        value, last_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        last_id = int(last_id)
-        if sort == "frequency":
-            column, value = TrackedError.count, int(value)
-        else:
-            column = TrackedError.first_seen_at if sort == "first_seen" else TrackedError.last_seen_at
-            value = dt.datetime.fromisoformat(value)
-    except (ValueError, TypeError, binascii.Error):
-        raise errors.invalid_param("cursor") from None
-    return or_(column < value, and_(column == value, TrackedError.id < last_id))
+# --- single errors --------------------------------------------------------------------------
 
 
 def get_error(session: Session, *, project: Project, error_id: int | str) -> TrackedError | None:
@@ -247,16 +185,6 @@ def update_error_status(session: Session, *, error: TrackedError, status: str) -
     error.updated_at = utcnow()
     session.flush()
     return error
-
-
-def hourly_counts(session: Session, *, error: TrackedError, now: dt.datetime | None = None) -> list[tuple[dt.datetime, int]]:
-    """Events per hour over the last 24 hours, oldest first, zero-filled (24 buckets)."""
-    end = (now or utcnow()).replace(minute=0, second=0, microsecond=0)
-    start = end - dt.timedelta(hours=23)
-    rows = session.execute(select(ErrorHourlyCount.hour, ErrorHourlyCount.count).where(
-        ErrorHourlyCount.error_id == error.id, ErrorHourlyCount.hour >= start))
-    counts = {hour: count for hour, count in rows}
-    return [(start + dt.timedelta(hours=i), counts.get(start + dt.timedelta(hours=i), 0)) for i in range(24)]
 
 
 def daily_counts(session: Session, *, error: TrackedError, now: dt.datetime | None = None) -> list[tuple[dt.date, int]]:

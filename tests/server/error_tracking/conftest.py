@@ -5,11 +5,13 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
-from sqlalchemy.orm import Session, sessionmaker
-
 from outpost_server.accounts.models import Project
 from outpost_server.db import make_engine
 from outpost_server.error_tracking import service
+from outpost_server.error_tracking.web import integrated
+from outpost_server.error_tracking.web.search import SearchQuery
+from sqlalchemy.orm import Session, sessionmaker
+
 from tests.support import ApiHelper, RunningServer
 
 
@@ -30,11 +32,10 @@ class TrackedProject:
     def collector_path(self, endpoint: str, slash: bool = True) -> str:
         return f"/api/v4/error_tracking/collector/api/{self.id}/{endpoint}" + ("/" if slash else "")
 
-    def errors(self, **filters) -> list:
+    def errors(self, status: str = "unresolved") -> list:
         with self.sessions() as session:
-            project = session.get(Project, self.id)
-            rows, _ = service.list_errors(session, project=project, limit=100, **filters)
-            return rows
+            return integrated.list_errors(session, project_id=self.id, status=status, query=SearchQuery(),
+                                          sort="last_seen", cursor=None, limit=100).errors
 
     def error_titled(self, title: str):
         matches = [error for error in self.errors() if error.title == title]

@@ -315,6 +315,7 @@ def _project(session, project_id):
 
 def test_hourly_and_daily_counts(collector, tracked, et_sessions):
     from outpost_server.error_tracking import service
+    from outpost_server.error_tracking.web import integrated
 
     headers = auth_headers(tracked.public_key)
     for _ in range(3):
@@ -322,7 +323,7 @@ def test_hourly_and_daily_counts(collector, tracked, et_sessions):
                               headers=headers).status_code == 200
     (error,) = tracked.errors()
     with et_sessions() as session:
-        hourly = service.hourly_counts(session, error=error)
+        hourly = integrated.hourly_frequency(session, [error.id])[error.id]
         daily = service.daily_counts(session, error=error)
     assert len(hourly) == 24 and hourly[-1][1] == 3 and sum(count for _, count in hourly) == 3
     assert len(daily) == 30 and daily[-1][1] == 3

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+import pytest
 from outpost_server.accounts.models import Project
 from outpost_server.error_tracking import service
+from outpost_server.error_tracking.web import integrated
+from outpost_server.error_tracking.web.search import SearchQuery, parse_search
+
+
+def _page(session, project, *, sort="last_seen", limit=100, cursor=None, query=None, status="unresolved"):
+    return integrated.list_errors(session, project_id=project.id, status=status, query=query or SearchQuery(),
+                                  sort=sort, cursor=cursor, limit=limit)
 
 
 def test_demo_errors_and_release_health(server, api, et_sessions):
@@ -15,7 +23,7 @@ def test_demo_errors_and_release_health(server, api, et_sessions):
     assert len(api.root.get(f"/projects/{webshop['id']}/error_tracking/client_keys").json()) == 1
     with et_sessions() as session:
         project = session.get(Project, webshop["id"])
-        errors, _ = service.list_errors(session, project=project, sort="frequency", limit=50)
+        errors = _page(session, project, sort="frequency", limit=50).errors
         assert {error.platform for error in errors} >= {"python", "node", "ruby"}
         assert errors[0].title == "KeyError: 'sku'" and errors[0].count == 40
         assert all(error.users_count >= 1 for error in errors)
@@ -27,18 +35,32 @@ def test_demo_errors_and_release_health(server, api, et_sessions):
     assert rates == sorted(rates) and rates[-1] == 1.0
 
 
-def test_error_list_cursor_walks_every_sort(api, et_sessions):
+def test_error_list_cursor_walks_every_sort_both_ways(api, et_sessions):
     webshop = api.root.get(f"/projects/{quote('acme/webshop', safe='')}").json()
     with et_sessions() as session:
         project = session.get(Project, webshop["id"])
         for sort in ("last_seen", "first_seen", "frequency"):
-            everything, cursor = service.list_errors(session, project=project, sort=sort, limit=100)
-            assert cursor is None
-            walked, cursor = service.list_errors(session, project=project, sort=sort, limit=2)
-            while cursor:
-                page, cursor = service.list_errors(session, project=project, sort=sort, limit=2, cursor=cursor)
-                walked += page
-            assert [error.id for error in walked] == [error.id for error in everything]
-        found, _ = service.list_errors(session, project=project, search="sku", limit=10)
+            everything = _page(session, project, sort=sort)
+            assert everything.pagination == {} and len(everything.errors) > 4
+            pages = [_page(session, project, sort=sort, limit=2)]
+            while "next" in pages[-1].pagination:
+                pages.append(_page(session, project, sort=sort, limit=2, cursor=pages[-1].pagination["next"]["cursor"]))
+            assert [e.id for page in pages for e in page.errors] == [e.id for e in everything.errors]
+            assert "previous" not in pages[0].pagination and "previous" in pages[-1].pagination
+            back = _page(session, project, sort=sort, limit=2, cursor=pages[-1].pagination["previous"]["cursor"])
+            assert [e.id for e in back.errors] == [e.id for e in pages[-2].errors]
+        found = _page(session, project, query=parse_search("sku"), limit=10).errors
         assert [error.title for error in found] == ["KeyError: 'sku'"]
-        assert service.list_errors(session, project=project, status="ignored", limit=10) == ([], None)
+        ignored = _page(session, project, status="ignored", limit=10)
+        assert (ignored.errors, ignored.pagination) == ([], {})
+
+
+@pytest.mark.parametrize("cursor", ["not-base64!", "bm90IGpzb24", "WyJmcmVxdWVuY3kiLDEsMSwibmV4dCJd",
+                                    "WyJsYXN0X3NlZW4iLCJ5ZXN0ZXJkYXkiLDEsIm5leHQiXQ"])
+def test_error_list_refuses_foreign_cursors(api, et_sessions, cursor):
+    """Garbage, non-JSON, a cursor of another sort and an unparseable time are all InvalidCursor."""
+    webshop = api.root.get(f"/projects/{quote('acme/webshop', safe='')}").json()
+    with et_sessions() as session:
+        project = session.get(Project, webshop["id"])
+        with pytest.raises(integrated.InvalidCursor):
+            _page(session, project, sort="last_seen", cursor=cursor)

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Request
-
 from outpost_server.accounts.models import Project
 from outpost_server.error_tracking.models import TrackedError
 from outpost_server.timefmt import iso
-from outpost_server.urls import public_base_url
 
 
-def project_web_url(request: Request, project: Project) -> str:
-    return f"{public_base_url(request)}/{project.full_path}"
+def project_web_url(base_url: str, project: Project) -> str:
+    return f"{base_url}/{project.full_path}"
 
 
-def error_entity(request: Request, project: Project, error: TrackedError, frequency: list[list[int]]
+def error_entity(base_url: str, project: Project, error: TrackedError, frequency: list[list[int]]
                  ) -> dict[str, Any]:
     return {
         "id": str(error.id),
@@ -28,7 +25,7 @@ def error_entity(request: Request, project: Project, error: TrackedError, freque
         "last_seen": iso(error.last_seen_at),
         "message": error.message,
         "culprit": error.culprit,
-        "external_url": f"{project_web_url(request, project)}/-/error_tracking/{error.id}/details",
+        "external_url": f"{project_web_url(base_url, project)}/-/error_tracking/{error.id}/details",
         "project_id": project.id,
         "project_name": project.name,
         "project_slug": project.path,
@@ -38,11 +35,11 @@ def error_entity(request: Request, project: Project, error: TrackedError, freque
     }
 
 
-def detailed_error_entity(request: Request, project: Project, error: TrackedError, *,
+def detailed_error_entity(base_url: str, project: Project, error: TrackedError, *,
                           frequency: list[list[int]], frequency_30d: list[list[int]],
                           release_health: list[dict[str, Any]]) -> dict[str, Any]:
-    return error_entity(request, project, error, frequency) | {
-        "external_base_url": project_web_url(request, project),
+    return error_entity(base_url, project, error, frequency) | {
+        "external_base_url": project_web_url(base_url, project),
         "first_release_last_commit": None,
         "first_release_short_version": error.first_release,
         "first_release_version": error.first_release,

@@ -1,4 +1,4 @@
-"""Reading and updating errors of the integrated backend for the web endpoints.
+"""Reading errors of the integrated backend (for `reading.py`, which the web endpoints and GraphQL share).
 
 The list uses keyset pagination: the cursor holds the sort value and id of the boundary row and
 the direction, so every page is one indexed range scan however deep the user pages.
@@ -145,7 +145,7 @@ def hourly_frequency(session: Session, error_ids: list[int], *, now: dt.datetime
         if 0 <= slot < 24:
             counts[error_id][slot] += count
     epochs = [first_epoch + 3600 * slot for slot in range(24)]
-    return {error_id: [[epoch, count] for epoch, count in zip(epochs, buckets)]
+    return {error_id: [[epoch, count] for epoch, count in zip(epochs, buckets, strict=True)]
             for error_id, buckets in counts.items()}
 
 

@@ -7,8 +7,8 @@ status GitLab's controllers use.
 
 from __future__ import annotations
 
-import datetime as dt
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -20,33 +20,27 @@ from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for, project_access_level
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
+from outpost_server.error_tracking import service
 from outpost_server.error_tracking.external import mapping
-from outpost_server.error_tracking.external.client import SentryClient, SentryError
 from outpost_server.error_tracking.external.settings import (
     build_api_url_from,
     full_messages,
     sentry_client_for,
-    slugs_of,
     stored_token,
     validation_messages,
 )
-from outpost_server.error_tracking import service
-from outpost_server.error_tracking.models import ERROR_STATUSES, ErrorTrackingSetting
-from outpost_server.error_tracking.web import integrated
-from outpost_server.error_tracking.web.entities import detailed_error_entity, error_entity
-from outpost_server.error_tracking.web.search import parse_search
+from outpost_server.error_tracking.models import ERROR_STATUSES
+from outpost_server.error_tracking.web import reading
 from outpost_server.params import STRING, ParamsDep, declared_body, declared_query
-from outpost_server.timefmt import iso
+from outpost_server.urls import public_base_url
 
 router = APIRouter()
+T = TypeVar("T")
 
 # Each endpoint also answers without ".json", as Rails routes do. The ".json" decorator sits next to the
 # function so it is registered first: "/{issue_id}" must not swallow "123.json".
 BASE = "/{project_path:path}/-/error_tracking"
 POLL_INTERVAL = {"Poll-Interval": "1000"}
-# GitLab's text, typo included.
-OUTSIDE_PROJECT = "The Sentry issue appers to be outside of the configured Sentry project"
-SORTS = tuple(integrated.SORT_COLUMNS)
 
 
 def _message(text: str, status: int = 400) -> errors.ApiError:
@@ -63,36 +57,27 @@ def _project(session: Session, user: User, project_path: str, min_level: int) ->
     return project
 
 
-def _enabled_setting(session: Session, project: Project) -> ErrorTrackingSetting:
-    setting = service.get_setting(session, project=project)
-    if setting is None or not setting.enabled:
-        raise _message("Error Tracking is not enabled")
-    return setting
+def _failure(failure: reading.ReadFailure) -> errors.ApiError:
+    if isinstance(failure, reading.ErrorNotFound):
+        return errors.record_not_found()
+    return _message(failure.message, failure.status)
 
 
-def _sentry(session: Session, request: Request, setting: ErrorTrackingSetting) -> SentryClient:
-    token = stored_token(setting, request.app.state.secret_key)
-    if not setting.api_url or not token:
-        raise _message("Access denied", 401)
-    return sentry_client_for(session, api_url=setting.api_url, token=token,
-                             timeout=request.app.state.settings.error_tracking_external_timeout)
+def _source(request: Request, session: Session, user: User, project_path: str) -> reading.ErrorSource:
+    project = _project(session, user, project_path, access.REPORTER)
+    try:
+        return reading.open_source(session, project=project, secret_key=request.app.state.secret_key,
+                                   external_timeout=request.app.state.settings.error_tracking_external_timeout,
+                                   base_url=public_base_url(request))
+    except reading.ReadFailure as failure:
+        raise _failure(failure) from None
 
 
-def _sentry_call(call, *args, **kwargs) -> Any:
+def _read(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     try:
         return call(*args, **kwargs)
-    except SentryError as exc:
-        raise _message(exc.message, exc.http_status) from None
-
-
-def _sentry_issue(session: Session, request: Request, setting: ErrorTrackingSetting, issue_id: str
-                  ) -> dict[str, Any]:
-    """The external issue, refused when it belongs to another project than the configured one."""
-    issue = _sentry_call(_sentry(session, request, setting).issue_details, issue_id)
-    _organization, slug = slugs_of(setting.api_url)
-    if (issue.get("project") or {}).get("slug") != slug:
-        raise _message(OUTSIDE_PROJECT)
-    return issue
+    except reading.ReadFailure as failure:
+        raise _failure(failure) from None
 
 
 def _json(body: Any) -> JSONResponse:
@@ -105,106 +90,42 @@ LIST_QUERY = declared_query(issue_status=STRING, sort=STRING, search_term=STRING
 @router.get(BASE, openapi_extra=LIST_QUERY)
 @router.get(BASE + ".json", openapi_extra=LIST_QUERY)
 def list_errors(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str):
-    project = _project(session, user, project_path, access.REPORTER)
-    setting = _enabled_setting(session, project)
-    issue_status = params.str("issue_status") or "unresolved"
-    if issue_status not in ERROR_STATUSES:
-        raise _message("Bad Request: Invalid issue_status")
-    sort = params.str("sort") or "last_seen"
-    search_term = params.str("search_term") or ""
-    cursor = params.str("cursor") or None
-    if not setting.integrated:
-        if sort not in SORTS:
-            raise _message("Invalid value for sort param")
-        client = _sentry(session, request, setting)
-        issues, pagination = _sentry_call(client.list_issues, issue_status=issue_status, limit=integrated.PAGE_SIZE,
-                                          search_term=search_term, sort=sort, cursor=cursor)
-        errors_json = [_sentry_call(mapping.error_entity, issue, api_url=setting.api_url) for issue in issues]
-        return _json({"errors": errors_json, "pagination": pagination, "external_url": setting.sentry_external_url})
-    if sort not in SORTS:
-        raise _message("Invalid value for sort param")
-    query = parse_search(search_term)
-    try:
-        page = integrated.list_errors(session, project_id=project.id, status=query.status or issue_status,
-                                      query=query, sort=sort, cursor=cursor)
-    except integrated.InvalidCursor:
-        raise _message("Bad Request: Invalid cursor") from None
-    return _json({
-        "errors": [error_entity(request, project, error, page.frequencies[error.id]) for error in page.errors],
-        "pagination": page.pagination,
-        "external_url": setting.sentry_external_url,
-    })
-
-
-def _integrated_error(session: Session, project: Project, issue_id: str):
-    error = service.get_error(session, project=project, error_id=issue_id)
-    if error is None:
-        raise errors.record_not_found()
-    return error
+    source = _source(request, session, user, project_path)
+    return _json(_read(reading.list_page, source, issue_status=params.str("issue_status") or "unresolved",
+                       search_term=params.str("search_term") or "", sort=params.str("sort") or "last_seen",
+                       cursor=params.str("cursor") or None))
 
 
 @router.get(BASE + "/{issue_id}/details")
 @router.get(BASE + "/{issue_id}/details.json")
 def error_details(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str, issue_id: str):
-    project = _project(session, user, project_path, access.REPORTER)
-    setting = _enabled_setting(session, project)
-    if not setting.integrated:
-        issue = _sentry_issue(session, request, setting, issue_id)
-        return _json({"error": _sentry_call(mapping.detailed_error_entity, issue, api_url=setting.api_url)})
-    error = _integrated_error(session, project, issue_id)
-    releases = set(integrated.error_releases(session, error))
-    health = [{"release": row.release, "environment": row.environment, "sessions": row.sessions,
-               "crashed": row.crashed, "errored": row.errored, "abnormal": row.abnormal,
-               "crash_free_rate": None if row.crash_free_rate is None else round(100 * row.crash_free_rate, 2)}
-              for row in service.release_health(session, project=project) if row.release in releases]
-    frequency_30d = [[int(dt.datetime.combine(day, dt.time(), dt.timezone.utc).timestamp()), count]
-                     for day, count in service.daily_counts(session, error=error)]
-    body = detailed_error_entity(request, project, error,
-                                 frequency=integrated.hourly_frequency(session, [error.id])[error.id],
-                                 frequency_30d=frequency_30d, release_health=health)
-    return _json({"error": body})
+    source = _source(request, session, user, project_path)
+    return _json({"error": _read(reading.error_details, source, issue_id)})
 
 
 @router.get(BASE + "/{issue_id}/stack_trace")
 @router.get(BASE + "/{issue_id}/stack_trace.json")
 def error_stack_trace(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str,
                       issue_id: str):
-    project = _project(session, user, project_path, access.REPORTER)
-    setting = _enabled_setting(session, project)
-    if not setting.integrated:
-        issue = _sentry_issue(session, request, setting, issue_id)
-        event = _sentry_call(_sentry(session, request, setting).latest_event, issue_id)
-        if str(event.get("projectID")) != str((issue.get("project") or {}).get("id")):
-            raise _message(OUTSIDE_PROJECT)
-        return _json({"error": _sentry_call(mapping.stack_trace_entity, event)})
-    error = _integrated_error(session, project, issue_id)
-    latest = service.error_events(session, error=error, limit=1)
-    payload = service.latest_event_payload(session, error=error) or {}
-    entries, exceptions = integrated.stack_trace(payload)
-    return _json({"error": {
-        "issue_id": str(error.id),
-        "date_received": iso(latest[0].received_at) if latest else None,
-        "stack_trace_entries": entries,
-        "exceptions": exceptions,
-        "message": payload.get("message") if isinstance(payload.get("message"), str) else None,
-    }})
+    source = _source(request, session, user, project_path)
+    return _json({"error": _read(reading.error_stack_trace, source, issue_id)})
 
 
 @router.put(BASE + "/{issue_id}", openapi_extra=declared_body(status=STRING))
 @router.put(BASE + "/{issue_id}.json", openapi_extra=declared_body(status=STRING))
 def update_error(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str,
                  issue_id: str):
-    project = _project(session, user, project_path, access.REPORTER)
-    setting = _enabled_setting(session, project)
+    source = _source(request, session, user, project_path)
     status = params.str("status")
     if status not in ERROR_STATUSES:
         raise _message("Bad Request: Invalid status")
-    if not setting.integrated:
-        _sentry_issue(session, request, setting, issue_id)
-        _sentry_call(_sentry(session, request, setting).update_issue, issue_id, {"status": status})
+    if not source.integrated:
+        _read(reading.sentry_issue, source, issue_id)
+        client = _read(reading.sentry_client, source)
+        _read(reading.sentry_call, client.update_issue, issue_id, {"status": status})
         updated = True
     else:
-        error = _integrated_error(session, project, issue_id)
+        error = _read(reading.stored_error, source, issue_id)
         updated = error.status != status
         service.update_error_status(session, error=error, status=status)
         session.commit()
@@ -227,5 +148,5 @@ def external_projects(request: Request, session: SessionDep, user: CurrentUserDe
         raise _message(full_messages(messages))
     client = sentry_client_for(session, api_url=api_url, token=token,
                                timeout=request.app.state.settings.error_tracking_external_timeout)
-    projects = _sentry_call(client.list_projects)
-    return {"projects": [_sentry_call(mapping.project_entity, item) for item in projects]}
+    projects = _read(reading.sentry_call, client.list_projects)
+    return {"projects": [_read(reading.sentry_call, mapping.project_entity, item) for item in projects]}
