@@ -12,7 +12,7 @@ per tag value clicked; an answer lands only while its stamp (and the tab's proje
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
@@ -60,7 +60,7 @@ class EventHistory(QObject):
         self.sections = sections
         # Loading waits until Events or Tags is on screen: browsing the list with the stack trace in view
         # costs no event requests.
-        self._waiting: Coroutine[Any, Any, None] | None = None
+        self._waiting: Callable[[], Coroutine[Any, Any, None]] | None = None  # makes the load's coroutine
         sections.currentChanged.connect(lambda _index: self._start_if_shown())
         self.errors, self.events, self.tagged = Generation(), Generation(), Generation()
         self.error_id: str | None = None
@@ -78,9 +78,7 @@ class EventHistory(QObject):
         return self.tab.project_choice.is_current(stamps[0]) and self.errors.is_current(stamps[1])
 
     def clear(self) -> None:
-        if self._waiting is not None:
-            self._waiting.close()
-            self._waiting = None
+        self._waiting = None
         self.errors.advance()
         self.error_id, self.issue, self.stored, self.shown = None, None, None, None
         self.events_pane.clear()
@@ -132,7 +130,7 @@ class EventHistory(QObject):
             else:
                 self._show(latest)
 
-        self._waiting = load()
+        self._waiting = load
         self._start_if_shown()
 
     @property
@@ -143,7 +141,7 @@ class EventHistory(QObject):
     def _start_if_shown(self) -> None:
         if self._waiting is not None and self.sections.currentWidget() in (self.events_pane, self.facets_pane):
             work, self._waiting = self._waiting, None
-            self.tab.run(work, description="Loading the error's events")
+            self.tab.run(work(), description="Loading the error's events")
 
     async def _integrated(self, project_id: int) -> bool:
         """Whether the project's errors are Outpost's own; its settings need Maintainer, so without them
