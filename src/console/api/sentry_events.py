@@ -259,11 +259,12 @@ class SentryEventsApi:
         next_cursor = following.get("cursor") if following.get("results") == "true" else None
         return EventPage([EventSummary.from_json(body) for body in response.json()], next_cursor)
 
-    async def stored_events(self, issue_id: str, *, pages: int = POSITION_PAGES) -> StoredEvents:
+    async def stored_events(self, issue_id: str, *, pages: int = POSITION_PAGES,
+                            per_page: int = PAGE_SIZE) -> StoredEvents:
         ids: list[str] = []
         cursor: str | None = None
         for _ in range(pages):
-            page = await self.events(issue_id, cursor=cursor)
+            page = await self.events(issue_id, cursor=cursor, per_page=per_page)
             ids.extend(event.id for event in page.events)
             cursor = page.next_cursor
             if cursor is None:
