@@ -131,3 +131,12 @@ def wait_for_list(web: httpx.Client, project_path: str, ready, *, timeout: float
         if ready(body) or time.monotonic() > deadline:
             return body
         time.sleep(0.2)
+
+
+def failed_checkouts(server, api) -> dict:
+    """A new project holding one error of three events from the "web" scenario (ada, bob, cyd); returns it."""
+    project = api.project()
+    send_errors(enable_integrated(api.root, project["id"]), "web")
+    with httpx.Client(base_url=server.url, headers={"PRIVATE-TOKEN": server.root_token}) as web:
+        wait_for_list(web, project["path_with_namespace"], lambda body: [e["count"] for e in body["errors"]] == [3])
+    return project

@@ -6,7 +6,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import httpx
 import pytest
 from outpost_server.accounts import access
 from PySide6.QtCore import Qt
@@ -17,7 +16,7 @@ from console.errors.event_history import EXTERNAL_BACKEND, LOADING
 from console.errors.tag_facets import SHARE_ROLE, TagFacetModel
 from console.errors.tagged_events import TaggedEventsModel
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
-from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
+from tests.sdk_errors import failed_checkouts
 from tests.support import REPO_ROOT
 
 TITLE = "ConnectionError: card processor refused cart 43"  # the latest event names the error
@@ -26,11 +25,7 @@ TITLE = "ConnectionError: card processor refused cart 43"  # the latest event na
 @pytest.fixture(scope="module")
 def checkout(server, api):
     """Three failed checkouts (ada on Firefox, bob on Chrome, cyd on Firefox), one error, sent by the SDK."""
-    project = api.project()
-    send_errors(enable_integrated(api.root, project["id"]), "web")
-    with httpx.Client(base_url=server.url, headers={"PRIVATE-TOKEN": server.root_token}) as web:
-        wait_for_list(web, project["path_with_namespace"], lambda body: [e["count"] for e in body["errors"]] == [3])
-    return project
+    return failed_checkouts(server, api)
 
 
 def open_error(qtbot, make_root_tab, project):
@@ -162,10 +157,7 @@ def test_a_reporter_sees_the_events_without_the_settings(qtbot, qloop_running, c
 
 def test_the_position_says_when_retention_pruned_events(qtbot, make_root_tab, server, api):
     """Two events kept per error (the first and the latest) of three received: the count stays 3."""
-    project = api.project()
-    send_errors(enable_integrated(api.root, project["id"]), "web")
-    with httpx.Client(base_url=server.url, headers={"PRIVATE-TOKEN": server.root_token}) as web:
-        wait_for_list(web, project["path_with_namespace"], lambda body: [e["count"] for e in body["errors"]] == [3])
+    project = failed_checkouts(server, api)
     api.root.put(f"/projects/{project['id']}/error_tracking/retention", json={"events_per_error": 2}).raise_for_status()
     pruned = subprocess.run([sys.executable, "-m", "outpost_server", "prune", "--data-dir", str(server.data_dir)],
                             capture_output=True, text=True, env=server.env, cwd=REPO_ROOT, timeout=120)

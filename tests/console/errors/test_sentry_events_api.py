@@ -12,17 +12,14 @@ from console.api.client import ApiClient
 from console.api.errors import Unauthorized
 from console.api.sentry_events import SentryEventsApi
 from console.api.server import detect_server
-from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
+from tests.sdk_errors import failed_checkouts
 
 
 @pytest.fixture(scope="module")
 def issue_id(server, api):
-    project = api.project()
-    send_errors(enable_integrated(api.root, project["id"]), "web")
+    project = failed_checkouts(server, api)
     with httpx.Client(base_url=server.url, headers={"PRIVATE-TOKEN": server.root_token}) as web:
-        body = wait_for_list(web, project["path_with_namespace"],
-                             lambda body: [e["count"] for e in body["errors"]] == [3])
-    return str(body["errors"][0]["id"])
+        return str(web.get(f"/{project['path_with_namespace']}/-/error_tracking.json").json()["errors"][0]["id"])
 
 
 async def _with_api(url: str, token: str, work):
