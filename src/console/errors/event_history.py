@@ -35,6 +35,7 @@ EXTERNAL_BACKEND = ("Event history is shown for Outpost's integrated error track
                     "are kept by an external Sentry, which answers to its own auth token, not to this "
                     "connection's; open the error in that Sentry to walk its events.")
 LOADING = "Loading the error's events…"
+PRUNED_MEANWHILE = "That event is no longer stored: retention pruned it after it was listed. Choose another."
 NONE_STORED = ("No event of this error is stored any more: retention pruned them all. Its counts, dates and tag "
                "facets stay.")
 TAGGED_EVENTS_SHOWN = 100
@@ -172,7 +173,14 @@ class EventHistory(QObject):
         api = SentryEventsApi(self.tab.api.client)
 
         async def load() -> None:
-            event = await api.event(error_id, which)
+            try:
+                event = await api.event(error_id, which)
+            except NotFound:  # pruned since it was listed: say so, and count the stored events afresh
+                stored = await api.stored_events(error_id)
+                if self._current(stamps) and self.events.is_current(request):
+                    self.stored = stored
+                    self.events_pane.say(PRUNED_MEANWHILE)
+                return
             stored = self.stored
             if stored is not None and event.id not in stored.ids:  # arrived after the ids were walked
                 stored = await api.stored_events(error_id)

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from console.errors.breadcrumbs import CRASH_ROLE, BreadcrumbModel
-from console.errors.event_history import EXTERNAL_BACKEND, LOADING
+from console.errors.event_history import EXTERNAL_BACKEND, LOADING, PRUNED_MEANWHILE
 from console.errors.tag_facets import SHARE_ROLE, TagFacetModel
 from console.errors.tagged_events import TaggedEventsModel
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
@@ -156,23 +156,22 @@ def test_a_reporter_sees_the_events_without_the_settings(qtbot, qloop_running, c
 
 
 def test_the_position_says_when_retention_pruned_events(qtbot, make_root_tab, server, api):
-    """Two events kept per error (the first and the latest) of three received: the count stays 3."""
+    """Two events kept per error (the first and the latest) of three received: the count stays 3. The
+    pruning happens while the latest is shown, so the previous one (bob's) goes from under the navigator."""
     project = failed_checkouts(server, api)
+    page = open_error(qtbot, make_root_tab, project)
+    navigator = page.events_pane.navigator
     api.root.put(f"/projects/{project['id']}/error_tracking/retention", json={"events_per_error": 2}).raise_for_status()
     pruned = subprocess.run([sys.executable, "-m", "outpost_server", "prune", "--data-dir", str(server.data_dir)],
                             capture_output=True, text=True, env=server.env, cwd=REPO_ROOT, timeout=120)
     assert pruned.returncode == 0, pruned.stderr
 
-    tab = make_root_tab()
-    page = tab.errors_page
-    choose_project(qtbot, tab, project["path_with_namespace"])
-    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
-    page.table.selectRow(0)
-    page.detail.sections.setCurrentWidget(page.events_pane)
-    navigator = page.events_pane.navigator
+    qtbot.mouseClick(navigator.previous_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.events_pane.notice.text() == PRUNED_MEANWHILE, timeout=WAIT)
+    qtbot.mouseClick(navigator.latest_button, Qt.MouseButton.LeftButton)
     pruned_text = "event 2 of 2 stored (3 received; retention pruned the others)"
     qtbot.waitUntil(lambda: navigator.position.text() == pruned_text, timeout=WAIT)
-    assert shown_user(page) == "cyd"
+    assert shown_user(page) == "cyd" and page.events_pane.notice.isHidden()
     qtbot.mouseClick(navigator.previous_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: navigator.position.text().startswith("event 1 of 2 stored"), timeout=WAIT)
     assert shown_user(page) == "ada", "the middle event (bob's) was pruned; the first one is kept"
