@@ -24,10 +24,10 @@ import httpx
 import sqlalchemy
 
 from outpost_server.db import make_engine
-from outpost_server.error_tracking.ingest import store_batch
+from outpost_server.error_tracking.dsn import AuthInfo
+from outpost_server.error_tracking.ingest import Accepted, store_batch
 from outpost_server.error_tracking.normalize import normalize_event
-from outpost_server.error_tracking.parsing import IngestRequest
-from outpost_server.error_tracking.protocol import AuthInfo
+from outpost_server.error_tracking.protocol import IngestRequest
 from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, store_request
 from tests.support import ApiHelper, database_url_for, launch_server
 
@@ -43,7 +43,7 @@ def load_backlog(url: str, project_id: int, count: int) -> None:
             for _ in range(min(1000, count - start)):
                 raw = sentry_event(group=1)
                 event = normalize_event(raw, received_at=now, raw_payload=json.dumps(raw).encode())
-                batch.append((project_id, IngestRequest(AuthInfo("bench", None), event.event_id, [event]), now))
+                batch.append(Accepted(project_id, IngestRequest(AuthInfo("bench", None), event.event_id, [event]), now))
             store_batch(connection, batch)
     engine.dispose()
 

@@ -1,12 +1,12 @@
 """Soak run: ingestion from many concurrent senders plus API traffic against one real server.
 
-    .venv/bin/python -m bench.soak [--minutes 2] [--senders 16] [--database-url URL] [--json FILE]
+    .venv/bin/python -m bench.soak [--minutes 2] [--senders 16] [--workers 1] [--database-url URL] [--json FILE]
 
 Loopback only, bounded in time (--minutes) and in count (--max-events). While the time runs, it
 posts gzip'd Python-SDK-shaped store events, and in parallel cycles through instance variables
 (create, update, read, list, delete, with masked values), vulnerability exports (request, poll,
-download, check the row count) and the error and vulnerability lists. The server's RSS is sampled
-every few seconds.
+download, check the row count) and the error and vulnerability lists. The server's RSS (summed over its
+worker processes with --workers) is sampled every few seconds.
 
 It reports throughput, latency percentiles per kind of traffic, statuses, accepted versus stored
 events and the RSS series, and exits non-zero when an accepted event is missing from the database,
@@ -29,9 +29,9 @@ from pathlib import Path
 
 import httpx
 
+from bench.ingest import memory_mb
 from tests.e2e.databases import database_url, stored_event_ids
-from tests.e2e.flows import enable_error_tracking, sast_report, sentry_event, store_path, store_request, \
-    upload_report
+from tests.e2e.flows import enable_error_tracking, sast_report, sentry_event, store_path, store_request, upload_report
 from tests.support import ApiHelper, launch_server, unique
 
 RSS_EVERY_SECONDS = 5.0
@@ -72,10 +72,8 @@ def percentiles(values: list[float]) -> dict[str, float]:
 
 
 def rss_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS line")
+    """RSS of the server and its worker processes."""
+    return round(memory_mb(pid)[0] * 2**20)
 
 
 async def call(tally: Tally, kind: str, client: httpx.AsyncClient, method: str, url: str, **kwargs):
@@ -192,12 +190,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=2.0)
     parser.add_argument("--senders", type=int, default=16, help="concurrent ingestion senders")
     parser.add_argument("--max-events", type=int, default=2_000_000, help="upper bound on events sent")
+    parser.add_argument("--workers", default="1", help="server processes (outpost-server serve --workers)")
     parser.add_argument("--database-url", default=None, help="PostgreSQL URL (default: SQLite in a temp dir)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="soak-") as workdir:
-        server = launch_server(Path(workdir) / "server", database_url=args.database_url)
+        server = launch_server(Path(workdir) / "server", database_url=args.database_url,
+                               extra_env={"OUTPOST_WORKERS": args.workers})
         try:
             api = ApiHelper(server)
             group = api.group()

@@ -26,6 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--database-url", default=None, help="SQLAlchemy URL (default: SQLite in the data dir)")
     serve.add_argument("--data-dir", default=None, help="directory for the SQLite database and secret key")
     serve.add_argument("--demo", action="store_true", help="load demo data once")
+    serve.add_argument("--workers", default=None,
+                       help="server processes sharing the socket: a number or 'auto' (one per CPU); default 1, "
+                            "or OUTPOST_WORKERS")
     serve.add_argument("--watch-parent", action="store_true",
                        help="exit when the parent process exits (used by the console's local server)")
     serve.set_defaults(handler=run_serve)
@@ -68,47 +71,71 @@ def configure_logging(level: str) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from outpost_server.app import create_app
-
     # Until the server exists there is nothing to finish: a stop signal ends start-up quietly.
     _on_stop_signals(lambda *_: sys.exit(0))
-    settings = settings_from(args)
-    configure_logging(settings.log_level)
     host = args.host or os.environ.get("OUTPOST_HOST", "127.0.0.1")
     port = args.port if args.port is not None else int(os.environ.get("OUTPOST_PORT", "8080"))
+    workers = worker_count(args.workers if args.workers is not None else os.environ.get("OUTPOST_WORKERS", "1"))
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP explicitly: asyncio only enables TCP_NODELAY on sockets that say so, and without it
     # every request on a kept-alive connection waits for a delayed ACK.
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
-    bound_port = sock.getsockname()[1]
+    shown_host = f"[{host}]" if family == socket.AF_INET6 else host
+    listening = f"Listening on http://{shown_host}:{sock.getsockname()[1]}"
+    settings = settings_from(args)
+    configure_logging(settings.log_level)
+    if workers > 1:
+        from outpost_server.workers import serve_with_workers
+
+        return serve_with_workers(settings, sock, count=workers, demo=args.demo, watch_parent=args.watch_parent,
+                                  listening=listening)
+    from outpost_server.app import create_app
 
     app = create_app(settings, demo=args.demo)
+    started = serve_app(app, settings, sock, watch_parent=os.getppid() if args.watch_parent else None,
+                        on_started=lambda: print(listening, flush=True))
+    return 0 if started else 1
+
+
+def worker_count(value: str | int) -> int:
+    """`--workers`: a number of processes, or `auto` for one per CPU."""
+    if value == "auto":
+        return os.cpu_count() or 1
+    count = int(value)
+    if count < 1:
+        raise SystemExit("--workers must be at least 1")
+    if count > 1 and not hasattr(os, "fork"):
+        raise SystemExit("--workers above 1 needs fork(), which this platform lacks")
+    return count
+
+
+def serve_app(app, settings, sock: socket.socket, *, watch_parent: int | None, on_started) -> bool:
+    """Serves `app` on the bound socket until a stop signal; returns whether it ever started."""
+    import uvicorn
+
     # access_log is off: uvicorn's access log prints query strings, which may carry tokens.
     # Idle keep-alive connections are kept 30 s (uvicorn's default is 5 s) so clients that pool
     # connections for a few seconds do not race the server closing them.
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", http=_http_protocol(),
                             timeout_graceful_shutdown=settings.shutdown_grace_seconds, timeout_keep_alive=30)
     server = uvicorn.Server(config)
     _stop_on_signals(server)
-    if args.watch_parent:
-        _watch_parent(server)
+    if watch_parent is not None:
+        _watch_parent(server, watch_parent)
 
     async def serve() -> None:
         task = asyncio.create_task(server.serve(sockets=[sock]))
         while not server.started and not task.done():
             await asyncio.sleep(0.02)
         if server.started:
-            shown_host = f"[{host}]" if family == socket.AF_INET6 else host
-            print(f"Listening on http://{shown_host}:{bound_port}", flush=True)
+            on_started()
         await task
 
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         runner.run(serve())
-    return 0 if server.started else 1
+    return server.started
 
 
 def _stop_on_signals(server) -> None:
@@ -131,6 +158,15 @@ def _on_stop_signals(handler) -> None:
         signal.signal(signum, handler)
 
 
+def _http_protocol():
+    """uvicorn's httptools protocol with one send per response, where httptools is installed."""
+    try:
+        from outpost_server.http_protocol import CoalescingHttpToolsProtocol
+    except ImportError:
+        return "auto"
+    return CoalescingHttpToolsProtocol
+
+
 def _loop_factory():
     """uvloop where it is installed (uvicorn[standard] brings it on Linux and macOS): less CPU per request."""
     try:
@@ -140,8 +176,8 @@ def _loop_factory():
     return uvloop.new_event_loop
 
 
-def _watch_parent(server) -> None:
-    parent = os.getppid()
+def _watch_parent(server, parent: int) -> None:
+    """Stops the server once the process `parent` is gone (this process is then adopted)."""
 
     def watch() -> None:
         while not server.should_exit:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
 from urllib.parse import unquote
+
+import orjson
 
 from outpost_server.accounts.service import ENCODED_SLASH
 
@@ -71,14 +72,14 @@ class RequestMiddleware:
             if not response_started:
                 await _send_error(send, request_id, 500, INTERNAL_ERROR_BODY)
         finally:
-            request_log.info(json.dumps({
+            request_log.info(orjson.dumps({
                 "request_id": request_id,
                 "method": scope["method"],
                 "path": scope.get("raw_path", b"").decode("latin-1") or scope["path"],
                 "status": status,
                 "duration_ms": round((time.perf_counter() - started) * 1000, 2),
                 "user_id": scope["state"].get("user_id"),
-            }))
+            }).decode())
 
 
 async def _send_error(send, request_id: str, status: int, body: bytes) -> None:

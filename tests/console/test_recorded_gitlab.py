@@ -69,7 +69,9 @@ def test_web_routes_refuse_a_token_as_gitlab_does(gitlab):
 
 def test_connection_check_names_the_product(gitlab):
     report = asyncio.run(check_connection(gitlab.url, TOKEN))
-    assert report.ok and report.message == "Signed in as John Smith (@john_smith, administrator) on server version 17.5.0-ee (GitLab)."
+    assert report.ok
+    assert report.message == ("Signed in as John Smith (@john_smith, administrator) "
+                              "on server version 17.5.0-ee (GitLab).")
 
 
 def test_the_console_knows_it_talks_to_gitlab(connected):

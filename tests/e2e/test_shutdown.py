@@ -86,10 +86,11 @@ def _read_head(connection: socket.socket) -> bytes:
     return received
 
 
+@pytest.mark.parametrize("workers", ["1", "2"], ids=["one-process", "two-workers"])
 @pytest.mark.parametrize("stop_signal", STOP_SIGNALS)
-def test_stop_signal_during_ingestion_finishes_in_flight_requests_and_loses_nothing(tmp_path, stop_signal):
+def test_stop_signal_during_ingestion_finishes_in_flight_requests_and_loses_nothing(tmp_path, stop_signal, workers):
     data_dir = tmp_path / "server"
-    server = launch_server(data_dir)
+    server = launch_server(data_dir, extra_env={"OUTPOST_WORKERS": workers})
     try:
         api = ApiHelper(server)
         project = api.project()

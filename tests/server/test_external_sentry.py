@@ -159,7 +159,8 @@ def external_project(helper, fake, allow_local):
 def test_settings_store_the_external_backend(helper, web, fake, external_project):
     setting = helper.root.get(f"/projects/{external_project['id']}/error_tracking/settings").json()
     assert setting == {"active": True, "integrated": False, "api_url": fake.api_url(), "project_name": "Storefront",
-                       "sentry_external_url": f"{fake.url}/acme/storefront/"}
+                       "sentry_external_url": f"{fake.url}/acme/storefront/", "allowed_origins": [],
+                       "rejected_origins": {"count": 0, "last_origin": None, "last_at": None}}
     assert GOOD_TOKEN not in str(setting)
     # The masked token stands for the stored one.
     masked = _projects(web, external_project["path_with_namespace"], fake.url, "*****")

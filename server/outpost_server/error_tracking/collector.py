@@ -1,217 +1,142 @@
 """Sentry-compatible ingestion: POST /api/v4/error_tracking/collector/api/:id/{store,envelope}[/].
 
-Plain Starlette endpoints rather than FastAPI ones: they read raw bytes and are on the hot path.
-Refusals follow GitLab's collector (404 for an unknown project, a disabled setting or an unknown
-key; 400 "Failed to parse sentry request" without a key); malformed bodies get a 400 with the
-reason, oversized ones 413.
+Access is decided by the `Authenticate` dependency (authentication.py); this module rate-limits, hands
+the content to the writer and answers once it is committed. Browsers get CORS: a preflight answer
+on OPTIONS and `Access-Control-Allow-Origin` echoing an origin the project allows.
+
+Plain ASGI in front of FastAPI (`CollectorShortcut`) serves these URLs on the hot path, calling the
+same dependency and handlers the ordinary routes use.
 """
 
 from __future__ import annotations
 
-import asyncio
-import re
-import time
+from typing import Annotated
 
 import orjson
-from fastapi import APIRouter, FastAPI, Request
-from starlette.concurrency import run_in_threadpool
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from fastapi import APIRouter, Depends, FastAPI, Request
+from starlette.responses import JSONResponse, Response
 
 from outpost_server import errors
-from outpost_server.db import session_scope, utcnow
 
-from . import service
-from .ingest import IngestWriter, KeyNoLongerActive
-from .parsing import ENVELOPE, STORE, body_limit, parse_ingest_request
-from .protocol import PARSE_FAILURE, PayloadTooLarge, ProtocolError, extract_public_key
-from .rate_limit import SharedRateLimit
+from . import authentication
+from .authentication import Authenticate, CollectorRequest, Refused, admitted, forget_access, refusal
+from .dsn import ENDPOINTS, ENVELOPE, ROUTE_TEMPLATES, STORE, extract_public_key, match_collector_url
+from .ingest import Accepted, KeyNoLongerActive
 
 router = APIRouter()
 
-# Bodies above this are parsed off the event loop so one large envelope cannot stall the others.
-INLINE_PARSE_LIMIT = 64 * 1024
-# How long a positive or negative access decision is reused (other replicas' key changes).
-ACCESS_TTL_SECONDS = 5.0
+# What the browser SDKs send and need to read (Sentry's Relay allows the same).
+CORS_ALLOW_HEADERS = "content-type, content-encoding, authorization, x-sentry-auth, sentry-trace, baggage"
+CORS_EXPOSE_HEADERS = "retry-after, x-sentry-error, x-sentry-rate-limits"
+CORS_MAX_AGE = "3600"
 
 
 def install(app: FastAPI) -> None:
-    app.state.error_tracking_access = {}
-    app.state.error_tracking_rate_limit = None
-
-    async def start_writer(app: FastAPI) -> None:
-        writer = IngestWriter(app.state.engine)
-        writer.start()
-        app.state.error_tracking_writer = writer
-        limit = app.state.settings.error_tracking_rate_limit_per_minute
-        if limit > 0:
-            app.state.error_tracking_rate_limit = SharedRateLimit(app.state.engine, limit_per_minute=limit)
-            app.state.error_tracking_rate_limit.start()
-
-    async def stop_writer(app: FastAPI) -> None:
-        await app.state.error_tracking_writer.stop()
-        if app.state.error_tracking_rate_limit is not None:
-            await app.state.error_tracking_rate_limit.stop()
-
-    app.state.startup_hooks.append(start_writer)
-    app.state.shutdown_hooks.append(stop_writer)
+    authentication.install(app)
+    app.add_exception_handler(Refused, _refused)
     app.add_middleware(CollectorShortcut)
 
 
-def forget_access(app: FastAPI) -> None:
-    """Called after settings or keys change, so this process sees the change at once."""
-    app.state.error_tracking_access.clear()
+async def _refused(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, Refused)
+    return exc.response
 
 
-def _error_response(error: errors.ApiError) -> Response:
-    return JSONResponse(error.body, status_code=error.status, headers=error.headers)
+def _cors(response: Response, origin: str | None) -> Response:
+    """Lets the page read the answer; only called once the origin is known to be allowed."""
+    if origin is not None:
+        response.headers["Access-Control-Allow-Origin"] = origin
+        response.headers["Access-Control-Expose-Headers"] = CORS_EXPOSE_HEADERS
+        response.headers["Vary"] = "Origin"
+    return response
 
 
-def _protocol_error_response(error: ProtocolError) -> Response:
-    if isinstance(error, PayloadTooLarge):
-        # GitLab's compressed-JSON middleware answers this way.
-        return PlainTextResponse("Payload Too Large", status_code=413)
-    reason = error.reason.encode("ascii", "replace").decode()
-    return JSONResponse(errors.bad_request(error.reason).body, status_code=400, headers={"X-Sentry-Error": reason})
-
-
-async def _check_access(app, project_ident: str, public_key: str | None) -> service.CollectorTarget:
-    """The cached access decision; concurrent misses for one key share a single lookup."""
-    cache = app.state.error_tracking_access
-    cache_key = (project_ident, public_key)
-    cached = cache.get(cache_key)
-    if isinstance(cached, asyncio.Future):
-        return await cached
-    if cached is not None and cached[0] > time.monotonic():
-        return cached[1]
-
-    def lookup() -> service.CollectorTarget:
-        with session_scope(app.state.sessionmaker) as session:
-            return service.collector_target(session, project_ident=project_ident, public_key=public_key)
-
-    pending = asyncio.get_running_loop().create_future()
-    if len(cache) > 10_000:
-        cache.clear()
-    cache[cache_key] = pending
-    try:
-        target = await run_in_threadpool(lookup)
-    except BaseException as error:
-        cache.pop(cache_key, None)
-        pending.set_exception(error)
-        pending.exception()  # retrieved: the waiters (if any) re-raise it
-        raise
-    if cache.get(cache_key) is pending:
-        cache[cache_key] = (time.monotonic() + ACCESS_TTL_SECONDS, target)
-    pending.set_result(target)
-    return target
-
-
-async def _rate_limited(app, project_id: int, events: int) -> Response | None:
+async def _rate_limited(app: FastAPI, project_id: int, events: int) -> Response | None:
+    """The refusal when the project's shared per-minute limit (rate_limit.py) has no room for the events."""
     limiter = app.state.error_tracking_rate_limit
     if limiter is None or events == 0:
         return None
     retry_after = await limiter.admit(project_id, events)
     if retry_after is None:
         return None
-    refusal = errors.too_many_requests(retry_after)
-    refusal.headers["X-Sentry-Rate-Limits"] = f"{retry_after}:error;default:project"
-    return _error_response(refusal)
+    refused = errors.too_many_requests(retry_after)
+    refused.headers["X-Sentry-Rate-Limits"] = f"{retry_after}:error;default:project"
+    return JSONResponse(refused.body, status_code=refused.status, headers=refused.headers)
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    """The raw body, refused with 413 as soon as it passes the limit (chunked bodies included)."""
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
-        raise PayloadTooLarge()
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise PayloadTooLarge()
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _client_ip(request: Request) -> str | None:
-    return request.client.host if request.client else None
-
-
-async def collect(request: Request, endpoint: str, project_ident: str) -> Response:
+async def collect(request: Request, incoming: CollectorRequest) -> Response:
     app = request.app
-    received_at = utcnow()
-    headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in request.scope["headers"]}
-    query = dict(request.query_params) if request.scope["query_string"] else {}
-    target = await _check_access(app, project_ident, None)
-    if target.refusal is not None:
-        return _error_response(target.refusal)
-    header_auth = extract_public_key(headers, query)
-    public_key = header_auth.key
-    if header_auth.key:
-        target = await _check_access(app, project_ident, header_auth.key)
-        if target.refusal is not None:
-            return _error_response(target.refusal)
-    elif header_auth.source == "query" or endpoint == STORE:
-        return _error_response(errors.bad_request(PARSE_FAILURE))
-    try:
-        body = await _read_body(request, body_limit(endpoint))
-        arguments = dict(headers=headers, query=query, body=body, received_at=received_at,
-                         client_ip=_client_ip(request))
-        if len(body) > INLINE_PARSE_LIMIT:
-            parsed = await run_in_threadpool(lambda: parse_ingest_request(endpoint, **arguments))
-        else:
-            parsed = parse_ingest_request(endpoint, **arguments)
-    except ProtocolError as error:
-        return _protocol_error_response(error)
-    if parsed.auth.source == "dsn":
-        public_key = parsed.auth.key
-        target = await _check_access(app, project_ident, parsed.auth.key)
-        if target.refusal is not None:
-            return _error_response(target.refusal)
-    limited = await _rate_limited(app, target.project_id, len(parsed.events))
+    content = incoming.content
+    limited = await _rate_limited(app, incoming.project_id, len(content.events))
     if limited is not None:
-        return limited
-    if parsed.events or parsed.sessions or parsed.session_buckets:
+        return _cors(limited, incoming.origin)
+    if content.events or content.sessions or content.session_buckets:
         try:
-            await app.state.error_tracking_writer.store(target.project_id, parsed, received_at, public_key)
+            await app.state.error_tracking_writer.store(
+                Accepted(incoming.project_id, content, incoming.received_at, incoming.public_key))
         except KeyNoLongerActive:
             forget_access(app)
-            return _error_response(errors.not_found())
+            raise refusal(errors.not_found()) from None
         except RuntimeError:
-            return JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
-                                headers={"Retry-After": "5"})
-    return Response(orjson.dumps({"id": parsed.response_id} if parsed.response_id else {}),
-                    media_type="application/json")
+            return _cors(JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
+                                      headers={"Retry-After": "5"}), incoming.origin)
+    body = orjson.dumps({"id": content.response_id} if content.response_id else {})
+    return _cors(Response(body, media_type="application/json"), incoming.origin)
 
 
-COLLECTOR_PATH = re.compile(r"^/api/v4/error_tracking/collector/api/([^/]+)/(store|envelope)/?$")
+async def preflight(request: Request, project_id: str) -> Response:
+    """OPTIONS: allowed when the project accepts events and the origin is one it allows."""
+    origin = request.headers.get("origin")
+    key = extract_public_key({}, dict(request.query_params)).key or None
+    await admitted(request.app, project_id, key, origin)
+    response = Response(status_code=200, headers={
+        "Access-Control-Allow-Methods": "POST, OPTIONS",
+        "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS,
+        "Access-Control-Max-Age": CORS_MAX_AGE,
+    })
+    return _cors(response, origin)
+
+
+async def _serve(request: Request, endpoint: str, project_id: str) -> Response:
+    try:
+        if request.method == "OPTIONS":
+            return await preflight(request, project_id)
+        return await collect(request, await AUTHENTICATE[endpoint](request, project_id))
+    except Refused as refused:
+        return refused.response
 
 
 class CollectorShortcut:
-    """Serves collector POSTs before FastAPI's routing and per-route machinery (the hot path).
-
-    The same handler is also mounted as ordinary routes, which this merely reaches sooner.
-    """
+    """Serves collector URLs before FastAPI's routing and per-route machinery (the hot path)."""
 
     def __init__(self, app):
         self.app = app
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope["method"] == "POST":
-            match = COLLECTOR_PATH.match(scope["path"])
+        if scope["type"] == "http" and scope["method"] in ("POST", "OPTIONS"):
+            match = match_collector_url(scope["path"])
             if match:
-                response = await collect(Request(scope, receive), match.group(2), match.group(1))
+                response = await _serve(Request(scope, receive), match[1], match[0])
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
 
-def _route(endpoint: str):
-    async def route(request: Request) -> Response:
-        return await collect(request, endpoint, request.path_params["project_id"])
-
-    return route
+AUTHENTICATE = {endpoint: Authenticate(endpoint) for endpoint in ENDPOINTS}
+StoreRequest = Annotated[CollectorRequest, Depends(AUTHENTICATE[STORE])]
+EnvelopeRequest = Annotated[CollectorRequest, Depends(AUTHENTICATE[ENVELOPE])]
 
 
-for _endpoint in (STORE, ENVELOPE):
-    for _suffix in ("", "/"):
-        router.add_route(f"/error_tracking/collector/api/{{project_id}}/{_endpoint}{_suffix}", _route(_endpoint),
-                         methods=["POST"])
+async def receive_store(request: Request, incoming: StoreRequest) -> Response:
+    return await collect(request, incoming)
+
+
+async def receive_envelope(request: Request, incoming: EnvelopeRequest) -> Response:
+    return await collect(request, incoming)
+
+
+for _template in ROUTE_TEMPLATES:
+    _handler = receive_store if _template.rstrip("/").endswith(STORE) else receive_envelope
+    # Not in the OpenAPI document, as before: it describes the token-authenticated API.
+    router.add_api_route(_template, _handler, methods=["POST"], include_in_schema=False)
+    router.add_api_route(_template, preflight, methods=["OPTIONS"], include_in_schema=False)

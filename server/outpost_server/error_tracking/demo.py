@@ -18,10 +18,10 @@ from sqlalchemy.orm import Session
 from outpost_server.db import utcnow
 
 from . import service
-from .ingest import store_batch
+from .dsn import AuthInfo
+from .ingest import Accepted, store_batch
 from .normalize import SessionUpdate, normalize_event
-from .parsing import IngestRequest
-from .protocol import AuthInfo
+from .protocol import IngestRequest
 
 DEMO_PROJECTS = ("acme/webshop", "acme/platform/billing")
 
@@ -130,9 +130,9 @@ def seed(session: Session, demo) -> None:
                 event["user"] = rng.choice(USERS)
                 raw = json.dumps(event).encode()
                 normalized = normalize_event(event, received_at=now - age, raw_payload=raw)
-                batch.append((project.id, IngestRequest(AuthInfo("demo", None), normalized.event_id, [normalized]),
-                              now - age))
-        batch.append((project.id, _sessions(prefix, rng, now), now))
+                content = IngestRequest(AuthInfo("demo", None), normalized.event_id, [normalized])
+                batch.append(Accepted(project.id, content, now - age))
+        batch.append(Accepted(project.id, _sessions(prefix, rng, now), now))
         store_batch(session.connection(), batch)
 
 

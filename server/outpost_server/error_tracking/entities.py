@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+from outpost_server.timefmt import iso
+
+from .dsn import dsn_for
 from .models import ClientKey, ErrorTrackingSetting
-from .service import dsn_for
+from .origins import split_stored
 
 
 def setting_entity(setting: ErrorTrackingSetting) -> dict:
-    """API::Entities::ErrorTracking::ProjectSetting."""
+    """API::Entities::ErrorTracking::ProjectSetting, plus Outpost's browser origin fields."""
     return {
         "active": setting.enabled,
         "project_name": setting.project_name,
         "sentry_external_url": setting.sentry_external_url,
         "api_url": setting.api_url,
         "integrated": setting.integrated,
+        # Outpost extensions (absent on GitLab): where browsers may send from, and what was refused.
+        "allowed_origins": split_stored(setting.allowed_origins),
+        "rejected_origins": {
+            "count": setting.rejected_origin_count or 0,
+            "last_origin": setting.last_rejected_origin,
+            "last_at": iso(setting.last_rejected_at),
+        },
     }
 
 

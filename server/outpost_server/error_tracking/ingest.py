@@ -15,8 +15,8 @@ import asyncio
 import datetime as dt
 import logging
 from collections import OrderedDict, defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Container, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from sqlalchemy import and_, bindparam, case, insert, select, update
@@ -34,7 +34,7 @@ from .models import (
     TrackedError,
 )
 from .normalize import NormalizedEvent
-from .parsing import IngestRequest
+from .protocol import IngestRequest
 from .tag_store import COUNT_KEYS, EVENT_TAG_KEYS, EVENT_TAGS, count_upsert, tag_rows
 
 log = logging.getLogger("outpost.error_tracking.ingest")
@@ -54,7 +54,10 @@ AGGREGATES = SessionAggregate.__table__
 def _sqlite_datetime(value):
     """SQLAlchemy's SQLite storage format for UTC datetimes (what UTCDateTime writes); other values as is."""
     if isinstance(value, dt.datetime):
-        return value.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(" ", "microseconds")
+        if value.tzinfo is not dt.timezone.utc:  # the hot path's values are UTC already
+            value = value.astimezone(dt.timezone.utc)
+        # "YYYY-MM-DD HH:MM:SS.ffffff" without the "+00:00" isoformat appends.
+        return value.isoformat(" ", "microseconds")[:26]
     return value
 
 
@@ -132,6 +135,8 @@ class _Statements:
             },
         )
         self.insert_aggregates = insert(AGGREGATES)
+        self.active_keys = select(ClientKey.project_id, ClientKey.public_key).where(
+            ClientKey.public_key.in_(bindparam("keys", expanding=True)), ClientKey.active.is_(True))
 
     @staticmethod
     def _update_errors():
@@ -201,6 +206,17 @@ class BatchResult:
 
 
 @dataclass
+class Accepted:
+    """One accepted request's content, as the writer stores it."""
+
+    project_id: int
+    content: IngestRequest
+    received_at: dt.datetime
+    # The key that admitted it; re-checked in the writing transaction (None: stored by the server itself).
+    public_key: str | None = None
+
+
+@dataclass
 class _Received:
     project_id: int
     event: NormalizedEvent
@@ -209,11 +225,11 @@ class _Received:
 
 def store_batch(
     connection: Connection,
-    batch: Sequence[tuple[int, IngestRequest, dt.datetime]],
+    batch: Sequence[Accepted],
     *,
     known_users: Container[tuple[int, str]] = frozenset(),
 ) -> BatchResult:
-    """Store (project id, parsed request, received at) triples in the caller's transaction."""
+    """Store the accepted requests in the caller's transaction."""
     sql = _statements(connection.dialect)
     result = BatchResult()
     _store_sessions(connection, sql, batch)
@@ -221,9 +237,12 @@ def store_batch(
     if not received:
         return result
     errors = _find_or_create_errors(connection, sql, received)
-    by_error: dict[int, list[_Received]] = defaultdict(list)
+    grouped: dict[int, list[_Received]] = defaultdict(list)
     for item in received:
-        by_error[errors[(item.project_id, item.event.fingerprint)]].append(item)
+        grouped[errors[(item.project_id, item.event.fingerprint)]].append(item)
+    # Rows are locked in one order (error id, then hour or user key) by every writer, so concurrent
+    # writers (worker processes, replicas) on PostgreSQL wait for each other instead of deadlocking.
+    by_error = {error_id: grouped[error_id] for error_id in sorted(grouped)}
 
     sql.insert_events.run(
         connection,
@@ -259,7 +278,7 @@ def store_batch(
             hourly[(error_id, _hour(item.event.occurred_at))] += 1
     sql.count_hours.run(
         connection,
-        [{"error_id": error_id, "hour": hour, "count": count} for (error_id, hour), count in hourly.items()],
+        [{"error_id": error_id, "hour": hour, "count": count} for (error_id, hour), count in sorted(hourly.items())],
     )
     updates = []
     for error_id, items in by_error.items():
@@ -290,26 +309,26 @@ def store_batch(
     return result
 
 
-def _store_sessions(connection: Connection, sql: _Statements, batch) -> None:
+def _store_sessions(connection: Connection, sql: _Statements, batch: Sequence[Accepted]) -> None:
     updates, buckets = [], []
-    for project_id, request, received_at in batch:
-        for session in request.sessions:
+    for accepted in batch:
+        for session in accepted.content.sessions:
             updates.append(
                 {
-                    "project_id": project_id,
+                    "project_id": accepted.project_id,
                     "sid": session.sid,
                     "release": session.release,
                     "environment": session.environment,
                     "started_at": session.started,
                     "status": session.status,
                     "errors": session.errors,
-                    "updated_at": received_at,
+                    "updated_at": accepted.received_at,
                 }
             )
-        for bucket in request.session_buckets:
+        for bucket in accepted.content.session_buckets:
             buckets.append(
                 {
-                    "project_id": project_id,
+                    "project_id": accepted.project_id,
                     "release": bucket.release,
                     "environment": bucket.environment,
                     "started_at": bucket.started,
@@ -320,17 +339,19 @@ def _store_sessions(connection: Connection, sql: _Statements, batch) -> None:
                 }
             )
     if updates:
+        updates.sort(key=lambda row: (row["project_id"], row["sid"]))  # one lock order for all writers
         connection.execute(sql.upsert_sessions, updates)
     if buckets:
         connection.execute(sql.insert_aggregates, buckets)
 
 
-def _new_events(connection: Connection, sql: _Statements, batch) -> list[_Received]:
+def _new_events(connection: Connection, sql: _Statements, batch: Sequence[Accepted]) -> list[_Received]:
     """Events of the batch not stored before (event ids are unique per project)."""
     pending: dict[tuple[int, str], _Received] = {}
-    for project_id, request, received_at in batch:
-        for event in request.events:
-            pending.setdefault((project_id, event.event_id), _Received(project_id, event, received_at))
+    for accepted in batch:
+        for event in accepted.content.events:
+            pending.setdefault((accepted.project_id, event.event_id),
+                               _Received(accepted.project_id, event, accepted.received_at))
     by_project: dict[int, list[str]] = defaultdict(list)
     for project_id, event_id in pending:
         by_project[project_id].append(event_id)
@@ -349,7 +370,7 @@ def _find_or_create_errors(connection: Connection, sql: _Statements, received: l
     for item in received:
         first_by_key.setdefault((item.project_id, item.event.fingerprint), item)
     errors = _lookup_errors(connection, sql, first_by_key)
-    missing = [item for key, item in first_by_key.items() if key not in errors]
+    missing = [item for key, item in sorted(first_by_key.items()) if key not in errors]  # one lock order
     if missing:
         connection.execute(sql.create_errors, [_new_error_row(item) for item in missing])
         errors.update(_lookup_errors(connection, sql, {(i.project_id, i.event.fingerprint) for i in missing}))
@@ -439,6 +460,12 @@ class _KnownUsers:
             self._pairs.popitem(last=False)
 
 
+@dataclass(eq=False)  # compared by identity
+class _Waiting:
+    accepted: Accepted
+    future: asyncio.Future
+
+
 class KeyNoLongerActive(Exception):
     """The request's client key was deleted or deactivated (possibly by another replica) before its commit."""
 
@@ -471,11 +498,10 @@ class IngestWriter:
         self._task = None
         self._executor.shutdown()
 
-    async def store(self, project_id: int, request: IngestRequest, received_at: dt.datetime,
-                    public_key: str | None = None) -> None:
-        """Returns once committed; raises KeyNoLongerActive when ``public_key`` stopped being active."""
+    async def store(self, accepted: Accepted) -> None:
+        """Returns once committed; raises KeyNoLongerActive when the request's key stopped being active."""
         future = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((project_id, request, received_at, public_key, future))
+        self._queue.put_nowait(_Waiting(accepted, future))
         await future
 
     async def _run(self) -> None:
@@ -499,7 +525,7 @@ class IngestWriter:
             if stop:
                 return
 
-    def _write(self, batch: list) -> list[tuple[list, Exception | None]]:
+    def _write(self, batch: list[_Waiting]) -> list[tuple[list[_Waiting], Exception | None]]:
         """Commit the batch; returns (requests, error) pairs to settle on the loop."""
         try:
             refused = self._commit(batch)
@@ -510,34 +536,36 @@ class IngestWriter:
             # Store one by one so a single bad request cannot fail the others.
             log.warning("batch of %d failed; retrying its requests one by one", len(batch), exc_info=True)
             return [outcome for item in batch for outcome in self._write([item])]
-        stored = [item for item in batch if not any(item is gone for gone in refused)]
+        stored = [item for item in batch if item not in refused]
         return [(stored, None), (refused, KeyNoLongerActive())]
 
-    def _commit(self, batch: list) -> list:
+    def _commit(self, batch: list[_Waiting]) -> list[_Waiting]:
         """Stores the batch in one transaction; returns the items refused because their key is gone."""
         with self._engine.begin() as connection:
-            # Checked inside the writing transaction, so a key deleted on any replica stops being
-            # accepted at once, whatever the collector's access cache still says.
-            keys = {public_key for _, _, _, public_key, _ in batch if public_key is not None}
-            active = set(connection.execute(
-                select(ClientKey.project_id, ClientKey.public_key).where(
-                    ClientKey.public_key.in_(keys), ClientKey.active.is_(True))).all()) if keys else set()
-            refused = [item for item in batch if item[3] is not None and (item[0], item[3]) not in active]
+            # The collector decided access before the request was queued (authentication.py), from a
+            # cache that may be seconds old and, with replicas, from before another process deleted
+            # the key. Project and setting changes may lag that long; a deleted key may not, since
+            # deleting it is how a leaked DSN is revoked. So only the key is checked again, here,
+            # in the transaction that stores its events.
+            keys = {item.accepted.public_key for item in batch if item.accepted.public_key is not None}
+            active = set(connection.execute(_statements(connection.dialect).active_keys,
+                                            {"keys": list(keys)}).all()) if keys else set()
+            refused = [item for item in batch if item.accepted.public_key is not None
+                       and (item.accepted.project_id, item.accepted.public_key) not in active]
             result = store_batch(
                 connection,
-                [(project_id, request, received_at) for project_id, request, received_at, public_key, _ in batch
-                 if public_key is None or (project_id, public_key) in active],
+                [item.accepted for item in batch if item not in refused],
                 known_users=self._known_users,
             )
         self._known_users.add(result.user_pairs)
         return refused
 
 
-def _settle(batch: list, error: Exception | None) -> None:
-    for *_, future in batch:
-        if future.done():  # the client went away
+def _settle(batch: list[_Waiting], error: Exception | None) -> None:
+    for item in batch:
+        if item.future.done():  # the client went away
             continue
         if error is None:
-            future.set_result(None)
+            item.future.set_result(None)
         else:
-            future.set_exception(error)
+            item.future.set_exception(error)

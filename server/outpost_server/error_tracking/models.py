@@ -27,6 +27,13 @@ class ErrorTrackingSetting(Base):
     encrypted_token: Mapped[str | None] = mapped_column(Text)
     project_name: Mapped[str | None] = mapped_column(String(255))
     organization_name: Mapped[str | None] = mapped_column(String(255))
+    # Outpost extension, like Sentry's "Allowed Domains": origins browsers may send events from,
+    # one per line; empty means any origin.
+    allowed_origins: Mapped[str | None] = mapped_column(Text)
+    # Browser requests refused for their origin, so the console can say why nothing arrives.
+    rejected_origin_count: Mapped[int] = mapped_column(Integer, default=0)
+    last_rejected_origin: Mapped[str | None] = mapped_column(String(255))
+    last_rejected_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 

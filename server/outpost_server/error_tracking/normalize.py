@@ -365,7 +365,8 @@ def normalize_event(
         kind = "error"
         culprit_frames = in_app_frames(frames)
         generated = _frame_location(culprit_frames[-1], platform) if culprit_frames else None
-        detail = _clip(value, MAX_VALUE)
+        # A message sent with a synthetic exception (a stack, no type) is read by its message text.
+        detail = _clip((not exception_type and message_text(event)) or value, MAX_VALUE)
     else:
         message = message_text(event)
         title = _clip(_first_line(message or ""), DEFAULT_MESSAGE_TITLE) or "<unlabeled event>"

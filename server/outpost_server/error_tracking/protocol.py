@@ -1,21 +1,35 @@
-"""Sentry wire protocol: authentication, body decoding and envelope/store parsing.
+"""The Sentry wire protocol, decoded in one place: from one collector request's headers, query and
+raw body to what must be stored.
 
-Pure functions with no database access. Every failure is a `ProtocolError` carrying the
-HTTP status the collector answers with (400 for malformed input, 413 for oversized bodies).
+The body goes through here once, in order: Content-Encoding, then the store body's raven
+encodings or the envelope's framing, then JSON, then normalisation (normalize.py), finding the
+public key on the way (dsn.py). Pure functions with no database access. Every failure is a
+`ProtocolError` carrying the HTTP status the collector answers with (400 for malformed input,
+413 for oversized bodies).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import datetime as dt
 import json
-import re
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import orjson
+
+from .dsn import STORE, AuthInfo, extract_public_key
+from .normalize import (
+    NormalizedEvent,
+    SessionBucket,
+    SessionUpdate,
+    normalize_event,
+    normalize_event_id,
+    normalize_session,
+    normalize_session_aggregates,
+)
 
 # Size limits (Relay's documented ones, trimmed for a small server).
 MAX_STORE_BODY = 1024 * 1024
@@ -38,62 +52,6 @@ class ProtocolError(Exception):
 class PayloadTooLarge(ProtocolError):
     def __init__(self, reason: str = "Payload Too Large"):
         super().__init__(reason, 413)
-
-
-# --- authentication -------------------------------------------------------------------------
-
-_AUTH_SCHEME = re.compile(r"^\s*sentry\s+", re.IGNORECASE)
-
-
-def parse_auth_header(value: str) -> dict[str, str]:
-    """`Sentry k=v, k=v` (spaces optional, Java sends none) into a dict."""
-    match = _AUTH_SCHEME.match(value)
-    if not match:
-        return {}
-    pairs: dict[str, str] = {}
-    for part in value[match.end():].split(","):
-        name, sep, val = part.strip().partition("=")
-        if sep:
-            pairs[name.strip()] = val.strip()
-    return pairs
-
-
-def key_from_dsn(dsn: Any) -> str | None:
-    """The public key (user name) of a full DSN string, as sent in an envelope header."""
-    if not isinstance(dsn, str) or "@" not in dsn:
-        return None
-    try:
-        username = urlsplit(dsn).username
-    except ValueError:
-        return None
-    return username or None
-
-
-@dataclass(frozen=True)
-class AuthInfo:
-    """Where the public key came from; `key` is None when no source carried one."""
-
-    key: str | None
-    source: str | None
-
-
-def extract_public_key(headers: dict[str, str], query: dict[str, str], envelope_dsn: Any = None) -> AuthInfo:
-    """Find the public key: query `sentry_key`, `X-Sentry-Auth`, `Authorization: Sentry`, envelope `dsn`.
-
-    `headers` must have lower-case names. The query parameter wins, as in GitLab's collector.
-    """
-    if "sentry_key" in query:
-        return AuthInfo(query["sentry_key"].strip(), "query")
-    for header in ("x-sentry-auth", "authorization"):
-        value = headers.get(header)
-        if value:
-            key = parse_auth_header(value).get("sentry_key")
-            if key:
-                return AuthInfo(key, header)
-    key = key_from_dsn(envelope_dsn)
-    if key:
-        return AuthInfo(key, "dsn")
-    return AuthInfo(None, None)
 
 
 # --- body decoding --------------------------------------------------------------------------
@@ -235,3 +193,94 @@ def parse_envelope(data: bytes) -> Envelope:
             pos = end + 1
         envelope.items.append(EnvelopeItem(item_type, item_headers, payload))
     return envelope
+
+
+# --- one request -----------------------------------------------------------------------------
+
+@dataclass
+class IngestRequest:
+    """What one request brings: the key it names and its decoded content."""
+
+    auth: AuthInfo
+    # The id answered to the SDK: None for envelopes without an event (answer `{}`).
+    response_id: str | None = None
+    events: list[NormalizedEvent] = field(default_factory=list)
+    sessions: list[SessionUpdate] = field(default_factory=list)
+    session_buckets: list[SessionBucket] = field(default_factory=list)
+
+
+def body_limit(endpoint: str) -> int:
+    return MAX_STORE_BODY if endpoint == STORE else MAX_ENVELOPE_BODY
+
+
+def parse_ingest_request(
+    endpoint: str,
+    *,
+    headers: dict[str, str],
+    query: dict[str, str],
+    body: bytes,
+    received_at: dt.datetime,
+    client_ip: str | None = None,
+) -> IngestRequest:
+    """Decode, authenticate (find the key) and normalise one store or envelope request.
+
+    `headers` must have lower-case names. A request without any key raises the GitLab
+    collector's 400 "Failed to parse sentry request".
+    """
+    data = decode_content(body, headers.get("content-encoding"), body_limit(endpoint))
+    if endpoint == STORE:
+        auth = _required_key(extract_public_key(headers, query))
+        return _parse_store(decode_store_body(data, MAX_STORE_BODY), auth, received_at, client_ip)
+    envelope = parse_envelope(data)
+    auth = _required_key(extract_public_key(headers, query, envelope.headers.get("dsn")))
+    return _parse_envelope(envelope, auth, received_at, client_ip)
+
+
+def _required_key(auth: AuthInfo) -> AuthInfo:
+    if not auth.key:
+        raise ProtocolError(PARSE_FAILURE)
+    return auth
+
+
+def _parse_store(data: bytes, auth: AuthInfo, received_at: dt.datetime, client_ip: str | None) -> IngestRequest:
+    if not data.strip():
+        raise ProtocolError("empty store body")
+    event = normalize_event(
+        load_json_object(data, "event"), received_at=received_at, client_ip=client_ip, raw_payload=data
+    )
+    return IngestRequest(auth, event.event_id, [event])
+
+
+def _parse_envelope(envelope: Envelope, auth: AuthInfo, received_at: dt.datetime,
+                    client_ip: str | None) -> IngestRequest:
+    header_event_id = normalize_event_id(envelope.headers.get("event_id"))
+    request = IngestRequest(auth)
+    session_items = 0
+    for item in envelope.items:
+        if item.type == "event":
+            if request.events:
+                raise ProtocolError("envelope has more than one event item")
+            if len(item.payload) > MAX_EVENT_ITEM:
+                raise ProtocolError("envelope exceeded size limits for type 'event'")
+            event = normalize_event(
+                load_json_object(item.payload, "event item"),
+                received_at=received_at,
+                envelope_event_id=header_event_id,
+                client_ip=client_ip,
+                raw_payload=item.payload,
+            )
+            request.events.append(event)
+            request.response_id = event.event_id
+        elif item.type in ("session", "sessions"):
+            session_items += 1
+            if session_items > MAX_SESSION_ITEMS:
+                raise ProtocolError("envelope exceeded size limits for type 'session'")
+            payload = load_json_object(item.payload, f"{item.type} item")
+            if item.type == "session":
+                update = normalize_session(payload, received_at=received_at)
+                if update is not None:
+                    request.sessions.append(update)
+            else:
+                request.session_buckets.extend(normalize_session_aggregates(payload, received_at=received_at))
+        # client_report, transaction and unknown types are accepted and not stored.
+    return request

@@ -11,17 +11,20 @@ from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
-from outpost_server.params import BOOLEAN, STRING, Params, ParamsDep, declared_body
+from outpost_server.params import BOOLEAN, STRING, STRINGS, Params, ParamsDep, declared_body
 from outpost_server.urls import public_base_url
 
-from . import collector, service
+from . import authentication, collector, service
 from .entities import client_key_entity, setting_entity
 from .external.settings import apply_external_params
+from .origins import parse_allowed_origins
 
 router = APIRouter(tags=["error tracking"])
 SETTINGS_BODY = declared_body(active=BOOLEAN, integrated=BOOLEAN, api_url=STRING, api_host=STRING,
                               organization_slug=STRING, project_slug=STRING, sentry_external_url=STRING, token=STRING,
-                              project_name=STRING, organization_name=STRING)
+                              project_name=STRING, organization_name=STRING,
+                              # Outpost extension (a comma-separated string is accepted too).
+                              allowed_origins=STRINGS)
 router.include_router(collector.router)
 
 
@@ -43,8 +46,18 @@ def _required_bool(params: Params, name: str) -> bool:
     return params.bool(name)
 
 
+def _apply_allowed_origins(session, setting, params: Params) -> None:
+    """Outpost extension: `allowed_origins`, a list or a comma/newline-separated string ("" = any origin)."""
+    if "allowed_origins" not in params:
+        return
+    origins = parse_allowed_origins(params.raw("allowed_origins"))
+    if origins is None:
+        raise errors.invalid_param("allowed_origins")
+    service.save_allowed_origins(session, setting=setting, origins=origins)
+
+
 def _setting_changed(request: Request) -> None:
-    collector.forget_access(request.app)
+    authentication.forget_access(request.app)
 
 
 @router.get("/projects/{project_id}/error_tracking/settings")
@@ -65,6 +78,7 @@ def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, 
     if setting is None:
         raise errors.not_found("Error Tracking Setting")
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
+    _apply_allowed_origins(session, setting, params)
     session.commit()
     _setting_changed(request)
     return setting_entity(setting)
@@ -79,6 +93,7 @@ def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, pa
     setting = service.save_setting(session, project=project, enabled=params.bool("active"),
                                    integrated=params.bool("integrated"), create=True)
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
+    _apply_allowed_origins(session, setting, params)
     session.commit()
     _setting_changed(request)
     return setting_entity(setting)

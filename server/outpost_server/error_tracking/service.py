@@ -14,7 +14,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from outpost_server import errors
@@ -32,9 +32,9 @@ from .models import (
     SessionAggregate,
     TrackedError,
 )
+from .origins import split_stored
 
 PUBLIC_KEY_PREFIX = "glet_"
-COLLECTOR_PATH = "/api/v4/error_tracking/collector"
 
 
 # --- settings -------------------------------------------------------------------------------
@@ -103,12 +103,6 @@ def delete_client_key(session: Session, *, key: ClientKey) -> None:
     session.flush()
 
 
-def dsn_for(*, base_url: str, public_key: str, project_id: int) -> str:
-    """`{scheme}://{public_key}@{host}[:{port}]{path}/api/v4/error_tracking/collector/{project_id}`."""
-    scheme, _, rest = base_url.rstrip("/").partition("://")
-    return f"{scheme}://{public_key}@{rest}{COLLECTOR_PATH}/{project_id}"
-
-
 # --- the collector's access check -----------------------------------------------------------
 
 
@@ -117,10 +111,11 @@ PUBLIC_KEY_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,255}")
 
 @dataclass(frozen=True)
 class CollectorTarget:
-    """Outcome of checking a collector request: a project id, or the refusal GitLab answers."""
+    """Outcome of checking a collector request: the project and its allowed origins, or GitLab's refusal."""
 
     project_id: int | None
     refusal: errors.ApiError | None
+    allowed_origins: tuple[str, ...] = ()
 
 
 def collector_target(session: Session, *, project_ident: str, public_key: str | None) -> CollectorTarget:
@@ -133,8 +128,9 @@ def collector_target(session: Session, *, project_ident: str, public_key: str | 
     setting = get_setting(session, project=project)
     if setting is None or not setting.integrated_enabled:
         return CollectorTarget(None, errors.not_found())
+    allowed = tuple(split_stored(setting.allowed_origins))
     if public_key is None:
-        return CollectorTarget(project.id, None)
+        return CollectorTarget(project.id, None, allowed)
     if not PUBLIC_KEY_SHAPE.fullmatch(public_key):
         # Not a key we could have issued (and NUL bytes would not even reach PostgreSQL).
         return CollectorTarget(None, errors.not_found())
@@ -145,7 +141,22 @@ def collector_target(session: Session, *, project_ident: str, public_key: str | 
     )
     if active_key is None:
         return CollectorTarget(None, errors.not_found())
-    return CollectorTarget(project.id, None)
+    return CollectorTarget(project.id, None, allowed)
+
+
+def record_rejected_origin(session: Session, *, project_id: int, origin: str) -> None:
+    """Count a browser request refused for its origin (shown with the settings)."""
+    session.execute(
+        update(ErrorTrackingSetting)
+        .where(ErrorTrackingSetting.project_id == project_id)
+        .values(rejected_origin_count=ErrorTrackingSetting.rejected_origin_count + 1,
+                last_rejected_origin=origin[:255], last_rejected_at=utcnow())
+    )
+
+
+def save_allowed_origins(session: Session, *, setting: ErrorTrackingSetting, origins: list[str]) -> None:
+    setting.allowed_origins = "\n".join(origins) or None
+    session.flush()
 
 
 # --- single errors --------------------------------------------------------------------------

@@ -256,24 +256,28 @@ def format_row(vulnerability: ExportVulnerability) -> str:
             others.append(identifier.get("name", ""))
     dismissal = vulnerability.dismissal_reason if vulnerability.state == "dismissed" else None
     return ",".join((
-        string_cell(vulnerability.group_name),
-        string_cell(vulnerability.project_name),
+        repeated_string_cell(vulnerability.group_name),
+        repeated_string_cell(vulnerability.project_name),
         vulnerability.report_type,  # enum values: nothing to quote or neutralise
-        string_cell(vulnerability.scanner_name),
+        repeated_string_cell(vulnerability.scanner_name),
         vulnerability.state,
         string_cell(vulnerability.title),
         string_cell(vulnerability.description),
         "",  # Additional Info: always empty in current GitLab
         vulnerability.severity,
-        string_cell(cve),
-        string_cell(cwe),
+        repeated_string_cell(cve),
+        repeated_string_cell(cwe),
         string_cell(ruby_csv_line(others, "; ")),
-        plain_cell(ruby_time(vulnerability.detected_at)),
+        ruby_time(vulnerability.detected_at),  # digits, dashes, colons and spaces: nothing to quote
         plain_cell(ruby_inspect(vulnerability.location)),
         "true" if vulnerability.resolved_on_default_branch else "false",
         string_cell(notes_summary(vulnerability.notes)) if vulnerability.notes else '""',
         string_cell(f"{vulnerability.project_full_path}/{vulnerability.id}"),
         string_cell(ruby_csv_line([f"{vector.get('vendor', '')}={vector.get('vector', '')}"
                                    for vector in vulnerability.cvss_vectors], "; ")),
-        string_cell(humanize(dismissal) if dismissal else None),
+        repeated_string_cell(humanize(dismissal) if dismissal else None),
     )) + "\n"
+
+
+# For the cells whose values repeat from row to row (group, project, scanner, CVE, CWE, dismissal reason).
+repeated_string_cell = lru_cache(maxsize=4096)(string_cell)

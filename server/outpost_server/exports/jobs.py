@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 import logging
 import os
 import socket
@@ -18,7 +19,8 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 
-from sqlalchemy import and_, delete, or_, select, update
+import orjson
+from sqlalchemy import DateTime, Text, and_, cast, delete, or_, select, type_coerce, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from outpost_server.accounts.models import Group, Project, User
@@ -111,14 +113,17 @@ def _export_rows(factory: sessionmaker[Session], project_ids: list[int]) -> Iter
 def _load_batch(factory: sessionmaker[Session], project_id: int, after_id: int, group_name: str | None,
                 project_name: str, full_path: str) -> list[ExportVulnerability]:
     with factory() as session:
-        # Core execution: plain rows, without the ORM's per-row bookkeeping.
+        # Core execution: plain rows, without the ORM's per-row bookkeeping. The JSON columns come as
+        # text for orjson, and created_at without UTCDateTime's per-row conversion (ruby_time takes
+        # SQLite's naive UTC values and PostgreSQL's aware ones alike): together these were a third
+        # of an export's time.
         connection = session.connection()
         rows = connection.execute(
             select(Vulnerability.id, Vulnerability.report_type, Vulnerability.scanner_name, Vulnerability.state,
                    Vulnerability.title, Vulnerability.description, Vulnerability.severity,
-                   Vulnerability.identifiers, Vulnerability.created_at, Vulnerability.location,
-                   Vulnerability.resolved_on_default_branch, Vulnerability.cvss_vectors,
-                   Vulnerability.dismissal_reason)
+                   cast(Vulnerability.identifiers, Text), type_coerce(Vulnerability.created_at, DateTime()),
+                   cast(Vulnerability.location, Text), Vulnerability.resolved_on_default_branch,
+                   cast(Vulnerability.cvss_vectors, Text), Vulnerability.dismissal_reason)
             .where(Vulnerability.project_id == project_id, Vulnerability.id > after_id)
             .order_by(Vulnerability.id)
             .limit(BATCH_SIZE)
@@ -138,11 +143,21 @@ def _load_batch(factory: sessionmaker[Session], project_id: int, after_id: int, 
     # Positional construction, in ExportVulnerability's field order (the hot loop of an export).
     return [
         ExportVulnerability(vulnerability_id, group_name, project_name, full_path, report_type, scanner_name, state,
-                            title, description, severity, identifiers, created_at, location, resolved,
-                            notes.get(vulnerability_id, no_notes), cvss or no_notes, dismissal_reason)
+                            title, description, severity, _json(identifiers) or no_notes, created_at,
+                            _json(location) or {}, resolved, notes.get(vulnerability_id, no_notes),
+                            _json(cvss) or no_notes, dismissal_reason)
         for (vulnerability_id, report_type, scanner_name, state, title, description, severity, identifiers,
              created_at, location, resolved, cvss, dismissal_reason) in rows
     ]
+
+
+def _json(text: str | None):
+    if text is None:
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # NaN or Infinity, which the standard encoder writes
+        return json.loads(text)
 
 
 class ChunkWriter:

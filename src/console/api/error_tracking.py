@@ -27,6 +27,7 @@ REQUIRED_SCOPES = ("project:read", "event:read", "event:write")
 NO_STATUS_API = ("GitLab offers no API to resolve or ignore an error: its GraphQL API has no such mutation and "
                  "the status route serves signed-in browsers only. Change the status on the error's GitLab page.")
 UNRESOLVED_ONLY = "GitLab's API lists unresolved errors only."
+NO_ERROR_API = "This server offers no API to read errors: its GraphQL schema has no Project.sentryErrors."
 PROJECTS_SESSION_ONLY = ("GitLab lists a Sentry's projects to signed-in browsers only. Enter the project in "
                          "GitLab's Monitor > Error Tracking settings, or connect to an Outpost server.")
 # Keys of the web detail route that GraphQL's SentryDetailedError does not have (Outpost only).
@@ -77,6 +78,19 @@ class ExternalProject:
         return f"{self.organization_name} | {self.name}"
 
 
+@dataclass(frozen=True)
+class RejectedOrigins:
+    """Browser requests the server refused because the page's origin is not allowed."""
+
+    count: int
+    last_origin: str | None
+    last_at: str | None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> RejectedOrigins:
+        return cls(count=_int(body.get("count")), last_origin=body.get("last_origin"), last_at=body.get("last_at"))
+
+
 @dataclass
 class TrackingSettings:
     active: bool = False
@@ -84,6 +98,18 @@ class TrackingSettings:
     api_url: str | None = None
     project_name: str | None = None
     exists: bool = True
+    # Outpost's browser origin extension; None against a server without it (GitLab).
+    allowed_origins: tuple[str, ...] | None = None
+    rejected_origins: RejectedOrigins | None = None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> TrackingSettings:
+        origins = body.get("allowed_origins")
+        rejected = body.get("rejected_origins")
+        return cls(active=bool(body.get("active")), integrated=bool(body.get("integrated")),
+                   api_url=body.get("api_url"), project_name=body.get("project_name"),
+                   allowed_origins=tuple(str(origin) for origin in origins) if isinstance(origins, list) else None,
+                   rejected_origins=RejectedOrigins.from_json(rejected) if isinstance(rejected, dict) else None)
 
     @property
     def api_host(self) -> str:
@@ -131,9 +157,10 @@ class Retention:
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> Retention:
+        defaults = body.get("instance_defaults") or {}
         return cls(retention_days=_int(body.get("retention_days")), events_per_error=_int(body.get("events_per_error")),
                    max_stored_bytes=_int(body.get("max_stored_bytes")),
-                   instance_defaults={name: _int(value) for name, value in (body.get("instance_defaults") or {}).items()},
+                   instance_defaults={name: _int(value) for name, value in defaults.items()},
                    overridden=tuple(body.get("overridden") or ()), stored_events=_int(body.get("stored_events")),
                    stored_bytes=_int(body.get("stored_bytes")), last_pruned_at=body.get("last_pruned_at"))
 
@@ -167,7 +194,7 @@ class ErrorTrackingApi:
 
     @property
     def can_filter_status(self) -> bool:
-        return self.server.web_routes_take_tokens or not self.server.graphql_error_tracking
+        return self.server.web_routes_take_tokens
 
     def error_page_url(self, project_path: str, error_id: str) -> str:
         """The error's page on the server, for a browser (GitLab's ``externalUrl`` of an integrated error)."""
@@ -186,8 +213,7 @@ class ErrorTrackingApi:
     async def list_errors(self, project_path: str, *, status: str = "unresolved", sort: str = "last_seen",
                           search_term: str = "", cursor: str | None = None) -> ErrorPage:
         if not self.server.graphql_error_tracking:
-            return await self._list_errors_web(project_path, status=status, sort=sort, search_term=search_term,
-                                               cursor=cursor)
+            raise Unsupported(detail=NO_ERROR_API)
         if status != "unresolved" and not self.can_filter_status:
             raise Unsupported(detail=UNRESOLVED_ONLY)
         # GraphQL's errors field has no status argument; Outpost reads the status from the search, like Sentry.
@@ -207,7 +233,7 @@ class ErrorTrackingApi:
     async def error(self, project_path: str, error_id: str) -> tuple[dict[str, Any], StackTrace]:
         """One error's details and stack trace: one GraphQL query, plus Outpost's extras where it offers them."""
         if not self.server.graphql_error_tracking:
-            return await asyncio.gather(self.details(project_path, error_id), self.stack_trace(project_path, error_id))
+            raise Unsupported(detail=NO_ERROR_API)
         query = graphql(self.client, error_graphql.DETAIL_QUERY, {
             "fullPath": project_path, "id": error_graphql.DETAILED_ERROR_GID.format(id=error_id)})
         if self.server.web_routes_take_tokens:
@@ -226,18 +252,6 @@ class ErrorTrackingApi:
         if extra_trace is not None and extra_trace.exceptions:
             trace = extra_trace  # chained exceptions with in-app frames, where the server keeps them
         return detail, trace
-
-    async def _list_errors_web(self, project_path: str, *, status: str, sort: str, search_term: str,
-                               cursor: str | None) -> ErrorPage:
-        params = {"issue_status": status, "sort": sort}
-        if search_term:
-            params["search_term"] = search_term
-        if cursor:
-            params["cursor"] = cursor
-        response = await self.client.request("GET", self._web(project_path, ".json"), params=params)
-        body = response.json()
-        next_cursor = ((body.get("pagination") or {}).get("next") or {}).get("cursor")
-        return ErrorPage([ErrorSummary.from_json(item) for item in body.get("errors") or []], next_cursor)
 
     async def details(self, project_path: str, error_id: str) -> dict[str, Any]:
         response = await self.client.request("GET", self._web(project_path, f"/{quote(error_id)}/details.json"))
@@ -273,12 +287,15 @@ class ErrorTrackingApi:
             body = await self.client.get_json(f"/projects/{project_id}/error_tracking/settings")
         except NotFound:
             return TrackingSettings(exists=False)
-        return TrackingSettings(active=bool(body.get("active")), integrated=bool(body.get("integrated")),
-                                api_url=body.get("api_url"), project_name=body.get("project_name"))
+        return TrackingSettings.from_json(body)
 
     async def save_settings(self, project_id: int, *, active: bool, integrated: bool, api_url: str | None = None,
-                            token: str | None = None, project_name: str | None = None) -> TrackingSettings:
+                            token: str | None = None, project_name: str | None = None,
+                            allowed_origins: list[str] | None = None) -> TrackingSettings:
+        """`allowed_origins` (an Outpost extension) is sent only when given."""
         body: dict[str, Any] = {"active": active, "integrated": integrated}
+        if allowed_origins is not None:
+            body["allowed_origins"] = allowed_origins
         if not integrated:
             body["api_url"] = api_url
             if token:
@@ -286,9 +303,7 @@ class ErrorTrackingApi:
             if project_name:
                 body["project_name"] = project_name
         response = await self.client.request("PUT", f"/projects/{project_id}/error_tracking/settings", json=body)
-        saved = response.json()
-        return TrackingSettings(active=bool(saved.get("active")), integrated=bool(saved.get("integrated")),
-                                api_url=saved.get("api_url"), project_name=saved.get("project_name"))
+        return TrackingSettings.from_json(response.json())
 
     # --- client keys -------------------------------------------------------------------------
 

@@ -143,13 +143,17 @@ USER_MESSAGES: dict[type[ApiError], str] = {
     ConnectionFailed: "The connection to {url} failed.",
     NotConnected: "Not connected to a server. Connect first.",
     InvalidServerUrl: "{url} is not a valid server address. Use a full address such as https://gitlab.example.com.",
-    ConnectionRefused: "Nothing is listening at {url}: the connection was refused. Is the server running, and is the port right?",
+    ConnectionRefused: (
+        "Nothing is listening at {url}: the connection was refused. Is the server running, and is the port right?"
+    ),
     HostNotFound: "The host name in {url} could not be found. Check the server address for typos.",
     TlsFailed: (
         "A secure (TLS) connection to {url} could not be established: the certificate was not "
         "trusted or the server does not speak HTTPS on this port."
     ),
-    TimedOut: "{url} did not answer in time. The server may be overloaded, or a firewall may be dropping the connection.",
+    TimedOut: (
+        "{url} did not answer in time. The server may be overloaded, or a firewall may be dropping the connection."
+    ),
 }
 
 

@@ -106,7 +106,8 @@ class ExportsApi:
             raise
         return done
 
-    async def preview(self, export_id: int, *, limit_bytes: int = PREVIEW_BYTES) -> tuple[list[str], list[list[str]], bool]:
+    async def preview(self, export_id: int, *,
+                      limit_bytes: int = PREVIEW_BYTES) -> tuple[list[str], list[list[str]], bool]:
         """Header and rows of the CSV, read up to ``limit_bytes``; the flag says whether it was cut short."""
         received = bytearray()
         truncated = False

@@ -116,7 +116,7 @@ class ErrorListModel(HeaderedTableModel):
         error = self._errors[row]
         if role == _TOOLTIP:
             if column == self.TITLE:
-                return "\n".join(part for part in (error.title, error.culprit) if part)
+                return "\n".join(part for part in (error.title, _subtitle(error), error.culprit) if part)
             if column == self.TREND:
                 return f"{sum(error.frequency)} events in the last 24 hours"
         elif role == _ALIGNMENT and column in (self.EVENTS, self.USERS):
@@ -132,7 +132,9 @@ class ErrorListModel(HeaderedTableModel):
     @staticmethod
     def _display_texts(error: ErrorSummary) -> tuple[Any, ...]:
         """In column order; the trend column is painted by its delegate."""
-        return (error.title, error.type or "", error.count, error.user_count, short_time(error.first_seen),
+        subtitle = _subtitle(error)
+        title = f"{error.title} — {subtitle}" if subtitle else error.title
+        return (title, error.type or "", error.count, error.user_count, short_time(error.first_seen),
                 short_time(error.last_seen), error.status.capitalize(), None)
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:
@@ -143,6 +145,13 @@ class ErrorListModel(HeaderedTableModel):
             return
         self._loading_more = True
         self.fetch_more_requested.emit(self._next_cursor)
+
+
+def _subtitle(error: ErrorSummary) -> str | None:
+    """The message when the title does not already say it: SDKs that send a message with a synthetic
+    exception get titled by a function name (as in Sentry), and the message is what a person can read."""
+    message = (error.message or "").strip().splitlines()[0] if (error.message or "").strip() else ""
+    return message if message and message not in error.title else None
 
 
 class ClientKeyModel(HeaderedTableModel):

@@ -28,6 +28,7 @@ from console.api.error_tracking import (
 )
 from console.api.errors import ApiError
 from console.errors.access import MAINTAINER_ONLY, maintainer_only
+from console.errors.origins import AllowedOriginsBox
 
 if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
@@ -71,6 +72,7 @@ class SettingsPage(QWidget):
         self.notice = QLabel()
         self.notice.setWordWrap(True)
         self.notice.hide()
+        self.origins_box = AllowedOriginsBox()
 
         self.external_box = QGroupBox("External Sentry")
         form = QFormLayout(self.external_box)
@@ -95,6 +97,7 @@ class SettingsPage(QWidget):
         form_layout.addWidget(self.active)
         form_layout.addWidget(backend_box)
         form_layout.addWidget(self.external_box)
+        form_layout.addWidget(self.origins_box)
         form_layout.addLayout(buttons)
         layout = QVBoxLayout(self)
         layout.addWidget(self.notice)
@@ -105,6 +108,7 @@ class SettingsPage(QWidget):
 
     def _backend_changed(self) -> None:
         self.external_box.setEnabled(self.external.isChecked())
+        self.origins_box.setEnabled(self.integrated.isChecked())
 
     def load(self) -> None:
         project, choice = self.tab.project, self.tab.project_choice.stamp
@@ -131,6 +135,7 @@ class SettingsPage(QWidget):
                 self.external_project.addItem(settings.project_name or slug,
                                               ExternalProject(settings.project_name or slug, slug, organization,
                                                               organization))
+            self.origins_box.show_settings(settings)
             self.connection_status.clear()
             self.connection_status.setStyleSheet("")
             self.saved_label.clear()
@@ -193,8 +198,10 @@ class SettingsPage(QWidget):
         async def save() -> None:
             saved = await self.tab.api.save_settings(project["id"], active=self.active.isChecked(),
                                                      integrated=integrated, api_url=api_url, token=token,
-                                                     project_name=chosen.name if chosen else None)
+                                                     project_name=chosen.name if chosen else None,
+                                                     allowed_origins=self.origins_box.allowed_origins())
             self.loaded = saved
+            self.origins_box.show_settings(saved)
             self.saved_label.setText("Saved.")
             self.tab.settings_saved.emit()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import httpx
 import pytest
 from outpost_server.accounts import access
@@ -285,6 +287,34 @@ def test_settings_page_shows_the_integrated_backend(qtbot, make_root_tab, api):
     assert api.root.get(f"/projects/{project['id']}/error_tracking/settings").json()["active"] is False
 
 
+def test_settings_page_sets_allowed_origins_and_says_what_was_refused(qtbot, make_root_tab, api, server):
+    project = api.project()
+    dsn = enable_integrated(api.root, project["id"])
+    public_key = dsn.split("//", 1)[1].split("@", 1)[0]
+    api.root.patch(f"/projects/{project['id']}/error_tracking/settings",
+                   json={"active": True, "allowed_origins": ["https://shop.example.com"]}).raise_for_status()
+    # A page elsewhere reports: the server refuses it and counts it.
+    refused = httpx.post(f"{server.url}/api/v4/error_tracking/collector/api/{project['id']}/envelope",
+                         params={"sentry_key": public_key}, headers={"Origin": "http://evil.example"},
+                         content=b'{}\n{"type":"event"}\n{"message":"x"}\n')
+    assert refused.status_code == 403
+    root_tab = make_root_tab()
+    settings_page = root_tab.settings_page
+    root_tab.pages.setCurrentWidget(settings_page)
+    choose_project(qtbot, root_tab, project["path_with_namespace"])
+    qtbot.waitUntil(lambda: settings_page.loaded is not None, timeout=WAIT)
+    box = settings_page.origins_box
+    assert box.isVisibleTo(settings_page) and box.origins.text() == "https://shop.example.com"
+    assert box.rejected.text().startswith("1 browser report refused")
+    assert "http://evil.example" in box.rejected.text()
+
+    box.origins.setText("https://shop.example.com, http://evil.example")
+    qtbot.mouseClick(settings_page.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: settings_page.saved_label.text() == "Saved.", timeout=WAIT)
+    saved = api.root.get(f"/projects/{project['id']}/error_tracking/settings").json()
+    assert saved["allowed_origins"] == ["https://shop.example.com", "http://evil.example"]
+
+
 def _summary(number: int) -> ErrorSummary:
     return ErrorSummary(id=str(number), title=f"Error {number}", type="error", count=number, user_count=1,
                         first_seen="2024-01-01T00:00:00.000Z", last_seen="2024-01-02T00:00:00.000Z",
@@ -328,6 +358,20 @@ def test_frequency_bars_are_painted_to_scale(qapp):
     assert bar_height(4, 30) == 0
     assert 0 < bar_height(34, 56) < bar_height(64, 86)
     assert bar_height(64, 86) == 22
+
+
+def test_list_shows_the_message_of_an_error_titled_by_a_function(qtmodeltester, qapp):
+    """Newer JavaScript SDKs send captureMessage with a synthetic exception, titled by its function."""
+    model = ErrorListModel()
+    synthetic = replace(_summary(1), title="main", type="error", message="queue backlog\nmore detail")
+    plain = replace(_summary(2), title="TypeError: card declined", message="card declined")
+    model.reset_page(ErrorPage([synthetic, plain], next_cursor=None))
+    qtmodeltester.check(model)
+    assert model.data(model.index(0, ErrorListModel.TITLE)) == "main — queue backlog"
+    assert model.data(model.index(0, ErrorListModel.TITLE), Qt.ItemDataRole.ToolTipRole) == (
+        "main\nqueue backlog\napp.py in run")
+    # A title that already says the message stays as it is.
+    assert model.data(model.index(1, ErrorListModel.TITLE)) == "TypeError: card declined"
 
 
 def test_a_deleted_project_is_explained_and_the_list_reloaded(qtbot, make_root_tab, api):

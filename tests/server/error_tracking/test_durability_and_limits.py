@@ -59,6 +59,14 @@ def test_per_project_rate_limit(tmp_path):
             retry_after = int(limited.headers["Retry-After"])
             assert 1 <= retry_after <= 60
             assert limited.headers["X-Sentry-Rate-Limits"] == f"{retry_after}:error;default:project"
+            # A browser page may read the refusal: the CORS headers expose Retry-After and the limits.
+            from_page = client.post(tracked.collector_path("store"), params={"sentry_key": tracked.public_key},
+                                    content=json.dumps({"message": "from a page"}),
+                                    headers={"Origin": "http://127.0.0.1:8123", "Content-Type": "text/plain"})
+            assert (from_page.status_code, from_page.headers["Access-Control-Allow-Origin"]) == (
+                429, "http://127.0.0.1:8123")
+            assert {"retry-after", "x-sentry-rate-limits"} <= {
+                name.strip() for name in from_page.headers["Access-Control-Expose-Headers"].split(",")}
             # The limit is per project, and sessions still go through.
             assert store(client, other, uuid.uuid4().hex, 0).status_code == 200
             session = json.dumps({"sid": "s1", "status": "exited", "started": "2026-11-22T02:00:00Z",

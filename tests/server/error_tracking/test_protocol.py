@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 
-from outpost_server.error_tracking.parsing import parse_ingest_request
+from outpost_server.error_tracking.dsn import extract_public_key, parse_auth_header
 from outpost_server.error_tracking.protocol import (
     MAX_STORE_BODY,
     PARSE_FAILURE,
@@ -18,9 +18,8 @@ from outpost_server.error_tracking.protocol import (
     ProtocolError,
     decode_content,
     decode_store_body,
-    extract_public_key,
-    parse_auth_header,
     parse_envelope,
+    parse_ingest_request,
 )
 
 from .sentry_captures import CAPTURES

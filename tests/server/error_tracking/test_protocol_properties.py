@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from outpost_server.error_tracking.normalize import normalize_event, normalize_session, normalize_session_aggregates
-from outpost_server.error_tracking.parsing import parse_ingest_request
+from outpost_server.error_tracking.protocol import parse_ingest_request
 from outpost_server.error_tracking.protocol import ProtocolError
 
 from .sentry_captures import CAPTURES

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from .through_api import collector_paths
+
 HERE = Path(__file__).resolve().parent
 PYTHON_APPS = HERE / "sdk_apps"
 NODE_DIR = HERE / "node"
@@ -36,15 +38,6 @@ def run(command: list[str], *, cwd: Path) -> subprocess.CompletedProcess:
 def frame_functions(payload: dict) -> list[str]:
     values = payload["exception"]["values"] if isinstance(payload["exception"], dict) else payload["exception"]
     return [frame.get("function") for frame in values[-1]["stacktrace"]["frames"]]
-
-
-def collector_paths(server, tracked) -> set[str]:
-    prefix = f"/api/v4/error_tracking/collector/api/{tracked.id}/"
-    paths = set()
-    for line in server.log_text().splitlines():
-        if prefix in line:
-            paths.add(line.split(prefix, 1)[1].split('"', 1)[0].strip("/"))
-    return paths
 
 
 @pytest.mark.parametrize("mode", ["store", "envelope"])

@@ -82,6 +82,10 @@ def test_refusals(server, roles, who, status, body, method, suffix):
     assert (response.status_code, response.json()) == (status, body)
 
 
+# Outpost's extension fields of a setting that allows any browser origin and refused none.
+NO_ORIGIN_LIMITS = {"allowed_origins": [], "rejected_origins": {"count": 0, "last_origin": None, "last_at": None}}
+
+
 def test_settings_api(server, roles):
     project, tokens = roles
     path = f"/projects/{project['id']}/error_tracking/settings"
@@ -93,7 +97,8 @@ def test_settings_api(server, roles):
         assert maintainer.put(path, json={"active": True}).json() == {"error": "integrated is missing"}
         created = maintainer.put(path, json={"active": True, "integrated": True})
         assert (created.status_code, created.json()) == (200, {
-            "active": True, "project_name": None, "sentry_external_url": None, "api_url": None, "integrated": True})
+            "active": True, "project_name": None, "sentry_external_url": None, "api_url": None, "integrated": True,
+            **NO_ORIGIN_LIMITS})
         # As GitLab does, enabling the integrated backend creates the first client key.
         assert len(maintainer.get(f"/projects/{project['id']}/error_tracking/client_keys").json()) == 1
         assert maintainer.patch(path, data={"active": "false"}).json()["active"] is False

@@ -13,6 +13,8 @@ from outpost_server.exports.csv_format import (
     ruby_csv_line,
     ruby_inspect,
     ruby_time,
+    repeated_string_cell,
+    string_cell,
 )
 
 DETECTED = datetime(2022, 10, 7, 13, 34, 41, tzinfo=timezone.utc)
@@ -134,3 +136,9 @@ def test_dismissal_reason_only_for_dismissed():
 def test_non_ascii_passes_through_untouched():
     row = format_row(make(title="Überprüfung — 検出", group_name=None))
     assert row.startswith(",Defend,sast,Brakeman,detected,Überprüfung — 検出,")
+
+
+
+def test_repeated_string_cell_is_string_cell():
+    for value in (None, "", "Defend", "=sum", "a,b", "line\nbreak", "a,b"):
+        assert repeated_string_cell(value) == string_cell(value), value

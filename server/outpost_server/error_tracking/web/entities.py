@@ -35,9 +35,43 @@ def error_entity(base_url: str, project: Project, error: TrackedError, frequency
     }
 
 
+# (marker in the User-Agent, browser name): the first match wins, so Edge and Opera come before Chrome.
+_BROWSERS = (("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"),
+             ("Version/", "Safari"))
+
+
+def _user_agent(headers: Any) -> str | None:
+    """`request.headers` as an object or as [name, value] pairs (both occur)."""
+    pairs = headers.items() if isinstance(headers, dict) else headers if isinstance(headers, list) else []
+    for pair in pairs:
+        if isinstance(pair, (list, tuple)) and len(pair) == 2 and str(pair[0]).lower() == "user-agent":
+            return str(pair[1])
+    return None
+
+
+def browser_tags(payload: dict[str, Any] | None) -> dict[str, str]:
+    """`browser` and `url` of the latest event, when it has them: the SDK's `contexts.browser`, else its
+    User-Agent, and the request's URL."""
+    payload = payload or {}
+    request_info = payload.get("request") if isinstance(payload.get("request"), dict) else {}
+    contexts = payload.get("contexts") if isinstance(payload.get("contexts"), dict) else {}
+    browser = contexts.get("browser") if isinstance(contexts.get("browser"), dict) else {}
+    name = " ".join(str(browser[key]) for key in ("name", "version") if browser.get(key)) or None
+    agent = _user_agent(request_info.get("headers"))
+    if name is None and agent:
+        for marker, label in _BROWSERS:
+            if marker in agent:
+                name = f"{label} {agent.split(marker, 1)[1].split(' ', 1)[0]}"
+                break
+    url = request_info.get("url")
+    found = {"browser": name, "url": url if isinstance(url, str) else None}
+    return {tag: value for tag, value in found.items() if value}
+
+
 def detailed_error_entity(base_url: str, project: Project, error: TrackedError, *,
                           frequency: list[list[int]], frequency_30d: list[list[int]],
-                          release_health: list[dict[str, Any]]) -> dict[str, Any]:
+                          release_health: list[dict[str, Any]], latest_payload: dict[str, Any] | None = None
+                          ) -> dict[str, Any]:
     return error_entity(base_url, project, error, frequency) | {
         "external_base_url": project_web_url(base_url, project),
         "first_release_last_commit": None,
@@ -54,7 +88,8 @@ def detailed_error_entity(base_url: str, project: Project, error: TrackedError, 
         "environment": error.last_environment,
         "regressed": error.regressed,
         "tags": {"level": error.level, "logger": None, "release": error.last_release,
-                 "environment": error.last_environment, "platform": error.platform},
+                 "environment": error.last_environment, "platform": error.platform,
+                 **browser_tags(latest_payload)},
         "frequency_30d": frequency_30d,
         "release_health": release_health,
     }

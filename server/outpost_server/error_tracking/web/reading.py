@@ -156,7 +156,8 @@ def error_details(source: ErrorSource, issue_id: str) -> dict[str, Any]:
                      for day, count in service.daily_counts(session, error=error)]
     return detailed_error_entity(source.base_url, project, error,
                                  frequency=integrated.hourly_frequency(session, [error.id])[error.id],
-                                 frequency_30d=frequency_30d, release_health=health)
+                                 frequency_30d=frequency_30d, release_health=health,
+                                 latest_payload=service.latest_event_payload(session, error=error))
 
 
 def error_stack_trace(source: ErrorSource, issue_id: str) -> dict[str, Any]:

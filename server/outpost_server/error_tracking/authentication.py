@@ -1,0 +1,183 @@
+"""The collector's access decision, made once per request.
+
+`Authenticate(endpoint)` is the FastAPI dependency of the store and envelope routes (the collector's
+shortcut calls the same object): it finds the public key wherever the SDK put it (`?sentry_key=`,
+`X-Sentry-Auth`, `Authorization: Sentry`, or the envelope header's `dsn`), checks project, setting,
+key and browser origin, decodes the body, and hands the handler one `CollectorRequest`.
+
+Refusals follow GitLab's collector: 404 for an unknown project, a disabled setting or an unknown key,
+400 "Failed to parse sentry request" without a key. A key in the query or a header is checked before
+the body is read, so unknown keys cost no decoding; only envelopes naming their key in the body are
+read first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import time
+from dataclasses import dataclass
+
+from fastapi import FastAPI, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+
+from outpost_server import errors
+from outpost_server.db import session_scope, utcnow
+
+from . import service
+from .dsn import STORE, extract_public_key
+from .origins import origin_allowed
+from .protocol import PARSE_FAILURE, IngestRequest, PayloadTooLarge, ProtocolError, body_limit, parse_ingest_request
+
+# Bodies above this are parsed off the event loop so one large envelope cannot stall the others.
+INLINE_PARSE_LIMIT = 64 * 1024
+# How long a positive or negative access decision is reused (other replicas' key changes).
+ACCESS_TTL_SECONDS = 5.0
+ACCESS_CACHE_SIZE = 10_000
+
+
+@dataclass(frozen=True)
+class CollectorRequest:
+    """An accepted collector request: the project, the key that admitted it, and the decoded content."""
+
+    project_id: int
+    public_key: str
+    allowed_origins: tuple[str, ...]
+    origin: str | None
+    received_at: dt.datetime
+    content: IngestRequest
+
+
+class Refused(Exception):
+    """The answer to a request the collector does not accept."""
+
+    def __init__(self, response: Response):
+        super().__init__(response.status_code)
+        self.response = response
+
+
+def refusal(error: errors.ApiError) -> Refused:
+    return Refused(JSONResponse(error.body, status_code=error.status, headers=error.headers))
+
+
+def protocol_refusal(error: ProtocolError) -> Refused:
+    if isinstance(error, PayloadTooLarge):
+        # GitLab's compressed-JSON middleware answers this way.
+        return Refused(PlainTextResponse("Payload Too Large", status_code=413))
+    reason = error.reason.encode("ascii", "replace").decode()
+    return Refused(JSONResponse(errors.bad_request(error.reason).body, status_code=400,
+                                headers={"X-Sentry-Error": reason}))
+
+
+def install(app: FastAPI) -> None:
+    app.state.error_tracking_access = {}
+
+
+def forget_access(app: FastAPI) -> None:
+    """Called after settings or keys change, so this process sees the change at once."""
+    app.state.error_tracking_access.clear()
+
+
+async def resolve_target(app: FastAPI, project_ident: str, public_key: str | None) -> service.CollectorTarget:
+    """The cached access decision; concurrent misses for one key share a single lookup."""
+    cache = app.state.error_tracking_access
+    cache_key = (project_ident, public_key)
+    cached = cache.get(cache_key)
+    if isinstance(cached, asyncio.Future):
+        return await cached
+    if cached is not None and cached[0] > time.monotonic():
+        return cached[1]
+
+    def lookup() -> service.CollectorTarget:
+        with session_scope(app.state.sessionmaker) as session:
+            return service.collector_target(session, project_ident=project_ident, public_key=public_key)
+
+    pending = asyncio.get_running_loop().create_future()
+    if len(cache) > ACCESS_CACHE_SIZE:
+        cache.clear()
+    cache[cache_key] = pending
+    try:
+        target = await run_in_threadpool(lookup)
+    except BaseException as error:
+        cache.pop(cache_key, None)
+        pending.set_exception(error)
+        pending.exception()  # retrieved: the waiters (if any) re-raise it
+        raise
+    if cache.get(cache_key) is pending:
+        cache[cache_key] = (time.monotonic() + ACCESS_TTL_SECONDS, target)
+    pending.set_result(target)
+    return target
+
+
+async def admitted(app: FastAPI, project_ident: str, public_key: str | None,
+                   origin: str | None) -> service.CollectorTarget:
+    """The target when project, key and origin are accepted; raises `Refused` otherwise."""
+    target = await resolve_target(app, project_ident, public_key)
+    if target.refusal is not None:
+        raise refusal(target.refusal)
+    assert target.project_id is not None  # set whenever there is no refusal
+    if origin is not None and not origin_allowed(origin, list(target.allowed_origins)):
+        await run_in_threadpool(_record_rejected_origin, app, target.project_id, origin)
+        error = errors.forbidden("Invalid origin")
+        error.headers["X-Sentry-Error"] = "Invalid origin: " + origin.encode("ascii", "replace").decode()
+        raise refusal(error)
+    return target
+
+
+def _record_rejected_origin(app: FastAPI, project_id: int, origin: str) -> None:
+    with session_scope(app.state.sessionmaker) as session:
+        service.record_rejected_origin(session, project_id=project_id, origin=origin)
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    """The raw body, refused with 413 as soon as it passes the limit (chunked bodies included)."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLarge()
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge()
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+class Authenticate:
+    """The dependency for one endpoint (store or envelope); `project_id` is the path's, as sent."""
+
+    def __init__(self, endpoint: str):
+        self.endpoint = endpoint
+
+    async def __call__(self, request: Request, project_id: str) -> CollectorRequest:
+        app = request.app
+        project_ident = project_id
+        received_at = utcnow()
+        headers = {name.decode("latin-1").lower(): value.decode("latin-1")
+                   for name, value in request.scope["headers"]}
+        query = dict(request.query_params) if request.scope["query_string"] else {}
+        origin = headers.get("origin")
+        outside = extract_public_key(headers, query)
+        # Without a key outside the body, the project alone decides first: an unknown project is a
+        # 404 even for a request that names no key.
+        target = await admitted(app, project_ident, outside.key or None, origin)
+        if not outside.key and (outside.source == "query" or self.endpoint == STORE):
+            raise refusal(errors.bad_request(PARSE_FAILURE))
+        try:
+            body = await _read_body(request, body_limit(self.endpoint))
+            client_ip = request.client.host if request.client else None
+
+            def parse() -> IngestRequest:
+                return parse_ingest_request(self.endpoint, headers=headers, query=query, body=body,
+                                            received_at=received_at, client_ip=client_ip)
+
+            content = await run_in_threadpool(parse) if len(body) > INLINE_PARSE_LIMIT else parse()
+        except ProtocolError as error:
+            raise protocol_refusal(error) from None
+        public_key = content.auth.key
+        assert public_key is not None  # parse_ingest_request refuses requests without one
+        if not outside.key:
+            target = await admitted(app, project_ident, public_key, origin)
+        assert target.project_id is not None  # admitted() refuses otherwise
+        return CollectorRequest(target.project_id, public_key, target.allowed_origins, origin, received_at, content)

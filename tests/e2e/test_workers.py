@@ -1,0 +1,88 @@
+"""`outpost-server serve --workers 2`: forked worker processes sharing one socket and one database.
+
+Runs on SQLite, and on PostgreSQL when OUTPOST_TEST_PG_ADMIN_URL is set (each server then gets its
+own fresh database).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from tests.e2e.databases import database_url, inconsistencies, scalar, stored_event_ids
+from tests.e2e.flows import enable_error_tracking
+from tests.e2e.senders import Senders
+from tests.support import ApiHelper, RunningServer, launch_server
+
+WORKERS = {"OUTPOST_WORKERS": "2"}
+
+
+def worker_pids(server: RunningServer) -> list[int]:
+    """The server process's children: its workers."""
+    pid = server.process.pid
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def wait_for(condition, what: str, timeout: float = 60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting until {what}")
+
+
+def test_two_workers_serve_the_api_and_store_every_accepted_event_once(tmp_path):
+    server = launch_server(tmp_path / "server", extra_env=WORKERS)
+    try:
+        assert len(worker_pids(server)) == 2
+        api = ApiHelper(server)
+        project = api.project()
+        key = enable_error_tracking(api.root, project["id"])
+        with Senders([server.url], project["id"], key["public_key"], count=16, max_events=800) as senders:
+            senders.finish()
+        ledger = senders.ledger
+        url = database_url(server)
+        stored = stored_event_ids(url, project["id"])
+        counted = scalar(url, "SELECT SUM(count) FROM error_tracking_errors WHERE project_id = :p", p=project["id"])
+        problems = inconsistencies(url)
+        exit_code = server.stop()
+        log = server.log_text()
+    finally:
+        server.stop()
+
+    assert set(ledger.statuses) == {200} and len(ledger.accepted) == 800, ledger.statuses
+    assert sorted(stored) == sorted(ledger.accepted), "stored events differ from the accepted ones"
+    assert counted == 800
+    assert problems == {}
+    assert exit_code == 0, log[-3000:]
+    # The database was prepared once, before the workers started.
+    assert log.count("Running upgrade  -> 0001") == 1, log[-3000:]
+
+
+def test_a_worker_that_dies_is_replaced_and_serving_goes_on(tmp_path):
+    server = launch_server(tmp_path / "server", extra_env=WORKERS)
+    try:
+        first, second = worker_pids(server)
+        os.kill(first, signal.SIGKILL)
+        replaced = wait_for(lambda: (pids := worker_pids(server)) and first not in pids and len(pids) == 2 and pids,
+                            "the killed worker is replaced")
+        assert second in replaced
+        api = ApiHelper(server)
+        project = api.project()
+        key = enable_error_tracking(api.root, project["id"])
+        with Senders([server.url], project["id"], key["public_key"], count=4, max_events=100) as senders:
+            senders.finish()
+        stored = stored_event_ids(database_url(server), project["id"])
+        exit_code = server.stop()
+        log = server.log_text()
+    finally:
+        server.stop()
+
+    assert set(senders.ledger.statuses) == {200}, senders.ledger.statuses
+    assert sorted(stored) == sorted(senders.ledger.accepted)
+    assert f"worker {first} exited with -9; starting another" in log
+    assert exit_code == 0, log[-3000:]
