@@ -1,5 +1,5 @@
 # Outpost: `make demo` opens the console on a local demo server; `make test` runs the whole suite headless.
-.PHONY: demo test test-server test-console bootstrap bench soak clean package package-check
+.PHONY: demo lint test test-server test-console bootstrap bench soak clean package package-check
 
 PY := .venv/bin/python
 # The whole suite is guarded so a hung Qt loop cannot eat CI's time.
@@ -12,7 +12,12 @@ bootstrap:
 demo: bootstrap
 	$(PY) -m console --demo
 
-test: bootstrap
+# ruff (pycodestyle, pyflakes, import order, bugbear) over the whole repository, then mypy (pyproject.toml).
+lint: bootstrap
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+
+test: lint
 	QT_QPA_PLATFORM=offscreen timeout --kill-after=30 $(TEST_TIMEOUT) $(PY) -m pytest -q
 
 test-server: bootstrap

@@ -12,11 +12,14 @@ BENCHMARKS = {
     "ingest": "gzip'd SDK events at concurrency 8 and 32 vs a bare ASGI endpoint",
     "error_list": "first page and detail of 10,000 errors / 200,000 events; console time to first rows",
     "sentry_events": "Sentry API: event pages and tag facets of one error with 100,000 events vs /version",
+    "export_save_stall": "UI stall while the console saves a 100,000-row export vs the idle window's stall",
+    "error_refresh_stall": "UI stall while the error list refreshes under 500 events/s vs the idle tab's stall",
     "startup": "packaged app start-up vs a minimal PySide6 window built the same way (builds both)",
     "prune": "ingestion latency while a pass prunes a 30,000-event backlog vs without pruning",
     "soak": "ingestion plus API traffic for two minutes; fails on loss, 500s or memory growth",
 }
-DEFAULT = ["variables_import", "exports", "ingest", "error_list", "sentry_events", "prune"]
+DEFAULT = ["variables_import", "export_save_stall", "error_refresh_stall", "exports", "ingest", "error_list",
+           "sentry_events", "prune"]
 
 
 def main(names: list[str]) -> int:

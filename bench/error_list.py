@@ -95,7 +95,8 @@ def seed(database_url: str, project_id: int, *, errors: int, events: int) -> Non
             error_rows.append({
                 "project_id": project_id, "fingerprint": f"{number:064x}",
                 "title": f"{kind}: order {number} could not be priced", "kind": "error", "exception_type": kind,
-                "culprit": f"{MODULES[number % len(MODULES)]} in handler_7", "message": f"order {number} could not be priced",
+                "culprit": f"{MODULES[number % len(MODULES)]} in handler_7",
+                "message": f"order {number} could not be priced",
                 "level": "error" if number % 10 else "warning", "platform": "python", "count": per_error,
                 "users_count": 1 + number % 17, "first_seen_at": first, "last_seen_at": max(first, last),
                 "status": "unresolved" if number % 5 else "resolved", "regressed": False,
@@ -129,7 +130,8 @@ def seed(database_url: str, project_id: int, *, errors: int, events: int) -> Non
                     for error_id, (row_id, event_id) in latest.items()]
         for start in range(0, len(payloads), 5_000):
             connection.execute(insert(ErrorEventPayload), payloads[start:start + 5_000])
-        setting = connection.scalar(select(ErrorTrackingSetting.id).where(ErrorTrackingSetting.project_id == project_id))
+        setting = connection.scalar(
+            select(ErrorTrackingSetting.id).where(ErrorTrackingSetting.project_id == project_id))
         assert setting is not None
     engine.dispose()
 
@@ -177,10 +179,10 @@ def in_process_figures(data_dir: Path, token: str, path: str, repeat: int) -> di
     from fastapi.testclient import TestClient
 
     from outpost_server.app import create_app
-    from outpost_server.config import Settings
+    from outpost_server.config import ServerConfig
 
-    settings = Settings(data_dir=data_dir, database_url=os.environ.get("OUTPOST_DATABASE_URL", ""))
-    with TestClient(create_app(settings), headers={"PRIVATE-TOKEN": token}) as client:
+    config = ServerConfig(data_dir=data_dir, database_url=os.environ.get("OUTPOST_DATABASE_URL", ""))
+    with TestClient(create_app(config), headers={"PRIVATE-TOKEN": token}) as client:
         list_url = f"/{path}/-/error_tracking.json"
         error_id = client.get(list_url).json()["errors"][0]["id"]
         figures = {"in-process baseline: GET /api/v4/version": timed(client, "/api/v4/version", repeat),
@@ -244,7 +246,7 @@ async def console_figures(url: str, token: str, path: str, rounds: int) -> dict[
         probe.start()
         started = time.perf_counter()
         tab.select_project(path)
-        await wait_for(lambda: watcher.painted_at is not None)
+        await wait_for(lambda watcher=watcher: watcher.painted_at is not None)
         first_rows.append((watcher.painted_at - started) * 1000)
         # Let the settings and keys pages finish loading too: their work is part of choosing a project.
         await wait_for(lambda: not context._in_flight)

@@ -257,7 +257,7 @@ def run_load(port: int, request_sets: list[list[bytes]], concurrency: int, time_
     workers = []
     per_worker = [concurrency // len(request_sets) + (1 if i < concurrency % len(request_sets) else 0)
                   for i in range(len(request_sets))]
-    for requests, connections in zip(request_sets, per_worker):
+    for requests, connections in zip(request_sets, per_worker, strict=True):
         worker = context.Process(target=_load_worker,
                                  args=(port, requests, connections, start_at, start_at + time_limit, results))
         worker.start()
@@ -361,7 +361,8 @@ def counted_events(database: Path, project_id: int) -> tuple[int, int]:
     """(sum of error counts, stored event rows) as the server's database holds them."""
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30) as connection:
         counted = connection.execute(
-            "SELECT COALESCE(SUM(count), 0) FROM error_tracking_errors WHERE project_id = ?", (project_id,)).fetchone()[0]
+            "SELECT COALESCE(SUM(count), 0) FROM error_tracking_errors WHERE project_id = ?",
+            (project_id,)).fetchone()[0]
         stored = connection.execute(
             "SELECT COUNT(*) FROM error_tracking_error_events WHERE project_id = ?", (project_id,)).fetchone()[0]
     return counted, stored
@@ -446,11 +447,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  outpost : {run['sent']} sent, {run['accepted']} accepted, statuses {run['statuses']}")
         print(f"            accepted {accepted_rate:,.0f} events/s, fully processed {processed_rate:,.0f} events/s, "
               f"p50 {run['p50_ms']:.1f} ms, p99 {run['p99_ms']:.1f} ms, server CPU {run['cpu_ms']:.2f} ms/event")
-        print(f"            peak memory of all server processes: RSS {run['rss_mb']:.0f} MB, PSS {run['pss_mb']:.0f} MB")
+        print(f"            peak memory of all server processes: "
+              f"RSS {run['rss_mb']:.0f} MB, PSS {run['pss_mb']:.0f} MB")
         print(f"            stored {stored}, counted in errors {counted}: "
               f"{'stored == accepted' if lossless else 'MISMATCH'}")
         print(f"  bare    : {ceiling['accepted']} answered, {bare_rate:,.0f} requests/s, "
-              f"p50 {ceiling['p50_ms']:.1f} ms, p99 {ceiling['p99_ms']:.1f} ms, server CPU {ceiling['cpu_ms']:.2f} ms/request")
+              f"p50 {ceiling['p50_ms']:.1f} ms, p99 {ceiling['p99_ms']:.1f} ms, "
+              f"server CPU {ceiling['cpu_ms']:.2f} ms/request")
         print(f"  ratio   : outpost fully processed / bare = {processed_rate / bare_rate:.3f}; "
               f"bare CPU / outpost CPU per event = {ceiling['cpu_ms'] / run['cpu_ms']:.3f}")
         if peer_run is not None:

@@ -24,8 +24,8 @@ import httpx
 import sqlalchemy
 
 from outpost_server.db import make_engine
+from outpost_server.error_tracking.batch_store import Accepted, store_batch
 from outpost_server.error_tracking.dsn import AuthInfo
-from outpost_server.error_tracking.ingest import Accepted, store_batch
 from outpost_server.error_tracking.normalize import normalize_event
 from outpost_server.error_tracking.protocol import IngestRequest
 from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, store_request

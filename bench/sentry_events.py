@@ -131,12 +131,13 @@ def timed(client, url: str, repeat: int, **params) -> list[float]:
 
 def measure(data_dir: Path, database_url: str, events: int, repeat: int) -> tuple[dict[str, list[float]], float]:
     from fastapi.testclient import TestClient
+
     from outpost_server.app import create_app
-    from outpost_server.config import Settings
+    from outpost_server.config import ServerConfig
 
     token = "glpat-bench-" + uuid.uuid4().hex
-    settings = Settings(data_dir=data_dir, database_url=database_url, root_token=token)
-    with TestClient(create_app(settings), headers={"Authorization": f"Bearer {token}"}) as client:
+    config = ServerConfig(data_dir=data_dir, database_url=database_url, root_token=token)
+    with TestClient(create_app(config), headers={"Authorization": f"Bearer {token}"}) as client:
         project = client.post("/api/v4/projects", json={"name": "storefront"}).json()
         client.put(f"/api/v4/projects/{project['id']}/error_tracking/settings",
                    json={"active": True, "integrated": True}).raise_for_status()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 import tempfile
@@ -118,7 +117,9 @@ async def console_import(url: str, token: str, path: Path) -> dict[str, float]:
     tab.close()
     await context.disconnect()
     return {"preview": preview_ready - started, "apply": applied - preview_ready, "total": finished - started,
-            "stall": max(stalls.values()), "stalls": stalls, "idle_stall": idle_stall, "ui_cpu": ui_cpu, "failed": failed, "ticks": ticks}
+            "stall": max(stalls.values()), "stalls": stalls, "idle_stall": idle_stall, "ui_cpu": ui_cpu,
+            "failed": failed,
+            "ticks": ticks}
 
 
 async def run(count: int, workdir: Path) -> dict[str, float]:

@@ -66,7 +66,8 @@ def main(argv: list[str]) -> int:
     if not list(contents.glob("keyring-*.dist-info/entry_points.txt")):
         missing.append("keyring's entry points (keyring-*.dist-info)")
 
-    print(f"{executable}: {len(modules)} frozen modules; checked {len(wanted)} modules and {len(scripts)} migration files")
+    print(f"{executable}: {len(modules)} frozen modules; "
+          f"checked {len(wanted)} modules and {len(scripts)} migration files")
     for name in missing:
         print(f"missing: {name}")
     print("bundle check passed" if not missing else "bundle check FAILED")

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Makes sure Qt's system libraries are present. As root on Debian it installs them;
-# otherwise it names the exact packages to install.
+# otherwise it names the exact packages to install. `--list` prints the list (the console's .deb depends on it).
 set -euo pipefail
 
 packages="libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3 libglib2.0-0 \
 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-randr0 libxcb-render-util0 \
 libxcb-shape0 libxcb-xkb1 fonts-dejavu-core"
+
+if [ "${1:-}" = "--list" ]; then
+    echo $packages
+    exit 0
+fi
 
 command -v dpkg-query >/dev/null 2>&1 || exit 0   # not Debian: nothing we can check here
 missing=""

@@ -16,7 +16,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the SDK scenarios of the tests send the errors
 
-from screenshot_support import local_console, run_grab, settle, show_tab  # noqa: E402
+from screenshot_support import local_console, run_grab, settle  # noqa: E402
 
 from console.context import AppContext  # noqa: E402
 from console.errors import ErrorTrackingTab  # noqa: E402
@@ -34,24 +34,30 @@ async def storefront_with_errors(context: AppContext) -> str:
                          json={"active": True, "integrated": True})
     keys = await client.get_json(f"/projects/{project['id']}/error_tracking/client_keys")
     await asyncio.to_thread(send_errors, keys[0]["sentry_dsn"], "web", release="storefront@2.4.0")
+    # Accepted events are grouped a moment later: wait until the error counts all three.
+    organization, slug = project["path_with_namespace"].split("/", 1)
+    for _ in range(600):
+        issues = (await client.sentry_request(f"/projects/{organization}/{slug}/issues/")).json()
+        if issues and issues[0]["count"] == "3":
+            break
+        await asyncio.sleep(0.1)
     return project["path_with_namespace"]
 
 
 async def grab(output: Path, workdir: Path) -> None:
-    async with local_console(workdir, 1600, 1000) as window:
+    async with local_console(workdir, (1600, 1000)) as window:
         await settle(lambda: window.context.is_connected)
         path = await storefront_with_errors(window.context)
-        tab = show_tab(window, ErrorTrackingTab)
-        tab.load_projects()
-        await settle(lambda: tab.project_picker.findText(path) >= 0)
-        tab.select_project(path)
+        window.open_target(("errors", path))  # as a click on the overview does; it supersedes any other
+        tab = window.tabs.current_feature()
+        assert isinstance(tab, ErrorTrackingTab)
         page = tab.errors_page
-        await settle(lambda: page.model.rowCount() == 1)
+        await settle(lambda: (tab.project or {}).get("path_with_namespace") == path and page.model.rowCount() == 1)
         page.splitter.setSizes([560, 1040])
         page.table.selectRow(0)
         events = page.events_pane
         page.detail.sections.setCurrentWidget(events)
-        await settle(lambda: events.navigator.position.text() == "event 3 of 3", timeout=60)
+        await settle(lambda: events.navigator.position.text() == "event 3 of 3")
         events.navigator.previous_button.click()
         await settle(lambda: events.navigator.position.text() == "event 2 of 3")
         events.sections.setCurrentWidget(events.breadcrumbs)

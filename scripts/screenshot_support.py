@@ -9,18 +9,17 @@ import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import qasync
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication
 
 from console.connection.credentials import CredentialStore
 from console.context import AppContext
 from console.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[1]
-TabT = TypeVar("TabT", bound=QWidget)
 
 
 async def settle(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -44,11 +43,14 @@ def run_grab(grab: Callable[[Path, Path], Coroutine[Any, Any, None]]) -> Path:
 
 
 @contextlib.asynccontextmanager
-async def local_console(workdir: Path, width: int, height: int) -> AsyncIterator[MainWindow]:
-    """The console's main window on screen, connected to a local server of its own."""
+async def local_console(workdir: Path, size: tuple[int, int] | None = None) -> AsyncIterator[MainWindow]:
+    """The console's main window on screen (at its default size unless given), connected to a local server
+    of its own."""
     settings = QSettings(str(workdir / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(AppContext(), CredentialStore(), settings=settings, local_server_dir=workdir / "server")
-    window.resize(width, height)
+    window = MainWindow(AppContext(), CredentialStore(), settings=settings, local_server_dir=workdir / "server",
+                        history_dir=workdir / "exports")
+    if size is not None:
+        window.resize(*size)
     window.show()
     try:
         await window.start_local_server()
@@ -56,9 +58,3 @@ async def local_console(workdir: Path, width: int, height: int) -> AsyncIterator
     finally:
         await window.shutdown()
         window.hide()
-
-
-def show_tab(window: MainWindow, kind: type[TabT]) -> TabT:
-    tab = next(window.tabs.widget(i) for i in range(window.tabs.count()) if isinstance(window.tabs.widget(i), kind))
-    window.tabs.setCurrentWidget(tab)
-    return tab

@@ -110,7 +110,8 @@ def send_errors(dsn: str, scenario: str, *, release: str = "shop@1.0.0", environ
                                   cwd=directory,  # the SDK marks frames under the working directory as in-app
                                   capture_output=True, text=True)
     crashed = scenario == "crash"
-    if finished.returncode != (1 if crashed else 0) or (crashed and "payment service unreachable" not in finished.stderr):
+    expected_code = 1 if crashed else 0
+    if finished.returncode != expected_code or (crashed and "payment service unreachable" not in finished.stderr):
         raise RuntimeError(f"the SDK script failed:\n{finished.stderr}")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import signal
@@ -39,6 +40,21 @@ class RunningServer:
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def request_log(self) -> list[dict]:
+        """The structured request log: one JSON object per line (other log lines are skipped)."""
+        entries = []
+        for line in self.log_text().splitlines():
+            start = line.find("{")
+            if start < 0:
+                continue
+            try:
+                entry = json.loads(line[start:])
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and "request_id" in entry:
+                entries.append(entry)
+        return entries
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
         if self.process.poll() is None:

@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
             # Baseline before and after the export, so neither side profits from a warmer database; the faster counts.
             baseline = timed_baseline(engine, project["id"], Path(work) / f"baseline-{size}.csv")
             with server.client() as client:
-                generated, downloaded, file_size = timed_export(client, project["id"], Path(work) / f"export-{size}.csv")
+                generated, downloaded, file_size = timed_export(client, project["id"],
+                                                                Path(work) / f"export-{size}.csv")
             baseline = min(baseline, timed_baseline(engine, project["id"], Path(work) / f"baseline-{size}.csv"))
             peaks.append(peak_rss_mb(server.process.pid))
             total = generated + downloaded

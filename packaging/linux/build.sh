@@ -3,6 +3,7 @@
 #   dist/outpost/                                the one-folder app (run dist/outpost/outpost)
 #   dist/outpost-VERSION-linux-ARCH.tar.gz       the same folder with a .desktop file and icons
 #   dist/Outpost-VERSION-ARCH.AppImage           only when appimagetool is on PATH
+#   dist/outpost_VERSION_amd64.deb, dist/outpost-server_VERSION_amd64.deb   where dpkg-deb exists (Debian)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -39,7 +40,15 @@ else
     echo "appimagetool not found: no AppImage built (see packaging/README.md)"
 fi
 
-echo "build time: $((built - started)) s"
+if command -v dpkg-deb >/dev/null; then
+    packaging/linux/deb/build_console.sh
+    packaging/linux/deb/build_server.sh
+else
+    echo "dpkg-deb not found: no .deb packages built (see packaging/README.md)"
+fi
+packaged=$(date +%s)
+
+echo "build time: $((built - started)) s, .deb packages: $((packaged - built)) s"
 echo "folder size: $(du -sh "$app" | cut -f1) ($(du -sb "$app" | cut -f1) bytes) in $app"
 echo "archive size: $(du -h "$archive" | cut -f1) ($(stat -c %s "$archive") bytes) in $archive"
 ls -l dist/*.AppImage 2>/dev/null || true

@@ -13,7 +13,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts.models import PersonalAccessToken, User
 from outpost_server.accounts.users import note_token_use, token_by_digest
 from outpost_server.db import SessionDep
@@ -35,20 +35,21 @@ class Principal:
     token: PersonalAccessToken
 
 
-def _invalid_token(description: str) -> errors.ApiError:
-    return errors.ApiError(
+def _invalid_token(description: str) -> http_errors.ApiError:
+    return http_errors.ApiError(
         401,
         {"error": "invalid_token", "error_description": description},
         {"WWW-Authenticate": f'Bearer realm="", error="invalid_token", error_description="{description}"'},
     )
 
 
-def _insufficient_scope() -> errors.ApiError:
+def _insufficient_scope() -> http_errors.ApiError:
     description = "The request requires higher privileges than provided by the access token."
-    return errors.ApiError(
+    return http_errors.ApiError(
         403,
         {"error": "insufficient_scope", "error_description": description, "scope": "api read_api"},
-        {"WWW-Authenticate": f'Bearer realm="", error="insufficient_scope", error_description="{description}", scope="api read_api"'},
+        {"WWW-Authenticate": f'Bearer realm="", error="insufficient_scope", error_description="{description}", '
+                             'scope="api read_api"'},
     )
 
 
@@ -85,13 +86,13 @@ def valid_token(request: Request, session: Session) -> PersonalAccessToken | Non
     digest = token_digest(token, request.app.state.secret_key)
     pat = token_by_digest(session, digest)
     if pat is None:
-        raise errors.unauthorized()
+        raise http_errors.unauthorized()
     if pat.revoked:
         raise _invalid_token("Token was revoked. You have to re-authorize from the user.")
     if pat.is_expired(dt.date.today()):
         raise _invalid_token("Token is expired. You can either do re-authorization or token refresh.")
     if pat.user.state != "active":
-        raise errors.forbidden(ACCESS_DENIED.get(pat.user.state))
+        raise http_errors.forbidden(ACCESS_DENIED.get(pat.user.state))
     return pat
 
 
@@ -108,13 +109,13 @@ def authenticate(request: Request, session: SessionDep) -> Principal | None:
 
 def require_user(principal: Annotated[Principal | None, Depends(authenticate)]) -> User:
     if principal is None:
-        raise errors.unauthorized()
+        raise http_errors.unauthorized()
     return principal.user
 
 
 def require_admin(user: Annotated[User, Depends(require_user)]) -> User:
     if not user.is_admin:
-        raise errors.forbidden()
+        raise http_errors.forbidden()
     return user
 
 

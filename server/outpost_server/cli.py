@@ -54,15 +54,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def settings_from(args: argparse.Namespace):
-    from outpost_server.config import Settings
+def config_from(args: argparse.Namespace):
+    from outpost_server.config import ServerConfig
 
     overrides = {}
     if getattr(args, "database_url", None):
         overrides["database_url"] = args.database_url
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = Path(args.data_dir)
-    return Settings(**overrides)
+    return ServerConfig(**overrides)
 
 
 def configure_logging(level: str) -> None:
@@ -84,17 +84,17 @@ def run_serve(args: argparse.Namespace) -> int:
     sock.bind((host, port))
     shown_host = f"[{host}]" if family == socket.AF_INET6 else host
     listening = f"Listening on http://{shown_host}:{sock.getsockname()[1]}"
-    settings = settings_from(args)
-    configure_logging(settings.log_level)
+    config = config_from(args)
+    configure_logging(config.log_level)
     if workers > 1:
         from outpost_server.workers import serve_with_workers
 
-        return serve_with_workers(settings, sock, count=workers, demo=args.demo, watch_parent=args.watch_parent,
+        return serve_with_workers(config, sock, count=workers, demo=args.demo, watch_parent=args.watch_parent,
                                   listening=listening)
     from outpost_server.app import create_app
 
-    app = create_app(settings, demo=args.demo)
-    started = serve_app(app, settings, sock, watch_parent=os.getppid() if args.watch_parent else None,
+    app = create_app(config, demo=args.demo)
+    started = serve_app(app, config, sock, watch_parent=os.getppid() if args.watch_parent else None,
                         on_started=lambda: print(listening, flush=True))
     return 0 if started else 1
 
@@ -111,16 +111,19 @@ def worker_count(value: str | int) -> int:
     return count
 
 
-def serve_app(app, settings, sock: socket.socket, *, watch_parent: int | None, on_started) -> bool:
+def serve_app(app, config, sock: socket.socket, *, watch_parent: int | None, on_started) -> bool:
     """Serves `app` on the bound socket until a stop signal; returns whether it ever started."""
     import uvicorn
 
     # access_log is off: uvicorn's access log prints query strings, which may carry tokens.
     # Idle keep-alive connections are kept 30 s (uvicorn's default is 5 s) so clients that pool
     # connections for a few seconds do not race the server closing them.
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", http=_http_protocol(),
-                            timeout_graceful_shutdown=settings.shutdown_grace_seconds, timeout_keep_alive=30)
-    server = uvicorn.Server(config)
+    # Behind a trusted proxy the request's scheme is the client's (X-Forwarded-Proto), so links say https.
+    uvicorn_config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                                    http=_http_protocol(), timeout_graceful_shutdown=config.shutdown_grace_seconds,
+                                    timeout_keep_alive=30, proxy_headers=True,
+                                    forwarded_allow_ips=config.forwarded_allow_ips)
+    server = uvicorn.Server(uvicorn_config)
     _stop_on_signals(server)
     if watch_parent is not None:
         _watch_parent(server, watch_parent)
@@ -193,9 +196,9 @@ def run_migrate(args: argparse.Namespace) -> int:
     from outpost_server.db import make_engine
     from outpost_server.migrations import upgrade_database
 
-    settings = settings_from(args)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    upgrade_database(make_engine(settings.sqlalchemy_url()))
+    config = config_from(args)
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    upgrade_database(make_engine(config.sqlalchemy_url()))
     print("Database is up to date")
     return 0
 
@@ -207,14 +210,14 @@ def run_import_report(args: argparse.Namespace) -> int:
     from outpost_server.vulnerabilities.reports import ReportError, parse_report
     from outpost_server.vulnerabilities.service import import_report
 
-    settings = settings_from(args)
+    config = config_from(args)
     try:
         report = parse_report(Path(args.file).read_bytes())
     except (OSError, ReportError) as exc:
         print(f"Cannot import {args.file}: {exc}", file=sys.stderr)
         return 1
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    engine = make_engine(settings.sqlalchemy_url())
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(config.sqlalchemy_url())
     upgrade_database(engine)
     with session_scope(make_sessionmaker(engine)) as session:
         project = find_project(session, args.project)
@@ -232,12 +235,12 @@ def run_prune(args: argparse.Namespace) -> int:
     from outpost_server.error_tracking import pruner, retention
     from outpost_server.migrations import upgrade_database
 
-    settings = settings_from(args)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    engine = make_engine(settings.sqlalchemy_url())
+    config = config_from(args)
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(config.sqlalchemy_url())
     upgrade_database(engine)
     factory = make_sessionmaker(engine)
-    defaults = retention.instance_policy(settings)
+    defaults = retention.instance_policy(config)
     if args.dry_run:
         results = retention.prune_all(factory, defaults=defaults, now=utcnow(), dry_run=True)
         print("Would delete:")

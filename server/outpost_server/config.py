@@ -1,4 +1,8 @@
-"""Server settings, read from OUTPOST_* environment variables."""
+"""The server's configuration, read from OUTPOST_* environment variables and the command line.
+
+Per process; the instance-wide settings an administrator changes through the API live in the
+database (application_settings).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from pathlib import Path
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-class Settings(BaseSettings):
+class ServerConfig(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="OUTPOST_", extra="ignore")
 
     # Where the SQLite database and the generated secret key live.
@@ -18,6 +22,9 @@ class Settings(BaseSettings):
     database_url: str = ""
     # Public base URL (scheme://host[:port]) used in links and DSNs; empty means the request's own.
     external_url: str = ""
+    # Reverse proxies whose X-Forwarded-Proto and X-Forwarded-For are believed (comma-separated
+    # addresses or networks, "*" for any): links then carry the client's scheme, logs its address.
+    forwarded_allow_ips: str = "127.0.0.1"
     # Salt for token digests and key for encrypting stored secrets. Replicas sharing a database
     # must share it; when empty, one is generated once and kept in data_dir/secret_key.
     secret_key: str = ""
@@ -74,5 +81,5 @@ class Settings(BaseSettings):
 
 
 @lru_cache
-def get_settings() -> Settings:
-    return Settings()
+def load_config() -> ServerConfig:
+    return ServerConfig()

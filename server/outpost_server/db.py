@@ -5,14 +5,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, Any, cast
 
 from fastapi import Depends, Request
 from sqlalchemy import DateTime, create_engine, event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import CursorResult, Engine, Result
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
-
 
 # Largest value of the INTEGER id columns (32-bit on PostgreSQL): a bigger number in a URL names no row.
 MAX_ROW_ID = 2**31 - 1
@@ -85,6 +84,12 @@ def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+def changed_rows(result: Result[Any]) -> int:
+    """How many rows an UPDATE or DELETE matched. Session.execute is typed as returning a Result; for these
+    statements it is a CursorResult, which counts them."""
+    return cast(CursorResult[Any], result).rowcount
 
 
 def get_session(request: Request) -> Iterator[Session]:

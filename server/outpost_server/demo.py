@@ -1,12 +1,12 @@
 """Demo data, loaded once by `outpost-server serve --demo`.
 
 The accounts seeder runs first; each domain then adds its own data through DEMO_SEEDERS,
-a list of "module:function" names called as function(session, demo).
+functions called as seed(session, demo).
 """
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
@@ -14,21 +14,18 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts import access, namespaces, users
 from outpost_server.accounts.models import Group, Project, User
-from outpost_server.app_settings import get_setting, set_setting
-from outpost_server.config import Settings
-
-DEMO_SEEDERS: list[str] = [
-    "outpost_server.variables.demo:seed",
-    "outpost_server.vulnerabilities.demo:seed",
-    "outpost_server.error_tracking.demo:seed",
-]
+from outpost_server.application_settings.store import get_setting, set_setting
+from outpost_server.config import ServerConfig
+from outpost_server.error_tracking import demo as error_tracking_demo
+from outpost_server.variables import demo as variables_demo
+from outpost_server.vulnerabilities import demo as vulnerabilities_demo
 
 DEMO_MARKER = "demo_data_loaded"
 
 
 @dataclass
 class Demo:
-    settings: Settings
+    config: ServerConfig
     secret_key: str
     admin: User
     users: dict[str, User] = field(default_factory=dict)
@@ -36,22 +33,28 @@ class Demo:
     projects: dict[str, Project] = field(default_factory=dict)
 
 
-def seed_demo_once(session: Session, *, settings: Settings, secret_key: str) -> None:
+DEMO_SEEDERS: tuple[Callable[[Session, Demo], None], ...] = (
+    variables_demo.seed,
+    vulnerabilities_demo.seed,
+    error_tracking_demo.seed,
+)
+
+
+def seed_demo_once(session: Session, *, config: ServerConfig, secret_key: str) -> None:
     if get_setting(session, DEMO_MARKER):
         return
-    demo = seed_accounts(session, settings=settings, secret_key=secret_key)
-    for name in DEMO_SEEDERS:
-        module_name, _, function_name = name.partition(":")
-        getattr(importlib.import_module(module_name), function_name)(session, demo)
+    demo = seed_accounts(session, config=config, secret_key=secret_key)
+    for seed in DEMO_SEEDERS:
+        seed(session, demo)
     set_setting(session, DEMO_MARKER, True)
 
 
-def seed_accounts(session: Session, *, settings: Settings, secret_key: str) -> Demo:
+def seed_accounts(session: Session, *, config: ServerConfig, secret_key: str) -> Demo:
     admin = session.scalar(select(User).where(User.username == "root"))
     if admin is None:
         admin = users.create_user(session, username="root", name="Administrator", email="admin@example.com",
                                     is_admin=True)
-    demo = Demo(settings=settings, secret_key=secret_key, admin=admin)
+    demo = Demo(config=config, secret_key=secret_key, admin=admin)
     people = [
         ("amelia", "Amelia Maintainer", access.MAINTAINER),
         ("dave", "Dave Developer", access.DEVELOPER),

@@ -10,7 +10,7 @@ from fastapi import Depends, Query, Request, Response
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.db import MAX_ROW_ID
 from outpost_server.urls import public_request_url
 
@@ -28,7 +28,7 @@ def page_params(request: Request) -> tuple[int, int]:
         try:
             return int(raw)
         except ValueError:
-            raise errors.invalid_param(name) from None
+            raise http_errors.invalid_param(name) from None
 
     page = max(_int("page", 1), 1)
     per_page = _int("per_page", DEFAULT_PER_PAGE)
@@ -40,7 +40,8 @@ def page_params(request: Request) -> tuple[int, int]:
 def paginate(session: Session, stmt: Select, request: Request, response: Response) -> list[Any]:
     """Runs `stmt` (which must already be ordered) for the requested page and sets the headers."""
     page, per_page = page_params(request)
-    counted = session.scalar(select(func.count()).select_from(stmt.order_by(None).limit(MAX_COUNT + 1).subquery()))
+    capped = stmt.order_by(None).limit(MAX_COUNT + 1).subquery()
+    counted = session.scalar(select(func.count()).select_from(capped)) or 0
     total = counted if counted <= MAX_COUNT else None
     offset = (page - 1) * per_page
     # A page past any table whose offset would overflow the database's integers is simply empty.
@@ -55,11 +56,13 @@ def paginate_list(items: list[Any], request: Request, response: Response) -> lis
     page, per_page = page_params(request)
     start = (page - 1) * per_page
     chunk = items[start : start + per_page]
-    set_headers(request, response, page=page, per_page=per_page, total=len(items), has_next=start + per_page < len(items))
+    set_headers(request, response, page=page, per_page=per_page, total=len(items),
+                has_next=start + per_page < len(items))
     return chunk
 
 
-def set_headers(request: Request, response: Response, *, page: int, per_page: int, total: int | None, has_next: bool) -> None:
+def set_headers(request: Request, response: Response, *, page: int, per_page: int, total: int | None,
+                has_next: bool) -> None:
     headers = response.headers
     headers["X-Per-Page"] = str(per_page)
     headers["X-Page"] = str(page)

@@ -1,52 +1,135 @@
-"""Request parameters the way Grape sees them: query string, form body and JSON body merged."""
+"""Request parameters the way Grape sees them: query string, form body and JSON body merged.
+
+Every endpoint declares the parameters it reads (`query_params(...)` or `body_params(...)` as the
+route's `openapi_extra`), so /api/v4/openapi.json lists them and fuzzing sends them. Reading a
+parameter the route did not declare is a programming error (UndeclaredParameter, a 500 in tests).
+"""
 
 from __future__ import annotations
 
+import builtins
 import datetime as dt
 import json
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, overload
 
 from fastapi import Depends, Request
+from fastapi.routing import APIRoute
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.db import MAX_ROW_ID
 
 _TRUE = {"1", "t", "true", "y", "yes", "on"}
 _FALSE = {"0", "f", "false", "n", "no", "off"}
 _MISSING = object()
 
+ParamKind = Literal["string", "integer", "boolean", "array"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter an endpoint reads: its name, type, default and allowed values (for its documentation;
+    the handler still checks and coerces the value, with GitLab's messages)."""
+
+    name: str
+    kind: ParamKind = "string"
+    default: Any = None
+    required: bool = False
+    choices: tuple[str, ...] = ()
+
+    def schema(self) -> dict[str, Any]:
+        enum = {"enum": list(self.choices)} if self.choices else {}
+        schema: dict[str, Any] = ({"type": "array", "items": {"type": "string", **enum}} if self.kind == "array"
+                                  else {"type": self.kind, **enum})
+        if self.default is not None:
+            schema["default"] = self.default
+        return schema
+
+
+def query_params(*params: Param) -> dict[str, Any]:
+    """The `openapi_extra` of a GET or DELETE endpoint reading these parameters from its query string."""
+    return {"parameters": [{"name": param.name, "in": "query", "required": param.required, "schema": param.schema()}
+                           for param in params]}
+
+
+def body_params(*params: Param) -> dict[str, Any]:
+    """The `openapi_extra` of a POST, PUT or PATCH endpoint reading these parameters from its body, JSON or
+    form-encoded as Grape accepts them (the query string works too, as in GitLab)."""
+    schema: dict[str, Any] = {"type": "object", "properties": {param.name: param.schema() for param in params}}
+    required = [param.name for param in params if param.required]
+    if required:
+        schema["required"] = required
+    return {"requestBody": {"required": bool(required), "content": {
+        "application/json": {"schema": schema},
+        "application/x-www-form-urlencoded": {"schema": schema},
+    }}}
+
+
+class UndeclaredParameter(RuntimeError):
+    """A handler read a parameter its route does not declare: add it to the route's declaration."""
+
+
+def declared_names(route: APIRoute) -> frozenset[str] | None:
+    """The names `query_params`/`body_params` declared for the route; None when it declares none."""
+    extra = route.openapi_extra
+    if not extra:
+        return None
+    names = {parameter["name"] for parameter in extra.get("parameters", ()) if parameter.get("in") == "query"}
+    for content in extra.get("requestBody", {}).get("content", {}).values():
+        names.update(content["schema"].get("properties", {}))
+    return frozenset(names)
+
 
 class Params:
-    def __init__(self, values: dict[str, Any]):
-        self.values = values
+    def __init__(self, values: dict[str, Any], *, declared: frozenset[str] | None = None):
+        self._values = values
+        # None: the route declares nothing yet, so any name may be read.
+        self._declared = declared
 
-    def __contains__(self, name: str) -> bool:
-        return name in self.values
+    def _get(self, name: str, default: Any = None) -> Any:
+        if self._declared is not None and name not in self._declared:
+            raise UndeclaredParameter(name)
+        return self._values.get(name, default)
 
-    def raw(self, name: str, default: Any = None) -> Any:
-        return self.values.get(name, default)
+    # The methods below are named after the types they return, so their annotations say builtins.X.
 
-    def require(self, *names: str) -> None:
-        missing = [name for name in names if self.values.get(name) is None]
+    def __contains__(self, name: builtins.str) -> builtins.bool:
+        return self._get(name, _MISSING) is not _MISSING
+
+    def raw(self, name: builtins.str, default: Any = None) -> Any:
+        return self._get(name, default)
+
+    def require(self, *names: builtins.str) -> None:
+        missing = [name for name in names if self._get(name) is None]
         if missing:
-            raise errors.missing_params(*missing)
+            raise http_errors.missing_params(*missing)
 
-    def str(self, name: str, default: str | None = None) -> str | None:
-        value = self.values.get(name, _MISSING)
+    @overload
+    def str(self, name: builtins.str, default: builtins.str) -> builtins.str: ...
+    @overload
+    def str(self, name: builtins.str, default: None = None) -> builtins.str | None: ...
+
+    def str(self, name: builtins.str, default: builtins.str | None = None) -> builtins.str | None:
+        value = self._get(name, _MISSING)
         if value is _MISSING or value is None:
             return default
         if isinstance(value, (dict, list)):
-            raise errors.invalid_param(name)
+            raise http_errors.invalid_param(name)
         if isinstance(value, bool):
             return "true" if value else "false"
-        value = str(value)
+        text = str(value)
         # PostgreSQL text cannot hold NUL; GitLab refuses such parameters before they reach it.
-        if "\x00" in value:
-            raise errors.invalid_param(name)
-        return value
+        if "\x00" in text:
+            raise http_errors.invalid_param(name)
+        return text
 
-    def bool(self, name: str, default: bool | None = None) -> bool | None:
-        value = self.values.get(name, _MISSING)
+    @overload
+    def bool(self, name: builtins.str, default: builtins.bool) -> builtins.bool: ...
+    @overload
+    def bool(self, name: builtins.str, default: None = None) -> builtins.bool | None: ...
+
+    def bool(self, name: builtins.str, default: builtins.bool | None = None) -> builtins.bool | None:
+        value = self._get(name, _MISSING)
         if value is _MISSING or value is None:
             return default
         if isinstance(value, bool):
@@ -56,19 +139,24 @@ class Params:
         if isinstance(value, str):
             lowered = value.strip().lower()
             if lowered == "":
-                raise errors.empty_param(name)
+                raise http_errors.empty_param(name)
             if lowered in _TRUE:
                 return True
             if lowered in _FALSE:
                 return False
-        raise errors.invalid_param(name)
+        raise http_errors.invalid_param(name)
 
-    def int(self, name: str, default: int | None = None) -> int | None:
-        value = self.values.get(name, _MISSING)
+    @overload
+    def int(self, name: builtins.str, default: builtins.int) -> builtins.int: ...
+    @overload
+    def int(self, name: builtins.str, default: None = None) -> builtins.int | None: ...
+
+    def int(self, name: builtins.str, default: builtins.int | None = None) -> builtins.int | None:
+        value = self._get(name, _MISSING)
         if value is _MISSING or value is None or value == "":
             return default
         if isinstance(value, bool):
-            raise errors.invalid_param(name)
+            raise http_errors.invalid_param(name)
         if isinstance(value, str):
             try:
                 value = int(value.strip())
@@ -77,32 +165,39 @@ class Params:
         # Integer parameters land in INTEGER columns; a number beyond them is as invalid as a word.
         if isinstance(value, int) and -MAX_ROW_ID <= value <= MAX_ROW_ID:
             return value
-        raise errors.invalid_param(name)
+        raise http_errors.invalid_param(name)
 
-    def choice(self, name: str, allowed: tuple[str, ...], default: str | None = None) -> str | None:
+    @overload
+    def choice(self, name: builtins.str, allowed: tuple[builtins.str, ...], default: builtins.str) -> builtins.str: ...
+    @overload
+    def choice(self, name: builtins.str, allowed: tuple[builtins.str, ...],
+               default: None = None) -> builtins.str | None: ...
+
+    def choice(self, name: builtins.str, allowed: tuple[builtins.str, ...],
+               default: builtins.str | None = None) -> builtins.str | None:
         value = self.str(name, default)
         if value is not None and value not in allowed:
-            raise errors.invalid_value(name)
+            raise http_errors.invalid_value(name)
         return value
 
-    def date(self, name: str) -> dt.date | None:
+    def date(self, name: builtins.str) -> dt.date | None:
         value = self.str(name)
         if value is None or value == "":
             return None
         try:
             return dt.date.fromisoformat(value[:10])
         except ValueError:
-            raise errors.invalid_param(name) from None
+            raise http_errors.invalid_param(name) from None
 
-    def list(self, name: str) -> list[str] | None:
-        value = self.values.get(name, _MISSING)
+    def list(self, name: builtins.str) -> builtins.list[builtins.str] | None:
+        value = self._get(name, _MISSING)
         if value is _MISSING or value is None:
             return None
         if isinstance(value, list):
             return [str(item) for item in value]
         if isinstance(value, str):
             return [part for part in value.split(",") if part]
-        raise errors.invalid_param(name)
+        raise http_errors.invalid_param(name)
 
 
 async def read_params(request: Request) -> Params:
@@ -117,16 +212,17 @@ async def read_params(request: Request) -> Params:
                 try:
                     document = json.loads(body)
                 except ValueError:
-                    raise errors.bad_request("invalid JSON body") from None
+                    raise http_errors.bad_request("invalid JSON body") from None
                 if not isinstance(document, dict):
-                    raise errors.bad_request("the JSON body must be an object")
+                    raise http_errors.bad_request("the JSON body must be an object")
                 values.update(document)
         elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
             form = await request.form()
-            for key, value in form.multi_items():
-                if isinstance(value, str):
-                    _merge(values, key, value)
-    return Params(values)
+            for key, field in form.multi_items():
+                if isinstance(field, str):
+                    _merge(values, key, field)
+    route = request.scope.get("route")
+    return Params(values, declared=declared_names(route) if isinstance(route, APIRoute) else None)
 
 
 def _merge(values: dict[str, Any], key: str, value: str) -> None:
@@ -138,29 +234,3 @@ def _merge(values: dict[str, Any], key: str, value: str) -> None:
 
 
 ParamsDep = Annotated[Params, Depends(read_params)]
-
-
-# OpenAPI types of the parameters a handler reads from its body through Params.
-STRING: dict[str, Any] = {"type": "string"}
-INTEGER: dict[str, Any] = {"type": "integer"}
-BOOLEAN: dict[str, Any] = {"type": "boolean"}
-STRINGS: dict[str, Any] = {"type": "array", "items": STRING}
-
-
-def declared_body(*, required: tuple[str, ...] = (), **properties: dict[str, Any]) -> dict[str, Any]:
-    """`openapi_extra` declaring the body parameters a handler reads, as JSON or as a form.
-
-    Grape merges query, form and JSON parameters, so handlers read them through Params instead of a
-    typed body; this makes the OpenAPI document list them all the same.
-    """
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = list(required)
-    content = {media: {"schema": schema} for media in ("application/json", "application/x-www-form-urlencoded")}
-    return {"requestBody": {"required": bool(required), "content": content}}
-
-
-def declared_query(**parameters: dict[str, Any]) -> dict[str, Any]:
-    """`openapi_extra` declaring the query parameters a handler reads through Params."""
-    return {"parameters": [{"name": name, "in": "query", "required": False, "schema": schema}
-                           for name, schema in parameters.items()]}

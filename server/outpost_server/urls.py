@@ -6,7 +6,7 @@ from fastapi import Request
 
 
 def public_base_url(request: Request) -> str:
-    configured = request.app.state.settings.external_url
+    configured = request.app.state.config.external_url
     if configured:
         return configured.rstrip("/")
     return f"{request.url.scheme}://{request.url.netloc}"
@@ -19,5 +19,6 @@ def public_request_url(request: Request) -> str:
     return public_base_url(request) + path
 
 
-def api_url(request: Request, path: str) -> str:
-    return f"{public_base_url(request)}/api/v4{path}"
+def api_base_url(request: Request) -> str:
+    """The public address of the REST API, `.../api/v4`, without a trailing slash."""
+    return f"{public_base_url(request)}/api/v4"

@@ -23,7 +23,7 @@ import socket
 import sys
 import time
 
-from outpost_server.config import Settings
+from outpost_server.config import ServerConfig
 
 log = logging.getLogger("outpost.workers")
 
@@ -31,21 +31,21 @@ log = logging.getLogger("outpost.workers")
 POLL_SECONDS = 0.2
 
 
-def serve_with_workers(settings: Settings, sock: socket.socket, *, count: int, demo: bool, watch_parent: bool,
+def serve_with_workers(config: ServerConfig, sock: socket.socket, *, count: int, demo: bool, watch_parent: bool,
                        listening: str) -> int:
     from outpost_server.app import create_app, prepare_database
 
-    prepare_database(settings, demo=demo)
+    prepare_database(config, demo=demo)
     # Built before forking, so the workers share it; each opens its own database connections when
     # its server starts (the application's lifespan).
-    app = create_app(settings, database_ready=True)
-    master = Master(settings, sock, app, count=count, parent=os.getppid() if watch_parent else None)
+    app = create_app(config, database_ready=True)
+    master = Master(config, sock, app, count=count, parent=os.getppid() if watch_parent else None)
     return master.run(listening)
 
 
 class Master:
-    def __init__(self, settings: Settings, sock: socket.socket, app, *, count: int, parent: int | None):
-        self.settings = settings
+    def __init__(self, config: ServerConfig, sock: socket.socket, app, *, count: int, parent: int | None):
+        self.config = config
         self.sock = sock
         self.app = app
         self.count = count
@@ -109,7 +109,7 @@ class Master:
         os.close(self.ready_read)
         master = os.getppid()
         ready_write = self.ready_write
-        started = serve_app(self.app, self.settings, self.sock, watch_parent=master,
+        started = serve_app(self.app, self.config, self.sock, watch_parent=master,
                             on_started=lambda: os.write(ready_write, os.getpid().to_bytes(4, "little")))
         return 0 if started else 1
 

@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--self-test",
         action="store_true",
-        help="check the installation (imports, keyring, bundled server, one API call) and exit; works without a display",
+        help=("check the installation (imports, keyring, bundled server, one API call) and exit; "
+              "works without a display"),
     )
     parser.add_argument(
         "--screenshot",
@@ -68,6 +69,9 @@ def _create_application():
     app.setOrganizationName("Outpost")
     app.setApplicationName("Outpost console")
     app.setApplicationVersion(__version__)
+    from console.icons import app_icon
+
+    app.setWindowIcon(app_icon())
     return app
 
 
@@ -80,6 +84,7 @@ def run_gui(*, demo: bool, screenshot: Path | None = None) -> int:
     from console.main_window import MainWindow
 
     app = _create_application()
+    _log_to_file()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     reporter = ExceptionReporter()
@@ -108,6 +113,26 @@ def run_gui(*, demo: bool, screenshot: Path | None = None) -> int:
         loop.run_until_complete(quitting.wait())
     reporter.uninstall()
     return 0
+
+
+LOG_FILE_BYTES = 1_000_000
+
+
+def _log_to_file() -> None:
+    """Also log to a small rotating file in the log folder (Help > Open log folder)."""
+    from logging.handlers import RotatingFileHandler
+
+    from console.settings import log_dir
+
+    folder = log_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handler = RotatingFileHandler(folder / "console.log", maxBytes=LOG_FILE_BYTES, backupCount=2, encoding="utf-8")
+    except OSError as exc:
+        log.warning("not logging to a file: %s", exc)
+        return
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger().addHandler(handler)
 
 
 SCREENSHOT_SETTLE_SECONDS = 2.0

@@ -6,14 +6,16 @@ import asyncio
 import logging
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
-from console.api.client import ApiClient
 from console.api.errors import ApiError
 from console.api.server import ServerInfo, detect_server
 from console.connection.local_server import LocalServerError
+
+if TYPE_CHECKING:  # httpx (under the client) is imported on connecting, not at start-up
+    from console.api.client import ApiClient
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,8 @@ class AppContext(QObject):
 
     async def connect_to(self, base_url: str, token: str) -> dict[str, Any]:
         """Sign in with ``token``; on success replace the current connection and return the user."""
+        from console.api.client import ApiClient
+
         client = ApiClient(base_url, token)
         try:
             user = await client.get_user()
@@ -74,7 +78,7 @@ class AppContext(QObject):
         self.say(f"Connected to {client.base_url} as {user.get('username', '?')}")
         return user
 
-    async def disconnect(self) -> None:
+    async def disconnect(self) -> None:  # type: ignore[override]  # from the server; QObject's is for signals
         client, self.client = self.client, None
         if client is None:
             return

@@ -3,173 +3,50 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import platform
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QEventLoop, QSettings, Qt, QTimer
-from PySide6.QtGui import QCloseEvent
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import QByteArray, QEventLoop, QSettings, Qt, QTimer, QUrl, qVersion
+from PySide6.QtGui import QCloseEvent, QDesktopServices
 from PySide6.QtWidgets import (
-    QFormLayout,
-    QFrame,
-    QHBoxLayout,
+    QApplication,
     QLabel,
     QMainWindow,
     QMessageBox,
     QProgressBar,
-    QPushButton,
     QStackedWidget,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from console.connection.check import describe_user
+from console import __version__
+from console.accessibility import give_accessible_names
+from console.connection.bar import ConnectionBar, WelcomePage
 from console.connection.credentials import CredentialStore
-from console.connection.dialog import ConnectionDialog
 from console.connection.local_server import LocalServer
 from console.connection.profiles import ProfileStore
 from console.context import AppContext
-from console.errors import ErrorTrackingTab
-from console.exports import ExportsTab
-from console.settings import app_data_dir, app_settings
-from console.variables.views import VariablesTab
+from console.looks import FollowPalette, colours
+from console.menus import WindowActions
+from console.navigation import ProjectNavigator
+from console.notifications import Notifier, Target, TrayNotifier, Watcher
+from console.project_picker import make_searchable, show_counts
+from console.settings import app_data_dir, app_settings, log_dir
+from console.tabs import TAB_FACTORIES, LazyTabs
+from console.window_state import ProfileState
 
 SHUTDOWN_TIMEOUT = 20.0
-SESSION_ONLY_NOTICE = "No system keyring: access tokens are kept for this session only."
-
-STYLE = """
-QLabel#adminBadge { background: #b3261e; color: white; border-radius: 4px; padding: 2px 8px; font-weight: bold; }
-QLabel#userBadge { background: #5f6368; color: white; border-radius: 4px; padding: 2px 8px; }
-QLabel#warning { color: #8a5300; }
-QLabel#statusError { color: #b3261e; }
-QLabel#serverLabel { font-weight: bold; }
-QFrame#connectionBar { border-bottom: 1px solid palette(mid); }
-"""
 
 
-class TabFactory(NamedTuple):
-    title: str
-    create: Callable[[AppContext], QWidget]
 
+if TYPE_CHECKING:
+    from console.connection.dialog import ConnectionDialog
 
-class ServerOverview(QWidget):
-    """Facts about the current connection: server address and version, signed-in user."""
+DEFAULT_SIZE = (1100, 700)
 
-    def __init__(self, context: AppContext) -> None:
-        super().__init__()
-        self._context = context
-        self.server_value = QLabel()
-        self.version_value = QLabel()
-        self.user_value = QLabel()
-        self.email_value = QLabel()
-        for label in (self.server_value, self.version_value, self.user_value, self.email_value):
-            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        form = QFormLayout(self)
-        form.addRow("Server", self.server_value)
-        form.addRow("Version", self.version_value)
-        form.addRow("Signed in as", self.user_value)
-        form.addRow("E-mail", self.email_value)
-        context.connection_changed.connect(self.refresh)
-        self.refresh()
-
-    def refresh(self) -> None:
-        context = self._context
-        user, version = context.user or {}, context.server_version or {}
-        self.server_value.setText(context.client.base_url if context.client else "")
-        revision = version.get("revision")
-        self.version_value.setText(f"{version.get('version', '')}" + (f" (revision {revision})" if revision else "")
-                                   + (f", {context.server.product}" if version else ""))
-        self.user_value.setText(describe_user(user) if user else "")
-        self.email_value.setText(str(user.get("email") or user.get("public_email") or ""))
-
-
-# The console's tabs, in order. Each feature adds one line here:
-#   TabFactory("CI/CD variables", VariablesTab)
-#   TabFactory("Vulnerability exports", ExportsTab)
-#   TabFactory("Error tracking", ErrorTrackingTab)
-TAB_FACTORIES: list[TabFactory] = [
-    TabFactory("Server", ServerOverview),
-    TabFactory("CI/CD variables", VariablesTab),
-    TabFactory("Vulnerability exports", ExportsTab),
-    TabFactory("Error tracking", ErrorTrackingTab),
-]
-
-
-class ConnectionBar(QFrame):
-    """Server address, signed-in user with the administrator badge, and connection buttons."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setObjectName("connectionBar")
-        self.server_label = QLabel("Not connected")
-        self.server_label.setObjectName("serverLabel")
-        self.user_label = QLabel()
-        self.admin_badge = QLabel("administrator")
-        self.admin_badge.setObjectName("adminBadge")
-        self.admin_badge.setToolTip("The signed-in user is an instance administrator")
-        self.user_badge = QLabel("not an administrator")
-        self.user_badge.setObjectName("userBadge")
-        self.keyring_warning = QLabel()
-        self.keyring_warning.setObjectName("warning")
-        self.keyring_warning.setWordWrap(True)
-        self.connect_button = QPushButton("Connect…")
-        self.local_server_button = QPushButton("Start local server")
-        self.local_server_button.setToolTip("Run the bundled server on this computer with demo data and connect to it")
-        self.disconnect_button = QPushButton("Disconnect")
-
-        row = QHBoxLayout()
-        row.addWidget(self.server_label)
-        row.addWidget(self.user_label)
-        row.addWidget(self.admin_badge)
-        row.addWidget(self.user_badge)
-        row.addStretch(1)
-        row.addWidget(self.connect_button)
-        row.addWidget(self.local_server_button)
-        row.addWidget(self.disconnect_button)
-        layout = QVBoxLayout(self)
-        layout.addLayout(row)
-        layout.addWidget(self.keyring_warning)
-
-    def show_connection(self, context: AppContext, *, local: bool) -> None:
-        connected = context.client is not None
-        if connected:
-            assert context.client is not None
-            where = "local server " if local else ""
-            self.server_label.setText(f"Connected to {where}{context.client.base_url}")
-            user = context.user or {}
-            self.user_label.setText(f"as {user.get('name') or user.get('username', '?')} (@{user.get('username', '?')})")
-        else:
-            self.server_label.setText("Not connected")
-            self.user_label.clear()
-        self.admin_badge.setVisible(connected and context.is_admin)
-        self.user_badge.setVisible(connected and not context.is_admin)
-        self.disconnect_button.setEnabled(connected)
-
-    def show_keyring_warning(self, warning: str | None) -> None:
-        self.keyring_warning.setText(SESSION_ONLY_NOTICE if warning else "")
-        self.keyring_warning.setToolTip(warning or "")
-        self.keyring_warning.setVisible(warning is not None)
-
-
-class WelcomePage(QWidget):
-    def __init__(self) -> None:
-        super().__init__()
-        title = QLabel("Connect to a server to begin")
-        font = title.font()
-        font.setPointSizeF(font.pointSizeF() * 1.6)
-        title.setFont(font)
-        hint = QLabel(
-            "Use <b>Connect…</b> to sign in to a GitLab-compatible server with a personal access token, "
-            "or <b>Start local server</b> to try Outpost with demo data on this computer."
-        )
-        hint.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.addStretch(1)
-        for label in (title, hint):
-            label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            layout.addWidget(label)
-        layout.addStretch(2)
+__all__ = ["TAB_FACTORIES", "MainWindow"]
 
 
 class MainWindow(QMainWindow):
@@ -180,10 +57,12 @@ class MainWindow(QMainWindow):
         *,
         settings: QSettings | None = None,
         local_server_dir: Path | None = None,
+        notifier: Notifier | None = None,
+        history_dir: Path | None = None,
     ) -> None:
         super().__init__()
         self.setWindowTitle("Outpost console")
-        self.setStyleSheet(STYLE)
+        self.looks = FollowPalette(self)
         self.context = context
         self.credentials = credentials
         self._settings = settings if settings is not None else app_settings()
@@ -194,10 +73,12 @@ class MainWindow(QMainWindow):
 
         self.connection_bar = ConnectionBar()
         self.welcome_page = WelcomePage()
-        self.tabs = QTabWidget()
-        self.tabs.setDocumentMode(True)
-        for factory in TAB_FACTORIES:
-            self.tabs.addTab(factory.create(context), factory.title)
+        self.state = ProfileState(self._settings, context)
+        self.navigator = ProjectNavigator(self)
+        history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
+        self.tabs = LazyTabs(context, history_dir=history_dir)
+        self.tabs.tab_created.connect(self._tab_created)
+        self.tabs.currentChanged.connect(self._remember_tab)
         self.pages = QStackedWidget()
         self.pages.addWidget(self.welcome_page)
         self.pages.addWidget(self.tabs)
@@ -224,8 +105,19 @@ class MainWindow(QMainWindow):
         context.status_message.connect(self.show_status)
         context.error_reported.connect(self.show_error)
         context.busy.connect(self.progress.setVisible)
+        self.actions_ = WindowActions(self)
+        for button, action in ((bar.connect_button, "connect"), (bar.local_server_button, "local_server"),
+                               (bar.disconnect_button, "disconnect")):
+            button.setToolTip(self.actions_.by_name[action].toolTip())
+            button.setAccessibleName(self.actions_.by_name[action].text().replace("&", ""))
+        self.tray = TrayNotifier(QApplication.windowIcon(), context, self)
+        self.tray.activated.connect(self.open_notified)
+        self.watcher = Watcher(context, self.state, notifier if notifier is not None else self.tray,
+                               history_dir=history_dir, parent=self)
+        context.connection_changed.connect(self._restore_profile)
         self._show_connection()
         bar.show_keyring_warning(credentials.warning)
+        give_accessible_names(self)  # the window's own controls; each tab's when it is built
         self._restore_geometry()
 
     # connection -----------------------------------------------------------------
@@ -235,10 +127,16 @@ class MainWindow(QMainWindow):
         )
         self.connection_bar.show_connection(self.context, local=local)
         self.connection_bar.local_server_button.setEnabled(self.local_server is None)
+        if hasattr(self, "actions_"):
+            self.actions_.update_enabled()
         self.pages.setCurrentWidget(self.tabs if self.context.is_connected else self.welcome_page)
+        if self.context.is_connected:
+            self.tabs.current_feature()  # tabs are built when first needed, not at start-up
         self.connection_bar.show_keyring_warning(self.credentials.warning)
 
     def open_connection_dialog(self) -> ConnectionDialog:
+        from console.connection.dialog import ConnectionDialog  # not needed for the first screen
+
         dialog = ConnectionDialog(self.context, self.profiles, self.credentials, self)
         dialog.finished.connect(lambda _result: self.connection_bar.show_keyring_warning(self.credentials.warning))
         self.connection_dialog = dialog
@@ -267,13 +165,116 @@ class MainWindow(QMainWindow):
             await server.stop()
         self._show_connection()
 
-    def disconnect(self) -> asyncio.Task[None]:
+    def disconnect(self) -> asyncio.Task[None]:  # type: ignore[override]  # from the server; not QObject's
         return self.context.run(self._disconnect(), description="Disconnecting")
 
     async def _disconnect(self) -> None:
         await self.context.cancel_operations()
         await self.context.disconnect()
         await self._stop_local_server()
+
+    # remembered state -----------------------------------------------------------------
+    def _restore_profile(self) -> None:
+        self.navigator.supersede()  # a project still awaited belongs to the previous connection
+        if not self.context.is_connected:
+            return
+        last = self.state.text("last_tab")
+        if last in self.tabs.names:
+            self.tabs.show_tab(last)
+        errors = self.tabs.created("errors")
+        if errors is not None:
+            self._open_remembered_project(errors)
+
+    def _remember_tab(self, index: int) -> None:
+        if self.context.is_connected and 0 <= index < self.tabs.count():
+            self.state.set_value("last_tab", self.tabs.names[index])
+
+    def _tab_created(self, name: str, widget: QWidget) -> None:
+        self.state.remember_views(name, widget)
+        give_accessible_names(widget)
+        if name == "overview":
+            widget.open_requested.connect(self.open_target_parts)  # type: ignore[attr-defined]
+            widget.loaded.connect(self._show_project_counts)  # type: ignore[attr-defined]
+        elif name == "errors":
+            picker = widget.project_picker  # type: ignore[attr-defined]
+            make_searchable(picker)
+            picker.currentIndexChanged.connect(lambda index: self._remember_project(picker.itemText(index)))
+            picker.model().rowsInserted.connect(lambda *_: self._show_project_counts())
+            self._open_remembered_project(widget)
+
+    def _show_project_counts(self) -> None:
+        """The overview's unresolved counts beside the projects in the error tracking picker."""
+        overview, errors = self.tabs.created("overview"), self.tabs.created("errors")
+        if overview is None or errors is None:
+            return
+        rows = overview.model.rows  # type: ignore[attr-defined]
+        counts = {row.path: row.unresolved.text for row in rows if row.unresolved.value is not None}
+        show_counts(errors.project_picker, counts)  # type: ignore[attr-defined]
+
+    def _remember_project(self, path: str) -> None:
+        if path:
+            self.state.set_value("errors/project", path)
+
+    def _open_remembered_project(self, errors: Any) -> None:
+        """The project last used in this profile, else the one with the most recent error."""
+        path = self.state.text("errors/project")
+        if path is None:
+            overview = self.tabs.created("overview")
+            rows = overview.model.rows if overview is not None else []  # type: ignore[attr-defined]
+            path = rows[0].path if rows else None
+        if path is not None:
+            self.navigator.select_project(errors, path)
+
+    # opening what the overview and notifications point at ---------------------------
+    def open_target_parts(self, kind: str, argument: object) -> None:
+        self.open_target((kind, argument))
+
+    def open_notified(self, target: Target) -> None:
+        """A click on a notification: bring the window forward, then open what it was about."""
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+        self.open_target(target)
+
+    def open_target(self, target: Target) -> None:
+        kind, argument = target
+        if kind == "variables":
+            self.tabs.show_tab("variables")
+        elif kind == "exports":
+            exports = self.tabs.show_tab("exports")
+            if isinstance(argument, int):
+                exports.select_export(argument)  # type: ignore[attr-defined]
+        elif kind == "errors":
+            path, error_id = argument if isinstance(argument, tuple) else (argument, None)
+            self.navigator.select_project(self.tabs.show_tab("errors"), str(path), error_id)
+
+    # help and settings -----------------------------------------------------------------
+    def open_notification_settings(self) -> QWidget:
+        from console.notification_settings import NotificationSettingsDialog
+
+        overview = self.tabs.created("overview")
+        projects = [row.path for row in overview.model.rows] if overview is not None else []  # type: ignore[attr-defined]
+        dialog = NotificationSettingsDialog(self.state, projects, self)
+        dialog.accepted.connect(self.watcher.restart)
+        dialog.open()
+        return dialog
+
+    def about_text(self) -> str:
+        version = self.context.server_version or {}
+        server = f"{version.get('version')} ({version.get('revision')})" if version else "not connected"
+        return (f"<b>Outpost console {__version__}</b><br>Python {platform.python_version()}, "
+                f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}")
+
+    def show_about(self) -> QMessageBox:
+        box = QMessageBox(QMessageBox.Icon.Information, "About Outpost console", self.about_text(),
+                          QMessageBox.StandardButton.Close, self)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        return box
+
+    def open_log_folder(self) -> bool:
+        # The folder exists from start-up on: app.py logs into it.
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))
 
     # status bar -----------------------------------------------------------------
     def show_status(self, message: str) -> None:
@@ -284,14 +285,15 @@ class MainWindow(QMainWindow):
 
     def show_error(self, title: str, message: str) -> None:
         self.status_label.setObjectName("statusError")
-        self.status_label.setStyleSheet("color: #b3261e;")
+        self.status_label.setStyleSheet(f"color: {colours()['error']};")
         self.status_label.setText(f"{title}: {message}".splitlines()[0])
         self.status_label.setToolTip(message)
 
     def show_unexpected_error(self, summary: str, details: str) -> QMessageBox:
         """Non-modal report of a bug; the traceback is under "Show Details"."""
         self.show_error("Unexpected error", summary)
-        box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error", summary, QMessageBox.StandardButton.Close, self)
+        box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error", summary, QMessageBox.StandardButton.Close,
+                          self)
         box.setInformativeText("The operation did not finish. The details below help when reporting the problem.")
         box.setDetailedText(details)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -304,7 +306,7 @@ class MainWindow(QMainWindow):
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
         else:
-            self.resize(1100, 700)
+            self.resize(*DEFAULT_SIZE)
 
     async def shutdown(self) -> None:
         """Cancel running operations, close the connection and stop the local server."""

@@ -19,3 +19,8 @@ def app_data_dir() -> Path:
     """The per-user data directory (the local server's database lives below it)."""
     base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
     return Path(base) / ORGANIZATION
+
+
+def log_dir() -> Path:
+    """Where the console writes its log (no secrets: see the logging rules in app.py)."""
+    return app_data_dir() / "logs"

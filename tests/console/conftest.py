@@ -19,7 +19,6 @@ from console.connection.credentials import CredentialStore  # noqa: E402
 from console.context import AppContext  # noqa: E402
 from tests.console.memkeyring import MemoryKeyring  # noqa: E402
 
-
 HERE = Path(__file__).resolve().parent
 
 # The offscreen platform plugin says this whenever a window is shown; it is not a problem of the app.

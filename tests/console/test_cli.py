@@ -13,7 +13,8 @@ SRC_DIR = Path(console.__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
 
 
-def run_console(*args: str, extra_env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def run_console(*args: str, extra_env: dict[str, str] | None = None,
+                timeout: float = 120) -> subprocess.CompletedProcess:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", **(extra_env or {})}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC_DIR), env.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, "-m", "console", *args], capture_output=True, text=True,

@@ -42,7 +42,8 @@ def test_dialog_offers_saved_profiles_and_forgets_one(qtbot, qloop_running, cont
     dialog = ConnectionDialog(context, store, credentials)
     qtbot.addWidget(dialog)
     dialog.open()
-    assert [dialog.profile_box.itemText(i) for i in range(dialog.profile_box.count())] == [NEW_PROFILE, "prod", "staging"]
+    names = [dialog.profile_box.itemText(i) for i in range(dialog.profile_box.count())]
+    assert names == [NEW_PROFILE, "prod", "staging"]
     assert dialog.profile_box.currentText() == "staging"
     assert dialog.url_edit.text() == "https://staging.example.com"
     qtbot.waitUntil(lambda: dialog.token_edit.text() == "glpat-staging")

@@ -54,7 +54,8 @@ async def test_apply_deletes_first_and_reports_each_failure(variables_server):
             # At the limit: the two additions only fit because the deletions are done first.
             changes = [Change("create", Variable("NEW_1", "n")), Change("delete", Variable("OLD_1", "")),
                        Change("create", Variable("NEW_2", "n")), Change("update", Variable("MISSING", "x")),
-                       Change("delete", Variable("OLD_2", "")), Change("update", Variable("KEEP", "short", masked=True))]
+                       Change("delete", Variable("OLD_2", "")),
+                       Change("update", Variable("KEEP", "short", masked=True))]
             seen = []
             outcomes = await api.apply(changes, on_outcome=lambda index, outcome: seen.append(index), concurrency=4)
         finally:

@@ -67,7 +67,8 @@ def test_json_flat_object_and_errors():
     assert values(bulk.parse_json('{"A": "x", "B": 2, "C": true}')) == {"A": "x", "B": "2", "C": "true"}
     for text, message in (
         ("[1]", 'Entry 1: expected an object with at least "key" and "value".'),
-        ('[{"key": "A", "value": "x", "variable_type": "yaml"}]', 'Entry 1: variable_type must be "env_var" or "file".'),
+        ('[{"key": "A", "value": "x", "variable_type": "yaml"}]',
+         'Entry 1: variable_type must be "env_var" or "file".'),
         ('[{"key": "A", "value": "x", "masked": "yes"}]', "Entry 1: masked must be true or false."),
         ('{"A": {"nested": 1}}', "The value of A must be text."),
         ("3", "Expected a list of variables or an object of KEY: value pairs."),

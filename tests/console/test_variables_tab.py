@@ -247,7 +247,8 @@ def test_import_shows_a_preview_and_reports_each_failure(tab, qtbot, rest, tmp_p
         qtbot.waitUntil(lambda: dialog.result_label.text().startswith("Applied"), timeout=WAIT)
         assert dialog.result_label.text() == "Applied 2 of 4 changes. 3 failed: see the Result column."
         assert dialog.progress.value() == dialog.progress.maximum() == 4
-        results = {dialog.model.index(row, 1).data(): dialog.model.result(row) for row in range(dialog.model.rowCount())}
+        results = {dialog.model.index(row, 1).data(): dialog.model.result(row)
+                   for row in range(dialog.model.rowCount())}
         assert results["RELEASE_CHANNEL"] == "Done"
         assert results["BAD-KEY"].startswith("Not sent: The key can contain only letters")
         refused = [key for key in new_keys if "Maximum number of ci instance level variables" in results[key]]

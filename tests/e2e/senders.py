@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 import threading
 import time
 from collections import Counter
@@ -37,12 +38,13 @@ class Senders:
     """`count` threads posting gzip'd store events to one or more servers until stopped."""
 
     def __init__(self, base_urls: list[str], project_id: int, public_key: str, *, count: int,
-                 groups: int = 10, max_events: int | None = None):
+                 groups: int = 10, max_events: int | None = None, verify: bool | ssl.SSLContext = True):
         self.base_urls = base_urls
         self.project_id = project_id
         self.public_key = public_key
         self.groups = groups
         self.max_events = max_events
+        self.verify = verify
         self.ledger = Ledger()
         self.stop_event = threading.Event()
         self._sent = 0
@@ -83,7 +85,7 @@ class Senders:
     def _run(self, index: int) -> None:
         base_url = self.base_urls[index % len(self.base_urls)]
         path = store_path(self.project_id)
-        with httpx.Client(base_url=base_url, timeout=30) as client:
+        with httpx.Client(base_url=base_url, timeout=30, verify=self.verify) as client:
             while not self.stop_event.is_set():
                 number = self._next_number()
                 if number is None:

@@ -16,8 +16,15 @@ import httpx
 from console.api.client import ApiClient
 from console.api.errors import ApiError
 from console.api.variables import Variable, VariablesApi
-from tests.e2e.flows import enable_error_tracking, sast_report, sentry_event, store_path, store_request, \
-    upload_report, wait_for_export
+from tests.e2e.flows import (
+    enable_error_tracking,
+    sast_report,
+    sentry_event,
+    store_path,
+    store_request,
+    upload_report,
+    wait_for_export,
+)
 from tests.support import ApiHelper, launch_server
 
 

@@ -17,8 +17,15 @@ import httpx
 import pytest
 
 from tests.e2e.databases import rows, scalar, stored_event_ids
-from tests.e2e.flows import enable_error_tracking, sast_report, sentry_event, store_path, store_request, \
-    upload_report, wait_for_export
+from tests.e2e.flows import (
+    enable_error_tracking,
+    sast_report,
+    sentry_event,
+    store_path,
+    store_request,
+    upload_report,
+    wait_for_export,
+)
 from tests.e2e.senders import Senders
 from tests.support import ApiHelper, RunningServer, database_url_for, launch_server
 

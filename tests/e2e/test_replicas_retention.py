@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from itertools import pairwise
 
 import httpx
 import pytest
@@ -60,6 +61,6 @@ def test_two_replicas_prune_once_and_never_at_the_same_time(tmp_path):
                          "ORDER BY started_at")
     finished = [run for run in runs if run[2] is not None]
     assert sum(run[3] for run in finished) == 75
-    for earlier, later in zip(finished, finished[1:]):
+    for earlier, later in pairwise(finished):
         assert earlier[2] <= later[1], f"two passes overlapped: {earlier} and {later}"
     assert scalar(url, "SELECT SUM(count) FROM error_tracking_errors WHERE project_id = :p", p=project["id"]) == 80

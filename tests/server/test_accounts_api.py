@@ -119,7 +119,8 @@ def test_offset_pagination_headers(server, api):
     assert response.status_code == 200
     assert len(response.json()) == 2
     headers = response.headers
-    assert (headers["X-Total"], headers["X-Total-Pages"], headers["X-Page"], headers["X-Per-Page"]) == ("3", "2", "1", "2")
+    pages = (headers["X-Total"], headers["X-Total-Pages"], headers["X-Page"], headers["X-Per-Page"])
+    assert pages == ("3", "2", "1", "2")
     assert headers["X-Next-Page"] == "2" and headers["X-Prev-Page"] == ""
     assert 'rel="next"' in headers["Link"] and 'rel="last"' in headers["Link"]
     assert "page=2" in headers["Link"].split(",")[0]
@@ -162,7 +163,7 @@ def test_request_log_never_contains_tokens(server, api):
     _, token = api.user()
     httpx.get(server.api_url + "/user", params={"private_token": token})
     log = server.log_text()
-    assert '"path": "/api/v4/user"' in log
+    assert any(entry["path"] == "/api/v4/user" for entry in server.request_log())
     assert token not in log
     assert server.root_token not in log
 

@@ -27,7 +27,7 @@ import pytest
 
 from outpost_server.accounts import access
 from outpost_server.app import create_app
-from outpost_server.config import Settings
+from outpost_server.config import ServerConfig
 from tests.e2e.flows import find_vulnerability, sast_report, upload_report, wait_for_export
 from tests.support import ApiHelper, unique
 
@@ -133,13 +133,13 @@ def parse_matrix(text: str) -> list[Row]:
         method, path, statuses = cells[0], cells[1], cells[2:]
         assert len(statuses) == len(ACTORS), f"{method} {path}: {len(statuses)} cells for {len(ACTORS)} actors"
         rows.append(Row(method, path, {actor: None if cell == "-" else int(cell)
-                                       for actor, cell in zip(ACTORS, statuses)}))
+                                       for actor, cell in zip(ACTORS, statuses, strict=True)}))
     return rows
 
 
 def served_routes() -> set[str]:
     """API routes of the application as built from this source tree (no server or database needed)."""
-    document = create_app(Settings()).openapi()
+    document = create_app(ServerConfig()).openapi()
     return {f"{method.upper()} {_shape(path.removeprefix('/api/v4'))}"
             for path, operations in document["paths"].items() if path.startswith("/api/v4/")
             for method in operations}

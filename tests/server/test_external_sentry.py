@@ -20,7 +20,7 @@ from cryptography.x509.oid import NameOID
 
 from outpost_server.accounts import access
 from outpost_server.error_tracking.external.client import SentryClient, SentryError
-from outpost_server.error_tracking.external.settings import address_pin
+from outpost_server.error_tracking.external.sentry_settings import address_pin
 from outpost_server.error_tracking.external.url_policy import BlockedUrl, check_url
 from tests.fake_sentry import FakeSentry
 from tests.support import ApiHelper, start_server
@@ -75,7 +75,8 @@ def test_application_setting_is_admin_only(private_server, helper):
         assert user.put("/application/settings",
                         json={"allow_local_requests_from_web_hooks_and_services": True}).status_code == 403
     invalid = helper.root.put("/application/settings", json={"allow_local_requests_from_web_hooks_and_services": "x"})
-    assert invalid.status_code == 400 and invalid.json() == {"error": "allow_local_requests_from_web_hooks_and_services is invalid"}
+    assert invalid.status_code == 400
+    assert invalid.json() == {"error": "allow_local_requests_from_web_hooks_and_services is invalid"}
 
 
 def test_local_addresses_are_refused_unless_allowed(helper, web, fake):
@@ -152,7 +153,7 @@ def external_project(helper, fake, allow_local):
     assert response.status_code == 200, response.text
     assert response.json()["api_url"] == fake.api_url(), (
         "the settings API ignored api_url/token: its PATCH and PUT handlers must call "
-        "outpost_server.error_tracking.external.settings.apply_external_params")
+        "outpost_server.error_tracking.external.sentry_settings.apply_external_params")
     return project
 
 
@@ -175,55 +176,89 @@ def test_external_settings_are_validated(helper, allow_local):
     assert response.json() == {"message": {"api_url": ["is a required field"], "token": ["is a required field"]}}
 
 
-def test_list_details_stack_trace_and_resolve(web, fake, external_project):
+def test_list_pages_through_the_external_issues(web, fake, external_project):
     path = external_project["path_with_namespace"]
     first = web.get(f"/{path}/-/error_tracking.json", params={"sort": "frequency"})
     assert first.status_code == 200, first.text
     body = first.json()
-    assert len(body["errors"]) == 20 and body["external_url"] == f"{fake.url}/acme/storefront/"
-    top = body["errors"][0]
-    assert top["id"] == "1030" and top["count"] == "90" and top["user_count"] == 30
-    assert top["message"] == "divided by 0 (#30)" and top["short_id"] == "STOREFRONT-30"
-    assert top["external_url"] == f"{fake.url}/acme/storefront/issues/1030"
-    assert len(top["frequency"]) == 24
+    assert len(body["errors"]) == 20
+    assert body["external_url"] == f"{fake.url}/acme/storefront/"
     assert set(body["pagination"]) == {"next"}
-    request = fake.requests[-1]
-    assert request[1] == "/api/0/projects/acme/storefront/issues/"
-    assert request[2]["query"] == ["is:unresolved"] and request[2]["sort"] == ["freq"] and request[2]["limit"] == ["20"]
     second = web.get(f"/{path}/-/error_tracking.json",
                      params={"sort": "frequency", "cursor": body["pagination"]["next"]["cursor"]}).json()
-    assert len(second["errors"]) == 10 and "previous" in second["pagination"]
+    assert len(second["errors"]) == 10
+    assert "previous" in second["pagination"]
 
+
+def test_list_asks_sentry_for_the_status_and_order(web, fake, external_project):
+    web.get(f"/{external_project['path_with_namespace']}/-/error_tracking.json",
+            params={"sort": "frequency"}).raise_for_status()
+    _method, path, query, *_ = fake.requests[-1]
+    assert path == "/api/0/projects/acme/storefront/issues/"
+    assert query["query"] == ["is:unresolved"]
+    assert query["sort"] == ["freq"]
+    assert query["limit"] == ["20"]
+
+
+def test_list_maps_a_sentry_issue_to_gitlabs_error(web, fake, external_project):
+    top = web.get(f"/{external_project['path_with_namespace']}/-/error_tracking.json",
+                  params={"sort": "frequency"}).json()["errors"][0]
+    assert top["id"] == "1030"
+    assert top["count"] == "90"
+    assert top["user_count"] == 30
+    assert top["message"] == "divided by 0 (#30)"
+    assert top["short_id"] == "STOREFRONT-30"
+    assert top["external_url"] == f"{fake.url}/acme/storefront/issues/1030"
+    assert len(top["frequency"]) == 24
+
+
+def test_details_of_an_external_issue(web, fake, external_project):
+    path = external_project["path_with_namespace"]
     detail = web.get(f"/{path}/-/error_tracking/1030/details.json").json()["error"]
     assert detail["first_release_short_version"] == "storefront@1.0.0"
     assert detail["last_release_short_version"] == "storefront@1.2.0"
     assert detail["tags"] == {"level": "error", "logger": None}
     assert detail["external_base_url"] == f"{fake.url}/acme/storefront"
 
+
+def test_stack_trace_of_an_external_issue(web, external_project):
+    path = external_project["path_with_namespace"]
     trace = web.get(f"/{path}/-/error_tracking/1030/stack_trace.json").json()["error"]
     assert trace["issue_id"] == "1030"
     assert [frame["lineNo"] for frame in trace["stack_trace_entries"]] == [135, 42]
     assert trace["exceptions"][0]["frames"][1]["in_app"] is True
 
-    resolved = web.put(f"/{path}/-/error_tracking/1030.json", json={"status": "resolved"})
-    assert resolved.json() == {"result": {"updated": True, "closed_issue_iid": None, "status": "success"}}
-    assert fake.requests[-1][:2] == ("PUT", "/api/0/issues/1030/")
-    unresolved = web.get(f"/{path}/-/error_tracking.json", params={"sort": "frequency"}).json()["errors"]
-    assert "1030" not in [e["id"] for e in unresolved]
-    assert [e["id"] for e in web.get(f"/{path}/-/error_tracking.json",
-                                      params={"issue_status": "resolved"}).json()["errors"]] == ["1030"]
-    web.put(f"/{path}/-/error_tracking/1030.json", json={"status": "unresolved"}).raise_for_status()
 
-    # An issue of another Sentry project, reachable with the same token, stays out of reach.
-    outside = "The Sentry issue appers to be outside of the configured Sentry project"
+def _error_ids(web, path: str, **params) -> list[str]:
+    return [error["id"] for error in web.get(f"/{path}/-/error_tracking.json", params=params).json()["errors"]]
+
+
+def test_resolving_an_external_issue_updates_it_in_sentry(web, fake, external_project):
+    path = external_project["path_with_namespace"]
+    resolved = web.put(f"/{path}/-/error_tracking/1030.json", json={"status": "resolved"})
+    try:
+        assert resolved.json() == {"result": {"updated": True, "closed_issue_iid": None, "status": "success"}}
+        assert fake.requests[-1][:2] == ("PUT", "/api/0/issues/1030/")
+        assert "1030" not in _error_ids(web, path, sort="frequency")
+        assert _error_ids(web, path, issue_status="resolved") == ["1030"]
+    finally:
+        web.put(f"/{path}/-/error_tracking/1030.json", json={"status": "unresolved"}).raise_for_status()
+
+
+def test_an_issue_of_another_sentry_project_stays_out_of_reach(web, fake, external_project):
+    # Issue 2001 belongs to another project the same token can read.
+    path = external_project["path_with_namespace"]
+    outside = {"message": "The Sentry issue appers to be outside of the configured Sentry project"}
     for response in (web.get(f"/{path}/-/error_tracking/2001/details.json"),
                      web.get(f"/{path}/-/error_tracking/2001/stack_trace.json"),
                      web.put(f"/{path}/-/error_tracking/2001.json", json={"status": "resolved"})):
-        assert response.status_code == 400 and response.json() == {"message": outside}
+        assert (response.status_code, response.json()) == (400, outside)
     assert fake.issues["2001"]["status"] == "unresolved"
 
-    missing = web.get(f"/{path}/-/error_tracking/424242/details.json")
-    assert missing.status_code == 400 and missing.json() == {"message": "Sentry response status code: 404"}
+
+def test_a_missing_external_issue_answers_sentrys_status(web, external_project):
+    missing = web.get(f"/{external_project['path_with_namespace']}/-/error_tracking/424242/details.json")
+    assert (missing.status_code, missing.json()) == (400, {"message": "Sentry response status code: 404"})
 
 
 def test_external_failure_reaches_the_list(helper, web, fake, external_project):
@@ -236,7 +271,8 @@ def test_external_failure_reaches_the_list(helper, web, fake, external_project):
 
 
 @pytest.mark.parametrize(("answer", "message"), [
-    ((200, b"[" + b" " * (1024 * 1024) + b"]", {}), "Sentry API response is too big. Limit is 1 MB. Got 1048578 bytes."),
+    ((200, b"[" + b" " * (1024 * 1024) + b"]", {}),
+     "Sentry API response is too big. Limit is 1 MB. Got 1048578 bytes."),
     ((200, [{"id": "9", "slug": "x", "organization": {"name": "O", "slug": "o"}}], {}),
      'Sentry API response is missing keys. key not found: "name"'),
     ((302, {}, {"Location": "http://169.254.169.254/latest/meta-data/"}), "Sentry response status code: 302"),

@@ -17,7 +17,7 @@ from outpost_server.accounts.models import (
     User,
     UserNamespace,
 )
-from outpost_server.timefmt import iso, iso_date
+from outpost_server.compat.gitlab_time import iso, iso_date
 from outpost_server.urls import public_base_url
 
 

@@ -144,4 +144,5 @@ def free_path_suggestion(session: Session, path: str, *, parent_id: int | None) 
 
 def members_count_with_descendants(session: Session, group: Group) -> int:
     ids = descendant_ids(session, [group.id])
-    return session.scalar(select(func.count(func.distinct(GroupMember.user_id))).where(GroupMember.group_id.in_(ids)))
+    counted = select(func.count(func.distinct(GroupMember.user_id))).where(GroupMember.group_id.in_(ids))
+    return session.scalar(counted) or 0

@@ -22,7 +22,7 @@ from fastapi import FastAPI, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.db import session_scope, utcnow
 
 from . import service
@@ -57,7 +57,7 @@ class Refused(Exception):
         self.response = response
 
 
-def refusal(error: errors.ApiError) -> Refused:
+def refusal(error: http_errors.ApiError) -> Refused:
     return Refused(JSONResponse(error.body, status_code=error.status, headers=error.headers))
 
 
@@ -66,7 +66,7 @@ def protocol_refusal(error: ProtocolError) -> Refused:
         # GitLab's compressed-JSON middleware answers this way.
         return Refused(PlainTextResponse("Payload Too Large", status_code=413))
     reason = error.reason.encode("ascii", "replace").decode()
-    return Refused(JSONResponse(errors.bad_request(error.reason).body, status_code=400,
+    return Refused(JSONResponse(http_errors.bad_request(error.reason).body, status_code=400,
                                 headers={"X-Sentry-Error": reason}))
 
 
@@ -119,7 +119,7 @@ async def admitted(app: FastAPI, project_ident: str, public_key: str | None,
     assert target.project_id is not None  # set whenever there is no refusal
     if origin is not None and not origin_allowed(origin, list(target.allowed_origins)):
         await run_in_threadpool(_record_rejected_origin, app, target.project_id, origin)
-        error = errors.forbidden("Invalid origin")
+        error = http_errors.forbidden("Invalid origin")
         error.headers["X-Sentry-Error"] = "Invalid origin: " + origin.encode("ascii", "replace").decode()
         raise refusal(error)
     return target
@@ -163,7 +163,7 @@ class Authenticate:
         # 404 even for a request that names no key.
         target = await admitted(app, project_ident, outside.key or None, origin)
         if not outside.key and (outside.source == "query" or self.endpoint == STORE):
-            raise refusal(errors.bad_request(PARSE_FAILURE))
+            raise refusal(http_errors.bad_request(PARSE_FAILURE))
         try:
             body = await _read_body(request, body_limit(self.endpoint))
             client_ip = request.client.host if request.client else None

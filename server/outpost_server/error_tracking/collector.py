@@ -16,12 +16,13 @@ import orjson
 from fastapi import APIRouter, Depends, FastAPI, Request
 from starlette.responses import JSONResponse, Response
 
-from outpost_server import errors
+from outpost_server import http_errors
 
 from . import authentication
 from .authentication import Authenticate, CollectorRequest, Refused, admitted, forget_access, refusal
+from .batch_store import Accepted
 from .dsn import ENDPOINTS, ENVELOPE, ROUTE_TEMPLATES, STORE, extract_public_key, match_collector_url
-from .ingest import Accepted, KeyNoLongerActive
+from .ingest import KeyNoLongerActive
 
 router = APIRouter()
 
@@ -59,7 +60,7 @@ async def _rate_limited(app: FastAPI, project_id: int, events: int) -> Response 
     retry_after = await limiter.admit(project_id, events)
     if retry_after is None:
         return None
-    refused = errors.too_many_requests(retry_after)
+    refused = http_errors.too_many_requests(retry_after)
     refused.headers["X-Sentry-Rate-Limits"] = f"{retry_after}:error;default:project"
     return JSONResponse(refused.body, status_code=refused.status, headers=refused.headers)
 
@@ -76,7 +77,7 @@ async def collect(request: Request, incoming: CollectorRequest) -> Response:
                 Accepted(incoming.project_id, content, incoming.received_at, incoming.public_key))
         except KeyNoLongerActive:
             forget_access(app)
-            raise refusal(errors.not_found()) from None
+            raise refusal(http_errors.not_found()) from None
         except RuntimeError:
             return _cors(JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
                                       headers={"Retry-After": "5"}), incoming.origin)

@@ -18,10 +18,11 @@ from sqlalchemy.orm import Session
 from outpost_server.db import utcnow
 
 from . import service
+from .batch_store import Accepted, store_batch
 from .dsn import AuthInfo
-from .ingest import Accepted, store_batch
-from .normalize import SessionUpdate, normalize_event
+from .normalize import normalize_event
 from .protocol import IngestRequest
+from .session_items import SessionUpdate
 
 DEMO_PROJECTS = ("acme/webshop", "acme/platform/billing")
 
@@ -79,9 +80,11 @@ def _raven_node_crash(release: str) -> dict:
 
 def _go_timeout(release: str) -> dict:
     return {"platform": "go", "level": "error", "release": release, "environment": "production", "user": {},
-            "exception": [{"type": "*url.Error", "value": "Post \"https://psp.example/charge\": context deadline exceeded",
+            "exception": [{"type": "*url.Error",
+                           "value": "Post \"https://psp.example/charge\": context deadline exceeded",
                            "module": "net/url", "stacktrace": {"frames": [
-                               {"function": "Charge", "module": "example.com/billing/psp", "lineno": 88, "in_app": True},
+                               {"function": "Charge", "module": "example.com/billing/psp", "lineno": 88,
+                                "in_app": True},
                                {"function": "(*Client).Do", "module": "net/http", "lineno": 593}]}}]}
 
 
@@ -139,7 +142,7 @@ def seed(session: Session, demo) -> None:
 def _sessions(prefix: str, rng: random.Random, now: dt.datetime) -> IngestRequest:
     """Release health: newer releases crash less."""
     request = IngestRequest(AuthInfo("demo", None))
-    for release, crash_rate in zip(RELEASES, (0.2, 0.08, 0.02)):
+    for release, crash_rate in zip(RELEASES, (0.2, 0.08, 0.02), strict=True):
         for _ in range(60):
             roll = rng.random()
             status = "crashed" if roll < crash_rate else "exited"

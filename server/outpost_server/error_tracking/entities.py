@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from outpost_server.timefmt import iso
+from outpost_server.compat.gitlab_time import iso
 
 from .dsn import dsn_for
 from .models import ClientKey, ErrorTrackingSetting

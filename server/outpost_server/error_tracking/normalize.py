@@ -16,6 +16,7 @@ from typing import Any
 
 from .event_tags import event_tags
 from .scrubbing import scrub_event
+from .shapes import as_dict, as_list, as_str, clip, first_line
 
 MAX_TITLE = 255
 MAX_CULPRIT = 255
@@ -26,33 +27,8 @@ DEFAULT_MESSAGE_TITLE = 100
 
 _LEVEL_NAMES = {"fatal", "error", "warning", "info", "debug"}
 _LEVEL_ALIASES = {"warn": "warning", "log": "info", "critical": "fatal", "err": "error"}
-_PYTHON_LEVELS = {10: "debug", 20: "info", 30: "warning", 40: "error", 50: "fatal"}
+_PYTHON_LEVELS: dict[float, str] = {10: "debug", 20: "info", 30: "warning", 40: "error", 50: "fatal"}
 _DEFAULT_MARKERS = {"{{ default }}", "{{default}}"}
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: Any) -> str | None:
-    """A non-empty string, or a number rendered as text; anything else is missing."""
-    if isinstance(value, str):
-        return value or None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    return None
-
-
-def _clip(text: str | None, limit: int) -> str | None:
-    return text[:limit] if text is not None else None
-
-
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else ""
 
 
 # --- scalar fields --------------------------------------------------------------------------
@@ -186,34 +162,34 @@ def _render_spec(match: re.Match[str], value: Any) -> str:
 def message_template(event: dict[str, Any]) -> str | None:
     """The message without its parameters: what parameterised logging groups by."""
     for key in ("logentry", "sentry.interfaces.Message"):
-        entry = _dict(event.get(key))
-        template = _str(entry.get("message")) or _str(entry.get("formatted"))
+        entry = as_dict(event.get(key))
+        template = as_str(entry.get("message")) or as_str(entry.get("formatted"))
         if template:
             return template
     message = event.get("message")
     if isinstance(message, dict):
-        return _str(message.get("message")) or _str(message.get("formatted"))
-    return _str(message)
+        return as_str(message.get("message")) or as_str(message.get("formatted"))
+    return as_str(message)
 
 
 def message_text(event: dict[str, Any]) -> str | None:
     """Display text: formatted log entry, then the template formatted with its params, then `message`."""
     for key in ("logentry", "sentry.interfaces.Message"):
-        entry = _dict(event.get(key))
-        formatted = _str(entry.get("formatted"))
+        entry = as_dict(event.get(key))
+        formatted = as_str(entry.get("formatted"))
         if formatted:
             return formatted
-        template = _str(entry.get("message"))
+        template = as_str(entry.get("message"))
         if template:
             return format_message(template, entry.get("params"))
     message = event.get("message")
     if isinstance(message, dict):
-        formatted = _str(message.get("formatted"))
+        formatted = as_str(message.get("formatted"))
         if formatted:
             return formatted
-        template = _str(message.get("message"))
+        template = as_str(message.get("message"))
         return format_message(template, message.get("params")) if template else None
-    return _str(message)
+    return as_str(message)
 
 
 # --- exceptions and frames ------------------------------------------------------------------
@@ -226,12 +202,12 @@ def exception_values(event: dict[str, Any]) -> list[dict[str, Any]]:
         exception = event.get("sentry.interfaces.Exception")
     if isinstance(exception, dict):
         exception = exception.get("values")
-    return [value for value in _list(exception) if isinstance(value, dict)]
+    return [value for value in as_list(exception) if isinstance(value, dict)]
 
 
 def frames_of(exception: dict[str, Any]) -> list[dict[str, Any]]:
-    stacktrace = _dict(exception.get("stacktrace"))
-    return [frame for frame in _list(stacktrace.get("frames")) if isinstance(frame, dict)]
+    stacktrace = as_dict(exception.get("stacktrace"))
+    return [frame for frame in as_list(stacktrace.get("frames")) if isinstance(frame, dict)]
 
 
 def in_app_frames(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -244,14 +220,14 @@ def _crash_frame(frames: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The last in-app frame with a function, else the last frame with a function."""
     for want_in_app in (True, False):
         for frame in reversed(frames):
-            if _str(frame.get("function")) and (frame.get("in_app") is True or not want_in_app):
+            if as_str(frame.get("function")) and (frame.get("in_app") is True or not want_in_app):
                 return frame
     return frames[-1] if frames else None
 
 
 def _frame_location(frame: dict[str, Any], platform: str | None) -> str | None:
-    function = _str(frame.get("function"))
-    where = _str(frame.get("module")) or _str(frame.get("filename")) or _str(frame.get("abs_path"))
+    function = as_str(frame.get("function"))
+    where = as_str(frame.get("module")) or as_str(frame.get("filename")) or as_str(frame.get("abs_path"))
     if platform in ("javascript", "node"):
         return f"{function or '?'}({where})" if where else function
     if platform in ("native", "cocoa"):
@@ -288,10 +264,10 @@ class NormalizedEvent:
 def _user_key(user: dict[str, Any], client_ip: str | None) -> str | None:
     """Distinct-user identity: id, else email, else username, else IP address."""
     for name in ("id", "email", "username"):
-        value = _str(user.get(name))
+        value = as_str(user.get(name))
         if value:
             return f"{name}:{value}"[:MAX_SHORT]
-    ip = _str(user.get("ip_address"))
+    ip = as_str(user.get("ip_address"))
     if ip == "{{auto}}":
         ip = client_ip
     return f"ip:{ip}"[:MAX_SHORT] if ip else None
@@ -302,15 +278,16 @@ def default_grouping(event: dict[str, Any]) -> list[str]:
     values = exception_values(event)
     if values:
         raised = values[-1]
-        exc_type = _str(raised.get("type")) or "Error"
+        exc_type = as_str(raised.get("type")) or "Error"
         frames = in_app_frames(frames_of(raised))
         if frames:
             parts = ["exception", exc_type]
             for frame in frames:
-                where = _str(frame.get("module")) or _str(frame.get("filename")) or _str(frame.get("abs_path")) or ""
-                parts.append(f"{where}:{_str(frame.get('function')) or ''}")
+                where = (as_str(frame.get("module")) or as_str(frame.get("filename"))
+                         or as_str(frame.get("abs_path")) or "")
+                parts.append(f"{where}:{as_str(frame.get('function')) or ''}")
             return parts
-        return ["exception", exc_type, _str(raised.get("value")) or ""]
+        return ["exception", exc_type, as_str(raised.get("value")) or ""]
     template = message_template(event)
     return ["message", template or ""]
 
@@ -348,50 +325,50 @@ def normalize_event(
         raw_payload = json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode()
     event_id = envelope_event_id or normalize_event_id(event.get("event_id")) or uuid.uuid4().hex
     occurred_at = parse_timestamp(event.get("timestamp")) or received_at
-    platform = _clip(_str(event.get("platform")), MAX_SHORT)
+    platform = clip(as_str(event.get("platform")), MAX_SHORT)
     values = exception_values(event)
     exception_type = None
     if values:
         raised = values[-1]
-        synthetic = _dict(raised.get("mechanism")).get("synthetic") is True
-        exception_type = None if synthetic else _str(raised.get("type"))
-        value = _str(raised.get("value"))
+        synthetic = as_dict(raised.get("mechanism")).get("synthetic") is True
+        exception_type = None if synthetic else as_str(raised.get("type"))
+        value = as_str(raised.get("value"))
         frames = frames_of(raised)
         crash = _crash_frame(frames)
         if exception_type:
-            title = f"{exception_type}: {_first_line(value)}" if value and _first_line(value) else exception_type
+            title = f"{exception_type}: {first_line(value)}" if value and first_line(value) else exception_type
         else:
-            title = (crash and _str(crash.get("function"))) or (value and _first_line(value)) or "<unknown>"
+            title = (crash and as_str(crash.get("function"))) or (value and first_line(value)) or "<unknown>"
         kind = "error"
         culprit_frames = in_app_frames(frames)
         generated = _frame_location(culprit_frames[-1], platform) if culprit_frames else None
         # A message sent with a synthetic exception (a stack, no type) is read by its message text.
-        detail = _clip((not exception_type and message_text(event)) or value, MAX_VALUE)
+        detail = clip((not exception_type and message_text(event)) or value, MAX_VALUE)
     else:
         message = message_text(event)
-        title = _clip(_first_line(message or ""), DEFAULT_MESSAGE_TITLE) or "<unlabeled event>"
+        title = clip(first_line(message or ""), DEFAULT_MESSAGE_TITLE) or "<unlabeled event>"
         kind = "default"
         generated = None
-        detail = _clip(message, MAX_MESSAGE)
+        detail = clip(message, MAX_MESSAGE)
     culprit = (
-        _str(event.get("culprit"))
-        or _str(event.get("transaction"))
+        as_str(event.get("culprit"))
+        or as_str(event.get("transaction"))
         or generated
-        or _str(_dict(event.get("request")).get("url"))
+        or as_str(as_dict(event.get("request")).get("url"))
     )
     level = normalize_level(event.get("level"))
-    release = _clip(_str(event.get("release")), MAX_SHORT)
-    environment = _clip(_str(event.get("environment")), MAX_SHORT)
-    user_key = _user_key(_dict(event.get("user")), client_ip)
+    release = clip(as_str(event.get("release")), MAX_SHORT)
+    environment = clip(as_str(event.get("environment")), MAX_SHORT)
+    user_key = _user_key(as_dict(event.get("user")), client_ip)
     return NormalizedEvent(
         event_id=event_id,
         occurred_at=occurred_at,
         level=level,
         platform=platform,
         kind=kind,
-        title=_clip(title, MAX_TITLE) or "<unknown>",
-        culprit=_clip(culprit, MAX_CULPRIT),
-        exception_type=_clip(exception_type, MAX_SHORT),
+        title=clip(title, MAX_TITLE) or "<unknown>",
+        culprit=clip(culprit, MAX_CULPRIT),
+        exception_type=clip(exception_type, MAX_SHORT),
         message=detail,
         fingerprint=fingerprint_of(event),
         release=release,
@@ -401,82 +378,3 @@ def normalize_event(
         raw_payload=raw_payload,
         tags=event_tags(event, level=level, release=release, environment=environment, user_key=user_key),
     )
-
-
-# --- sessions -------------------------------------------------------------------------------
-
-SESSION_STATUSES = {"ok", "exited", "crashed", "abnormal", "errored"}
-
-
-@dataclass
-class SessionUpdate:
-    sid: str
-    release: str
-    environment: str
-    started: dt.datetime
-    status: str
-    errors: int
-
-
-@dataclass
-class SessionBucket:
-    release: str
-    environment: str
-    started: dt.datetime
-    exited: int
-    errored: int
-    abnormal: int
-    crashed: int
-
-
-def _count(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        return 0
-    return int(max(0, min(value, 2**31 - 1)))
-
-
-def _release_env(attrs: dict[str, Any]) -> tuple[str, str] | None:
-    release = _clip(_str(attrs.get("release")), MAX_SHORT)
-    if not release:
-        return None
-    return release, _clip(_str(attrs.get("environment")), MAX_SHORT) or "production"
-
-
-def normalize_session(payload: dict[str, Any], *, received_at: dt.datetime) -> SessionUpdate | None:
-    """One `session` item; None when it lacks the required sid or release."""
-    sid = _str(payload.get("sid"))
-    scope = _release_env(_dict(payload.get("attrs")))
-    if not sid or scope is None:
-        return None
-    status = _str(payload.get("status")) or "ok"
-    return SessionUpdate(
-        sid=sid[:MAX_SHORT],
-        release=scope[0],
-        environment=scope[1],
-        started=parse_timestamp(payload.get("started")) or received_at,
-        status=status if status in SESSION_STATUSES else "ok",
-        errors=_count(payload.get("errors")),
-    )
-
-
-def normalize_session_aggregates(payload: dict[str, Any], *, received_at: dt.datetime) -> list[SessionBucket]:
-    """A `sessions` item (request-mode aggregates), at most 100 buckets."""
-    scope = _release_env(_dict(payload.get("attrs")))
-    if scope is None:
-        return []
-    buckets = []
-    for bucket in _list(payload.get("aggregates"))[:100]:
-        if not isinstance(bucket, dict):
-            continue
-        buckets.append(
-            SessionBucket(
-                release=scope[0],
-                environment=scope[1],
-                started=parse_timestamp(bucket.get("started")) or received_at,
-                exited=_count(bucket.get("exited")),
-                errored=_count(bucket.get("errored")),
-                abnormal=_count(bucket.get("abnormal")),
-                crashed=_count(bucket.get("crashed")),
-            )
-        )
-    return buckets

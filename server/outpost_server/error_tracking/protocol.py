@@ -21,15 +21,8 @@ from typing import Any
 import orjson
 
 from .dsn import STORE, AuthInfo, extract_public_key
-from .normalize import (
-    NormalizedEvent,
-    SessionBucket,
-    SessionUpdate,
-    normalize_event,
-    normalize_event_id,
-    normalize_session,
-    normalize_session_aggregates,
-)
+from .normalize import NormalizedEvent, normalize_event, normalize_event_id
+from .session_items import SessionBucket, SessionUpdate, normalize_session, normalize_session_aggregates
 
 # Size limits (Relay's documented ones, trimmed for a small server).
 MAX_STORE_BODY = 1024 * 1024

@@ -12,12 +12,14 @@ import asyncio
 import datetime as dt
 import logging
 import uuid
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 
 from sqlalchemy import or_, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from outpost_server.db import utcnow
+from outpost_server.db import changed_rows, utcnow
 
 from .models import PruneLease, PruneRun
 from .retention import ProjectPrune, RetentionPolicy, describe, prune_all
@@ -40,17 +42,17 @@ def claim(session: Session, *, owner: str, interval_seconds: float, now: dt.date
               PruneLease.last_finished_at <= now - dt.timedelta(seconds=interval_seconds))
     free = or_(PruneLease.owner.is_(None), PruneLease.expires_at < now)
     condition = free if force else (free & due)
-    claimed = session.execute(
+    claimed = changed_rows(session.execute(
         update(PruneLease).where(PruneLease.id == LEASE_ID, condition)
-        .values(owner=owner, expires_at=now + dt.timedelta(seconds=LEASE_SECONDS))).rowcount
+        .values(owner=owner, expires_at=now + dt.timedelta(seconds=LEASE_SECONDS))))
     session.commit()
     return claimed == 1
 
 
 def renew(session: Session, *, owner: str) -> None:
-    renewed = session.execute(
+    renewed = changed_rows(session.execute(
         update(PruneLease).where(PruneLease.id == LEASE_ID, PruneLease.owner == owner)
-        .values(expires_at=utcnow() + dt.timedelta(seconds=LEASE_SECONDS))).rowcount
+        .values(expires_at=utcnow() + dt.timedelta(seconds=LEASE_SECONDS))))
     if renewed != 1:
         raise LeaseLost()
 
@@ -79,7 +81,7 @@ def run_pass(factory: sessionmaker[Session], *, owner: str, defaults: RetentionP
         finished = keep_going()
     finally:
         with factory() as session:
-            run = session.get(PruneRun, run_id)
+            run = session.get_one(PruneRun, run_id)
             run.finished_at = utcnow()
             if finished:
                 run.events_deleted = sum(result.events for result in results)
@@ -137,3 +139,15 @@ class Pruner:
             if not claim(session, owner=self.owner, interval_seconds=self.interval_seconds, now=utcnow()):
                 return
         run_pass(self.factory, owner=self.owner, defaults=self.defaults, keep_going=lambda: not self._stopping)
+
+
+@asynccontextmanager
+async def running_pruner(factory: sessionmaker[Session], *, defaults: RetentionPolicy,
+                         interval_seconds: float) -> AsyncIterator[Pruner]:
+    """The process's pruner for the lifetime of the block."""
+    pruner = Pruner(factory, defaults=defaults, interval_seconds=interval_seconds)
+    pruner.start()
+    try:
+        yield pruner
+    finally:
+        await pruner.stop()

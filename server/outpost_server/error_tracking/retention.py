@@ -23,6 +23,7 @@ from sqlalchemy import delete, func, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
+from outpost_server.config import ServerConfig
 
 from .models import ErrorEvent, ErrorEventPayload, EventTag, RetentionOverride, TrackedError
 
@@ -43,10 +44,10 @@ class RetentionPolicy:
         return now - dt.timedelta(days=self.retention_days) if self.retention_days > 0 else None
 
 
-def instance_policy(settings) -> RetentionPolicy:
-    return RetentionPolicy(retention_days=settings.error_tracking_retention_days,
-                           events_per_error=settings.error_tracking_events_per_error,
-                           max_stored_bytes=settings.error_tracking_project_bytes)
+def instance_policy(config: ServerConfig) -> RetentionPolicy:
+    return RetentionPolicy(retention_days=config.error_tracking_retention_days,
+                           events_per_error=config.error_tracking_events_per_error,
+                           max_stored_bytes=config.error_tracking_project_bytes)
 
 
 def project_policy(defaults: RetentionPolicy, override: RetentionOverride | None) -> RetentionPolicy:
@@ -311,8 +312,9 @@ def describe(results: Iterable[ProjectPrune]) -> list[str]:
 
 
 def _size(count: int) -> str:
+    size: float = count
     for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if count < 1024 or unit == "GiB":
-            return f"{count} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
-        count /= 1024
+        if size < 1024 or unit == "GiB":
+            return f"{count} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
     return f"{count} bytes"

@@ -5,42 +5,24 @@ GET and PUT /projects/:id/error_tracking/retention (Maintainer or more, like the
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, Request
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.auth import CurrentUserDep
+from outpost_server.compat.gitlab_time import iso
 from outpost_server.db import SessionDep
-from outpost_server.params import Params, ParamsDep
-from outpost_server.timefmt import iso
+from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 
 from . import retention
 from .models import PruneLease
-from .pruner import LEASE_ID, Pruner
+from .pruner import LEASE_ID
 from .router import _operations_project
 
 router = APIRouter(tags=["error tracking"])
 
 
-def install(app: FastAPI) -> None:
-    settings = app.state.settings
-    if not settings.error_tracking_pruner:
-        return
-
-    async def start_pruner(app: FastAPI) -> None:
-        pruner = Pruner(app.state.sessionmaker, defaults=retention.instance_policy(settings),
-                        interval_seconds=settings.error_tracking_prune_interval_seconds)
-        pruner.start()
-        app.state.error_tracking_pruner = pruner
-
-    async def stop_pruner(app: FastAPI) -> None:
-        await app.state.error_tracking_pruner.stop()
-
-    app.state.startup_hooks.append(start_pruner)
-    app.state.shutdown_hooks.append(stop_pruner)
-
-
 def _retention_entity(session, request: Request, project_id: int) -> dict:
-    defaults = retention.instance_policy(request.app.state.settings)
+    defaults = retention.instance_policy(request.app.state.config)
     override = retention.find_override(session, project_id=project_id)
     policy = retention.project_policy(defaults, override)
     usage = retention.stored_usage(session, project_id=project_id)
@@ -68,25 +50,25 @@ def _limit(params: Params, name: str) -> int | None:
     if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         value = int(value.strip())
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LIMIT_MAXIMUM:
-        raise errors.invalid_param(name)
+        raise http_errors.invalid_param(name)
     return value
 
 
-@router.get("/projects/{project_id}/error_tracking/retention")
+@router.get("/projects/{project_id}/error_tracking/retention", openapi_extra=query_params())
 def get_retention(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str):
     project = _operations_project(session, project_id, user)
     return _retention_entity(session, request, project.id)
 
 
-@router.put("/projects/{project_id}/error_tracking/retention")
-def put_retention(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str,
-                  retention_days: str | None = None, events_per_error: str | None = None,
-                  max_stored_bytes: str | None = None):
+# Each limit: a whole number, 0 for no limit, empty for the instance default.
+@router.put("/projects/{project_id}/error_tracking/retention", openapi_extra=body_params(
+    *(Param(name, "integer") for name in retention.LIMIT_NAMES)))
+def put_retention(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
     project = _operations_project(session, project_id, user)
     changes = {name: _limit(params, name) for name in retention.LIMIT_NAMES if name in params}
     if not changes:
         # Grape's `at_least_one_of` message.
-        raise errors.ApiError(400, {"error": f"{', '.join(retention.LIMIT_NAMES)} are missing, "
+        raise http_errors.ApiError(400, {"error": f"{', '.join(retention.LIMIT_NAMES)} are missing, "
                                              "at least one parameter must be provided"})
     retention.save_override(session, project_id=project.id, changes=changes)
     session.commit()

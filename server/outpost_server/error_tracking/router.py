@@ -4,27 +4,25 @@ from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI, Request, Response
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import access
 from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
-from outpost_server.params import BOOLEAN, STRING, STRINGS, Params, ParamsDep, declared_body
+from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.urls import public_base_url
 
 from . import authentication, collector, service
 from .entities import client_key_entity, setting_entity
-from .external.settings import apply_external_params
+from .external.sentry_settings import EXTERNAL_SENTRY_PARAMS, apply_external_params
 from .origins import parse_allowed_origins
 
 router = APIRouter(tags=["error tracking"])
-SETTINGS_BODY = declared_body(active=BOOLEAN, integrated=BOOLEAN, api_url=STRING, api_host=STRING,
-                              organization_slug=STRING, project_slug=STRING, sentry_external_url=STRING, token=STRING,
-                              project_name=STRING, organization_name=STRING,
-                              # Outpost extension (a comma-separated string is accepted too).
-                              allowed_origins=STRINGS)
+SETTINGS_PARAMS = (*EXTERNAL_SENTRY_PARAMS,
+                   # Outpost extension (a comma-separated string is accepted too).
+                   Param("allowed_origins", "array"))
 router.include_router(collector.router)
 
 
@@ -36,14 +34,15 @@ def _operations_project(session, ident: str, user: User) -> Project:
     """GitLab's `authorize! :admin_operations`: Maintainer+, and the Monitor feature must be on."""
     project = find_project_for(session, ident, user, access.MAINTAINER)
     if project.monitor_access_level == "disabled" and not user.is_admin:
-        raise errors.forbidden()
+        raise http_errors.forbidden()
     return project
 
 
 def _required_bool(params: Params, name: str) -> bool:
-    if name not in params or params.raw(name) is None:
-        raise errors.missing_params(name)
-    return params.bool(name)
+    value = params.bool(name)
+    if value is None:
+        raise http_errors.missing_params(name)
+    return value
 
 
 def _apply_allowed_origins(session, setting, params: Params) -> None:
@@ -52,7 +51,7 @@ def _apply_allowed_origins(session, setting, params: Params) -> None:
         return
     origins = parse_allowed_origins(params.raw("allowed_origins"))
     if origins is None:
-        raise errors.invalid_param("allowed_origins")
+        raise http_errors.invalid_param("allowed_origins")
     service.save_allowed_origins(session, setting=setting, origins=origins)
 
 
@@ -60,23 +59,25 @@ def _setting_changed(request: Request) -> None:
     authentication.forget_access(request.app)
 
 
-@router.get("/projects/{project_id}/error_tracking/settings")
-def get_settings(session: SessionDep, user: CurrentUserDep, project_id: str):
+@router.get("/projects/{project_id}/error_tracking/settings", openapi_extra=query_params())
+def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, project_id: str):
     project = _operations_project(session, project_id, user)
     setting = service.get_setting(session, project=project)
     if setting is None:
-        raise errors.not_found("Error Tracking Setting")
+        raise http_errors.not_found("Error Tracking Setting")
     return setting_entity(setting)
 
 
-@router.patch("/projects/{project_id}/error_tracking/settings", openapi_extra=SETTINGS_BODY)
-def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
+@router.patch("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
+    Param("active", "boolean", required=True), Param("integrated", "boolean"), *SETTINGS_PARAMS))
+def patch_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                                 project_id: str):
     project = _operations_project(session, project_id, user)
     active = _required_bool(params, "active")
     integrated = params.bool("integrated")
     setting = service.save_setting(session, project=project, enabled=active, integrated=integrated)
     if setting is None:
-        raise errors.not_found("Error Tracking Setting")
+        raise http_errors.not_found("Error Tracking Setting")
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
     _apply_allowed_origins(session, setting, params)
     session.commit()
@@ -84,14 +85,17 @@ def patch_settings(request: Request, session: SessionDep, user: CurrentUserDep, 
     return setting_entity(setting)
 
 
-@router.put("/projects/{project_id}/error_tracking/settings", openapi_extra=SETTINGS_BODY)
-def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
+@router.put("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
+    Param("active", "boolean", required=True), Param("integrated", "boolean", required=True), *SETTINGS_PARAMS))
+def put_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                               project_id: str):
     project = _operations_project(session, project_id, user)
     missing = [name for name in ("active", "integrated") if params.raw(name) is None]
     if missing:
-        raise errors.missing_params(*missing)
-    setting = service.save_setting(session, project=project, enabled=params.bool("active"),
-                                   integrated=params.bool("integrated"), create=True)
+        raise http_errors.missing_params(*missing)
+    setting = service.save_setting(session, project=project, enabled=_required_bool(params, "active"),
+                                   integrated=_required_bool(params, "integrated"), create=True)
+    assert setting is not None, "save_setting(create=True) always returns the setting"
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
     _apply_allowed_origins(session, setting, params)
     session.commit()
@@ -99,7 +103,8 @@ def put_settings(request: Request, session: SessionDep, user: CurrentUserDep, pa
     return setting_entity(setting)
 
 
-@router.get("/projects/{project_id}/error_tracking/client_keys", dependencies=[PAGINATED])
+@router.get("/projects/{project_id}/error_tracking/client_keys", dependencies=[PAGINATED],
+            openapi_extra=query_params())
 def list_client_keys(request: Request, response: Response, session: SessionDep, user: CurrentUserDep, project_id: str):
     project = _operations_project(session, project_id, user)
     keys = paginate(session, service.client_keys_query(project=project), request, response)
@@ -107,7 +112,7 @@ def list_client_keys(request: Request, response: Response, session: SessionDep, 
     return [client_key_entity(key, base_url=base_url) for key in keys]
 
 
-@router.post("/projects/{project_id}/error_tracking/client_keys", status_code=201)
+@router.post("/projects/{project_id}/error_tracking/client_keys", status_code=201, openapi_extra=body_params())
 def create_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str):
     project = _operations_project(session, project_id, user)
     key = service.create_client_key(session, project=project)
@@ -115,12 +120,12 @@ def create_client_key(request: Request, session: SessionDep, user: CurrentUserDe
     return client_key_entity(key, base_url=public_base_url(request))
 
 
-@router.delete("/projects/{project_id}/error_tracking/client_keys/{key_id}")
+@router.delete("/projects/{project_id}/error_tracking/client_keys/{key_id}", openapi_extra=query_params())
 def delete_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str, key_id: str):
     project = _operations_project(session, project_id, user)
     key = service.find_client_key(session, project=project, key_id=key_id)
     if key is None:
-        raise errors.record_not_found()
+        raise http_errors.record_not_found()
     body = client_key_entity(key, base_url=public_base_url(request))
     service.delete_client_key(session, key=key)
     _setting_changed(request)

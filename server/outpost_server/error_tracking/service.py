@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts.models import Project
 from outpost_server.db import parse_id, utcnow
 
@@ -114,7 +114,7 @@ class CollectorTarget:
     """Outcome of checking a collector request: the project and its allowed origins, or GitLab's refusal."""
 
     project_id: int | None
-    refusal: errors.ApiError | None
+    refusal: http_errors.ApiError | None
     allowed_origins: tuple[str, ...] = ()
 
 
@@ -124,23 +124,23 @@ def collector_target(session: Session, *, project_ident: str, public_key: str | 
 
     project = find_project(session, project_ident)
     if project is None:
-        return CollectorTarget(None, errors.not_found("Project"))
+        return CollectorTarget(None, http_errors.not_found("Project"))
     setting = get_setting(session, project=project)
     if setting is None or not setting.integrated_enabled:
-        return CollectorTarget(None, errors.not_found())
+        return CollectorTarget(None, http_errors.not_found())
     allowed = tuple(split_stored(setting.allowed_origins))
     if public_key is None:
         return CollectorTarget(project.id, None, allowed)
     if not PUBLIC_KEY_SHAPE.fullmatch(public_key):
         # Not a key we could have issued (and NUL bytes would not even reach PostgreSQL).
-        return CollectorTarget(None, errors.not_found())
+        return CollectorTarget(None, http_errors.not_found())
     active_key = session.scalar(
         select(ClientKey.id).where(
             ClientKey.project_id == project.id, ClientKey.public_key == public_key, ClientKey.active.is_(True)
         )
     )
     if active_key is None:
-        return CollectorTarget(None, errors.not_found())
+        return CollectorTarget(None, http_errors.not_found())
     return CollectorTarget(project.id, None, allowed)
 
 
@@ -189,7 +189,7 @@ def error_events(session: Session, *, error: TrackedError, limit: int = 20) -> l
 
 def update_error_status(session: Session, *, error: TrackedError, status: str) -> TrackedError:
     if status not in ERROR_STATUSES:
-        raise errors.invalid_value("status")
+        raise http_errors.invalid_value("status")
     error.status = status
     if status != "unresolved":
         error.regressed = False

@@ -17,14 +17,16 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
 
 import orjson
 from sqlalchemy import DateTime, Text, and_, cast, delete, or_, select, type_coerce, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from outpost_server.accounts.models import Group, Project, User
-from outpost_server.db import session_scope, utcnow
+from outpost_server.db import changed_rows, session_scope, utcnow
 from outpost_server.exports.csv_format import (
     ExportNote,
     ExportVulnerability,
@@ -77,9 +79,9 @@ def claim_next(factory: sessionmaker[Session], *, worker_id: str, lease_seconds:
                     status="failed", finished_at=now, lease_owner=None, lease_expires_at=None,
                     error="gave up after repeated interrupted attempts"))
                 continue
-            claimed = session.execute(update(VulnerabilityExport).where(unchanged).values(
+            claimed = changed_rows(session.execute(update(VulnerabilityExport).where(unchanged).values(
                 status="running", started_at=now, lease_owner=worker_id, attempts=attempts + 1,
-                lease_expires_at=now + dt.timedelta(seconds=lease_seconds))).rowcount
+                lease_expires_at=now + dt.timedelta(seconds=lease_seconds))))
         if claimed == 1:
             return export_id
     return None
@@ -195,12 +197,12 @@ class ChunkWriter:
         self.byte_size += len(data)
 
     def renew_lease(self, session: Session) -> None:
-        renewed = session.execute(
+        renewed = changed_rows(session.execute(
             update(VulnerabilityExport)
             .where(VulnerabilityExport.id == self.export_id, VulnerabilityExport.status == "running",
                    VulnerabilityExport.lease_owner == self.worker_id)
             .values(lease_expires_at=utcnow() + dt.timedelta(seconds=self.lease_seconds))
-        ).rowcount
+        ))
         if renewed != 1:
             raise LeaseLost
 
@@ -213,6 +215,8 @@ def generate(factory: sessionmaker[Session], export_id: int, *, worker_id: str, 
     with session_scope(factory) as session:
         writer.renew_lease(session)
         export = session.get(VulnerabilityExport, export_id)
+        if export is None:
+            raise LeaseLost  # deleted since it was claimed
         project_ids = scope_project_ids(session, export)
         full_path = scope_full_path(session, export)
         # Chunks of an earlier, interrupted attempt.
@@ -224,22 +228,23 @@ def generate(factory: sessionmaker[Session], export_id: int, *, worker_id: str, 
     writer.flush()
     now = utcnow()
     with session_scope(factory) as session:
-        finished = session.execute(
+        finished = changed_rows(session.execute(
             update(VulnerabilityExport)
             .where(VulnerabilityExport.id == export_id, VulnerabilityExport.status == "running",
                    VulnerabilityExport.lease_owner == worker_id)
             .values(status="finished", finished_at=now, file_name=export_file_name(full_path, now),
                     byte_size=writer.byte_size, lease_owner=None, lease_expires_at=None)
-        ).rowcount
+        ))
     if finished != 1:
         raise LeaseLost
 
 
-def release(factory: sessionmaker[Session], export_id: int, *, worker_id: str, failed: bool, error: str | None = None) -> None:
+def release(factory: sessionmaker[Session], export_id: int, *, worker_id: str, failed: bool,
+            error: str | None = None) -> None:
     """Hands a job back (status created, for another try) or marks it failed."""
     owned = and_(VulnerabilityExport.id == export_id, VulnerabilityExport.status == "running",
                  VulnerabilityExport.lease_owner == worker_id)
-    values = {"lease_owner": None, "lease_expires_at": None, "error": error}
+    values: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None, "error": error}
     if failed:
         values |= {"status": "failed", "finished_at": utcnow()}
     else:
@@ -255,7 +260,7 @@ def sweep_expired(factory: sessionmaker[Session]) -> int:
     with session_scope(factory) as session:
         expired = select(VulnerabilityExport.id).where(VulnerabilityExport.expires_at <= now)
         session.execute(delete(VulnerabilityExportChunk).where(VulnerabilityExportChunk.export_id.in_(expired)))
-        return session.execute(delete(VulnerabilityExport).where(VulnerabilityExport.expires_at <= now)).rowcount
+        return changed_rows(session.execute(delete(VulnerabilityExport).where(VulnerabilityExport.expires_at <= now)))
 
 
 class ExportWorker:
@@ -319,3 +324,17 @@ class ExportWorker:
         except Exception as exc:
             log.exception("vulnerability export %s failed", export_id)
             release(self.factory, export_id, worker_id=self.worker_id, failed=True, error=type(exc).__name__)
+
+
+@asynccontextmanager
+async def running_export_worker(factory: sessionmaker[Session], *, lease_seconds: int,
+                                generate_files: bool) -> AsyncIterator[ExportWorker]:
+    """The process's worker for the lifetime of the block; with `generate_files` false it never
+    claims a job (other replicas produce the files) and `wake()` does nothing."""
+    worker = ExportWorker(factory, lease_seconds=lease_seconds)
+    if generate_files:
+        worker.start()
+    try:
+        yield worker
+    finally:
+        await worker.stop()

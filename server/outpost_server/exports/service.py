@@ -1,18 +1,14 @@
-"""Vulnerability exports: creation, access rules, the JSON entity, and reading the stored file."""
+"""Vulnerability exports: creation, access rules, scope and file name, and reading the stored file."""
 
 from __future__ import annotations
 
 import datetime as dt
-import re
-import unicodedata
 from collections.abc import Iterator
-from typing import Any
 
-from fastapi import Request
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import access
 from outpost_server.accounts.models import Group, Project, User
 from outpost_server.accounts.service import (
@@ -21,14 +17,12 @@ from outpost_server.accounts.service import (
     project_access_level,
     projects_with_access,
 )
+from outpost_server.compat.rails_text import parameterize
 from outpost_server.db import parse_id, utcnow
 from outpost_server.exports.models import VulnerabilityExport, VulnerabilityExportChunk
-from outpost_server.timefmt import iso
-from outpost_server.urls import api_url
 
 # create_vulnerability_export: Developer and above (admins always).
 CREATE_LEVEL = access.DEVELOPER
-POLL_INTERVAL_MS = 5000
 
 
 def create_export(session: Session, *, author: User, project: Project | None = None, group: Group | None = None,
@@ -49,29 +43,14 @@ def create_export(session: Session, *, author: User, project: Project | None = N
     return export
 
 
-def export_entity(request: Request, export: VulnerabilityExport) -> dict[str, Any]:
-    self_url = api_url(request, f"/security/vulnerability_exports/{export.id}")
-    return {
-        "id": export.id,
-        "created_at": iso(export.created_at),
-        "project_id": export.project_id,
-        "group_id": export.group_id,
-        "format": export.format,
-        "status": export.status,
-        "started_at": iso(export.started_at),
-        "finished_at": iso(export.finished_at),
-        "send_email": False,
-        "expires_at": iso(export.expires_at),
-        "_links": {"self": self_url, "download": f"{self_url}/download"},
-    }
-
-
 def can_create_export(session: Session, user: User, *, project: Project | None, group: Group | None) -> bool:
-    if user.is_admin or (project is None and group is None):
+    if user.is_admin:
         return True
     if project is not None:
         return project_access_level(session, user, project) >= CREATE_LEVEL
-    return group_access_level(session, user, group) >= CREATE_LEVEL
+    if group is not None:
+        return group_access_level(session, user, group) >= CREATE_LEVEL
+    return True  # instance level: anyone may ask; the export holds only the projects they may export
 
 
 def find_export_for(session: Session, user: User, export_id: str) -> VulnerabilityExport:
@@ -79,13 +58,13 @@ def find_export_for(session: Session, user: User, export_id: str) -> Vulnerabili
     row_id = parse_id(export_id)
     export = session.get(VulnerabilityExport, row_id) if row_id is not None else None
     if export is None or export.expires_at <= utcnow():
-        raise errors.record_not_found()
+        raise http_errors.record_not_found()
     if export.author_id != user.id:
-        raise errors.forbidden()
+        raise http_errors.forbidden()
     project = session.get(Project, export.project_id) if export.project_id else None
     group = session.get(Group, export.group_id) if export.group_id else None
     if not can_create_export(session, user, project=project, group=group):
-        raise errors.forbidden()
+        raise http_errors.forbidden()
     return export
 
 
@@ -100,36 +79,21 @@ def scope_project_ids(session: Session, export: VulnerabilityExport) -> list[int
     if export.group_id is not None:
         group_ids = group_descendant_ids(session, export.group_id)
         return list(session.scalars(select(Project.id).where(Project.namespace_id.in_(group_ids)).order_by(Project.id)))
-    author = session.get(User, export.author_id)
+    author = session.get_one(User, export.author_id)
     return [project.id for project in projects_with_access(session, author, CREATE_LEVEL)]
 
 
 def scope_full_path(session: Session, export: VulnerabilityExport) -> str:
     if export.project_id is not None:
-        return session.get(Project, export.project_id).full_path
+        return session.get_one(Project, export.project_id).full_path
     if export.group_id is not None:
-        return session.get(Group, export.group_id).full_path
-    return session.get(User, export.author_id).username
-
-
-def parameterize(text: str) -> str:
-    """ActiveSupport's String#parameterize: ASCII, runs of other characters as one '-', lower case."""
-    ascii_text = "".join(
-        ch if ord(ch) < 128 else "?"
-        for ch in unicodedata.normalize("NFKD", text)
-        if not unicodedata.combining(ch)
-    )
-    dashed = re.sub(r"[^a-z0-9\-_]+", "-", ascii_text, flags=re.IGNORECASE)
-    dashed = re.sub(r"-{2,}", "-", dashed)
-    return dashed.strip("-").lower()
+        return session.get_one(Group, export.group_id).full_path
+    return session.get_one(User, export.author_id).username
 
 
 def export_file_name(full_path: str, moment: dt.datetime) -> str:
-    return f"{parameterize(full_path)}_vulnerabilities_{moment.astimezone(dt.timezone.utc).strftime('%Y-%m-%dT%H%M')}.csv"
-
-
-def content_disposition(file_name: str) -> str:
-    return f"attachment; filename=\"{file_name}\"; filename*=UTF-8''{file_name}"
+    minute = moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H%M")
+    return f"{parameterize(full_path)}_vulnerabilities_{minute}.csv"
 
 
 def iter_file(factory: sessionmaker[Session], export_id: int) -> Iterator[bytes]:

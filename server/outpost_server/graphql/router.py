@@ -33,7 +33,7 @@ from graphql import (
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts.models import User
 from outpost_server.accounts.users import note_token_use
 from outpost_server.auth import valid_token
@@ -182,7 +182,7 @@ def _execute(operation: dict[str, Any], document: DocumentNode | dict[str, Any],
 def _caller(request: Request, session: Session) -> User | None:
     try:
         token = valid_token(request, session)
-    except errors.ApiError as exc:
+    except http_errors.ApiError as exc:
         if exc.status == 403:
             raise Refusal(403, "API not accessible for user") from None
         raise Refusal(401, "Invalid token") from None
@@ -222,7 +222,7 @@ def _respond(request: Request, session: Session, operations: list[dict[str, Any]
         return refusal.response()
     context = GraphContext(session=session, user=user, base_url=public_base_url(request),
                            secret_key=request.app.state.secret_key,
-                           external_timeout=request.app.state.settings.error_tracking_external_timeout)
+                           external_timeout=request.app.state.config.error_tracking_external_timeout)
     results = []
     for operation, document in zip(operations, documents, strict=True):
         limits = limits_for(signed_in=user is not None, admin=bool(user and user.is_admin),

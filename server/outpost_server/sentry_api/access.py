@@ -17,7 +17,7 @@ from fastapi import Depends, Request
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import access
 from outpost_server.accounts.models import PersonalAccessToken, Project, User
 from outpost_server.accounts.service import find_project, project_access_level, visible_projects_stmt
@@ -32,11 +32,11 @@ READ_SCOPES = frozenset({"org:read", "project:read", "event:read"})
 WRITE_SCOPES = READ_SCOPES | {"event:write"}
 
 
-def detail(status: int, text: str) -> errors.ApiError:
-    return errors.ApiError(status, {"detail": text})
+def detail(status: int, text: str) -> http_errors.ApiError:
+    return http_errors.ApiError(status, {"detail": text})
 
 
-def not_found() -> errors.ApiError:
+def not_found() -> http_errors.ApiError:
     return detail(404, NOT_FOUND)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from outpost_server.accounts.models import Project
+from outpost_server.compat.gitlab_time import iso
 from outpost_server.error_tracking.event_tags import event_tags
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
 from outpost_server.error_tracking.normalize import (
@@ -22,7 +23,6 @@ from outpost_server.error_tracking.normalize import (
     parse_timestamp,
 )
 from outpost_server.error_tracking.web.integrated import gitlab_frame
-from outpost_server.timefmt import iso
 
 from .serializers import metadata, release_json
 

@@ -15,7 +15,7 @@ from outpost_server.error_tracking import events, service
 from outpost_server.error_tracking.models import TrackedError
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.search import parse_search
-from outpost_server.errors import ApiError
+from outpost_server.http_errors import ApiError
 
 from .access import CallerDep, detail, issue_for, project_for
 from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param

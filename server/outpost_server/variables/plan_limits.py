@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import User
-from outpost_server.app_settings import get_setting, set_setting
+from outpost_server.application_settings.store import get_setting, set_setting
 
 DEFAULT_PLAN = "default"
 # Plan.all_plans of GitLab's Enterprise Edition.

@@ -6,43 +6,45 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.auth import AdminUserDep
 from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
-from outpost_server.params import BOOLEAN, INTEGER, STRING, Params, ParamsDep, declared_body, declared_query
+from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.variables import plan_limits, service
 from outpost_server.variables.entities import variable_entity
 from outpost_server.variables.models import VARIABLE_TYPES
 
 router = APIRouter(tags=["variables"])
 
-# Grape's declared parameters of the create and update endpoints, in declaration order.
-VARIABLE_PARAMS = (("key", "string"), ("value", "string"), ("protected", "boolean"), ("masked", "boolean"),
-                   ("raw", "boolean"), ("variable_type", "variable_type"), ("description", "string"))
+# Grape's declared parameters of the create endpoint, in declaration order; update takes them all as optional
+# (a key there is read and ignored: a variable cannot be renamed).
+CREATE_PARAMS = (Param("key", required=True), Param("value", required=True), Param("protected", "boolean"),
+                 Param("masked", "boolean"), Param("raw", "boolean"),
+                 Param("variable_type", choices=tuple(VARIABLE_TYPES), default="env_var"), Param("description"))
+UPDATE_PARAMS = tuple(Param(param.name, param.kind, choices=param.choices) for param in CREATE_PARAMS)
+PLAN_NAME = Param("plan_name", choices=plan_limits.PLANS, default=plan_limits.DEFAULT_PLAN)
 
 
-VARIABLE_BODY = declared_body(**{name: BOOLEAN if kind == "boolean" else STRING for name, kind in VARIABLE_PARAMS})
-
-
-def _declared(params: Params, *, required: tuple[str, ...]) -> dict[str, Any]:
+def _declared(params: Params, declared_params: tuple[Param, ...]) -> dict[str, Any]:
     """Coerces and checks the parameters as Grape does, reporting every failure in one message."""
     problems: list[str] = []
     declared: dict[str, Any] = {}
-    for name, kind in VARIABLE_PARAMS:
+    for param in declared_params:
+        name = param.name
         if params.raw(name) is None:
-            if name in required:
+            if param.required:
                 problems.append(f"{name} is missing")
             continue
         try:
-            declared[name] = params.bool(name) if kind == "boolean" else params.str(name)
-        except errors.ApiError as exc:
+            declared[name] = params.bool(name) if param.kind == "boolean" else params.str(name)
+        except http_errors.ApiError as exc:
             problems.append(exc.body["error"])
             continue
-        if kind == "variable_type" and declared[name] not in VARIABLE_TYPES:
+        if param.choices and declared[name] not in param.choices:
             problems.append(f"{name} does not have a valid value")
     if problems:
-        raise errors.ApiError(400, {"error": ", ".join(problems)})
+        raise http_errors.ApiError(400, {"error": ", ".join(problems)})
     return declared
 
 
@@ -51,25 +53,25 @@ def _secret_key(request: Request) -> str:
 
 
 def _default_variables_limit(request: Request) -> int:
-    return request.app.state.settings.default_instance_variables_limit
+    return request.app.state.config.default_instance_variables_limit
 
 
-@router.get("/admin/ci/variables", dependencies=[PAGINATED])
+@router.get("/admin/ci/variables", dependencies=[PAGINATED], openapi_extra=query_params())
 def list_variables(request: Request, response: Response, session: SessionDep, admin: AdminUserDep):
     rows = paginate(session, service.list_stmt(), request, response)
     secret_key = _secret_key(request)
     return [variable_entity(row, value=service.reveal(row, secret_key=secret_key)) for row in rows]
 
 
-@router.get("/admin/ci/variables/{key}")
+@router.get("/admin/ci/variables/{key}", openapi_extra=query_params())
 def get_variable(request: Request, session: SessionDep, admin: AdminUserDep, key: str):
     variable = service.get_by_key(session, key=key)
     return variable_entity(variable, value=service.reveal(variable, secret_key=_secret_key(request)))
 
 
-@router.post("/admin/ci/variables", status_code=201, openapi_extra=VARIABLE_BODY)
+@router.post("/admin/ci/variables", status_code=201, openapi_extra=body_params(*CREATE_PARAMS))
 def create_variable(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
-    declared = _declared(params, required=("key", "value"))
+    declared = _declared(params, CREATE_PARAMS)
     with service.creation_guard(session):
         limit = plan_limits.instance_variables_limit(
             session, default_variables_limit=_default_variables_limit(request))
@@ -78,18 +80,18 @@ def create_variable(request: Request, session: SessionDep, admin: AdminUserDep, 
     return variable_entity(variable, value=declared["value"])
 
 
-@router.put("/admin/ci/variables/{key}", openapi_extra=VARIABLE_BODY)
+@router.put("/admin/ci/variables/{key}", openapi_extra=body_params(*UPDATE_PARAMS))
 def update_variable(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep, key: str):
     variable = service.get_by_key(session, key=key)
     # GitLab ignores a key in the body: a variable cannot be renamed.
-    declared = _declared(params, required=())
+    declared = _declared(params, UPDATE_PARAMS)
     declared.pop("key", None)
     value = service.update_variable(session, variable, secret_key=_secret_key(request), **declared)
     session.commit()
     return variable_entity(variable, value=value)
 
 
-@router.delete("/admin/ci/variables/{key}", status_code=204)
+@router.delete("/admin/ci/variables/{key}", status_code=204, openapi_extra=query_params())
 def delete_variable(session: SessionDep, admin: AdminUserDep, key: str):
     service.delete_variable(session, service.get_by_key(session, key=key))
     session.commit()
@@ -107,32 +109,33 @@ def _plan_name(params: Params, *, required: bool) -> tuple[str | None, list[str]
     return name, []
 
 
-@router.get("/application/plan_limits", openapi_extra=declared_query(plan_name=STRING))
+@router.get("/application/plan_limits", openapi_extra=query_params(PLAN_NAME))
 def get_plan_limits(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
     plan, problems = _plan_name(params, required=False)
-    if problems:
-        raise errors.ApiError(400, {"error": ", ".join(problems)})
+    if problems or plan is None:
+        raise http_errors.ApiError(400, {"error": ", ".join(problems)})
     return plan_limits.limits_for(session, plan=plan, default_variables_limit=_default_variables_limit(request))
 
 
-@router.put("/application/plan_limits", openapi_extra=declared_body(
-    plan_name=STRING, **dict.fromkeys(plan_limits.UPDATABLE_LIMITS, INTEGER)))
+@router.put("/application/plan_limits", openapi_extra=body_params(
+    Param(PLAN_NAME.name, required=True, choices=PLAN_NAME.choices),
+    *(Param(name, "integer") for name in plan_limits.UPDATABLE_LIMITS)))
 def update_plan_limits(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
     plan, problems = _plan_name(params, required=True)
     changes: dict[str, int] = {}
     for name in plan_limits.UPDATABLE_LIMITS:
         try:
             value = params.int(name)
-        except errors.ApiError as exc:
+        except http_errors.ApiError as exc:
             problems.append(exc.body["error"])
             continue
         if value is not None:
             changes[name] = value
-    if problems:
-        raise errors.ApiError(400, {"error": ", ".join(problems)})
+    if problems or plan is None:
+        raise http_errors.ApiError(400, {"error": ", ".join(problems)})
     negative = {name: ["must be greater than or equal to 0"] for name, value in changes.items() if value < 0}
     if negative:
-        raise errors.validation_error(negative)
+        raise http_errors.validation_error(negative)
     plan_limits.update_limits(session, plan=plan, changes=changes, user=admin)
     session.commit()
     return plan_limits.limits_for(session, plan=plan, default_variables_limit=_default_variables_limit(request))

@@ -17,7 +17,7 @@ from sqlalchemy import Select, func, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.security import SecretBox
 from outpost_server.variables.models import ENV_VAR, VARIABLE_TYPES, InstanceVariable
 
@@ -59,7 +59,7 @@ def find_by_key(session: Session, *, key: str) -> InstanceVariable | None:
 def get_by_key(session: Session, *, key: str) -> InstanceVariable:
     variable = find_by_key(session, key=key)
     if variable is None:
-        raise errors.not_found("InstanceVariable")
+        raise http_errors.not_found("InstanceVariable")
     return variable
 
 
@@ -80,7 +80,7 @@ def validation_messages(session: Session, *, key: str, value: str, masked: bool,
         add("key", "can contain only letters, digits and '_'.")
     if masked and not (MASK_AND_RAW_PATTERN if raw else MASK_PATTERN).match(value):
         add("value", "is invalid")
-    if limit and session.scalar(select(func.count()).select_from(InstanceVariable)) >= limit:
+    if limit and (session.scalar(select(func.count()).select_from(InstanceVariable)) or 0) >= limit:
         add("base", f"Maximum number of ci instance level variables ({limit}) exceeded")
     if description and len(description) > DESCRIPTION_MAX_LENGTH:
         add("description", f"is too long (maximum is {DESCRIPTION_MAX_LENGTH} characters)")
@@ -118,7 +118,7 @@ def create_variable(session: Session, *, secret_key: str, key: str, value: str, 
     messages = validation_messages(session, key=key, value=value, masked=masked, raw=raw, description=description,
                                    existing_id=None, limit=limit)
     if messages:
-        raise errors.validation_error(messages)
+        raise http_errors.validation_error(messages)
     variable = InstanceVariable(
         key=key, encrypted_value=_box(secret_key).encrypt(value),
         variable_type=VARIABLE_TYPES[variable_type] if variable_type else ENV_VAR,
@@ -139,7 +139,7 @@ def update_variable(session: Session, variable: InstanceVariable, *, secret_key:
     messages = validation_messages(session, key=variable.key, value=current_value, masked=new_masked, raw=new_raw,
                                    description=new_description, existing_id=variable.id, limit=None)
     if messages:
-        raise errors.validation_error(messages)
+        raise http_errors.validation_error(messages)
     if value is not None:
         variable.encrypted_value = _box(secret_key).encrypt(value)
     if variable_type is not None:
@@ -162,4 +162,4 @@ def _flush_unique(session: Session, key: str) -> None:
         session.flush()
     except IntegrityError:
         session.rollback()
-        raise errors.validation_error({"key": [f"({key}) has already been taken"]}) from None
+        raise http_errors.validation_error({"key": [f"({key}) has already been taken"]}) from None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from outpost_server.timefmt import iso
+from outpost_server.compat.gitlab_time import iso
 from outpost_server.vulnerabilities.models import Vulnerability
 
 

@@ -188,7 +188,8 @@ def _location_fingerprint(report_type: str, location: dict[str, Any]) -> str:
     return f"{location.get('file', '')}:{location.get('start_line', '')}:{location.get('end_line', '')}"
 
 
-def _finding_fingerprint(report_type: str, scanner: ReportScanner, identifier: ReportIdentifier, location: dict[str, Any]) -> str:
+def _finding_fingerprint(report_type: str, scanner: ReportScanner, identifier: ReportIdentifier,
+                         location: dict[str, Any]) -> str:
     material = "\x1f".join(
         (report_type, scanner.external_id, identifier.external_type.lower(), identifier.external_id,
          _location_fingerprint(report_type, location))
@@ -250,7 +251,8 @@ def parse_report(content: bytes | str | dict[str, Any]) -> SecurityReport:
     scan = _require_object(report["scan"], "scan")
     report_type = _require_string(scan, "type", "scan")
     if report_type not in SUPPORTED_REPORT_TYPES:
-        raise ReportError(f"scan.type {report_type!r} is not supported; expected one of {', '.join(SUPPORTED_REPORT_TYPES)}")
+        raise ReportError(f"scan.type {report_type!r} is not supported; "
+                          f"expected one of {', '.join(SUPPORTED_REPORT_TYPES)}")
     if "analyzer" not in scan:
         raise ReportError("scan.analyzer is missing")
     _parse_tool(scan["analyzer"], "scan.analyzer")

@@ -8,8 +8,8 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project, User
-from outpost_server.db import utcnow
-from outpost_server.exports.csv_format import humanize
+from outpost_server.compat.rails_text import humanize
+from outpost_server.db import changed_rows, utcnow
 from outpost_server.vulnerabilities.models import Vulnerability, VulnerabilityNote
 from outpost_server.vulnerabilities.reports import SecurityReport
 
@@ -39,10 +39,11 @@ def _identifiers_json(finding) -> list[dict]:
 def import_report(session: Session, *, project: Project, report: SecurityReport) -> ImportSummary:
     """Upserts the report's findings; findings of the same scanner missing from it are no longer detected."""
     now = utcnow()
+    fingerprints = [finding.fingerprint for finding in report.findings]
     existing = {
         v.fingerprint: v
         for v in session.scalars(select(Vulnerability).where(Vulnerability.project_id == project.id,
-                                                              Vulnerability.fingerprint.in_([f.fingerprint for f in report.findings])))
+                                                              Vulnerability.fingerprint.in_(fingerprints)))
     }
     created = updated = 0
     for finding in report.findings:
@@ -69,16 +70,15 @@ def import_report(session: Session, *, project: Project, report: SecurityReport)
             for name, value in fields.items():
                 setattr(vulnerability, name, value)
             updated += 1
-    seen = [f.fingerprint for f in report.findings]
-    gone = session.execute(
+    gone = changed_rows(session.execute(
         update(Vulnerability)
         .where(Vulnerability.project_id == project.id,
                Vulnerability.report_type == report.report_type,
                Vulnerability.scanner_external_id == report.scanner.external_id,
                Vulnerability.resolved_on_default_branch.is_(False),
-               Vulnerability.fingerprint.not_in(seen))
+               Vulnerability.fingerprint.not_in(fingerprints))
         .values(resolved_on_default_branch=True, updated_at=now)
-    ).rowcount
+    ))
     session.flush()
     return ImportSummary(report_type=report.report_type, scanner=report.scanner.name, created=created,
                          updated=updated, no_longer_detected=gone)

@@ -1,6 +1,17 @@
 """Typed asynchronous client for the GitLab-compatible REST API (no Qt needed)."""
 
-from console.api.client import ApiClient
+from typing import Any
+
 from console.api.errors import ApiError
 
 __all__ = ["ApiClient", "ApiError"]
+
+
+def __getattr__(name: str) -> Any:
+    # The client (and httpx under it) is imported when first asked for: the console's first screen
+    # needs neither, so start-up does not pay for them.
+    if name == "ApiClient":
+        from console.api.client import ApiClient
+
+        return ApiClient
+    raise AttributeError(name)

@@ -56,6 +56,10 @@ query sentryErrorDetails($fullPath: ID!, $id: GitlabErrorTrackingDetailedErrorID
 """
 
 
+# GitLab's message for a project whose error tracking is off; the project itself exists.
+ERROR_TRACKING_DISABLED = "Error Tracking is not enabled"
+
+
 def collection(data: dict[str, Any], project_path: str) -> dict[str, Any]:
     """The project's ``sentryErrors``; a ``null`` project is GitLab's answer for "not found or not allowed"."""
     project = data.get("project")
@@ -63,7 +67,7 @@ def collection(data: dict[str, Any], project_path: str) -> dict[str, Any]:
         raise NotFound(detail=f"Project {project_path} is not visible with this token")
     found = project.get("sentryErrors")
     if found is None:  # GitLab resolves it to null when error tracking is not enabled or not readable
-        raise NotFound(detail="Error Tracking is not enabled")
+        raise NotFound(detail=ERROR_TRACKING_DISABLED)
     return found
 
 

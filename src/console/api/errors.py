@@ -11,9 +11,18 @@ from __future__ import annotations
 
 import socket
 import ssl
-from typing import Any
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:  # httpx is imported once the console connects, not at start-up
+    import httpx
+
+
+def _reason_phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
 
 
 class ApiError(Exception):
@@ -47,7 +56,7 @@ class ApiError(Exception):
 
     def _detail_is_status_line(self) -> bool:
         """True for bodies like "401 Unauthorized" that only repeat the status."""
-        return self.status is not None and self.detail == f"{self.status} {httpx.codes.get_reason_phrase(self.status)}"
+        return self.status is not None and self.detail == f"{self.status} {_reason_phrase(self.status)}"
 
 
 class Unauthorized(ApiError):
@@ -172,12 +181,12 @@ def _describe_body(body: Any) -> tuple[str, dict[str, list[str]]]:
     error = body.get("error")
     if isinstance(error, str):
         # Grape joins parameter errors as "a is missing, b is invalid".
-        field_errors: dict[str, list[str]] = {}
+        param_errors: dict[str, list[str]] = {}
         for part in error.split(", "):
             field, _, text = part.partition(" ")
             if text:
-                field_errors.setdefault(field, []).append(text)
-        return error, field_errors
+                param_errors.setdefault(field, []).append(text)
+        return error, param_errors
     if isinstance(message, str):
         return message, {}
     if isinstance(body.get("detail"), str):  # Sentry's web API: {"detail": "..."}
@@ -221,6 +230,8 @@ def _causes(exc: BaseException):
 
 def error_from_transport(exc: Exception, *, url: str) -> ConnectionFailed:
     """Classify a failure that produced no HTTP response."""
+    import httpx
+
     if isinstance(exc, httpx.TimeoutException):
         return TimedOut(url=url)
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):

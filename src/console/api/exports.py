@@ -6,6 +6,7 @@ import asyncio
 import csv
 import io
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,20 +134,21 @@ class _StreamedDownload:
     def __init__(self, client: ApiClient, path: str) -> None:
         self.client = client
         self.path = path
-        self._context = None
+        self._context: AbstractAsyncContextManager[httpx.Response] | None = None
 
     async def __aenter__(self) -> httpx.Response:
         # ApiClient has no streaming call; this uses its connection pool and headers directly.
-        self._context = self.client._http.stream("GET", self.path, timeout=httpx.Timeout(60, read=300))
+        self._context = context = self.client._http.stream("GET", self.path, timeout=httpx.Timeout(60, read=300))
         try:
-            response = await self._context.__aenter__()
+            response = await context.__aenter__()
         except (httpx.TransportError, httpx.InvalidURL) as exc:
             raise error_from_transport(exc, url=self.client.base_url) from exc
         if response.is_error:
             await response.aread()
-            await self._context.__aexit__(None, None, None)
+            await context.__aexit__(None, None, None)
             raise error_from_response(response, url=self.client.base_url)
         return response
 
     async def __aexit__(self, *exc_info) -> None:
-        await self._context.__aexit__(*exc_info)
+        if self._context is not None:
+            await self._context.__aexit__(*exc_info)

@@ -9,10 +9,12 @@ Authentication failures keep their HTTP status and become the usual ``ApiError``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from console.api.client import ApiClient
 from console.api.errors import GraphQLFailed
+
+if TYPE_CHECKING:  # the client (and httpx under it) is imported on connecting, not at start-up
+    from console.api.client import ApiClient
 
 GRAPHQL_PATH = "/api/graphql"
 

@@ -14,11 +14,13 @@ and the richer detail (environment, all tags, release health, chained exceptions
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from console.api.client import ApiClient
 from console.api.errors import ApiError
 from console.api.graphql import field_names, graphql
+
+if TYPE_CHECKING:  # the client (and httpx under it) is imported on connecting, not at start-up
+    from console.api.client import ApiClient
 
 OUTPOST_REVISION_PREFIX = "outpost-"
 SCHEMA_QUERY = """

@@ -7,6 +7,7 @@ well as the bundled server.
 from __future__ import annotations
 
 import asyncio
+import builtins
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -106,7 +107,7 @@ class VariablesApi:
         return value if isinstance(value, int) else None
 
     async def apply(self, changes: Sequence[Change], *, on_outcome: Callable[[int, Outcome], None] | None = None,
-                    concurrency: int = DEFAULT_CONCURRENCY) -> list[Outcome]:
+                    concurrency: int = DEFAULT_CONCURRENCY) -> builtins.list[Outcome]:
         """Send every change, a few at a time; a failure is recorded and the rest still go out.
 
         ``on_outcome(index, outcome)`` is called as each change finishes, in completion order.

@@ -12,12 +12,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TypeVar
+from types import ModuleType
+from typing import TYPE_CHECKING, TypeVar
 
-import keyring
-import keyring.backend
-import keyring.errors
-from keyring.backends import chainer, fail, null
+if TYPE_CHECKING:  # keyring is imported by the first probe, in the executor, not at start-up
+    import keyring.backend
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +29,25 @@ SESSION_ONLY_WARNING = (
 )
 
 
+def _errors() -> ModuleType:
+    """keyring's exceptions (imported on first use; an ``except`` clause evaluates this only on failure)."""
+    import keyring.errors
+
+    return keyring.errors
+
+
+def _system_backend() -> keyring.backend.KeyringBackend:
+    import keyring
+
+    return keyring.get_keyring()
+
+
+def _failing_backend() -> keyring.backend.KeyringBackend:
+    from keyring.backends import fail
+
+    return fail.Keyring()
+
+
 def service_name(base_url: str) -> str:
     """The keyring service for a server: the application name plus the server URL."""
     return f"Outpost {base_url}"
@@ -37,6 +55,8 @@ def service_name(base_url: str) -> str:
 
 def backend_problem(backend: keyring.backend.KeyringBackend) -> str | None:
     """Why ``backend`` cannot keep secrets safely, or None when it can."""
+    from keyring.backends import chainer, fail, null
+
     if isinstance(backend, fail.Keyring):
         return "no keyring backend is available"
     if isinstance(backend, null.Keyring):
@@ -81,37 +101,37 @@ class CredentialStore:
         if self.backend is None:
             # Backend discovery can touch D-Bus, so it runs in the executor too.
             try:
-                self.backend = await asyncio.get_running_loop().run_in_executor(None, keyring.get_keyring)
+                self.backend = await asyncio.get_running_loop().run_in_executor(None, _system_backend)
                 self._problem = backend_problem(self.backend)
-            except (keyring.errors.KeyringError, RuntimeError, OSError) as exc:
+            except (_errors().KeyringError, RuntimeError, OSError) as exc:
                 # A backend named by PYTHON_KEYRING_BACKEND or keyringrc that cannot start
                 # (e.g. SecretService without D-Bus) raises here instead of at call time.
-                self.backend = fail.Keyring()
+                self.backend = _failing_backend()
                 self._problem = f"the configured keyring could not start: {exc}"
         if self.is_persistent:
             try:
                 await self._call(self.backend.get_password, service_name("probe"), "probe")
-            except keyring.errors.KeyringError:
+            except _errors().KeyringError:
                 pass  # _call switched to session-only storage and recorded why
 
     async def load_token(self, base_url: str, profile: str) -> str | None:
-        await self._ensure_backend()
+        backend = await self._ensure_backend()
         key = (service_name(base_url), profile)
         if key in self._session_tokens or not self.is_persistent:
             return self._session_tokens.get(key)
         try:
-            return await self._call(self.backend.get_password, *key)
-        except keyring.errors.KeyringError:
+            return await self._call(backend.get_password, *key)
+        except _errors().KeyringError:
             return None
 
     async def save_token(self, base_url: str, profile: str, token: str) -> bool:
         """Store ``token``; return True when it was saved to the system keyring."""
-        await self._ensure_backend()
+        backend = await self._ensure_backend()
         key = (service_name(base_url), profile)
         if self.is_persistent:
             try:
-                await self._call(self.backend.set_password, *key, token)
-            except keyring.errors.KeyringError:
+                await self._call(backend.set_password, *key, token)
+            except _errors().KeyringError:
                 pass  # _call switched to session-only storage and recorded why
             else:
                 self._session_tokens.pop(key, None)
@@ -120,28 +140,30 @@ class CredentialStore:
         return False
 
     async def delete_token(self, base_url: str, profile: str) -> None:
-        await self._ensure_backend()
+        backend = await self._ensure_backend()
         key = (service_name(base_url), profile)
         self._session_tokens.pop(key, None)
         if self.is_persistent:
             try:
-                await self._call(self.backend.delete_password, *key)
-            except keyring.errors.KeyringError:
+                await self._call(backend.delete_password, *key)
+            except _errors().KeyringError:
                 pass  # nothing was stored, or the keyring failed and _call recorded why
 
-    async def _ensure_backend(self) -> None:
+    async def _ensure_backend(self) -> keyring.backend.KeyringBackend:
         if self.backend is None:
             await self.probe()
+        assert self.backend is not None, "probe() always settles on a backend"
+        return self.backend
 
     async def _call(self, fn: Callable[..., T], *args: str) -> T:
         loop = asyncio.get_running_loop()
         try:
             return await asyncio.wait_for(loop.run_in_executor(None, fn, *args), KEYRING_TIMEOUT)
-        except keyring.errors.PasswordDeleteError:
+        except _errors().PasswordDeleteError:
             raise
-        except (keyring.errors.KeyringError, RuntimeError, OSError, TimeoutError) as exc:
+        except (_errors().KeyringError, RuntimeError, OSError, TimeoutError) as exc:
             log.warning("Keyring %s failed: %s", self.backend_name, type(exc).__name__)
             self._problem = f"the system keyring failed: {type(exc).__name__}"
-            if isinstance(exc, keyring.errors.KeyringError):
+            if isinstance(exc, _errors().KeyringError):
                 raise
-            raise keyring.errors.KeyringError(str(exc)) from exc
+            raise _errors().KeyringError(str(exc)) from exc

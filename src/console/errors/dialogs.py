@@ -72,7 +72,7 @@ class CreateKeyPage(_StepPage):
         self.layout_.addLayout(row)
         self.layout_.addWidget(self.status)
 
-    def create(self) -> None:
+    def create(self) -> None:  # type: ignore[override]  # the dialog's Create action, not QWidget.create
         self.create_button.setEnabled(False)
 
         async def create() -> None:

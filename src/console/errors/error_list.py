@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -18,15 +18,17 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
+from console.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.api.error_tracking import NO_STATUS_API, SORTS, STATUSES, UNRESOLVED_ONLY, ErrorPage, ErrorSummary
 from console.api.errors import ApiError, NotFound, Unsupported
-from console.errors.detail import STATUS_ACTIONS, ErrorDetailView
+from console.errors.detail import ErrorDetailView
 from console.errors.event_history import EventHistory
 from console.errors.event_pane import EventPane
 from console.errors.facets_pane import FacetsPane
@@ -39,6 +41,12 @@ if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
 
 SEARCH_KEYS = "Search: words, is:resolved, release:1.2, environment:prod, level:error"
+# Shown in the detail pane; hidden from the list so that, at the default window size, the title has room
+# and the status and frequency bars stay in view.
+DETAIL_ONLY_COLUMNS = (ErrorListModel.TYPE, ErrorListModel.USERS, ErrorListModel.FIRST_SEEN)
+STACK_TRACE_MIN_HEIGHT = 320
+DETAIL_MIN_WIDTH = 360
+SPLIT_AT_DEFAULT_SIZE = [640, 420]
 SORT_LABELS = {"last_seen": "Last seen", "first_seen": "First seen", "frequency": "Most frequent"}
 
 
@@ -46,7 +54,7 @@ PENDING = "The server is still fetching the errors from Sentry. They appear with
 
 
 def _list_failure(error: ApiError) -> str:
-    if error.detail == "Error Tracking is not enabled":
+    if error.detail == ERROR_TRACKING_DISABLED:
         return "Error tracking is not enabled for this project: turn it on in the Settings tab."
     if isinstance(error, Unsupported):
         return error.detail
@@ -94,6 +102,9 @@ class ErrorsPage(QWidget):
         self.table.setItemDelegateForColumn(ErrorListModel.TREND, FrequencyBarDelegate(self.table))
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
+        # Resolve, Ignore and Unresolve exist once: the detail's buttons, and in the console the Errors
+        # menu's actions, which the window also puts on this list's context menu.
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         # Fixed widths from the font, not ResizeToContents: measuring every cell on each page is slow.
         header = self.table.horizontalHeader()
         metrics = self.table.fontMetrics()
@@ -103,18 +114,22 @@ class ErrorsPage(QWidget):
         for column, sample in samples.items():
             header.resizeSection(column, metrics.horizontalAdvance(sample) + 24)
         header.setSectionResizeMode(ErrorListModel.TITLE, QHeaderView.ResizeMode.Stretch)
+        # At the default window size the list shows what triage needs, frequency bars included; the
+        # detail shows the rest, and the header's context menu brings any column back.
+        for column in DETAIL_ONLY_COLUMNS:
+            self.table.setColumnHidden(column, True)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        for column, title in enumerate(ErrorListModel.HEADERS):
+            if column == ErrorListModel.TITLE:
+                continue
+            toggle = QAction(f"Show {title}", header)
+            toggle.setCheckable(True)
+            toggle.setChecked(not self.table.isColumnHidden(column))
+            toggle.toggled.connect(lambda shown, column=column: self.table.setColumnHidden(column, not shown))
+            header.addAction(toggle)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(metrics.height() + 10)
         self.table.selectionModel().currentRowChanged.connect(self._row_selected)
-        self.list_buttons: dict[str, QPushButton] = {}
-        list_actions = QHBoxLayout()
-        for text, status in STATUS_ACTIONS:
-            button = QPushButton(text)
-            button.setEnabled(False)
-            button.clicked.connect(lambda _checked=False, s=status: self._act_on_selection(s))
-            self.list_buttons[status] = button
-            list_actions.addWidget(button)
-        list_actions.addStretch(1)
         self.empty_label = QLabel()
 
         self.detail = ErrorDetailView()
@@ -133,13 +148,21 @@ class ErrorsPage(QWidget):
         left_layout.addLayout(filters)
         left_layout.addWidget(self.table, 1)
         left_layout.addWidget(self.empty_label)
-        left_layout.addLayout(list_actions)
+        # The detail scrolls as a whole, so a long stack trace gets room instead of a small inner box.
+        self.detail_scroll = QScrollArea()
+        self.detail_scroll.setWidgetResizable(True)
+        self.detail_scroll.setAccessibleName("Error detail")
+        self.detail_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.detail_scroll.setWidget(self.detail)
+        self.detail_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # text wraps
+        self.detail_scroll.setMinimumWidth(DETAIL_MIN_WIDTH)
+        self.detail.stack_trace.setMinimumHeight(STACK_TRACE_MIN_HEIGHT)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
-        self.splitter.addWidget(self.detail)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([55, 45])  # scaled to the real width on first layout
+        self.splitter.addWidget(self.detail_scroll)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes(SPLIT_AT_DEFAULT_SIZE)  # pixels at the default window size; scaled to the real one
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
@@ -162,7 +185,7 @@ class ErrorsPage(QWidget):
             self.status.setCurrentIndex(self.status.findData("unresolved"))
         # The search keys are Outpost's; GitLab hands the words to Sentry as they are.
         self.search.setPlaceholderText(SEARCH_KEYS if api.can_filter_status else "Search")
-        for button in (*self.list_buttons.values(), *self.detail.action_buttons.values()):
+        for button in self.detail.action_buttons.values():
             button.setToolTip("" if api.can_change_status else NO_STATUS_API)
 
     def reload(self) -> None:
@@ -249,8 +272,6 @@ class ErrorsPage(QWidget):
 
     def _row_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         error = self.model.error_at(current.row())
-        for status, button in self.list_buttons.items():
-            button.setEnabled(error is not None and error.status != status)
         if error is None:
             return
         if self.detail.error_id != error.id:

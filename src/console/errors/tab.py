@@ -9,6 +9,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 
+from console.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.api.error_tracking import ErrorTrackingApi
 from console.api.errors import NotFound
 from console.context import AppContext
@@ -100,8 +101,9 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         project = self.project
         try:
             return await work
-        except NotFound:
-            if project is None or not await self._project_gone(project):
+        except NotFound as error:
+            # "Error tracking is not enabled" names an existing project: nothing to look up.
+            if project is None or error.detail == ERROR_TRACKING_DISABLED or not await self._project_gone(project):
                 raise
             if project is self.project:
                 self.load_projects()

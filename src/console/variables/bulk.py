@@ -57,12 +57,11 @@ def parse_dotenv(text: str) -> list[Incoming]:
         if rest.startswith('"'):
             # A double-quoted value may continue over several lines.
             body = rest[1:]
-            while _closing_quote(body) is None:
+            while (end := _closing_quote(body)) is None:
                 if number >= len(lines):
                     raise ImportFileError(f"Line {start}: the quoted value of {key} is never closed.")
                 body += "\n" + lines[number]
                 number += 1
-            end = _closing_quote(body)
             value = _unescape(body[:end])
             trailing = body[end + 1:].strip()
         elif rest.startswith("'"):

@@ -251,7 +251,7 @@ class ImportPreviewDialog(QDialog):
         self._flush_timer.timeout.connect(flush)
 
         def record(position: int, outcome: Outcome) -> None:
-            if outcome.ok:
+            if outcome.error is None:
                 pending.append((rows[position], "Done", False))
             else:
                 pending.append((rows[position], outcome.error.detail or outcome.error.message, True))

@@ -123,7 +123,7 @@ class VariablesModel(HeaderedTableModel):
         self._variables.sort(key=self._sort_key, reverse=self._descending)
         rows = {variable.key: row for row, variable in enumerate(self._variables)}
         self.changePersistentIndexList(persistent, [self.index(rows[key], index.column())
-                                                    for key, index in zip(keys, persistent)])
+                                                    for key, index in zip(keys, persistent, strict=True)])
         self.layoutChanged.emit()
 
     def _row_changed(self, row: int) -> None:
@@ -183,7 +183,8 @@ class VariablesFilterProxy(QSortFilterProxyModel):
         needle = self.filterRegularExpression().pattern().lower()
         if not needle:
             return True
-        model: VariablesModel = self.sourceModel()
+        model = self.sourceModel()
+        assert isinstance(model, VariablesModel), "the proxy filters a VariablesModel"
         variable = model.variable(source_row)
         haystack = [variable.key, variable.description or ""]
         if not model.is_hidden(source_row):

@@ -7,6 +7,7 @@ cannot be saved. The server remains the authority: its refusals are shown as wel
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from console.api.variables import Variable
 
@@ -33,7 +34,7 @@ def _distinct(characters) -> list[str]:
     return list(dict.fromkeys(characters))
 
 
-def key_problems(key: str, *, taken: set[str] = frozenset()) -> list[str]:
+def key_problems(key: str, *, taken: AbstractSet[str] = frozenset()) -> list[str]:
     key = key.strip(WHITESPACE + "\0")
     if not key:
         return ["Enter a key."]
@@ -66,7 +67,7 @@ def masking_problems(value: str, *, raw: bool) -> list[str]:
     return problems
 
 
-def variable_problems(variable: Variable, *, taken: set[str] = frozenset()) -> list[str]:
+def variable_problems(variable: Variable, *, taken: AbstractSet[str] = frozenset()) -> list[str]:
     problems = key_problems(variable.key, taken=taken)
     if len(variable.value) > VALUE_MAX_LENGTH:
         problems.append(f"The value is {len(variable.value):,} characters long; at most {VALUE_MAX_LENGTH:,} "

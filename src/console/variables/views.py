@@ -8,7 +8,7 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -109,7 +109,6 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.refresh_button.clicked.connect(self.refresh)
         self.table.doubleClicked.connect(lambda _index: self.edit_selected())
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
-        QShortcut(QKeySequence.StandardKey.Copy, self.table, self.copy_value)
         context.connection_changed.connect(self._connection_changed)
         self._connection_changed()
 

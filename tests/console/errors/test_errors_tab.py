@@ -6,7 +6,6 @@ from dataclasses import replace
 
 import httpx
 import pytest
-from outpost_server.accounts import access
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtWidgets import QStyleOptionViewItem
@@ -16,6 +15,7 @@ from console.errors.access import MAINTAINER_ONLY
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.models import FREQUENCY_ROLE, HIDDEN_DSN, ClientKeyModel, ErrorListModel
 from console.errors.stacktrace import ERROR_LINE_ROLE, IN_APP_ROLE, LIBRARY_GROUP_ROLE
+from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 
@@ -101,7 +101,7 @@ def test_detail_with_stack_trace_then_resolve(qtbot, make_root_tab, shop):
     page.table.selectRow(0)
     qtbot.waitUntil(lambda: detail.fields["Status"].text() == "Resolved", timeout=WAIT)
     assert not detail.action_buttons["resolved"].isEnabled()
-    qtbot.mouseClick(page.list_buttons["unresolved"], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(detail.action_buttons["unresolved"], Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: page.model.rowCount() == 0, timeout=WAIT)
 
 
@@ -127,8 +127,9 @@ def test_ignore_from_the_list(qtbot, make_root_tab, server, api):
     choose_project(qtbot, root_tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     page.table.selectRow(0)
-    assert page.list_buttons["ignored"].isEnabled() and not page.list_buttons["unresolved"].isEnabled()
-    qtbot.mouseClick(page.list_buttons["ignored"], Qt.MouseButton.LeftButton)
+    buttons = page.detail.action_buttons
+    qtbot.waitUntil(lambda: buttons["ignored"].isEnabled() and not buttons["unresolved"].isEnabled(), timeout=WAIT)
+    qtbot.mouseClick(buttons["ignored"], Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: page.model.rowCount() == 0, timeout=WAIT)
     page.status.setCurrentIndex(page.status.findData("ignored"))
     qtbot.waitUntil(lambda: titles(page.model) == ["disk almost full"], timeout=WAIT)
@@ -145,8 +146,10 @@ def test_scrolling_loads_more_pages(qtbot, make_root_tab, server, api):
     choose_project(qtbot, root_tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: page.model.rowCount() == 20, timeout=WAIT)
     assert page.model.canFetchMore()
+    scroll = page.table.verticalScrollBar()
     for expected in (40, 45):
-        scroll = page.table.verticalScrollBar()
+        # The view lays the new rows out after they arrive; scrolling before that moves nothing.
+        qtbot.waitUntil(lambda: scroll.value() < scroll.maximum(), timeout=WAIT)
         scroll.setValue(scroll.maximum())
         qtbot.waitUntil(lambda expected=expected: page.model.rowCount() == expected, timeout=WAIT)
     assert not page.model.canFetchMore()
@@ -199,8 +202,12 @@ def test_auto_refresh_shows_new_errors(qtbot, make_root_tab, api):
     choose_project(qtbot, root_tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     send_errors(dsn, "second problem")
-    # The timer's slot, called directly: the test does not wait for the interval.
-    qtbot.waitUntil(lambda: (page.auto_refresh(), page.model.rowCount() == 2)[1], timeout=WAIT)
+
+    def refresh_shows_both() -> bool:
+        page.auto_refresh()  # the timer's slot, called directly: the test does not wait for the interval
+        return page.model.rowCount() == 2
+
+    qtbot.waitUntil(refresh_shows_both, timeout=WAIT)
     assert set(titles(page.model)) == {"first problem", "second problem"}
 
 
@@ -232,7 +239,8 @@ def test_client_keys_reveal_copy_create_delete(qtbot, make_root_tab, api):
     delete = next(button for button in box.buttons() if button.text() == "Delete")
     qtbot.mouseClick(delete, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: [k.id for k in model.keys] == [key.id], timeout=WAIT)
-    assert created.id not in [k["id"] for k in api.root.get(f"/projects/{project['id']}/error_tracking/client_keys").json()]
+    remaining = api.root.get(f"/projects/{project['id']}/error_tracking/client_keys").json()
+    assert created.id not in [key["id"] for key in remaining]
 
 
 def test_rotate_wizard(qtbot, make_root_tab, api):
@@ -285,6 +293,9 @@ def test_settings_page_shows_the_integrated_backend(qtbot, make_root_tab, api):
     qtbot.mouseClick(settings_page.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: settings_page.saved_label.text() == "Saved.", timeout=WAIT)
     assert api.root.get(f"/projects/{project['id']}/error_tracking/settings").json()["active"] is False
+    # Saving reloads the error list; it now says that error tracking is off.
+    qtbot.waitUntil(lambda: not root_tab.errors_page.loading, timeout=WAIT)
+    assert "not enabled" in root_tab.errors_page.empty_label.text()
 
 
 def test_settings_page_sets_allowed_origins_and_says_what_was_refused(qtbot, make_root_tab, api, server):

@@ -13,6 +13,7 @@ from console.exports.store import ExportHistory, ExportRecord, profile_key
 from tests.console.exports.conftest import WAIT, connect, make_tab
 from tests.support import start_server
 
+
 def pick(qtbot, tab, kind, text, label):
     tab.picker.set_kind(kind)
     qtbot.keyClicks(tab.picker.search_edit, text)
@@ -36,7 +37,8 @@ def test_models_pass_the_model_tester(qtmodeltester):
     ])
     model.tick(now)
     qtmodeltester.check(model)
-    assert [model.index(row, ExportsModel.STATUS).data() for row in range(3)] == ["expired (deleted)", "running", "finished"]
+    statuses = [model.index(row, ExportsModel.STATUS).data() for row in range(3)]
+    assert statuses == ["expired (deleted)", "running", "finished"]
     assert model.index(2, ExportsModel.TIME_LEFT).data() == "57 min 00 s"
     preview = PreviewModel()
     preview.set_csv(["Severity", "Status", "Vulnerability"],

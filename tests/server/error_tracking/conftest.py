@@ -5,13 +5,13 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
+from sqlalchemy.orm import Session, sessionmaker
+
 from outpost_server.accounts.models import Project
 from outpost_server.db import make_engine
 from outpost_server.error_tracking import service
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.search import SearchQuery
-from sqlalchemy.orm import Session, sessionmaker
-
 from tests.support import ApiHelper, RunningServer
 
 

@@ -124,7 +124,8 @@ def test_every_key_location(collector, tracked, where):
     elif where == "dsn":
         header = {"event_id": event["event_id"], "dsn": tracked.dsn}
     else:
-        headers["X-Sentry-Auth"] = f"Sentry sentry_version=7,sentry_client=sentry.java/6.18.1,sentry_key={tracked.public_key}"
+        headers["X-Sentry-Auth"] = ("Sentry sentry_version=7,sentry_client=sentry.java/6.18.1,"
+                                    f"sentry_key={tracked.public_key}")
     response = collector.post(tracked.collector_path("envelope"), content=envelope(event, header=header),
                               headers=headers, params=params)
     assert response.status_code == 200, response.text
@@ -280,7 +281,8 @@ def test_envelope_with_event_session_and_unknown_items(collector, tracked):
 
 def test_transaction_and_client_report_envelopes_answer_empty(collector, tracked):
     body = b'{}\n{"type":"transaction"}\n{"type":"transaction","spans":[]}\n{"type":"client_report"}\n{}\n'
-    response = collector.post(tracked.collector_path("envelope"), content=body, headers=auth_headers(tracked.public_key))
+    response = collector.post(tracked.collector_path("envelope"), content=body,
+                              headers=auth_headers(tracked.public_key))
     assert (response.status_code, response.json()) == (200, {})
     assert tracked.errors() == []
 

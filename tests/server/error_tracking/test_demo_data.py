@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
+
 from outpost_server.accounts.models import Project
 from outpost_server.error_tracking import service
 from outpost_server.error_tracking.web import integrated

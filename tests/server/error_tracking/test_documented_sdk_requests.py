@@ -14,7 +14,8 @@ import uuid
 import httpx
 
 
-def framed(header: dict, items: list[tuple[dict, dict | bytes]], *, with_length: bool, trailing_newline: bool = True) -> bytes:
+def framed(header: dict, items: list[tuple[dict, dict | bytes]], *, with_length: bool,
+           trailing_newline: bool = True) -> bytes:
     lines = [json.dumps(header).encode()]
     for item_header, payload in items:
         body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()

@@ -11,9 +11,9 @@ from outpost_server.error_tracking.normalize import (
     format_message,
     normalize_event,
     normalize_level,
-    normalize_session,
     parse_timestamp,
 )
+from outpost_server.error_tracking.session_items import normalize_session
 
 NOW = dt.datetime(2026, 11, 22, 3, 0, tzinfo=dt.timezone.utc)
 UTC = dt.timezone.utc
@@ -99,7 +99,8 @@ def test_messages_in_every_shape():
     assert norm({"message": {"message": "php %s", "params": ["x"]}}).title == "php x"
     assert norm({"logentry": {"message": "brace {} {}", "params": [1, 2]}}).title == "brace 1 2"
     assert norm({"logentry": {"message": "named %(who)s", "params": {"who": "me"}}}).title == "named me"
-    assert norm({"sentry.interfaces.Message": {"message": "legacy", "formatted": None}, "message": "legacy"}).title == "legacy"
+    legacy = {"sentry.interfaces.Message": {"message": "legacy", "formatted": None}, "message": "legacy"}
+    assert norm(legacy).title == "legacy"
     assert norm({"message": "first line\nsecond"}).title == "first line"
     assert norm({}).title == "<unlabeled event>"
     assert norm({"message": ""}).title == "<unlabeled event>"
@@ -151,7 +152,8 @@ def test_title_variants():
 
 
 def test_culprit_styles_by_platform():
-    values = [exception("E", "v", frame("lib", "outer", in_app=False), frame("app", "inner"), frame("lib", "deep", in_app=False))]
+    values = [exception("E", "v", frame("lib", "outer", in_app=False), frame("app", "inner"),
+                        frame("lib", "deep", in_app=False))]
     assert norm({"exception": values, "platform": "python"}).culprit == "app in inner"
     assert norm({"exception": values, "platform": "node"}).culprit == "inner(app)"
     assert norm({"exception": values, "platform": "native"}).culprit == "inner"
@@ -200,13 +202,15 @@ def test_grouping_uses_the_last_exception_not_the_first():
     cause = exception("FileNotFoundError", "x", frame("app", "read"))
     one = {"exception": {"values": [cause, exception("RuntimeError", "r", frame("app", "load"))]}}
     two = {"exception": {"values": [cause, exception("TypeError", "r", frame("app", "load"))]}}
-    same_raised = {"exception": {"values": [exception("OSError", "y", frame("app", "other")), exception("RuntimeError", "z", frame("app", "load"))]}}
+    same_raised = {"exception": {"values": [exception("OSError", "y", frame("app", "other")),
+                                            exception("RuntimeError", "z", frame("app", "load"))]}}
     assert fingerprint_of(one) != fingerprint_of(two)
     assert fingerprint_of(one) == fingerprint_of(same_raised)
 
 
 def test_grouping_without_frames_uses_type_and_value():
-    assert fingerprint_of({"exception": [{"type": "E", "value": "a"}]}) != fingerprint_of({"exception": [{"type": "E", "value": "b"}]})
+    assert (fingerprint_of({"exception": [{"type": "E", "value": "a"}]})
+            != fingerprint_of({"exception": [{"type": "E", "value": "b"}]}))
 
 
 def test_message_grouping_uses_the_template():
@@ -228,7 +232,8 @@ def test_client_fingerprint_with_default_expansion():
 
 
 def test_sessions_need_sid_and_release():
-    payload = {"sid": "x", "status": "crashed", "errors": 1, "started": "2026-11-22T02:00:00Z", "attrs": {"release": "r"}}
+    payload = {"sid": "x", "status": "crashed", "errors": 1, "started": "2026-11-22T02:00:00Z",
+               "attrs": {"release": "r"}}
     session = normalize_session(payload, received_at=NOW)
     assert (session.status, session.errors, session.environment) == ("crashed", 1, "production")
     assert normalize_session({**payload, "attrs": {}}, received_at=NOW) is None

@@ -79,14 +79,17 @@ def test_every_capture_decodes_to_the_recorded_text(capture):
 
 
 EXPECTED_TITLES = {
-    "python-sentry-sdk-1.21.0/2-default-no-tracing/0001-post-store": ("KeyError: 'missing'", "__main__ in level3", "error"),
-    "python-sentry-sdk-1.21.0/2-default-no-tracing/0002-post-store": ("Something happened: order 42 failed", None, "warning"),
+    "python-sentry-sdk-1.21.0/2-default-no-tracing/0001-post-store": (
+        "KeyError: 'missing'", "__main__ in level3", "error"),
+    "python-sentry-sdk-1.21.0/2-default-no-tracing/0002-post-store": (
+        "Something happened: order 42 failed", None, "warning"),
     "python-sentry-sdk-1.21.0/4-chained-and-logging/0001-post-envelope": (
         "RuntimeError: config could not be loaded",
         "__main__ in load_config",
         "error",
     ),
-    "python-sentry-sdk-1.21.0/4-chained-and-logging/0002-post-envelope": ("Payment pay_123 failed for user 42", None, "error"),
+    "python-sentry-sdk-1.21.0/4-chained-and-logging/0002-post-envelope": (
+        "Payment pay_123 failed for user 42", None, "error"),
     "python-raven-6.10.0/0001-post-store": ("KeyError: 'missing'", "__main__ in level3", "error"),
     "node-raven-2.6.4/0002-post-store": (
         "TypeError: Cannot read properties of undefined (reading 'toFixed')",
@@ -137,7 +140,8 @@ def test_same_exception_from_raven_and_sentry_sdk_groups_together():
 
 def test_auth_header_with_and_without_spaces():
     assert parse_auth_header("Sentry sentry_key=abc, sentry_version=7")["sentry_key"] == "abc"
-    assert parse_auth_header("Sentry sentry_version=7,sentry_client=sentry.java/6.18.1,sentry_key=abc")["sentry_key"] == "abc"
+    header = "Sentry sentry_version=7,sentry_client=sentry.java/6.18.1,sentry_key=abc"
+    assert parse_auth_header(header)["sentry_key"] == "abc"
     assert parse_auth_header("sentry sentry_key=abc")["sentry_key"] == "abc"
     assert parse_auth_header("Bearer abc") == {}
 
@@ -165,7 +169,8 @@ def test_envelope_authenticated_by_its_dsn_header():
 
 @pytest.mark.parametrize("endpoint", ["store", "envelope"])
 def test_missing_key_is_the_gitlab_parse_failure(endpoint):
-    body = json.dumps(EVENT).encode() if endpoint == "store" else envelope(({"type": "event"}, json.dumps(EVENT).encode()))
+    event = json.dumps(EVENT).encode()
+    body = event if endpoint == "store" else envelope(({"type": "event"}, event))
     with pytest.raises(ProtocolError) as raised:
         parse(endpoint, body, headers={"x-sentry-auth": "Sentry sentry_version=7"})
     assert (raised.value.status, raised.value.reason) == (400, PARSE_FAILURE)
@@ -253,7 +258,8 @@ def test_deeply_nested_json_is_400_not_a_crash():
 
 def test_items_with_and_without_length_and_no_trailing_newline():
     event = json.dumps(EVENT).encode()
-    session = json.dumps({"sid": "s1", "status": "ok", "started": "2026-11-22T02:00:00Z", "attrs": {"release": "r1"}}).encode()
+    session = json.dumps({"sid": "s1", "status": "ok", "started": "2026-11-22T02:00:00Z",
+                          "attrs": {"release": "r1"}}).encode()
     body = envelope(
         ({"type": "event", "length": len(event)}, event),
         ({"type": "session"}, session),
@@ -299,7 +305,8 @@ def test_sessions_aggregates_item():
     }
     request = parse("envelope", envelope(({"type": "sessions"}, json.dumps(payload).encode())))
     (bucket,) = request.session_buckets
-    assert (bucket.release, bucket.environment, bucket.exited, bucket.errored, bucket.crashed) == ("r2", "staging", 5, 2, 1)
+    counts = (bucket.release, bucket.environment, bucket.exited, bucket.errored, bucket.crashed)
+    assert counts == ("r2", "staging", 5, 2, 1)
 
 
 @pytest.mark.parametrize(

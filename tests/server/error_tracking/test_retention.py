@@ -6,7 +6,6 @@ import datetime as dt
 import subprocess
 import sys
 import time
-import uuid
 
 import httpx
 import pytest

@@ -2,18 +2,17 @@
 
 from datetime import datetime, timezone
 
+from outpost_server.compat.rails_text import humanize
+from outpost_server.compat.ruby import ruby_inspect, ruby_time
 from outpost_server.exports.csv_format import (
     HEADERS,
     ExportNote,
     ExportVulnerability,
     format_row,
     header_row,
-    humanize,
     notes_summary,
-    ruby_csv_line,
-    ruby_inspect,
-    ruby_time,
     repeated_string_cell,
+    ruby_csv_line,
     string_cell,
 )
 
@@ -32,9 +31,11 @@ def make(**overrides) -> ExportVulnerability:
         title="Possible SQL injection",
         description=None,
         severity="medium",
-        identifiers=({"type": "cwe", "name": "CWE-89"}, {"type": "brakeman_warning_code", "name": "Brakeman Warning Code 0"}),
+        identifiers=({"type": "cwe", "name": "CWE-89"},
+                     {"type": "brakeman_warning_code", "name": "Brakeman Warning Code 0"}),
         detected_at=DETECTED,
-        location={"start_line": 3, "file": "app/controllers/users_controller.rb", "method": "index", "class": "UsersController"},
+        location={"start_line": 3, "file": "app/controllers/users_controller.rb", "method": "index",
+                  "class": "UsersController"},
         resolved_on_default_branch=True,
     )
     values.update(overrides)
@@ -87,13 +88,15 @@ def test_identifier_and_cvss_lists_use_ruby_csv_quoting():
     assert ruby_csv_line(["GHSA-wq4h-7r42-5hrr", "Gemnasium-20a2"], "; ") == "GHSA-wq4h-7r42-5hrr; Gemnasium-20a2"
     assert ruby_csv_line(["a;b", 'say "hi"', "x y", ""], "; ") == '"a;b"; "say ""hi"""; "x y"; ""'
     assert ruby_csv_line([], "; ") == ""
-    row = format_row(make(cvss_vectors=({"vendor": "GitLab", "vector": "CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:L/I:L/A:N"},)))
+    vector = {"vendor": "GitLab", "vector": "CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:L/I:L/A:N"}
+    row = format_row(make(cvss_vectors=(vector,)))
     assert row.endswith(",GitLab=CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:L/I:L/A:N,\n")
 
 
 def test_comments_summary_status_and_quoting():
     notes = (
-        ExportNote(datetime(2022, 10, 7, 13, 41, 8, tzinfo=timezone.utc), "root", "changed vulnerability status to resolved"),
+        ExportNote(datetime(2022, 10, 7, 13, 41, 8, tzinfo=timezone.utc), "root",
+                   "changed vulnerability status to resolved"),
         ExportNote(datetime(2022, 10, 7, 13, 42, 0, tzinfo=timezone.utc), "alice", 'pipe | and "quote"'),
     )
     assert notes_summary(notes) == (

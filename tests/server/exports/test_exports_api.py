@@ -4,8 +4,6 @@ import csv
 import io
 import re
 
-import pytest
-
 from tests.server.exports.helpers import export_csv, upload_report, wait_for_status
 from tests.support import start_server
 
@@ -27,7 +25,8 @@ def test_project_export_lifecycle(server, api):
         assert created.status_code == 201
         body = created.json()
         assert set(body) == EXPORT_KEYS
-        assert (body["project_id"], body["group_id"], body["format"], body["status"]) == (project["id"], None, "csv", "created")
+        summary = (body["project_id"], body["group_id"], body["format"], body["status"])
+        assert summary == (project["id"], None, "csv", "created")
         assert (body["started_at"], body["finished_at"]) == (None, None)
         assert ISO_MS.match(body["created_at"]) and ISO_MS.match(body["expires_at"])
         assert body["_links"] == {
@@ -88,7 +87,8 @@ def test_create_status_codes(server, api):
         assert client.post(project_path, data={"export_format": "xml"}).status_code == 400
         assert client.post("/security/vulnerability_exports", json={"export_format": "csv"}).status_code == 201
     with server.client() as root:
-        by_path = root.post(f"/security/projects/{project['path_with_namespace'].replace('/', '%2F')}/vulnerability_exports")
+        encoded_path = project["path_with_namespace"].replace("/", "%2F")
+        by_path = root.post(f"/security/projects/{encoded_path}/vulnerability_exports")
         assert by_path.status_code == 201 and by_path.json()["project_id"] == project["id"]
 
 

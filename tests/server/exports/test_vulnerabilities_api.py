@@ -136,13 +136,15 @@ def test_triage_transitions_and_their_notes(server, api, project):
         assert resolved["state"] == "resolved" and resolved["resolved_by_id"] is not None
         bad = client.post(f"{path}/dismiss", json={"dismissal_reason": "because"})
         assert (bad.status_code, bad.json()) == (400, {"error": "dismissal_reason does not have a valid value"})
-        dismissed = client.post(f"{path}/dismiss", json={"comment": "Only in CI images", "dismissal_reason": "used_in_tests"})
+        dismissed = client.post(f"{path}/dismiss",
+                                json={"comment": "Only in CI images", "dismissal_reason": "used_in_tests"})
         assert dismissed.status_code == 201
         assert (dismissed.json()["state"], dismissed.json()["dismissal_reason"]) == ("dismissed", "used_in_tests")
         reverted = client.post(f"{path}/revert").json()
         assert reverted["state"] == "detected" and reverted["dismissal_reason"] is None
         assert client.post(f"{path}/revert").status_code == 304
-        rows = list(csv.reader(io.StringIO(export_csv(client, f"/security/projects/{info['id']}/vulnerability_exports").decode())))
+        exported = export_csv(client, f"/security/projects/{info['id']}/vulnerability_exports").decode()
+        rows = list(csv.reader(io.StringIO(exported)))
     row = next(r for r in rows[1:] if r[16].endswith(f"/{vulnerability['id']}"))
     entries = row[15].split("; ")
     maintainer = client_username(server, tokens["maintainer"])

@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 from graphql import build_client_schema, build_schema, get_introspection_query
-from outpost_server.accounts import access
 
+from outpost_server.accounts import access
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 from tests.server.graphql.support import DETAILED_ERROR_GID, DETAILS_QUERY, data_of, graphql
 from tests.support import ApiHelper

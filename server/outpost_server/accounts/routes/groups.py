@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import access, listing, namespaces
 from outpost_server.accounts.entities import group_entity, project_entity
 from outpost_server.accounts.routes.listing_params import GroupFilterDep, ProjectFilterDep
@@ -15,10 +15,11 @@ from outpost_server.accounts.service import find_group_for
 from outpost_server.auth import CurrentUserDep, OptionalUserDep
 from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
-from outpost_server.params import INTEGER, STRING, ParamsDep, declared_body
+from outpost_server.params import Param, ParamsDep, body_params
 
 router = APIRouter(tags=["groups"])
-GROUP_FIELDS = {"name": STRING, "path": STRING, "description": STRING, "visibility": STRING}
+GROUP_FIELDS = (Param("name"), Param("path"), Param("description"),
+                Param("visibility", choices=namespaces.VISIBILITIES))
 
 
 @router.get("/groups", dependencies=[PAGINATED])
@@ -51,8 +52,8 @@ def list_group_projects(request: Request, response: Response, session: SessionDe
     return [project_entity(request, p) for p in paginate(session, stmt, request, response)]
 
 
-@router.post("/groups", status_code=201, openapi_extra=declared_body(required=("name", "path"), **GROUP_FIELDS,
-                                                                     parent_id=INTEGER))
+@router.post("/groups", status_code=201, openapi_extra=body_params(
+    Param("name", required=True), Param("path", required=True), *GROUP_FIELDS[2:], Param("parent_id", "integer")))
 def create_group(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
     params.require("name", "path")
     visibility = params.choice("visibility", namespaces.VISIBILITIES, "private")
@@ -60,18 +61,18 @@ def create_group(request: Request, session: SessionDep, user: CurrentUserDep, pa
     if (parent_id := params.int("parent_id")) is not None:
         parent = find_group_for(session, parent_id, user, access.MAINTAINER)
     elif not user.can_create_group and not user.is_admin:
-        raise errors.forbidden()
-    group = namespaces.create_group(session, name=params.str("name"), path=params.str("path"), creator=user,
+        raise http_errors.forbidden()
+    group = namespaces.create_group(session, name=params.str("name", ""), path=params.str("path", ""), creator=user,
                                     parent=parent, visibility=visibility, description=params.str("description", ""))
     return group_entity(request, group)
 
 
-@router.put("/groups/{group_id}", openapi_extra=declared_body(**GROUP_FIELDS))
+@router.put("/groups/{group_id}", openapi_extra=body_params(*GROUP_FIELDS))
 def update_group(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, group_id: str):
     group = find_group_for(session, group_id, user, access.OWNER)
     for name in ("name", "path"):
         if name in params and not params.str(name):
-            raise errors.empty_param(name)
+            raise http_errors.empty_param(name)
     group = namespaces.update_group(session, group=group, name=params.str("name"), path=params.str("path"),
                                     description=params.str("description"),
                                     visibility=params.choice("visibility", namespaces.VISIBILITIES))

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Query
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import access
 from outpost_server.accounts.listing import GROUP_ORDERS, PROJECT_ORDERS, SORTS, GroupFilter, ProjectFilter
 from outpost_server.accounts.namespaces import VISIBILITIES
@@ -18,12 +18,12 @@ ACCESS_VALUES = (access.NO_ACCESS, 5, access.GUEST, 15, access.REPORTER, access.
 
 def _choice(name: str, value: str | None, allowed: tuple[str, ...]) -> None:
     if value is not None and value not in allowed:
-        raise errors.invalid_value(name)
+        raise http_errors.invalid_value(name)
 
 
 def _level(value: int | None) -> None:
     if value is not None and value not in ACCESS_VALUES:
-        raise errors.invalid_value("min_access_level")
+        raise http_errors.invalid_value("min_access_level")
 
 
 def project_filter(

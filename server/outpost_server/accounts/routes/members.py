@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import access, namespaces, users
 from outpost_server.accounts.entities import member_entity
 from outpost_server.accounts.models import Group, Project, User
@@ -13,11 +13,12 @@ from outpost_server.accounts.service import find_group_for, find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
-from outpost_server.params import INTEGER, STRING, ParamsDep, declared_body
+from outpost_server.params import Param, ParamsDep, body_params
 
 router = APIRouter(tags=["members"])
-MEMBER_BODY = declared_body(required=("access_level",), user_id=INTEGER, username=STRING, access_level=INTEGER,
-                            expires_at=STRING)
+MEMBER_BODY = body_params(Param("user_id", "integer"), Param("username"),
+                          Param("access_level", "integer", required=True),
+                          Param("expires_at"))
 
 
 def _target(session: Session, user: User, kind: str, ident: str, *, manage: bool) -> Project | Group:
@@ -43,17 +44,17 @@ def _bind(kind: str) -> None:
         target = _target(session, user, kind, ident, manage=True)
         params.require("access_level")
         if params.raw("user_id") is None and params.raw("username") is None:
-            raise errors.ApiError(400, {"error": "user_id, username are missing, "
+            raise http_errors.ApiError(400, {"error": "user_id, username are missing, "
                                                  "exactly one parameter must be provided"})
         level = params.int("access_level")
         if level not in access.VALID_LEVELS:
-            raise errors.invalid_value("access_level")
+            raise http_errors.invalid_value("access_level")
         if params.raw("user_id") is not None:
             member_user = users.find_user(session, params.int("user_id") or 0)
         else:
             member_user = users.find_user_by_username(session, params.str("username") or "")
         if member_user is None:
-            raise errors.not_found("User")
+            raise http_errors.not_found("User")
         member = namespaces.add_member(session, target=target, user=member_user, access_level=level,
                                        expires_at=params.date("expires_at"))
         return member_entity(request, member)

@@ -18,10 +18,10 @@ router = APIRouter(tags=["namespaces"])
 
 
 def _entity(request: Request, session, user: User, namespace: Namespace) -> dict:
+    count = None
     # members_count_with_descendants is shown to those who administer the group (GitLab's admin_group).
-    administers = isinstance(namespace, Group) and (
-        user.is_admin or group_access_level(session, user, namespace) >= access.OWNER)
-    count = listing.members_count_with_descendants(session, namespace) if administers else None
+    if isinstance(namespace, Group) and (user.is_admin or group_access_level(session, user, namespace) >= access.OWNER):
+        count = listing.members_count_with_descendants(session, namespace)
     return namespace_entity(request, namespace, members_count=count)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import access, listing, namespaces
 from outpost_server.accounts.entities import project_entity
 from outpost_server.accounts.routes.listing_params import ProjectFilterDep
@@ -13,7 +13,7 @@ from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep, OptionalUserDep
 from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
-from outpost_server.params import INTEGER, STRING, ParamsDep, declared_body
+from outpost_server.params import Param, ParamsDep, body_params
 
 router = APIRouter(tags=["projects"])
 MONITOR_LEVELS = ("disabled", "private", "enabled")
@@ -31,12 +31,13 @@ def get_project(request: Request, session: SessionDep, user: OptionalUserDep, pr
     return project_entity(request, find_project_for(session, project_id, user))
 
 
-@router.post("/projects", status_code=201, openapi_extra=declared_body(
-    name=STRING, path=STRING, namespace_id=INTEGER, description=STRING, visibility=STRING))
+@router.post("/projects", status_code=201, openapi_extra=body_params(
+    Param("name"), Param("path"), Param("namespace_id", "integer"), Param("description"),
+    Param("visibility", choices=namespaces.VISIBILITIES, default="private")))
 def create_project(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
-    name, path = params.str("name"), params.str("path")
+    name, path = params.str("name", ""), params.str("path", "")
     if not name and not path:
-        raise errors.ApiError(400, {"error": "name, path are missing, at least one parameter must be provided"})
+        raise http_errors.ApiError(400, {"error": "name, path are missing, at least one parameter must be provided"})
     visibility = params.choice("visibility", namespaces.VISIBILITIES, "private")
     namespace = namespaces.namespace_for_new_project(session, user=user, namespace_id=params.int("namespace_id"))
     project = namespaces.create_project(session, name=name or path, path=path or namespaces.slugify_path(name),
@@ -45,8 +46,9 @@ def create_project(request: Request, session: SessionDep, user: CurrentUserDep, 
     return project_entity(request, project)
 
 
-@router.put("/projects/{project_id}", openapi_extra=declared_body(
-    name=STRING, description=STRING, visibility=STRING, monitor_access_level=STRING))
+@router.put("/projects/{project_id}", openapi_extra=body_params(
+    Param("name"), Param("description"), Param("visibility", choices=namespaces.VISIBILITIES),
+    Param("monitor_access_level", choices=MONITOR_LEVELS)))
 def update_project(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
     project = find_project_for(session, project_id, user, access.MAINTAINER)
     project = namespaces.update_project(

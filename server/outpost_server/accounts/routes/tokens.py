@@ -8,17 +8,17 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import users
 from outpost_server.accounts.entities import token_entity
 from outpost_server.accounts.models import PersonalAccessToken, User
 from outpost_server.auth import CurrentUserDep, PrincipalDep
 from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
-from outpost_server.params import STRING, ParamsDep, declared_body
+from outpost_server.params import Param, ParamsDep, body_params
 
 router = APIRouter(tags=["personal_access_tokens"])
-ROTATE_BODY = declared_body(expires_at=STRING)
+ROTATE_BODY = body_params(Param("expires_at"))
 
 
 @router.get("/personal_access_tokens", dependencies=[PAGINATED])
@@ -34,9 +34,9 @@ def list_personal_access_tokens(
     last_used_after: Annotated[dt.datetime | None, Query()] = None,
 ):
     if not user.is_admin and user_id is not None and user_id != user.id:
-        raise errors.unauthorized()  # GitLab's restrict_non_admins!
+        raise http_errors.unauthorized()  # GitLab's restrict_non_admins!
     if user.is_admin and user_id is not None and users.find_user(session, user_id) is None:
-        raise errors.not_found()
+        raise http_errors.not_found()
     filters = users.TokenFilter(
         user_id=user_id if user.is_admin else user.id, state=state, revoked=revoked, search=search,
         created_before=_utc(created_before), created_after=_utc(created_after),
@@ -52,7 +52,7 @@ def _utc(value: dt.datetime | None) -> dt.datetime | None:
 
 def _current_token(principal) -> PersonalAccessToken:
     if principal is None:
-        raise errors.unauthorized()
+        raise http_errors.unauthorized()
     return principal.token
 
 
@@ -61,7 +61,7 @@ def _token_for(session: Session, user: User, token_id: str) -> PersonalAccessTok
     token = users.find_token(session, token_id)
     if token is not None and (token.user_id == user.id or user.is_admin):
         return token
-    raise errors.not_found() if user.is_admin else errors.unauthorized()
+    raise http_errors.not_found() if user.is_admin else http_errors.unauthorized()
 
 
 @router.get("/personal_access_tokens/self")
@@ -84,9 +84,9 @@ def revoke_own_token(session: SessionDep, principal: PrincipalDep):
 def revoke_personal_access_token(session: SessionDep, user: CurrentUserDep, token_id: str):
     token = users.find_token(session, token_id)
     if token is None:
-        raise errors.record_not_found()
+        raise http_errors.record_not_found()
     if token.user_id != user.id and not user.is_admin:
-        raise errors.bad_request()  # GitLab's RevokeService refuses; the API answers a bare 400
+        raise http_errors.bad_request()  # GitLab's RevokeService refuses; the API answers a bare 400
     users.revoke_token(session, token=token)
     return Response(status_code=204)
 

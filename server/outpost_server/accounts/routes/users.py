@@ -8,21 +8,21 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from outpost_server import __version__, errors
+from outpost_server import __version__, http_errors
 from outpost_server.accounts import users
 from outpost_server.accounts.entities import token_entity, user_entity
 from outpost_server.accounts.models import User
 from outpost_server.auth import AdminUserDep, CurrentUserDep, OptionalUserDep
 from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
-from outpost_server.params import BOOLEAN, INTEGER, STRING, STRINGS, Params, ParamsDep, declared_body
+from outpost_server.params import Param, Params, ParamsDep, body_params
 
 router = APIRouter(tags=["users"])
 
 GITLAB_COMPATIBLE_VERSION = "17.5.0"
 MIN_PASSWORD_LENGTH = 8
-USER_FIELDS = {"email": STRING, "username": STRING, "name": STRING, "password": STRING, "admin": BOOLEAN,
-               "can_create_group": BOOLEAN, "projects_limit": INTEGER, "bio": STRING}
+USER_FIELDS = (Param("email"), Param("username"), Param("name"), Param("password"), Param("admin", "boolean"),
+               Param("can_create_group", "boolean"), Param("projects_limit", "integer"), Param("bio"))
 
 
 @router.get("/version")
@@ -41,7 +41,7 @@ def list_users(request: Request, response: Response, session: SessionDep, user: 
                username: Annotated[str | None, Query()] = None, search: Annotated[str | None, Query()] = None):
     # GitLab lets anonymous callers look up one user by username, but not list everyone.
     if user is None and not username:
-        raise errors.forbidden("Not authorized to access /api/v4/users")
+        raise http_errors.forbidden("Not authorized to access /api/v4/users")
     stmt = users.users_stmt(username=username, search=search)
     with_private = user is not None and user.is_admin
     return [user_entity(request, u, with_private=with_private) for u in paginate(session, stmt, request, response)]
@@ -50,14 +50,14 @@ def list_users(request: Request, response: Response, session: SessionDep, user: 
 def _user(session: Session, user_id: str | int) -> User:
     target = users.find_user(session, user_id)
     if target is None:
-        raise errors.not_found("User")
+        raise http_errors.not_found("User")
     return target
 
 
 @router.get("/users/{user_id}")
 def get_user(request: Request, session: SessionDep, user: OptionalUserDep, user_id: str):
     if user is None:
-        raise errors.forbidden("Not authorized!")
+        raise http_errors.forbidden("Not authorized!")
     target = _user(session, user_id)
     return user_entity(request, target, with_private=user.is_admin or target.id == user.id)
 
@@ -65,33 +65,35 @@ def get_user(request: Request, session: SessionDep, user: OptionalUserDep, user_
 def _checked_password(params: Params) -> str | None:
     password = params.str("password")
     if password is not None and len(password) < MIN_PASSWORD_LENGTH:
-        raise errors.validation_error({"password": [f"is too short (minimum is {MIN_PASSWORD_LENGTH} characters)"]})
+        raise http_errors.validation_error(
+            {"password": [f"is too short (minimum is {MIN_PASSWORD_LENGTH} characters)"]})
     return password
 
 
-@router.post("/users", status_code=201, openapi_extra=declared_body(
-    required=("email", "name", "username"), **USER_FIELDS, reset_password=BOOLEAN, force_random_password=BOOLEAN))
+@router.post("/users", status_code=201, openapi_extra=body_params(
+    *(Param(field.name, field.kind, required=field.name in ("email", "name", "username")) for field in USER_FIELDS),
+    Param("reset_password", "boolean"), Param("force_random_password", "boolean")))
 def create_user(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
     params.require("email", "name", "username")
     password = _checked_password(params)
     if password is None and not params.bool("reset_password") and not params.bool("force_random_password"):
-        raise errors.ApiError(400, {"error": "password, reset_password, force_random_password are missing, "
+        raise http_errors.ApiError(400, {"error": "password, reset_password, force_random_password are missing, "
                                              "exactly one parameter must be provided"})
-    created = users.create_user(session, username=params.str("username"), name=params.str("name"),
-                                email=params.str("email"), password=password,
+    created = users.create_user(session, username=params.str("username", ""), name=params.str("name", ""),
+                                email=params.str("email", ""), password=password,
                                 is_admin=bool(params.bool("admin", False)),
                                 can_create_group=bool(params.bool("can_create_group", True)),
                                 projects_limit=params.int("projects_limit", 100_000), bio=params.str("bio", ""))
     return user_entity(request, created, with_private=True)
 
 
-@router.put("/users/{user_id}", openapi_extra=declared_body(**USER_FIELDS))
+@router.put("/users/{user_id}", openapi_extra=body_params(*USER_FIELDS))
 def update_user(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep, user_id: str):
     """What python-gitlab's User.save() sends: the changed attributes."""
     target = _user(session, user_id)
     for name in ("email", "username", "name"):
         if name in params and not params.str(name):
-            raise errors.empty_param(name)
+            raise http_errors.empty_param(name)
     changes = users.UserChanges(name=params.str("name"), username=params.str("username"), email=params.str("email"),
                                 is_admin=params.bool("admin"), can_create_group=params.bool("can_create_group"),
                                 projects_limit=params.int("projects_limit"), bio=params.str("bio"),
@@ -99,7 +101,8 @@ def update_user(request: Request, session: SessionDep, admin: AdminUserDep, para
     return user_entity(request, users.update_user(session, user=target, changes=changes), with_private=True)
 
 
-@router.delete("/users/{user_id}", status_code=204, openapi_extra=declared_body(hard_delete=BOOLEAN))
+@router.delete("/users/{user_id}", status_code=204,
+               openapi_extra=body_params(Param("hard_delete", "boolean", default=False)))
 def delete_user(session: SessionDep, admin: AdminUserDep, params: ParamsDep, user_id: str):
     target = _user(session, user_id)
     users.delete_user(session, user=target, hard_delete=bool(params.bool("hard_delete", False)))
@@ -131,17 +134,17 @@ def activate_user(session: SessionDep, admin: AdminUserDep, user_id: str):
     return _state_answer(users.activate(session, user=_user(session, user_id)))
 
 
-@router.post("/users/{user_id}/personal_access_tokens", status_code=201, openapi_extra=declared_body(
-    required=("name", "scopes"), name=STRING, scopes=STRINGS, expires_at=STRING))
+@router.post("/users/{user_id}/personal_access_tokens", status_code=201, openapi_extra=body_params(
+    Param("name", required=True), Param("scopes", "array", required=True), Param("expires_at")))
 def create_personal_access_token(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep,
                                  user_id: int):
     target = _user(session, user_id)
     params.require("name", "scopes")
     scopes = params.list("scopes") or []
     if not scopes:
-        raise errors.empty_param("scopes")
+        raise http_errors.empty_param("scopes")
     if any(scope not in users.AVAILABLE_SCOPES for scope in scopes):
-        raise errors.validation_error({"scopes": ["can only contain available scopes"]})
-    pat, plaintext = users.create_token(session, user=target, name=params.str("name"), scopes=scopes,
+        raise http_errors.validation_error({"scopes": ["can only contain available scopes"]})
+    pat, plaintext = users.create_token(session, user=target, name=params.str("name", ""), scopes=scopes,
                                         expires_at=params.date("expires_at"), secret_key=request.app.state.secret_key)
     return token_entity(pat, plaintext=plaintext)

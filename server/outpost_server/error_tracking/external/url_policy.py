@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session
 
-from outpost_server.app_settings import get_setting
+from outpost_server.application_settings.store import get_setting
 
 ALLOW_LOCAL_SETTING = "allow_local_requests_from_web_hooks_and_services"
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from outpost_server.accounts.models import Project
+from outpost_server.compat.gitlab_time import iso
 from outpost_server.error_tracking.models import TrackedError
-from outpost_server.timefmt import iso
 
 
 def project_web_url(base_url: str, project: Project) -> str:
@@ -49,13 +49,17 @@ def _user_agent(headers: Any) -> str | None:
     return None
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def browser_tags(payload: dict[str, Any] | None) -> dict[str, str]:
     """`browser` and `url` of the latest event, when it has them: the SDK's `contexts.browser`, else its
     User-Agent, and the request's URL."""
     payload = payload or {}
-    request_info = payload.get("request") if isinstance(payload.get("request"), dict) else {}
-    contexts = payload.get("contexts") if isinstance(payload.get("contexts"), dict) else {}
-    browser = contexts.get("browser") if isinstance(contexts.get("browser"), dict) else {}
+    request_info = _mapping(payload.get("request"))
+    contexts = _mapping(payload.get("contexts"))
+    browser = _mapping(contexts.get("browser"))
     name = " ".join(str(browser[key]) for key in ("name", "version") if browser.get(key)) or None
     agent = _user_agent(request_info.get("headers"))
     if name is None and agent:

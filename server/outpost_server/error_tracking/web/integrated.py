@@ -202,7 +202,9 @@ def stack_trace(payload: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dic
             break
     exceptions = []
     for value in exception_values(payload):
-        mechanism = value.get("mechanism") if isinstance(value.get("mechanism"), dict) else {}
+        mechanism = value.get("mechanism")
+        if not isinstance(mechanism, dict):
+            mechanism = {}
         exceptions.append({"type": value.get("type"), "value": value.get("value"), "module": value.get("module"),
                            "handled": mechanism.get("handled"),
                            "frames": [_full_frame(frame) for frame in frames_of(value)]})

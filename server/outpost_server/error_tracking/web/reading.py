@@ -16,15 +16,15 @@ from typing import Any, TypeVar
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
+from outpost_server.compat.gitlab_time import iso
 from outpost_server.error_tracking import service
 from outpost_server.error_tracking.external import mapping
 from outpost_server.error_tracking.external.client import SentryClient, SentryError
-from outpost_server.error_tracking.external.settings import sentry_client_for, slugs_of, stored_token
+from outpost_server.error_tracking.external.sentry_settings import sentry_client_for, slugs_of, stored_token
 from outpost_server.error_tracking.models import ERROR_STATUSES, ErrorTrackingSetting, TrackedError
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.entities import detailed_error_entity, error_entity
 from outpost_server.error_tracking.web.search import parse_search
-from outpost_server.timefmt import iso
 
 SORTS = tuple(integrated.SORT_COLUMNS)
 PAGE_SIZE = integrated.PAGE_SIZE

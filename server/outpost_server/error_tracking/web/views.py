@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
 from outpost_server.accounts import access
 from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for, project_access_level
@@ -22,7 +22,7 @@ from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
 from outpost_server.error_tracking import service
 from outpost_server.error_tracking.external import mapping
-from outpost_server.error_tracking.external.settings import (
+from outpost_server.error_tracking.external.sentry_settings import (
     build_api_url_from,
     full_messages,
     sentry_client_for,
@@ -31,7 +31,7 @@ from outpost_server.error_tracking.external.settings import (
 )
 from outpost_server.error_tracking.models import ERROR_STATUSES
 from outpost_server.error_tracking.web import reading
-from outpost_server.params import STRING, ParamsDep, declared_body, declared_query
+from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.urls import public_base_url
 
 router = APIRouter()
@@ -43,23 +43,23 @@ BASE = "/{project_path:path}/-/error_tracking"
 POLL_INTERVAL = {"Poll-Interval": "1000"}
 
 
-def _message(text: str, status: int = 400) -> errors.ApiError:
-    return errors.ApiError(status, {"message": text})
+def _message(text: str, status: int = 400) -> http_errors.ApiError:
+    return http_errors.ApiError(status, {"message": text})
 
 
 def _project(session: Session, user: User, project_path: str, min_level: int) -> Project:
     """The project when the user may use its error tracking; 404 otherwise, as GitLab's web controllers."""
     project = find_project_for(session, project_path, user)
     if project.monitor_access_level == "disabled":
-        raise errors.not_found()
+        raise http_errors.not_found()
     if not user.is_admin and project_access_level(session, user, project) < min_level:
-        raise errors.not_found()
+        raise http_errors.not_found()
     return project
 
 
-def _failure(failure: reading.ReadFailure) -> errors.ApiError:
+def _failure(failure: reading.ReadFailure) -> http_errors.ApiError:
     if isinstance(failure, reading.ErrorNotFound):
-        return errors.record_not_found()
+        return http_errors.record_not_found()
     return _message(failure.message, failure.status)
 
 
@@ -67,7 +67,7 @@ def _source(request: Request, session: Session, user: User, project_path: str) -
     project = _project(session, user, project_path, access.REPORTER)
     try:
         return reading.open_source(session, project=project, secret_key=request.app.state.secret_key,
-                                   external_timeout=request.app.state.settings.error_tracking_external_timeout,
+                                   external_timeout=request.app.state.config.error_tracking_external_timeout,
                                    base_url=public_base_url(request))
     except reading.ReadFailure as failure:
         raise _failure(failure) from None
@@ -84,7 +84,13 @@ def _json(body: Any) -> JSONResponse:
     return JSONResponse(body, headers=POLL_INTERVAL)
 
 
-LIST_QUERY = declared_query(issue_status=STRING, sort=STRING, search_term=STRING, cursor=STRING)
+# The parameters each endpoint reads (both spellings of a path declare the same).
+LIST_QUERY = query_params(Param("search_term"), Param("sort", choices=("last_seen", "first_seen", "frequency"),
+                                                      default="last_seen"),
+                          Param("cursor"), Param("issue_status", choices=ERROR_STATUSES, default="unresolved"))
+NO_PARAMS = query_params()
+STATUS_BODY = body_params(Param("status", required=True, choices=ERROR_STATUSES))
+SENTRY_PROJECTS_QUERY = query_params(Param("api_host"), Param("token"))
 
 
 @router.get(BASE, openapi_extra=LIST_QUERY)
@@ -96,23 +102,23 @@ def list_errors(request: Request, session: SessionDep, user: CurrentUserDep, par
                        cursor=params.str("cursor") or None))
 
 
-@router.get(BASE + "/{issue_id}/details")
-@router.get(BASE + "/{issue_id}/details.json")
+@router.get(BASE + "/{issue_id}/details", openapi_extra=NO_PARAMS)
+@router.get(BASE + "/{issue_id}/details.json", openapi_extra=NO_PARAMS)
 def error_details(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str, issue_id: str):
     source = _source(request, session, user, project_path)
     return _json({"error": _read(reading.error_details, source, issue_id)})
 
 
-@router.get(BASE + "/{issue_id}/stack_trace")
-@router.get(BASE + "/{issue_id}/stack_trace.json")
+@router.get(BASE + "/{issue_id}/stack_trace", openapi_extra=NO_PARAMS)
+@router.get(BASE + "/{issue_id}/stack_trace.json", openapi_extra=NO_PARAMS)
 def error_stack_trace(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str,
                       issue_id: str):
     source = _source(request, session, user, project_path)
     return _json({"error": _read(reading.error_stack_trace, source, issue_id)})
 
 
-@router.put(BASE + "/{issue_id}", openapi_extra=declared_body(status=STRING))
-@router.put(BASE + "/{issue_id}.json", openapi_extra=declared_body(status=STRING))
+@router.put(BASE + "/{issue_id}", openapi_extra=STATUS_BODY)
+@router.put(BASE + "/{issue_id}.json", openapi_extra=STATUS_BODY)
 def update_error(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str,
                  issue_id: str):
     source = _source(request, session, user, project_path)
@@ -132,8 +138,8 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
     return {"result": {"updated": updated, "closed_issue_iid": None, "status": "success"}}
 
 
-@router.get(BASE + "/projects", openapi_extra=declared_query(api_host=STRING, token=STRING))
-@router.get(BASE + "/projects.json", openapi_extra=declared_query(api_host=STRING, token=STRING))
+@router.get(BASE + "/projects", openapi_extra=SENTRY_PROJECTS_QUERY)
+@router.get(BASE + "/projects.json", openapi_extra=SENTRY_PROJECTS_QUERY)
 def external_projects(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                       project_path: str):
     project = _project(session, user, project_path, access.MAINTAINER)
@@ -144,9 +150,9 @@ def external_projects(request: Request, session: SessionDep, user: CurrentUserDe
         token = (stored_token(setting, request.app.state.secret_key) if setting is not None else None) or ""
     api_url = build_api_url_from(api_host=api_host, organization_slug="org", project_slug="proj") if api_host else None
     messages = validation_messages(session, api_url=api_url, token=token)
-    if messages:
+    if messages or api_url is None:  # without an api_url there is always a message
         raise _message(full_messages(messages))
     client = sentry_client_for(session, api_url=api_url, token=token,
-                               timeout=request.app.state.settings.error_tracking_external_timeout)
+                               timeout=request.app.state.config.error_tracking_external_timeout)
     projects = _read(reading.sentry_call, client.list_projects)
     return {"projects": [_read(reading.sentry_call, mapping.project_entity, item) for item in projects]}

@@ -69,7 +69,8 @@ def upgrade() -> None:
         op.create_table(
             table,
             sa.Column("id", sa.Integer, primary_key=True),
-            sa.Column(column, sa.Integer, sa.ForeignKey(f"{target}.id", ondelete="CASCADE"), nullable=False, index=True),
+            sa.Column(column, sa.Integer, sa.ForeignKey(f"{target}.id", ondelete="CASCADE"), nullable=False,
+                      index=True),
             sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
             sa.Column("access_level", sa.Integer, nullable=False),
             sa.Column("expires_at", sa.Date),

@@ -1,4 +1,4 @@
-"""GitLab's error responses.
+"""GitLab's HTTP error responses: `ApiError` (status, body, headers) and one constructor per body.
 
 Bodies follow GitLab's helpers exactly: `{"message": ...}` from render_api_error!, and
 `{"error": ...}` for Grape's parameter validation and the unknown-route catch-all.

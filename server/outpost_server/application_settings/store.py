@@ -1,4 +1,4 @@
-"""Instance-wide settings stored in the database (shared by every replica)."""
+"""The application_settings table: one JSON value per setting name."""
 
 from __future__ import annotations
 

@@ -10,10 +10,10 @@ from typing import Any
 from fastapi import APIRouter
 from sqlalchemy.orm import Session
 
-from outpost_server.app_settings import get_setting, set_setting
+from outpost_server.application_settings.store import get_setting, set_setting
 from outpost_server.auth import AdminUserDep
 from outpost_server.db import SessionDep
-from outpost_server.params import ParamsDep
+from outpost_server.params import Param, ParamsDep, body_params, query_params
 
 router = APIRouter()
 
@@ -28,13 +28,14 @@ def _entity(session: Session) -> dict[str, Any]:
     return {name: bool(get_setting(session, name, default)) for name, default in BOOLEAN_SETTINGS.items()}
 
 
-@router.get("/application/settings")
-def show_settings(session: SessionDep, _admin: AdminUserDep):
+@router.get("/application/settings", openapi_extra=query_params())
+def show_application_settings(session: SessionDep, _admin: AdminUserDep):
     return _entity(session)
 
 
-@router.put("/application/settings")
-def update_settings(session: SessionDep, _admin: AdminUserDep, params: ParamsDep):
+@router.put("/application/settings", openapi_extra=body_params(
+    *(Param(name, "boolean", default=default) for name, default in BOOLEAN_SETTINGS.items())))
+def update_application_settings(session: SessionDep, _admin: AdminUserDep, params: ParamsDep):
     for name in BOOLEAN_SETTINGS:
         value = params.bool(name)
         if value is not None:

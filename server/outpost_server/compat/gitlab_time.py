@@ -1,4 +1,4 @@
-"""GitLab's timestamp format: ISO 8601 in UTC with milliseconds."""
+"""GitLab's API time formats: timestamps in ISO 8601, UTC, with milliseconds; dates as YYYY-MM-DD."""
 
 from __future__ import annotations
 

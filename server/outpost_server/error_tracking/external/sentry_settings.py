@@ -14,7 +14,8 @@ from urllib.parse import urlsplit
 import httpx
 from sqlalchemy.orm import Session
 
-from outpost_server import errors
+from outpost_server import http_errors
+from outpost_server.compat.rails_text import humanize, titleize
 from outpost_server.error_tracking.external.client import SentryClient, SentryError
 from outpost_server.error_tracking.external.url_policy import (
     BlockedUrl,
@@ -26,11 +27,15 @@ from outpost_server.error_tracking.external.url_policy import (
     system_resolver,
 )
 from outpost_server.error_tracking.models import ErrorTrackingSetting
-from outpost_server.params import Params
+from outpost_server.params import Param, Params
 from outpost_server.security import SecretBox
 
 API_PATH = re.compile(r"\A(?P<prefix>/api/0/projects/+)(?:(?P<organization>[^/]+)/+(?P<project>[^/]+)/*)?\Z")
 MAX_API_URL = 255
+# What apply_external_params reads: the address in one of three forms, the token and the display names.
+EXTERNAL_SENTRY_PARAMS = (Param("api_url"), Param("api_host"), Param("organization_slug"), Param("project_slug"),
+                          Param("sentry_external_url"), Param("token"), Param("project_name"),
+                          Param("organization_name"))
 
 
 def build_api_url_from(*, api_host: str, organization_slug: str, project_slug: str) -> str:
@@ -58,10 +63,6 @@ def slugs_of(api_url: str | None) -> tuple[str | None, str | None]:
     return match.group("organization"), match.group("project")
 
 
-def _titleize(slug: str) -> str:
-    return " ".join(word.capitalize() for word in re.split(r"[-_\s]+", slug) if word)
-
-
 def validation_messages(session: Session, *, api_url: str | None, token: str | None) -> dict[str, list[str]]:
     """GitLab's validations of an enabled external setting, as attribute -> messages."""
     messages: dict[str, list[str]] = {}
@@ -87,10 +88,9 @@ def validation_messages(session: Session, *, api_url: str | None, token: str | N
 
 def full_messages(messages: dict[str, list[str]]) -> str:
     """Rails' full_messages joined with ", " (`Api url is a required field`)."""
-    parts = []
+    parts: list[str] = []
     for attribute, texts in messages.items():
-        label = attribute.replace("_", " ").capitalize()
-        parts.extend(f"{label} {text}" for text in texts)
+        parts.extend(f"{humanize(attribute)} {text}" for text in texts)
     return ", ".join(parts)
 
 
@@ -106,12 +106,12 @@ def apply_external_params(session: Session, setting: ErrorTrackingSetting, param
     api_url = setting.api_url
     if "api_url" in params:
         api_url = params.str("api_url") or None
-    elif params.str("api_host"):
+    elif api_host := params.str("api_host"):
         params.require("organization_slug", "project_slug")
-        api_url = build_api_url_from(api_host=params.str("api_host"), organization_slug=params.str("organization_slug"),
-                                     project_slug=params.str("project_slug"))
-    elif params.str("sentry_external_url"):
-        api_url = api_url_from_external_url(params.str("sentry_external_url"))
+        api_url = build_api_url_from(api_host=api_host, organization_slug=params.str("organization_slug", ""),
+                                     project_slug=params.str("project_slug", ""))
+    elif sentry_external_url := params.str("sentry_external_url"):
+        api_url = api_url_from_external_url(sentry_external_url)
     token = params.str("token")
     if token is not None and token and set(token) == {"*"}:
         token = None  # the masked value the UI shows stands for the stored token
@@ -127,14 +127,14 @@ def apply_external_params(session: Session, setting: ErrorTrackingSetting, param
             setattr(setting, name, params.str(name) or None)
     organization, project = slugs_of(setting.api_url)
     if setting.project_name is None and project:
-        setting.project_name = _titleize(project)
+        setting.project_name = titleize(project)
     if setting.organization_name is None and organization:
-        setting.organization_name = _titleize(organization)
+        setting.organization_name = titleize(organization)
     if setting.enabled and not setting.integrated:
         messages = validation_messages(session, api_url=setting.api_url,
                                        token=stored_token(setting, secret_key))
         if messages:
-            raise errors.validation_error(messages)
+            raise http_errors.validation_error(messages)
 
 
 def sentry_client_for(session: Session, *, api_url: str, token: str, timeout: float,

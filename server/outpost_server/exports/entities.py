@@ -1,0 +1,26 @@
+"""The JSON body of a vulnerability export, as GitLab's `VulnerabilityExport` entity renders it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from outpost_server.compat.gitlab_time import iso
+from outpost_server.exports.models import VulnerabilityExport
+
+
+def export_entity(export: VulnerabilityExport, *, api_base_url: str) -> dict[str, Any]:
+    """`api_base_url` is the public `.../api/v4` the links start with."""
+    self_url = f"{api_base_url}/security/vulnerability_exports/{export.id}"
+    return {
+        "id": export.id,
+        "created_at": iso(export.created_at),
+        "project_id": export.project_id,
+        "group_id": export.group_id,
+        "format": export.format,
+        "status": export.status,
+        "started_at": iso(export.started_at),
+        "finished_at": iso(export.finished_at),
+        "send_email": False,
+        "expires_at": iso(export.expires_at),
+        "_links": {"self": self_url, "download": f"{self_url}/download"},
+    }

@@ -1,0 +1,87 @@
+"""The connection area above the tabs, and the page shown while not connected."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from console.context import AppContext
+
+SESSION_ONLY_NOTICE = "No system keyring: access tokens are kept for this session only."
+
+
+class ConnectionBar(QFrame):
+    """Server address, signed-in user with the administrator badge, and connection buttons."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("connectionBar")
+        self.server_label = QLabel("Not connected")
+        self.server_label.setObjectName("serverLabel")
+        self.user_label = QLabel()
+        self.admin_badge = QLabel("administrator")
+        self.admin_badge.setObjectName("adminBadge")
+        self.admin_badge.setToolTip("The signed-in user is an instance administrator")
+        self.user_badge = QLabel("not an administrator")
+        self.user_badge.setObjectName("userBadge")
+        self.keyring_warning = QLabel()
+        self.keyring_warning.setObjectName("warning")
+        self.keyring_warning.setWordWrap(True)
+        self.connect_button = QPushButton("Connect…")
+        self.local_server_button = QPushButton("Start local server")
+        self.local_server_button.setToolTip("Run the bundled server on this computer with demo data and connect to it")
+        self.disconnect_button = QPushButton("Disconnect")
+
+        row = QHBoxLayout()
+        row.addWidget(self.server_label)
+        row.addWidget(self.user_label)
+        row.addWidget(self.admin_badge)
+        row.addWidget(self.user_badge)
+        row.addStretch(1)
+        row.addWidget(self.connect_button)
+        row.addWidget(self.local_server_button)
+        row.addWidget(self.disconnect_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.keyring_warning)
+
+    def show_connection(self, context: AppContext, *, local: bool) -> None:
+        connected = context.client is not None
+        if connected:
+            assert context.client is not None
+            where = "local server " if local else ""
+            self.server_label.setText(f"Connected to {where}{context.client.base_url}")
+            user = context.user or {}
+            name, username = user.get("name") or user.get("username", "?"), user.get("username", "?")
+            self.user_label.setText(f"as {name} (@{username})")
+        else:
+            self.server_label.setText("Not connected")
+            self.user_label.clear()
+        self.admin_badge.setVisible(connected and context.is_admin)
+        self.user_badge.setVisible(connected and not context.is_admin)
+        self.disconnect_button.setEnabled(connected)
+
+    def show_keyring_warning(self, warning: str | None) -> None:
+        self.keyring_warning.setText(SESSION_ONLY_NOTICE if warning else "")
+        self.keyring_warning.setToolTip(warning or "")
+        self.keyring_warning.setVisible(warning is not None)
+
+
+class WelcomePage(QWidget):
+    def __init__(self) -> None:
+        super().__init__()
+        title = QLabel("Connect to a server to begin")
+        font = title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        title.setFont(font)
+        hint = QLabel(
+            "Use <b>Connect…</b> to sign in to a GitLab-compatible server with a personal access token, "
+            "or <b>Start local server</b> to try Outpost with demo data on this computer."
+        )
+        hint.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addStretch(1)
+        for label in (title, hint):
+            label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            layout.addWidget(label)
+        layout.addStretch(2)

@@ -1,0 +1,57 @@
+"""Per-profile choices for notifications: whether to watch, how often, and which projects."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QListWidget,
+    QListWidgetItem,
+    QSpinBox,
+    QWidget,
+)
+
+from console.window_state import DEFAULT_WATCH_SECONDS, MIN_WATCH_SECONDS, ProfileState
+
+MAX_WATCH_SECONDS = 3600
+
+
+class NotificationSettingsDialog(QDialog):
+    def __init__(self, state: ProfileState, projects: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Notifications")
+        self._state = state
+        self.enabled = QCheckBox("Watch while the console runs: finished exports, new and regressed errors")
+        self.enabled.setAccessibleName("Watch for news")
+        self.enabled.setChecked(state.watch_enabled)
+        self.interval = QSpinBox()
+        self.interval.setAccessibleName("Check every (seconds)")
+        self.interval.setRange(MIN_WATCH_SECONDS, MAX_WATCH_SECONDS)
+        self.interval.setSuffix(" s")
+        self.interval.setValue(state.number("watch/interval_seconds", DEFAULT_WATCH_SECONDS))
+        self.projects = QListWidget()
+        self.projects.setAccessibleName("Watched projects")
+        watched = set(state.watched_projects)
+        for path in sorted(set(projects) | watched):
+            item = QListWidgetItem(path, self.projects)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if path in watched else Qt.CheckState.Unchecked)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow(self.enabled)
+        form.addRow("Check every", self.interval)
+        form.addRow("Projects whose errors are watched", self.projects)
+        form.addRow(buttons)
+
+    def accept(self) -> None:
+        checked = [self.projects.item(row).text() for row in range(self.projects.count())
+                   if self.projects.item(row).checkState() == Qt.CheckState.Checked]
+        self._state.set_value("watch/enabled", self.enabled.isChecked())
+        self._state.set_value("watch/interval_seconds", self.interval.value())
+        self._state.set_value("watch/projects", checked)
+        super().accept()

@@ -1,0 +1,167 @@
+"""Desktop notifications and the watcher that produces them.
+
+The watcher runs while the console runs, at the interval chosen per profile, and only when watching is
+switched on (it is off by default). It reports exports of this profile that finish, and new or
+regressed errors in the watched projects. Notifications go through a :class:`Notifier`; tests swap in
+a recording one. Clicking a notification asks the window to open what it is about.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QSystemTrayIcon, QWidget
+
+from console.api.errors import ApiError, NotFound
+from console.context import AppContext
+from console.window_state import ProfileState
+
+if TYPE_CHECKING:  # the API modules are imported when watching starts, not at start-up
+    from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
+
+log = logging.getLogger(__name__)
+
+Target = tuple[str, Any]  # ("exports", export id) or ("errors", (project path, error id))
+
+
+class Notifier(Protocol):
+    def notify(self, title: str, message: str, target: Target) -> None: ...
+
+
+class TrayNotifier(QObject):
+    """A system tray icon that shows notifications; where there is no tray, the status bar says them.
+
+    Signals:
+        activated(target): the user clicked the latest notification.
+    """
+
+    activated = Signal(object)
+
+    def __init__(self, icon: QIcon, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._last_target: Target | None = None
+        self.tray: QSystemTrayIcon | None = None
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.tray = QSystemTrayIcon(icon, self)
+            self.tray.setToolTip("Outpost console")
+            self.tray.messageClicked.connect(self._clicked)
+            self.tray.show()
+
+    def notify(self, title: str, message: str, target: Target) -> None:
+        self._last_target = target
+        if self.tray is not None and QSystemTrayIcon.supportsMessages():
+            self.tray.showMessage(title, message)
+        else:
+            self._context.say(f"{title}: {message}")
+
+    def _clicked(self) -> None:
+        if self._last_target is not None:
+            self.activated.emit(self._last_target)
+
+
+class Watcher(QObject):
+    """Polls for finished exports and new or regressed errors and hands them to the notifier."""
+
+    def __init__(self, context: AppContext, state: ProfileState, notifier: Notifier, *, history_dir: Path,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._state = state
+        self.notifier = notifier
+        self._history_dir = history_dir
+        self._announced_exports: set[int] = set()
+        # project path -> (the newest "last seen" of the previous look, ids already regressed or reported,
+        # ids listed so far)
+        self._seen: dict[str, tuple[str, set[str], set[str]]] = {}
+        self._running: asyncio.Task[None] | None = None
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self.poll)
+        context.connection_changed.connect(self.restart)
+
+    def restart(self) -> None:
+        """Applies the profile's watch settings; the first poll only records what is already there."""
+        self._announced_exports.clear()
+        self._seen.clear()
+        self.timer.stop()
+        if self._context.client is not None and self._state.watch_enabled:
+            self.timer.start(self._state.watch_seconds * 1000)
+            self.poll()
+
+    def poll(self) -> asyncio.Task[None] | None:
+        if self._context.client is None or (self._running is not None and not self._running.done()):
+            return None
+        self._running = self._context.run(self.check_once(), description="Checking for news")
+        return self._running
+
+    async def check_once(self) -> None:
+        client, user = self._context.client, self._context.user or {}
+        if client is None:
+            return
+        from console.api.error_tracking import ErrorTrackingApi
+        from console.api.exports import ExportsApi
+        from console.exports.store import ExportHistory, profile_key
+
+        key = profile_key(client.base_url, str(user.get("username", "")))
+        records = await asyncio.to_thread(ExportHistory(self._history_dir, key).load)
+        exports = ExportsApi(client)
+        for record in records:
+            if record.gone or record.id in self._announced_exports or record.status not in ("created", "running"):
+                continue
+            try:
+                state = await exports.state(record.id)
+            except NotFound:
+                continue
+            if state.poll_seconds is None:  # no longer running
+                self._announced_exports.add(record.id)
+                status = state.body.get("status", "finished")
+                self.notifier.notify("Vulnerability export", f"Export {record.id} of {record.scope_label} {status}",
+                                     ("exports", record.id))
+        errors = ErrorTrackingApi(client)
+        for path in self._state.watched_projects:
+            try:
+                await self._check_project(errors, path)
+            except ApiError as exc:  # one project failing does not stop the others
+                log.info("watching %s: %s", path, exc.message)
+
+    async def _check_project(self, api: ErrorTrackingApi, path: str) -> None:
+        from console.overview.data import unresolved_errors
+
+        listed, _more = await unresolved_errors(api, path, pages=1)
+
+        async def regressed(error: ErrorSummary) -> bool:
+            # Only Outpost says which errors regressed; GitLab's API has no such flag.
+            return api.server.is_outpost and bool((await api.details(path, error.id)).get("regressed"))
+
+        previous = self._seen.get(path)
+        if previous is None:
+            # The first look records what is already there, including which errors already regressed.
+            flags = await asyncio.gather(*(regressed(error) for error in listed))
+            already = {error.id for error, flag in zip(listed, flags, strict=True) if flag}
+            self._seen[path] = (_newest(listed, ""), already, {error.id for error in listed})
+            return
+        since, known, before = previous
+        self._seen[path] = (_newest(listed, since), known, before | {error.id for error in listed})
+        # Only errors with events since the last look can be new or have regressed. Timestamps are the
+        # server's own, so the two clocks need not agree; they may count whole seconds, so "since" includes
+        # the last look's second, and an error already listed then is not new.
+        for error in listed:
+            if (error.last_seen or "") < since:
+                continue
+            if error.id not in before and (error.first_seen or "") >= since:
+                kind = "New error"
+            elif error.id not in known and await regressed(error):
+                kind = "Regressed error"
+            else:
+                continue
+            known.add(error.id)  # a new error's later events are not news either
+            self.notifier.notify(f"{kind} in {path}", error.title, ("errors", (path, error.id)))
+
+
+def _newest(errors: list[ErrorSummary], since: str) -> str:
+    return max([since, *(error.last_seen or "" for error in errors)])

@@ -1,0 +1,197 @@
+"""Gathers the overview's numbers through the API; no Qt here.
+
+Errors are read through GitLab's GraphQL API, which GitLab and Outpost both serve to token holders.
+Every number can be unavailable: GitLab's API has no "regressed" flag, instance variables and plan limits
+are for administrators, and so on. An unavailable number carries the reason instead of a zero.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from console.api.client import ApiClient
+from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
+from console.api.errors import Forbidden, NotFound, Unauthorized, Unsupported
+from console.api.server import ServerInfo
+from console.api.variables import VariablesApi
+from console.exports.store import ExportHistory, profile_key
+from console.timestamps import parse_time
+
+# The overview looks at this many projects (most recently active first) and this many list pages per
+# project; beyond that it says "or more" rather than spending minutes counting.
+MAX_PROJECTS = 20
+MAX_PAGES = 5
+CONCURRENT_PROJECTS = 4
+REGRESSION_LOOKUPS = 20
+NEW_WINDOW = dt.timedelta(hours=24)
+
+
+@dataclass(frozen=True)
+class Count:
+    """A number, or the reason there is none; ``capped`` means "at least"."""
+
+    value: int | None
+    reason: str = ""
+    capped: bool = False
+
+    @property
+    def text(self) -> str:
+        if self.value is None:
+            return "not available"
+        return f"{self.value}+" if self.capped else str(self.value)
+
+
+@dataclass(frozen=True)
+class ServerFacts:
+    kind: str  # "Outpost" or "GitLab"
+    version: str
+    role: str
+
+
+@dataclass(frozen=True)
+class ProjectErrors:
+    path: str
+    new_today: Count
+    unresolved: Count
+    regressions: Count
+    frequency: tuple[int, ...] = ()
+    last_seen: str | None = None
+
+
+@dataclass(frozen=True)
+class ExportCounts:
+    running: int
+    finished: int
+    latest_finished_id: int | None = None
+
+
+@dataclass
+class Overview:
+    server: ServerFacts
+    variables: Count
+    variables_limit: Count
+    exports: ExportCounts
+    projects: list[ProjectErrors] = field(default_factory=list)
+    projects_note: str = ""
+
+
+def server_facts(version: dict[str, Any] | None, user: dict[str, Any] | None) -> ServerFacts:
+    version = version or {}
+    kind = ServerInfo(version=version).product
+    role = "Administrator" if (user or {}).get("is_admin") else "Regular user"
+    return ServerFacts(kind=kind, version=str(version.get("version") or "unknown"), role=role)
+
+
+async def count_variables(client: ApiClient) -> tuple[Count, Count]:
+    api = VariablesApi(client)
+    try:
+        variables = Count(len(await api.list()))
+    except (Forbidden, NotFound):
+        variables = Count(None, "only administrators can read instance variables")
+    limit = await api.limit()
+    if limit is None:
+        return variables, Count(None, "the plan limits are readable by administrators only")
+    return variables, Count(limit)
+
+
+def export_counts(history_dir: Path, base_url: str, username: str) -> ExportCounts:
+    records = ExportHistory(history_dir, profile_key(base_url, username)).load()
+    finished = [record for record in records if record.status == "finished" and not record.gone]
+    latest = max(finished, key=lambda record: record.finished_at or "", default=None)
+    return ExportCounts(running=sum(record.is_active for record in records), finished=len(finished),
+                        latest_finished_id=latest.id if latest else None)
+
+
+NO_REGRESSIONS_ON_GITLAB = "GitLab's API does not say which errors regressed"
+
+
+async def unresolved_errors(api: ErrorTrackingApi, path: str, *,
+                            pages: int = MAX_PAGES) -> tuple[list[ErrorSummary], bool]:
+    """The project's unresolved errors, most recently seen first, and whether more pages were left unread.
+
+    Read through GitLab's GraphQL API (``Project.sentryErrors``), which GitLab and Outpost both serve.
+    """
+    errors: list[ErrorSummary] = []
+    cursor: str | None = None
+    for _page in range(pages):
+        page = await api.list_errors(path, status="unresolved", sort="last_seen", cursor=cursor)
+        errors.extend(page.errors)
+        cursor = page.next_cursor
+        if not cursor:
+            return errors, False
+    return errors, True
+
+
+async def project_errors(api: ErrorTrackingApi, path: str, *, now: dt.datetime) -> ProjectErrors | None:
+    """The unresolved errors of one project; None when error tracking is off there or not readable."""
+    try:
+        errors, capped = await unresolved_errors(api, path)
+    except NotFound:  # a null project or a null sentryErrors: not visible, or error tracking is off
+        return None
+    except (Unauthorized, Forbidden, Unsupported) as exc:
+        missing = Count(None, exc.message)
+        return ProjectErrors(path, missing, missing, missing)
+    cutoff = now - NEW_WINDOW
+    new_today = sum(1 for error in errors if (parse_time(error.first_seen) or cutoff) > cutoff)
+    if api.server.is_outpost:
+        regressions = await _regressions(api, path, errors)
+    else:
+        regressions = Count(None, NO_REGRESSIONS_ON_GITLAB)
+    width = max((len(error.frequency) for error in errors), default=0)
+    frequency = tuple(sum(error.frequency[i] for error in errors if i < len(error.frequency)) for i in range(width))
+    return ProjectErrors(path, Count(new_today, capped=capped), Count(len(errors), capped=capped), regressions,
+                         frequency, max((error.last_seen or "" for error in errors), default=None) or None)
+
+
+async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ErrorSummary]) -> Count:
+    """Regressed errors among the most recently seen unresolved ones, from Outpost's error details
+    (GitLab's GraphQL types carry no such flag; the list is sorted by last seen, and a regression is
+    by definition recent activity)."""
+    if not errors:
+        return Count(0)
+    recent = errors[:REGRESSION_LOOKUPS]
+    details = await asyncio.gather(*(api.details(path, error.id) for error in recent), return_exceptions=True)
+    if all(isinstance(detail, BaseException) for detail in details):
+        return Count(None, "the server did not send error details")
+    return Count(sum(1 for detail in details if isinstance(detail, dict) and detail.get("regressed")),
+                 capped=len(errors) > len(recent))
+
+
+async def all_project_errors(client: ApiClient, *, now: dt.datetime) -> tuple[list[ProjectErrors], str]:
+    """Error counts of the most recently active projects, most recent error first."""
+    api = ErrorTrackingApi(client)
+    projects: list[dict[str, Any]] = []
+    async for project in client.paginate("/projects", per_page=MAX_PROJECTS, membership="true",
+                                         order_by="last_activity_at", sort="desc"):
+        projects.append(project)
+        if len(projects) >= MAX_PROJECTS:
+            break
+    gate = asyncio.Semaphore(CONCURRENT_PROJECTS)
+
+    async def one(project: dict[str, Any]) -> ProjectErrors | None:
+        async with gate:
+            try:
+                return await project_errors(api, project["path_with_namespace"], now=now)
+            except NotFound:  # deleted, or access lost, since the project list came
+                return None
+
+    found = [result for result in await asyncio.gather(*(one(project) for project in projects)) if result]
+    found.sort(key=lambda item: item.last_seen or "", reverse=True)
+    note = f"The {MAX_PROJECTS} most recently active projects are shown." if len(projects) >= MAX_PROJECTS else ""
+    return found, note
+
+
+async def gather_overview(client: ApiClient, *, version: dict[str, Any] | None, user: dict[str, Any] | None,
+                          history_dir: Path, now: dt.datetime | None = None) -> Overview:
+    facts = server_facts(version, user)
+    (variables, limit), (projects, note) = await asyncio.gather(count_variables(client),
+                                                                all_project_errors(client,
+                                                                                   now=now or dt.datetime.now(dt.UTC)))
+    exports = await asyncio.to_thread(export_counts, history_dir, client.base_url, str((user or {}).get("username")))
+    return Overview(server=facts, variables=variables, variables_limit=limit, exports=exports, projects=projects,
+                    projects_note=note)
+

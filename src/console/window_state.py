@@ -1,0 +1,93 @@
+"""What the console remembers per connection profile (server and user): last tab, sort orders,
+splitter proportions, the error tracking project and the watch settings. Never secrets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtWidgets import QSplitter, QTableView, QWidget
+
+from console.context import AppContext
+
+DEFAULT_WATCH_SECONDS = 60
+MIN_WATCH_SECONDS = 15
+
+
+class ProfileState:
+    """Reads and writes settings under the connected profile's group; without a connection nothing is kept."""
+
+    def __init__(self, settings: QSettings, context: AppContext) -> None:
+        self._settings = settings
+        self._context = context
+
+    def _key(self, name: str) -> str | None:
+        client, user = self._context.client, self._context.user or {}
+        if client is None:
+            return None
+        from console.exports.store import profile_key  # imported once connected: not needed at start-up
+
+        return f"profiles/{profile_key(client.base_url, str(user.get('username', '')))}/{name}"
+
+    def value(self, name: str, default: Any = None) -> Any:
+        key = self._key(name)
+        return default if key is None else self._settings.value(key, default)
+
+    def set_value(self, name: str, value: Any) -> None:
+        key = self._key(name)
+        if key is not None:
+            self._settings.setValue(key, value)
+
+    # typed helpers ------------------------------------------------------------------
+    def text(self, name: str) -> str | None:
+        value = self.value(name)
+        return str(value) if value else None
+
+    def flag(self, name: str, default: bool = False) -> bool:
+        value = self.value(name, default)
+        return value in (True, "true", "1", 1)
+
+    def number(self, name: str, default: int) -> int:
+        try:
+            return int(self.value(name, default))
+        except (TypeError, ValueError):
+            return default
+
+    def texts(self, name: str) -> list[str]:
+        value = self.value(name, [])
+        if isinstance(value, str):  # QSettings gives a lone string for a one-element list
+            return [value] if value else []
+        return [str(item) for item in value or []]
+
+    @property
+    def watch_enabled(self) -> bool:
+        return self.flag("watch/enabled")
+
+    @property
+    def watch_seconds(self) -> int:
+        return max(self.number("watch/interval_seconds", DEFAULT_WATCH_SECONDS), MIN_WATCH_SECONDS)
+
+    @property
+    def watched_projects(self) -> list[str]:
+        return self.texts("watch/projects")
+
+    def remember_views(self, tab_name: str, widget: QWidget) -> None:
+        """Restores, then keeps saving, the sort order of each sortable table and each splitter's sizes."""
+        tables = [table for table in widget.findChildren(QTableView) if table.isSortingEnabled()]
+        for number, table in enumerate(tables):
+            name = f"views/{tab_name}/table{number}/sort"
+            saved = self.value(name)
+            if isinstance(saved, str) and ":" in saved:
+                column, order = saved.split(":", 1)
+                if column.isdigit():
+                    table.sortByColumn(int(column), Qt.SortOrder(int(order == "1")))
+            table.horizontalHeader().sortIndicatorChanged.connect(
+                lambda column, order, name=name:
+                self.set_value(name, f"{column}:{int(order == Qt.SortOrder.DescendingOrder)}"))
+        for number, splitter in enumerate(widget.findChildren(QSplitter)):
+            name = f"views/{tab_name}/splitter{number}"
+            saved = self.value(name)
+            if isinstance(saved, QByteArray) and not saved.isEmpty():
+                splitter.restoreState(saved)
+            splitter.splitterMoved.connect(lambda _pos, _index, splitter=splitter, name=name:
+                                           self.set_value(name, splitter.saveState()))

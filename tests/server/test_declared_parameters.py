@@ -1,0 +1,97 @@
+"""Endpoints declare the parameters they read: the OpenAPI document lists them, and a handler that
+reads an undeclared one fails loudly instead of silently accepting it."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from fastapi.routing import APIRoute
+
+from outpost_server.application_settings.router import router as application_settings_router
+from outpost_server.error_tracking.retention_router import router as retention_router
+from outpost_server.error_tracking.router import router as error_tracking_router
+from outpost_server.error_tracking.web.views import router as error_tracking_web_router
+from outpost_server.exports.router import router as exports_router
+from outpost_server.params import Params, UndeclaredParameter
+from outpost_server.variables.router import router as variables_router
+from outpost_server.vulnerabilities.router import router as vulnerabilities_router
+from tests.support import start_server
+
+DECLARING_ROUTERS = {
+    "variables": variables_router,
+    "vulnerabilities": vulnerabilities_router,
+    "exports": exports_router,
+    "error tracking": error_tracking_router,
+    "error tracking web": error_tracking_web_router,
+    "error tracking retention": retention_router,
+    "application settings": application_settings_router,
+}
+
+
+def _documented_routes() -> list[tuple[str, APIRoute]]:
+    return [(domain, route) for domain, router in DECLARING_ROUTERS.items() for route in router.routes
+            if isinstance(route, APIRoute) and route.include_in_schema]
+
+
+def test_every_documented_endpoint_of_these_domains_declares_its_parameters():
+    routes = _documented_routes()
+    assert len(routes) > 30
+    undeclared = [f"{domain}: {sorted(route.methods)} {route.path}" for domain, route in routes
+                  if route.openapi_extra is None]
+    assert not undeclared
+
+
+def test_reading_an_undeclared_parameter_is_a_programming_error():
+    params = Params({"export_format": "csv", "sneaky": "1"}, declared=frozenset({"export_format"}))
+    assert params.str("export_format") == "csv"
+    with pytest.raises(UndeclaredParameter, match="sneaky"):
+        params.str("sneaky")
+    with pytest.raises(UndeclaredParameter):
+        _ = "sneaky" in params
+
+
+def test_a_route_declaring_nothing_yet_may_read_anything():
+    assert Params({"search": "acme"}).str("search") == "acme"
+
+
+@pytest.fixture(scope="module")
+def document(tmp_path_factory) -> dict:
+    with start_server(tmp_path_factory.mktemp("declared-parameters")) as server:
+        return httpx.get(server.api_url + "/openapi.json", timeout=30).json()
+
+
+def _query(document: dict, method: str, path: str) -> dict[str, dict]:
+    operation = document["paths"][path][method]
+    return {parameter["name"]: parameter for parameter in operation["parameters"] if parameter["in"] == "query"}
+
+
+def _body(document: dict, method: str, path: str, content_type: str = "application/json") -> dict:
+    return document["paths"][path][method]["requestBody"]["content"][content_type]["schema"]
+
+
+def test_the_served_document_lists_query_parameters_with_types_and_defaults(document):
+    vulnerabilities = _query(document, "get", "/api/v4/projects/{project_id}/vulnerabilities")
+    assert set(vulnerabilities) == {"page", "per_page", "state", "severity", "report_type"}
+    assert vulnerabilities["state"]["schema"]["items"]["enum"] == ["detected", "confirmed", "resolved", "dismissed"]
+    assert vulnerabilities["severity"]["schema"]["type"] == "array"
+    assert "critical" in vulnerabilities["severity"]["schema"]["items"]["enum"]
+    errors = _query(document, "get", "/{project_path}/-/error_tracking.json")
+    assert errors["sort"]["schema"]["default"] == "last_seen"
+    assert errors["issue_status"]["schema"]["enum"] == ["unresolved", "resolved", "ignored"]
+
+
+def test_the_served_document_lists_body_parameters_as_json_and_as_a_form(document):
+    create = _body(document, "post", "/api/v4/admin/ci/variables")
+    assert create["required"] == ["key", "value"]
+    assert create["properties"]["masked"] == {"type": "boolean"}
+    assert create["properties"]["variable_type"]["enum"] == ["env_var", "file"]
+    assert _body(document, "post", "/api/v4/admin/ci/variables", "application/x-www-form-urlencoded") == create
+    export = _body(document, "post", "/api/v4/security/vulnerability_exports")
+    assert export["properties"] == {"export_format": {"type": "string", "enum": ["csv"], "default": "csv"}}
+    settings = _body(document, "put", "/api/v4/projects/{project_id}/error_tracking/settings")
+    assert {"active", "integrated", "api_host", "token"} <= set(settings["properties"])
+
+
+def test_endpoints_reading_nothing_declare_an_empty_list(document):
+    assert _query(document, "get", "/api/v4/security/vulnerability_exports/{export_id}") == {}
+    assert _body(document, "post", "/api/v4/vulnerabilities/{vulnerability_id}/confirm")["properties"] == {}

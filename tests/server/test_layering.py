@@ -1,0 +1,115 @@
+"""The server's layers, read from its import statements: which package may import which.
+
+A domain package uses the shared modules at the top of outpost_server, the request's authentication
+(auth, middleware), accounts (who may do what), application_settings and compat; exports also reads
+vulnerabilities, and Sentry's web API reads error tracking. Nothing imports back up into the
+composition modules (app, cli, demo, workers), compat imports nothing of ours, and services know nothing of HTTP.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.support import REPO_ROOT
+
+PACKAGE_ROOT = REPO_ROOT / "server" / "outpost_server"
+COMPOSITION = {"outpost_server.app", "outpost_server.cli", "outpost_server.demo", "outpost_server.workers",
+               "outpost_server.__main__"}
+SHARED = "(top level)"
+# Top-level modules that resolve the request's user, and so read accounts.
+AUTH = "(auth)"
+AUTH_MODULES = {"outpost_server.auth", "outpost_server.middleware"}
+BOTTOM = {SHARED, "compat"}
+ALLOWED: dict[str, set[str]] = {
+    "compat": set(),
+    SHARED: {"compat"},
+    AUTH: BOTTOM | {"accounts"},
+    "accounts": BOTTOM | {AUTH, "application_settings"},
+    "application_settings": BOTTOM | {AUTH},
+    "variables": BOTTOM | {AUTH, "accounts", "application_settings"},
+    "vulnerabilities": BOTTOM | {AUTH, "accounts"},
+    "exports": BOTTOM | {AUTH, "accounts", "vulnerabilities"},
+    "error_tracking": BOTTOM | {AUTH, "accounts", "application_settings"},
+    "sentry_api": BOTTOM | {AUTH, "accounts", "error_tracking"},
+    "graphql": BOTTOM | {AUTH, "accounts", "error_tracking", "application_settings"},
+    # 0008 scrubs the events already stored with the collector's own scrubbing rules.
+    "migrations": {SHARED, "error_tracking"},
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE_ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _package_of(module: str) -> str:
+    if module in AUTH_MODULES:
+        return AUTH
+    parts = module.split(".")
+    if len(parts) > 1 and (PACKAGE_ROOT / parts[1]).is_dir():
+        return parts[1]
+    return SHARED
+
+
+def _is_module(name: str) -> bool:
+    location = PACKAGE_ROOT.parent / name.replace(".", "/")
+    return location.is_dir() or location.with_suffix(".py").exists()
+
+
+def _imports(path: Path) -> set[str]:
+    """Absolute names of the modules a file imports (relative imports resolved)."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names if _is_module(f"{base}.{alias.name}"))
+    return found
+
+
+def _sources() -> list[Path]:
+    return sorted(PACKAGE_ROOT.rglob("*.py"))
+
+
+def test_the_import_reader_sees_the_servers_own_imports():
+    app_imports = _imports(PACKAGE_ROOT / "app.py")
+    assert "outpost_server.exports.router" in app_imports
+    assert "outpost_server.error_tracking.router" in app_imports
+    relative = _imports(PACKAGE_ROOT / "error_tracking" / "router.py")
+    assert "outpost_server.error_tracking.collector" in relative
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
+def test_packages_import_only_what_their_layer_allows(path):
+    module = _module_name(path)
+    if module in COMPOSITION:
+        return
+    package = _package_of(module)
+    forbidden = []
+    for imported in _imports(path):
+        if not imported.startswith("outpost_server") or imported == "outpost_server":
+            continue
+        if imported in COMPOSITION:
+            forbidden.append(imported)
+            continue
+        target = _package_of(imported)
+        if target != package and target not in ALLOWED[package]:
+            forbidden.append(imported)
+    assert not forbidden, f"{module} ({package}) imports {forbidden}"
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE_ROOT.rglob("service.py")),
+                         ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
+def test_services_know_nothing_of_http(path):
+    web_frameworks = {name for name in _imports(path) if name.split(".")[0] in ("fastapi", "starlette")}
+    assert not web_frameworks, f"{path.relative_to(PACKAGE_ROOT)} imports {web_frameworks}"
