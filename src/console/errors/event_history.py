@@ -176,9 +176,9 @@ class EventHistory(QObject):
             try:
                 event = await api.event(error_id, which)
             except NotFound:  # pruned since it was listed: say so, and count the stored events afresh
-                stored = await api.stored_events(error_id)
+                recounted = await api.stored_events(error_id)
                 if self._current(stamps) and self.events.is_current(request):
-                    self.stored = stored
+                    self.stored = recounted
                     self.events_pane.say(PRUNED_MEANWHILE)
                 return
             stored = self.stored

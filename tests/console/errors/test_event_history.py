@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-from outpost_server.accounts import access
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
@@ -15,6 +14,7 @@ from console.errors.breadcrumbs import CRASH_ROLE, BreadcrumbModel
 from console.errors.event_history import EXTERNAL_BACKEND, LOADING, PRUNED_MEANWHILE
 from console.errors.tag_facets import SHARE_ROLE, TagFacetModel
 from console.errors.tagged_events import TaggedEventsModel
+from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.sdk_errors import failed_checkouts
 from tests.support import REPO_ROOT
