@@ -10,40 +10,18 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import qasync  # noqa: E402
-from PySide6.QtCore import QSettings  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from screenshot_support import local_console, run_grab, settle  # noqa: E402
 
-from console.connection.credentials import CredentialStore  # noqa: E402
-from console.context import AppContext  # noqa: E402
-from console.main_window import MainWindow  # noqa: E402
 from console.overview import OverviewTab  # noqa: E402
 from console.variables.views import VariablesTab  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-async def settle(predicate, timeout: float = 30.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise TimeoutError("the console did not reach the expected state")
-        await asyncio.sleep(0.05)
-
 
 async def grab(output: Path, workdir: Path) -> None:
-    settings = QSettings(str(workdir / "settings.ini"), QSettings.Format.IniFormat)
-    context = AppContext()
-    window = MainWindow(context, CredentialStore(), settings=settings, local_server_dir=workdir / "server",
-                        history_dir=workdir / "exports")
-    window.show()  # at its default size, as a new user sees it
-    try:
-        await window.start_local_server()
+    async with local_console(workdir) as window:  # at its default size, as a new user sees it
         overview = window.tabs.show_tab("overview")
         assert isinstance(overview, OverviewTab)
         await settle(lambda: overview.overview is not None)
@@ -74,19 +52,10 @@ async def grab(output: Path, workdir: Path) -> None:
         await asyncio.sleep(0.3)
         dialog.grab().save(str(output / "variables-edit-masking-error.png"))
         dialog.reject()
-    finally:
-        await window.shutdown()
-        window.hide()
 
 
 def main() -> int:
-    output = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "resources" / "screenshots"
-    output.mkdir(parents=True, exist_ok=True)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with tempfile.TemporaryDirectory(prefix="outpost-screenshots-") as workdir, loop:
-        loop.run_until_complete(grab(output, Path(workdir)))
+    output = run_grab(grab)
     print(f"Saved console.png, errors-list-detail.png, variables.png and variables-edit-masking-error.png in {output}")
     return 0
 

@@ -52,6 +52,46 @@ elif scenario == "crash":
     sentry_sdk.init(dsn=dsn, release=release, environment=environment)
     sentry_sdk.Hub.current.start_session(session_mode="application")
     raise RuntimeError("payment service unreachable")
+elif scenario == "web":
+    # A WSGI app behind the SDK's middleware: each request logs (breadcrumbs through the logging
+    # integration), sets its user, a tag and the browser and os the app read from the User-Agent, then fails.
+    import logging
+    from wsgiref.util import setup_testing_defaults
+
+    from sentry_sdk.integrations.logging import LoggingIntegration
+    from sentry_sdk.integrations.wsgi import SentryWsgiMiddleware
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stdout)
+    sentry_sdk.init(dsn=dsn, release=release, environment=environment, default_integrations=False,
+                    integrations=[LoggingIntegration(level=logging.INFO, event_level=None)], server_name="web-1")
+    log = logging.getLogger("shop.checkout")
+
+    def charge_card(cart):
+        raise ConnectionError(f"card processor refused cart {cart}")
+
+    def checkout(environ, start_response):
+        user = environ["HTTP_X_SHOP_USER"]
+        sentry_sdk.set_user({"id": user, "email": f"{user}@example.com"})
+        sentry_sdk.set_tag("payment_provider", environ["HTTP_X_PAYMENT_PROVIDER"])
+        browser, version, system = environ["HTTP_USER_AGENT"].split("/")
+        sentry_sdk.set_context("browser", {"name": browser, "version": version})
+        sentry_sdk.set_context("os", {"name": system})
+        log.info("checkout started for %s", user)
+        log.warning("inventory service answered slowly")
+        return charge_card(environ["QUERY_STRING"].split("=")[1])
+
+    app = SentryWsgiMiddleware(checkout)
+    for user, provider, agent, cart in (("ada", "stripe", "Firefox/121.0/Linux", "41"),
+                                        ("bob", "stripe", "Chrome/120.0/Windows", "42"),
+                                        ("cyd", "adyen", "Firefox/121.0/Linux", "43")):
+        environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/checkout", "QUERY_STRING": f"cart={cart}",
+                   "HTTP_HOST": "shop.example.com", "HTTP_USER_AGENT": agent, "HTTP_X_SHOP_USER": user,
+                   "HTTP_X_PAYMENT_PROVIDER": provider}
+        setup_testing_defaults(environ)
+        try:
+            app(environ, lambda status, headers: None)
+        except ConnectionError:
+            pass
 elif scenario.startswith("messages:"):
     for number in range(int(scenario.split(":")[1])):
         sentry_sdk.capture_message(f"distinct message {number:03d}", level="warning")
@@ -92,3 +132,12 @@ def wait_for_list(web: httpx.Client, project_path: str, ready, *, timeout: float
         if ready(body) or time.monotonic() > deadline:
             return body
         time.sleep(0.2)
+
+
+def failed_checkouts(server, api) -> dict:
+    """A new project holding one error of three events from the "web" scenario (ada, bob, cyd); returns it."""
+    project = api.project()
+    send_errors(enable_integrated(api.root, project["id"]), "web")
+    with httpx.Client(base_url=server.url, headers={"PRIVATE-TOKEN": server.root_token}) as web:
+        wait_for_list(web, project["path_with_namespace"], lambda body: [e["count"] for e in body["errors"]] == [3])
+    return project

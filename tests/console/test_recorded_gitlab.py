@@ -8,6 +8,7 @@ import asyncio
 import httpx
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
 
 from console.api.error_tracking import (
     NO_STATUS_API,
@@ -18,6 +19,7 @@ from console.connection.check import check_connection
 from console.errors import ErrorTrackingTab
 from console.errors.client_keys import INTEGRATED_ONLY
 from console.errors.error_list import PENDING
+from console.errors.event_history import NEEDS_OUTPOST
 from console.errors.retention import NOT_AVAILABLE
 from console.errors.stacktrace import ERROR_LINE_ROLE
 from console.exports.views import ULTIMATE_ONLY, ExportsTab
@@ -96,6 +98,13 @@ def test_error_tracking_reads_through_graphql_and_explains_what_gitlab_lacks(qtb
     assert frame.text(0) == "hello_world.rb in puts at line 14"
     highlighted = [frame.child(i).text(0) for i in range(frame.childCount()) if frame.child(i).data(0, ERROR_LINE_ROLE)]
     assert highlighted == ['    14      puts "Hello #{@name}"']
+    assert page.events_pane.notice.text() == NEEDS_OUTPOST and page.facets_pane.notice.text() == NEEDS_OUTPOST
+    assert page.facets_pane.facets.facets.rowCount() == 0
+    qtbot.mouseClick(detail.copy_button, Qt.MouseButton.LeftButton)  # from GraphQL's details and stack trace
+    copied = QGuiApplication.clipboard().text()
+    assert copied.startswith("### title\n") and "| Releases | " in copied and "| Events | " in copied
+    assert "- `hello_world.rb in puts at line 14`" in copied
+    assert copied.rstrip().endswith(")") and "[Open the error](" in copied
 
     opened = []
     detail.open_url = opened.append
@@ -120,6 +129,8 @@ def test_error_tracking_reads_through_graphql_and_explains_what_gitlab_lacks(qtb
     operations = [operation for method, path, operation in gitlab.requests if path == "/api/graphql"]
     assert {"sentryErrors", "sentryErrorDetails"} <= set(operations)
     assert not [path for _method, path, _operation in gitlab.requests if "/-/" in path], "no web route was tried"
+    assert not [path for _method, path, _operation in gitlab.requests if path.startswith("/api/0")], \
+        "GitLab has no Sentry web API: it is not asked"
 
 
 def test_exports_explain_that_gitlab_needs_ultimate(qtbot, connected, tmp_path):

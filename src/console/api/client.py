@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from console.api.server import ServerInfo
 
 API_PREFIX = "/api/v4"
+# Sentry's web API, which Outpost serves beside GitLab's; it takes the same token as a Bearer token.
+SENTRY_API_PREFIX = "/api/0"
 DEFAULT_TIMEOUT = 15.0
 
 
@@ -53,6 +55,7 @@ class ApiClient:
         self.base_url = normalise_base_url(base_url)
         # What the server is and offers; set once on connecting (console.api.server.detect_server).
         self.server: ServerInfo | None = None
+        self._token = token  # for Sentry's web API, which reads it from a Bearer header
         self._http = httpx.AsyncClient(
             base_url=self.base_url + API_PREFIX,
             headers={"PRIVATE-TOKEN": token, "User-Agent": f"outpost-console/{__version__}"},
@@ -82,15 +85,21 @@ class ApiClient:
         params: Mapping[str, Any] | None = None,
         json: Any = None,
         data: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> httpx.Response:
         """Send one request; raise an ``ApiError`` subclass for any failure."""
         try:
-            response = await self._http.request(method, path, params=params, json=json, data=data)
+            response = await self._http.request(method, path, params=params, json=json, data=data, headers=headers)
         except (httpx.TransportError, httpx.InvalidURL) as exc:
             raise error_from_transport(exc, url=self.base_url) from exc
         if response.is_error:
             raise error_from_response(response, url=self.base_url)
         return response
+
+    async def sentry_request(self, path: str, *, params: Mapping[str, Any] | None = None) -> httpx.Response:
+        """GET ``<server>/api/0<path>`` (Sentry's web API on an Outpost server), authenticated with a Bearer token."""
+        return await self.request("GET", self.base_url + SENTRY_API_PREFIX + path, params=params,
+                                  headers={"Authorization": f"Bearer {self._token}"})
 
     async def get_json(self, path: str, **params: Any) -> Any:
         response = await self.request("GET", path, params=params or None)

@@ -187,6 +187,8 @@ def _describe_body(body: Any) -> tuple[str, dict[str, list[str]]]:
         return error, param_errors
     if isinstance(message, str):
         return message, {}
+    if isinstance(body.get("detail"), str):  # Sentry's web API: {"detail": "..."}
+        return body["detail"], {}
     graphql_errors = body.get("errors")
     if isinstance(graphql_errors, list):  # GraphQL: {"errors": [{"message": ...}]}
         return "; ".join(str(e.get("message")) for e in graphql_errors if isinstance(e, dict)), {}

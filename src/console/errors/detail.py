@@ -1,4 +1,7 @@
-"""The detail pane of the error list: what happened, where, how often, releases, and the stack trace."""
+"""The detail pane of the error list: what happened, where, how often, releases, and the stack trace.
+
+Below the summary, sections: the error's stack trace, and those its owner adds (its events, its tags).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from console.api.error_tracking import ErrorSummary
 from console.errors.stacktrace import StackTraceView
@@ -19,6 +22,8 @@ class ErrorDetailView(QWidget):
     """One error: what happened, where, how often, releases, and its stack trace."""
 
     status_requested = Signal(str, str)  # error id, new status
+    copy_requested = Signal()  # Copy as Markdown: the owner knows the most about the error
+    cleared = Signal()  # no error is shown any more: added sections forget theirs
     # Opens a page in the user's browser; a test puts a recorder here (the browser is not ours to run).
     open_url = staticmethod(QDesktopServices.openUrl)
 
@@ -43,6 +48,11 @@ class ErrorDetailView(QWidget):
             self.action_buttons[status] = button
             actions.addWidget(button)
         actions.addStretch(1)
+        self.copy_button = QPushButton("Copy as Markdown")
+        self.copy_button.setToolTip("The error's title, culprit, counts, dates, releases, top frames and a link, "
+                                    "for pasting into an issue")
+        self.copy_button.clicked.connect(self.copy_requested)
+        actions.addWidget(self.copy_button)
         # Where the server cannot do something (GitLab: status changes), the explanation and the way out.
         self.notice = QLabel()
         self.notice.setWordWrap(True)
@@ -62,6 +72,8 @@ class ErrorDetailView(QWidget):
             self.fields[name] = label
             form.addRow(name, label)
         self.stack_trace = StackTraceView()
+        self.sections = QTabWidget()
+        self.sections.addTab(self.stack_trace, "Stack trace")
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.exception)
@@ -69,9 +81,11 @@ class ErrorDetailView(QWidget):
         layout.addLayout(actions)
         layout.addLayout(notice_row)
         layout.addLayout(form)
-        layout.addWidget(QLabel("Stack trace"))
-        layout.addWidget(self.stack_trace, 1)
+        layout.addWidget(self.sections, 1)
         self.clear()
+
+    def add_section(self, widget: QWidget, title: str) -> None:
+        self.sections.addTab(widget, title)
 
     def _request(self, status: str) -> None:
         if self.error_id is not None:
@@ -97,10 +111,13 @@ class ErrorDetailView(QWidget):
         self.stack_trace.clear()
         for button in self.action_buttons.values():
             button.setEnabled(False)
+        self.copy_button.setEnabled(False)
+        self.cleared.emit()
 
     def show_summary(self, error: ErrorSummary) -> None:
         """What the list already knows, shown at once while the details load."""
         self.error_id = error.id
+        self.copy_button.setEnabled(False)  # until this error's details are in
         self.title.setText(error.title)
         self.culprit.setText(error.culprit or "")
         self.show_status(error.status)
@@ -117,6 +134,7 @@ class ErrorDetailView(QWidget):
 
     def show_details(self, detail: dict[str, Any]) -> None:
         self.error_id = str(detail["id"])
+        self.copy_button.setEnabled(True)
         self.title.setText(str(detail.get("title") or ""))
         kind = detail.get("exception_type") or (detail.get("tags") or {}).get("level") or detail.get("type") or ""
         message = detail.get("message") or ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -29,7 +29,11 @@ from console.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.api.error_tracking import NO_STATUS_API, SORTS, STATUSES, UNRESOLVED_ONLY, ErrorPage, ErrorSummary
 from console.api.errors import ApiError, NotFound, Unsupported
 from console.errors.detail import ErrorDetailView
+from console.errors.event_history import EventHistory
+from console.errors.event_pane import EventPane
+from console.errors.facets_pane import FacetsPane
 from console.errors.frequency import FrequencyBarDelegate
+from console.errors.markdown import error_markdown, issue_from_detail
 from console.errors.models import ErrorListModel
 from console.tab import Generation
 
@@ -130,6 +134,14 @@ class ErrorsPage(QWidget):
 
         self.detail = ErrorDetailView()
         self.detail.status_requested.connect(self.change_status)
+        self.events_pane, self.facets_pane = EventPane(), FacetsPane()
+        self.detail.add_section(self.events_pane, "Events")
+        self.detail.add_section(self.facets_pane, "Tags")
+        self.history = EventHistory(tab, self.events_pane, self.facets_pane, self.detail.sections)
+        self.history.event_chosen_from_tags.connect(lambda: self.detail.sections.setCurrentWidget(self.events_pane))
+        self.detail.cleared.connect(self.history.clear)
+        self.detail.copy_requested.connect(self.copy_markdown)
+        self.shown_error: tuple[dict[str, Any], list[dict[str, Any]]] | None = None  # details, stack trace
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -270,6 +282,8 @@ class ErrorsPage(QWidget):
         if project is None:
             return
         self.detail.show_summary(error)
+        self.shown_error = None
+        self.history.load(error.id, error.first_seen)
         path, shown = project["path_with_namespace"], self.detail_requests.advance()
 
         async def load() -> None:
@@ -280,10 +294,24 @@ class ErrorsPage(QWidget):
                     self.detail.stack_trace.show_message(f"The details could not be loaded. {missing.message}")
                 return
             if self.requests.is_current(request) and self.detail_requests.is_current(shown):
+                self.shown_error = (detail, trace.exceptions)
                 self.detail.show_details(detail)
                 self.detail.show_stack_trace(trace.exceptions, trace.message)
 
         self.tab.run(load(), description="Loading the error")
+
+    def copy_markdown(self) -> None:
+        """From Sentry's API with the shown event where event history is on; else from the details shown."""
+        text = self.history.markdown()
+        project = self.tab.project
+        if text is None and self.shown_error is not None and project is not None:
+            detail, exceptions = self.shown_error
+            link = detail.get("external_url") or self.tab.api.error_page_url(project["path_with_namespace"],
+                                                                              str(detail["id"]))
+            text = error_markdown(issue_from_detail(detail, link), exceptions)
+        if text:
+            QGuiApplication.clipboard().setText(text)
+            self.tab.context.status_message.emit("The error is on the clipboard as Markdown")
 
     def selected_error(self) -> ErrorSummary | None:
         return self.model.error_at(self.table.currentIndex().row())

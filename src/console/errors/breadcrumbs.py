@@ -1,0 +1,102 @@
+"""An event's breadcrumbs as a timeline: time, category, level, message or data, ending with the crash itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+
+from console.api.sentry_events import Breadcrumb, Event
+from console.table_model import HeaderedTableModel, Index
+from console.timestamps import parse_time
+
+CRASH_ROLE = int(Qt.ItemDataRole.UserRole) + 20  # True on the row that marks the moment of the crash
+CRASH_BACKGROUND = QColor("#fde7e9")
+LEVEL_COLORS = {"error": QColor("#c0392b"), "fatal": QColor("#8e1b10"), "warning": QColor("#b9770e")}
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+
+
+def clock_time(text: str | None) -> str:
+    """Local time of day with milliseconds: breadcrumbs of one event are seconds apart."""
+    try:
+        moment = parse_time(text)
+    except ValueError:
+        return text or ""
+    return moment.astimezone().strftime("%H:%M:%S.%f")[:-3] if moment else ""
+
+
+class BreadcrumbModel(HeaderedTableModel):
+    HEADERS = ("Time", "Category", "Level", "Message or data")
+    TIME, CATEGORY, LEVEL, MESSAGE = range(4)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._rows: list[tuple[str, str, str, str]] = []
+        self._crash_row = -1
+        self._levels: list[str] = []
+        bold = QFont()
+        bold.setBold(True)
+        self._bold = bold
+
+    def show_event(self, event: Event | None) -> None:
+        self.beginResetModel()
+        crumbs: list[Breadcrumb] = event.breadcrumbs if event is not None else []
+        self._rows = [(clock_time(crumb.timestamp), crumb.category or crumb.type, crumb.level, crumb.text)
+                      for crumb in crumbs]
+        self._levels = [crumb.level for crumb in crumbs]
+        self._crash_row = -1
+        if event is not None:
+            raised = event.exceptions[-1] if event.exceptions else {}
+            what = ": ".join(str(part) for part in (raised.get("type"), raised.get("value")) if part)
+            self._rows.append((clock_time(event.date_created), "crash", "error", what or event.title))
+            self._levels.append("error")
+            self._crash_row = len(self._rows) - 1
+        self.endResetModel()
+
+    @property
+    def crash_row(self) -> int:
+        return self._crash_row
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(self, index: Index, role: int = _DISPLAY) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows) or not 0 <= index.column() < 4:
+            return None
+        row, column = index.row(), index.column()
+        if role in (_DISPLAY, _TOOLTIP):
+            return self._rows[row][column]
+        is_crash = row == self._crash_row
+        if role == CRASH_ROLE:
+            return is_crash
+        if role == Qt.ItemDataRole.BackgroundRole and is_crash:
+            return QBrush(CRASH_BACKGROUND)
+        if role == Qt.ItemDataRole.FontRole and is_crash:
+            return self._bold
+        if role == Qt.ItemDataRole.ForegroundRole and column == self.LEVEL and self._levels[row] in LEVEL_COLORS:
+            return QBrush(LEVEL_COLORS[self._levels[row]])
+        return None
+
+
+class BreadcrumbsView(QTableView):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.crumbs = BreadcrumbModel(self)
+        self.setModel(self.crumbs)
+        self.verticalHeader().hide()
+        self.setWordWrap(False)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        header = self.horizontalHeader()
+        metrics = self.fontMetrics()
+        for column, sample in ((BreadcrumbModel.TIME, "00:00:00.000"), (BreadcrumbModel.CATEGORY, "sqlalchemy.engine"),
+                               (BreadcrumbModel.LEVEL, "warning")):
+            header.resizeSection(column, metrics.horizontalAdvance(sample) + 24)
+        header.setSectionResizeMode(BreadcrumbModel.MESSAGE, QHeaderView.ResizeMode.Stretch)
+
+    def show_event(self, event: Event | None) -> None:
+        self.crumbs.show_event(event)
+        if self.crumbs.crash_row >= 0:
+            self.scrollToBottom()  # the crash, and what led to it

@@ -1,0 +1,216 @@
+"""Loads an error's events and tag facets into the detail pane's *Events* and *Tags* sections.
+
+Everything goes through Sentry's web API on the connected server (``console.api.sentry_events``), which
+only Outpost serves, and only for projects on its integrated backend: an external Sentry keeps its
+events to itself and answers to its own auth token, which the console does not hold. Where event
+history cannot be shown, the sections say why and the rest of the detail pane works as before.
+
+Late answers: ``errors`` is stamped per selected error, ``events`` per event asked for and ``tagged``
+per tag value clicked; an answer lands only while its stamp (and the tab's project choice) is current.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QTabWidget
+
+from console.api.errors import ApiError, Forbidden, NotFound
+from console.api.sentry_events import Event, Issue, SentryEventsApi, StoredEvents, TagValue
+from console.errors.event_pane import EventPane
+from console.errors.facets_pane import FacetsPane
+from console.errors.markdown import error_markdown
+from console.tab import Generation
+from console.timestamps import parse_time
+
+if TYPE_CHECKING:
+    from console.errors.tab import ErrorTrackingTab
+
+NEEDS_OUTPOST = ("Event history needs an Outpost server: GitLab's API offers one latest stack trace per error, "
+                 "shown under Stack trace.")
+EXTERNAL_BACKEND = ("Event history is shown for Outpost's integrated error tracking only. This project's errors "
+                    "are kept by an external Sentry, which answers to its own auth token, not to this "
+                    "connection's; open the error in that Sentry to walk its events.")
+LOADING = "Loading the error's events…"
+PRUNED_MEANWHILE = "That event is no longer stored: retention pruned it after it was listed. Choose another."
+NONE_STORED = ("No event of this error is stored any more: retention pruned them all. Its counts, dates and tag "
+               "facets stay.")
+TAGGED_EVENTS_SHOWN = 100
+
+
+def same_moment(one: str | None, other: str | None) -> bool:
+    """Whether two timestamps name the same second (the list and Sentry's API write them differently)."""
+    try:
+        first, second = parse_time(one), parse_time(other)
+    except ValueError:
+        return False
+    return first is not None and second is not None and abs((first - second).total_seconds()) < 1
+
+
+class EventHistory(QObject):
+    event_chosen_from_tags = Signal()  # the Tags section asked to show an event: the pane switches to Events
+
+    def __init__(self, tab: ErrorTrackingTab, events: EventPane, facets: FacetsPane, sections: QTabWidget) -> None:
+        super().__init__(events)
+        self.tab = tab
+        self.events_pane = events
+        self.facets_pane = facets
+        self.sections = sections
+        # Loading waits until Events or Tags is on screen: browsing the list with the stack trace in view
+        # costs no event requests.
+        self._waiting: Callable[[], Coroutine[Any, Any, None]] | None = None  # makes the load's coroutine
+        sections.currentChanged.connect(lambda _index: self._start_if_shown())
+        self.errors, self.events, self.tagged = Generation(), Generation(), Generation()
+        self.error_id: str | None = None
+        self.issue: Issue | None = None
+        self.stored: StoredEvents | None = None
+        self.shown: Event | None = None
+        events.navigator.requested.connect(self.show_event)
+        facets.facets.value_chosen.connect(self.list_tagged)
+        facets.tagged.event_chosen.connect(self._event_from_tags)
+
+    def _stamps(self) -> tuple[int, int]:
+        return self.tab.project_choice.stamp, self.errors.stamp
+
+    def _current(self, stamps: tuple[int, int]) -> bool:
+        return self.tab.project_choice.is_current(stamps[0]) and self.errors.is_current(stamps[1])
+
+    def clear(self) -> None:
+        self._waiting = None
+        self.errors.advance()
+        self.error_id, self.issue, self.stored, self.shown = None, None, None, None
+        self.events_pane.clear()
+        self.facets_pane.clear()
+
+    def load(self, error_id: str, first_seen: str | None) -> None:
+        """The selected error's latest event, its stored events' ids (for "event 3 of 25") and its facets."""
+        self.clear()
+        project = self.tab.project
+        if project is None:
+            return
+        self.error_id = error_id
+        api = SentryEventsApi(self.tab.api.client)
+        if not api.available:
+            self.events_pane.say(NEEDS_OUTPOST)
+            self.facets_pane.say(NEEDS_OUTPOST)
+            return
+        stamps = self._stamps()
+        self.events.advance()
+        self.events_pane.say(LOADING)
+        self.facets_pane.say(LOADING)
+
+        async def load() -> None:
+            try:
+                await load_history()
+            except ApiError as failure:
+                self._unavailable(stamps, f"The events could not be loaded. {failure.message}")
+                raise
+
+        async def load_history() -> None:
+            if not await self._integrated(project["id"]):
+                return self._unavailable(stamps, EXTERNAL_BACKEND)
+            try:
+                issue = await api.issue(error_id)
+            except NotFound:
+                return self._unavailable(stamps, EXTERNAL_BACKEND)
+            # A project switched from an external Sentry keeps its old integrated errors; an external id
+            # may name one of those (or another project's error): show events only of the error listed.
+            if issue.project_id != str(project["id"]) or not same_moment(issue.first_seen, first_seen):
+                return self._unavailable(stamps, EXTERNAL_BACKEND)
+            stored, facets = await asyncio.gather(api.stored_events(error_id), api.tag_facets(error_id))
+            latest = await api.event(error_id, "latest") if stored.ids else None
+            if not self._current(stamps):
+                return
+            self.issue, self.stored = issue, stored
+            self.facets_pane.show_facets(facets)
+            if latest is None:
+                self.events_pane.say(NONE_STORED)
+            else:
+                self._show(latest)
+
+        self._waiting = load
+        self._start_if_shown()
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the selected error's events wait for Events or Tags to be shown."""
+        return self._waiting is not None
+
+    def _start_if_shown(self) -> None:
+        if self._waiting is not None and self.sections.currentWidget() in (self.events_pane, self.facets_pane):
+            work, self._waiting = self._waiting, None
+            self.tab.run(work(), description="Loading the error's events")
+
+    async def _integrated(self, project_id: int) -> bool:
+        """Whether the project's errors are Outpost's own; its settings need Maintainer, so without them
+        the issue's own project and first-seen time decide (see ``load``)."""
+        try:
+            settings = await self.tab.api.settings(project_id)
+        except Forbidden:
+            return True
+        return not settings.exists or settings.integrated
+
+    def _unavailable(self, stamps: tuple[int, int], text: str) -> None:
+        if self._current(stamps):
+            self.events_pane.say(text)
+            self.facets_pane.say(text)
+
+    def _show(self, event: Event) -> None:
+        self.shown = event
+        total = self.issue.count if self.issue else 0
+        position = self.stored.describe(event.id, total) if self.stored else ""
+        self.events_pane.show_event(event, position)
+
+    def show_event(self, which: str) -> None:
+        """``oldest``, ``latest`` or an event id of the selected error."""
+        error_id, stamps = self.error_id, self._stamps()
+        if error_id is None or self.issue is None:
+            return
+        request = self.events.advance()
+        api = SentryEventsApi(self.tab.api.client)
+
+        async def load() -> None:
+            try:
+                event = await api.event(error_id, which)
+            except NotFound:  # pruned since it was listed: say so, and count the stored events afresh
+                recounted = await api.stored_events(error_id)
+                if self._current(stamps) and self.events.is_current(request):
+                    self.stored = recounted
+                    self.events_pane.say(PRUNED_MEANWHILE)
+                return
+            stored = self.stored
+            if stored is not None and event.id not in stored.ids:  # arrived after the ids were walked
+                stored = await api.stored_events(error_id)
+            if self._current(stamps) and self.events.is_current(request):
+                self.stored = stored
+                self._show(event)
+
+        self.tab.run(load(), description="Loading the event")
+
+    def list_tagged(self, value: TagValue) -> None:
+        error_id, stamps = self.error_id, self._stamps()
+        if error_id is None:
+            return
+        request = self.tagged.advance()
+        self.facets_pane.listing(value)
+        api = SentryEventsApi(self.tab.api.client)
+
+        async def load() -> None:
+            page = await api.events(error_id, query=value.query, per_page=TAGGED_EVENTS_SHOWN)
+            if self._current(stamps) and self.tagged.is_current(request):
+                self.facets_pane.show_tagged(value, page.events, more_available=page.next_cursor is not None)
+
+        self.tab.run(load(), description=f"Loading the events with {value.key} = {value.name}")
+
+    def _event_from_tags(self, event_id: str) -> None:
+        self.show_event(event_id)
+        self.event_chosen_from_tags.emit()
+
+    def markdown(self) -> str | None:
+        """The error from Sentry's API with the shown event's frames; None where event history is not shown."""
+        if self.issue is None:
+            return None
+        return error_markdown(self.issue, self.shown.exceptions if self.shown else [])

@@ -1,0 +1,118 @@
+"""The event history's models under qtmodeltester, and what it derives without Qt: the position text
+("event 3 of 25"), the Markdown of an error, and the records read from Sentry's event JSON."""
+
+from __future__ import annotations
+
+import pytest
+
+from console.api.sentry_events import (
+    Breadcrumb,
+    Event,
+    EventSummary,
+    Issue,
+    StoredEvents,
+    TagFacet,
+    TagValue,
+    tag_query,
+)
+from console.errors.breadcrumbs import CRASH_ROLE, BreadcrumbModel
+from console.errors.markdown import error_markdown
+from console.errors.tag_facets import SHARE_ROLE, VALUE_ROLE, TagFacetModel
+from console.errors.tagged_events import TaggedEventsModel
+
+
+def event(**changes) -> Event:
+    fields = dict(
+        id="a" * 32, issue_id="7", date_created="2026-11-20T10:00:02Z", title="ValueError: bad | input",
+        message="", culprit="shop.orders in load", release="shop@2.0.0",
+        exceptions=[{"type": "ValueError", "value": "bad | input", "frames": [
+            {"filename": "lib/http.py", "function": "send", "lineNo": 5, "in_app": False},
+            {"filename": "shop/orders.py", "function": "load", "lineNo": 12, "in_app": True},
+            {"filename": "shop/parse.py", "function": "parse", "lineNo": 3, "in_app": True}]}],
+        breadcrumbs=[Breadcrumb("2026-11-20T10:00:00Z", "http", "info", None, {"url": "/cart", "status_code": 200}),
+                     Breadcrumb("2026-11-20T10:00:01Z", "shop", "warning", "slow", None)],
+        request=None, user={}, contexts=[], tags=[], previous_id=None, next_id=None)
+    return Event(**{**fields, **changes})
+
+
+def test_breadcrumb_model(qtmodeltester):
+    model = BreadcrumbModel()
+    model.show_event(event())
+    qtmodeltester.check(model)
+    assert model.rowCount() == 3 and model.crash_row == 2
+    assert model.data(model.index(0, BreadcrumbModel.MESSAGE)) == "url=/cart  status_code=200", "data when no message"
+    assert model.data(model.index(2, BreadcrumbModel.MESSAGE)) == "ValueError: bad | input"
+    assert [model.data(model.index(row, 0), CRASH_ROLE) for row in range(3)] == [False, False, True]
+    model.show_event(None)
+    qtmodeltester.check(model)
+    assert model.rowCount() == 0
+
+
+def test_tag_facet_model(qtmodeltester):
+    browsers = TagFacet("browser", "Browser", total=4, unique_values=2, top=[
+        TagValue("browser", "Firefox 121", "Firefox 121", 3, tag_query("browser", "Firefox 121")),
+        TagValue("browser", "Chrome 120", "Chrome 120", 1, tag_query("browser", "Chrome 120"))])
+    users = TagFacet("user", "User", total=4, unique_values=1,
+                     top=[TagValue("user", "id:ada", "ada", 4, 'user.id:"ada"')])
+    model = TagFacetModel()
+    model.set_facets([browsers, users])
+    qtmodeltester.check(model)
+    texts = [[model.data(model.index(row, column)) for column in range(4)] for row in range(3)]
+    assert texts == [["Browser", "Firefox 121", 3, "75%"], ["", "Chrome 120", 1, "25%"], ["User", "ada", 4, "100%"]]
+    assert model.data(model.index(1, TagFacetModel.SHARE), SHARE_ROLE) == 0.25
+    assert model.data(model.index(2, 0), VALUE_ROLE).query == 'user.id:"ada"'
+    assert model.row_of("browser", "Chrome 120") == 1 and model.row_of("os", "Linux") == -1
+
+
+def test_tagged_events_model(qtmodeltester):
+    model = TaggedEventsModel()
+    model.set_events([EventSummary("b" * 32, "2026-11-20T10:00:00Z", "ada", {"release": "shop@2.0.0"}),
+                      EventSummary("c" * 32, None, "", {})], more_available=True)
+    qtmodeltester.check(model)
+    assert model.data(model.index(0, TaggedEventsModel.EVENT)) == "b" * 12
+    assert model.data(model.index(0, TaggedEventsModel.RELEASE)) == "shop@2.0.0"
+    assert model.event_at(1).id == "c" * 32 and model.event_at(2) is None
+
+
+@pytest.mark.parametrize(("stored", "event_id", "total", "text"), [
+    (StoredEvents(["c", "b", "a"], complete=True), "b", 3, "event 2 of 3"),
+    (StoredEvents(["c", "b", "a"], complete=True), "a", 25,
+     "event 1 of 3 stored (25 received; retention pruned the others)"),
+    (StoredEvents(["c", "b"], complete=False), "b", 5000, "event 2 from the latest of 5000"),
+    (StoredEvents(["c", "b"], complete=True), "z", 2, "an event of 2"),
+])
+def test_position_text_is_honest_about_pruning(stored, event_id, total, text):
+    assert stored.describe(event_id, total) == text
+
+
+def test_markdown_of_an_error():
+    issue = Issue(id="7", project_id="1", title="ValueError: bad | input", culprit="shop.orders in load", count=25,
+                  user_count=4, first_seen="2026-11-01T08:00:00Z", last_seen="2026-11-20T10:00:02Z",
+                  first_release="shop@1.0.0", last_release="shop@2.0.0", permalink="https://o.example/p/-/e/7")
+    text = error_markdown(issue, event().exceptions)
+    assert text.startswith("### ValueError: bad | input\n\n`shop.orders in load`\n")
+    assert "| Events | 25 |" in text and "| Releases | shop@1.0.0 → shop@2.0.0 |" in text
+    assert [line for line in text.splitlines() if line.startswith("- ")] == [
+        "- `shop/parse.py in parse at line 3`", "- `shop/orders.py in load at line 12`"], "in-app, innermost first"
+    assert text.endswith("[Open the error](https://o.example/p/-/e/7)\n")
+    same_release = Issue(**{**issue.__dict__, "first_release": "a|b", "last_release": "a|b", "permalink": None})
+    assert "| Releases | a\\|b |" in error_markdown(same_release, []), "a pipe would end the table cell"
+
+
+def test_event_from_sentry_json():
+    body = {"eventID": "d" * 32, "groupID": "9", "title": "T", "dateCreated": "2026-11-20T10:00:00Z",
+            "release": {"version": "shop@2.0.0"}, "previousEventID": "e" * 32, "nextEventID": None,
+            "user": {"id": "ada", "email": None, "data": None},
+            "contexts": {"runtime": {"name": "CPython", "version": "3.11"}, "os": {"name": "Linux"}, "gpu": "x"},
+            "tags": [{"key": "browser", "value": "Firefox 121"}],
+            "entries": [
+                {"type": "exception", "data": {"values": [{"type": "KeyError", "value": "'k'", "stacktrace": {
+                    "frames": [{"filename": "a.py", "function": "f", "lineNo": 1, "inApp": True}]}}]}},
+                {"type": "request", "data": {"url": "https://shop/x", "method": "GET",
+                                             "headers": [["Accept", "*/*"]], "query": [["q", "1"]]}}]}
+    parsed = Event.from_json(body)
+    assert parsed.exceptions[0]["frames"][0]["in_app"] is True
+    assert parsed.user == {"id": "ada"}
+    assert [name for name, _values in parsed.contexts] == ["os", "runtime"], "standard order; non-objects dropped"
+    assert parsed.request is not None and parsed.request.query == [("q", "1")]
+    assert parsed.breadcrumbs == [] and parsed.release == "shop@2.0.0" and parsed.next_id is None
