@@ -107,7 +107,14 @@ class AppContext(QObject):
 
         task = asyncio.ensure_future(self._guarded(work, description, on_success, quiet))
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+
+        def finished(task: asyncio.Task[None]) -> None:
+            self._tasks.discard(task)
+            # Cancelled before it ever ran (e.g. on disconnect): close the work so it is not left unawaited.
+            if task.cancelled() and asyncio.iscoroutine(work):
+                work.close()
+
+        task.add_done_callback(finished)
         return task
 
     async def cancel_operations(self) -> None:

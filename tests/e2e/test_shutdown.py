@@ -153,7 +153,8 @@ def _wait_until_refusing_connections(server: RunningServer, timeout: float = 30)
     while time.monotonic() < deadline:
         try:
             socket.create_connection((address.hostname, address.port), timeout=1).close()
-        except ConnectionRefusedError:
+        except (ConnectionRefusedError, ConnectionResetError):
+            # Refused, or reset: a connection still in the backlog when the listener closed.
             return
         time.sleep(0.02)
     raise AssertionError("the server kept accepting connections after the signal")
