@@ -9,15 +9,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
-from console.api.errors import ApiError
-from console.api.server import ServerInfo, detect_server
-from console.connection.local_server import LocalServerError
-
-# asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
-if TYPE_CHECKING:  # httpx (under the client) is imported on connecting, not at start-up
+# What runs on the loop is imported there: the window's first frame is painted without asyncio, httpx
+# (under the client) or the API modules.
+if TYPE_CHECKING:
     import asyncio
 
     from console.api.client import ApiClient
+    from console.api.server import ServerInfo
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +53,8 @@ class AppContext(QObject):
     @property
     def server(self) -> ServerInfo:
         """What the connected server is and offers (an unknown server offers only the REST API)."""
+        from console.api.server import ServerInfo
+
         return (self.client.server if self.client is not None else None) or ServerInfo()
 
     @property
@@ -64,6 +64,7 @@ class AppContext(QObject):
     async def connect_to(self, base_url: str, token: str) -> dict[str, Any]:
         """Sign in with ``token``; on success replace the current connection and return the user."""
         from console.api.client import ApiClient
+        from console.api.server import detect_server
 
         client = ApiClient(base_url, token)
         try:
@@ -130,6 +131,9 @@ class AppContext(QObject):
     async def _guarded(self, work: Awaitable[T], description: str, on_success: Callable[[T], None] | None,
                        quiet: bool) -> None:
         import asyncio
+
+        from console.api.errors import ApiError
+        from console.connection.local_server import LocalServerError
 
         if not quiet:
             self._set_busy(+1)

@@ -1,57 +1,66 @@
-"""The main window: connection area, feature tabs, status bar."""
+"""The main window: connection area, feature tabs, status bar.
+
+The window is built in two steps so that it shows quickly. The constructor builds the first screen
+(connection area, welcome page, tabs, status bar); :meth:`MainWindow.complete_setup` adds the rest
+(menus and shortcuts, the tray icon and the watcher, accessible names) once the first frame has been
+painted, or earlier when a connection needs it. ``ready`` says when that has happened. Qt creates a
+Python class for each enum the first time Python code touches it, so the first screen's code leaves
+the ``Qt`` namespace and the menus' key sequences alone.
+"""
 
 from __future__ import annotations
 
-import platform
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import QByteArray, QEventLoop, QSettings, Qt, QTimer, QUrl, qVersion
-from PySide6.QtGui import QCloseEvent, QDesktopServices
-from PySide6.QtWidgets import (
-    QApplication,
-    QLabel,
-    QMainWindow,
-    QMessageBox,
-    QProgressBar,
-    QStackedWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QByteArray, QSettings, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QStackedWidget, QVBoxLayout, QWidget
 
-from console import __version__
-from console.accessibility import give_accessible_names
 from console.connection.bar import ConnectionBar, WelcomePage
 from console.connection.credentials import CredentialStore
-from console.connection.local_server import LocalServer
 from console.connection.profiles import ProfileStore
 from console.context import AppContext
 from console.looks import FollowPalette, colours
-from console.menus import WindowActions
-from console.navigation import ProjectNavigator
-from console.notifications import Notifier, Target, TrayNotifier, Watcher
-from console.project_picker import make_searchable, show_counts
 from console.settings import app_data_dir, app_settings, log_dir
 from console.tabs import TAB_FACTORIES, LazyTabs
 from console.window_state import ProfileState
 
 SHUTDOWN_TIMEOUT = 20.0
 
-
-
 # asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
 if TYPE_CHECKING:
     import asyncio
 
+    from PySide6.QtGui import QCloseEvent, QPaintEvent
+    from PySide6.QtWidgets import QMessageBox
+
     from console.connection.dialog import ConnectionDialog
+    from console.connection.local_server import LocalServer
+    from console.menus import WindowActions
+    from console.navigation import ProjectNavigator
+    from console.notifications import Notifier, Target, TrayNotifier, Watcher
 
 DEFAULT_SIZE = (1100, 700)
+# The menu bar is there from the first frame, so nothing moves when console.menus fills it.
+MENUS = (("file", "&File"), ("edit", "&Edit"), ("view", "&View"), ("variables", "V&ariables"),
+         ("exports", "E&xports"), ("errors", "E&rrors"), ("help", "&Help"))
 
 __all__ = ["TAB_FACTORIES", "MainWindow"]
 
 
 class MainWindow(QMainWindow):
+    """Signals:
+    ready: the menus, shortcuts, tray icon, watcher and accessible names are in place (see complete_setup).
+    """
+
+    ready = Signal()
+
+    # Built by complete_setup, after the first frame.
+    actions_: WindowActions
+    tray: TrayNotifier
+    watcher: Watcher
+    navigator: ProjectNavigator
+
     def __init__(
         self,
         context: AppContext,
@@ -70,15 +79,17 @@ class MainWindow(QMainWindow):
         self._settings = settings if settings is not None else app_settings()
         self.profiles = ProfileStore(self._settings)
         self._local_server_dir = local_server_dir if local_server_dir is not None else app_data_dir() / "local-server"
+        self._history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
+        self._notifier = notifier
         self.local_server: LocalServer | None = None
         self.connection_dialog: ConnectionDialog | None = None
+        self.is_ready = False
+        self._setup_scheduled = False
 
         self.connection_bar = ConnectionBar()
         self.welcome_page = WelcomePage()
         self.state = ProfileState(self._settings, context)
-        self.navigator = ProjectNavigator(self)
-        history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
-        self.tabs = LazyTabs(context, history_dir=history_dir)
+        self.tabs = LazyTabs(context, history_dir=self._history_dir)
         self.tabs.tab_created.connect(self._tab_created)
         self.tabs.currentChanged.connect(self._remember_tab)
         self.pages = QStackedWidget()
@@ -90,6 +101,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.connection_bar)
         layout.addWidget(self.pages, 1)
         self.setCentralWidget(central)
+        self.menus = {name: self.menuBar().addMenu(title) for name, title in MENUS}
 
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)  # indeterminate
@@ -107,20 +119,45 @@ class MainWindow(QMainWindow):
         context.status_message.connect(self.show_status)
         context.error_reported.connect(self.show_error)
         context.busy.connect(self.progress.setVisible)
+        self._show_connection()
+        self._restore_geometry()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._setup_scheduled:
+            self._setup_scheduled = True
+            QTimer.singleShot(0, self, self.complete_setup)  # after this frame reaches the screen
+
+    def complete_setup(self) -> None:
+        """Adds what the first frame does without: menus and shortcuts, tray icon and watcher, accessible
+        names. Runs once, right after the first paint or when a connection is made, whichever is first."""
+        if self.is_ready:
+            return
+        self.is_ready = True
+        from PySide6.QtWidgets import QApplication
+
+        from console.accessibility import give_accessible_names
+        from console.menus import WindowActions
+        from console.navigation import ProjectNavigator
+        from console.notifications import TrayNotifier, Watcher
+
+        self.navigator = ProjectNavigator(self)
         self.actions_ = WindowActions(self)
+        bar = self.connection_bar
         for button, action in ((bar.connect_button, "connect"), (bar.local_server_button, "local_server"),
                                (bar.disconnect_button, "disconnect")):
             button.setToolTip(self.actions_.by_name[action].toolTip())
             button.setAccessibleName(self.actions_.by_name[action].text().replace("&", ""))
-        self.tray = TrayNotifier(QApplication.windowIcon(), context, self)
+        self.tray = TrayNotifier(QApplication.windowIcon(), self.context, self)
         self.tray.activated.connect(self.open_notified)
-        self.watcher = Watcher(context, self.state, notifier if notifier is not None else self.tray,
-                               history_dir=history_dir, parent=self)
-        context.connection_changed.connect(self._restore_profile)
-        self._show_connection()
-        bar.show_keyring_warning(credentials.warning)
+        self.watcher = Watcher(self.context, self.state, self._notifier if self._notifier is not None else self.tray,
+                               history_dir=self._history_dir, parent=self)
+        self.context.connection_changed.connect(self._restore_profile)
         give_accessible_names(self)  # the window's own controls; each tab's when it is built
-        self._restore_geometry()
+        if self.context.is_connected:  # connected while this was being connected: catch up
+            self.watcher.restart()
+            self._restore_profile()
+        self.ready.emit()
 
     # connection -----------------------------------------------------------------
     def _show_connection(self) -> None:
@@ -129,10 +166,11 @@ class MainWindow(QMainWindow):
         )
         self.connection_bar.show_connection(self.context, local=local)
         self.connection_bar.local_server_button.setEnabled(self.local_server is None)
-        if hasattr(self, "actions_"):
+        if self.is_ready:
             self.actions_.update_enabled()
         self.pages.setCurrentWidget(self.tabs if self.context.is_connected else self.welcome_page)
         if self.context.is_connected:
+            self.complete_setup()  # the tabs need the watcher and the menus
             self.tabs.current_feature()  # tabs are built when first needed, not at start-up
         self.connection_bar.show_keyring_warning(self.credentials.warning)
 
@@ -149,6 +187,8 @@ class MainWindow(QMainWindow):
         return self.context.run(self._start_local_server(), description="Starting the local server")
 
     async def _start_local_server(self) -> None:
+        from console.connection.local_server import LocalServer
+
         if self.local_server is not None:
             return
         server = self.local_server = LocalServer(self._local_server_dir)
@@ -192,6 +232,10 @@ class MainWindow(QMainWindow):
             self.state.set_value("last_tab", self.tabs.names[index])
 
     def _tab_created(self, name: str, widget: QWidget) -> None:
+        from console.accessibility import give_accessible_names
+
+        self.complete_setup()
+        self.actions_.tab_created(name, widget)
         self.state.remember_views(name, widget)
         give_accessible_names(widget)
         if name == "overview":
@@ -200,6 +244,8 @@ class MainWindow(QMainWindow):
         elif name == "exports":
             widget.export_finished.connect(self.watcher.announce_export)  # type: ignore[attr-defined]
         elif name == "errors":
+            from console.project_picker import make_searchable
+
             picker = widget.project_picker  # type: ignore[attr-defined]
             make_searchable(picker)
             picker.currentIndexChanged.connect(lambda index: self._remember_project(picker.itemText(index)))
@@ -211,6 +257,8 @@ class MainWindow(QMainWindow):
         overview, errors = self.tabs.created("overview"), self.tabs.created("errors")
         if overview is None or errors is None:
             return
+        from console.project_picker import show_counts
+
         rows = overview.model.rows  # type: ignore[attr-defined]
         counts = {row.path: row.unresolved.text for row in rows if row.unresolved.value is not None}
         show_counts(errors.project_picker, counts)  # type: ignore[attr-defined]
@@ -264,12 +312,22 @@ class MainWindow(QMainWindow):
         return dialog
 
     def about_text(self) -> str:
+        import platform
+
+        from PySide6 import __version__ as pyside_version
+        from PySide6.QtCore import qVersion
+
+        from console import __version__
+
         version = self.context.server_version or {}
         server = f"{version.get('version')} ({version.get('revision')})" if version else "not connected"
         return (f"<b>Outpost console {__version__}</b><br>Python {platform.python_version()}, "
                 f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}")
 
     def show_about(self) -> QMessageBox:
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QMessageBox
+
         box = QMessageBox(QMessageBox.Icon.Information, "About Outpost console", self.about_text(),
                           QMessageBox.StandardButton.Close, self)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -277,6 +335,9 @@ class MainWindow(QMainWindow):
         return box
 
     def open_log_folder(self) -> bool:
+        from PySide6.QtCore import QUrl
+        from PySide6.QtGui import QDesktopServices
+
         # The folder exists from start-up on: app.py logs into it.
         return QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))
 
@@ -295,6 +356,9 @@ class MainWindow(QMainWindow):
 
     def show_unexpected_error(self, summary: str, details: str) -> QMessageBox:
         """Non-modal report of a bug; the traceback is under "Show Details"."""
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QMessageBox
+
         self.show_error("Unexpected error", summary)
         box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error", summary, QMessageBox.StandardButton.Close,
                           self)
@@ -325,6 +389,8 @@ class MainWindow(QMainWindow):
             event.accept()
             return
         import asyncio
+
+        from PySide6.QtCore import QEventLoop
 
         loop = _usable_loop()
         if loop is not None and asyncio.current_task(loop) is not None:

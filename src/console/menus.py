@@ -39,7 +39,8 @@ def _attribute_path(widget: Any, path: tuple[str, ...]) -> Any:
 
 
 class WindowActions(QObject):
-    """Builds the menus of ``window`` and carries out their actions."""
+    """Fills the menus of ``window`` (the window shows them, empty, from its first frame) and carries out
+    their actions."""
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
@@ -48,18 +49,18 @@ class WindowActions(QObject):
         bar: QMenuBar = window.menuBar()
         bar.setAccessibleName("Menu bar")
 
-        file_menu = bar.addMenu("&File")
+        file_menu = window.menus["file"]
         self._add(file_menu, "connect", "&Connect…", "Ctrl+O", window.open_connection_dialog)
         self._add(file_menu, "local_server", "&Start local server", "Ctrl+L", window.start_local_server)
         self._add(file_menu, "disconnect", "&Disconnect", "Ctrl+Shift+D", window.disconnect)
         file_menu.addSeparator()
         self._add(file_menu, "quit", "&Quit", "Ctrl+Q", window.close)
 
-        edit_menu = bar.addMenu("&Edit")
+        edit_menu = window.menus["edit"]
         self._add(edit_menu, "find", "&Find", QKeySequence.StandardKey.Find, self.find)
         self._add(edit_menu, "copy", "&Copy", QKeySequence.StandardKey.Copy, self.copy)
 
-        view_menu = bar.addMenu("&View")
+        view_menu = window.menus["view"]
         self._add(view_menu, "refresh", "&Refresh", QKeySequence.StandardKey.Refresh, self.refresh)
         view_menu.addSeparator()
         for number, name in enumerate(window.tabs.names, start=1):
@@ -68,14 +69,14 @@ class WindowActions(QObject):
         view_menu.addSeparator()
         self._add(view_menu, "notifications", "&Notifications…", None, window.open_notification_settings)
 
-        variables_menu = bar.addMenu("V&ariables")
+        variables_menu = window.menus["variables"]
         self._add(variables_menu, "new_variable", "&New variable…", QKeySequence.StandardKey.New,
                   lambda: self._on_tab("variables", "add_variable"))
         self._add(variables_menu, "delete", "&Delete…", QKeySequence.StandardKey.Delete, self.delete)
-        exports_menu = bar.addMenu("E&xports")
+        exports_menu = window.menus["exports"]
         self._add(exports_menu, "save_export", "&Save export…", QKeySequence.StandardKey.Save,
                   lambda: self._on_tab("exports", "save_as"))
-        errors_menu = bar.addMenu("E&rrors")
+        errors_menu = window.menus["errors"]
         self._add(errors_menu, "resolve", "&Resolve selected error", "Ctrl+R",
                   lambda: self.set_error_status("resolved"))
         self._add(errors_menu, "ignore", "&Ignore selected error", "Ctrl+I",
@@ -83,13 +84,12 @@ class WindowActions(QObject):
         self._add(errors_menu, "unresolve", "&Unresolve selected error", "Ctrl+U",
                   lambda: self.set_error_status("unresolved"))
 
-        help_menu = bar.addMenu("&Help")
+        help_menu = window.menus["help"]
         self._add(help_menu, "log_folder", "Open &log folder", None, window.open_log_folder)
         self._add(help_menu, "about", "&About Outpost console", QKeySequence.StandardKey.HelpContents,
                   window.show_about)
         window.context.connection_changed.connect(self.update_enabled)
         window.tabs.currentChanged.connect(lambda _index: self.update_enabled())
-        window.tabs.tab_created.connect(self._tab_created)
         self.update_enabled()
 
     def _add(self, menu: Any, name: str, text: str, shortcut: Shortcut, slot: Callable[[], Any]) -> QAction:
@@ -111,7 +111,8 @@ class WindowActions(QObject):
             self.by_name[f"tab_{name}"].setEnabled(connected)
         self.by_name["local_server"].setEnabled(self.window.local_server is None)
 
-    def _tab_created(self, name: str, widget: QWidget) -> None:
+    def tab_created(self, name: str, widget: QWidget) -> None:
+        """Called by the window for each feature widget it builds."""
         if name == "errors":  # the list's context menu offers the same actions (each action exists once)
             errors: Any = widget
             errors.errors_page.table.addActions([self.by_name[action] for action in STATUS_ACTIONS])

@@ -3,12 +3,14 @@ splitter proportions, the error tracking project and the watch settings. Never s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
-from PySide6.QtWidgets import QSplitter, QTableView, QWidget
+from PySide6.QtCore import QSettings
 
 from console.context import AppContext
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 DEFAULT_WATCH_SECONDS = 60
 MIN_WATCH_SECONDS = 15
@@ -73,6 +75,9 @@ class ProfileState:
 
     def remember_views(self, tab_name: str, widget: QWidget) -> None:
         """Restores, then keeps saving, the sort order of each sortable table and each splitter's sizes."""
+        from PySide6.QtCore import QByteArray, Qt  # tabs are built once connected, never for the first frame
+        from PySide6.QtWidgets import QSplitter, QTableView
+
         tables = [table for table in widget.findChildren(QTableView) if table.isSortingEnabled()]
         for number, table in enumerate(tables):
             name = f"views/{tab_name}/table{number}/sort"

@@ -12,6 +12,7 @@ from console.connection.credentials import CredentialStore
 from console.connection.profiles import Profile, ProfileStore
 from console.excepthook import ExceptionReporter
 from console.main_window import TAB_FACTORIES, MainWindow
+from tests.console.shell.conftest import wait_until_ready
 from tests.console.test_api_client import closed_port
 
 WAIT = 15_000
@@ -23,6 +24,7 @@ def window(qtbot, qloop_running, context, credentials, settings, tmp_path):
     qtbot.addWidget(win)
     win.show()
     qtbot.waitExposed(win)
+    wait_until_ready(qtbot, win)
     yield win
     if context.client is not None or win.local_server is not None:
         win.close()

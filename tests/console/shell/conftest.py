@@ -48,6 +48,13 @@ def noisy(server, api):
     return project
 
 
+def wait_until_ready(qtbot, window: MainWindow) -> None:
+    """Waits for the set-up the window finishes after its first frame (menus, shortcuts, tray, names)."""
+    if not window.is_ready:
+        with qtbot.waitSignal(window.ready, timeout=WAIT):
+            pass
+
+
 @pytest.fixture
 def notifier():
     return RecordingNotifier()
@@ -64,6 +71,7 @@ def make_window(qtbot, qloop_running, context, credentials, settings, tmp_path, 
         qtbot.addWidget(window)
         window.show()
         qtbot.waitExposed(window)
+        wait_until_ready(qtbot, window)
         windows.append(window)
         return window
 

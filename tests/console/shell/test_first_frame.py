@@ -1,0 +1,48 @@
+"""The window's two-step start: a first frame without menus, then the rest of its set-up by itself."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QKeySequence
+
+from console.main_window import MainWindow
+from tests.console.shell.conftest import WAIT, connect
+
+MENUS = ["&File", "&Edit", "&View", "V&ariables", "E&xports", "E&rrors", "&Help"]
+
+
+@pytest.fixture
+def unshown(qtbot, qloop_running, context, credentials, settings, tmp_path, notifier):
+    window = MainWindow(context, credentials, settings=settings, local_server_dir=tmp_path / "local-server",
+                        notifier=notifier, history_dir=tmp_path / "exports")
+    qtbot.addWidget(window)
+    yield window
+    if context.client is not None:
+        window.close()
+
+
+def test_the_menus_shortcuts_tray_and_names_follow_the_first_frame(qtbot, unshown, notifier):
+    window = unshown
+    assert not window.is_ready  # the first frame has the menu bar, but neither menu items nor shortcuts
+    assert [menu.text() for menu in window.menuBar().actions()] == MENUS
+    assert all(menu.menu().isEmpty() for menu in window.menuBar().actions()) and window.actions() == []
+    readiness: list[bool] = []
+    window.ready.connect(lambda: readiness.append(window.is_ready))
+    with qtbot.waitSignal(window.ready, timeout=WAIT):
+        window.show()
+    assert not any(menu.menu().isEmpty() for menu in window.menuBar().actions())
+    shortcuts = {action.shortcut().toString(QKeySequence.SequenceFormat.PortableText) for action in window.actions()}
+    assert {"Ctrl+O", "Ctrl+L", "Ctrl+Q", "Ctrl+1", "Ctrl+4", "F5"} <= shortcuts
+    connect_button = window.connection_bar.connect_button
+    assert connect_button.accessibleName() == "Connect…" and "Ctrl+O" in connect_button.toolTip()
+    assert window.watcher.notifier is notifier and window.tray.activated is not None
+    window.complete_setup()  # as a connection does: nothing is set up twice
+    assert readiness == [True] and [menu.text() for menu in window.menuBar().actions()] == MENUS
+
+
+def test_connecting_before_the_first_frame_sets_the_window_up_first(qtbot, unshown, server):
+    window = unshown
+    connect(window, qtbot, server.url, server.root_token)
+    assert window.is_ready
+    assert window.pages.currentWidget() is window.tabs and window.tabs.created("overview") is not None
+    assert window.actions_.by_name["refresh"].isEnabled() and window.actions_.by_name["disconnect"].isEnabled()
