@@ -47,13 +47,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if not arguments:
+        # A plain start from the desktop: the window is what matters, and argparse (with the lookup of
+        # its translations) would only delay it.
+        _log_to_console()
+        return run_gui(demo=False)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     if args.screenshot and not args.demo:
         parser.error("--screenshot needs --demo")
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    # httpx logs every request URL at INFO; URLs are kept out of the log as a rule.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    _log_to_console()
     if args.self_test:
         from console.self_test import run_self_test
 
@@ -61,16 +65,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_gui(demo=args.demo, screenshot=args.screenshot)
 
 
-def create_application():
+def _log_to_console() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # httpx logs every request URL at INFO; URLs are kept out of the log as a rule.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+def create_application(*, icon: bool = True):
+    """The QApplication; without ``icon`` the caller sets the application icon (the main window does so
+    after its first frame: loading the SVG icon engine would delay it)."""
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setOrganizationName("Outpost")
     app.setApplicationName("Outpost console")
     app.setApplicationVersion(__version__)
-    from console.icons import app_icon
+    if icon:
+        from console.icons import app_icon
 
-    app.setWindowIcon(app_icon())
+        QApplication.setWindowIcon(app_icon())
     return app
 
 
@@ -81,7 +94,7 @@ def run_gui(*, demo: bool, screenshot: Path | None = None) -> int:
     from console.context import AppContext
     from console.main_window import MainWindow
 
-    app = create_application()
+    app = create_application(icon=False)
     context = AppContext()
     credentials = CredentialStore()
     window = MainWindow(context, credentials)

@@ -2,7 +2,7 @@
 
 The window is built in two steps so that it shows quickly. The constructor builds the first screen
 (connection area, welcome page, tabs, status bar); :meth:`MainWindow.complete_setup` adds the rest
-(menus and shortcuts, the tray icon and the watcher, accessible names) once the first frame has been
+(menu items and shortcuts, the application and tray icons, the watcher, accessible names) once the first frame has been
 painted, or earlier when a connection needs it. ``ready`` says when that has happened. Qt creates a
 Python class for each enum the first time Python code touches it, so the first screen's code leaves
 the ``Qt`` namespace and the menus' key sequences alone.
@@ -18,7 +18,6 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QStackedWidget,
 
 from console.connection.bar import ConnectionBar, WelcomePage
 from console.connection.credentials import CredentialStore
-from console.connection.profiles import ProfileStore
 from console.context import AppContext
 from console.looks import FollowPalette, colours
 from console.settings import app_data_dir, app_settings, log_dir
@@ -50,7 +49,7 @@ __all__ = ["TAB_FACTORIES", "MainWindow"]
 
 class MainWindow(QMainWindow):
     """Signals:
-    ready: the menus, shortcuts, tray icon, watcher and accessible names are in place (see complete_setup).
+    ready: the menu items, shortcuts, icons, watcher and accessible names are in place (see complete_setup).
     """
 
     ready = Signal()
@@ -77,7 +76,6 @@ class MainWindow(QMainWindow):
         self.context = context
         self.credentials = credentials
         self._settings = settings if settings is not None else app_settings()
-        self.profiles = ProfileStore(self._settings)
         self._local_server_dir = local_server_dir if local_server_dir is not None else app_data_dir() / "local-server"
         self._history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
         self._notifier = notifier
@@ -129,14 +127,16 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self, self.complete_setup)  # after this frame reaches the screen
 
     def complete_setup(self) -> None:
-        """Adds what the first frame does without: menus and shortcuts, tray icon and watcher, accessible
-        names. Runs once, right after the first paint or when a connection is made, whichever is first."""
+        """Adds what the first frame does without: menu items and shortcuts, the application and tray icons,
+        the watcher, accessible names. Runs once, right after the first paint or when a connection is made,
+        whichever is first."""
         if self.is_ready:
             return
         self.is_ready = True
         from PySide6.QtWidgets import QApplication
 
         from console.accessibility import give_accessible_names
+        from console.icons import app_icon
         from console.menus import WindowActions
         from console.navigation import ProjectNavigator
         from console.notifications import TrayNotifier, Watcher
@@ -148,6 +148,8 @@ class MainWindow(QMainWindow):
                                (bar.disconnect_button, "disconnect")):
             button.setToolTip(self.actions_.by_name[action].toolTip())
             button.setAccessibleName(self.actions_.by_name[action].text().replace("&", ""))
+        if QApplication.windowIcon().isNull():
+            QApplication.setWindowIcon(app_icon())  # for this window, later ones and the tray
         self.tray = TrayNotifier(QApplication.windowIcon(), self.context, self)
         self.tray.activated.connect(self.open_notified)
         self.watcher = Watcher(self.context, self.state, self._notifier if self._notifier is not None else self.tray,
@@ -176,8 +178,9 @@ class MainWindow(QMainWindow):
 
     def open_connection_dialog(self) -> ConnectionDialog:
         from console.connection.dialog import ConnectionDialog  # not needed for the first screen
+        from console.connection.profiles import ProfileStore
 
-        dialog = ConnectionDialog(self.context, self.profiles, self.credentials, self)
+        dialog = ConnectionDialog(self.context, ProfileStore(self._settings), self.credentials, self)
         dialog.finished.connect(lambda _result: self.connection_bar.show_keyring_warning(self.credentials.warning))
         self.connection_dialog = dialog
         dialog.open()
