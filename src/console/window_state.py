@@ -12,6 +12,9 @@ from console.context import AppContext
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
+# The object name of a combo box that chooses a sort order (the error list's, which the server sorts):
+# remember_views keeps its choice like a table's sort order.
+SORT_CHOOSER = "sortChooser"
 DEFAULT_WATCH_SECONDS = 60
 MIN_WATCH_SECONDS = 15
 
@@ -74,9 +77,10 @@ class ProfileState:
         return self.texts("watch/projects")
 
     def remember_views(self, tab_name: str, widget: QWidget) -> None:
-        """Restores, then keeps saving, the sort order of each sortable table and each splitter's sizes."""
+        """Restores, then keeps saving, the sort order of each sortable table and each sort chooser, and each
+        splitter's sizes."""
         from PySide6.QtCore import QByteArray, Qt  # tabs are built once connected, never for the first frame
-        from PySide6.QtWidgets import QSplitter, QTableView
+        from PySide6.QtWidgets import QComboBox, QSplitter, QTableView
 
         tables = [table for table in widget.findChildren(QTableView) if table.isSortingEnabled()]
         for number, table in enumerate(tables):
@@ -96,3 +100,12 @@ class ProfileState:
                 splitter.restoreState(saved)
             splitter.splitterMoved.connect(lambda _pos, _index, splitter=splitter, name=name:
                                            self.set_value(name, splitter.saveState()))
+        choosers = [combo for combo in widget.findChildren(QComboBox) if combo.objectName() == SORT_CHOOSER]
+        for number, combo in enumerate(choosers):
+            name = f"views/{tab_name}/sort_chooser{number}"
+            saved = self.value(name)
+            index = combo.findData(saved) if saved is not None else -1
+            if index >= 0:
+                combo.setCurrentIndex(index)
+            combo.currentIndexChanged.connect(lambda _index, combo=combo, name=name:
+                                              self.set_value(name, combo.currentData()))

@@ -36,6 +36,7 @@ from console.errors.frequency import FrequencyBarDelegate
 from console.errors.markdown import error_markdown, issue_from_detail
 from console.errors.models import ErrorListModel
 from console.tab import Generation
+from console.window_state import SORT_CHOOSER
 
 if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
@@ -76,6 +77,7 @@ class ErrorsPage(QWidget):
         self.search.setClearButtonEnabled(True)
         self.search.returnPressed.connect(self.reload)
         self.sort = QComboBox()
+        self.sort.setObjectName(SORT_CHOOSER)  # remembered per profile in the console
         for value in SORTS:
             self.sort.addItem(SORT_LABELS[value], value)
         self.status = QComboBox()

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QWidget
 from console.api.exports import ExportsApi, ExportScope
 from console.errors.models import ErrorListModel
 from console.exports.store import ExportHistory, ExportRecord, profile_key
+from console.main_window import DEFAULT_SIZE
 from console.variables.models import VariablesModel
 from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect, error_list, resolve
@@ -45,6 +46,47 @@ def test_window_restores_tab_project_and_sort_per_profile(qtbot, make_window, se
     errors = second.tabs.show_tab("errors")
     qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path,
                     timeout=WAIT)
+
+
+def errors_page_as(make_window, qtbot, server, token: str):
+    """A new window connected with ``token`` (root's profile or another user's), on its Errors page, at the
+    default size: restoreGeometry would fit the window to the offscreen screen, which is smaller."""
+    window = make_window()
+    window.resize(*DEFAULT_SIZE)
+    connect(window, qtbot, server.url, token)
+    return window, window.tabs.show_tab("errors").errors_page
+
+
+def test_error_list_sort_is_remembered_per_profile(qtbot, make_window, server, api):
+    first, page = errors_page_as(make_window, qtbot, server, server.root_token)
+    assert page.sort.currentData() == "last_seen"
+    page.sort.setCurrentIndex(page.sort.findData("frequency"))
+    first.close()
+
+    second, page = errors_page_as(make_window, qtbot, server, server.root_token)
+    assert page.sort.currentData() == "frequency"
+    second.close()
+    _user, token = api.user(admin=True)
+    _other, page = errors_page_as(make_window, qtbot, server, token)
+    assert page.sort.currentData() == "last_seen"
+
+
+def test_splitter_sizes_are_restored_per_profile(qtbot, make_window, server, api):
+    first, page = errors_page_as(make_window, qtbot, server, server.root_token)
+    qtbot.waitUntil(lambda: min(page.splitter.sizes()) > 0, timeout=WAIT)  # laid out in the shown tab
+    initial = page.splitter.sizes()
+    page.splitter.moveSplitter(initial[0] - 150, 1)  # what dragging the handle does
+    moved = page.splitter.sizes()
+    assert moved[0] == initial[0] - 150
+    first.close()
+
+    second, page = errors_page_as(make_window, qtbot, server, server.root_token)
+    qtbot.waitUntil(lambda: page.splitter.sizes() == moved, timeout=WAIT)
+    second.close()
+    _user, token = api.user(admin=True)
+    other, page = errors_page_as(make_window, qtbot, server, token)
+    qtbot.waitUntil(lambda: sum(page.splitter.sizes()) == sum(initial), timeout=WAIT)
+    assert page.splitter.sizes() == initial
 
 
 def test_first_start_uses_the_default_size_and_the_project_with_the_latest_error(qtbot, make_window, server, api):
