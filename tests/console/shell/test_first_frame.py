@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 from PySide6.QtGui import QKeySequence
 
@@ -46,3 +51,38 @@ def test_connecting_before_the_first_frame_sets_the_window_up_first(qtbot, unsho
     assert window.is_ready
     assert window.pages.currentWidget() is window.tabs and window.tabs.created("overview") is not None
     assert window.actions_.by_name["refresh"].isEnabled() and window.actions_.by_name["disconnect"].isEnabled()
+
+
+# Stands in for the packaged app's start-up probe (packaging/hooks/rthook_startup_probe.py): when the main
+# window is shown, report what the start has loaded so far, then stop.
+AT_FIRST_SHOW = """
+import json, os, sys
+import PySide6.QtCore
+from PySide6.QtWidgets import QWidget
+
+show = QWidget.show
+
+def report(widget):
+    show(widget)
+    loaded = [name for name in sys.argv[1:] if name in sys.modules]
+    print(json.dumps({"loaded": loaded, "qt_namespace": "Qt" in vars(PySide6.QtCore)}), flush=True)
+    os._exit(0)
+
+QWidget.show = report
+from console.app import main
+main([])
+"""
+LATER_MODULES = ["console.menus", "console.notifications", "console.accessibility", "console.navigation",
+                 "console.project_picker", "console.icons", "console.connection.profiles",
+                 "console.connection.local_server", "console.api.server", "console.api.client", "asyncio", "qasync",
+                 "httpx"]
+
+
+def test_the_first_frame_loads_nothing_the_first_screen_does_without(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path),
+           "XDG_DATA_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", AT_FIRST_SHOW, *LATER_MODULES], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    # The Qt namespace's enum classes, made on first touch, are the costliest thing a first screen can ask for.
+    assert json.loads(done.stdout.splitlines()[-1]) == {"loaded": [], "qt_namespace": False}
