@@ -20,7 +20,7 @@ from console.connection.bar import ConnectionBar, WelcomePage
 from console.connection.credentials import CredentialStore
 from console.context import AppContext
 from console.looks import FollowPalette, colours
-from console.settings import app_data_dir, app_settings, log_dir
+from console.settings import app_data_dir, app_settings
 from console.tabs import TAB_FACTORIES, LazyTabs
 from console.window_state import ProfileState
 
@@ -303,7 +303,7 @@ class MainWindow(QMainWindow):
             path, error_id = argument if isinstance(argument, tuple) else (argument, None)
             self.navigator.select_project(self.tabs.show_tab("errors"), str(path), error_id)
 
-    # help and settings -----------------------------------------------------------------
+    # settings -----------------------------------------------------------------
     def open_notification_settings(self) -> QWidget:
         from console.notification_settings import NotificationSettingsDialog
 
@@ -313,36 +313,6 @@ class MainWindow(QMainWindow):
         dialog.accepted.connect(self.watcher.restart)
         dialog.open()
         return dialog
-
-    def about_text(self) -> str:
-        import platform
-
-        from PySide6 import __version__ as pyside_version
-        from PySide6.QtCore import qVersion
-
-        from console import __version__
-
-        version = self.context.server_version or {}
-        server = f"{version.get('version')} ({version.get('revision')})" if version else "not connected"
-        return (f"<b>Outpost console {__version__}</b><br>Python {platform.python_version()}, "
-                f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}")
-
-    def show_about(self) -> QMessageBox:
-        from PySide6.QtCore import Qt
-        from PySide6.QtWidgets import QMessageBox
-
-        box = QMessageBox(QMessageBox.Icon.Information, "About Outpost console", self.about_text(),
-                          QMessageBox.StandardButton.Close, self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        return box
-
-    def open_log_folder(self) -> bool:
-        from PySide6.QtCore import QUrl
-        from PySide6.QtGui import QDesktopServices
-
-        # The folder exists from start-up on: app.py logs into it.
-        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))
 
     # status bar -----------------------------------------------------------------
     def show_status(self, message: str) -> None:

@@ -6,12 +6,26 @@ method. Every shortcut is shown in the menu and in the action's tooltip.
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QMenuBar, QPlainTextEdit, QTextEdit, QWidget
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import QObject, Qt, QUrl, qVersion
+from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QLineEdit,
+    QMenuBar,
+    QMessageBox,
+    QPlainTextEdit,
+    QTextEdit,
+    QWidget,
+)
+
+from console import __version__
+from console.settings import log_dir
 
 if TYPE_CHECKING:
     from console.main_window import MainWindow
@@ -85,9 +99,9 @@ class WindowActions(QObject):
                   lambda: self.set_error_status("unresolved"))
 
         help_menu = window.menus["help"]
-        self._add(help_menu, "log_folder", "Open &log folder", None, window.open_log_folder)
+        self._add(help_menu, "log_folder", "Open &log folder", None, self.open_log_folder)
         self._add(help_menu, "about", "&About Outpost console", QKeySequence.StandardKey.HelpContents,
-                  window.show_about)
+                  self.show_about)
         window.context.connection_changed.connect(self.update_enabled)
         window.tabs.currentChanged.connect(lambda _index: self.update_enabled())
         self.update_enabled()
@@ -173,3 +187,20 @@ class WindowActions(QObject):
             page.change_status(error.id, status)
         else:
             self.window.context.say("Select an error in the list first")
+
+    def about_text(self) -> str:
+        version = self.window.context.server_version or {}
+        server = f"{version.get('version')} ({version.get('revision')})" if version else "not connected"
+        return (f"<b>Outpost console {__version__}</b><br>Python {platform.python_version()}, "
+                f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}")
+
+    def show_about(self) -> QMessageBox:
+        box = QMessageBox(QMessageBox.Icon.Information, "About Outpost console", self.about_text(),
+                          QMessageBox.StandardButton.Close, self.window)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        return box
+
+    def open_log_folder(self) -> bool:
+        # The folder exists from start-up on: app.py logs into it.
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))

@@ -1,4 +1,4 @@
-"""The window's two-step start: a first frame without menus, then the rest of its set-up by itself."""
+"""The window's two-step start: a first frame with empty menus, then the rest of its set-up by itself."""
 
 from __future__ import annotations
 
