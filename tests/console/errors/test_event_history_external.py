@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from console.errors.breadcrumbs import BreadcrumbModel
 from console.errors.tag_facets import TagFacetModel
 from outpost_server.accounts import access
-from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
+from tests.console.errors.conftest import WAIT, connect, open_tab, select_only_error
 from tests.sdk_errors import failed_checkouts
 from tests.support import ApiHelper, start_server
 
@@ -46,11 +46,7 @@ def test_events_breadcrumbs_context_and_facets_of_an_external_sentry(qtbot, qloo
                                                                      external_project):
     server_a, project = external_project
     connect(qtbot, context, server_a.url, server_a.root_token)
-    tab = open_tab(qtbot, context)
-    page = tab.errors_page
-    choose_project(qtbot, tab, project["path_with_namespace"])
-    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
-    page.table.selectRow(0)
+    page = select_only_error(qtbot, open_tab(qtbot, context), project["path_with_namespace"])
     page.detail.sections.setCurrentWidget(page.events_pane)
     navigator = page.events_pane.navigator
     qtbot.waitUntil(lambda: navigator.position.text() == "event 3 of 3", timeout=WAIT)
