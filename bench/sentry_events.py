@@ -159,6 +159,10 @@ def measure(data_dir: Path, database_url: str, events: int, repeat: int) -> tupl
         figures["latest event in full"] = timed(client, f"{issue}/events/latest/", repeat)
         figures["user tag values, first page"] = timed(client, f"{issue}/tags/user/values/", repeat)
         figures["issue details"] = timed(client, f"{issue}/", repeat)
+        # The console reads through the project (either backend): the same work plus finding the project.
+        through_project = f"/api/0/projects/{project['path_with_namespace']}/issues/{error_id}"
+        figures["events, first page, through the project"] = timed(client, f"{through_project}/events/", repeat)
+        figures["tag facets, through the project"] = timed(client, f"{through_project}/tags/", repeat)
     return figures, seeding
 
 

@@ -13,6 +13,7 @@ from outpost_server.error_tracking.router import router as error_tracking_router
 from outpost_server.error_tracking.web.views import router as error_tracking_web_router
 from outpost_server.exports.router import router as exports_router
 from outpost_server.params import Params, UndeclaredParameter
+from outpost_server.sentry_api.router import router as sentry_api_router
 from outpost_server.variables.router import router as variables_router
 from outpost_server.vulnerabilities.router import router as vulnerabilities_router
 from tests.support import start_server
@@ -25,6 +26,7 @@ DECLARING_ROUTERS = {
     "error tracking web": error_tracking_web_router,
     "error tracking retention": retention_router,
     "application settings": application_settings_router,
+    "sentry web api": sentry_api_router,
 }
 
 

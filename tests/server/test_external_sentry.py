@@ -270,6 +270,33 @@ def test_external_failure_reaches_the_list(helper, web, fake, external_project):
     assert response.status_code == 400 and response.json() == {"message": "Sentry response status code: 401"}
 
 
+def test_relayed_issue_resources_answer_sentrys_failures(private_server, fake, external_project):
+    """A's `/api/0/projects/:org/:project/issues/:id/...` relays to the external Sentry: a missing issue is
+    Sentry's 404, another Sentry project's issue is not relayed, and other failures carry GitLab's message."""
+    organization, slug = external_project["path_with_namespace"].split("/")
+    prefix = f"/api/0/projects/{organization}/{slug}/issues/"
+    with httpx.Client(base_url=private_server.url, timeout=30,
+                      headers={"Authorization": f"Bearer {private_server.root_token}"}) as api:
+        latest = api.get(f"{prefix}1001/events/latest/")
+        assert latest.status_code == 200 and latest.json()["groupID"] == "1001"
+        for missing in ("424242/", "2001/", "2001/events/latest/"):
+            response = api.get(prefix + missing)
+            assert (response.status_code, response.json()) == (404, {"detail": "The requested resource does not exist"})
+        fake.override = lambda method, url_path: ((500, {"detail": "Internal Error"}, {})
+                                                  if url_path.endswith("/events/latest/") else None)
+        try:
+            failed = api.get(f"{prefix}1002/events/latest/")
+        finally:
+            fake.override = None
+        assert (failed.status_code, failed.json()) == (400, {"detail": "Sentry response status code: 500"})
+        fake.tokens.discard(GOOD_TOKEN)
+        try:
+            refused = api.get(f"{prefix}1003/")
+        finally:
+            fake.tokens.add(GOOD_TOKEN)
+        assert (refused.status_code, refused.json()) == (400, {"detail": "Sentry response status code: 401"})
+
+
 @pytest.mark.parametrize(("answer", "message"), [
     ((200, b"[" + b" " * (1024 * 1024) + b"]", {}),
      "Sentry API response is too big. Limit is 1 MB. Got 1048578 bytes."),

@@ -38,7 +38,8 @@ def b_side(servers):
         wait_for_list(web, project["path_with_namespace"],
                       lambda body: len(body["errors"]) == 2 and max(e["count"] for e in body["errors"]) == 3)
     organization, slug = project["path_with_namespace"].split("/")
-    return {"project": project, "token": token, "organization": organization, "slug": slug, "url": server_b.url}
+    return {"project": project, "token": token, "organization": organization, "slug": slug, "url": server_b.url,
+            "user_id": user["id"]}
 
 
 @pytest.fixture(scope="module")
@@ -120,3 +121,98 @@ def test_b_link_header_reads_as_gitlab_reads_it(b_side, servers):
         assert [issue["title"] for issue in first.json() + second.json()] == [
             "ValueError: order could not be loaded", "KeyError: 'missing-key'"]
         assert set(parse_pagination(second.headers["link"])) == {"previous"}
+
+
+# --- the issue's resources named through A's project: relayed to B ------------------------------
+
+
+def sentry_api(server, token: str) -> httpx.Client:
+    return httpx.Client(base_url=server.url + "/api/0", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+
+
+@pytest.fixture(scope="module")
+def relay(servers, a_side, b_side):
+    """A's `/api/0` (root's token) for A's external project, B's `/api/0` (B's token), and B's chained issue."""
+    server_a, server_b = servers
+    organization, slug = a_side["path"].split("/")
+    with sentry_api(server_a, server_a.root_token) as a_api, sentry_api(server_b, b_side["token"]) as b_api:
+        issues = b_api.get(f"/projects/{b_side['organization']}/{b_side['slug']}/issues/",
+                           params={"query": "", "sort": "freq"}).json()
+        yield {"a": a_api, "b": b_api, "issue": issues[0]["id"],
+               "prefix": f"/projects/{organization}/{slug}/issues/"}
+
+
+def test_issue_events_and_tags_are_b_answers_through_a(relay):
+    a, b, issue = relay["a"], relay["b"], relay["issue"]
+    base = f"{relay['prefix']}{issue}/"
+    details = a.get(base)
+    assert details.status_code == 200, details.text
+    assert details.json()["title"] == "ValueError: order could not be loaded"
+    assert details.json()["count"] == b.get(f"/issues/{issue}/").json()["count"] == "3"
+    for which in ("latest", "oldest"):
+        relayed = a.get(f"{base}events/{which}/")
+        assert relayed.status_code == 200, relayed.text
+        assert relayed.json() == b.get(f"/issues/{issue}/events/{which}/").json()
+    assert a.get(f"{base}tags/").json() == b.get(f"/issues/{issue}/tags/").json()
+    values = a.get(f"{base}tags/user/values/")
+    assert sorted(value["value"] for value in values.json()) == ["id:ada", "id:bob", "id:cyd"]
+    tagged = a.get(f"{base}events/", params={"query": 'user.id:"bob"'}).json()
+    assert [event["user"]["id"] for event in tagged] == ["bob"]
+
+
+def test_event_pages_follow_b_cursors_with_links_naming_a(relay, servers):
+    server_a, _ = servers
+    a, b, issue = relay["a"], relay["b"], relay["issue"]
+    seen: list[str] = []
+    params: dict[str, object] = {"per_page": 1}
+    for _ in range(5):
+        page = a.get(f"{relay['prefix']}{issue}/events/", params=params)
+        assert page.status_code == 200, page.text
+        seen += [event["eventID"] for event in page.json()]
+        assert page.headers["link"].startswith(f"<{server_a.url}/api/0{relay['prefix']}{issue}/events/?per_page=1&")
+        following = parse_pagination(page.headers["link"]).get("next")
+        if following is None:
+            break
+        params = {"per_page": 1, "cursor": following["cursor"]}
+    assert seen == [event["eventID"] for event in b.get(f"/issues/{issue}/events/").json()]
+    assert len(seen) == 3
+    one = a.get(f"{relay['prefix']}{issue}/events/{seen[1]}/")
+    assert one.status_code == 200 and one.json()["eventID"] == seen[1]
+    by_project = a.get(f"{relay['prefix'].removesuffix('issues/')}events/{seen[2]}/")
+    assert by_project.status_code == 200 and by_project.json()["groupID"] == issue
+
+
+def test_an_issue_of_another_b_project_is_not_relayed(servers, b_side, relay):
+    """B's token also reads a second project; its issue is not the configured project's, so A answers 404."""
+    _, server_b = servers
+    helper = ApiHelper(server_b)
+    other = helper.project(group_id=b_side["project"]["namespace"]["id"])
+    helper.member("projects", other["id"], b_side["user_id"], access.REPORTER)
+    dsn = enable_integrated(helper.root, other["id"])
+    send_errors(dsn, "keyerror")
+    with httpx.Client(base_url=server_b.url, headers={"PRIVATE-TOKEN": server_b.root_token}) as web:
+        wait_for_list(web, other["path_with_namespace"], lambda body: len(body["errors"]) == 1)
+    organization, slug = other["path_with_namespace"].split("/")
+    foreign = relay["b"].get(f"/projects/{organization}/{slug}/issues/", params={"query": ""}).json()[0]["id"]
+    for below in ("", "events/", "events/latest/", "tags/"):
+        refused = relay["a"].get(f"{relay['prefix']}{foreign}/{below}")
+        assert refused.status_code == 404, (below, refused.text)
+        assert refused.json() == {"detail": "The requested resource does not exist"}
+
+
+def test_same_issue_id_names_each_backend_own_error(servers, relay):
+    """Fresh servers both number errors from 1: A's integrated project and A's external one keep them apart."""
+    server_a, _ = servers
+    helper = ApiHelper(server_a)
+    local = helper.project()
+    send_errors(enable_integrated(helper.root, local["id"]), "keyerror")
+    with httpx.Client(base_url=server_a.url, headers={"PRIVATE-TOKEN": server_a.root_token}) as web:
+        listed = wait_for_list(web, local["path_with_namespace"], lambda body: len(body["errors"]) == 1)
+    local_id = listed["errors"][0]["id"]
+    assert str(local_id) == relay["issue"], "both servers' first error"
+    organization, slug = local["path_with_namespace"].split("/")
+    own = relay["a"].get(f"/projects/{organization}/{slug}/issues/{local_id}/")
+    assert own.status_code == 200 and own.json()["title"] == "KeyError: 'missing-key'"
+    external = relay["a"].get(f"{relay['prefix']}{local_id}/")
+    assert external.status_code == 200 and external.json()["title"] == "ValueError: order could not be loaded"
+    assert relay["a"].get(f"{relay['prefix']}{local_id}/events/latest/").json()["groupID"] == relay["issue"]

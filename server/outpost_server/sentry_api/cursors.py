@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
@@ -65,15 +65,16 @@ def parse_limit(text: str | None, default: int = MAX_LIMIT) -> int:
     return min(limit, MAX_LIMIT)
 
 
-def link_header(request: Request, *, previous: tuple[Cursor, bool], following: tuple[Cursor, bool]) -> str:
-    """`<url&cursor=…>; rel="previous"; results="…"; cursor="…", <…>; rel="next"; …`."""
+def links_to(request: Request, pages: list[tuple[str, str, bool]]) -> str:
+    """`<url&cursor=…>; rel="previous"; results="…"; cursor="…", <…>; rel="next"; …` for (rel, cursor, results)."""
     query = urlencode([(name, value) for name, value in request.query_params.multi_items() if name != "cursor"])
     base = f"{public_request_url(request)}?{query}"
-    links = []
-    for rel, (cursor, has_results) in (("previous", previous), ("next", following)):
-        links.append(f'<{base}&cursor={cursor}>; rel="{rel}"; results="{str(has_results).lower()}"; '
-                     f'cursor="{cursor}"')
-    return ", ".join(links)
+    return ", ".join(f'<{base}&cursor={quote(cursor, safe=":")}>; rel="{rel}"; results="{str(has_results).lower()}"; '
+                     f'cursor="{cursor}"' for rel, cursor, has_results in pages)
+
+
+def link_header(request: Request, *, previous: tuple[Cursor, bool], following: tuple[Cursor, bool]) -> str:
+    return links_to(request, [("previous", str(previous[0]), previous[1]), ("next", str(following[0]), following[1])])
 
 
 def keyset_links(request: Request, *, first_id: int | None, last_id: int | None, boundary: Cursor | None,

@@ -14,8 +14,9 @@ from outpost_server.accounts.models import Project
 from outpost_server.db import SessionDep
 from outpost_server.error_tracking import events
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
+from outpost_server.params import Param, query_params
 
-from .access import CallerDep, detail, issue_for, not_found, project_for
+from .access import CallerDep, detail, issue_for, not_found
 from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param
 from .event_json import event_json, summary_json
 
@@ -24,6 +25,8 @@ router = APIRouter()
 _FILTER = re.compile(r'(?P<key>[^\s:"]+):(?P<value>"(?:[^"\\]|\\.)*"|\S+)')
 _USER_FIELDS = {"user.id": "id", "user.email": "email", "user.username": "username", "user.ip": "ip"}
 EVENT_ID = re.compile(r"[0-9a-fA-F]{32}")
+EVENT_LIST_PARAMS = (Param("query"), Param("cursor"), Param("per_page", "integer", default=100),
+                     Param("limit", "integer"), Param("full", "boolean", default=False))
 
 
 def tag_filters(query: str | None) -> dict[str, str]:
@@ -49,16 +52,8 @@ def _event_body(session: Session, project: Project, error: TrackedError, row: Er
                       previous_id=previous_id, next_id=next_id)
 
 
-def _full_event(session: Session, project: Project, error: TrackedError, row: ErrorEvent | None) -> JSONResponse:
-    if row is None:
-        raise not_found()
-    return sentry_json(_event_body(session, project, error, row))
-
-
-@router.get("/issues/{issue_id}/events/")
-def list_events(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
+def events_page(request: Request, session: Session, project: Project, error: TrackedError) -> JSONResponse:
     """Newest first; `full=true` gives every event in full, as Sentry's `full` parameter does."""
-    project, error = issue_for(session, caller, issue_id)
     cursor = parse_cursor(request.query_params.get("cursor"))
     limit = parse_limit(request.query_params.get("per_page") or request.query_params.get("limit"))
     try:
@@ -77,36 +72,27 @@ def list_events(request: Request, session: SessionDep, caller: CallerDep, issue_
                         for row in rows], link=link)
 
 
-@router.get("/issues/{issue_id}/events/latest/")
-def latest_event(session: SessionDep, caller: CallerDep, issue_id: str):
-    project, error = issue_for(session, caller, issue_id)
-    return _full_event(session, project, error, events.edge_event(session, error=error, oldest=False))
-
-
-@router.get("/issues/{issue_id}/events/oldest/")
-def oldest_event(session: SessionDep, caller: CallerDep, issue_id: str):
-    project, error = issue_for(session, caller, issue_id)
-    return _full_event(session, project, error, events.edge_event(session, error=error, oldest=True))
-
-
-@router.get("/issues/{issue_id}/events/{event_id}/")
-def issue_event(session: SessionDep, caller: CallerDep, issue_id: str, event_id: str):
-    project, error = issue_for(session, caller, issue_id)
-    if not EVENT_ID.fullmatch(event_id):
+def issue_event(session: Session, project: Project, error: TrackedError, which: str) -> JSONResponse:
+    """`which` is `latest`, `oldest` or an event id of the issue."""
+    if which in ("latest", "oldest"):
+        row = events.edge_event(session, error=error, oldest=which == "oldest")
+    elif EVENT_ID.fullmatch(which):
+        row = events.find_event(session, project_id=project.id, event_id=which, error=error)
+    else:
         raise not_found()
-    row = events.find_event(session, project_id=project.id, event_id=event_id, error=error)
-    return _full_event(session, project, error, row)
+    if row is None:
+        raise not_found()
+    return sentry_json(_event_body(session, project, error, row))
 
 
-@router.get("/projects/{organization_slug}/{project_slug}/events/{event_id}/")
-def project_event(session: SessionDep, caller: CallerDep, organization_slug: str, project_slug: str,
-                  event_id: str):
-    project = project_for(session, caller, organization_slug, project_slug)
-    caller.require("event:read")
-    if not EVENT_ID.fullmatch(event_id):
-        raise not_found()
-    row = events.find_event(session, project_id=project.id, event_id=event_id)
-    error = session.get(TrackedError, row.error_id) if row is not None else None
-    if error is None:
-        raise not_found()
-    return _full_event(session, project, error, row)
+@router.get("/issues/{issue_id}/events/", openapi_extra=query_params(*EVENT_LIST_PARAMS))
+def list_events(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
+    project, error = issue_for(session, caller, issue_id)
+    return events_page(request, session, project, error)
+
+
+@router.get("/issues/{issue_id}/events/{which}/", openapi_extra=query_params())
+def one_event(session: SessionDep, caller: CallerDep, issue_id: str, which: str):
+    """`latest`, `oldest` or an event id."""
+    project, error = issue_for(session, caller, issue_id)
+    return issue_event(session, project, error, which)

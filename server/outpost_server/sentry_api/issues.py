@@ -16,6 +16,7 @@ from outpost_server.error_tracking.models import TrackedError
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.search import parse_search
 from outpost_server.http_errors import ApiError
+from outpost_server.params import Param, body_params, query_params
 
 from .access import CallerDep, detail, issue_for, project_for
 from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param
@@ -29,7 +30,9 @@ STATUS_CHANGES = {"resolved": "resolved", "resolvedInNextRelease": "resolved", "
                   "ignored": "ignored"}
 
 
-@router.get("/projects/{organization_slug}/{project_slug}/issues/")
+@router.get("/projects/{organization_slug}/{project_slug}/issues/", openapi_extra=query_params(
+    Param("query", default=DEFAULT_QUERY), Param("sort", default="date", choices=tuple(events.ERROR_SORTS)),
+    Param("cursor"), Param("limit", "integer", default=100)))
 def list_issues(request: Request, session: SessionDep, caller: CallerDep,
                 organization_slug: str, project_slug: str):
     project = project_for(session, caller, organization_slug, project_slug)
@@ -55,17 +58,17 @@ def list_issues(request: Request, session: SessionDep, caller: CallerDep,
     return sentry_json([issue_json(request, project, row, stats[row.id]) for row in rows], link=link)
 
 
-def _details(request: Request, session: Session, project: Project, error: TrackedError) -> JSONResponse:
+def issue_details_response(request: Request, session: Session, project: Project, error: TrackedError) -> JSONResponse:
     return sentry_json(issue_details_json(
         request, project, error, stats_24h=integrated.hourly_frequency(session, [error.id])[error.id],
         stats_30d=daily_stats(service.daily_counts(session, error=error)),
         facets=events.tag_facets(session, error=error, value_limit=0)))
 
 
-@router.get("/issues/{issue_id}/")
-def issue_details(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
+@router.get("/issues/{issue_id}/", openapi_extra=query_params())
+def issueissue_details_response(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
     project, error = issue_for(session, caller, issue_id)
-    return _details(request, session, project, error)
+    return issue_details_response(request, session, project, error)
 
 
 async def json_body(request: Request) -> dict[str, Any]:
@@ -78,7 +81,7 @@ async def json_body(request: Request) -> dict[str, Any]:
     return body
 
 
-@router.put("/issues/{issue_id}/")
+@router.put("/issues/{issue_id}/", openapi_extra=body_params(Param("status", choices=tuple(STATUS_CHANGES))))
 def update_issue(request: Request, session: SessionDep, caller: CallerDep,
                  body: Annotated[dict[str, Any], Depends(json_body)], issue_id: str):
     """Changes the status (the only field Outpost keeps) and answers the updated issue, as Sentry does."""
@@ -89,4 +92,4 @@ def update_issue(request: Request, session: SessionDep, caller: CallerDep,
             raise ApiError(400, {"status": [f'"{status}" is not a valid choice.']})
         service.update_error_status(session, error=error, status=STATUS_CHANGES[status])
         session.commit()
-    return _details(request, session, project, error)
+    return issue_details_response(request, session, project, error)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from outpost_server.db import SessionDep
+from outpost_server.params import Param, query_params
 
 from .access import CallerDep, readable_projects
 from .cursors import offset_links, parse_cursor, parse_limit, sentry_json
@@ -13,7 +14,7 @@ from .serializers import project_json
 router = APIRouter()
 
 
-@router.get("/projects/")
+@router.get("/projects/", openapi_extra=query_params(Param("cursor"), Param("per_page", "integer", default=100)))
 def list_projects(request: Request, session: SessionDep, caller: CallerDep):
     cursor = parse_cursor(request.query_params.get("cursor"))
     limit = parse_limit(request.query_params.get("per_page"))

@@ -5,11 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
-from . import events, issues, projects, tags
+from . import events, issues, project_issues, projects, tags
 from .access import not_found
 
 router = APIRouter(tags=["sentry api"])
-for resource in (projects, issues, events, tags):
+for resource in (projects, issues, project_issues, events, tags):
     router.include_router(resource.router)
 
 

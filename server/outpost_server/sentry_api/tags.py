@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy.orm import Session
 
 from outpost_server.db import SessionDep
 from outpost_server.error_tracking import events
+from outpost_server.error_tracking.models import TrackedError
+from outpost_server.params import Param, query_params
 
 from .access import CallerDep, detail, issue_for, not_found
 from .cursors import offset_links, parse_cursor, parse_limit, sentry_json
@@ -17,11 +21,11 @@ router = APIRouter()
 TOP_VALUES = 10
 TOP_VALUES_FOR_KEYS = 9
 MAX_TOP_VALUES = 100
+TAG_PARAMS = (Param("key", "array"), Param("limit", "integer"))
+TAG_VALUE_PARAMS = (Param("cursor"), Param("per_page", "integer", default=100), Param("limit", "integer"))
 
 
-@router.get("/issues/{issue_id}/tags/")
-def issue_tags(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
-    _project, error = issue_for(session, caller, issue_id)
+def tags_of(request: Request, session: Session, error: TrackedError) -> JSONResponse:
     keys = [key for key in request.query_params.getlist("key") if key]
     limit_text = request.query_params.get("limit")
     if limit_text is None:
@@ -34,10 +38,7 @@ def issue_tags(request: Request, session: SessionDep, caller: CallerDep, issue_i
     return sentry_json([tag_key_json(facet) for facet in facets])
 
 
-@router.get("/issues/{issue_id}/tags/{key}/values/")
-def tag_values(request: Request, session: SessionDep, caller: CallerDep, issue_id: str,
-               key: str):
-    _project, error = issue_for(session, caller, issue_id)
+def values_of(request: Request, session: Session, error: TrackedError, key: str) -> JSONResponse:
     if not events.has_tag(session, error=error, key=key):
         raise not_found()
     cursor = parse_cursor(request.query_params.get("cursor"))
@@ -46,3 +47,15 @@ def tag_values(request: Request, session: SessionDep, caller: CallerDep, issue_i
     rows, has_more = events.tag_values(session, error=error, key=key, offset=offset, limit=limit)
     return sentry_json([tag_value_json(row) for row in rows],
                        link=offset_links(request, offset=offset, limit=limit, has_more=has_more))
+
+
+@router.get("/issues/{issue_id}/tags/", openapi_extra=query_params(*TAG_PARAMS))
+def issue_tags(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
+    _project, error = issue_for(session, caller, issue_id)
+    return tags_of(request, session, error)
+
+
+@router.get("/issues/{issue_id}/tags/{key}/values/", openapi_extra=query_params(*TAG_VALUE_PARAMS))
+def tag_values(request: Request, session: SessionDep, caller: CallerDep, issue_id: str, key: str):
+    _project, error = issue_for(session, caller, issue_id)
+    return values_of(request, session, error, key)

@@ -1,10 +1,11 @@
 """An error's every event and its tag facets, read through Sentry's web API (``/api/0``) on an Outpost server.
 
 GitLab has no such API for a token holder: its GraphQL and REST APIs give one latest stack trace per
-error. Outpost serves Sentry's own endpoints (``/api/0/issues/:id/``, ``…/events/``, ``…/events/latest/``,
-``…/oldest/``, ``…/:event_id/``, ``…/tags/``) for projects on its integrated backend, authenticated with
-the console's personal access token as a Bearer token. Answers become the console's own records here,
-so the widgets never read Sentry's JSON.
+error. Outpost serves Sentry's issue resources (details, ``events/``, ``events/latest/``, ``…/oldest/``,
+``…/:event_id/``, ``tags/``) below the project, ``/api/0/projects/:org/:project/issues/:id/``, for
+either backend: from its own store, or relayed to the project's external Sentry with the token stored
+in the project's settings. The console authenticates with its personal access token as a Bearer token.
+Answers become the console's own records here, so the widgets never read Sentry's JSON.
 """
 
 from __future__ import annotations
@@ -23,6 +24,15 @@ PAGE_SIZE = 100
 FACET_ORDER = ("release", "environment", "browser", "os", "server_name", "user")
 # The standard contexts of an event, shown in this order; others follow by name.
 CONTEXT_ORDER = ("os", "runtime", "browser", "device", "app")
+# Outpost's Sentry slugs: the organization is the top-level namespace, the project the rest of the path
+# with this between nested groups' paths (``acme/platform/api`` is ``acme`` and ``platform~api``).
+SLUG_SEPARATOR = "~"
+
+
+def sentry_slugs(path_with_namespace: str) -> tuple[str, str]:
+    """(organization slug, project slug) of a project on Outpost."""
+    organization, *below = path_with_namespace.split("/")
+    return organization, SLUG_SEPARATOR.join(below)
 
 
 @dataclass(frozen=True)
@@ -228,24 +238,29 @@ def _int(value: Any) -> int:
 
 
 class SentryEventsApi:
-    """Sentry's web API on the connected server. Only Outpost offers it (``available``)."""
+    """Sentry's web API on the connected server for one project's errors. Only Outpost offers it (``available``)."""
 
-    def __init__(self, client: ApiClient) -> None:
+    def __init__(self, client: ApiClient, project_path: str) -> None:
         self.client = client
+        organization, project = sentry_slugs(project_path)
+        self._issues = f"/projects/{quote(organization, safe='')}/{quote(project, safe='')}/issues/"
 
     @property
     def available(self) -> bool:
         return self.client.server is not None and self.client.server.is_outpost
 
+    def _issue(self, issue_id: str) -> str:
+        return f"{self._issues}{quote(issue_id, safe='')}/"
+
     async def _get(self, path: str, **params: Any) -> Any:
         return (await self.client.sentry_request(path, params=params or None)).json()
 
     async def issue(self, issue_id: str) -> Issue:
-        return Issue.from_json(await self._get(f"/issues/{quote(issue_id)}/"))
+        return Issue.from_json(await self._get(self._issue(issue_id)))
 
     async def event(self, issue_id: str, which: str) -> Event:
         """``which`` is ``latest``, ``oldest`` or an event id."""
-        return Event.from_json(await self._get(f"/issues/{quote(issue_id)}/events/{quote(which)}/"))
+        return Event.from_json(await self._get(f"{self._issue(issue_id)}events/{quote(which, safe='')}/"))
 
     async def events(self, issue_id: str, *, query: str = "", cursor: str | None = None,
                      per_page: int = PAGE_SIZE) -> EventPage:
@@ -254,7 +269,7 @@ class SentryEventsApi:
             params["query"] = query
         if cursor:
             params["cursor"] = cursor
-        response = await self.client.sentry_request(f"/issues/{quote(issue_id)}/events/", params=params)
+        response = await self.client.sentry_request(f"{self._issue(issue_id)}events/", params=params)
         following = response.links.get("next") or {}
         next_cursor = following.get("cursor") if following.get("results") == "true" else None
         return EventPage([EventSummary.from_json(body) for body in response.json()], next_cursor)
@@ -273,7 +288,7 @@ class SentryEventsApi:
 
     async def tag_facets(self, issue_id: str) -> list[TagFacet]:
         facets = []
-        for body in await self._get(f"/issues/{quote(issue_id)}/tags/"):
+        for body in await self._get(f"{self._issue(issue_id)}tags/"):
             key = str(body.get("key"))
             top = [TagValue(key=key, value=str(value.get("value")), name=str(value.get("name") or value.get("value")),
                             count=_int(value.get("count")),

@@ -1,9 +1,10 @@
 """Loads an error's events and tag facets into the detail pane's *Events* and *Tags* sections.
 
 Everything goes through Sentry's web API on the connected server (``console.api.sentry_events``), which
-only Outpost serves, and only for projects on its integrated backend: an external Sentry keeps its
-events to itself and answers to its own auth token, which the console does not hold. Where event
-history cannot be shown, the sections say why and the rest of the detail pane works as before.
+only Outpost serves: for a project on the integrated backend from Outpost's store, for one whose backend
+is an external Sentry relayed by the server to that Sentry, so both show the same depth. Where event
+history cannot be shown (a GitLab, a failing Sentry), the sections say why and the rest of the detail
+pane works as before.
 
 Late answers: ``errors`` is stamped per selected error, ``events`` per event asked for and ``tagged``
 per tag value clicked; an answer lands only while its stamp (and the tab's project choice) is current.
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QTabWidget
 
-from console.api.errors import ApiError, Forbidden, NotFound
+from console.api.errors import ApiError, NotFound
 from console.api.sentry_events import Event, Issue, SentryEventsApi, StoredEvents, TagValue
 from console.errors.event_pane import EventPane
 from console.errors.facets_pane import FacetsPane
@@ -31,9 +32,8 @@ if TYPE_CHECKING:
 
 NEEDS_OUTPOST = ("Event history needs an Outpost server: GitLab's API offers one latest stack trace per error, "
                  "shown under Stack trace.")
-EXTERNAL_BACKEND = ("Event history is shown for Outpost's integrated error tracking only. This project's errors "
-                    "are kept by an external Sentry, which answers to its own auth token, not to this "
-                    "connection's; open the error in that Sentry to walk its events.")
+BACKEND_CHANGED = ("This error is no longer in the project's error tracking: its backend changed since the list "
+                   "was loaded. Refresh the list (F5).")
 LOADING = "Loading the error's events…"
 PRUNED_MEANWHILE = "That event is no longer stored: retention pruned it after it was listed. Choose another."
 NONE_STORED = ("No event of this error is stored any more: retention pruned them all. Its counts, dates and tag "
@@ -88,11 +88,10 @@ class EventHistory(QObject):
     def load(self, error_id: str, first_seen: str | None) -> None:
         """The selected error's latest event, its stored events' ids (for "event 3 of 25") and its facets."""
         self.clear()
-        project = self.tab.project
-        if project is None:
+        if self.tab.project is None:
             return
         self.error_id = error_id
-        api = SentryEventsApi(self.tab.api.client)
+        api = self._api()
         if not api.available:
             self.events_pane.say(NEEDS_OUTPOST)
             self.facets_pane.say(NEEDS_OUTPOST)
@@ -110,16 +109,14 @@ class EventHistory(QObject):
                 raise
 
         async def load_history() -> None:
-            if not await self._integrated(project["id"]):
-                return self._unavailable(stamps, EXTERNAL_BACKEND)
             try:
                 issue = await api.issue(error_id)
             except NotFound:
-                return self._unavailable(stamps, EXTERNAL_BACKEND)
-            # A project switched from an external Sentry keeps its old integrated errors; an external id
-            # may name one of those (or another project's error): show events only of the error listed.
-            if issue.project_id != str(project["id"]) or not same_moment(issue.first_seen, first_seen):
-                return self._unavailable(stamps, EXTERNAL_BACKEND)
+                return self._unavailable(stamps, BACKEND_CHANGED)
+            # The server answers for the project's current backend; an id listed before a switch between
+            # the integrated store and an external Sentry may name another error there.
+            if not same_moment(issue.first_seen, first_seen):
+                return self._unavailable(stamps, BACKEND_CHANGED)
             stored, facets = await asyncio.gather(api.stored_events(error_id), api.tag_facets(error_id))
             latest = await api.event(error_id, "latest") if stored.ids else None
             if not self._current(stamps):
@@ -144,14 +141,9 @@ class EventHistory(QObject):
             work, self._waiting = self._waiting, None
             self.tab.run(work(), description="Loading the error's events")
 
-    async def _integrated(self, project_id: int) -> bool:
-        """Whether the project's errors are Outpost's own; its settings need Maintainer, so without them
-        the issue's own project and first-seen time decide (see ``load``)."""
-        try:
-            settings = await self.tab.api.settings(project_id)
-        except Forbidden:
-            return True
-        return not settings.exists or settings.integrated
+    def _api(self) -> SentryEventsApi:
+        project = self.tab.project or {}
+        return SentryEventsApi(self.tab.api.client, str(project.get("path_with_namespace") or ""))
 
     def _unavailable(self, stamps: tuple[int, int], text: str) -> None:
         if self._current(stamps):
@@ -170,7 +162,7 @@ class EventHistory(QObject):
         if error_id is None or self.issue is None:
             return
         request = self.events.advance()
-        api = SentryEventsApi(self.tab.api.client)
+        api = self._api()
 
         async def load() -> None:
             try:
@@ -196,7 +188,7 @@ class EventHistory(QObject):
             return
         request = self.tagged.advance()
         self.facets_pane.listing(value)
-        api = SentryEventsApi(self.tab.api.client)
+        api = self._api()
 
         async def load() -> None:
             page = await api.events(error_id, query=value.query, per_page=TAGGED_EVENTS_SHOWN)

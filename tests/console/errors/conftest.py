@@ -26,6 +26,15 @@ def choose_project(qtbot, tab: ErrorTrackingTab, path: str) -> None:
     tab.select_project(path)
 
 
+def select_only_error(qtbot, tab: ErrorTrackingTab, path: str):
+    """Opens the project, waits for its one error and selects it; returns the errors page."""
+    choose_project(qtbot, tab, path)
+    page = tab.errors_page
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
+    page.table.selectRow(0)
+    return page
+
+
 @pytest.fixture
 def make_root_tab(qtbot, qloop_running, context, server):
     """Connects as root and opens the tab; tests call it after their (slow) data set-up, so the

@@ -8,7 +8,6 @@ import socket
 import pytest
 from PySide6.QtCore import Qt
 
-from console.errors.event_history import EXTERNAL_BACKEND
 from console.errors.tracking_settings import CONNECTION_FAILED
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.fake_sentry import FakeSentry
@@ -117,9 +116,6 @@ def test_save_then_list_detail_and_resolve_from_sentry(qtbot, tab_for, external_
     qtbot.waitUntil(lambda: errors.detail.fields["Last release"].text() == "storefront@1.2.0", timeout=WAIT)
     qtbot.waitUntil(lambda: trace.topLevelItemCount() == 1, timeout=WAIT)
     assert "order.rb in total at line 42" in trace.topLevelItem(0).child(1).text(0)
-    errors.detail.sections.setCurrentWidget(errors.events_pane)
-    qtbot.waitUntil(lambda: errors.events_pane.notice.text() == EXTERNAL_BACKEND, timeout=WAIT)
-    assert errors.facets_pane.notice.text() == EXTERNAL_BACKEND and errors.facets_pane.facets.facets.rowCount() == 0
     qtbot.mouseClick(errors.detail.action_buttons["resolved"], Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: errors.model.row_of(first.id) < 0, timeout=WAIT)
     assert fake.issues[first.id]["status"] == "resolved"

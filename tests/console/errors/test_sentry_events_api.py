@@ -16,25 +16,33 @@ from tests.sdk_errors import failed_checkouts
 
 
 @pytest.fixture(scope="module")
-def issue_id(server, api):
-    project = failed_checkouts(server, api)
+def checkouts(server, api) -> dict:
+    return failed_checkouts(server, api)
+
+
+@pytest.fixture(scope="module")
+def issue_id(server, checkouts):
     with httpx.Client(base_url=server.url, headers={"PRIVATE-TOKEN": server.root_token}) as web:
-        return str(web.get(f"/{project['path_with_namespace']}/-/error_tracking.json").json()["errors"][0]["id"])
+        return str(web.get(f"/{checkouts['path_with_namespace']}/-/error_tracking.json").json()["errors"][0]["id"])
 
 
-async def _with_api(url: str, token: str, work):
-    async with ApiClient(url, token) as client:
-        client.server = await detect_server(client)
-        return await work(SentryEventsApi(client))
+@pytest.fixture
+def with_api(checkouts):
+    async def run(url: str, token: str, work):
+        async with ApiClient(url, token) as client:
+            client.server = await detect_server(client)
+            return await work(SentryEventsApi(client, checkouts["path_with_namespace"]))
+
+    return run
 
 
-def test_stored_events_follow_the_cursors(server, issue_id):
+def test_stored_events_follow_the_cursors(server, issue_id, with_api):
     async def work(api: SentryEventsApi):
         assert api.available
         return (await api.stored_events(issue_id, per_page=2), await api.stored_events(issue_id, pages=1, per_page=2),
                 await api.event(issue_id, "oldest"), await api.event(issue_id, "latest"))
 
-    walked, cut_short, oldest, latest = asyncio.run(_with_api(server.url, server.root_token, work))
+    walked, cut_short, oldest, latest = asyncio.run(with_api(server.url, server.root_token, work))
     assert walked.complete and len(walked.ids) == 3 and len(set(walked.ids)) == 3
     assert walked.ids[0] == latest.id and walked.ids[-1] == oldest.id, "newest first"
     assert not cut_short.complete and cut_short.ids == walked.ids[:2]
@@ -43,22 +51,22 @@ def test_stored_events_follow_the_cursors(server, issue_id):
     assert oldest.previous_id is None and oldest.next_id == walked.ids[1]
 
 
-def test_tag_filters_and_facets(server, issue_id):
+def test_tag_filters_and_facets(server, issue_id, with_api):
     async def work(api: SentryEventsApi):
         facets = {facet.key: facet for facet in await api.tag_facets(issue_id)}
         stripe = next(value for value in facets["payment_provider"].top if value.value == "stripe")
         return facets, await api.events(issue_id, query=stripe.query)
 
-    facets, page = asyncio.run(_with_api(server.url, server.root_token, work))
+    facets, page = asyncio.run(with_api(server.url, server.root_token, work))
     assert [(value.value, value.count) for value in facets["payment_provider"].top] == [("stripe", 2), ("adyen", 1)]
     assert sorted(event.user for event in page.events) == ["ada", "bob"] and page.next_cursor is None
     assert all(event.tags["payment_provider"] == "stripe" for event in page.events)
 
 
-def test_a_wrong_token_is_refused_in_sentry_words(server, issue_id):
+def test_a_wrong_token_is_refused_in_sentry_words(server, issue_id, checkouts):
     async def work() -> None:
         async with ApiClient(server.url, "glpat-not-a-token") as client:
-            await SentryEventsApi(client).issue(issue_id)
+            await SentryEventsApi(client, checkouts["path_with_namespace"]).issue(issue_id)
 
     with pytest.raises(Unauthorized) as refused:
         asyncio.run(work())

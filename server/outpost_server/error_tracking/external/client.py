@@ -30,10 +30,12 @@ _LINK_PART = re.compile(r'rel="(\w+)";\s*results="(\w+)";\s*cursor="([^"]+)"')
 
 
 class SentryError(Exception):
-    def __init__(self, message: str, http_status: int = 400):
+    def __init__(self, message: str, http_status: int = 400, *, upstream_status: int | None = None):
         super().__init__(message)
         self.message = message
         self.http_status = http_status
+        # The status the Sentry answered with, when it answered with a failure.
+        self.upstream_status = upstream_status
 
 
 @dataclass
@@ -127,6 +129,14 @@ class SentryClient:
     def update_issue(self, issue_id: str, params: dict[str, Any]) -> dict[str, Any]:
         return self._object(self._request("PUT", self._issue_url(issue_id), json_body=params).data)
 
+    def issue_resource(self, issue_id: str, below: str = "", params: dict[str, Any] | None = None
+                       ) -> SentryResponse:
+        """GET one of Sentry's resources under an issue (`events/`, `events/latest/`, `tags/`, ...)."""
+        return self._request("GET", self._issue_url(issue_id) + below, params=params)
+
+    def project_event(self, event_id: str) -> SentryResponse:
+        return self._request("GET", squeeze_slashes(f"{self.api_url.rstrip('/')}/events/{quote(event_id, safe='')}/"))
+
     # --- transport -----------------------------------------------------------------------------
 
     @staticmethod
@@ -149,7 +159,8 @@ class SentryClient:
                 with http.stream(method, url, params=params, headers=headers, content=content,
                                  extensions=extensions) as response:
                     if not 200 <= response.status_code <= 204:
-                        raise SentryError(f"Sentry response status code: {response.status_code}")
+                        raise SentryError(f"Sentry response status code: {response.status_code}",
+                                          upstream_status=response.status_code)
                     body = self._read_limited(response)
                     response_headers = response.headers
         except httpx.TimeoutException:

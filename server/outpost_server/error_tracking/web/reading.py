@@ -34,10 +34,12 @@ T = TypeVar("T")
 
 
 class ReadFailure(Exception):
-    def __init__(self, message: str, status: int = 400):
+    def __init__(self, message: str, status: int = 400, *, upstream_status: int | None = None):
         super().__init__(message)
         self.message = message
         self.status = status
+        # The failure status an external Sentry answered with, when that is the cause.
+        self.upstream_status = upstream_status
 
 
 class ErrorNotFound(ReadFailure):
@@ -90,7 +92,7 @@ def sentry_call(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     try:
         return call(*args, **kwargs)
     except SentryError as exc:
-        raise ReadFailure(exc.message, exc.http_status) from None
+        raise ReadFailure(exc.message, exc.http_status, upstream_status=exc.upstream_status) from None
 
 
 def sentry_issue(source: ErrorSource, issue_id: str) -> dict[str, Any]:
