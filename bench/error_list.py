@@ -105,7 +105,8 @@ def seed(database_url: str, project_id: int, *, errors: int, events: int) -> Non
         connection.execute(insert(TrackedError), error_rows)
         ids = list(connection.scalars(select(TrackedError.id).where(TrackedError.project_id == project_id)
                                       .order_by(TrackedError.id)))
-        event_rows, hourly = [], {}
+        event_rows = []
+        hourly: dict[tuple[int, dt.datetime], int] = {}
         for index in range(events):
             error_id = ids[index % len(ids)]
             moment = now - dt.timedelta(minutes=random.randint(0, 47 * 60))
@@ -247,7 +248,9 @@ async def console_figures(url: str, token: str, path: str, rounds: int) -> dict[
         started = time.perf_counter()
         tab.select_project(path)
         await wait_for(lambda watcher=watcher: watcher.painted_at is not None)
-        first_rows.append((watcher.painted_at - started) * 1000)
+        painted_at = watcher.painted_at
+        assert painted_at is not None  # wait_for returned once the first paint set it
+        first_rows.append((painted_at - started) * 1000)
         # Let the settings and keys pages finish loading too: their work is part of choosing a project.
         await wait_for(lambda: not context._in_flight)
         stalls.append(probe.stop() * 1000)
@@ -292,7 +295,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5, help="times the console chooses the project")
     args = parser.parse_args()
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)
+    QApplication.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with tempfile.TemporaryDirectory(prefix="outpost-bench-errors-") as workdir, loop:

@@ -61,6 +61,7 @@ async def measure(url: str, token: str, project: dict, workdir: Path) -> dict[st
     probe.start()
     started = time.perf_counter()
     task = tab.save_to(body["id"], target)
+    assert task is not None  # None only without a connection
     await task
     seconds = time.perf_counter() - started
     stall = probe.stop()

@@ -206,7 +206,8 @@ async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bool]:
     return status, closes
 
 
-async def _drive(port: int, requests: list[bytes], connections: int, deadline: float) -> tuple[list[float], dict]:
+async def _drive(port: int, requests: list[bytes], connections: int,
+                 deadline: float) -> tuple[list[float], dict[int, int]]:
     latencies: list[float] = []
     statuses: dict[int, int] = {}
     position = 0
@@ -262,7 +263,8 @@ def run_load(port: int, request_sets: list[list[bytes]], concurrency: int, time_
                                  args=(port, requests, connections, start_at, start_at + time_limit, results))
         worker.start()
         workers.append(worker)
-    latencies, statuses = [], {}
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
     for _ in workers:
         outcome = results.get()
         if isinstance(outcome, Exception):

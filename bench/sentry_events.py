@@ -65,13 +65,15 @@ def seed(database_url: str, project_id: int, events: int) -> int:
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     first = now - dt.timedelta(seconds=events)
     with engine.begin() as connection:
-        error_id = connection.execute(insert(TrackedError).values(
+        inserted = connection.execute(insert(TrackedError).values(
             project_id=project_id, fingerprint="f" * 40, title="ZeroDivisionError: division by zero", kind="error",
             exception_type="ZeroDivisionError", culprit="shop.module_9 in step_9", message="division by zero",
             level="error", platform="python", count=events, users_count=1000, first_seen_at=first,
             last_seen_at=now, status="unresolved", regressed=False, first_release=RELEASES[-1],
             last_release=RELEASES[0], last_environment="production", stored_events=events, created_at=first,
-            updated_at=now)).inserted_primary_key[0]
+            updated_at=now)).inserted_primary_key
+        assert inserted is not None  # a single-row INSERT always reports its key
+        error_id = inserted[0]
         counts: dict[tuple[str, str], list] = {}
         hourly: dict[dt.datetime, int] = {}
         event_rows, tag_rows, payloads = [], [], []

@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TypedDict
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -35,6 +36,24 @@ from console.variables.views import VariablesTab  # noqa: E402
 
 STALL_AIM = 0.050
 IDLE_SECONDS = 3.0
+
+
+class ImportFigures(TypedDict):
+    """Seconds, except `failed` (rows the server refused) and `ticks` (how often the lag probe ran)."""
+
+    preview: float
+    apply: float
+    total: float
+    stall: float
+    stalls: dict[str, float]
+    idle_stall: float
+    ui_cpu: float
+    failed: int
+    ticks: int
+
+
+class Figures(ImportFigures):
+    baseline: float
 
 
 def make_variables(count: int) -> list[Variable]:
@@ -80,7 +99,7 @@ async def wait_for(predicate, timeout: float = 300.0) -> None:
         await asyncio.sleep(0.01)
 
 
-async def console_import(url: str, token: str, path: Path) -> dict[str, float]:
+async def console_import(url: str, token: str, path: Path) -> ImportFigures:
     context = AppContext()
     context.error_reported.connect(lambda title, message: print(f"{title}: {message}", file=sys.stderr))
     await context.connect_to(url, token)
@@ -95,13 +114,14 @@ async def console_import(url: str, token: str, path: Path) -> dict[str, float]:
     idle_stall = idle_probe.stop()
     probe = LagProbe()
     probe.start()
-    stalls = {}
+    stalls: dict[str, float] = {}
     started, ui_cpu_started = time.perf_counter(), time.thread_time()
     tab.import_file(path)
     await wait_for(lambda: tab.import_dialog is not None and tab.import_dialog.isVisible())
     preview_ready = time.perf_counter()
     stalls["preview"], probe.longest_stall = probe.longest_stall, 0.0
     dialog = tab.import_dialog
+    assert dialog is not None  # the wait above saw it shown
     dialog.apply()
     await wait_for(lambda: dialog.result_label.text().startswith("Applied"))
     applied = time.perf_counter()
@@ -122,7 +142,7 @@ async def console_import(url: str, token: str, path: Path) -> dict[str, float]:
             "ticks": ticks}
 
 
-async def run(count: int, workdir: Path) -> dict[str, float]:
+async def run(count: int, workdir: Path) -> Figures:
     variables = make_variables(count)
     path = workdir / "variables.json"
     path.write_text(to_json(variables))
@@ -145,7 +165,7 @@ def main() -> int:
     parser.add_argument("--variables", type=int, default=1000)
     args = parser.parse_args()
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)
+    QApplication.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with tempfile.TemporaryDirectory(prefix="outpost-bench-variables-") as workdir, loop:

@@ -16,6 +16,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from screenshot_support import local_console, run_grab, settle  # noqa: E402
 
+from console.errors import ErrorTrackingTab  # noqa: E402
 from console.overview import OverviewTab  # noqa: E402
 from console.variables.views import VariablesTab  # noqa: E402
 
@@ -30,6 +31,7 @@ async def grab(output: Path, workdir: Path) -> None:
 
         window.open_target(("errors", "acme/webshop"))
         errors = window.tabs.current_feature()
+        assert isinstance(errors, ErrorTrackingTab)
         page = errors.errors_page
         await settle(lambda: page.model.rowCount() > 0)
         page.table.selectRow(0)
@@ -48,6 +50,7 @@ async def grab(output: Path, workdir: Path) -> None:
 
         tab.select_key("DOCKER_AUTH_TOKEN")
         dialog = tab.edit_selected()
+        assert dialog is not None  # a variable is selected
         dialog.value_edit.setPlainText("dckr pat $REGISTRY_SUFFIX")
         await asyncio.sleep(0.3)
         dialog.grab().save(str(output / "variables-edit-masking-error.png"))

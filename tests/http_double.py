@@ -22,6 +22,7 @@ class BackgroundHttpServer:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)  # an IP socket's bound address reads back as text
         return f"http://{host}:{port}"
 
     def start(self) -> Self:

@@ -109,15 +109,17 @@ def launch_server(data_dir: Path, *, demo: bool = False, extra_env: dict[str, st
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log_file, env=env, cwd=REPO_ROOT)
     log_file.close()
     url_holder: list[str] = []
+    stdout = process.stdout
+    assert stdout is not None  # started with stdout=PIPE
 
     def read_listening_line() -> None:
-        for raw in process.stdout:
+        for raw in stdout:
             line = raw.decode(errors="replace").strip()
             if line.startswith("Listening on "):
                 url_holder.append(line.removeprefix("Listening on "))
                 break
         # Keep draining stdout so the server never blocks on a full pipe.
-        for _ in process.stdout:
+        for _ in stdout:
             pass
 
     reader = threading.Thread(target=read_listening_line, daemon=True)
@@ -174,7 +176,7 @@ class ApiHelper:
 
     def group(self, *, parent_id: int | None = None, visibility: str = "private") -> dict:
         path = unique("group")
-        body = {"name": path, "path": path, "visibility": visibility}
+        body: dict[str, str | int] = {"name": path, "path": path, "visibility": visibility}
         if parent_id is not None:
             body["parent_id"] = parent_id
         response = self.root.post("/groups", json=body)
@@ -182,7 +184,7 @@ class ApiHelper:
         return response.json()
 
     def project(self, *, group_id: int | None = None, visibility: str = "private") -> dict:
-        body = {"name": unique("project"), "visibility": visibility}
+        body: dict[str, str | int] = {"name": unique("project"), "visibility": visibility}
         if group_id is not None:
             body["namespace_id"] = group_id
         response = self.root.post("/projects", json=body)

@@ -6,7 +6,7 @@ import datetime as dt
 import hashlib
 import uuid
 
-from sqlalchemy import insert
+from sqlalchemy import Table, insert
 from sqlalchemy.engine import Engine
 
 from outpost_server.db import make_engine
@@ -52,6 +52,7 @@ def synthetic_row(project_id: int, index: int, detected_at: dt.datetime) -> dict
 
 def insert_vulnerabilities(engine: Engine, project_id: int, count: int, *, batch: int = 5000) -> None:
     table = Vulnerability.__table__
+    assert isinstance(table, Table)  # declarative typing says FromClause; a mapped class's table is a Table
     detected_at = dt.datetime(2024, 3, 4, 10, 15, 41, tzinfo=dt.timezone.utc)
     with engine.begin() as connection:
         for start in range(0, count, batch):

@@ -3,6 +3,7 @@
 # process print "startup-probe shown <time.monotonic()>" once the event loop has handled
 # the show, then exit at once, so a benchmark can time "process start -> window shown".
 import os
+import sys
 
 
 def _install_startup_probe() -> None:
@@ -22,8 +23,8 @@ def _install_startup_probe() -> None:
         if widget.isWindow():
             QTimer.singleShot(0, report_and_exit)
 
-    QWidget.show = show
+    QWidget.show = show  # type: ignore[method-assign]  # the probe replaces show() on purpose
 
 
-if os.environ.get("OUTPOST_STARTUP_PROBE") and "--run-server" not in os.sys.argv:
+if os.environ.get("OUTPOST_STARTUP_PROBE") and "--run-server" not in sys.argv:
     _install_startup_probe()

@@ -37,7 +37,7 @@ def render_png(renderer: QSvgRenderer, size: int) -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
+    image.save(buffer, b"PNG")
     buffer.close()
     return bytes(data.data())
 

@@ -7,7 +7,7 @@ import keyring.errors
 
 
 class MemoryKeyring(keyring.backend.KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
         super().__init__()
@@ -29,7 +29,7 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
 class BrokenKeyring(keyring.backend.KeyringBackend):
     """Looks usable but fails at call time, like a locked or dismissed Secret Service."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def get_password(self, service: str, username: str) -> str | None:
         raise keyring.errors.KeyringLocked("the collection is locked")

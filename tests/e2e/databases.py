@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy
 
 from tests.support import RunningServer
@@ -16,7 +18,7 @@ def connect(url: str) -> sqlalchemy.Engine:
     return sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool)
 
 
-def scalar(url: str, sql: str, **params) -> object:
+def scalar(url: str, sql: str, **params) -> Any:
     engine = connect(url)
     try:
         with engine.connect() as connection:

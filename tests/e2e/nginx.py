@@ -154,9 +154,11 @@ def nginx_in_front_of(replica_urls: list[str], prefix: Path) -> Iterator[Proxy]:
 
 
 def _wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30) -> None:
+    stderr = process.stderr
+    assert stderr is not None  # started with stderr=PIPE
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        assert process.poll() is None, process.stderr.read().decode(errors="replace")
+        assert process.poll() is None, stderr.read().decode(errors="replace")
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
             return
         time.sleep(0.05)

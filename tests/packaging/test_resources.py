@@ -14,6 +14,7 @@ ICONS = ROOT / "resources" / "icons"
 
 def load_module(path: Path):
     spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None  # a .py path always gets a source file loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[path.stem] = module
     spec.loader.exec_module(module)
@@ -57,10 +58,10 @@ def icon_images(path: Path) -> list[tuple[str, QImage]]:
     """The images a .png, .ico or .icns file holds, labelled by their place in it."""
     data = path.read_bytes()
     if path.suffix == ".ico":
-        return [(f"entry {index}", QImage.fromData(png, "PNG")) for index, png in enumerate(ico_pngs(data))]
+        return [(f"entry {index}", QImage.fromData(png, b"PNG")) for index, png in enumerate(ico_pngs(data))]
     if path.suffix == ".icns":
-        return [(kind.decode(), QImage.fromData(png, "PNG")) for kind, png in icns_pngs(data)]
-    return [("image", QImage.fromData(data, "PNG"))]
+        return [(kind.decode(), QImage.fromData(png, b"PNG")) for kind, png in icns_pngs(data)]
+    return [("image", QImage.fromData(data, b"PNG"))]
 
 
 def pixel_difference(first: QImage, second: QImage) -> str | None:
@@ -89,8 +90,8 @@ def rgba_bytes(image: QImage) -> bytes:
 def png_bytes(image: QImage, *, quality: int) -> bytes:
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG", quality)
-    return bytes(buffer.data())
+    image.save(buffer, b"PNG", quality)
+    return bytes(buffer.data().data())
 
 
 def ico_pngs(data: bytes) -> list[bytes]:

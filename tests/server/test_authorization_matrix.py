@@ -282,7 +282,8 @@ def _second_token_id(world: World, actor: str) -> int:
 def request_body(row: Row, world: World) -> dict | None:
     """What a caller with the permission would send (valid, so the status is the permission's)."""
     name = unique("m")
-    bodies = {
+    # A body, or how to make one when it needs a fresh user or the current value of a setting.
+    bodies: dict[str, dict | Callable[[], dict]] = {
         "POST /users": {"username": name, "name": name, "email": f"{name}@example.com", "password": "s3cret-pass-1"},
         "POST /users/{}/personal_access_tokens": {"name": name, "scopes": ["read_api"]},
         "POST /groups": {"name": name, "path": name},

@@ -6,6 +6,7 @@ Errors come from the real Python SDK sending to the running server.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import httpx
 import pytest
@@ -127,12 +128,13 @@ def test_release_health_of_the_error_release(server, api: ApiHelper):
     with _web(server, server.root_token) as web:
         error = wait_for_list(web, path, lambda b: len(b["errors"]) == 1)["errors"][0]
         assert error["title"] == "RuntimeError: payment service unreachable"
-        detail = None
+        detail: dict[str, Any] | None = None
         for _ in range(50):
             detail = web.get(f"/{path}/-/error_tracking/{error['id']}/details.json").json()["error"]
             if detail["release_health"]:
                 break
             time.sleep(0.2)
+    assert detail is not None  # the loop above ran
     assert detail["release_health"] == [{"release": "shop@3.0.0", "environment": "production", "sessions": 1,
                                                 "crashed": 1, "errored": 0, "abnormal": 0, "crash_free_rate": 0.0}]
 
@@ -184,7 +186,9 @@ def test_keyset_pagination_walks_every_error_once(server, api: ApiHelper):
     path = project["path_with_namespace"]
     with _web(server, server.root_token) as web:
         wait_for_list(web, path, lambda b: "next" in b["pagination"], sort="first_seen")
-        seen, pages, cursor = [], [], None
+        seen: list[str] = []  # the web JSON gives error ids as strings
+        pages: list[dict[str, Any]] = []
+        cursor = None
         while True:
             params = {"sort": "first_seen", **({"cursor": cursor} if cursor else {})}
             body = web.get(f"/{path}/-/error_tracking.json", params=params).json()

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from console.api.sentry_events import (
@@ -22,7 +24,7 @@ from console.errors.tagged_events import TaggedEventsModel
 
 
 def event(**changes) -> Event:
-    fields = dict(
+    fields: dict[str, Any] = dict(
         id="a" * 32, issue_id="7", date_created="2026-11-20T10:00:02Z", title="ValueError: bad | input",
         message="", culprit="shop.orders in load", release="shop@2.0.0",
         exceptions=[{"type": "ValueError", "value": "bad | input", "frames": [

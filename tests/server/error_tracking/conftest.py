@@ -48,7 +48,9 @@ class TrackedProject:
 
     def release_health(self) -> list:
         with self.sessions() as session:
-            return service.release_health(session, project=session.get(Project, self.id))
+            project = session.get(Project, self.id)
+            assert project is not None  # make_tracked_project created it
+            return service.release_health(session, project=project)
 
 
 def make_tracked_project(server: RunningServer, sessions: sessionmaker[Session]) -> TrackedProject:

@@ -1,6 +1,7 @@
 """Byte-level checks of the CSV cell formats against GitLab's exporter rules."""
 
 from datetime import datetime, timezone
+from typing import Any
 
 from outpost_server.compat.rails_text import humanize
 from outpost_server.compat.ruby import ruby_inspect, ruby_time
@@ -20,7 +21,7 @@ DETECTED = datetime(2022, 10, 7, 13, 34, 41, tzinfo=timezone.utc)
 
 
 def make(**overrides) -> ExportVulnerability:
-    values = dict(
+    values: dict[str, Any] = dict(
         id=5,
         group_name="Gitlab.org",
         project_name="Defend",

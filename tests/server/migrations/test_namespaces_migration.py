@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,10 @@ OLD_TABLES: dict[str, list[dict[str, Any]]] = FIXTURE["tables"]
 def decode(value: Any) -> Any:
     if isinstance(value, dict):
         (kind, raw), = value.items()
-        return {"datetime": dt.datetime.fromisoformat, "date": dt.date.fromisoformat,
-                "bytes": base64.b64decode, "json": lambda item: item}[kind](raw)
+        decoders: dict[str, Callable[[Any], Any]] = {"datetime": dt.datetime.fromisoformat,
+                                                     "date": dt.date.fromisoformat,
+                                                     "bytes": base64.b64decode, "json": lambda item: item}
+        return decoders[kind](raw)
     return value
 
 

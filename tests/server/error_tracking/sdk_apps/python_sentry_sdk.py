@@ -7,11 +7,12 @@ go to the envelope endpoint) or `crash` (an unhandled exception in an applicatio
 import atexit
 import logging
 import sys
+from typing import Any
 
 import sentry_sdk
 
 mode, dsn = sys.argv[1], sys.argv[2]
-options = {"dsn": dsn, "release": "shop@1.0.0", "environment": "production"}
+options: dict[str, Any] = {"dsn": dsn, "release": "shop@1.0.0", "environment": "production"}
 if mode == "envelope":
     # Any traces_sample_rate, even 0.0, switches sentry-sdk 1.21 to the envelope endpoint.
     options["traces_sample_rate"] = 0.0
