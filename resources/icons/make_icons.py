@@ -37,7 +37,8 @@ def render_png(renderer: QSvgRenderer, size: int) -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, b"PNG")
+    # PySide6's stubs type the format (a C string) as bytes, but its runtime accepts only str there.
+    image.save(buffer, "PNG")  # type: ignore[call-overload]
     buffer.close()
     return bytes(data.data())
 

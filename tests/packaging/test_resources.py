@@ -58,10 +58,15 @@ def icon_images(path: Path) -> list[tuple[str, QImage]]:
     """The images a .png, .ico or .icns file holds, labelled by their place in it."""
     data = path.read_bytes()
     if path.suffix == ".ico":
-        return [(f"entry {index}", QImage.fromData(png, b"PNG")) for index, png in enumerate(ico_pngs(data))]
+        return [(f"entry {index}", png_image(png)) for index, png in enumerate(ico_pngs(data))]
     if path.suffix == ".icns":
-        return [(kind.decode(), QImage.fromData(png, b"PNG")) for kind, png in icns_pngs(data)]
-    return [("image", QImage.fromData(data, b"PNG"))]
+        return [(kind.decode(), png_image(png)) for kind, png in icns_pngs(data)]
+    return [("image", png_image(data))]
+
+
+def png_image(data: bytes) -> QImage:
+    # PySide6's stubs type the format (a C string) as bytes, but its runtime accepts only str there.
+    return QImage.fromData(data, "PNG")  # type: ignore[arg-type]
 
 
 def pixel_difference(first: QImage, second: QImage) -> str | None:
@@ -90,7 +95,7 @@ def rgba_bytes(image: QImage) -> bytes:
 def png_bytes(image: QImage, *, quality: int) -> bytes:
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, b"PNG", quality)
+    image.save(buffer, "PNG", quality)  # type: ignore[call-overload]  # str, as in png_image
     return bytes(buffer.data().data())
 
 
