@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
+from outpost_server.background import cancelled
 from outpost_server.db import session_scope, utcnow
 from outpost_server.error_tracking import service
 
@@ -86,13 +87,8 @@ class OriginRefusals:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="error-tracking-origin-refusals")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
-            self._task = None
+        await cancelled(self._task)
+        self._task = None
         await self.flush()
 
     async def flush(self) -> None:
