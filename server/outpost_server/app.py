@@ -19,6 +19,7 @@ from outpost_server.config import ServerConfig, load_config
 from outpost_server.db import make_engine, make_sessionmaker, session_scope
 from outpost_server.error_tracking import router as error_tracking_api
 from outpost_server.error_tracking.ingest import IngestWriter
+from outpost_server.error_tracking.origin_refusals import OriginRefusals
 from outpost_server.error_tracking.pruner import running_pruner
 from outpost_server.error_tracking.rate_limit import SharedRateLimit
 from outpost_server.error_tracking.retention import instance_policy
@@ -96,6 +97,10 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
             rate_limit.start()
             workers.push_async_callback(rate_limit.stop)
         app.state.error_tracking_rate_limit = rate_limit
+        origin_refusals = OriginRefusals(app.state.sessionmaker)
+        origin_refusals.start()
+        workers.push_async_callback(origin_refusals.stop)
+        app.state.origin_refusals = origin_refusals
         yield
 
 

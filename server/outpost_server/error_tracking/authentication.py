@@ -118,16 +118,11 @@ async def admitted(app: FastAPI, project_ident: str, public_key: str | None,
         raise refusal(target.refusal)
     assert target.project_id is not None  # set whenever there is no refusal
     if origin is not None and not origin_allowed(origin, list(target.allowed_origins)):
-        await run_in_threadpool(_record_rejected_origin, app, target.project_id, origin)
+        await app.state.origin_refusals.record(target.project_id, origin)
         error = http_errors.forbidden("Invalid origin")
         error.headers["X-Sentry-Error"] = "Invalid origin: " + origin.encode("ascii", "replace").decode()
         raise refusal(error)
     return target
-
-
-def _record_rejected_origin(app: FastAPI, project_id: int, origin: str) -> None:
-    with session_scope(app.state.sessionmaker) as session:
-        service.record_rejected_origin(session, project_id=project_id, origin=origin)
 
 
 async def _read_body(request: Request, limit: int) -> bytes:

@@ -19,6 +19,7 @@ from contextlib import asynccontextmanager
 from sqlalchemy import or_, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from outpost_server.background import cancelled
 from outpost_server.db import changed_rows, utcnow
 
 from .models import PruneLease, PruneRun
@@ -112,13 +113,8 @@ class Pruner:
 
     async def stop(self) -> None:
         self._stopping = True
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
-            self._task = None
+        await cancelled(self._task)
+        self._task = None
         # A pass in progress stops at its next batch (keep_going), then gives the lease back.
         await asyncio.get_running_loop().run_in_executor(None, self._executor.shutdown)
 

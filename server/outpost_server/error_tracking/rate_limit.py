@@ -19,6 +19,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
+from outpost_server.background import cancelled
+
 from .models import RateWindow
 
 log = logging.getLogger("outpost.error_tracking.rate_limit")
@@ -61,13 +63,8 @@ class SharedRateLimit:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="error-tracking-rate-limit")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
-            self._task = None
+        await cancelled(self._task)
+        self._task = None
         try:
             await self.sync()
         finally:

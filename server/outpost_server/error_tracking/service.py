@@ -144,13 +144,14 @@ def collector_target(session: Session, *, project_ident: str, public_key: str | 
     return CollectorTarget(project.id, None, allowed)
 
 
-def record_rejected_origin(session: Session, *, project_id: int, origin: str) -> None:
-    """Count a browser request refused for its origin (shown with the settings)."""
+def record_rejected_origins(session: Session, *, project_id: int, count: int, origin: str,
+                            at: dt.datetime) -> None:
+    """Count browser requests refused for their origin, the latest being `origin` at `at` (shown with the settings)."""
     session.execute(
         update(ErrorTrackingSetting)
         .where(ErrorTrackingSetting.project_id == project_id)
-        .values(rejected_origin_count=ErrorTrackingSetting.rejected_origin_count + 1,
-                last_rejected_origin=origin[:255], last_rejected_at=utcnow())
+        .values(rejected_origin_count=ErrorTrackingSetting.rejected_origin_count + count,
+                last_rejected_origin=origin[:255], last_rejected_at=at)
     )
 
 
