@@ -10,7 +10,7 @@ from tests.sdk_errors import enable_integrated
 from tests.support import ApiHelper, start_server
 
 
-def test_first_refusal_is_due_at_once_and_the_rest_wait_for_the_flush():
+def test_first_refusal_is_due_at_once_and_the_rest_wait_for_the_flush() -> None:
     refusals = OriginRefusals(sessions=None, flush_seconds=3600)  # type: ignore[arg-type]  # nothing written here
     first = refusals.note(7, "https://a.example")
     assert first is not None and (first.count, first.origin) == (1, "https://a.example")
@@ -23,7 +23,7 @@ def test_first_refusal_is_due_at_once_and_the_rest_wait_for_the_flush():
     assert refusals.take_pending()[7].count == 1 and refusals.take_pending() == {}
 
 
-def test_every_refusal_is_due_when_the_window_is_zero():
+def test_every_refusal_is_due_when_the_window_is_zero() -> None:
     refusals = OriginRefusals(sessions=None, flush_seconds=0)  # type: ignore[arg-type]  # nothing written here
     assert [refusal.count for refusal in (refusals.note(1, "https://a.example") for _ in range(3))
             if refusal is not None] == [1, 1, 1]
