@@ -56,6 +56,17 @@ class ServerConfig(BaseSettings):
     export_lease_seconds: int = 30
     # False: this process serves the exports API but leaves generating the files to other processes.
     export_worker: bool = True
+    # Outgoing mail (alerts, export notifications), like GitLab's smtp_* settings; no host = no mail.
+    smtp_host: str = ""
+    # 0 = the security mode's usual port (25, 587 for starttls, 465 for tls).
+    smtp_port: int = 0
+    smtp_username: str = ""
+    smtp_password: str = ""
+    # none, starttls or tls.
+    smtp_security: str = "none"
+    mail_from: str = "outpost@localhost"
+    # Seconds to connect to and converse with the SMTP server.
+    smtp_timeout: float = 10.0
 
     def sqlalchemy_url(self) -> str:
         if self.database_url:
