@@ -206,17 +206,24 @@ async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bool]:
     return status, closes
 
 
-async def _drive(port: int, requests: list[bytes], connections: int,
-                 deadline: float) -> tuple[list[float], dict[int, int]]:
+async def _drive(port: int, requests: list[bytes], connections: int, deadline: float,
+                 rate: float | None = None) -> tuple[list[float], dict[int, int]]:
+    """Sends the requests over `connections` keep-alive connections, as fast as answered or, with
+    `rate`, paced to that many requests per second in all."""
     latencies: list[float] = []
     statuses: dict[int, int] = {}
     position = 0
+    interval = connections / rate if rate else 0.0
 
     async def connection() -> None:
         nonlocal position
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        next_at = time.monotonic()
         try:
             while position < len(requests) and time.monotonic() < deadline:
+                if interval:
+                    next_at += interval
+                    await asyncio.sleep(max(0.0, next_at - time.monotonic()))
                 request = requests[position]
                 position += 1
                 started = time.perf_counter()
@@ -234,7 +241,7 @@ async def _drive(port: int, requests: list[bytes], connections: int,
     return latencies, statuses
 
 
-def _load_worker(port, requests, connections, start_at, deadline, results) -> None:
+def _load_worker(port, requests, connections, start_at, deadline, results, rate=None) -> None:
     try:
         import uvloop
 
@@ -245,13 +252,14 @@ def _load_worker(port, requests, connections, start_at, deadline, results) -> No
         time.sleep(0.001)
     monotonic_deadline = time.monotonic() + (deadline - time.time())
     try:
-        results.put(asyncio.run(_drive(port, requests, connections, monotonic_deadline)))
+        results.put(asyncio.run(_drive(port, requests, connections, monotonic_deadline, rate)))
     except Exception as error:  # report instead of leaving the parent waiting
         results.put(error)
 
 
-def run_load(port: int, request_sets: list[list[bytes]], concurrency: int, time_limit: float) -> dict:
-    """Drive `concurrency` connections spread over one process per request set."""
+def run_load(port: int, request_sets: list[list[bytes]], concurrency: int, time_limit: float,
+             rate: float | None = None) -> dict:
+    """Drive `concurrency` connections spread over one process per request set (paced to `rate` in all)."""
     context = multiprocessing.get_context("fork")
     results = context.Queue()
     start_at = time.time() + 0.5
@@ -259,8 +267,10 @@ def run_load(port: int, request_sets: list[list[bytes]], concurrency: int, time_
     per_worker = [concurrency // len(request_sets) + (1 if i < concurrency % len(request_sets) else 0)
                   for i in range(len(request_sets))]
     for requests, connections in zip(request_sets, per_worker, strict=True):
+        worker_rate = rate * connections / concurrency if rate else None
         worker = context.Process(target=_load_worker,
-                                 args=(port, requests, connections, start_at, start_at + time_limit, results))
+                                 args=(port, requests, connections, start_at, start_at + time_limit, results,
+                                       worker_rate))
         worker.start()
         workers.append(worker)
     latencies: list[float] = []
@@ -370,6 +380,57 @@ def counted_events(database: Path, project_id: int) -> tuple[int, int]:
     return counted, stored
 
 
+class FreshnessProbe:
+    """While a load runs, sends one extra event every `interval` seconds and measures the time from its
+    200 to its row being readable in the server's database (what every list reads)."""
+
+    def __init__(self, port: int, project_id: int, public_key: str, database: Path, interval: float = 0.1):
+        self.port, self.project_id, self.public_key, self.database = port, project_id, public_key, database
+        self.interval = interval
+        self.samples: list[float] = []
+        self.unseen = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._probe, daemon=True)
+
+    def __enter__(self) -> FreshnessProbe:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def p99_ms(self) -> float | None:
+        if not self.samples:
+            return None
+        ordered = sorted(self.samples)
+        return 1000 * ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+    def _probe(self) -> None:
+        path = outpost_store_path(self.project_id)
+        template = json.loads(FIXTURE.read_bytes())
+        with httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=30) as client, \
+                sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=30) as db:
+            while not self._stop.wait(self.interval):
+                event_id = uuid.uuid4().hex
+                event = {**template, "event_id": event_id}
+                answer = client.post(path, content=json.dumps(event), headers={
+                    "X-Sentry-Auth": f"Sentry sentry_key={self.public_key}, sentry_version=7",
+                    "Content-Type": "application/json"})
+                if answer.status_code != 200:
+                    continue
+                answered = time.perf_counter()
+                deadline = answered + 30
+                while time.perf_counter() < deadline:
+                    if db.execute("SELECT 1 FROM error_tracking_error_events WHERE project_id = ? AND event_id = ?",
+                                  (self.project_id, event_id)).fetchone():
+                        self.samples.append(time.perf_counter() - answered)
+                        break
+                    time.sleep(0.002)
+                else:
+                    self.unseen += 1
+
+
 # --- the run ---------------------------------------------------------------------------------
 
 
@@ -382,6 +443,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", default="auto",
                         help="Outpost's server processes (serve --workers; default auto: one per CPU)")
     parser.add_argument("--peer", choices=["bugsink"], help="also run the same load against this peer")
+    parser.add_argument("--paced-rate", type=float, default=1000.0,
+                        help="events/s of the paced run that measures freshness at a steady load (default 1000; "
+                             "0 skips it)")
     parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.bare_server:
@@ -399,6 +463,8 @@ def main(argv: list[str] | None = None) -> int:
             peer = BugsinkPeer(data_dir / "bugsink", free_port())
             wait_for_port(peer.port, peer.start())
         try:
+            database = data_dir / "outpost.sqlite3"
+            probe_project = prepare_project(outpost_port, token)
             for concurrency in args.concurrency:
                 project_id, public_key = prepare_project(outpost_port, token)
                 request_sets = [
@@ -407,7 +473,8 @@ def main(argv: list[str] | None = None) -> int:
                     for i in range(args.processes)
                 ]
                 cpu_before = cpu_seconds(outpost.pid)
-                with MemoryPeak(outpost.pid) as memory:
+                with MemoryPeak(outpost.pid) as memory, \
+                        FreshnessProbe(outpost_port, *probe_project, database) as probe:
                     run = run_load(outpost_port, request_sets, concurrency, args.time_limit)
                     deadline = time.time() + args.time_limit
                     counted, stored = counted_events(data_dir / "outpost.sqlite3", project_id)
@@ -415,6 +482,7 @@ def main(argv: list[str] | None = None) -> int:
                         time.sleep(0.05)
                         counted, stored = counted_events(data_dir / "outpost.sqlite3", project_id)
                 run["rss_mb"], run["pss_mb"] = memory.rss, memory.pss
+                run["fresh_p99_ms"], run["fresh_samples"] = probe.p99_ms(), len(probe.samples)
                 processed_at = max(time.time(), run["finished"]) if counted < run["accepted"] else run["finished"]
                 run["cpu_ms"] = 1000 * (cpu_seconds(outpost.pid) - cpu_before) / max(run["sent"], 1)
                 cpu_before = cpu_seconds(bare.pid)
@@ -428,6 +496,15 @@ def main(argv: list[str] | None = None) -> int:
                     peer_run = run_load(peer.port, peer_sets, concurrency, args.time_limit)
                     peer_run["stored"] = peer.stored_events() - before
                 report.append((concurrency, run, counted, stored, processed_at, ceiling, peer_run))
+            paced = None
+            if args.paced_rate:
+                project_id, public_key = prepare_project(outpost_port, token)
+                paced_count = int(args.paced_rate * 15)
+                paced_sets = [build_requests(paced_count // args.processes, i * (paced_count // args.processes),
+                                             outpost_store_path(project_id), public_key) for i in range(args.processes)]
+                with FreshnessProbe(outpost_port, *probe_project, database) as probe:
+                    paced = run_load(outpost_port, paced_sets, 32, 20.0, rate=args.paced_rate)
+                paced["fresh_p99_ms"], paced["fresh_samples"] = probe.p99_ms(), len(probe.samples)
         finally:
             stop(outpost)
             stop(bare)
@@ -447,8 +524,11 @@ def main(argv: list[str] | None = None) -> int:
         ok = ok and lossless and run["accepted"] == run["sent"]
         print(f"\nconcurrency {concurrency}")
         print(f"  outpost : {run['sent']} sent, {run['accepted']} accepted, statuses {run['statuses']}")
-        print(f"            accepted {accepted_rate:,.0f} events/s, fully processed {processed_rate:,.0f} events/s, "
-              f"p50 {run['p50_ms']:.1f} ms, p99 {run['p99_ms']:.1f} ms, server CPU {run['cpu_ms']:.2f} ms/event")
+        print(f"            end to end {processed_rate:,.0f} events/s (stored / (send time + drain time)), "
+              f"accepted {accepted_rate:,.0f} events/s")
+        print(f"            accept latency p50 {run['p50_ms']:.1f} ms, p99 {run['p99_ms']:.1f} ms; freshness p99 "
+              f"{_ms(run['fresh_p99_ms'])} from 200 to listed ({run['fresh_samples']} probes); "
+              f"server CPU {run['cpu_ms']:.2f} ms/event")
         print(f"            peak memory of all server processes: "
               f"RSS {run['rss_mb']:.0f} MB, PSS {run['pss_mb']:.0f} MB")
         print(f"            stored {stored}, counted in errors {counted}: "
@@ -464,8 +544,16 @@ def main(argv: list[str] | None = None) -> int:
                   f"{peer_run['statuses']}, stored {peer_run['stored']}")
             print(f"            stored {peer_rate:,.0f} events/s, p50 {peer_run['p50_ms']:.1f} ms, "
                   f"p99 {peer_run['p99_ms']:.1f} ms")
-            print(f"  ratio   : outpost fully processed / bugsink stored = {processed_rate / max(peer_rate, 1e-9):.1f}")
+            print(f"  ratio   : outpost end to end / bugsink stored = {processed_rate / max(peer_rate, 1e-9):.1f}")
+    if paced is not None:
+        print(f"\npaced at {args.paced_rate:,.0f} events/s (32 connections): {paced['accepted']} accepted of "
+              f"{paced['sent']}, accept p99 {paced['p99_ms']:.1f} ms, freshness p99 {_ms(paced['fresh_p99_ms'])} "
+              f"from 200 to listed ({paced['fresh_samples']} probes)")
     return 0 if ok else 1
+
+
+def _ms(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:,.0f} ms"
 
 
 if __name__ == "__main__":

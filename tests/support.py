@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -55,6 +56,22 @@ class RunningServer:
             if isinstance(entry, dict) and "request_id" in entry:
                 entries.append(entry)
         return entries
+
+    def wait_for_digest(self, timeout: float = 30) -> None:
+        """Waits until every request this server answered 200 is digested, so its events are listed.
+
+        A 200 from the collector means "queued durably"; the entry leaves the spool only after the
+        digest's commit, so an empty spool means everything answered so far can be read.
+        """
+        deadline = time.monotonic() + timeout
+        with self.client() as client:
+            while True:
+                status = client.get("/error_tracking/ingestion")
+                assert status.status_code == 200, status.text
+                if status.json()["queue"]["entries"] == 0:
+                    return
+                assert time.monotonic() < deadline, f"the ingest spool did not drain: {status.json()}"
+                time.sleep(0.02)
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
         if self.process.poll() is None:

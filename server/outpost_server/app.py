@@ -18,8 +18,10 @@ from outpost_server.application_settings.router import router as application_set
 from outpost_server.config import ServerConfig, load_config
 from outpost_server.db import make_engine, make_sessionmaker, session_scope
 from outpost_server.error_tracking import router as error_tracking_api
-from outpost_server.error_tracking.ingest import IngestWriter
 from outpost_server.error_tracking.origin_refusals import OriginRefusals
+from outpost_server.error_tracking.pipeline.router import api_router as ingestion_router
+from outpost_server.error_tracking.pipeline.router import metrics_router
+from outpost_server.error_tracking.pipeline.runtime import running_pipeline
 from outpost_server.error_tracking.pruner import running_pruner
 from outpost_server.error_tracking.rate_limit import SharedRateLimit
 from outpost_server.error_tracking.retention import instance_policy
@@ -59,8 +61,10 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
                   openapi_url=f"{API_PREFIX}/openapi.json", docs_url=None, redoc_url=None)
     app.state.config = config
     for router in (accounts_router, variables_router, vulnerabilities_router, exports_router,
-                   error_tracking_api.router, retention_router, application_settings_router):
+                   error_tracking_api.router, retention_router, ingestion_router, application_settings_router):
         app.include_router(router, prefix=API_PREFIX)
+    # Prometheus metrics of the ingestion pipeline.
+    app.include_router(metrics_router)
     # GitLab's GraphQL API at /api/graphql (not part of the REST OpenAPI document).
     app.include_router(graphql_router)
     # Sentry's web API over the integrated error tracking backend.
@@ -86,11 +90,8 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
             await workers.enter_async_context(running_pruner(
                 app.state.sessionmaker, defaults=instance_policy(config),
                 interval_seconds=config.error_tracking_prune_interval_seconds))
-        # The collector's batch writer and shared rate limit: requests wait on them.
-        writer = IngestWriter(app.state.engine)
-        writer.start()
-        workers.push_async_callback(writer.stop)
-        app.state.error_tracking_writer = writer
+        # The collector's spool writer and digester (error_tracking/pipeline), and its shared rate limit.
+        await workers.enter_async_context(running_pipeline(app))
         limit = config.error_tracking_rate_limit_per_minute
         rate_limit = SharedRateLimit(app.state.engine, limit_per_minute=limit) if limit > 0 else None
         if rate_limit is not None:

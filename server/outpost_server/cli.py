@@ -51,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     prune.add_argument("--database-url", default=None)
     prune.add_argument("--data-dir", default=None)
     prune.set_defaults(handler=run_prune)
+
+    status = commands.add_parser("status", help="show the ingestion pipeline's spool and digest figures")
+    status.add_argument("--data-dir", default=None)
+    status.add_argument("--prometheus", action="store_true", help="print Prometheus text, as /-/metrics serves it")
+    status.set_defaults(handler=run_status)
     return parser
 
 
@@ -254,6 +259,23 @@ def run_prune(args: argparse.Namespace) -> int:
         print("Deleted:")
     for line in retention.describe(results):
         print("  " + line)
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from outpost_server.error_tracking.pipeline.metrics import describe, prometheus_text, read_snapshot
+    from outpost_server.error_tracking.pipeline.spool import spool_path
+
+    config = config_from(args)
+    if not spool_path(config.data_dir).exists():
+        print(f"No ingest spool in {config.data_dir}: no server has run with this data dir", file=sys.stderr)
+        return 1
+    snapshot = read_snapshot(config.data_dir)
+    if args.prometheus:
+        sys.stdout.write(prometheus_text(snapshot).decode())
+    else:
+        for line in describe(snapshot):
+            print(line)
     return 0
 
 

@@ -50,6 +50,12 @@ class ServerConfig(BaseSettings):
     error_tracking_pruner: bool = True
     # Error tracking: events accepted per project per minute by the collector; 0 means no limit.
     error_tracking_rate_limit_per_minute: int = 0
+    # The ingest spool (a local queue in data_dir): once it holds more than this many bytes, or its
+    # oldest entry waits longer than the age below, the collector answers 429 until digest catches up.
+    error_tracking_spool_max_bytes: int = 1024**3
+    error_tracking_spool_max_age_seconds: float = 6 * 3600.0
+    # Addresses or networks (comma-separated) allowed to read /-/metrics without a token.
+    metrics_allowed_ips: str = "127.0.0.1,::1"
     # Vulnerability exports are deleted this long after creation.
     export_lifetime_seconds: int = 3600
     # An export job whose worker stops renewing its lease this long is taken over by another worker.

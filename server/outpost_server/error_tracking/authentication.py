@@ -13,9 +13,7 @@ read first.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
-import time
 from dataclasses import dataclass
 
 from fastapi import FastAPI, Request
@@ -23,30 +21,30 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from outpost_server import http_errors
-from outpost_server.db import session_scope, utcnow
+from outpost_server.db import utcnow
 
 from . import service
+from .access_cache import DatabaseUnavailable
 from .dsn import STORE, extract_public_key
 from .origins import origin_allowed
-from .protocol import PARSE_FAILURE, IngestRequest, PayloadTooLarge, ProtocolError, body_limit, parse_ingest_request
+from .protocol import PARSE_FAILURE, OpenedRequest, PayloadTooLarge, ProtocolError, body_limit, open_request
 
 # Bodies above this are parsed off the event loop so one large envelope cannot stall the others.
 INLINE_PARSE_LIMIT = 64 * 1024
-# How long a positive or negative access decision is reused (other replicas' key changes).
-ACCESS_TTL_SECONDS = 5.0
-ACCESS_CACHE_SIZE = 10_000
 
 
 @dataclass(frozen=True)
 class CollectorRequest:
-    """An accepted collector request: the project, the key that admitted it, and the decoded content."""
+    """An accepted collector request: the project, the key that admitted it, and the checked content."""
 
     project_id: int
+    endpoint: str
     public_key: str
     allowed_origins: tuple[str, ...]
     origin: str | None
     received_at: dt.datetime
-    content: IngestRequest
+    client_ip: str | None
+    content: OpenedRequest
 
 
 class Refused(Exception):
@@ -71,43 +69,22 @@ def protocol_refusal(error: ProtocolError) -> Refused:
 
 
 def install(app: FastAPI) -> None:
-    app.state.error_tracking_access = {}
+    app.state.error_tracking_access = None  # an AccessCache once the database is open (pipeline/runtime.py)
 
 
 def forget_access(app: FastAPI) -> None:
     """Called after settings or keys change, so this process sees the change at once."""
-    app.state.error_tracking_access.clear()
+    cache = getattr(app.state, "error_tracking_access", None)
+    if cache is not None:
+        cache.forget()
 
 
 async def resolve_target(app: FastAPI, project_ident: str, public_key: str | None) -> service.CollectorTarget:
-    """The cached access decision; concurrent misses for one key share a single lookup."""
-    cache = app.state.error_tracking_access
-    cache_key = (project_ident, public_key)
-    cached = cache.get(cache_key)
-    if isinstance(cached, asyncio.Future):
-        return await cached
-    if cached is not None and cached[0] > time.monotonic():
-        return cached[1]
-
-    def lookup() -> service.CollectorTarget:
-        with session_scope(app.state.sessionmaker) as session:
-            return service.collector_target(session, project_ident=project_ident, public_key=public_key)
-
-    pending = asyncio.get_running_loop().create_future()
-    if len(cache) > ACCESS_CACHE_SIZE:
-        cache.clear()
-    cache[cache_key] = pending
     try:
-        target = await run_in_threadpool(lookup)
-    except BaseException as error:
-        cache.pop(cache_key, None)
-        pending.set_exception(error)
-        pending.exception()  # retrieved: the waiters (if any) re-raise it
-        raise
-    if cache.get(cache_key) is pending:
-        cache[cache_key] = (time.monotonic() + ACCESS_TTL_SECONDS, target)
-    pending.set_result(target)
-    return target
+        return await app.state.error_tracking_access.target(project_ident, public_key)
+    except DatabaseUnavailable:
+        raise Refused(JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
+                                   headers={"Retry-After": "5"})) from None
 
 
 async def admitted(app: FastAPI, project_ident: str, public_key: str | None,
@@ -161,18 +138,18 @@ class Authenticate:
             raise refusal(http_errors.bad_request(PARSE_FAILURE))
         try:
             body = await _read_body(request, body_limit(self.endpoint))
-            client_ip = request.client.host if request.client else None
 
-            def parse() -> IngestRequest:
-                return parse_ingest_request(self.endpoint, headers=headers, query=query, body=body,
-                                            received_at=received_at, client_ip=client_ip)
+            def parse() -> OpenedRequest:
+                return open_request(self.endpoint, headers=headers, query=query, body=body)
 
             content = await run_in_threadpool(parse) if len(body) > INLINE_PARSE_LIMIT else parse()
         except ProtocolError as error:
             raise protocol_refusal(error) from None
         public_key = content.auth.key
-        assert public_key is not None  # parse_ingest_request refuses requests without one
+        assert public_key is not None  # open_request refuses requests without one
         if not outside.key:
             target = await admitted(app, project_ident, public_key, origin)
         assert target.project_id is not None  # admitted() refuses otherwise
-        return CollectorRequest(target.project_id, public_key, target.allowed_origins, origin, received_at, content)
+        client_ip = request.client.host if request.client else None
+        return CollectorRequest(target.project_id, self.endpoint, public_key, target.allowed_origins, origin,
+                                received_at, client_ip, content)

@@ -19,10 +19,10 @@ from starlette.responses import JSONResponse, Response
 from outpost_server import http_errors
 
 from . import authentication
-from .authentication import Authenticate, CollectorRequest, Refused, admitted, forget_access, refusal
-from .batch_store import Accepted
+from .authentication import Authenticate, CollectorRequest, Refused, admitted
 from .dsn import ENDPOINTS, ENVELOPE, ROUTE_TEMPLATES, STORE, extract_public_key, match_collector_url
-from .ingest import KeyNoLongerActive
+from .pipeline.accept import SpoolFull, SpoolUnavailable
+from .pipeline.spool import NewEntry
 
 router = APIRouter()
 
@@ -30,6 +30,8 @@ router = APIRouter()
 CORS_ALLOW_HEADERS = "content-type, content-encoding, authorization, x-sentry-auth, sentry-trace, baggage"
 CORS_EXPOSE_HEADERS = "retry-after, x-sentry-error, x-sentry-rate-limits"
 CORS_MAX_AGE = "3600"
+# Seconds an SDK is asked to wait when the spool cannot be written (a full disk).
+UNAVAILABLE_RETRY_AFTER = 5
 
 
 def install(app: FastAPI) -> None:
@@ -68,19 +70,26 @@ async def _rate_limited(app: FastAPI, project_id: int, events: int) -> Response 
 async def collect(request: Request, incoming: CollectorRequest) -> Response:
     app = request.app
     content = incoming.content
-    limited = await _rate_limited(app, incoming.project_id, len(content.events))
+    limited = await _rate_limited(app, incoming.project_id, 1 if content.response_id else 0)
     if limited is not None:
+        app.state.error_tracking_spool_writer.refused("rate_limited")
         return _cors(limited, incoming.origin)
-    if content.events or content.sessions or content.session_buckets:
+    if content.stores_something:
+        entry = NewEntry(
+            project_id=incoming.project_id, public_key=incoming.public_key, endpoint=incoming.endpoint,
+            event_id=content.response_id, received_at=incoming.received_at.timestamp(),
+            client_ip=incoming.client_ip, body=app.state.error_tracking_sealer.seal(content.data),
+            size=len(content.data))
         try:
-            await app.state.error_tracking_writer.store(
-                Accepted(incoming.project_id, content, incoming.received_at, incoming.public_key))
-        except KeyNoLongerActive:
-            forget_access(app)
-            raise refusal(http_errors.not_found()) from None
-        except RuntimeError:
+            await app.state.error_tracking_spool_writer.append(entry)
+        except SpoolFull as full:
+            # Relay's answer under backpressure: the SDK backs off for Retry-After.
+            return _cors(JSONResponse({"message": "429 Too Many Requests"}, status_code=429, headers={
+                "Retry-After": str(full.retry_after),
+                "X-Sentry-Rate-Limits": f"{full.retry_after}::organization"}), incoming.origin)
+        except SpoolUnavailable:
             return _cors(JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
-                                      headers={"Retry-After": "5"}), incoming.origin)
+                                      headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)}), incoming.origin)
     body = orjson.dumps({"id": content.response_id} if content.response_id else {})
     return _cors(Response(body, media_type="application/json"), incoming.origin)
 

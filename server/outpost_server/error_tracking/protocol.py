@@ -14,6 +14,7 @@ import base64
 import binascii
 import datetime as dt
 import json
+import uuid
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -202,78 +203,95 @@ class IngestRequest:
     session_buckets: list[SessionBucket] = field(default_factory=list)
 
 
+@dataclass
+class OpenedRequest:
+    """What the collector learns of a request before queueing it."""
+
+    auth: AuthInfo
+    # The id answered to the SDK: None for envelopes without an event (answer `{}`).
+    response_id: str | None
+    # The body with its encodings undone: what the spool keeps and the digest decodes.
+    data: bytes
+    # Whether it carries anything that is stored (an event, sessions).
+    stores_something: bool
+
+
 def body_limit(endpoint: str) -> int:
     return MAX_STORE_BODY if endpoint == STORE else MAX_ENVELOPE_BODY
 
 
-def parse_ingest_request(
-    endpoint: str,
-    *,
-    headers: dict[str, str],
-    query: dict[str, str],
-    body: bytes,
-    received_at: dt.datetime,
-    client_ip: str | None = None,
-) -> IngestRequest:
-    """Decode, authenticate (find the key) and normalise one store or envelope request.
+def open_request(endpoint: str, *, headers: dict[str, str], query: dict[str, str], body: bytes) -> OpenedRequest:
+    """Accept-time checks of one store or envelope request, as far as Sentry refuses with 400 or 413.
 
-    `headers` must have lower-case names. A request without any key raises the GitLab
-    collector's 400 "Failed to parse sentry request".
+    Undoes the encodings, checks the framing and that every item to be stored is a JSON object, and
+    finds the public key and the event id to answer with. `headers` must have lower-case names. A
+    request without any key raises the GitLab collector's 400 "Failed to parse sentry request".
     """
     data = decode_content(body, headers.get("content-encoding"), body_limit(endpoint))
     if endpoint == STORE:
         auth = _required_key(extract_public_key(headers, query))
-        return _parse_store(decode_store_body(data, MAX_STORE_BODY), auth, received_at, client_ip)
+        data = decode_store_body(data, MAX_STORE_BODY)
+        if not data.strip():
+            raise ProtocolError("empty store body")
+        event = load_json_object(data, "event")
+        return OpenedRequest(auth, normalize_event_id(event.get("event_id")) or uuid.uuid4().hex, data, True)
     envelope = parse_envelope(data)
     auth = _required_key(extract_public_key(headers, query, envelope.headers.get("dsn")))
-    return _parse_envelope(envelope, auth, received_at, client_ip)
+    header_event_id = normalize_event_id(envelope.headers.get("event_id"))
+    response_id, stored_items, session_items = None, 0, 0
+    for item in envelope.items:
+        if item.type == "event":
+            if response_id is not None:
+                raise ProtocolError("envelope has more than one event item")
+            if len(item.payload) > MAX_EVENT_ITEM:
+                raise ProtocolError("envelope exceeded size limits for type 'event'")
+            event = load_json_object(item.payload, "event item")
+            response_id = header_event_id or normalize_event_id(event.get("event_id")) or uuid.uuid4().hex
+            stored_items += 1
+        elif item.type in ("session", "sessions"):
+            session_items += 1
+            if session_items > MAX_SESSION_ITEMS:
+                raise ProtocolError("envelope exceeded size limits for type 'session'")
+            load_json_object(item.payload, f"{item.type} item")
+            stored_items += 1
+        # client_report, transaction and unknown types are accepted and not stored.
+    return OpenedRequest(auth, response_id, data, stored_items > 0)
+
+
+def read_request(endpoint: str, data: bytes, *, public_key: str | None, response_id: str | None,
+                 received_at: dt.datetime, client_ip: str | None) -> IngestRequest:
+    """Digest-time decoding of what `open_request` accepted: the events normalized (and scrubbed), the
+    sessions read. The event keeps the id the collector answered with."""
+    auth = AuthInfo(public_key, None)
+    if endpoint == STORE:
+        event = normalize_event(load_json_object(data, "event"), received_at=received_at,
+                                envelope_event_id=response_id, client_ip=client_ip, raw_payload=data)
+        return IngestRequest(auth, event.event_id, [event])
+    request = IngestRequest(auth, response_id)
+    for item in parse_envelope(data).items:
+        if item.type == "event":
+            request.events.append(normalize_event(
+                load_json_object(item.payload, "event item"), received_at=received_at,
+                envelope_event_id=response_id, client_ip=client_ip, raw_payload=item.payload))
+        elif item.type == "session":
+            update = normalize_session(load_json_object(item.payload, "session item"), received_at=received_at)
+            if update is not None:
+                request.sessions.append(update)
+        elif item.type == "sessions":
+            request.session_buckets.extend(normalize_session_aggregates(
+                load_json_object(item.payload, "sessions item"), received_at=received_at))
+    return request
+
+
+def parse_ingest_request(endpoint: str, *, headers: dict[str, str], query: dict[str, str], body: bytes,
+                         received_at: dt.datetime, client_ip: str | None = None) -> IngestRequest:
+    """Both stages at once, for callers that store what they decode (tests, the demo data)."""
+    opened = open_request(endpoint, headers=headers, query=query, body=body)
+    return read_request(endpoint, opened.data, public_key=opened.auth.key, response_id=opened.response_id,
+                        received_at=received_at, client_ip=client_ip)
 
 
 def _required_key(auth: AuthInfo) -> AuthInfo:
     if not auth.key:
         raise ProtocolError(PARSE_FAILURE)
     return auth
-
-
-def _parse_store(data: bytes, auth: AuthInfo, received_at: dt.datetime, client_ip: str | None) -> IngestRequest:
-    if not data.strip():
-        raise ProtocolError("empty store body")
-    event = normalize_event(
-        load_json_object(data, "event"), received_at=received_at, client_ip=client_ip, raw_payload=data
-    )
-    return IngestRequest(auth, event.event_id, [event])
-
-
-def _parse_envelope(envelope: Envelope, auth: AuthInfo, received_at: dt.datetime,
-                    client_ip: str | None) -> IngestRequest:
-    header_event_id = normalize_event_id(envelope.headers.get("event_id"))
-    request = IngestRequest(auth)
-    session_items = 0
-    for item in envelope.items:
-        if item.type == "event":
-            if request.events:
-                raise ProtocolError("envelope has more than one event item")
-            if len(item.payload) > MAX_EVENT_ITEM:
-                raise ProtocolError("envelope exceeded size limits for type 'event'")
-            event = normalize_event(
-                load_json_object(item.payload, "event item"),
-                received_at=received_at,
-                envelope_event_id=header_event_id,
-                client_ip=client_ip,
-                raw_payload=item.payload,
-            )
-            request.events.append(event)
-            request.response_id = event.event_id
-        elif item.type in ("session", "sessions"):
-            session_items += 1
-            if session_items > MAX_SESSION_ITEMS:
-                raise ProtocolError("envelope exceeded size limits for type 'session'")
-            payload = load_json_object(item.payload, f"{item.type} item")
-            if item.type == "session":
-                update = normalize_session(payload, received_at=received_at)
-                if update is not None:
-                    request.sessions.append(update)
-            else:
-                request.session_buckets.extend(normalize_session_aggregates(payload, received_at=received_at))
-        # client_report, transaction and unknown types are accepted and not stored.
-    return request

@@ -33,6 +33,7 @@ class TrackedProject:
         return f"/api/v4/error_tracking/collector/api/{self.id}/{endpoint}" + ("/" if slash else "")
 
     def errors(self, status: str = "unresolved") -> list:
+        self.server.wait_for_digest()
         with self.sessions() as session:
             return integrated.list_errors(session, project_id=self.id, status=status, query=SearchQuery(),
                                           sort="last_seen", cursor=None, limit=100).errors
@@ -43,10 +44,12 @@ class TrackedProject:
         return matches[0]
 
     def latest_payload(self, error) -> dict | None:
+        self.server.wait_for_digest()
         with self.sessions() as session:
             return service.latest_event_payload(session, error=error)
 
     def release_health(self) -> list:
+        self.server.wait_for_digest()
         with self.sessions() as session:
             project = session.get(Project, self.id)
             assert project is not None  # make_tracked_project created it

@@ -36,6 +36,7 @@ def test_every_acknowledged_event_survives_kill_9(tmp_path):
     with start_server(data_dir, root_token=server.root_token, extra_env=env) as restarted:
         sessions = server_sessionmaker(restarted)
         tracked.sessions = sessions
+        tracked.server = restarted
         errors = tracked.errors()
         assert sum(error.count for error in errors) == len(acknowledged)
         assert len(errors) == 7

@@ -56,6 +56,7 @@ class Project:
             response = self.collector.post(store_path(self.id), headers=headers, content=body)
             assert response.status_code == 200, response.text
             sent.append(event["event_id"])
+        self.server.wait_for_digest()
         return sent
 
     def retention(self) -> dict:

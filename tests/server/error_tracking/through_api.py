@@ -29,6 +29,7 @@ class ErrorsApi:
         return response.json()
 
     def errors(self) -> list[dict]:
+        self.server.wait_for_digest()
         return self._get(".json")["errors"]  # unresolved, newest first: one page is plenty here
 
     def titled(self, title: str) -> dict:

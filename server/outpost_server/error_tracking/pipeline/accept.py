@@ -1,0 +1,189 @@
+"""The collector's side of the spool: appends accepted requests with group commit.
+
+Each collector request hands one entry to the writer and waits; the writer takes everything queued,
+appends it to the spool in ONE transaction on its own thread and wakes the requests once the commit
+is on disk. So "200" still means "will be stored", while the disk sees one sync per batch.
+
+The writer also decides backpressure: once the spool holds more than its byte limit, or its oldest
+entry is older than the age limit, requests are refused (429 with Retry-After) until digest catches
+up. A spool that cannot be written (a full disk, a lock held too long) refuses with 503: nothing is
+ever answered 200 that was not kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from .spool import Backlog, NewEntry, Spool
+
+log = logging.getLogger("outpost.error_tracking.accept")
+
+MAX_BATCH = 1000
+# While refusing because the spool is full, how often its backlog is read again.
+FULL_RECHECK_SECONDS = 0.5
+
+
+class SpoolFull(Exception):
+    def __init__(self, retry_after: int):
+        super().__init__(retry_after)
+        self.retry_after = retry_after
+
+
+class SpoolUnavailable(Exception):
+    """The spool could not be written (disk full, I/O error, lock held too long)."""
+
+
+@dataclass(frozen=True)
+class SpoolLimits:
+    max_bytes: int
+    max_age_seconds: float
+
+    def exceeded(self, backlog: Backlog, now: float) -> bool:
+        if self.max_bytes and backlog.bytes > self.max_bytes:
+            return True
+        oldest = backlog.oldest_received_at
+        return bool(self.max_age_seconds and oldest is not None and now - oldest > self.max_age_seconds)
+
+
+@dataclass(eq=False)
+class _Waiting:
+    entry: NewEntry
+    future: asyncio.Future
+
+
+_STOP = object()
+
+
+class SpoolWriter:
+    """`await writer.append(entry)` returns once the entry is durable in the spool."""
+
+    def __init__(self, path: Path, limits: SpoolLimits, *, on_commit: threading.Event | None = None):
+        self._path = path
+        self._limits = limits
+        self._on_commit = on_commit
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self._task: asyncio.Task | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-spool-writer")
+        self._spool: Spool | None = None
+        self._full = False
+        self._full_checked = 0.0
+        self._refused: Counter[tuple[str, str]] = Counter()
+        self._unavailable = False
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._spool = await loop.run_in_executor(self._executor, Spool, self._path)
+        self._task = loop.create_task(self._run(), name="ingest-spool-writer")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            await self._queue.put(_STOP)
+            await self._task
+            self._task = None
+        loop = asyncio.get_running_loop()
+        if self._spool is not None:
+            spool = self._spool
+            await loop.run_in_executor(self._executor, self._flush_refusals_and_close, spool)
+            self._spool = None
+        self._executor.shutdown()
+
+    def refused(self, reason: str) -> None:
+        """Counts a refusal (recorded in the spool's counters with the next commit)."""
+        self._refused[("refused", reason)] += 1
+
+    async def append(self, entry: NewEntry) -> None:
+        if self._full and not await self._still_full():
+            self._full = False
+        if self._full:
+            self.refused("queue_full")
+            raise SpoolFull(retry_after=self._retry_after())
+        future = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Waiting(entry, future))
+        await future
+
+    def _retry_after(self) -> int:
+        return 5
+
+    async def _still_full(self) -> bool:
+        now = time.monotonic()
+        if now - self._full_checked < FULL_RECHECK_SECONDS or self._spool is None:
+            return True
+        self._full_checked = now
+        spool = self._spool
+        try:
+            backlog = await asyncio.get_running_loop().run_in_executor(self._executor, spool.backlog)
+        except sqlite3.Error:
+            return True
+        return self._limits.exceeded(backlog, time.time())
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            first = await self._queue.get()
+            if first is _STOP:
+                return
+            batch = [first]
+            stop = False
+            while len(batch) < MAX_BATCH and not self._queue.empty():
+                item = self._queue.get_nowait()
+                if item is _STOP:
+                    stop = True
+                    break
+                batch.append(item)
+            error = await loop.run_in_executor(self._executor, self._write, batch)
+            for item in batch:
+                if item.future.done():
+                    continue  # the client went away; the entry is kept all the same
+                if error is None:
+                    item.future.set_result(None)
+                else:
+                    item.future.set_exception(error)
+            if stop:
+                return
+
+    def _write(self, batch: list[_Waiting]) -> Exception | None:
+        assert self._spool is not None
+        counts, self._refused = dict(self._refused), Counter()
+        counts[("accepted", "")] = len(batch)
+        try:
+            backlog = self._spool.append([item.entry for item in batch], counts)
+        except sqlite3.Error as error:
+            for key, value in counts.items():
+                if key != ("accepted", ""):
+                    self._refused[key] += value
+            self._refused[("refused", "spool_unavailable")] += len(batch)
+            if not self._unavailable:
+                # Once per outage, not once per request: a full disk refuses thousands of requests.
+                log.error("the ingest spool cannot be written (%s); refusing events with 503 until it can",
+                          error)
+                self._unavailable = True
+            return SpoolUnavailable(str(error))
+        if self._unavailable:
+            log.warning("the ingest spool is writable again; accepting events")
+            self._unavailable = False
+        self._full = self._limits.exceeded(backlog, time.time())
+        self._full_checked = time.monotonic()
+        if self._on_commit is not None:
+            self._on_commit.set()
+        return None
+
+    def _flush_refusals_and_close(self, spool: Spool) -> None:
+        try:
+            if self._refused:
+                spool.count(dict(self._refused))
+        except sqlite3.Error:
+            log.warning("refusal counts could not be written to the ingest spool")
+        spool.close()
+
+
+def current_owner() -> int:
+    return os.getpid()

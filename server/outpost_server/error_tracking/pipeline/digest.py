@@ -1,0 +1,234 @@
+"""The digest stage: batches claimed from the spool are decoded, normalized, scrubbed, grouped and
+stored in one transaction of the main database, then removed from the spool.
+
+Every server process runs one digester thread; they claim disjoint batches, so the CPU work of
+decoding spreads over the processes while the database writes take turns. A crash at any point
+loses nothing: an entry leaves the spool only after its batch is committed, and a batch digested
+twice stores no event twice (store_batch skips event ids the project already has).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+import time
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Engine
+
+from ..batch_sql import statements_for
+from ..batch_store import Accepted, store_batch
+from ..protocol import ProtocolError, read_request
+from .sealing import Sealer, Unsealable
+from .spool import Entry, Spool, spool_path
+
+log = logging.getLogger("outpost.error_tracking.digest")
+
+MAX_BATCH = 500
+IDLE_POLL_SECONDS = 0.05
+DEAD_OWNER_CHECK_SECONDS = 2.0
+MAX_BACKOFF_SECONDS = 5.0
+# Upper bounds of the batch size and duration histograms (Prometheus buckets).
+BATCH_SIZE_BUCKETS = (1, 5, 10, 25, 50, 100, 250, 500)
+DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+LAG_BUCKETS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+
+# Errors that mean "the database is not reachable or not writable now": the batch waits and retries.
+TRANSIENT = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.DisconnectionError, sa_exc.TimeoutError)
+
+
+class _Stopping(Exception):
+    """The shutdown's drain time ran out while the database was unreachable."""
+
+
+class KnownUsers:
+    """A bounded cache of (error id, user key) pairs already stored, to skip their lookups."""
+
+    def __init__(self, capacity: int = 200_000):
+        self._pairs: OrderedDict[tuple[int, str], None] = OrderedDict()
+        self._capacity = capacity
+
+    def __contains__(self, pair: object) -> bool:
+        return pair in self._pairs
+
+    def add(self, pairs: Iterable[tuple[int, str]]) -> None:
+        for pair in pairs:
+            self._pairs[pair] = None
+            self._pairs.move_to_end(pair)
+        while len(self._pairs) > self._capacity:
+            self._pairs.popitem(last=False)
+
+
+@dataclass
+class _Decoded:
+    entry: Entry
+    accepted: Accepted
+
+
+class Digester:
+    def __init__(self, engine: Engine, *, data_dir, sealer: Sealer, owner: int, wake: threading.Event,
+                 after_commit: Callable[[], None] | None = None):
+        self._engine = engine
+        self._path = spool_path(data_dir)
+        self._sealer = sealer
+        self._owner = owner
+        self._wake = wake
+        self._stop = threading.Event()
+        self._deadline = float("inf")
+        self._thread: threading.Thread | None = None
+        self._known_users = KnownUsers()
+        self._after_commit = after_commit
+        self._unreachable_since: float | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="error-tracking-digest", daemon=True)
+        self._thread.start()
+
+    def stop(self, *, drain_seconds: float) -> None:
+        """Digests what is left for up to `drain_seconds`, then stops (the rest waits for the next start)."""
+        self._deadline = time.monotonic() + drain_seconds
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def _run(self) -> None:
+        spool = Spool(self._path)
+        try:
+            self._loop(spool)
+        except Exception:
+            log.exception("the digest stage stopped unexpectedly")
+        finally:
+            spool.close()
+
+    def _loop(self, spool: Spool) -> None:
+        next_owner_check = 0.0
+        while not (self._stop.is_set() and time.monotonic() >= self._deadline):
+            if time.monotonic() >= next_owner_check:
+                spool.release_dead_owners()
+                next_owner_check = time.monotonic() + DEAD_OWNER_CHECK_SECONDS
+            try:
+                entries = spool.claim(owner=self._owner, limit=MAX_BATCH)
+            except Exception as error:  # the spool's disk is full or locked: try again shortly
+                log.warning("claiming from the ingest spool failed: %s", error)
+                entries = []
+            if not entries:
+                if self._stop.is_set():
+                    return
+                self._wake.wait(IDLE_POLL_SECONDS)
+                self._wake.clear()
+                continue
+            self._digest(spool, entries)
+
+    def _digest(self, spool: Spool, entries: list[Entry]) -> None:
+        started = time.monotonic()
+        counts: dict[tuple[str, str], float] = defaultdict(float)
+        decoded = [item for item in (self._decode(entry, counts) for entry in entries) if item is not None]
+        try:
+            stored = self._store_retrying(spool, entries, decoded, counts)
+        except _Stopping:
+            return  # left claimed; taken over at once when this process is gone, or at the next start
+        except Exception:
+            # Store one by one, so a single request that cannot be stored keeps no other one out.
+            log.warning("a batch of %d failed; storing its entries one by one", len(decoded), exc_info=True)
+            stored = []
+            for item in decoded:
+                try:
+                    stored += self._store_retrying(spool, entries, [item], counts)
+                except _Stopping:
+                    return
+                except Exception:
+                    log.exception("an accepted event could not be stored and was dropped")
+                    counts[("dropped", "store_failed")] += 1
+        now = time.time()
+        counts[("digest_batches", "")] += 1
+        counts[("digest_batch_size_bucket", _bucket(len(entries), BATCH_SIZE_BUCKETS))] += 1
+        counts[("digest_batch_size_sum", "")] += len(entries)
+        duration = time.monotonic() - started
+        counts[("digest_duration_bucket", _bucket(duration, DURATION_BUCKETS))] += 1
+        counts[("digest_duration_sum", "")] += duration
+        for item in stored:
+            lag = now - item.entry.received_at
+            counts[("digest_lag_bucket", _bucket(lag, LAG_BUCKETS))] += 1
+            counts[("digest_lag_sum", "")] += lag
+            content = item.accepted.content
+            counts[("digested", "events")] += len(content.events)
+            counts[("digested", "sessions")] += len(content.sessions) + len(content.session_buckets)
+        spool.remove(entries, dict(counts))
+        if self._after_commit is not None:
+            self._after_commit()
+
+    def _store_retrying(self, spool: Spool, entries: list[Entry], decoded: list[_Decoded],
+                        counts: dict[tuple[str, str], float]) -> list[_Decoded]:
+        """Stores, waiting out an unreachable or locked database with backoff (the spool absorbs it)."""
+        backoff = 0.1
+        while True:
+            try:
+                stored = self._store(decoded, counts)
+            except TRANSIENT as error:
+                self._note_unreachable(error)
+                if self._stop.is_set() and time.monotonic() >= self._deadline:
+                    raise _Stopping() from None
+                time.sleep(backoff)
+                backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+                spool.renew([entry.id for entry in entries], owner=self._owner)
+                continue
+            self._note_reachable()
+            return stored
+
+    def _decode(self, entry: Entry, counts: dict[tuple[str, str], float]) -> _Decoded | None:
+        try:
+            data = self._sealer.open(entry.body)
+            received_at = dt.datetime.fromtimestamp(entry.received_at, dt.timezone.utc)
+            content = read_request(entry.endpoint, data, public_key=entry.public_key, response_id=entry.event_id,
+                                   received_at=received_at, client_ip=entry.client_ip)
+        except Unsealable:
+            counts[("dropped", "unsealable")] += 1
+            return None
+        except ProtocolError:
+            counts[("dropped", "invalid")] += 1
+            return None
+        return _Decoded(entry, Accepted(entry.project_id, content, received_at, entry.public_key))
+
+    def _store(self, decoded: list[_Decoded], counts: dict[tuple[str, str], float]) -> list[_Decoded]:
+        """One transaction; returns what was stored. Entries of revoked keys are dropped and counted."""
+        if not decoded:
+            return []
+        with self._engine.begin() as connection:
+            # Access was decided at accept from a cache; a key deleted since (here or on another
+            # replica) keeps its events out of the store.
+            keys = {item.accepted.public_key for item in decoded if item.accepted.public_key is not None}
+            active = set(connection.execute(statements_for(connection.dialect).active_keys,
+                                            {"keys": list(keys)}).all()) if keys else set()
+            kept = [item for item in decoded if item.accepted.public_key is None
+                    or (item.accepted.project_id, item.accepted.public_key) in active]
+            result = store_batch(connection, [item.accepted for item in kept], known_users=self._known_users)
+        self._known_users.add(result.user_pairs)
+        revoked = len(decoded) - len(kept)
+        if revoked:
+            counts[("dropped", "key_revoked")] += revoked
+        return kept
+
+    def _note_unreachable(self, error: Exception) -> None:
+        if self._unreachable_since is None:
+            self._unreachable_since = time.monotonic()
+            log.error("the database is unreachable; events wait in the ingest spool (%s)",
+                      type(error).__name__)
+
+    def _note_reachable(self) -> None:
+        if self._unreachable_since is not None:
+            log.warning("the database is reachable again after %.1f s; digesting the backlog",
+                        time.monotonic() - self._unreachable_since)
+            self._unreachable_since = None
+
+
+def _bucket(value: float, bounds: tuple[float, ...]) -> str:
+    for bound in bounds:
+        if value <= bound:
+            return repr(float(bound))
+    return "+Inf"

@@ -1,0 +1,133 @@
+"""The pipeline's figures, read from the spool's counters: Prometheus text for `/-/metrics`, a
+snapshot for the API and `outpost-server status`.
+
+Counters live in the spool file, so whichever worker process answers, the figures are the host's.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
+
+from .spool import Spool, spool_path
+
+HISTOGRAMS = {
+    "digest_batch_size": ("outpost_ingest_digest_batch_size", "Requests per digest batch"),
+    "digest_duration": ("outpost_ingest_digest_duration_seconds", "Time to digest and commit one batch"),
+    "digest_lag": ("outpost_ingest_lag_seconds", "Time from an event's acceptance to its commit in the database"),
+}
+
+
+@dataclass
+class PipelineSnapshot:
+    queue_entries: int
+    queue_bytes: int
+    oldest_age_seconds: float | None
+    accepted: int
+    refused: dict[str, int] = field(default_factory=dict)
+    digested: dict[str, int] = field(default_factory=dict)
+    dropped: dict[str, int] = field(default_factory=dict)
+    # name -> (non-cumulative count per upper bound, sum)
+    histograms: dict[str, tuple[dict[str, float], float]] = field(default_factory=dict)
+
+    def as_json(self) -> dict:
+        lag_buckets, lag_sum = self.histograms.get("digest_lag", ({}, 0.0))
+        lagged = sum(lag_buckets.values())
+        return {
+            "queue": {"entries": self.queue_entries, "bytes": self.queue_bytes,
+                      "oldest_age_seconds": self.oldest_age_seconds},
+            "accepted": self.accepted,
+            "refused": self.refused,
+            "digested": self.digested,
+            "dropped": self.dropped,
+            "mean_lag_seconds": lag_sum / lagged if lagged else None,
+        }
+
+
+def read_snapshot(data_dir: Path) -> PipelineSnapshot:
+    spool = Spool(spool_path(data_dir))
+    try:
+        backlog = spool.backlog()
+        counters = spool.counters()
+    finally:
+        spool.close()
+    snapshot = PipelineSnapshot(
+        queue_entries=backlog.entries, queue_bytes=backlog.bytes,
+        oldest_age_seconds=(max(0.0, time.time() - backlog.oldest_received_at)
+                            if backlog.oldest_received_at is not None else None),
+        accepted=int(counters.get(("accepted", ""), 0)))
+    for (name, label), value in counters.items():
+        if name in ("refused", "digested", "dropped"):
+            getattr(snapshot, name)[label] = int(value)
+        for prefix in HISTOGRAMS:
+            if name == f"{prefix}_bucket":
+                snapshot.histograms.setdefault(prefix, ({}, 0.0))[0][label] = value
+            elif name == f"{prefix}_sum":
+                buckets, _ = snapshot.histograms.setdefault(prefix, ({}, 0.0))
+                snapshot.histograms[prefix] = (buckets, value)
+    return snapshot
+
+
+class _SnapshotCollector:
+    def __init__(self, snapshot: PipelineSnapshot):
+        self._snapshot = snapshot
+
+    def collect(self) -> Iterator[Metric]:
+        snap = self._snapshot
+        yield GaugeMetricFamily("outpost_ingest_queue_entries", "Requests waiting in the ingest spool",
+                                value=snap.queue_entries)
+        yield GaugeMetricFamily("outpost_ingest_queue_bytes", "Bytes of requests waiting in the ingest spool",
+                                value=snap.queue_bytes)
+        yield GaugeMetricFamily("outpost_ingest_queue_oldest_age_seconds", "Age of the oldest waiting request",
+                                value=snap.oldest_age_seconds or 0.0)
+        yield CounterMetricFamily("outpost_ingest_accepted", "Requests accepted into the spool",
+                                  value=snap.accepted)
+        for name, help_text, label, values in (
+                ("outpost_ingest_refused", "Requests refused by the collector", "reason", snap.refused),
+                ("outpost_ingest_digested", "Items stored by the digest stage", "kind", snap.digested),
+                ("outpost_ingest_dropped", "Accepted requests dropped at digest", "reason", snap.dropped)):
+            family = CounterMetricFamily(name, help_text, labels=[label])
+            for value_label, value in sorted(values.items()):
+                family.add_metric([value_label], value)
+            yield family
+        for prefix, (name, help_text) in HISTOGRAMS.items():
+            buckets, total = snap.histograms.get(prefix, ({}, 0.0))
+            cumulative, running = [], 0.0
+            for bound in sorted((b for b in buckets if b != "+Inf"), key=float):
+                running += buckets[bound]
+                cumulative.append((bound, running))
+            running += buckets.get("+Inf", 0.0)
+            cumulative.append(("+Inf", running))
+            yield HistogramMetricFamily(name, help_text, buckets=cumulative, sum_value=total)
+
+
+def describe(snapshot: PipelineSnapshot) -> list[str]:
+    """The snapshot for a terminal."""
+    age = snapshot.oldest_age_seconds
+    lines = [
+        f"Spool:     {snapshot.queue_entries} requests waiting, {snapshot.queue_bytes} bytes"
+        + (f", oldest {age:.1f} s" if age is not None else ""),
+        f"Accepted:  {snapshot.accepted}",
+        "Refused:   " + _pairs(snapshot.refused),
+        "Digested:  " + _pairs(snapshot.digested),
+        "Dropped:   " + _pairs(snapshot.dropped),
+    ]
+    lag = snapshot.as_json()["mean_lag_seconds"]
+    if lag is not None:
+        lines.append(f"Mean lag:  {lag * 1000:.0f} ms from acceptance to the database")
+    return lines
+
+
+def _pairs(values: dict[str, int]) -> str:
+    return ", ".join(f"{value} {name.replace('_', ' ')}" for name, value in sorted(values.items())) or "none"
+
+
+def prometheus_text(snapshot: PipelineSnapshot) -> bytes:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_SnapshotCollector(snapshot))
+    return generate_latest(registry)

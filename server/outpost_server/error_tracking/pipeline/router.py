@@ -1,0 +1,57 @@
+"""`GET /-/metrics` (Prometheus text) and `GET /api/v4/error_tracking/ingestion` (an Outpost extension:
+the same figures as JSON, for the console's Storage page)."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from fastapi import APIRouter, Request, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import JSONResponse
+
+from outpost_server import http_errors
+from outpost_server.auth import AdminUserDep, OptionalUserDep
+
+from .metrics import prometheus_text, read_snapshot
+
+metrics_router = APIRouter(include_in_schema=False)
+api_router = APIRouter(tags=["error tracking"])
+
+PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+def _address_allowed(request: Request) -> bool:
+    host = request.client.host if request.client else None
+    if not host:
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    for entry in request.app.state.config.metrics_allowed_ips.split(","):
+        entry = entry.strip()
+        if not entry:
+            continue
+        try:
+            if address in ipaddress.ip_network(entry, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+@metrics_router.get("/-/metrics")
+async def metrics(request: Request, user: OptionalUserDep) -> Response:
+    """For the allowed addresses (OUTPOST_METRICS_ALLOWED_IPS) and administrators' tokens."""
+    if not _address_allowed(request) and not (user is not None and user.is_admin):
+        error = http_errors.route_not_found()
+        return JSONResponse(error.body, status_code=error.status)
+    snapshot = await run_in_threadpool(read_snapshot, request.app.state.config.data_dir)
+    return Response(prometheus_text(snapshot), media_type=PROMETHEUS_CONTENT_TYPE)
+
+
+@api_router.get("/error_tracking/ingestion")
+async def ingestion_status(request: Request, _admin: AdminUserDep) -> dict:
+    """This host's ingest spool and digest figures (administrators)."""
+    snapshot = await run_in_threadpool(read_snapshot, request.app.state.config.data_dir)
+    return snapshot.as_json()
