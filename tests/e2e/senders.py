@@ -20,15 +20,19 @@ class Ledger:
     accepted: list[str] = field(default_factory=list)
     statuses: Counter = field(default_factory=Counter)
     unanswered: int = 0
+    # Refusals (429, 503) that did not say when to retry.
+    without_retry_after: int = 0
     latencies: list[float] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def record(self, event_id: str, status: int | None, latency: float) -> None:
+    def record(self, event_id: str, status: int | None, latency: float, retry_after: str | None = None) -> None:
         with self.lock:
             if status is None:
                 self.unanswered += 1
                 return
             self.statuses[status] += 1
+            if status in (429, 503) and not retry_after:
+                self.without_retry_after += 1
             self.latencies.append(latency)
             if status == 200:
                 self.accepted.append(event_id)
@@ -93,10 +97,14 @@ class Senders:
                 event = sentry_event(message=f"event {number}", group=number % self.groups)
                 headers, body = store_request(self.public_key, event)
                 started = time.perf_counter()
+                retry_after = None
                 try:
-                    status = client.post(path, headers=headers, content=body).status_code
+                    response = client.post(path, headers=headers, content=body)
+                    status, retry_after = response.status_code, response.headers.get("retry-after")
                 except httpx.HTTPError:
                     # The server went away mid-request: no answer, so nothing was promised.
                     status = None
                     time.sleep(0.05)
-                self.ledger.record(event["event_id"], status, time.perf_counter() - started)
+                self.ledger.record(event["event_id"], status, time.perf_counter() - started, retry_after)
+                if status in (429, 503):
+                    time.sleep(0.05)  # as an SDK backs off (briefly: the tests watch the recovery)

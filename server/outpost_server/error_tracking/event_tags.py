@@ -14,6 +14,9 @@ MAX_TAG = 200
 
 
 def _text(value: Any) -> str | None:
+    if type(value) is str:  # the common case first: this runs dozens of times per event
+        stripped = value.strip()
+        return stripped[:MAX_TAG] if stripped and "\n" not in value else None
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, (int, float)):
@@ -79,6 +82,8 @@ def event_tags(event: dict[str, Any], *, level: str, release: str | None, enviro
     ]
     tags: dict[str, str] = {}
     for key, value in candidates:
+        if value is None:
+            continue
         key_text, value_text = _text(key), _text(value)
         if key_text and value_text and key_text not in tags:
             tags[key_text] = value_text

@@ -11,7 +11,6 @@ query of the request URL).
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -23,15 +22,25 @@ SENSITIVE_HEADERS = frozenset({"authorization", "cookie", "set_cookie", "x_api_k
 _QUERY_FIELDS = ("query_string", "data")
 
 
-def is_sensitive(name: Any) -> bool:
-    return isinstance(name, str) and _sensitive_name(name)
-
-
 # Events repeat the same few hundred field names; remembering the answers makes the walk cheap.
-@functools.lru_cache(maxsize=4096)
-def _sensitive_name(name: str) -> bool:
+_ANSWERS: dict[str, bool] = {}
+_MAX_ANSWERS = 4096
+
+
+def is_sensitive(name: Any) -> bool:
+    if type(name) is not str:
+        return isinstance(name, str) and _classify(str(name))
+    answer = _ANSWERS.get(name)
+    return _classify(name) if answer is None else answer
+
+
+def _classify(name: str) -> bool:
     folded = name.lower().replace("-", "_")
-    return folded in SENSITIVE_HEADERS or any(word in folded for word in SENSITIVE_WORDS)
+    answer = folded in SENSITIVE_HEADERS or any(word in folded for word in SENSITIVE_WORDS)
+    if len(_ANSWERS) >= _MAX_ANSWERS:
+        _ANSWERS.clear()
+    _ANSWERS[name] = answer
+    return answer
 
 
 class _Scrubber:
@@ -44,17 +53,29 @@ class _Scrubber:
         self.changed = True
         return FILTERED
 
-    def walk(self, value: Any) -> Any:
-        if isinstance(value, dict):
+    def walk(self, value: dict | list) -> None:
+        # Scalars are never descended into (no call per leaf): most of an event is text, and this walk
+        # runs for every event.
+        answers = _ANSWERS
+        if type(value) is dict:
             for key, item in value.items():
-                value[key] = self.filtered(item) if is_sensitive(key) else self.walk(item)
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                if isinstance(item, list) and len(item) == 2 and is_sensitive(item[0]):
-                    item[1] = self.filtered(item[1])
-                else:
-                    value[index] = self.walk(item)
-        return value
+                sensitive = answers.get(key)
+                if sensitive is None:
+                    sensitive = is_sensitive(key)
+                if sensitive:
+                    value[key] = self.filtered(item)
+                elif type(item) is dict or type(item) is list:
+                    self.walk(item)
+        else:
+            for item in value:
+                kind = type(item)
+                if kind is list:
+                    if len(item) == 2 and is_sensitive(item[0]):
+                        item[1] = self.filtered(item[1])
+                    else:
+                        self.walk(item)
+                elif kind is dict:
+                    self.walk(item)
 
     def pairs_text(self, text: str, separator: str) -> str:
         """`a=1&token=x` (or `a=1; session=x` for cookies) with the sensitive values filtered."""
