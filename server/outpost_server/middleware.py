@@ -9,6 +9,7 @@ import uuid
 from urllib.parse import unquote
 
 import orjson
+from sqlalchemy import exc as sa_exc
 
 from outpost_server.accounts.service import ENCODED_SLASH
 
@@ -18,6 +19,32 @@ error_log = logging.getLogger("outpost.error")
 SECURITY_HEADERS = [(b"x-frame-options", b"SAMEORIGIN"), (b"x-content-type-options", b"nosniff")]
 INTERNAL_ERROR_BODY = b'{"message":"500 Internal Server Error"}'
 UNAVAILABLE_BODY = b'{"message":"503 Service Unavailable"}'
+
+
+# Failures that mean "the database cannot be reached or written now", not a bug.
+DATABASE_UNAVAILABLE = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError)
+RETRY_AFTER_SECONDS = b"5"
+
+
+class _DatabaseOutage:
+    """Logs an outage once when it begins and once when a request succeeds again."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+
+    def begin(self, error: Exception) -> None:
+        if self.since is None:
+            self.since = time.monotonic()
+            error_log.error("the database is unreachable; answering 503 until it is back (%s)",
+                            type(error.orig if isinstance(error, sa_exc.DBAPIError) else error).__name__)
+
+    def end(self) -> None:
+        if self.since is not None:
+            error_log.warning("the database is reachable again after %.1f s", time.monotonic() - self.since)
+            self.since = None
+
+
+DATABASE_OUTAGE = _DatabaseOutage()
 
 
 class RequestMiddleware:
@@ -66,11 +93,21 @@ class RequestMiddleware:
             status = 503
             if not response_started:
                 await _send_error(send, request_id, 503, UNAVAILABLE_BODY)
+        except DATABASE_UNAVAILABLE as error:
+            # PostgreSQL restarting, or SQLite's lock held too long: the client may retry, and the log
+            # says so once per outage rather than once per request.
+            DATABASE_OUTAGE.begin(error)
+            status = 503
+            if not response_started:
+                await _send_error(send, request_id, 503, UNAVAILABLE_BODY, retry_after=True)
         except Exception:
             error_log.exception("unhandled error in request %s", request_id)
             status = 500
             if not response_started:
                 await _send_error(send, request_id, 500, INTERNAL_ERROR_BODY)
+        else:
+            if status < 500:
+                DATABASE_OUTAGE.end()
         finally:
             request_log.info(orjson.dumps({
                 "request_id": request_id,
@@ -82,9 +119,11 @@ class RequestMiddleware:
             }).decode())
 
 
-async def _send_error(send, request_id: str, status: int, body: bytes) -> None:
+async def _send_error(send, request_id: str, status: int, body: bytes, *, retry_after: bool = False) -> None:
+    retry = [(b"retry-after", RETRY_AFTER_SECONDS)] if retry_after else []
     await send({"type": "http.response.start", "status": status, "headers": [
-        (b"content-type", b"application/json"), (b"x-request-id", request_id.encode()), *SECURITY_HEADERS]})
+        (b"content-type", b"application/json"), (b"x-request-id", request_id.encode()), *retry,
+        *SECURITY_HEADERS]})
     await send({"type": "http.response.body", "body": body})
 
 

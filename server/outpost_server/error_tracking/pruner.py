@@ -19,7 +19,7 @@ from contextlib import asynccontextmanager
 from sqlalchemy import or_, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from outpost_server.background import cancelled
+from outpost_server.background import FailureReport, cancelled
 from outpost_server.db import changed_rows, utcnow
 
 from .models import PruneLease, PruneRun
@@ -107,6 +107,7 @@ class Pruner:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="error-tracking-pruner")
         self._stopping = False
         self._task: asyncio.Task | None = None
+        self._failures = FailureReport(log, "error tracking pruning")
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="error-tracking-pruner")
@@ -124,10 +125,11 @@ class Pruner:
         while not self._stopping:
             try:
                 await loop.run_in_executor(self._executor, self._pass_if_due)
+                self._failures.succeeded()
             except LeaseLost:
                 log.warning("pruning stopped: another process took the lease")
             except Exception:
-                log.exception("pruning failed; the next pass retries")
+                self._failures.failed()
             await asyncio.sleep(poll)
 
     def _pass_if_due(self) -> None:

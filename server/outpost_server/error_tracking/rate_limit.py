@@ -19,7 +19,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
-from outpost_server.background import cancelled
+from outpost_server.background import FailureReport, cancelled
 
 from .models import RateWindow
 
@@ -43,6 +43,7 @@ class SharedRateLimit:
         self._shared: dict[tuple[int, int], int] = {}
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="error-tracking-rate-limit")
         self._task: asyncio.Task | None = None
+        self._failures = FailureReport(log, "sharing the rate limit counts")
 
     async def admit(self, project_id: int, events: int) -> int | None:
         """Counts the events and returns None, or refuses them with the seconds to wait."""
@@ -75,8 +76,9 @@ class SharedRateLimit:
             await asyncio.sleep(SYNC_SECONDS)
             try:
                 await self.sync()
+                self._failures.succeeded()
             except Exception:
-                log.exception("could not share the rate limit counts; retrying")
+                self._failures.failed()
 
     async def sync(self) -> None:
         """Adds what this process admitted to the shared counts and reads them back."""

@@ -26,6 +26,7 @@ from sqlalchemy import DateTime, Text, and_, cast, delete, or_, select, type_coe
 from sqlalchemy.orm import Session, sessionmaker
 
 from outpost_server.accounts.models import Group, Project, User
+from outpost_server.background import FailureReport
 from outpost_server.db import changed_rows, session_scope, utcnow
 from outpost_server.exports.csv_format import (
     ExportNote,
@@ -272,6 +273,7 @@ class ExportWorker:
         self.worker_id = new_worker_id()
         self.stopping = False
         self._wake = asyncio.Event()
+        self._failures = FailureReport(log, "the export worker")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task | None = None
 
@@ -300,11 +302,12 @@ class ExportWorker:
                     await asyncio.to_thread(sweep_expired, self.factory)
                 export_id = await asyncio.to_thread(
                     claim_next, self.factory, worker_id=self.worker_id, lease_seconds=self.lease_seconds)
+                self._failures.succeeded()
                 if export_id is not None:
                     await asyncio.to_thread(self._run_job, export_id)
                     continue
             except Exception:
-                log.exception("export worker iteration failed")
+                self._failures.failed()
             self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), IDLE_POLL_SECONDS)
