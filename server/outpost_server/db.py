@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any, cast
 
 from fastapi import Depends, Request
 from sqlalchemy import DateTime, create_engine, event
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import CursorResult, Engine, Result
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
@@ -100,3 +102,24 @@ def get_session(request: Request) -> Iterator[Session]:
 # scope="function": commit before the response is sent, so a success answer means the change is
 # durable and visible to the client's next request (the default "request" scope commits afterwards).
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+
+
+# SQLite's messages for a database that cannot be read or written now, as opposed to a faulty query.
+_SQLITE_UNAVAILABLE = ("database is locked", "database table is locked", "disk is full", "disk i/o error",
+                       "unable to open database")
+
+
+def database_unavailable(error: BaseException) -> bool:
+    """Whether the error means the database is unreachable, locked or out of space (worth retrying)."""
+    if isinstance(error, sa_exc.TimeoutError):  # no pooled connection came free in time
+        return True
+    if not isinstance(error, sa_exc.DBAPIError):
+        return False
+    if error.connection_invalidated:
+        return True
+    if not isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError)):
+        return False
+    if isinstance(error.orig, sqlite3.Error):
+        message = str(error.orig).lower()
+        return any(text in message for text in _SQLITE_UNAVAILABLE)
+    return True  # the PostgreSQL driver's: the connection or the server

@@ -12,6 +12,7 @@ import orjson
 from sqlalchemy import exc as sa_exc
 
 from outpost_server.accounts.service import ENCODED_SLASH
+from outpost_server.db import database_unavailable
 
 request_log = logging.getLogger("outpost.request")
 error_log = logging.getLogger("outpost.error")
@@ -21,8 +22,6 @@ INTERNAL_ERROR_BODY = b'{"message":"500 Internal Server Error"}'
 UNAVAILABLE_BODY = b'{"message":"503 Service Unavailable"}'
 
 
-# Failures that mean "the database cannot be reached or written now", not a bug.
-DATABASE_UNAVAILABLE = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError)
 RETRY_AFTER_SECONDS = b"5"
 
 
@@ -93,18 +92,19 @@ class RequestMiddleware:
             status = 503
             if not response_started:
                 await _send_error(send, request_id, 503, UNAVAILABLE_BODY)
-        except DATABASE_UNAVAILABLE as error:
-            # PostgreSQL restarting, or SQLite's lock held too long: the client may retry, and the log
-            # says so once per outage rather than once per request.
-            DATABASE_OUTAGE.begin(error)
-            status = 503
-            if not response_started:
-                await _send_error(send, request_id, 503, UNAVAILABLE_BODY, retry_after=True)
-        except Exception:
-            error_log.exception("unhandled error in request %s", request_id)
-            status = 500
-            if not response_started:
-                await _send_error(send, request_id, 500, INTERNAL_ERROR_BODY)
+        except Exception as error:
+            if database_unavailable(error):
+                # PostgreSQL restarting, or SQLite's lock held too long: the client may retry, and the log
+                # says so once per outage rather than once per request.
+                DATABASE_OUTAGE.begin(error)
+                status = 503
+                if not response_started:
+                    await _send_error(send, request_id, 503, UNAVAILABLE_BODY, retry_after=True)
+            else:
+                error_log.exception("unhandled error in request %s", request_id)
+                status = 500
+                if not response_started:
+                    await _send_error(send, request_id, 500, INTERNAL_ERROR_BODY)
         else:
             if status < 500:
                 DATABASE_OUTAGE.end()

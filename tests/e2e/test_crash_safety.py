@@ -39,6 +39,7 @@ def test_events_answered_200_survive_kill_9_exactly_once(tmp_path):
     restarted = launch_server(data_dir, root_token=server.root_token)
     try:
         url = database_url(restarted)
+        restarted.wait_for_digest()  # what the killed server had accepted is digested after the restart
         stored = stored_event_ids(url, project["id"])
         assert set(ledger.statuses) == {200}, f"only 200s expected before the kill, got {ledger.statuses}"
         assert len(stored) == len(set(stored)), "an event was stored twice"
@@ -49,6 +50,7 @@ def test_events_answered_200_survive_kill_9_exactly_once(tmp_path):
         with Senders([restarted.url], project["id"], key["public_key"], count=2, max_events=20) as again:
             again.finish()
         assert again.ledger.statuses == {200: 20}
+        restarted.wait_for_digest()
         assert set(again.ledger.accepted) <= set(stored_event_ids(url, project["id"]))
     finally:
         restarted.stop()

@@ -26,7 +26,7 @@ from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, wai
 from tests.e2e.nginx import Proxy, nginx_in_front_of
 from tests.e2e.senders import Senders
 from tests.e2e.test_replicas import replicas
-from tests.support import ApiHelper, RunningServer
+from tests.support import ApiHelper, RunningServer, launch_server
 
 pytestmark = [pytest.mark.postgres, pytest.mark.nginx]
 EXPORT_ROWS = 100_000
@@ -79,6 +79,8 @@ def test_sdk_events_through_the_proxy_are_stored_even_while_a_replica_dies(tmp_p
                 sent.append(hub.capture_exception())
         client.flush(timeout=30)
         client.close()
+        a.wait_for_digest()
+        b.wait_for_digest()
         assert set(sent) <= set(stored_event_ids(database, project["id"]))
 
         # The key in the query string reaches the replica untouched.
@@ -88,6 +90,8 @@ def test_sdk_events_through_the_proxy_are_stored_even_while_a_replica_dies(tmp_p
                                 params={"sentry_key": key["public_key"], "sentry_version": 7},
                                 content=json.dumps(event), headers={"Content-Type": "application/json"})
         assert response.status_code == 200, response.text
+        a.wait_for_digest()
+        b.wait_for_digest()
         assert event["event_id"] in stored_event_ids(database, project["id"])
 
         with Senders([proxy.url], project["id"], key["public_key"], count=6, verify=proxy.ssl_context()) as senders:
@@ -96,6 +100,15 @@ def test_sdk_events_through_the_proxy_are_stored_even_while_a_replica_dies(tmp_p
             b.process.wait()
             accepted_before_kill = len(senders.ledger.accepted)
             senders.wait_for_accepted(accepted_before_kill + 200)
+        # What the killed replica had accepted but not yet digested waits in its spool, on its own disk,
+        # until it starts again on the same data dir.
+        back = launch_server(b.data_dir, database_url=database, root_token=b.root_token,
+                             extra_env={"OUTPOST_SECRET_KEY": b.env["OUTPOST_SECRET_KEY"]})
+        try:
+            a.wait_for_digest()
+            back.wait_for_digest()
+        finally:
+            back.stop()
         stored = set(stored_event_ids(database, project["id"]))
         missing = set(senders.ledger.accepted) - stored
         assert not missing, f"{len(missing)} events answered 200 were not stored"

@@ -82,6 +82,8 @@ def test_events_sent_to_either_replica_are_all_stored_once(tmp_path):
         with Senders([a.url, b.url], project["id"], key["public_key"], count=8, max_events=400) as senders:
             senders.finish()
         assert senders.ledger.statuses == {200: 400}
+        a.wait_for_digest()
+        b.wait_for_digest()
         stored = stored_event_ids(a.env["OUTPOST_DATABASE_URL"], project["id"])
         assert sorted(stored) == sorted(senders.ledger.accepted)
         total = scalar(a.env["OUTPOST_DATABASE_URL"],

@@ -116,6 +116,7 @@ def test_stop_signal_during_ingestion_finishes_in_flight_requests_and_loses_noth
     restarted = launch_server(data_dir, root_token=server.root_token)
     try:
         url = database_url(restarted)
+        restarted.wait_for_digest()  # anything the shutdown could not drain in time is digested now
         stored = stored_event_ids(url, project["id"])
         assert len(stored) == len(set(stored)), "an event was stored twice"
         missing = (set(ledger.accepted) | {held.event_id}) - set(stored)

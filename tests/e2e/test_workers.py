@@ -76,6 +76,7 @@ def test_a_worker_that_dies_is_replaced_and_serving_goes_on(tmp_path):
         key = enable_error_tracking(api.root, project["id"])
         with Senders([server.url], project["id"], key["public_key"], count=4, max_events=100) as senders:
             senders.finish()
+        server.wait_for_digest()
         stored = stored_event_ids(database_url(server), project["id"])
         exit_code = server.stop()
         log = server.log_text()

@@ -86,6 +86,7 @@ DELETE /admin/ci/variables/{fresh_variable}                401  403      401    
 GET    /application/plan_limits                            401  200      401     403   403      403       403        403   200   403       403
 PUT    /application/plan_limits                            401  403      401     403   403      403       403        403   200   403       403
 GET    /application/settings                               401  200      401     403   403      403       403        403   200   403       403
+GET    /error_tracking/ingestion                           401  200      401     403   403      403       403        403   200   403       403
 PUT    /application/settings                               401  403      401     403   403      403       403        403   200   403       403
 POST   /projects/{project}/security/reports                401  403      401     403   403      201       201        201   201   201       404
 GET    /projects/{project}/vulnerabilities                 401  200      401     403   403      200       200        200   200   200       404

@@ -2,8 +2,9 @@
 
 A domain package uses the shared modules at the top of outpost_server, the request's authentication
 (auth, middleware), accounts (who may do what), application_settings and compat; exports also reads
-vulnerabilities, and Sentry's web API reads error tracking. Nothing imports back up into the
-composition modules (app, cli, demo, workers), compat imports nothing of ours, and services know nothing of HTTP.
+vulnerabilities, and Sentry's web API reads error tracking; mail is shared by the domains that notify.
+Nothing imports back up into the composition modules (app, cli, demo, workers), compat imports nothing of
+ours, and services know nothing of HTTP.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ ALLOWED: dict[str, set[str]] = {
     "application_settings": BOTTOM | {AUTH},
     "variables": BOTTOM | {AUTH, "accounts", "application_settings"},
     "vulnerabilities": BOTTOM | {AUTH, "accounts"},
-    "exports": BOTTOM | {AUTH, "accounts", "vulnerabilities"},
+    "exports": BOTTOM | {AUTH, "accounts", "vulnerabilities", "mail"},
+    # Outgoing mail: SMTP settings and sending, for any domain that notifies.
+    "mail": BOTTOM,
     "error_tracking": BOTTOM | {AUTH, "accounts", "application_settings"},
     "sentry_api": BOTTOM | {AUTH, "accounts", "error_tracking"},
     "graphql": BOTTOM | {AUTH, "accounts", "error_tracking", "application_settings"},

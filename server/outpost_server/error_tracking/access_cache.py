@@ -14,11 +14,10 @@ import logging
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import exc as sa_exc
 from sqlalchemy.orm import sessionmaker
 from starlette.concurrency import run_in_threadpool
 
-from outpost_server.db import session_scope
+from outpost_server.db import database_unavailable, session_scope
 
 from . import service
 
@@ -97,8 +96,10 @@ class AccessCache:
             with session_scope(self._factory) as session:
                 return {key: service.collector_target(session, project_ident=key[0], public_key=key[1])
                         for key in keys}
-        except (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError) as error:
-            raise DatabaseUnavailable(type(error).__name__) from None
+        except Exception as error:
+            if database_unavailable(error):
+                raise DatabaseUnavailable(type(error).__name__) from None
+            raise
 
     async def _refresh_forever(self) -> None:
         while True:

@@ -17,8 +17,9 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
+
+from outpost_server.db import database_unavailable
 
 from ..batch_sql import statements_for
 from ..batch_store import Accepted, store_batch
@@ -37,8 +38,6 @@ BATCH_SIZE_BUCKETS = (1, 5, 10, 25, 50, 100, 250, 500)
 DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 LAG_BUCKETS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
 
-# Errors that mean "the database is not reachable or not writable now": the batch waits and retries.
-TRANSIENT = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.DisconnectionError, sa_exc.TimeoutError)
 
 
 class _Stopping(Exception):
@@ -170,7 +169,9 @@ class Digester:
         while True:
             try:
                 stored = self._store(decoded, counts)
-            except TRANSIENT as error:
+            except Exception as error:
+                if not database_unavailable(error):
+                    raise
                 self._note_unreachable(error)
                 if self._stop.is_set() and time.monotonic() >= self._deadline:
                     raise _Stopping() from None
@@ -218,7 +219,7 @@ class Digester:
         if self._unreachable_since is None:
             self._unreachable_since = time.monotonic()
             log.error("the database is unreachable; events wait in the ingest spool (%s)",
-                      type(error).__name__)
+                      type(getattr(error, "orig", None) or error).__name__)
 
     def _note_reachable(self) -> None:
         if self._unreachable_since is not None:
