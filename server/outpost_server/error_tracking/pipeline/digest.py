@@ -93,7 +93,13 @@ class Digester:
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
-            self._thread.join()
+            # A batch may be waiting on a locked or unreachable database: it is not waited for past the
+            # grace. Its entries stay in the spool, claimed by this process, and are taken over at once
+            # when it has exited.
+            self._thread.join(timeout=drain_seconds + 1.0)
+            if self._thread.is_alive():
+                log.warning("the digest stage was still storing a batch when the shutdown grace ended; "
+                            "what is left in the ingest spool is digested at the next start")
             self._thread = None
 
     def _run(self) -> None:
