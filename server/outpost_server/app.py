@@ -22,6 +22,7 @@ from outpost_server.error_tracking.origin_refusals import OriginRefusals
 from outpost_server.error_tracking.pipeline.router import api_router as ingestion_router
 from outpost_server.error_tracking.pipeline.router import metrics_router
 from outpost_server.error_tracking.pipeline.runtime import running_pipeline
+from outpost_server.error_tracking.pipeline.spool import Spool, spool_path
 from outpost_server.error_tracking.pruner import running_pruner
 from outpost_server.error_tracking.rate_limit import SharedRateLimit
 from outpost_server.error_tracking.retention import instance_policy
@@ -141,6 +142,8 @@ def prepare_database(config: ServerConfig, *, demo: bool) -> None:
         _initialize(engine, config, secret_key=config.resolved_secret_key(), demo=demo)
     finally:
         engine.dispose()
+    # The ingest spool too, so the workers open a file that is ready.
+    Spool(spool_path(config.data_dir)).close()
 
 
 def _initialize(engine, config: ServerConfig, *, secret_key: str, demo: bool) -> None:

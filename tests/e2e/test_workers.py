@@ -44,6 +44,7 @@ def test_two_workers_serve_the_api_and_store_every_accepted_event_once(tmp_path)
         key = enable_error_tracking(api.root, project["id"])
         with Senders([server.url], project["id"], key["public_key"], count=16, max_events=800) as senders:
             senders.finish()
+        server.wait_for_digest()
         ledger = senders.ledger
         url = database_url(server)
         stored = stored_event_ids(url, project["id"])

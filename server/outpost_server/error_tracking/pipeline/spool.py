@@ -91,15 +91,28 @@ class Spool:
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                    timeout=BUSY_TIMEOUT_MS / 1000)
         self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        if self._db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            self._db.execute("PRAGMA journal_mode = WAL")
         # FULL: a commit is on disk (the WAL synced) before the collector answers 200.
         self._db.execute("PRAGMA synchronous = FULL")
-        self._db.executescript(_SCHEMA)
+        self._prepare()
         try:
             path.chmod(0o600)
         except OSError:
             pass
+
+    def _prepare(self) -> None:
+        """WAL mode and the tables. Worker processes starting together may find the file being set up
+        by another (switching to WAL takes an exclusive lock that the busy timeout does not wait for)."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                if self._db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    self._db.execute("PRAGMA journal_mode = WAL")
+                self._db.executescript(_SCHEMA)
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def close(self) -> None:
         self._db.close()
