@@ -224,6 +224,8 @@ async def _drive(port: int, requests: list[bytes], connections: int, deadline: f
                 if interval:
                     next_at += interval
                     await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+                    if position >= len(requests):
+                        break
                 request = requests[position]
                 position += 1
                 started = time.perf_counter()

@@ -44,8 +44,10 @@ log = logging.getLogger("outpost.app")
 GC_THRESHOLD = 10_000
 
 
-def create_app(config: ServerConfig | None = None, *, demo: bool = False, database_ready: bool = False) -> FastAPI:
-    """The application; `database_ready` means `prepare_database` already ran (worker processes)."""
+def create_app(config: ServerConfig | None = None, *, demo: bool = False, database_ready: bool = False,
+               digest_in_process: bool = True) -> FastAPI:
+    """The application; `database_ready` means `prepare_database` already ran (worker processes), and
+    without `digest_in_process` another process digests the collector's spool (workers.py)."""
     config = config or load_config()
 
     @asynccontextmanager
@@ -61,6 +63,7 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     app = FastAPI(title="Outpost", version=__version__, lifespan=lifespan,
                   openapi_url=f"{API_PREFIX}/openapi.json", docs_url=None, redoc_url=None)
     app.state.config = config
+    app.state.digest_in_process = digest_in_process
     for router in (accounts_router, variables_router, vulnerabilities_router, exports_router,
                    error_tracking_api.router, retention_router, ingestion_router, application_settings_router):
         app.include_router(router, prefix=API_PREFIX)

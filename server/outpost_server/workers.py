@@ -5,6 +5,9 @@ application, then forks the workers: each runs its own event loop, collector wri
 workers (exports, pruner, rate limit sync), which already coordinate through the database as
 replicas do. Forking after the imports shares their memory between the workers until it is written.
 
+Events are digested by one more child, the digester (error_tracking/pipeline), so the workers'
+event loops never wait for the digest's Python work (each process has its own GIL).
+
 The master only supervises. It prints the "Listening on" line once every worker accepts
 connections, replaces a worker that dies while serving, and on SIGINT or SIGTERM asks every worker
 to stop (each finishes its requests in flight, as a single process does) and exits 0 once all have
@@ -38,7 +41,7 @@ def serve_with_workers(config: ServerConfig, sock: socket.socket, *, count: int,
     prepare_database(config, demo=demo)
     # Built before forking, so the workers share it; each opens its own database connections when
     # its server starts (the application's lifespan).
-    app = create_app(config, database_ready=True)
+    app = create_app(config, database_ready=True, digest_in_process=False)
     master = Master(config, sock, app, count=count, parent=os.getppid() if watch_parent else None)
     return master.run(listening)
 
@@ -51,6 +54,7 @@ class Master:
         self.count = count
         self.parent = parent
         self.workers: dict[int, bool] = {}  # pid → ready
+        self.digester: int | None = None
         self.stopping = False
         self.failed = False
         self.ready_read, self.ready_write = os.pipe()
@@ -64,6 +68,7 @@ class Master:
         gc.freeze()
         for _ in range(self.count):
             self._spawn()
+        self._spawn(digester=True)
         announced = False
         while self.workers:
             self._collect_ready()
@@ -87,14 +92,14 @@ class Master:
             except ProcessLookupError:
                 pass
 
-    def _spawn(self) -> None:
+    def _spawn(self, *, digester: bool = False) -> None:
         pid = os.fork()
         if pid == 0:  # the worker
             # Until its server runs, a worker asked to stop has nothing to finish.
             _exit_quietly_on_stop_signals()
             code = 1
             try:
-                code = self._work()
+                code = self._digest() if digester else self._work()
             except BaseException:
                 logging.getLogger("outpost.workers").exception("worker %d failed", os.getpid())
             finally:
@@ -102,6 +107,17 @@ class Master:
                 sys.stderr.flush()
                 os._exit(code)
         self.workers[pid] = False
+        if digester:
+            self.digester = pid
+
+    def _digest(self) -> int:
+        from outpost_server.error_tracking.pipeline.runtime import run_digester
+
+        os.close(self.ready_read)
+        self.sock.close()
+        os.write(self.ready_write, os.getpid().to_bytes(4, "little"))
+        run_digester(self.config, parent=os.getppid())
+        return 0
 
     def _work(self) -> int:
         from outpost_server.cli import serve_app
@@ -148,7 +164,7 @@ class Master:
                 continue
             log.warning("worker %d exited with %d; starting another", pid, code)
             time.sleep(POLL_SECONDS)
-            self._spawn()
+            self._spawn(digester=pid == self.digester)
 
 
 def _exit_quietly_on_stop_signals() -> None:

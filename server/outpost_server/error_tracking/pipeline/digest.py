@@ -30,7 +30,7 @@ from .spool import Entry, Spool, spool_path
 log = logging.getLogger("outpost.error_tracking.digest")
 
 MAX_BATCH = 500
-IDLE_POLL_SECONDS = 0.05
+IDLE_POLL_SECONDS = 0.025
 DEAD_OWNER_CHECK_SECONDS = 2.0
 MAX_BACKOFF_SECONDS = 5.0
 # Upper bounds of the batch size and duration histograms (Prometheus buckets).
