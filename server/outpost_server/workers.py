@@ -109,6 +109,7 @@ class Master:
         self.workers[pid] = False
         if digester:
             self.digester = pid
+            log.info("digester process %d started", pid)
 
     def _digest(self) -> int:
         from outpost_server.error_tracking.pipeline.runtime import run_digester

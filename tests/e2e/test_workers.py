@@ -7,6 +7,7 @@ own fresh database).
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -20,9 +21,15 @@ WORKERS = {"OUTPOST_WORKERS": "2"}
 
 
 def worker_pids(server: RunningServer) -> list[int]:
-    """The server process's children: its workers."""
+    """The server process's HTTP workers: its children but the digester."""
     pid = server.process.pid
-    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    return [child for child in children if child not in digester_pids(server)]
+
+
+def digester_pids(server: RunningServer) -> list[int]:
+    """Every digester process the master started, as its log says."""
+    return [int(match) for match in re.findall(r"digester process (\d+) started", server.log_text())]
 
 
 def wait_for(condition, what: str, timeout: float = 60):
@@ -39,6 +46,8 @@ def test_two_workers_serve_the_api_and_store_every_accepted_event_once(tmp_path)
     server = launch_server(tmp_path / "server", extra_env=WORKERS)
     try:
         assert len(worker_pids(server)) == 2
+        [digester] = digester_pids(server)
+        assert Path(f"/proc/{digester}").exists()
         api = ApiHelper(server)
         project = api.project()
         key = enable_error_tracking(api.root, project["id"])
@@ -88,3 +97,27 @@ def test_a_worker_that_dies_is_replaced_and_serving_goes_on(tmp_path):
     assert sorted(stored) == sorted(senders.ledger.accepted)
     assert f"worker {first} exited with -9; starting another" in log
     assert exit_code == 0, log[-3000:]
+
+
+def test_a_digester_killed_mid_batch_is_replaced_and_its_claimed_events_are_stored_once(tmp_path):
+    server = launch_server(tmp_path / "server", extra_env=WORKERS)
+    try:
+        api = ApiHelper(server)
+        project = api.project()
+        key = enable_error_tracking(api.root, project["id"])
+        with Senders([server.url], project["id"], key["public_key"], count=8) as senders:
+            senders.wait_for_accepted(300)
+            [first] = digester_pids(server)
+            os.kill(first, signal.SIGKILL)
+            replacement = wait_for(lambda: [pid for pid in digester_pids(server) if pid != first],
+                                   "the killed digester is replaced")
+            senders.wait_for_accepted(len(senders.ledger.accepted) + 300)
+        server.wait_for_digest()
+        stored = stored_event_ids(database_url(server), project["id"])
+        log = server.log_text()
+    finally:
+        server.stop()
+    assert len(replacement) == 1
+    assert set(senders.ledger.statuses) == {200}, senders.ledger.statuses
+    assert sorted(stored) == sorted(senders.ledger.accepted)
+    assert f"worker {first} exited with -9; starting another" in log
