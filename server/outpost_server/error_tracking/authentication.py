@@ -44,6 +44,9 @@ class CollectorRequest:
     origin: str | None
     received_at: dt.datetime
     client_ip: str | None
+    # The body as sent and its Content-Encoding: what the spool keeps.
+    body: bytes
+    content_encoding: str
     content: OpenedRequest
 
 
@@ -152,4 +155,4 @@ class Authenticate:
         assert target.project_id is not None  # admitted() refuses otherwise
         client_ip = request.client.host if request.client else None
         return CollectorRequest(target.project_id, self.endpoint, public_key, target.allowed_origins, origin,
-                                received_at, client_ip, content)
+                                received_at, client_ip, body, headers.get("content-encoding", ""), content)

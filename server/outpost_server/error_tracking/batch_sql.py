@@ -46,10 +46,6 @@ def _sqlite_datetime(value):
     return value
 
 
-def _unchanged(value):
-    return value
-
-
 class _DriverStatement:
     """A statement compiled once and run as executemany on the DBAPI cursor.
 
@@ -70,9 +66,14 @@ class _DriverStatement:
             return
         if self.order is not None:
             defaults, order = self.defaults, self.order
-            convert = _sqlite_datetime if self.text_datetimes else _unchanged
-            params: list[Any] = [tuple(convert(row[name]) if name in row else defaults[name] for name in order)
-                                 for row in rows]
+            if self.text_datetimes:
+                datetime = dt.datetime
+                params: list[Any] = [
+                    tuple(_sqlite_datetime(value) if type(value) is datetime else value
+                          for value in (row[name] if name in row else defaults[name] for name in order))
+                    for row in rows]
+            else:
+                params = [tuple(row[name] if name in row else defaults[name] for name in order) for row in rows]
         else:
             params = [{**self.defaults, **row} for row in rows]
         connection.exec_driver_sql(self.sql, params)

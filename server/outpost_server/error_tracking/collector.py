@@ -78,8 +78,8 @@ async def collect(request: Request, incoming: CollectorRequest) -> Response:
         entry = NewEntry(
             project_id=incoming.project_id, public_key=incoming.public_key, endpoint=incoming.endpoint,
             event_id=content.response_id, received_at=incoming.received_at.timestamp(),
-            client_ip=incoming.client_ip, body=app.state.error_tracking_sealer.seal(content.data),
-            size=len(content.data))
+            client_ip=incoming.client_ip, encoding=incoming.content_encoding,
+            body=app.state.error_tracking_sealer.seal(incoming.body))
         try:
             await app.state.error_tracking_spool_writer.append(entry)
         except SpoolFull as full:

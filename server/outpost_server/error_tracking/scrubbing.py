@@ -18,6 +18,9 @@ FILTERED = "[Filtered]"
 SENSITIVE_WORDS = ("password", "secret", "passwd", "api_key", "apikey", "access_token", "auth", "credentials",
                    "mysql_pwd", "privatekey", "private_key", "token", "session", "csrftoken", "sessionid")
 SENSITIVE_HEADERS = frozenset({"authorization", "cookie", "set_cookie", "x_api_key"})
+# A frame's source lines: text, never names with values (Sentry's scrubbing leaves them alone too), and
+# the bulk of most events, so the walk does not go through them.
+_SOURCE_LINES = frozenset({"pre_context", "post_context", "context_line"})
 # Request fields that hold `name=value` text.
 _QUERY_FIELDS = ("query_string", "data")
 
@@ -64,7 +67,7 @@ class _Scrubber:
                     sensitive = is_sensitive(key)
                 if sensitive:
                     value[key] = self.filtered(item)
-                elif type(item) is dict or type(item) is list:
+                elif (type(item) is dict or type(item) is list) and key not in _SOURCE_LINES:
                     self.walk(item)
         else:
             for item in value:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sqlite3
 import threading
 import time
@@ -28,6 +27,8 @@ from .spool import Backlog, NewEntry, Spool
 log = logging.getLogger("outpost.error_tracking.accept")
 
 MAX_BATCH = 1000
+# What an SDK refused because the spool is full is asked to wait.
+FULL_RETRY_AFTER_SECONDS = 5
 # While refusing because the spool is full, how often its backlog is read again.
 FULL_RECHECK_SECONDS = 0.5
 
@@ -105,13 +106,10 @@ class SpoolWriter:
             self._full = False
         if self._full:
             self.refused("queue_full")
-            raise SpoolFull(retry_after=self._retry_after())
+            raise SpoolFull(retry_after=FULL_RETRY_AFTER_SECONDS)
         future = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Waiting(entry, future))
         await future
-
-    def _retry_after(self) -> int:
-        return 5
 
     async def _still_full(self) -> bool:
         now = time.monotonic()
@@ -184,6 +182,3 @@ class SpoolWriter:
             log.warning("refusal counts could not be written to the ingest spool")
         spool.close()
 
-
-def current_owner() -> int:
-    return os.getpid()

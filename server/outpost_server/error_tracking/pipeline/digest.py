@@ -1,8 +1,8 @@
 """The digest stage: batches claimed from the spool are decoded, normalized, scrubbed, grouped and
 stored in one transaction of the main database, then removed from the spool.
 
-Every server process runs one digester thread; they claim disjoint batches, so the CPU work of
-decoding spreads over the processes while the database writes take turns. A crash at any point
+One digester per spool: a thread of the server process, or with `serve --workers N` a process of
+its own, so the workers' event loops never wait for the digest's Python work. A crash at any point
 loses nothing: an entry leaves the spool only after its batch is committed, and a batch digested
 twice stores no event twice (store_batch skips event ids the project already has).
 """
@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import sqlite3
 import threading
 import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
@@ -23,15 +25,14 @@ from outpost_server.db import database_unavailable
 
 from ..batch_sql import statements_for
 from ..batch_store import Accepted, store_batch
-from ..protocol import ProtocolError, read_request
+from ..protocol import ProtocolError, decode_body, read_request
 from .sealing import Sealer, Unsealable
-from .spool import Entry, Spool, spool_path
+from .spool import DigestLock, Entry, Spool, spool_path
 
 log = logging.getLogger("outpost.error_tracking.digest")
 
 MAX_BATCH = 500
 IDLE_POLL_SECONDS = 0.025
-DEAD_OWNER_CHECK_SECONDS = 2.0
 MAX_BACKOFF_SECONDS = 5.0
 # Upper bounds of the batch size and duration histograms (Prometheus buckets).
 BATCH_SIZE_BUCKETS = (1, 5, 10, 25, 50, 100, 250, 500)
@@ -69,12 +70,12 @@ class _Decoded:
 
 
 class Digester:
-    def __init__(self, engine: Engine, *, data_dir, sealer: Sealer, owner: int, wake: threading.Event,
+    def __init__(self, engine: Engine, *, data_dir: Path, sealer: Sealer, wake: threading.Event,
                  after_commit: Callable[[], None] | None = None):
         self._engine = engine
+        self._data_dir = data_dir
         self._path = spool_path(data_dir)
         self._sealer = sealer
-        self._owner = owner
         self._wake = wake
         self._stop = threading.Event()
         self._deadline = float("inf")
@@ -103,24 +104,27 @@ class Digester:
             self._thread = None
 
     def _run(self) -> None:
-        spool = Spool(self._path)
+        lock = DigestLock(self._data_dir)
+        # Another process may still be digesting this spool (a worker being replaced): wait for it.
+        while not lock.acquire(timeout=1.0):
+            if self._stop.is_set():
+                return
+        spool = Spool(self._path, durable=False)
         try:
             self._loop(spool)
         except Exception:
             log.exception("the digest stage stopped unexpectedly")
         finally:
             spool.close()
+            lock.release()
 
     def _loop(self, spool: Spool) -> None:
-        next_owner_check = 0.0
+        after = 0
         while not (self._stop.is_set() and time.monotonic() >= self._deadline):
-            if time.monotonic() >= next_owner_check:
-                spool.release_dead_owners()
-                next_owner_check = time.monotonic() + DEAD_OWNER_CHECK_SECONDS
             try:
-                entries = spool.claim(owner=self._owner, limit=MAX_BATCH)
-            except Exception as error:  # the spool's disk is full or locked: try again shortly
-                log.warning("claiming from the ingest spool failed: %s", error)
+                entries = spool.read(after=after, limit=MAX_BATCH)
+            except sqlite3.Error as error:  # an I/O error: try again shortly
+                log.warning("reading the ingest spool failed: %s", error)
                 entries = []
             if not entries:
                 if self._stop.is_set():
@@ -128,25 +132,27 @@ class Digester:
                 self._wake.wait(IDLE_POLL_SECONDS)
                 self._wake.clear()
                 continue
-            self._digest(spool, entries)
+            if self._digest(spool, entries):
+                after = entries[-1].id
 
-    def _digest(self, spool: Spool, entries: list[Entry]) -> None:
+    def _digest(self, spool: Spool, entries: list[Entry]) -> bool:
+        """Stores the batch and removes it from the spool; False when it must be read again."""
         started = time.monotonic()
         counts: dict[tuple[str, str], float] = defaultdict(float)
         decoded = [item for item in (self._decode(entry, counts) for entry in entries) if item is not None]
         try:
-            stored = self._store_retrying(spool, entries, decoded, counts)
+            stored = self._store_retrying(decoded, counts)
         except _Stopping:
-            return  # left claimed; taken over at once when this process is gone, or at the next start
+            return False  # left in the spool for the next start
         except Exception:
             # Store one by one, so a single request that cannot be stored keeps no other one out.
             log.warning("a batch of %d failed; storing its entries one by one", len(decoded), exc_info=True)
             stored = []
             for item in decoded:
                 try:
-                    stored += self._store_retrying(spool, entries, [item], counts)
+                    stored += self._store_retrying([item], counts)
                 except _Stopping:
-                    return
+                    return False
                 except Exception:
                     log.exception("an accepted event could not be stored and was dropped")
                     counts[("dropped", "store_failed")] += 1
@@ -164,12 +170,20 @@ class Digester:
             content = item.accepted.content
             counts[("digested", "events")] += len(content.events)
             counts[("digested", "sessions")] += len(content.sessions) + len(content.session_buckets)
-        spool.remove(entries, dict(counts))
+        while True:
+            try:
+                spool.remove(entries, dict(counts))
+                break
+            except sqlite3.Error as error:
+                # Stored but still queued: reading it again would only find its events stored already.
+                log.warning("removing digested entries from the ingest spool failed (%s); retrying", error)
+                if self._stop.wait(1.0) and time.monotonic() >= self._deadline:
+                    return False
         if self._after_commit is not None:
             self._after_commit()
+        return True
 
-    def _store_retrying(self, spool: Spool, entries: list[Entry], decoded: list[_Decoded],
-                        counts: dict[tuple[str, str], float]) -> list[_Decoded]:
+    def _store_retrying(self, decoded: list[_Decoded], counts: dict[tuple[str, str], float]) -> list[_Decoded]:
         """Stores, waiting out an unreachable or locked database with backoff (the spool absorbs it)."""
         backoff = 0.1
         while True:
@@ -183,14 +197,13 @@ class Digester:
                     raise _Stopping() from None
                 time.sleep(backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
-                spool.renew([entry.id for entry in entries], owner=self._owner)
                 continue
             self._note_reachable()
             return stored
 
     def _decode(self, entry: Entry, counts: dict[tuple[str, str], float]) -> _Decoded | None:
         try:
-            data = self._sealer.open(entry.body)
+            data = decode_body(entry.endpoint, self._sealer.open(entry.body), entry.encoding)
             received_at = dt.datetime.fromtimestamp(entry.received_at, dt.timezone.utc)
             content = read_request(entry.endpoint, data, public_key=entry.public_key, response_id=entry.event_id,
                                    received_at=received_at, client_ip=entry.client_ip)

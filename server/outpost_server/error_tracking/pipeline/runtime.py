@@ -38,7 +38,7 @@ async def running_pipeline(app: FastAPI) -> AsyncIterator[None]:
     digester = None
     if app.state.digest_in_process:
         digester = Digester(app.state.engine, data_dir=config.data_dir, sealer=app.state.error_tracking_sealer,
-                            owner=os.getpid(), wake=wake)
+                            wake=wake)
         digester.start()
     try:
         yield
@@ -60,7 +60,7 @@ def run_digester(config: ServerConfig, *, parent: int) -> None:
         signal.signal(signum, lambda *_: stop.set())
     engine = make_engine(config.sqlalchemy_url())
     digester = Digester(engine, data_dir=config.data_dir, sealer=Sealer(config.resolved_secret_key()),
-                        owner=os.getpid(), wake=threading.Event())
+                        wake=threading.Event())
     digester.start()
     try:
         while not stop.wait(0.5):

@@ -2,9 +2,9 @@
 
 Like Relay's spool it lives beside each server (never in the main database), so accepting keeps
 working while PostgreSQL restarts or SQLite's main file is locked. Worker processes of one host
-share it: appends take turns on its write lock, and digesters claim disjoint batches. A claim is a
-lease: a digester that dies (kill -9) leaves entries claimed by a process that no longer exists,
-and they are taken over at once; failing that, when the lease runs out.
+share it: appends take turns on its write lock. One digester at a time reads it, in order, and
+deletes what it has stored; `DigestLock` (an flock the kernel releases when its process dies, kill -9
+included) makes sure of the "one".
 
 Counters (accepted, refused, digested, dropped, batch sizes) live in the same file, updated in the
 transactions that do the work, so every process and `outpost-server status` read the same figures.
@@ -12,16 +12,20 @@ transactions that do the work, so every process and `outpost-server status` read
 
 from __future__ import annotations
 
-import os
+import fcntl
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 FILE_NAME = "ingest-spool.sqlite3"
-CLAIM_SECONDS = 30.0
+LOCK_NAME = "ingest-spool.lock"
 BUSY_TIMEOUT_MS = 5000
+# Appends wait for the write lock in short steps of their own: SQLite's busy handler sleeps 1, 2, 5,
+# 10 ms and more between tries, which turned a lock held for a millisecond into a 10 ms answer.
+APPEND_RETRY_SECONDS = 0.0005
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -32,10 +36,8 @@ CREATE TABLE IF NOT EXISTS entries (
     event_id TEXT,
     received_at REAL NOT NULL,
     client_ip TEXT,
-    body BLOB NOT NULL,
-    size INTEGER NOT NULL,
-    owner INTEGER NOT NULL DEFAULT 0,
-    claimed_until REAL NOT NULL DEFAULT 0
+    encoding TEXT NOT NULL,
+    body BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS counters (
     name TEXT NOT NULL,
@@ -51,7 +53,7 @@ _ADD = ("INSERT INTO counters (name, label, value) VALUES (?, ?, ?) "
 
 @dataclass(frozen=True)
 class NewEntry:
-    """One accepted request: the body is sealed (sealing.py); `size` is its length as received."""
+    """One accepted request: its body as sent (sealed, sealing.py) with its Content-Encoding."""
 
     project_id: int
     public_key: str | None
@@ -59,8 +61,8 @@ class NewEntry:
     event_id: str | None
     received_at: float
     client_ip: str | None
+    encoding: str
     body: bytes
-    size: int
 
 
 @dataclass(frozen=True)
@@ -83,16 +85,20 @@ def spool_path(data_dir: Path) -> Path:
 
 
 class Spool:
-    """One connection to the spool file; use one per thread."""
+    """One connection to the spool file; use one per thread.
 
-    def __init__(self, path: Path):
+    `durable`: each commit is on disk (the WAL synced) before it returns, as the collector's appends
+    must be before it answers 200. The digester's deletions need not be: one lost in a power cut
+    only makes the digest read entries again, which stores nothing twice.
+    """
+
+    def __init__(self, path: Path, *, durable: bool = True):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                    timeout=BUSY_TIMEOUT_MS / 1000)
         self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        # FULL: a commit is on disk (the WAL synced) before the collector answers 200.
-        self._db.execute("PRAGMA synchronous = FULL")
+        self._db.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
         self._prepare()
         try:
             path.chmod(0o600)
@@ -119,51 +125,28 @@ class Spool:
 
     def append(self, entries: Iterable[NewEntry], counts: Counts | None = None) -> Backlog:
         """Appends the entries in one durable transaction; returns the backlog after it."""
-        rows = [(e.project_id, e.public_key, e.endpoint, e.event_id, e.received_at, e.client_ip, e.body, e.size)
+        rows = [(e.project_id, e.public_key, e.endpoint, e.event_id, e.received_at, e.client_ip, e.encoding, e.body)
                 for e in entries]
-        with self._transaction():
+        with self._transaction(retry_quickly=True):
             self._db.executemany(
-                "INSERT INTO entries (project_id, public_key, endpoint, event_id, received_at, client_ip, body, size)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
-            added = sum(len(row[6]) for row in rows)
+                "INSERT INTO entries (project_id, public_key, endpoint, event_id, received_at, client_ip, encoding,"
+                " body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            added = sum(len(row[7]) for row in rows)
             self._add({("queue_entries", ""): len(rows), ("queue_bytes", ""): added, **(counts or {})})
             return self._backlog()
 
-    def claim(self, *, owner: int, limit: int, now: float | None = None) -> list[Entry]:
-        """Up to `limit` oldest unclaimed entries, leased to `owner` for CLAIM_SECONDS."""
-        now = time.time() if now is None else now
-        with self._transaction():
-            rows = self._db.execute(
-                "UPDATE entries SET owner = ?, claimed_until = ? WHERE id IN ("
-                " SELECT id FROM entries WHERE claimed_until < ? ORDER BY id LIMIT ?)"
-                " RETURNING id, project_id, public_key, endpoint, event_id, received_at, client_ip, body, size",
-                (owner, now + CLAIM_SECONDS, now, limit)).fetchall()
-        rows.sort()
+    def read(self, *, after: int, limit: int) -> list[Entry]:
+        """Up to `limit` entries after the id `after`, oldest first (a read: appends go on meanwhile)."""
+        rows = self._db.execute(
+            "SELECT id, project_id, public_key, endpoint, event_id, received_at, client_ip, encoding, body"
+            " FROM entries WHERE id > ? ORDER BY id LIMIT ?", (after, limit)).fetchall()
         return [Entry(id=row[0], project_id=row[1], public_key=row[2], endpoint=row[3], event_id=row[4],
-                      received_at=row[5], client_ip=row[6], body=row[7], size=row[8]) for row in rows]
-
-    def renew(self, ids: list[int], *, owner: int) -> None:
-        """Extends the lease of entries still being digested (a long database outage)."""
-        with self._transaction():
-            self._db.executemany("UPDATE entries SET claimed_until = ? WHERE id = ? AND owner = ?",
-                                 [(time.time() + CLAIM_SECONDS, entry_id, owner) for entry_id in ids])
-
-    def release_dead_owners(self) -> int:
-        """Frees entries claimed by processes of this host that no longer exist (killed mid-digest)."""
-        owners = [owner for (owner,) in self._db.execute(
-            "SELECT DISTINCT owner FROM entries WHERE claimed_until >= ?", (time.time(),))]
-        dead = [owner for owner in owners if not _process_exists(owner)]
-        if not dead:
-            return 0
-        with self._transaction():
-            cursor = self._db.executemany("UPDATE entries SET claimed_until = 0 WHERE owner = ?",
-                                          [(owner,) for owner in dead])
-            return cursor.rowcount
+                      received_at=row[5], client_ip=row[6], encoding=row[7], body=row[8]) for row in rows]
 
     def remove(self, entries: list[Entry], counts: Counts | None = None) -> None:
         """Deletes digested entries and records what digest counted, in one transaction."""
         with self._transaction():
-            self._db.executemany("DELETE FROM entries WHERE id = ?", [(entry.id,) for entry in entries])
+            self._db.execute("DELETE FROM entries WHERE id BETWEEN ? AND ?", (entries[0].id, entries[-1].id))
             removed = sum(len(entry.body) for entry in entries)
             self._add({("queue_entries", ""): -len(entries), ("queue_bytes", ""): -removed, **(counts or {})})
 
@@ -191,18 +174,34 @@ class Spool:
         if rows:
             self._db.executemany(_ADD, rows)
 
-    def _transaction(self):
-        return _Transaction(self._db)
+    def _transaction(self, *, retry_quickly: bool = False):
+        return _Transaction(self._db, retry_quickly)
 
 
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error): the write lock is taken up front."""
 
-    def __init__(self, db: sqlite3.Connection):
+    def __init__(self, db: sqlite3.Connection, retry_quickly: bool):
         self._db = db
+        self._retry_quickly = retry_quickly
 
     def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
+        if not self._retry_quickly:
+            self._db.execute("BEGIN IMMEDIATE")
+            return
+        self._db.execute("PRAGMA busy_timeout = 0")
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        try:
+            while True:
+                try:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as error:
+                    if "locked" not in str(error) or time.monotonic() > deadline:
+                        raise
+                    time.sleep(APPEND_RETRY_SECONDS)
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     def __exit__(self, kind, _value, _traceback) -> None:
         try:
@@ -214,13 +213,29 @@ class _Transaction:
                 self._db.execute("ROLLBACK")
 
 
-def _process_exists(pid: int) -> bool:
-    if pid <= 0:
-        return True  # not a process id: leave it to the lease
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+class DigestLock:
+    """Held by the one process that digests a spool; the kernel releases it when that process dies."""
+
+    def __init__(self, data_dir: Path):
+        self._path = data_dir / LOCK_NAME
+        self._handle: BinaryIO | None = None
+
+    def acquire(self, timeout: float) -> bool:
+        handle = open(self._path, "a+b")
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self._handle = handle
+                return True
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    handle.close()
+                    return False
+                time.sleep(0.05)
+
+    def release(self) -> None:
+        if self._handle is not None:
+            fcntl.flock(self._handle, fcntl.LOCK_UN)
+            self._handle.close()
+            self._handle = None
