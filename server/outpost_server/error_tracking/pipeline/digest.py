@@ -15,7 +15,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,8 +70,7 @@ class _Decoded:
 
 
 class Digester:
-    def __init__(self, engine: Engine, *, data_dir: Path, sealer: Sealer, wake: threading.Event,
-                 after_commit: Callable[[], None] | None = None):
+    def __init__(self, engine: Engine, *, data_dir: Path, sealer: Sealer, wake: threading.Event):
         self._engine = engine
         self._data_dir = data_dir
         self._path = spool_path(data_dir)
@@ -81,7 +80,6 @@ class Digester:
         self._deadline = float("inf")
         self._thread: threading.Thread | None = None
         self._known_users = KnownUsers()
-        self._after_commit = after_commit
         self._unreachable_since: float | None = None
 
     def start(self) -> None:
@@ -95,8 +93,7 @@ class Digester:
         self._wake.set()
         if self._thread is not None:
             # A batch may be waiting on a locked or unreachable database: it is not waited for past the
-            # grace. Its entries stay in the spool, claimed by this process, and are taken over at once
-            # when it has exited.
+            # grace. Its entries stay in the spool for the next start.
             self._thread.join(timeout=drain_seconds + 1.0)
             if self._thread.is_alive():
                 log.warning("the digest stage was still storing a batch when the shutdown grace ended; "
@@ -179,8 +176,6 @@ class Digester:
                 log.warning("removing digested entries from the ingest spool failed (%s); retrying", error)
                 if self._stop.wait(1.0) and time.monotonic() >= self._deadline:
                     return False
-        if self._after_commit is not None:
-            self._after_commit()
         return True
 
     def _store_retrying(self, decoded: list[_Decoded], counts: dict[tuple[str, str], float]) -> list[_Decoded]:
