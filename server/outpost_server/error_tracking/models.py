@@ -259,3 +259,14 @@ class RateWindow(Base):
     # Minutes since the epoch.
     window: Mapped[int] = mapped_column(Integer, primary_key=True)
     events: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class SpoolProgress(Base):
+    """The last ingest spool entry digested, per spool, written in the transaction that stores it: a
+    batch read again after a crash (stored, not yet removed from the spool) is then skipped whole,
+    sessions included, which have no event id to recognise them by."""
+
+    __tablename__ = "error_tracking_spool_progress"
+
+    spool_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    last_entry_id: Mapped[int] = mapped_column(BigInteger)

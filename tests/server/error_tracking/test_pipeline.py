@@ -139,3 +139,39 @@ def test_sigterm_drains_the_spool_within_the_grace_and_the_rest_is_digested_at_t
         restarted.wait_for_digest()
         tracked.server, tracked.sessions = restarted, server_sessionmaker(restarted)
         assert sum(error.count for error in tracked.errors()) == len(ids)
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="holds SQLite's write lock to keep the entry in the spool")
+def test_a_batch_read_again_after_a_crash_stores_nothing_twice_sessions_included(tmp_path):
+    data_dir = tmp_path / "server"
+    session = json.dumps({"sid": uuid.uuid4().hex, "status": "crashed", "started": "2026-11-22T02:00:00Z",
+                          "attrs": {"release": "shop@2.0", "environment": "production"}})
+    aggregate = json.dumps({"attrs": {"release": "shop@2.0", "environment": "production"},
+                            "aggregates": [{"started": "2026-11-22T02:00:00Z", "exited": 5, "crashed": 1}]})
+    envelope = f'{{}}\n{{"type":"session"}}\n{session}\n{{"type":"sessions"}}\n{aggregate}\n'
+    with start_server(data_dir) as server:
+        tracked = make_tracked_project(server, server_sessionmaker(server))
+        holder = sqlite3.connect(data_dir / "outpost.sqlite3", isolation_level=None, timeout=30)
+        holder.execute("BEGIN IMMEDIATE")
+        answer = httpx.post(f"{server.url}/api/v4/error_tracking/collector/api/{tracked.id}/envelope/",
+                            params={"sentry_key": tracked.public_key}, content=envelope)
+        assert answer.status_code == 200
+        spool = sqlite3.connect(data_dir / "ingest-spool.sqlite3")
+        queued = spool.execute("SELECT * FROM entries").fetchall()
+        assert len(queued) == 1
+        holder.execute("ROLLBACK")
+        holder.close()
+        server.wait_for_digest()
+        health = tracked.release_health()
+        token = server.root_token
+    # As if the server had died between storing the batch and removing it from the spool.
+    spool.execute(f"INSERT INTO entries VALUES ({', '.join('?' * len(queued[0]))})", queued[0])
+    spool.execute("UPDATE counters SET value = value + 1 WHERE name = 'queue_entries'")
+    spool.execute("UPDATE counters SET value = value + ? WHERE name = 'queue_bytes'", (len(queued[0][-1]),))
+    spool.commit()
+    spool.close()
+    with start_server(data_dir, root_token=token) as restarted:
+        restarted.wait_for_digest()
+        tracked.server, tracked.sessions = restarted, server_sessionmaker(restarted)
+        assert tracked.release_health() == health
+    assert health, "the sessions were stored once"

@@ -26,6 +26,7 @@ from outpost_server.db import database_unavailable
 from ..batch_sql import statements_for
 from ..batch_store import Accepted, store_batch
 from ..protocol import ProtocolError, decode_body, read_request
+from . import progress
 from .sealing import Sealer, Unsealable
 from .spool import DigestLock, Entry, Spool, spool_path
 
@@ -81,6 +82,7 @@ class Digester:
         self._thread: threading.Thread | None = None
         self._known_users = KnownUsers()
         self._unreachable_since: float | None = None
+        self._spool_id = ""
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="error-tracking-digest", daemon=True)
@@ -107,6 +109,7 @@ class Digester:
             if self._stop.is_set():
                 return
         spool = Spool(self._path, durable=False)
+        self._spool_id = spool.spool_id
         try:
             self._loop(spool)
         except Exception:
@@ -215,16 +218,20 @@ class Digester:
         if not decoded:
             return []
         with self._engine.begin() as connection:
+            done = progress.digested_until(connection, self._spool_id)
+            fresh = [item for item in decoded if item.entry.id > done]
             # Access was decided at accept from a cache; a key deleted since (here or on another
             # replica) keeps its events out of the store.
-            keys = {item.accepted.public_key for item in decoded if item.accepted.public_key is not None}
+            keys = {item.accepted.public_key for item in fresh if item.accepted.public_key is not None}
             active = set(connection.execute(statements_for(connection.dialect).active_keys,
                                             {"keys": list(keys)}).all()) if keys else set()
-            kept = [item for item in decoded if item.accepted.public_key is None
+            kept = [item for item in fresh if item.accepted.public_key is None
                     or (item.accepted.project_id, item.accepted.public_key) in active]
             result = store_batch(connection, [item.accepted for item in kept], known_users=self._known_users)
+            if fresh:
+                progress.record(connection, self._spool_id, fresh[-1].entry.id)
         self._known_users.add(result.user_pairs)
-        revoked = len(decoded) - len(kept)
+        revoked = len(fresh) - len(kept)
         if revoked:
             counts[("dropped", "key_revoked")] += revoked
         return kept

@@ -15,6 +15,7 @@ from __future__ import annotations
 import fcntl
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,9 @@ CREATE TABLE IF NOT EXISTS entries (
     client_ip TEXT,
     encoding TEXT NOT NULL,
     body BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS identity (
+    spool_id TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS counters (
     name TEXT NOT NULL,
@@ -114,6 +118,9 @@ class Spool:
                 if self._db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                     self._db.execute("PRAGMA journal_mode = WAL")
                 self._db.executescript(_SCHEMA)
+                self._db.execute("INSERT INTO identity (spool_id) SELECT ? WHERE NOT EXISTS (SELECT 1 FROM identity)",
+                                 (uuid.uuid4().hex,))
+                self.spool_id: str = self._db.execute("SELECT spool_id FROM identity").fetchone()[0]
                 return
             except sqlite3.OperationalError as error:
                 if "locked" not in str(error) or time.monotonic() > deadline:
