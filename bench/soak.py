@@ -208,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
             started = time.monotonic()
             samples = asyncio.run(run_load(server, args, project, key["public_key"], tally))
             elapsed = time.monotonic() - started
+            server.wait_for_digest(timeout=120)  # accepted means queued: count once the spool has drained
             stored = stored_event_ids(database_url(server), project["id"])
         finally:
             server.stop()
