@@ -69,6 +69,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = (REPO_ROOT / "tests" / "fixtures" / "sentry" / "python-sentry-sdk-1.21.0" / "2-default-no-tracing"
            / "0001-post-store.decoded.txt")
 GROUPS = 50
+# Counted among the statuses: refusals (429, 503) that did not say when to retry.
+NO_RETRY_AFTER = -1
 START_TIMEOUT = 60
 
 
@@ -189,21 +191,24 @@ def build_requests(count: int, offset: int, path: str, public_key: str) -> list[
     return requests
 
 
-async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bool]:
-    """The status, and whether the server closes the connection after this response."""
+async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bool, bool]:
+    """The status, whether the server closes the connection after this response, and whether it says
+    when to retry."""
     head = await reader.readuntil(b"\r\n\r\n")
     status = int(head[9:12])
     length = 0
-    closes = False
+    closes = retry_after = False
     for line in head.split(b"\r\n"):
         lowered = line.lower()
         if lowered[:15] == b"content-length:":
             length = int(line[15:])
         elif lowered.startswith(b"connection:") and b"close" in lowered:
             closes = True  # e.g. gunicorn's sync workers, which do not keep connections alive
+        elif lowered.startswith(b"retry-after:"):
+            retry_after = True
     if length:
         await reader.readexactly(length)
-    return status, closes
+    return status, closes, retry_after
 
 
 async def _drive(port: int, requests: list[bytes], connections: int, deadline: float,
@@ -230,9 +235,11 @@ async def _drive(port: int, requests: list[bytes], connections: int, deadline: f
                 position += 1
                 started = time.perf_counter()
                 writer.write(request)
-                status, closes = await _read_response(reader)
+                status, closes, retry_after = await _read_response(reader)
                 latencies.append(time.perf_counter() - started)
                 statuses[status] = statuses.get(status, 0) + 1
+                if status in (429, 503) and not retry_after:
+                    statuses[NO_RETRY_AFTER] = statuses.get(NO_RETRY_AFTER, 0) + 1
                 if closes:
                     writer.close()
                     reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -448,6 +455,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paced-rate", type=float, default=1000.0,
                         help="events/s of the paced run that measures freshness at a steady load (default 1000; "
                              "0 skips it)")
+    parser.add_argument("--spike", type=int, metavar="EVENTS",
+                        help="instead: send this many events as fast as 64 senders can, then check that each was "
+                             "accepted or refused with 429 and Retry-After, and that every accepted one is stored")
     parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.bare_server:
@@ -455,6 +465,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     token = "glpat-bench-" + secrets.token_hex(8)
+    if args.spike:
+        return run_spike(args, token)
     report = []
     with tempfile.TemporaryDirectory(prefix="outpost-bench-") as tmp:
         data_dir = Path(tmp)
@@ -553,6 +565,35 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\npaced at {args.paced_rate:,.0f} events/s (32 connections): {paced['accepted']} accepted of "
               f"{paced['sent']}, accept p99 {paced['p99_ms']:.1f} ms, freshness p99 {_ms(paced['fresh_p99_ms'])} "
               f"from 200 to listed ({paced['fresh_samples']} probes)")
+    return 0 if ok else 1
+
+
+def run_spike(args: argparse.Namespace, token: str) -> int:
+    with tempfile.TemporaryDirectory(prefix="outpost-bench-") as tmp:
+        data_dir = Path(tmp)
+        outpost, port = start_outpost(data_dir, token, args.workers)
+        try:
+            project_id, public_key = prepare_project(port, token)
+            share = args.spike // args.processes
+            request_sets = [build_requests(share, i * share, outpost_store_path(project_id), public_key)
+                            for i in range(args.processes)]
+            run = run_load(port, request_sets, 64, args.time_limit * 10)
+            deadline = time.time() + 600
+            counted, stored = counted_events(data_dir / "outpost.sqlite3", project_id)
+            while counted < run["accepted"] and time.time() < deadline:
+                time.sleep(0.1)
+                counted, stored = counted_events(data_dir / "outpost.sqlite3", project_id)
+            drained = time.time() - run["finished"]
+        finally:
+            stop(outpost)
+    statuses = run["statuses"]
+    refused = statuses.get(429, 0)
+    ok = (run["sent"] == share * args.processes and set(statuses) <= {200, 429}
+          and stored == counted == run["accepted"])
+    print(f"Spike: {run['sent']} events from 64 senders in {run['elapsed']:.1f} s, statuses {statuses} "
+          f"(429 without Retry-After: {statuses.get(NO_RETRY_AFTER, 0)}); {refused} refused, "
+          f"{run['accepted']} accepted, {stored} stored, drained {drained:.1f} s after the last answer: "
+          f"{'every accepted event stored' if ok else 'MISMATCH'}")
     return 0 if ok else 1
 
 

@@ -1,12 +1,12 @@
 """Error tracking: how far each host's ingest spool has been digested.
 
-Revision ID: 0010_error_tracking_spool_progress
+Revision ID: 0010_spool_progress
 Revises: 0009_error_tracking_origins
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0010_error_tracking_spool_progress"
+revision = "0010_spool_progress"
 down_revision = "0009_error_tracking_origins"
 branch_labels = None
 depends_on = None
