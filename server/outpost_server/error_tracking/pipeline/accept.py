@@ -1,10 +1,8 @@
 """The collector's side of the spool: appends accepted requests with group commit.
 
-Each collector request hands one entry to the writer thread and waits; the thread takes everything
-queued, appends it to the spool in ONE transaction and wakes the requests once the commit is on disk.
-So "200" still means "will be stored", while the disk sees one sync per batch. The thread is the
-writer's own (not an executor's): handing work over costs one queue put per request and one wake-up
-of the event loop per batch.
+Each collector request hands one entry to the writer and waits; the writer takes everything queued,
+appends it to the spool in ONE transaction on its own thread and wakes the requests once the commit
+is on disk. So "200" still means "will be stored", while the disk sees one sync per batch.
 
 The writer also decides backpressure: once the spool holds more than its byte limit, or its oldest
 entry is older than the age limit, requests are refused (429 with Retry-After) until digest catches
@@ -16,11 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import queue
 import sqlite3
 import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +55,12 @@ class SpoolLimits:
         return bool(self.max_age_seconds and oldest is not None and now - oldest > self.max_age_seconds)
 
 
+@dataclass(eq=False)
+class _Waiting:
+    entry: NewEntry
+    future: asyncio.Future
+
+
 _STOP = object()
 
 
@@ -67,103 +71,94 @@ class SpoolWriter:
         self._path = path
         self._limits = limits
         self._on_commit = on_commit
-        self._requests: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._started = threading.Event()
-        self._start_error: BaseException | None = None
-        # Read on the event loop, written by the thread: a stale value only delays a refusal by a batch.
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self._task: asyncio.Task | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-spool-writer")
+        self._spool: Spool | None = None
         self._full = False
+        self._full_checked = 0.0
         self._refused: Counter[tuple[str, str]] = Counter()
-        self._refused_lock = threading.Lock()  # counted on the event loop, taken by the thread
         self._unavailable = False
 
     async def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._thread = threading.Thread(target=self._run, name="ingest-spool-writer", daemon=True)
-        self._thread.start()
-        await self._loop.run_in_executor(None, self._started.wait)
-        if self._start_error is not None:
-            raise self._start_error
+        loop = asyncio.get_running_loop()
+        self._spool = await loop.run_in_executor(self._executor, Spool, self._path)
+        self._task = loop.create_task(self._run(), name="ingest-spool-writer")
 
     async def stop(self) -> None:
-        if self._thread is None:
-            return
-        self._requests.put(_STOP)
-        thread, self._thread = self._thread, None
-        await asyncio.get_running_loop().run_in_executor(None, thread.join)
+        if self._task is not None:
+            await self._queue.put(_STOP)
+            await self._task
+            self._task = None
+        loop = asyncio.get_running_loop()
+        if self._spool is not None:
+            spool = self._spool
+            await loop.run_in_executor(self._executor, self._flush_refusals_and_close, spool)
+            self._spool = None
+        self._executor.shutdown()
 
     def refused(self, reason: str) -> None:
         """Counts a refusal (recorded in the spool's counters with the next commit)."""
-        with self._refused_lock:
-            self._refused[("refused", reason)] += 1
+        self._refused[("refused", reason)] += 1
 
     async def append(self, entry: NewEntry) -> None:
+        if self._full and not await self._still_full():
+            self._full = False
         if self._full:
             self.refused("queue_full")
             raise SpoolFull(retry_after=FULL_RETRY_AFTER_SECONDS)
-        assert self._loop is not None
-        future = self._loop.create_future()
-        self._requests.put((entry, future))
+        future = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Waiting(entry, future))
         await future
 
-    # --- the writer thread ---------------------------------------------------------------------
-
-    def _run(self) -> None:
+    async def _still_full(self) -> bool:
+        now = time.monotonic()
+        if now - self._full_checked < FULL_RECHECK_SECONDS or self._spool is None:
+            return True
+        self._full_checked = now
+        spool = self._spool
         try:
-            spool = Spool(self._path)
-        except BaseException as error:
-            self._start_error = error
-            self._started.set()
-            return
-        self._started.set()
-        try:
-            while True:
-                try:
-                    first = self._requests.get(timeout=FULL_RECHECK_SECONDS if self._full else None)
-                except queue.Empty:
-                    self._recheck(spool)
-                    continue
-                if first is _STOP:
-                    break
-                batch = [first]
-                stop = False
-                while len(batch) < MAX_BATCH:
-                    try:
-                        item = self._requests.get_nowait()
-                    except queue.Empty:
-                        break
-                    if item is _STOP:
-                        stop = True
-                        break
-                    batch.append(item)
-                outcome = self._write(spool, batch)
-                assert self._loop is not None
-                self._loop.call_soon_threadsafe(_settle, batch, outcome)
-                if stop:
-                    break
-        finally:
-            self._flush_refusals(spool)
-            spool.close()
-
-    def _recheck(self, spool: Spool) -> None:
-        try:
-            self._full = self._limits.exceeded(spool.backlog(), time.time())
+            backlog = await asyncio.get_running_loop().run_in_executor(self._executor, spool.backlog)
         except sqlite3.Error:
-            pass
+            return True
+        return self._limits.exceeded(backlog, time.time())
 
-    def _write(self, spool: Spool, batch: list) -> Exception | None:
-        with self._refused_lock:
-            counts, self._refused = dict(self._refused), Counter()
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            first = await self._queue.get()
+            if first is _STOP:
+                return
+            batch = [first]
+            stop = False
+            while len(batch) < MAX_BATCH and not self._queue.empty():
+                item = self._queue.get_nowait()
+                if item is _STOP:
+                    stop = True
+                    break
+                batch.append(item)
+            error = await loop.run_in_executor(self._executor, self._write, batch)
+            for item in batch:
+                if item.future.done():
+                    continue  # the client went away; the entry is kept all the same
+                if error is None:
+                    item.future.set_result(None)
+                else:
+                    item.future.set_exception(error)
+            if stop:
+                return
+
+    def _write(self, batch: list[_Waiting]) -> Exception | None:
+        assert self._spool is not None
+        counts, self._refused = dict(self._refused), Counter()
         counts[("accepted", "")] = len(batch)
         try:
-            backlog = spool.append([entry for entry, _future in batch], counts)
+            backlog = self._spool.append([item.entry for item in batch], counts)
         except sqlite3.Error as error:
-            with self._refused_lock:
-                for key, value in counts.items():
-                    if key != ("accepted", ""):
-                        self._refused[key] += value
-                self._refused[("refused", "spool_unavailable")] += len(batch)
+            for key, value in counts.items():
+                if key != ("accepted", ""):
+                    self._refused[key] += value
+            self._refused[("refused", "spool_unavailable")] += len(batch)
             if not self._unavailable:
                 # Once per outage, not once per request: a full disk refuses thousands of requests.
                 log.error("the ingest spool cannot be written (%s); refusing events with 503 until it can",
@@ -174,25 +169,16 @@ class SpoolWriter:
             log.warning("the ingest spool is writable again; accepting events")
             self._unavailable = False
         self._full = self._limits.exceeded(backlog, time.time())
+        self._full_checked = time.monotonic()
         if self._on_commit is not None:
             self._on_commit.set()
         return None
 
-    def _flush_refusals(self, spool: Spool) -> None:
+    def _flush_refusals_and_close(self, spool: Spool) -> None:
         try:
-            with self._refused_lock:
-                refused = dict(self._refused)
-            if refused:
-                spool.count(refused)
+            if self._refused:
+                spool.count(dict(self._refused))
         except sqlite3.Error:
             log.warning("refusal counts could not be written to the ingest spool")
+        spool.close()
 
-
-def _settle(batch: list, error: Exception | None) -> None:
-    for _entry, future in batch:
-        if future.done():
-            continue  # the client went away; the entry is kept all the same
-        if error is None:
-            future.set_result(None)
-        else:
-            future.set_exception(error)
