@@ -7,8 +7,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
+
+from tests.support import wait_for_digest_at
 
 # Each scenario raises or captures something distinct; the SDK sends it to the DSN given as argv[1].
 SCRIPT = r'''
@@ -113,6 +116,9 @@ def send_errors(dsn: str, scenario: str, *, release: str = "shop@1.0.0", environ
     expected_code = 1 if crashed else 0
     if finished.returncode != expected_code or (crashed and "payment service unreachable" not in finished.stderr):
         raise RuntimeError(f"the SDK script failed:\n{finished.stderr}")
+    # A 200 means queued: wait until the server has digested what the SDK sent, so it is listed.
+    parts = urlsplit(dsn)
+    wait_for_digest_at(f"{parts.scheme}://{parts.hostname}:{parts.port}")
 
 
 def enable_integrated(root: httpx.Client, project_id: int) -> str:

@@ -152,6 +152,20 @@ def launch_server(data_dir: Path, *, demo: bool = False, extra_env: dict[str, st
                          log_path=log_path, env=env)
 
 
+def wait_for_digest_at(base_url: str, timeout: float = 30) -> None:
+    """Waits until the server at `base_url` has digested everything it accepted, reading /-/metrics as the
+    loopback address may (for callers that know a DSN but not the server's token)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        metrics = httpx.get(f"{base_url}/-/metrics", timeout=30)
+        assert metrics.status_code == 200, metrics.text
+        waiting = [line for line in metrics.text.splitlines() if line.startswith("outpost_ingest_queue_entries ")]
+        if waiting and float(waiting[0].split()[1]) == 0:
+            return
+        assert time.monotonic() < deadline, f"the ingest spool did not drain: {waiting}"
+        time.sleep(0.02)
+
+
 @contextlib.contextmanager
 def start_server(data_dir: Path, **kwargs) -> Iterator[RunningServer]:
     server = launch_server(data_dir, **kwargs)

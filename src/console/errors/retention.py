@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QPush
 
 from console.api.error_tracking import Retention
 from console.api.errors import Forbidden, NotFound
+from console.api.ingestion import IngestionStatus, ingestion_status
 from console.errors.access import MAINTAINER_ONLY
 from console.timestamps import short_time
 
@@ -79,6 +80,11 @@ class RetentionPage(QWidget):
         self.loaded: Retention | None = None
         self.usage = QLabel()
         self.usage.setWordWrap(True)
+        # Administrators also see the server's ingestion queue and its lag.
+        self.ingestion = QLabel()
+        self.ingestion.setWordWrap(True)
+        self.ingestion.setAccessibleName("Ingestion on this server")
+        self.ingestion.hide()
         self.notice = QLabel()
         self.notice.setWordWrap(True)
         self.notice.hide()
@@ -102,6 +108,7 @@ class RetentionPage(QWidget):
         layout.addLayout(form)
         layout.addWidget(hint)
         layout.addLayout(buttons)
+        layout.addWidget(self.ingestion)
         layout.addStretch(1)
         self._set_editable(False)
 
@@ -129,6 +136,13 @@ class RetentionPage(QWidget):
 
         self.tab.run(load(), description="Loading retention settings",
                      on_success=lambda result: self._show(choice, result))
+        if self.tab.context.is_admin:
+            self.tab.run(ingestion_status(self.tab.api.client), description="Loading ingestion figures",
+                         on_success=self._show_ingestion)
+
+    def _show_ingestion(self, status: IngestionStatus) -> None:
+        self.ingestion.setText(status.describe())
+        self.ingestion.show()
 
     def _show(self, choice: int, result: Retention | str) -> None:
         if not self.tab.project_choice.is_current(choice):

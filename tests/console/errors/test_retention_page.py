@@ -50,3 +50,23 @@ def test_storage_page_explains_that_developers_cannot_see_it(qtbot, qloop_runnin
     qtbot.waitUntil(lambda: page.notice.isVisible(), timeout=WAIT)
     assert page.notice.text() == MAINTAINER_ONLY
     assert not page.save_button.isEnabled()
+
+
+def test_administrators_see_the_ingestion_queue_and_its_lag(qtbot, qloop_running, context, server, api):
+    project = api.project()
+    send_errors(enable_integrated(api.root, project["id"]), "chained")
+    page = _open_storage(qtbot, context, server, server.root_token, project["path_with_namespace"])
+    qtbot.waitUntil(lambda: page.ingestion.isVisible(), timeout=WAIT)
+    figures = api.root.get("/error_tracking/ingestion").json()
+    text = page.ingestion.text()
+    assert text.startswith("Ingestion on this server: 0 requests waiting to be digested.")
+    assert f"Accepted {figures['accepted']:,}, digested {figures['digested']['events']:,} events." in text
+    assert "Events are listed about" in text
+
+
+def test_maintainers_do_not_see_the_ingestion_figures(qtbot, qloop_running, context, server, api):
+    project, tokens = api.project_with_roles({"maintainer": access.MAINTAINER})
+    page = _open_storage(qtbot, context, server, tokens["maintainer"], project["path_with_namespace"])
+    qtbot.waitUntil(lambda: page.loaded is not None or page.notice.isVisible(), timeout=WAIT)
+    assert not page.ingestion.isVisible()
+    assert page.ingestion.text() == ""
