@@ -30,6 +30,9 @@ router = APIRouter()
 CORS_ALLOW_HEADERS = "content-type, content-encoding, authorization, x-sentry-auth, sentry-trace, baggage"
 CORS_EXPOSE_HEADERS = "retry-after, x-sentry-error, x-sentry-rate-limits"
 CORS_MAX_AGE = "3600"
+# How each refusal before the spool is counted in the pipeline's figures (`refused{reason}`).
+REFUSAL_REASONS = {400: "invalid", 403: "origin", 404: "unknown_key_or_project", 413: "too_large",
+                   503: "database_unavailable"}
 # Seconds an SDK is asked to wait when the spool cannot be written (a full disk).
 UNAVAILABLE_RETRY_AFTER = 5
 
@@ -113,6 +116,9 @@ async def _serve(request: Request, endpoint: str, project_id: str) -> Response:
             return await preflight(request, project_id)
         return await collect(request, await AUTHENTICATE[endpoint](request, project_id))
     except Refused as refused:
+        if request.method == "POST":
+            request.app.state.error_tracking_spool_writer.refused(
+                REFUSAL_REASONS.get(refused.response.status_code, "other"))
         return refused.response
 
 

@@ -110,6 +110,14 @@ def test_metrics_are_served_to_allowed_addresses_and_administrators_only(tmp_pat
         assert float(lines["outpost_ingest_queue_entries"]) == 0
         assert float(lines["outpost_ingest_digest_batch_size_count"]) >= 1
         assert float(lines["outpost_ingest_lag_seconds_count"]) == 3
+        unknown = post_event(server, tracked.id, "0" * 32, {"event_id": uuid.uuid4().hex})
+        invalid = httpx.post(f"{server.url}/api/v4/error_tracking/collector/api/{tracked.id}/store/",
+                             params={"sentry_key": tracked.public_key}, content=b"{not json")
+        assert (unknown.status_code, invalid.status_code) == (404, 400)
+        time.sleep(1.5)  # refusals without a commit after them are written within a second
+        with server.client() as client:
+            refused = client.get("/error_tracking/ingestion").json()["refused"]
+        assert refused == {"unknown_key_or_project": 1, "invalid": 1}
         with server.client(token) as as_user:
             assert as_user.get("/error_tracking/ingestion").status_code == 403
         status = subprocess.run([sys.executable, "-m", "outpost_server", "status", "--data-dir", str(server.data_dir)],

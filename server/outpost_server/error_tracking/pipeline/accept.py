@@ -22,6 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from outpost_server.background import cancelled
+
 from .spool import Backlog, NewEntry, Spool
 
 log = logging.getLogger("outpost.error_tracking.accept")
@@ -29,6 +31,7 @@ log = logging.getLogger("outpost.error_tracking.accept")
 MAX_BATCH = 1000
 # What an SDK refused because the spool is full is asked to wait.
 FULL_RETRY_AFTER_SECONDS = 5
+REFUSALS_FLUSH_SECONDS = 1.0
 # While refusing because the spool is full, how often its backlog is read again.
 FULL_RECHECK_SECONDS = 0.5
 
@@ -73,19 +76,24 @@ class SpoolWriter:
         self._on_commit = on_commit
         self._queue: asyncio.Queue = asyncio.Queue()
         self._task: asyncio.Task | None = None
+        self._flusher: asyncio.Task | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-spool-writer")
         self._spool: Spool | None = None
         self._full = False
         self._full_checked = 0.0
         self._refused: Counter[tuple[str, str]] = Counter()
+        # Counted on the event loop, taken by the writer's thread.
+        self._refused_lock = threading.Lock()
         self._unavailable = False
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         self._spool = await loop.run_in_executor(self._executor, Spool, self._path)
         self._task = loop.create_task(self._run(), name="ingest-spool-writer")
+        self._flusher = loop.create_task(self._flush_refusals_now_and_then(), name="ingest-refusal-counts")
 
     async def stop(self) -> None:
+        await cancelled(self._flusher)
         if self._task is not None:
             await self._queue.put(_STOP)
             await self._task
@@ -99,7 +107,8 @@ class SpoolWriter:
 
     def refused(self, reason: str) -> None:
         """Counts a refusal (recorded in the spool's counters with the next commit)."""
-        self._refused[("refused", reason)] += 1
+        with self._refused_lock:
+            self._refused[("refused", reason)] += 1
 
     async def append(self, entry: NewEntry) -> None:
         if self._full and not await self._still_full():
@@ -110,6 +119,31 @@ class SpoolWriter:
         future = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Waiting(entry, future))
         await future
+
+    async def _flush_refusals_now_and_then(self) -> None:
+        """Refusals are counted with the next commit; without one, they are written within a second."""
+        while True:
+            await asyncio.sleep(REFUSALS_FLUSH_SECONDS)
+            if self._refused and self._spool is not None:
+                spool = self._spool
+                await asyncio.get_running_loop().run_in_executor(self._executor, self._flush_refusals, spool)
+
+    def _take_refusals(self) -> dict[tuple[str, str], float]:
+        with self._refused_lock:
+            counts, self._refused = dict(self._refused), Counter()
+        return dict(counts)
+
+    def _put_back(self, counts: dict[tuple[str, str], float]) -> None:
+        with self._refused_lock:
+            for key, value in counts.items():
+                self._refused[key] += int(value)
+
+    def _flush_refusals(self, spool: Spool) -> None:
+        counts = self._take_refusals()
+        try:
+            spool.count(counts)
+        except sqlite3.Error:
+            self._put_back(counts)
 
     async def _still_full(self) -> bool:
         now = time.monotonic()
@@ -150,15 +184,14 @@ class SpoolWriter:
 
     def _write(self, batch: list[_Waiting]) -> Exception | None:
         assert self._spool is not None
-        counts, self._refused = dict(self._refused), Counter()
+        counts = self._take_refusals()
         counts[("accepted", "")] = len(batch)
         try:
             backlog = self._spool.append([item.entry for item in batch], counts)
         except sqlite3.Error as error:
-            for key, value in counts.items():
-                if key != ("accepted", ""):
-                    self._refused[key] += value
-            self._refused[("refused", "spool_unavailable")] += len(batch)
+            del counts[("accepted", "")]
+            counts[("refused", "spool_unavailable")] = counts.get(("refused", "spool_unavailable"), 0) + len(batch)
+            self._put_back(counts)
             if not self._unavailable:
                 # Once per outage, not once per request: a full disk refuses thousands of requests.
                 log.error("the ingest spool cannot be written (%s); refusing events with 503 until it can",
@@ -175,10 +208,7 @@ class SpoolWriter:
         return None
 
     def _flush_refusals_and_close(self, spool: Spool) -> None:
-        try:
-            if self._refused:
-                spool.count(dict(self._refused))
-        except sqlite3.Error:
-            log.warning("refusal counts could not be written to the ingest spool")
+        if self._refused:
+            self._flush_refusals(spool)
         spool.close()
 
