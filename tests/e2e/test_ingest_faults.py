@@ -47,6 +47,13 @@ def send_one(server: RunningServer, public_key: str, project_id: int) -> httpx.R
     return httpx.post(server.url + store_path(project_id), headers=headers, content=body, timeout=30)
 
 
+def tracked_project(server: RunningServer) -> tuple[int, str]:
+    """A new project with error tracking on: its id and a client key."""
+    api = ApiHelper(server)
+    project = api.project()
+    return project["id"], enable_error_tracking(api.root, project["id"])["public_key"]
+
+
 def ingestion(server: RunningServer) -> dict:
     with server.client() as client:
         return client.get("/error_tracking/ingestion").json()
@@ -84,31 +91,28 @@ def fill(disk: Path) -> Path:
 
 
 def test_a_full_disk_refuses_with_retry_after_keeps_reads_and_recovers_without_restart(small_disk):
-    # The log stays off the full disk, so it can be read afterwards.
     server = launch_server(small_disk / "data")
     try:
-        api = ApiHelper(server)
-        project = api.project()
-        key = enable_error_tracking(api.root, project["id"])["public_key"]
-        with Senders([server.url], project["id"], key, count=8) as senders:
+        project_id, key = tracked_project(server)
+        with Senders([server.url], project_id, key, count=8) as senders:
             senders.wait_for_accepted(200)
             filler = fill(small_disk)
-            refused = send_one(server, key, project["id"])
+            refused = send_one(server, key, project_id)
             for _ in range(50):  # a commit may still fit in what the filesystem had left
                 if refused.status_code != 200:
                     break
-                refused = send_one(server, key, project["id"])
+                refused = send_one(server, key, project_id)
             assert refused.status_code in (429, 503), refused.text
             assert refused.headers["Retry-After"].isdigit()
             # Reads go on while nothing can be written.
             with server.client() as client:
-                assert client.get(f"/projects/{project['id']}").status_code == 200
+                assert client.get(f"/projects/{project_id}").status_code == 200
                 assert client.get("/version").status_code == 200
             time.sleep(1.0)
             filler.unlink()
             # Space is back: ingestion resumes by itself.
             deadline = time.monotonic() + 30
-            while send_one(server, key, project["id"]).status_code != 200:
+            while send_one(server, key, project_id).status_code != 200:
                 assert time.monotonic() < deadline, "ingestion did not resume after space came back"
                 time.sleep(0.2)
             accepted_before = len(senders.ledger.accepted)
@@ -116,7 +120,7 @@ def test_a_full_disk_refuses_with_retry_after_keeps_reads_and_recovers_without_r
         ledger = senders.ledger
         assert ledger.without_retry_after == 0
         assert set(ledger.statuses) <= {200, 429, 503}, ledger.statuses
-        stored = wait_until_stored(server, project["id"], set(ledger.accepted))
+        stored = wait_until_stored(server, project_id, set(ledger.accepted))
         # The events sent one by one above were accepted too; only the senders' are compared.
         assert set(ledger.accepted) <= set(stored)
         assert [event_id for event_id, count in Counter(stored).items() if count > 1] == []

@@ -10,11 +10,10 @@ import time
 
 import pytest
 
-from tests.e2e.flows import enable_error_tracking
 from tests.e2e.private_postgres import PrivatePostgres, server_binaries
 from tests.e2e.senders import Senders
-from tests.e2e.test_ingest_faults import assert_exactly_the_accepted, wait_until_stored
-from tests.support import ApiHelper, launch_server
+from tests.e2e.test_ingest_faults import assert_exactly_the_accepted, tracked_project, wait_until_stored
+from tests.support import launch_server
 
 
 @pytest.fixture
@@ -35,10 +34,8 @@ def private_postgres():
 def test_postgres_restarted_then_stopped_30_s_while_events_arrive(tmp_path, private_postgres):
     server = launch_server(tmp_path / "server", database_url=private_postgres.url)
     try:
-        api = ApiHelper(server)
-        project = api.project()
-        key = enable_error_tracking(api.root, project["id"])["public_key"]
-        with Senders([server.url], project["id"], key, count=8) as senders:
+        project_id, key = tracked_project(server)
+        with Senders([server.url], project_id, key, count=8) as senders:
             senders.wait_for_accepted(200)
             private_postgres.restart()
             senders.wait_for_accepted(len(senders.ledger.accepted) + 200)
@@ -52,7 +49,7 @@ def test_postgres_restarted_then_stopped_30_s_while_events_arrive(tmp_path, priv
         assert dict(ledger.statuses) == {200: len(ledger.accepted)}, ledger.statuses
         assert ledger.unanswered == 0
         assert accepted_while_down > 100
-        stored = wait_until_stored(server, project["id"], set(ledger.accepted), timeout=120)
+        stored = wait_until_stored(server, project_id, set(ledger.accepted), timeout=120)
         assert_exactly_the_accepted(stored, ledger.accepted)
         assert server.process.poll() is None  # never restarted
         log = server.log_text()
