@@ -168,6 +168,17 @@ def test_settings_store_the_external_backend(helper, web, fake, external_project
     assert masked.status_code == 200 and fake.requests[-1][3] == f"Bearer {GOOD_TOKEN}"
 
 
+def test_the_stored_token_is_never_sent_to_another_host(web, fake, external_project):
+    with FakeSentry(tokens=(GOOD_TOKEN,)) as elsewhere:
+        masked = _projects(web, external_project["path_with_namespace"], elsewhere.url, "*****")
+        assert (masked.status_code, masked.json()) == (400, {"message": "Token is a required field"})
+        assert elsewhere.requests == []
+    # Towards the stored host the masked token still stands for the stored one.
+    before = len(fake.requests)
+    assert _projects(web, external_project["path_with_namespace"], fake.url, "*****").status_code == 200
+    assert [request[3] for request in fake.requests[before:]] == [f"Bearer {GOOD_TOKEN}"]
+
+
 def test_external_settings_are_validated(helper, allow_local):
     project = helper.project()
     response = helper.root.put(f"/projects/{project['id']}/error_tracking/settings",
@@ -327,6 +338,11 @@ def test_unusable_answers(helper, web, fake, allow_local, answer, message):
     ("http://192.168.1.20/", "Requests to the local network are not allowed"),
     ("http://100.64.0.1/", "Requests to the local network are not allowed"),
     ("http://169.254.169.254/", "Requests to the link local network are not allowed"),
+    # IPv6 forms that carry an IPv4 address reach it: 6to4, NAT64, IPv4-compatible and Teredo.
+    ("http://[2002:7f00:1::]/", "Requests to localhost are not allowed"),
+    ("http://[64:ff9b::a00:1]/", "Requests to the local network are not allowed"),
+    ("http://[::127.0.0.1]/", "Requests to localhost are not allowed"),
+    ("http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "Requests to localhost are not allowed"),
     ("ftp://sentry.example.com/", "Only allowed schemes are http, https"),
     ("http://no-such-host.invalid/", "Host cannot be resolved or invalid"),
 ])

@@ -51,9 +51,29 @@ def _addresses(host: str, port: int, resolve: Resolver) -> list[IPAddress]:
     return answers
 
 
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one carries and reaches: mapped (::ffff:a.b.c.d), 6to4 (2002::/16),
+    NAT64 (64:ff9b::/96), IPv4-compatible (::a.b.c.d) and Teredo's client."""
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    if address in _NAT64 or (address in _IPV4_COMPATIBLE and int(address) > 1):
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
 def _refusal(address: IPAddress) -> str | None:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(address)
+        if embedded is not None:
+            return _refusal(embedded)
     if address.is_loopback or address.is_unspecified:
         return "Requests to localhost are not allowed"
     if address.is_link_local:
@@ -62,6 +82,20 @@ def _refusal(address: IPAddress) -> str | None:
             address.version == 4 and address in _SHARED_ADDRESS_SPACE):
         return "Requests to the local network are not allowed"
     return None
+
+
+def same_origin(url: str, other: str) -> bool:
+    """Whether two http(s) URLs name the same scheme, host and port."""
+    try:
+        first, second = urlsplit(url), urlsplit(other)
+        return bool(first.hostname) and (first.scheme, first.hostname, first.port or _default_port(first.scheme)) \
+            == (second.scheme, second.hostname, second.port or _default_port(second.scheme))
+    except ValueError:
+        return False
+
+
+def _default_port(scheme: str) -> int:
+    return 443 if scheme == "https" else 80
 
 
 def _parsed(url: str) -> tuple[str, int]:

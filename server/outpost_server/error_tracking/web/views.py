@@ -29,6 +29,7 @@ from outpost_server.error_tracking.external.sentry_settings import (
     stored_token,
     validation_messages,
 )
+from outpost_server.error_tracking.external.url_policy import same_origin
 from outpost_server.error_tracking.models import ERROR_STATUSES
 from outpost_server.error_tracking.web import reading
 from outpost_server.params import Param, ParamsDep, body_params, query_params
@@ -146,8 +147,13 @@ def external_projects(request: Request, session: SessionDep, user: CurrentUserDe
     api_host = params.str("api_host") or ""
     token = params.str("token") or ""
     if token and set(token) == {"*"}:
+        # The masked token stands for the stored one only towards the host it was stored for, as in
+        # GitLab's ListProjectsService: anywhere else it would hand the token to whoever runs that host.
         setting = service.get_setting(session, project=project)
-        token = (stored_token(setting, request.app.state.secret_key) if setting is not None else None) or ""
+        stored = None
+        if setting is not None and setting.api_url and same_origin(setting.api_url, api_host):
+            stored = stored_token(setting, request.app.state.secret_key)
+        token = stored or ""
     api_url = build_api_url_from(api_host=api_host, organization_slug="org", project_slug="proj") if api_host else None
     messages = validation_messages(session, api_url=api_url, token=token)
     if messages or api_url is None:  # without an api_url there is always a message
