@@ -123,3 +123,13 @@ def database_unavailable(error: BaseException) -> bool:
         message = str(error.orig).lower()
         return any(text in message for text in _SQLITE_UNAVAILABLE)
     return True  # the PostgreSQL driver's: the connection or the server
+
+
+LIKE_ESCAPE = "\\"
+
+
+def contains_pattern(text: str) -> str:
+    """A LIKE pattern matching `text` anywhere, its own `%` and `_` taken literally (use with
+    `escape=LIKE_ESCAPE`), so a search for "%" finds a percent sign rather than everything."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"

@@ -16,6 +16,7 @@ from outpost_server.accounts.service import (
     visible_groups_stmt,
     visible_projects_stmt,
 )
+from outpost_server.db import LIKE_ESCAPE, contains_pattern
 
 # GitLab's accepted values. Outpost keeps no activity, star or size data, so the orders by those
 # fall back to creation order, which is what they equal on a server where nothing else happens.
@@ -46,11 +47,6 @@ class GroupFilter:
     sort: str = "asc"
 
 
-def _contains(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
 def projects_stmt(session: Session, *, user: User | None, filters: ProjectFilter,
                   namespace_ids: list[int] | None = None) -> Select:
     """The projects the user sees, filtered and ordered as GET /projects does."""
@@ -66,11 +62,11 @@ def projects_stmt(session: Session, *, user: User | None, filters: ProjectFilter
         if filters.owned:
             stmt = stmt.where(projects_at_level(session, user, access.OWNER))
     if filters.search:
-        pattern = _contains(filters.search)
-        matches = [Project.name.ilike(pattern, escape="\\"), Project.path.ilike(pattern, escape="\\"),
-                   Project.description.ilike(pattern, escape="\\")]
+        pattern = contains_pattern(filters.search)
+        matches = [Project.name.ilike(pattern, escape=LIKE_ESCAPE), Project.path.ilike(pattern, escape=LIKE_ESCAPE),
+                   Project.description.ilike(pattern, escape=LIKE_ESCAPE)]
         if filters.search_namespaces:
-            matches.append(Project.full_path.ilike(pattern, escape="\\"))
+            matches.append(Project.full_path.ilike(pattern, escape=LIKE_ESCAPE))
         stmt = stmt.where(or_(*matches))
     if filters.visibility is not None:
         stmt = stmt.where(Project.visibility == filters.visibility)
@@ -94,8 +90,8 @@ def groups_stmt(session: Session, *, user: User | None, filters: GroupFilter, pa
             stmt = stmt.where(Group.id.in_(select(GroupMember.group_id).where(
                 GroupMember.user_id == user.id, GroupMember.access_level == access.OWNER)))
     if filters.search:
-        pattern = _contains(filters.search)
-        stmt = stmt.where(or_(Group.name.ilike(pattern, escape="\\"), Group.path.ilike(pattern, escape="\\")))
+        pattern = contains_pattern(filters.search)
+        stmt = stmt.where(or_(*(column.ilike(pattern, escape=LIKE_ESCAPE) for column in (Group.name, Group.path))))
     column = {"name": Group.name, "path": Group.path}.get(filters.order_by, Group.id)
     if filters.sort == "desc":
         return stmt.order_by(column.desc(), Group.id.desc())
@@ -118,12 +114,12 @@ def namespaces_stmt(session: Session, *, user: User, search: str | None, owned_o
     if top_level_only:
         stmt = stmt.where(Namespace.parent_id.is_(None))
     if search:
-        pattern = _contains(search)
+        pattern = contains_pattern(search)
         if full_path_search:
-            stmt = stmt.where(Namespace.full_path.ilike(pattern, escape="\\"))
+            stmt = stmt.where(Namespace.full_path.ilike(pattern, escape=LIKE_ESCAPE))
         else:
-            stmt = stmt.where(or_(Namespace.name.ilike(pattern, escape="\\"),
-                                  Namespace.path.ilike(pattern, escape="\\")))
+            stmt = stmt.where(or_(Namespace.name.ilike(pattern, escape=LIKE_ESCAPE),
+                                  Namespace.path.ilike(pattern, escape=LIKE_ESCAPE)))
     return stmt
 
 

@@ -24,7 +24,7 @@ from outpost_server.accounts.models import (
 from outpost_server.accounts.namespaces import delete_group, rename_personal_namespace
 from outpost_server.accounts.service import personal_namespace
 from outpost_server.application_settings.store import get_setting, set_setting
-from outpost_server.db import parse_id, utcnow
+from outpost_server.db import LIKE_ESCAPE, contains_pattern, parse_id, utcnow
 from outpost_server.security import hash_password, new_personal_access_token, token_digest
 
 AVAILABLE_SCOPES = ("api", "read_api", "read_user", "create_runner", "manage_runner", "k8s_proxy", "self_rotate",
@@ -71,8 +71,9 @@ def users_stmt(*, username: str | None = None, search: str | None = None):
     if username:
         stmt = stmt.where(User.username == username)
     if search:
-        pattern = f"%{search}%"
-        stmt = stmt.where(or_(User.username.ilike(pattern), User.name.ilike(pattern), User.email.ilike(pattern)))
+        pattern = contains_pattern(search)
+        stmt = stmt.where(or_(*(column.ilike(pattern, escape=LIKE_ESCAPE)
+                                for column in (User.username, User.name, User.email))))
     return stmt
 
 
@@ -286,7 +287,7 @@ def tokens_stmt(*, filters: TokenFilter):
     if filters.revoked is not None:
         stmt = stmt.where(PersonalAccessToken.revoked.is_(filters.revoked))
     if filters.search:
-        stmt = stmt.where(PersonalAccessToken.name.ilike(f"%{filters.search}%"))
+        stmt = stmt.where(PersonalAccessToken.name.ilike(contains_pattern(filters.search), escape=LIKE_ESCAPE))
     bounds = ((filters.created_before, PersonalAccessToken.created_at, "lt"),
               (filters.created_after, PersonalAccessToken.created_at, "gt"),
               (filters.last_used_before, PersonalAccessToken.last_used_at, "lt"),

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, exists, or_, select, tuple_
 from sqlalchemy.orm import Session
 
-from outpost_server.db import utcnow
+from outpost_server.db import LIKE_ESCAPE, contains_pattern, utcnow
 from outpost_server.error_tracking.models import ErrorEvent, ErrorHourlyCount, TrackedError
 from outpost_server.error_tracking.normalize import exception_values, frames_of
 from outpost_server.error_tracking.web.search import SearchQuery
@@ -82,8 +82,8 @@ def error_filters(project_id: int, status: str | None, query: SearchQuery) -> li
     if status is not None:
         conditions.append(TrackedError.status == status)
     if query.text:
-        pattern = "%" + query.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        conditions.append(or_(*(column.ilike(pattern, escape="\\") for column in
+        pattern = contains_pattern(query.text)
+        conditions.append(or_(*(column.ilike(pattern, escape=LIKE_ESCAPE) for column in
                                 (TrackedError.title, TrackedError.message, TrackedError.culprit,
                                  TrackedError.exception_type))))
     if "level" in query.filters:
