@@ -10,13 +10,14 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from outpost_server import __version__, http_errors
 from outpost_server.accounts.router import router as accounts_router
 from outpost_server.application_settings.router import router as application_settings_router
 from outpost_server.config import ServerConfig, load_config
-from outpost_server.db import make_engine, make_sessionmaker, session_scope
+from outpost_server.db import make_engine, make_sessionmaker, session_scope, taken_field
 from outpost_server.error_tracking import router as error_tracking_api
 from outpost_server.error_tracking.origin_refusals import OriginRefusals
 from outpost_server.error_tracking.pipeline.router import api_router as ingestion_router
@@ -175,6 +176,17 @@ def _install_error_handlers(app: FastAPI) -> None:
             unknown_route = http_errors.route_not_found()
             return JSONResponse(unknown_route.body, status_code=unknown_route.status)
         return JSONResponse({"message": f"{exc.status_code} {exc.detail}"}, status_code=exc.status_code)
+
+    @app.exception_handler(IntegrityError)
+    async def integrity_error(request: Request, exc: IntegrityError):
+        # A uniqueness check lost a race, or did not see a duplicate the constraint sees: GitLab's model
+        # validation answer, never a 500. Other constraint failures stay unexpected errors.
+        field = taken_field(exc)
+        if field is None:
+            raise exc
+        log.warning("request %s: %s already taken (unique constraint)",
+                    getattr(request.state, "request_id", "-"), field)
+        return JSONResponse({"message": {field: ["has already been taken"]}}, status_code=400)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError):

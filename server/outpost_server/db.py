@@ -53,6 +53,10 @@ class Base(DeclarativeBase):
     pass
 
 
+def _lower(value):
+    return value.lower() if isinstance(value, str) else value
+
+
 def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
@@ -65,6 +69,10 @@ def make_engine(url: str) -> Engine:
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=30000")
             cursor.close()
+            # SQLite's lower() folds ASCII only, PostgreSQL's every letter: with the built-in, "Ölaf" and
+            # "ölaf" were two usernames to the uniqueness checks but one to the rest. Python's lower()
+            # makes SQLite agree with PostgreSQL (no index is built on lower(), so none goes stale).
+            dbapi_connection.create_function("lower", 1, _lower, deterministic=True)
 
         return engine
     return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
@@ -126,6 +134,19 @@ def database_unavailable(error: BaseException) -> bool:
 
 
 LIKE_ESCAPE = "\\"
+
+
+def taken_field(error: sa_exc.IntegrityError) -> str | None:
+    """The column a unique constraint was violated on (SQLite's and PostgreSQL's messages), or None."""
+    message = str(error.orig)
+    if "UNIQUE constraint failed:" in message:  # SQLite: "UNIQUE constraint failed: users.username"
+        return message.split("UNIQUE constraint failed:", 1)[1].split(",")[0].strip().rsplit(".", 1)[-1]
+    diagnostics = getattr(error.orig, "diag", None)
+    detail = getattr(diagnostics, "message_detail", None) or ""
+    if detail.startswith("Key (") and ")=(" in detail:  # PostgreSQL: "Key (lower(path))=(x) already exists."
+        columns = detail[len("Key ("):detail.index(")=(")]
+        return columns.split(",")[0].strip().removeprefix("lower(").rstrip(")").split("::")[0]
+    return None
 
 
 def contains_pattern(text: str) -> str:
