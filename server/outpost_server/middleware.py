@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 import uuid
 from urllib.parse import unquote
@@ -112,11 +113,26 @@ class RequestMiddleware:
             request_log.info(orjson.dumps({
                 "request_id": request_id,
                 "method": scope["method"],
-                "path": scope.get("raw_path", b"").decode("latin-1") or scope["path"],
+                "path": loggable_path(scope.get("raw_path", b"").decode("latin-1") or scope["path"]),
                 "status": status,
                 "duration_ms": round((time.perf_counter() - started) * 1000, 2),
                 "user_id": scope["state"].get("user_id"),
             }).decode())
+
+
+# A token can hide in a path too: "/user;private_token=…", "/projects/1%3Fprivate_token%3D…".
+_TOKEN_IN_PATH = re.compile(r"(token)(=)[^/;&?#]*", re.IGNORECASE)
+
+
+def loggable_path(path: str) -> str:
+    """The path for the request log; if it carries anything given to a `…token=` (however often
+    percent-encoded), the decoded path with those values filtered."""
+    decoded, previous = path, None
+    while decoded != previous and "%" in decoded:
+        previous, decoded = decoded, unquote(decoded)
+    if not _TOKEN_IN_PATH.search(decoded):
+        return path
+    return _TOKEN_IN_PATH.sub(r"\1\2[FILTERED]", decoded)
 
 
 async def _send_error(send, request_id: str, status: int, body: bytes, *, retry_after: bool = False) -> None:

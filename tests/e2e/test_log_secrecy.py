@@ -155,3 +155,23 @@ def test_no_secret_in_server_or_console_logs(tmp_path, caplog):
     leaks = {name: [s for s in secrets if s in text]
              for name, text in (("server log", server_log), ("console log", console_log))}
     assert leaks == {"server log": [], "console log": []}
+
+
+def test_a_token_written_into_the_path_is_not_logged(tmp_path):
+    server = launch_server(tmp_path / "server", extra_env={"OUTPOST_LOG_LEVEL": "DEBUG"})
+    try:
+        _, token = ApiHelper(server).user()
+        encoded_once = token.replace("-", "%2D")
+        paths = [f"/api/v4/user;private_token={token}",
+                 f"/api/v4/projects/1%3Fprivate_token%3D{token}",
+                 f"/api/v4/projects/1%253Fprivate%255Ftoken%253D{encoded_once}",
+                 f"/api/v4/version;job_token={token}"]
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            statuses = [client.get(path).status_code for path in paths]
+        assert all(status < 500 for status in statuses), statuses
+        logged = [entry["path"] for entry in server.request_log() if "token=" in entry["path"]]
+        log = server.log_text()
+    finally:
+        server.stop()
+    assert len(logged) == len(paths) and all("[FILTERED]" in path for path in logged), logged
+    assert token not in log and encoded_once not in log
