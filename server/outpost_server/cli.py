@@ -125,9 +125,11 @@ def serve_app(app, config, sock: socket.socket, *, watch_parent: int | None, on_
     # connections for a few seconds do not race the server closing them.
     # Behind a trusted proxy the request's scheme is the client's (X-Forwarded-Proto), so links say https.
     uvicorn_config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                                    http=_http_protocol(), timeout_graceful_shutdown=config.shutdown_grace_seconds,
+                                    http=_http_protocol(config),
+                                    timeout_graceful_shutdown=config.shutdown_grace_seconds,
                                     timeout_keep_alive=30, proxy_headers=True,
-                                    forwarded_allow_ips=config.forwarded_allow_ips)
+                                    forwarded_allow_ips=config.forwarded_allow_ips,
+                                    limit_concurrency=config.max_connections)
     server = uvicorn.Server(uvicorn_config)
     _stop_on_signals(server)
     if watch_parent is not None:
@@ -166,13 +168,15 @@ def _on_stop_signals(handler) -> None:
         signal.signal(signum, handler)
 
 
-def _http_protocol():
-    """uvicorn's httptools protocol with one send per response, where httptools is installed."""
+def _http_protocol(config):
+    """uvicorn's httptools protocol with one send per response and the header bounds, where httptools is
+    installed."""
     try:
-        from outpost_server.http_protocol import CoalescingHttpToolsProtocol
+        from outpost_server.http_protocol import protocol_with_limits
     except ImportError:
         return "auto"
-    return CoalescingHttpToolsProtocol
+    return protocol_with_limits(max_header_bytes=config.max_header_bytes,
+                                header_timeout=config.header_timeout_seconds)
 
 
 def _loop_factory():

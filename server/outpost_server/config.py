@@ -31,6 +31,12 @@ class ServerConfig(BaseSettings):
     # When set, an administrator "root" exists with this personal access token (scope api).
     root_token: str = ""
     log_level: str = "INFO"
+    # Bounds on a client before its request starts: the request line and headers together (431 beyond),
+    # the seconds to send them after connecting or after the previous response (then the connection is
+    # closed), and the connections one server process serves at once (503 beyond).
+    max_header_bytes: int = 64 * 1024
+    header_timeout_seconds: float = 20.0
+    max_connections: int = 2048
     # On SIGINT/SIGTERM, how long requests in flight get to finish before they are cancelled.
     shutdown_grace_seconds: float = 10.0
     # Default limit on instance-level CI/CD variables (GitLab's plan limit default).

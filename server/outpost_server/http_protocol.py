@@ -1,4 +1,6 @@
-"""uvicorn's httptools protocol, with each response's writes joined into one send.
+"""uvicorn's httptools protocol, with each response's writes joined into one send, and bounds on what a
+client may take before its request has even started: the size of its request line and headers, and the
+time to send them.
 
 uvicorn writes a response's head and its body with two transport writes; with TCP_NODELAY each is
 its own system call and TCP segment, and the client wakes up twice. For the collector's small
@@ -43,8 +45,77 @@ class CoalescingTransport:
         return getattr(self._transport, name)
 
 
+def _closing_answer(status: int, reason: str) -> bytes:
+    body = b'{"message":"%d %s"}' % (status, reason.encode())
+    return (b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: %d\r\n\r\n"
+            % (status, reason.encode(), len(body))) + body
+
+
+HEADERS_TOO_LARGE = _closing_answer(431, "Request Header Fields Too Large")
+HEADERS_TIMEOUT = _closing_answer(408, "Request Timeout")
+
+
 class CoalescingHttpToolsProtocol(HttpToolsProtocol):
+    """Also refuses a request line and headers larger than `max_header_bytes` (431, as nginx's
+    large_client_header_buffers do with 400/414) and closes a connection whose request line and headers
+    have not arrived `header_timeout` seconds after it opened or its previous response (nginx's
+    client_header_timeout), so slow or never-finished headers hold neither memory nor a descriptor."""
+
+    max_header_bytes = 64 * 1024
+    header_timeout = 20.0
+
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         # Flow control and addresses keep the real transport; requests and responses use the wrapper.
         self.transport = CoalescingTransport(transport, self.loop)  # type: ignore[assignment]
+        self._awaiting_headers = True
+        self._header_bytes = 0
+        self._header_timer: asyncio.TimerHandle | None = self.loop.call_later(self.header_timeout,
+                                                                              self._headers_too_slow)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_header_timer()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._awaiting_headers:
+            self._header_bytes += len(data)
+            if self._header_timer is None:
+                self._header_timer = self.loop.call_later(self.header_timeout, self._headers_too_slow)
+        super().data_received(data)
+        # Counted before parsing, judged after: a chunk that completes the headers may carry a body too.
+        if self._awaiting_headers and self._header_bytes > self.max_header_bytes and not self.transport.is_closing():
+            self._refuse(HEADERS_TOO_LARGE)
+
+    def on_headers_complete(self) -> None:
+        self._awaiting_headers = False
+        self._cancel_header_timer()
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        # Whatever comes next on this connection is the next request's line and headers (pipelined
+        # requests included); the count starts again with its first byte.
+        self._awaiting_headers = True
+        self._header_bytes = 0
+
+    def _headers_too_slow(self) -> None:
+        self._header_timer = None
+        if self._awaiting_headers and not self.transport.is_closing():
+            self._refuse(HEADERS_TIMEOUT if self._header_bytes else b"")
+
+    def _refuse(self, answer: bytes) -> None:
+        self._cancel_header_timer()
+        if answer:
+            self.transport.write(answer)
+        self.transport.close()
+
+    def _cancel_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+
+def protocol_with_limits(*, max_header_bytes: int, header_timeout: float) -> type[CoalescingHttpToolsProtocol]:
+    return type("LimitedHttpToolsProtocol", (CoalescingHttpToolsProtocol,),
+                {"max_header_bytes": max_header_bytes, "header_timeout": header_timeout})
