@@ -37,6 +37,7 @@ from outpost_server.migrations import upgrade_database
 from outpost_server.sentry_api.router import router as sentry_api_router
 from outpost_server.variables.router import router as variables_router
 from outpost_server.vulnerabilities.router import router as vulnerabilities_router
+from outpost_server.write_gate import SqliteWriteGate
 
 API_PREFIX = "/api/v4"
 
@@ -78,6 +79,9 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     app.include_router(error_tracking_web_router)
     error_tracking_api.install(app)
     _install_error_handlers(app)
+    if config.sqlalchemy_url().startswith("sqlite"):
+        app.add_middleware(SqliteWriteGate, concurrent=config.sqlite_concurrent_writes,
+                           wait_seconds=config.database_wait_seconds)
     app.add_middleware(RequestMiddleware)
     return app
 
@@ -127,7 +131,7 @@ def open_database(app: FastAPI, config: ServerConfig, *, demo: bool, database_re
     """Opens the database for this process; unless `database_ready`, prepares it first (see below)."""
     config.data_dir.mkdir(parents=True, exist_ok=True)
     app.state.secret_key = config.resolved_secret_key()
-    engine = make_engine(config.sqlalchemy_url())
+    engine = make_engine(config.sqlalchemy_url(), wait_seconds=config.database_wait_seconds)
     if not database_ready:
         _initialize(engine, config, secret_key=app.state.secret_key, demo=demo)
     app.state.engine = engine

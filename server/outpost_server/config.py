@@ -37,6 +37,12 @@ class ServerConfig(BaseSettings):
     max_header_bytes: int = 64 * 1024
     header_timeout_seconds: float = 20.0
     max_connections: int = 2048
+    # How long a request waits for the database (SQLite's write lock, a pooled connection, a turn among
+    # the writes) before it is answered 503 with Retry-After.
+    database_wait_seconds: float = 5.0
+    # SQLite: requests that may write (POST, PUT, PATCH, DELETE) run this many at a time, so writes
+    # waiting for a lock held elsewhere never take every thread and connection from the reads.
+    sqlite_concurrent_writes: int = 8
     # On SIGINT/SIGTERM, how long requests in flight get to finish before they are cancelled.
     shutdown_grace_seconds: float = 10.0
     # Default limit on instance-level CI/CD variables (GitLab's plan limit default).

@@ -57,9 +57,12 @@ def _lower(value):
     return value.lower() if isinstance(value, str) else value
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, *, wait_seconds: float = 30.0) -> Engine:
+    """`wait_seconds`: how long a statement waits for SQLite's write lock, and a request for a pooled
+    connection, before failing with what `database_unavailable` recognises (the API then answers 503)."""
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": wait_seconds},
+                               pool_size=20, max_overflow=20, pool_timeout=wait_seconds)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_connection, _record):
@@ -67,7 +70,7 @@ def make_engine(url: str) -> Engine:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.execute(f"PRAGMA busy_timeout={int(wait_seconds * 1000)}")
             cursor.close()
             # SQLite's lower() folds ASCII only, PostgreSQL's every letter: with the built-in, "Ölaf" and
             # "ölaf" were two usernames to the uniqueness checks but one to the rest. Python's lower()
@@ -75,7 +78,7 @@ def make_engine(url: str) -> Engine:
             dbapi_connection.create_function("lower", 1, _lower, deterministic=True)
 
         return engine
-    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True, pool_timeout=wait_seconds)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
