@@ -14,8 +14,10 @@ from sqlalchemy.exc import IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from outpost_server import __version__, http_errors
+from outpost_server.accounts.auth_failures import BanPolicy
 from outpost_server.accounts.router import router as accounts_router
 from outpost_server.application_settings.router import router as application_settings_router
+from outpost_server.auth_bans import BanGate, BanList
 from outpost_server.config import ServerConfig, load_config
 from outpost_server.db import make_engine, make_sessionmaker, session_scope, taken_field
 from outpost_server.error_tracking import router as error_tracking_api
@@ -82,6 +84,7 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     if config.sqlalchemy_url().startswith("sqlite"):
         app.add_middleware(SqliteWriteGate, concurrent=config.sqlite_concurrent_writes,
                            wait_seconds=config.database_wait_seconds)
+    app.add_middleware(BanGate)
     app.add_middleware(RequestMiddleware)
     return app
 
@@ -99,6 +102,12 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
             await workers.enter_async_context(running_pruner(
                 app.state.sessionmaker, defaults=instance_policy(config),
                 interval_seconds=config.error_tracking_prune_interval_seconds))
+        bans = BanList(app.state.sessionmaker, BanPolicy(
+            max_failures=config.auth_ban_max_failures, find_seconds=config.auth_ban_window_seconds,
+            ban_seconds=config.auth_ban_seconds, allowlist=BanPolicy.parse_allowlist(config.auth_ban_allowlist)))
+        bans.start()
+        workers.push_async_callback(bans.stop)
+        app.state.auth_bans = bans
         # The collector's spool writer and digester (error_tracking/pipeline), and its shared rate limit.
         await workers.enter_async_context(running_pipeline(app))
         limit = config.error_tracking_rate_limit_per_minute

@@ -85,6 +85,8 @@ def valid_token(request: Request, session: Session) -> PersonalAccessToken | Non
         return None
     digest = token_digest(token, request.app.state.secret_key)
     pat = token_by_digest(session, digest)
+    if pat is None or pat.revoked or pat.is_expired(dt.date.today()):
+        _count_failure(request)
     if pat is None:
         raise http_errors.unauthorized()
     if pat.revoked:
@@ -94,6 +96,13 @@ def valid_token(request: Request, session: Session) -> PersonalAccessToken | Non
     if pat.user.state != "active":
         raise http_errors.forbidden(ACCESS_DENIED.get(pat.user.state))
     return pat
+
+
+def _count_failure(request: Request) -> None:
+    """Failed authentications count towards the address's ban (auth_bans.py)."""
+    bans = getattr(request.app.state, "auth_bans", None)
+    if bans is not None:
+        bans.failed(request.client.host if request.client else None)
 
 
 def authenticate(request: Request, session: SessionDep) -> Principal | None:

@@ -37,6 +37,13 @@ class ServerConfig(BaseSettings):
     max_header_bytes: int = 64 * 1024
     header_timeout_seconds: float = 20.0
     max_connections: int = 2048
+    # GitLab's failed-authentication ban: this many failed token authentications (unknown, revoked or
+    # expired tokens) from one address within the window ban it for ban_seconds (0 failures = off);
+    # addresses in the allowlist (comma-separated addresses or networks) are never banned.
+    auth_ban_max_failures: int = 10
+    auth_ban_window_seconds: float = 60.0
+    auth_ban_seconds: float = 3600.0
+    auth_ban_allowlist: str = "127.0.0.1,::1"
     # How long a request waits for the database (SQLite's write lock, a pooled connection, a turn among
     # the writes) before it is answered 503 with Retry-After.
     database_wait_seconds: float = 5.0

@@ -128,3 +128,15 @@ class ProjectMember(MembershipColumns, Base):
     __table_args__ = (UniqueConstraint("project_id", "user_id"),)
 
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), index=True)
+
+
+class AuthFailure(Base):
+    """Failed token authentications from one address in the current window, and its ban (shared by every
+    process and replica through the database, like GitLab's Rack::Attack store)."""
+
+    __tablename__ = "auth_failures"
+
+    ip: Mapped[str] = mapped_column(String(64), primary_key=True)
+    window_started_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    banned_until: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)

@@ -1,0 +1,93 @@
+"""The failed-authentication ban at the door: a banned address gets GitLab's throttled answer
+(429 `Retry later` with Retry-After) for every request but the collector's, in every process.
+
+Failures are counted in the database (accounts/auth_failures.py), so all processes and replicas count
+together; each process reads the active bans back every second, so a request never waits on the
+database to be let in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import math
+
+from starlette.concurrency import run_in_threadpool
+
+from outpost_server.accounts.auth_failures import BanPolicy, active_bans, record_failure
+from outpost_server.background import FailureReport, cancelled
+from outpost_server.db import session_scope, utcnow
+
+log = logging.getLogger("outpost.auth")
+
+REFRESH_SECONDS = 1.0
+UNGATED_PREFIX = "/api/v4/error_tracking/collector/"
+
+
+class BanList:
+    def __init__(self, factory, policy: BanPolicy):
+        self._factory = factory
+        self.policy = policy
+        self._bans: dict[str, dt.datetime] = {}
+        self._task: asyncio.Task | None = None
+        self._failures = FailureReport(log, "reading the authentication bans")
+
+    def start(self) -> None:
+        if self.policy.enabled:
+            self._task = asyncio.get_running_loop().create_task(self._refresh_forever(), name="auth-bans")
+
+    async def stop(self) -> None:
+        await cancelled(self._task)
+
+    def retry_after(self, ip: str | None) -> int | None:
+        """Seconds until the address's ban ends, or None when it is not banned."""
+        until = self._bans.get(ip) if ip else None
+        if until is None:
+            return None
+        left = (until - utcnow()).total_seconds()
+        return math.ceil(left) if left > 0 else None
+
+    def failed(self, ip: str | None) -> None:
+        """Counts a failed authentication (called from the request's thread)."""
+        if not ip or not self.policy.enabled or self.policy.exempt(ip):
+            return
+        with session_scope(self._factory) as session:
+            until = record_failure(session, ip=ip, policy=self.policy, now=utcnow())
+        if until is not None and ip not in self._bans:
+            log.warning("banning %s until %s after %d failed authentications", ip, until.isoformat(),
+                        self.policy.max_failures)
+        if until is not None:
+            self._bans[ip] = until
+
+    async def _refresh_forever(self) -> None:
+        while True:
+            await asyncio.sleep(REFRESH_SECONDS)
+            try:
+                self._bans = await run_in_threadpool(self._read)
+                self._failures.succeeded()
+            except Exception:
+                self._failures.failed()
+
+    def _read(self) -> dict[str, dt.datetime]:
+        with session_scope(self._factory) as session:
+            return active_bans(session, now=utcnow())
+
+
+class BanGate:
+    """ASGI middleware answering banned addresses before anything else runs."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and not scope["path"].startswith(UNGATED_PREFIX):
+            bans: BanList | None = getattr(scope["app"].state, "auth_bans", None) if "app" in scope else None
+            client = scope.get("client")
+            retry_after = bans.retry_after(client[0] if client else None) if bans is not None else None
+            if retry_after is not None:
+                await send({"type": "http.response.start", "status": 429, "headers": [
+                    (b"content-type", b"text/plain"), (b"retry-after", str(retry_after).encode())]})
+                await send({"type": "http.response.body", "body": b"Retry later\n"})
+                return
+        await self.app(scope, receive, send)
