@@ -11,6 +11,7 @@ from urllib.parse import unquote
 
 import orjson
 from sqlalchemy import exc as sa_exc
+from starlette.requests import ClientDisconnect
 
 from outpost_server.accounts.service import ENCODED_SLASH
 from outpost_server.db import database_unavailable
@@ -24,6 +25,38 @@ UNAVAILABLE_BODY = b'{"message":"503 Service Unavailable"}'
 
 
 RETRY_AFTER_SECONDS = b"5"
+# What the request log says of a request its client abandoned (nginx's convention).
+CLIENT_CLOSED = 499
+
+
+class _RepeatedErrors:
+    """Logs an unexpected error with its traceback the first time; the same error again (same type and
+    message) at most once a minute, with how often it happened meanwhile, so a failing route cannot
+    flood the log."""
+
+    EVERY_SECONDS = 60.0
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, str], tuple[float, int]] = {}
+
+    def report(self, error: Exception, request_id: str) -> None:
+        key = (type(error).__name__, str(error)[:200])
+        now = time.monotonic()
+        last = self._seen.get(key)
+        if last is None:
+            if len(self._seen) > 1000:
+                self._seen.clear()
+            self._seen[key] = (now, 0)
+            error_log.error("unhandled error in request %s", request_id, exc_info=error)
+        elif now - last[0] >= self.EVERY_SECONDS:
+            self._seen[key] = (now, 0)
+            error_log.error("unhandled error in request %s (the same %s %d more times since it was last logged)",
+                            request_id, key[0], last[1] + 1)
+        else:
+            self._seen[key] = (last[0], last[1] + 1)
+
+
+REPEATED_ERRORS = _RepeatedErrors()
 
 
 class _DatabaseOutage:
@@ -92,7 +125,11 @@ class RequestMiddleware:
             error_log.warning("request %s cancelled: the shutdown grace period ended", request_id)
             status = 503
             if not response_started:
-                await _send_error(send, request_id, 503, UNAVAILABLE_BODY)
+                await _send_error(send, request_id, 503, UNAVAILABLE_BODY, retry_after=True)
+        except ClientDisconnect:
+            # The client went away before sending its whole request: nothing to answer, nothing broken.
+            error_log.info("request %s: the client disconnected before sending its whole request", request_id)
+            status = CLIENT_CLOSED
         except Exception as error:
             if database_unavailable(error):
                 # PostgreSQL restarting, or SQLite's lock held too long: the client may retry, and the log
@@ -102,7 +139,7 @@ class RequestMiddleware:
                 if not response_started:
                     await _send_error(send, request_id, 503, UNAVAILABLE_BODY, retry_after=True)
             else:
-                error_log.exception("unhandled error in request %s", request_id)
+                REPEATED_ERRORS.report(error, request_id)
                 status = 500
                 if not response_started:
                     await _send_error(send, request_id, 500, INTERNAL_ERROR_BODY)
