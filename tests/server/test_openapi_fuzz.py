@@ -17,11 +17,31 @@ from pathlib import Path
 
 import httpx
 
-from tests.support import launch_server
+from tests.support import ApiHelper, launch_server
 
-MAX_EXAMPLES = int(os.environ.get("OUTPOST_FUZZ_MAX_EXAMPLES", "12"))
+MAX_EXAMPLES = int(os.environ.get("OUTPOST_FUZZ_MAX_EXAMPLES", "15"))
 MAX_SECONDS = int(os.environ.get("OUTPOST_FUZZ_MAX_SECONDS", "75"))
 SEED = os.environ.get("OUTPOST_FUZZ_SEED", "20261122")
+
+# Operations that revoke or replace the caller's own token: fuzzed last, with a token of their own, so
+# that they cannot turn every later case into a 401.
+REVOKING = r"^(DELETE /api/v4/personal_access_tokens/.*|POST /api/v4/personal_access_tokens/.*rotate)$"
+
+
+def _fuzz(server, schema_path: Path, token: str, selection: list[str], report: Path) -> subprocess.CompletedProcess:
+    command = [str(Path(sys.executable).with_name("st")), "run", str(schema_path), "--url", server.url,
+               "-H", f"PRIVATE-TOKEN: {token}",
+               # Sentry's web API (/api/0/) reads the same token from a bearer header only.
+               "-H", f"Authorization: Bearer {token}",
+               *selection,
+               "--checks", "not_a_server_error,response_schema_conformance",
+               "--max-examples", str(MAX_EXAMPLES), "--max-time", str(MAX_SECONDS), "--seed", SEED,
+               "--workers", "1", "--report", "ndjson", "--report-ndjson-path", str(report)]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=MAX_SECONDS + 120,
+                         env={**os.environ, "NO_COLOR": "1", "SCHEMATHESIS_TELEMETRY": "false"})
+    print(run.stdout[run.stdout.find("SUMMARY"):] if "SUMMARY" in run.stdout else run.stdout[-3000:])
+    return run
+
 
 def test_no_request_gets_a_500(tmp_path):
     server = launch_server(tmp_path / "server", demo=True)
@@ -30,19 +50,16 @@ def test_no_request_gets_a_500(tmp_path):
         assert len(served["paths"]) > 20
         schema_path = tmp_path / "openapi.json"
         schema_path.write_text(json.dumps(served))
-        report = tmp_path / "fuzz.ndjson"
-        command = [str(Path(sys.executable).with_name("st")), "run", str(schema_path), "--url", server.url,
-                   "-H", f"PRIVATE-TOKEN: {server.root_token}",
-                   # Sentry's web API (/api/0/) reads the same token from a bearer header only.
-                   "-H", f"Authorization: Bearer {server.root_token}",
-                   "--checks", "not_a_server_error,response_schema_conformance",
-                   "--max-examples", str(MAX_EXAMPLES), "--max-time", str(MAX_SECONDS), "--seed", SEED,
-                   "--workers", "1", "--report", "ndjson", "--report-ndjson-path", str(report)]
-        run = subprocess.run(command, capture_output=True, text=True, timeout=MAX_SECONDS + 120,
-                             env={**os.environ, "NO_COLOR": "1", "SCHEMATHESIS_TELEMETRY": "false"})
-        summary = run.stdout[run.stdout.find("SUMMARY"):] if "SUMMARY" in run.stdout else run.stdout[-3000:]
-        print(summary)
+        run = _fuzz(server, schema_path, server.root_token, ["--exclude-name-regex", REVOKING],
+                    tmp_path / "fuzz.ndjson")
+        # The caller's token lived through the whole run: its cases were authenticated throughout.
+        still = httpx.get(server.api_url + "/user", headers={"PRIVATE-TOKEN": server.root_token}, timeout=30)
+        disposable = ApiHelper(server).user(admin=True)[1]
+        revoking = _fuzz(server, schema_path, disposable, ["--include-name-regex", REVOKING],
+                         tmp_path / "fuzz-revoking.ndjson")
     finally:
         server.stop()
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert still.status_code == 200
+    assert revoking.returncode == 0, revoking.stdout[-6000:] + revoking.stderr[-2000:]
     assert "Traceback" not in server.log_text(), server.log_text()[-4000:]
