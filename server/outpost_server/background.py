@@ -7,6 +7,8 @@ import logging
 import sys
 import time
 
+from outpost_server.db import database_unavailable
+
 
 async def cancelled(task: asyncio.Task | None) -> None:
     """Cancels the task and waits until it has stopped; its cancellation is not passed on."""
@@ -39,8 +41,14 @@ class FailureReport:
         """Call from an `except` block."""
         self._failures += 1
         now = time.monotonic()
+        error = sys.exc_info()[1]
         if self._failures == 1:
-            self._log.exception("%s failed; retrying", self._what)
+            if error is not None and database_unavailable(error):
+                # A known condition, not a bug: no traceback (the API and the digest say the same once).
+                self._log.error("%s failed: the database is unreachable (%s); retrying", self._what,
+                                type(getattr(error, "orig", None) or error).__name__)
+            else:
+                self._log.exception("%s failed; retrying", self._what)
             self._reported_at = now
         elif now - self._reported_at >= self._every:
             self._log.error("%s failed %d more times (%s)", self._what, self._unreported + 1,
