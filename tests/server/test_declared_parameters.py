@@ -97,3 +97,9 @@ def test_the_served_document_lists_body_parameters_as_json_and_as_a_form(documen
 def test_endpoints_reading_nothing_declare_an_empty_list(document):
     assert _query(document, "get", "/api/v4/security/vulnerability_exports/{export_id}") == {}
     assert _body(document, "post", "/api/v4/vulnerabilities/{vulnerability_id}/confirm")["properties"] == {}
+
+
+def test_the_export_download_is_declared_as_what_it_serves(server):
+    document = httpx.get(server.api_url + "/openapi.json", timeout=30).json()
+    answer = document["paths"]["/api/v4/security/vulnerability_exports/{export_id}/download"]["get"]["responses"]
+    assert list(answer["200"]["content"]) == ["application/octet-stream"]

@@ -74,7 +74,13 @@ def get_export(request: Request, session: SessionDep, user: CurrentUserDep, expo
     return JSONResponse(body, status_code=202, headers={"Poll-Interval": str(POLL_INTERVAL_MS)})
 
 
-@router.get("/security/vulnerability_exports/{export_id}/download", openapi_extra=query_params())
+DOWNLOAD_RESPONSES: dict[int | str, dict] = {200: {
+    "description": "The export's file, as an attachment",
+    "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}}
+
+
+@router.get("/security/vulnerability_exports/{export_id}/download", openapi_extra=query_params(),
+            response_class=StreamingResponse, responses=DOWNLOAD_RESPONSES)
 def download_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str):
     export = service.find_export_for(session, user, export_id)
     if export.status != "finished" or export.file_name is None:
