@@ -9,17 +9,21 @@ import sqlalchemy
 from tests.support import database_url_for, start_server
 
 
+def _break_members(data_dir) -> None:
+    """Breaks the database under the running server, so the next members query fails unexpectedly."""
+    url = database_url_for(data_dir) or f"sqlite:///{data_dir / 'outpost.sqlite3'}"
+    engine = sqlalchemy.create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(sqlalchemy.text("DROP TABLE project_members"))
+    engine.dispose()
+
+
 def test_internal_error_hides_details_and_logs_request_id(tmp_path):
     data_dir = tmp_path / "server"
     with start_server(data_dir) as server:
         with server.client() as client:
             project = client.post("/projects", json={"name": "doomed"}).json()
-            # Break the database under the running server so the next query fails unexpectedly.
-            url = database_url_for(data_dir) or f"sqlite:///{data_dir / 'outpost.sqlite3'}"
-            engine = sqlalchemy.create_engine(url)
-            with engine.begin() as connection:
-                connection.execute(sqlalchemy.text("DROP TABLE project_members"))
-            engine.dispose()
+            _break_members(data_dir)
             response = client.get(f"/projects/{project['id']}/members")
         assert response.status_code == 500
         assert response.json() == {"message": "500 Internal Server Error"}
@@ -35,11 +39,7 @@ def test_the_same_unexpected_error_is_logged_once_with_its_traceback(tmp_path):
     with start_server(data_dir) as server:
         with server.client() as client:
             project = client.post("/projects", json={"name": "doomed"}).json()
-            url = database_url_for(data_dir) or f"sqlite:///{data_dir / 'outpost.sqlite3'}"
-            engine = sqlalchemy.create_engine(url)
-            with engine.begin() as connection:
-                connection.execute(sqlalchemy.text("DROP TABLE project_members"))
-            engine.dispose()
+            _break_members(data_dir)
             statuses = [client.get(f"/projects/{project['id']}/members").status_code for _ in range(20)]
         log = server.log_text()
     assert statuses == [500] * 20
