@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import builtins
 import datetime as dt
-import json
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, overload
 
+import orjson
 from fastapi import Depends, Request
 from fastapi.routing import APIRoute
 
@@ -210,7 +210,7 @@ async def read_params(request: Request) -> Params:
             body = await request.body()
             if body.strip():
                 try:
-                    document = json.loads(body)
+                    document = orjson.loads(body)
                 except ValueError:
                     raise http_errors.bad_request("invalid JSON body") from None
                 if not isinstance(document, dict):

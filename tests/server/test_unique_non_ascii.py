@@ -3,6 +3,7 @@ with a 500, and case-folding agrees with uniqueness on SQLite as on PostgreSQL."
 
 from __future__ import annotations
 
+import json
 import uuid
 
 
@@ -45,3 +46,24 @@ def test_racing_creations_of_one_username_give_one_user_and_no_500(api):
     for answer in answers:
         if answer.status_code == 400:
             assert answer.json() == {"message": {"username": ["has already been taken"]}}
+
+
+def test_an_unpaired_surrogate_escape_in_a_json_body_is_a_400_not_a_500(server, api, root_client):
+    # "\ud905" is valid JSON syntax but no text: it can be neither stored nor sent back as UTF-8.
+    project = api.project()
+    headers = {"Content-Type": "application/json"}
+    settings = root_client.put(f"/projects/{project['id']}/error_tracking/settings", headers=headers,
+                               content=b'{"active": true, "project_slug": "a\\ud905b"}')
+    assert (settings.status_code, settings.json()) == (400, {"message": "400 Bad request - invalid JSON body"})
+    user = root_client.post("/users", headers=headers,
+                            content=b'{"username": "s\\udc00", "name": "x", "email": "s@example.com"}')
+    assert user.status_code == 400, user.text
+    variables = '{"q": "\\ud800"}'
+    graphql = root_client.post(server.url + "/api/graphql", headers=headers, content=json.dumps(
+        {"query": "query($q: String) { currentUser { id } }", "variables": variables}).encode())
+    assert graphql.status_code == 422, graphql.text
+    assert graphql.json()["errors"][0]["message"].startswith("no low surrogate in string"), graphql.text
+    # A well-formed pair is one character and is kept.
+    named = root_client.put(f"/projects/{project['id']}/error_tracking/settings", headers=headers,
+                            content=b'{"active": true, "integrated": true, "project_slug": "\\ud83d\\ude00"}')
+    assert named.status_code == 200, named.text

@@ -153,12 +153,25 @@ def load_json_object(data: bytes, what: str) -> dict[str, Any]:
         # orjson is strict; the standard parser also takes what Python SDKs may emit (NaN,
         # Infinity) and UTF-16/32 bodies.
         try:
-            value = json.loads(data)
+            value = _without_lone_surrogates(json.loads(data))
         except (ValueError, RecursionError) as exc:
             # ValueError covers JSONDecodeError and UnicodeDecodeError.
             raise ProtocolError(f"{what} is not valid JSON: {type(exc).__name__}") from None
     if not isinstance(value, dict):
         raise ProtocolError(f"{what} is not a JSON object")
+    return value
+
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """The value with each unpaired surrogate escape ("\\ud800") in its strings made U+FFFD: no database
+    stores such a string, and an accepted event must not be lost over one character."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(key): _without_lone_surrogates(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_lone_surrogates(item) for item in value]
     return value
 
 

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Collection
 from typing import Any
 
+import orjson
 from ariadne import graphql_sync
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -97,7 +98,7 @@ def _variables(raw: Any) -> dict[str, Any]:
         if not raw.strip():
             return {}
         try:
-            return _variables(json.loads(raw))
+            return _variables(orjson.loads(raw))
         except ValueError as exc:
             raise Refusal(422, str(exc)) from None
     if isinstance(raw, dict):
@@ -124,7 +125,7 @@ async def _request_operations(request: Request) -> list[dict[str, Any]]:
         if content_type == "application/json":
             raw = await request.body()
             try:
-                body = json.loads(raw) if raw.strip() else {}
+                body = orjson.loads(raw) if raw.strip() else {}
             except ValueError:
                 raise Refusal(400, "Invalid JSON in the request body") from None
             if isinstance(body, list):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
+import orjson
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
@@ -73,7 +73,7 @@ def issueissue_details_response(request: Request, session: SessionDep, caller: C
 
 async def json_body(request: Request) -> dict[str, Any]:
     try:
-        body = json.loads(await request.body() or b"{}")
+        body = orjson.loads(await request.body() or b"{}")
     except ValueError:
         raise detail(400, "JSON parse error") from None
     if not isinstance(body, dict):

@@ -165,6 +165,16 @@ def test_raven_style_base64_zlib_store_body(collector, tracked):
     assert (response.status_code, response.json()) == (200, {"id": event["event_id"]})
 
 
+def test_an_event_with_unpaired_surrogate_escapes_is_kept_with_replacement_characters(collector, tracked):
+    # Python's json.dumps writes an unpaired surrogate as "\\ud800"; no database can store it as text.
+    event = event_body(exception={"values": [{"type": "Broken\udfffName", "value": "half \ud83d of an emoji"}]})
+    body = json.dumps(event)
+    assert "\\udfff" in body
+    response = collector.post(tracked.collector_path("store"), content=body, headers=auth_headers(tracked.public_key))
+    assert (response.status_code, response.json()) == (200, {"id": event["event_id"]})
+    assert tracked.error_titled("Broken\ufffdName: half \ufffd of an emoji").count == 1
+
+
 def test_missing_key_is_400_as_gitlab(collector, tracked):
     response = collector.post(tracked.collector_path("store"), content=json.dumps(event_body()))
     assert response.status_code == 400
