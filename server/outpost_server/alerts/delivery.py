@@ -198,7 +198,7 @@ def send_tests(session: Session, *, rule: AlertRule, recipient_id: str | None,
     recipients = [r for r in rule.recipients if wanted is None or r.id == wanted]
     latest = session.scalar(select(TrackedError).where(TrackedError.project_id == project.id)
                             .order_by(TrackedError.last_seen_at.desc()).limit(1))
-    results = []
+    results: list[dict[str, Any]] = []
     for recipient in recipients:
         row = AlertDelivery(rule_id=rule.id, recipient_id=recipient.id, project_id=project.id,
                             error_id=latest.id if latest else None, trigger="test", channel=recipient.recipient_type,

@@ -35,8 +35,6 @@ from .service import target_of
 RULES = AlertRule.__table__
 RECIPIENTS = AlertRecipient.__table__
 STATES = AlertErrorState.__table__
-HOURLY = AlertHourlyCount.__table__
-DELIVERIES = AlertDelivery.__table__
 VERSION = AlertRulesVersion.__table__
 
 
@@ -204,28 +202,28 @@ def _write_states(connection: Connection, before: dict[tuple[int, int], _State],
              for key, state in sorted(after.items()) if key not in before]
     if changed:
         connection.execute(
-            update(STATES).where(and_(STATES.c.rule_id == bindparam("b_rule"),
-                                      STATES.c.error_id == bindparam("b_error")))
+            update(AlertErrorState).where(and_(AlertErrorState.rule_id == bindparam("b_rule"),
+                                               AlertErrorState.error_id == bindparam("b_error")))
             .values({name: bindparam(name) for name in ("window_started_at", "window_events", "window_users",
                                                           "last_fired_at")}), changed)
     if added:
-        connection.execute(insert(STATES), added)
+        connection.execute(insert(AlertErrorState), added)
 
 
 def _allowed_by_cap(connection: Connection, rule: CachedRule, count: int, now: dt.datetime) -> int:
     """How many of `count` new notifications fit under the rule's hourly cap (the count is kept atomically)."""
     hour = now.replace(minute=0, second=0, microsecond=0)
     dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    statement = dialect.insert(HOURLY).values(rule_id=rule.id, hour=hour, triggered=count)
+    statement = dialect.insert(AlertHourlyCount).values(rule_id=rule.id, hour=hour, triggered=count)
     total = connection.execute(statement.on_conflict_do_update(
-        index_elements=["rule_id", "hour"], set_={"triggered": HOURLY.c.triggered + count}
-    ).returning(HOURLY.c.triggered)).scalar_one()
+        index_elements=["rule_id", "hour"], set_={"triggered": AlertHourlyCount.triggered + count}
+    ).returning(AlertHourlyCount.triggered)).scalar_one()
     before = total - count
     allowed = max(0, min(count, rule.hourly_cap - before))
     if allowed < count and before <= rule.hourly_cap:
         # The first notification held back this hour schedules the hour's one summary, sent when it ends.
         summary_at = hour + dt.timedelta(hours=1)
-        connection.execute(insert(DELIVERIES), [
+        connection.execute(insert(AlertDelivery), [
             _delivery(rule, recipient, None, "summary", {"hour": hour.isoformat()}, now, next_attempt_at=summary_at)
             for recipient in rule.recipients])
     return allowed
@@ -236,7 +234,7 @@ def _write_outbox(connection: Connection, firings: list[tuple[CachedRule, ErrorA
     rows = [_delivery(rule, recipient, item.error_id, trigger, details, now)
             for rule, item, trigger, details in firings[:allowed] for recipient in rule.recipients]
     if rows:
-        connection.execute(insert(DELIVERIES), rows)
+        connection.execute(insert(AlertDelivery), rows)
 
 
 def _delivery(rule: CachedRule, recipient: CachedRecipient, error_id: int | None, trigger: str, details: dict,

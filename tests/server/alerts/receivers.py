@@ -72,9 +72,16 @@ def receiver() -> Iterator[HttpReceiver]:
         server.server_close()
 
 
+class ParsedMessage(email.message.EmailMessage):
+    """A message parsed with the modern policy, so get_body() and header objects work."""
+
+    def __init__(self) -> None:
+        super().__init__(policy=email.policy.default)
+
+
 class MailBox(Message):
     def __init__(self) -> None:
-        super().__init__(message_class=lambda: email.message.EmailMessage(policy=email.policy.default))
+        super().__init__(message_class=ParsedMessage)
         self.received: list[email.message.EmailMessage] = []
         self.port = 0
 
