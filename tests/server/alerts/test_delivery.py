@@ -224,3 +224,20 @@ def test_secrets_stay_out_of_the_log_and_the_delivery_log(server, project, recei
     for private in (secret, "gl-secret-key-99", "private-path-token-abc"):
         assert private not in text
     assert {row["target"] for row in rows} == {receiver.url}
+
+
+def test_administrators_see_the_mail_settings_and_send_a_test_email(server, mailbox):  # noqa: F811
+    with server.client() as client:
+        shown = client.get("/application/mail")
+        assert shown.status_code == 200
+        assert shown.json() == {"configured": True, "host": "127.0.0.1", "port": mailbox.port, "security": "none",
+                                "from": "alerts@outpost.example.com", "authentication": False}
+        sent = client.post("/application/mail/test", json={"to": "admin-check@example.com"})
+        assert sent.status_code == 201, sent.text
+    [message] = eventually(lambda: [m for m in mailbox.received if m["To"] == "admin-check@example.com"],
+                           what="the test email")
+    assert message["Subject"].strip() == "[Outpost] Test email"
+    _, token = ApiHelper(server).user()
+    with server.client(token) as client:
+        assert client.get("/application/mail").status_code == 403
+        assert client.post("/application/mail/test").status_code == 403

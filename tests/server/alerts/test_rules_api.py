@@ -159,3 +159,11 @@ def test_deleting_a_project_deletes_its_rules(server, helper):
     with database(server) as connection:
         assert connection.execute(count, {"id": project.id}).scalar() == 0
         assert connection.execute(orphans).scalar() == 0
+
+
+def test_without_smtp_the_mail_settings_say_so(server):
+    with server.client() as client:
+        assert client.get("/application/mail").json()["configured"] is False
+        refused = client.post("/application/mail/test")
+        assert refused.status_code == 400
+        assert "OUTPOST_SMTP_HOST is unset" in refused.json()["message"]
