@@ -58,6 +58,8 @@ class AlertsPage(QWidget):
         super().__init__()
         self.tab = tab
         self.editing: AlertRule | None = None
+        # The project whose rules are on screen (None until they arrive).
+        self.loaded_project: int | None = None
         self.rules = RuleModel(self)
         self.recipients = RecipientModel(self)
         self.deliveries = DeliveryModel(self)
@@ -261,6 +263,7 @@ class AlertsPage(QWidget):
         def show(rules: list[AlertRule]) -> None:
             if self.tab.project_choice.is_current(choice):
                 self._say("")
+                self.loaded_project = project["id"]
                 self.rules.set_items(rules)
                 keep = next((rule for rule in rules if self.editing and rule.id == self.editing.id), None)
                 self.edit(keep)

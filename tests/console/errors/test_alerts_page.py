@@ -17,7 +17,10 @@ def _open_alerts(qtbot, context, server, token, path):
     tab = open_tab(qtbot, context)
     choose_project(qtbot, tab, path)
     tab.pages.setCurrentWidget(tab.alerts_page)
-    return tab.alerts_page
+    page = tab.alerts_page
+    # The editor is filled in only once the project's rules are on screen (loading resets it).
+    qtbot.waitUntil(lambda: page.loaded_project == tab.project["id"], timeout=WAIT)
+    return page
 
 
 def _add(page, channel: str, target: str) -> None:

@@ -8,8 +8,9 @@ import hashlib
 import hmac
 
 import pytest
+import sqlalchemy
 
-from tests.server.alerts.flows import AlertProject, alert_project, allow_local_requests
+from tests.server.alerts.flows import AlertProject, alert_project, allow_local_requests, database
 from tests.server.alerts.receivers import HttpReceiver, MailBox, eventually, mailbox, receiver  # noqa: F401
 from tests.support import ApiHelper, RunningServer, start_server
 
@@ -197,6 +198,15 @@ def test_the_hourly_cap_holds_back_and_schedules_one_summary(server, project, re
     due = dt.datetime.fromisoformat(summary["nextAttempt"].replace("Z", "+00:00"))
     assert summary["status"] == "pending" and (due.minute, due.second) == (0, 0)
     assert due > dt.datetime.now(dt.timezone.utc)
+    # The hour ends (moved forward in the database rather than waited for): the summary goes out.
+    with database(server) as connection:
+        connection.execute(sqlalchemy.text("UPDATE alert_deliveries SET next_attempt_at = created_at WHERE id = :id"),
+                           {"id": summary["id"]})
+        connection.commit()
+    eventually(lambda: all(row["status"] == "sent" for row in project.deliveries(rule["id"])), what="the summary")
+    texts = [request.json()["text"] for request in receiver.at("/storm")]
+    assert texts[-1] == f'Outpost alert: 3 more notifications held back by the hourly cap of rule "#{rule["id"]}"'
+    assert len(texts) == 3
 
 
 def test_send_test_notification(project, receiver):  # noqa: F811
