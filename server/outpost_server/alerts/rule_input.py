@@ -70,8 +70,10 @@ class _Reader:
         value = self.raw(name)
         if value is None or value == "":
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit():
-            self.fail(name, "A valid integer is required.")
+        if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit() \
+                or len(str(value).strip()) > 9:
+            self.fail(name, "A valid integer is required." if not str(value).strip().isdigit()
+                      else f"Ensure this value is between {low} and {high}.")
             return None
         number = int(value)
         if not low <= number <= high:
@@ -106,6 +108,8 @@ def read_rule(body: Any, *, partial: bool) -> RuleInput:
     """Validates a request body; raises RuleInvalid. `partial`: an update, where absent fields stay as they are."""
     if not isinstance(body, dict):
         raise RuleInvalid({"non_field_errors": ["Invalid data. Expected a dictionary."]})
+    if _has_nul(body):  # PostgreSQL text cannot hold it
+        raise RuleInvalid({"non_field_errors": ["Null characters are not allowed."]})
     reader = _Reader(body)
     fields: dict[str, Any] = {}
     if reader.has("name"):
@@ -128,6 +132,16 @@ def read_rule(body: Any, *, partial: bool) -> RuleInput:
     if reader.errors:
         raise RuleInvalid(reader.errors)
     return RuleInput(fields=fields, recipients=recipients)
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    return False
 
 
 def _read_filters(reader: _Reader, fields: dict[str, Any]) -> None:

@@ -167,3 +167,13 @@ def test_without_smtp_the_mail_settings_say_so(server):
         refused = client.post("/application/mail/test")
         assert refused.status_code == 400
         assert "OUTPOST_SMTP_HOST is unset" in refused.json()["message"]
+
+
+def test_hostile_values_are_refused_with_a_400(server, helper):
+    project = alert_project(server, helper)
+    with project.sentry() as client:
+        for body in ({"onNewError": True, "name": "bad\x00name"}, {"quantity": "9" * 5000, "timespanMinutes": 5},
+                     {"onNewError": True, "alertRecipients": [{"recipientType": "email", "addresses": [7]}]},
+                     {"onNewError": True, "alertRecipients": "all"}, ["not", "an", "object"]):
+            response = client.post(project.alerts_path, json=body)
+            assert response.status_code == 400, (body, response.text)
