@@ -16,11 +16,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from outpost_server import __version__, http_errors
 from outpost_server.accounts.auth_failures import BanPolicy
 from outpost_server.accounts.router import router as accounts_router
+from outpost_server.alerts.delivery import context_of as alert_delivery_context
+from outpost_server.alerts.evaluation import evaluate_batch as evaluate_alerts
+from outpost_server.alerts.mail_router import router as mail_router
+from outpost_server.alerts.router import router as alerts_router
+from outpost_server.alerts.sender import running_alert_sender
 from outpost_server.application_settings.router import router as application_settings_router
 from outpost_server.auth_bans import BanGate, BanList
 from outpost_server.config import ServerConfig, load_config
 from outpost_server.db import make_engine, make_sessionmaker, session_scope, taken_field
 from outpost_server.error_tracking import router as error_tracking_api
+from outpost_server.error_tracking.batch_outcome import observe_batches
 from outpost_server.error_tracking.origin_refusals import OriginRefusals
 from outpost_server.error_tracking.pipeline.router import api_router as ingestion_router
 from outpost_server.error_tracking.pipeline.router import metrics_router
@@ -44,6 +50,10 @@ from outpost_server.write_gate import SqliteWriteGate
 API_PREFIX = "/api/v4"
 
 log = logging.getLogger("outpost.app")
+# Alert rules are evaluated in the transaction of every stored batch, in whichever process digests it
+# (workers.py forks the digester after importing this module).
+observe_batches(evaluate_alerts)
+
 # Allocations minus deallocations between young-generation collections (CPython's default: 700).
 GC_THRESHOLD = 10_000
 
@@ -69,12 +79,15 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     app.state.config = config
     app.state.digest_in_process = digest_in_process
     for router in (accounts_router, variables_router, vulnerabilities_router, exports_router,
-                   error_tracking_api.router, retention_router, ingestion_router, application_settings_router):
+                   error_tracking_api.router, retention_router, ingestion_router, application_settings_router,
+                   mail_router):
         app.include_router(router, prefix=API_PREFIX)
     # Prometheus metrics of the ingestion pipeline.
     app.include_router(metrics_router)
     # GitLab's GraphQL API at /api/graphql (not part of the REST OpenAPI document).
     app.include_router(graphql_router)
+    # GlitchTip's project alerts API, beside (and before the catch-all of) Sentry's web API.
+    app.include_router(alerts_router, prefix="/api/0")
     # Sentry's web API over the integrated error tracking backend.
     app.include_router(sentry_api_router, prefix="/api/0")
     # GitLab's web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
@@ -120,6 +133,9 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
         origin_refusals.start()
         workers.push_async_callback(origin_refusals.stop)
         app.state.origin_refusals = origin_refusals
+        app.state.alert_sender = await workers.enter_async_context(running_alert_sender(
+            app.state.sessionmaker, alert_delivery_context(app), enabled=config.alert_sender,
+            lease_seconds=config.alert_lease_seconds, retry_seconds=config.alert_retry_seconds))
         yield
 
 

@@ -73,6 +73,8 @@ def config_from(args: argparse.Namespace):
 def configure_logging(level: str) -> None:
     logging.basicConfig(level=level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    # httpx logs every outbound request's full URL at INFO; webhook URLs carry tokens in their paths.
+    logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
 def run_serve(args: argparse.Namespace) -> int:

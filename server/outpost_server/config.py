@@ -92,6 +92,12 @@ class ServerConfig(BaseSettings):
     mail_from: str = "outpost@localhost"
     # Seconds to connect to and converse with the SMTP server.
     smtp_timeout: float = 10.0
+    # False: this process serves the alerts API but leaves delivering notifications to other processes.
+    alert_sender: bool = True
+    # A delivery claimed by a process that stops renewing it this long is taken over by another one.
+    alert_lease_seconds: int = 60
+    # The first retry of a failed delivery waits this long; each further one twice as long (at most an hour).
+    alert_retry_seconds: float = 30.0
 
     def sqlalchemy_url(self) -> str:
         if self.database_url:

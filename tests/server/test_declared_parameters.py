@@ -7,6 +7,8 @@ import httpx
 import pytest
 from fastapi.routing import APIRoute
 
+from outpost_server.alerts.mail_router import router as mail_router
+from outpost_server.alerts.router import router as alerts_router
 from outpost_server.application_settings.router import router as application_settings_router
 from outpost_server.error_tracking.retention_router import router as retention_router
 from outpost_server.error_tracking.router import router as error_tracking_router
@@ -27,6 +29,8 @@ DECLARING_ROUTERS = {
     "error tracking retention": retention_router,
     "application settings": application_settings_router,
     "sentry web api": sentry_api_router,
+    "alerts": alerts_router,
+    "mail": mail_router,
 }
 
 

@@ -2,7 +2,8 @@
 
 A domain package uses the shared modules at the top of outpost_server, the request's authentication
 (auth, middleware), accounts (who may do what), application_settings and compat; exports also reads
-vulnerabilities, and Sentry's web API reads error tracking; mail is shared by the domains that notify.
+vulnerabilities, Sentry's web API reads error tracking, and alerts read error tracking and serve beside
+Sentry's web API; mail is shared by the domains that notify.
 Nothing imports back up into the composition modules (app, cli, demo, workers), compat imports nothing of
 ours, and services know nothing of HTTP.
 """
@@ -37,6 +38,9 @@ ALLOWED: dict[str, set[str]] = {
     "mail": BOTTOM,
     "error_tracking": BOTTOM | {AUTH, "accounts", "application_settings"},
     "sentry_api": BOTTOM | {AUTH, "accounts", "error_tracking"},
+    # Alerts read errors (evaluated in error tracking's batches through batch_outcome, registered by app.py),
+    # serve under Sentry's web API with its access rules, send mail and use the outbound URL policy.
+    "alerts": BOTTOM | {AUTH, "accounts", "application_settings", "error_tracking", "sentry_api", "mail"},
     "graphql": BOTTOM | {AUTH, "accounts", "error_tracking", "application_settings"},
     # 0008 scrubs the events already stored with the collector's own scrubbing rules.
     "migrations": {SHARED, "error_tracking"},

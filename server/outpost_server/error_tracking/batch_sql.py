@@ -97,6 +97,10 @@ class BatchStatements:
             ERRORS.c.project_id == bindparam("project_id"),
             ERRORS.c.fingerprint.in_(bindparam("fingerprints", expanding=True)),
         )
+        error_states = select(ERRORS.c.id, ERRORS.c.status, ERRORS.c.count).where(
+            ERRORS.c.id.in_(bindparam("ids", expanding=True))).order_by(ERRORS.c.id)
+        # PostgreSQL: locked in id order, the order update_errors takes them in.
+        self.error_states = error_states.with_for_update() if dialect_name == "postgresql" else error_states
         self.create_errors = dialect.insert(ERRORS).on_conflict_do_nothing(index_elements=["project_id", "fingerprint"])
         self.insert_events = _DriverStatement(insert(EVENTS), dialect_obj, EVENT_KEYS)
         self.insert_payloads = _DriverStatement(insert(PAYLOADS), dialect_obj, ["error_id", "event_id", "payload"])

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Connection
 
+from . import batch_outcome
+from .batch_outcome import ErrorActivity, EventFacts
 from .batch_sql import (
     LOOKUP_CHUNK,
     BatchStatements,
@@ -106,6 +108,9 @@ def store_batch(
         connection,
         [{"error_id": error_id, "hour": hour, "count": count} for (error_id, hour), count in sorted(hourly.items())],
     )
+    # Read (and on PostgreSQL lock) before the update: a concurrent writer of the same error waits here, so
+    # "new" and "regressed" are seen by exactly one of them.
+    before = _states_before(connection, sql, list(by_error))
     updates = []
     for error_id, items in by_error.items():
         users = _record_users(connection, sql, error_id, items, known_users)
@@ -132,7 +137,23 @@ def store_batch(
             }
         )
     sql.update_errors.run(connection, updates)
+    batch_outcome.report(connection, [
+        ErrorActivity(
+            project_id=items[0].project_id, error_id=error_id, title=items[-1].event.title,
+            new=before[error_id][1] == 0, regressed=before[error_id][0] == "resolved",
+            events=tuple(EventFacts(item.event.environment, item.event.level, item.event.release,
+                                    item.event.user_key) for item in items))
+        for error_id, items in by_error.items()])
     return result
+
+
+def _states_before(connection: Connection, sql: BatchStatements, error_ids: list[int]) -> dict[int, tuple[str, int]]:
+    """error id -> (status, count) before this batch's update."""
+    states = {}
+    for chunk in chunks(error_ids, LOOKUP_CHUNK):
+        for error_id, status, count in connection.execute(sql.error_states, {"ids": list(chunk)}):
+            states[error_id] = (status, count)
+    return states
 
 
 def _store_sessions(connection: Connection, sql: BatchStatements, batch: Sequence[Accepted]) -> None:

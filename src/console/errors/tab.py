@@ -1,4 +1,4 @@
-"""The Error tracking tab: pick a project, then its errors, settings and client keys (one page each)."""
+"""The Error tracking tab: pick a project, then its errors, settings, client keys, storage and alerts."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from console.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.api.error_tracking import ErrorTrackingApi
 from console.api.errors import NotFound
 from console.context import AppContext
+from console.errors.alerts_page import AlertsPage
 from console.errors.client_keys import ClientKeysPage
 from console.errors.error_list import ErrorsPage
 from console.errors.retention import RetentionPage
@@ -59,11 +60,13 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.settings_page = SettingsPage(self)
         self.keys_page = ClientKeysPage(self)
         self.retention_page = RetentionPage(self)
+        self.alerts_page = AlertsPage(self)
         self.pages = QTabWidget()
         self.pages.addTab(self.errors_page, "Errors")
         self.pages.addTab(self.settings_page, "Settings")
         self.pages.addTab(self.keys_page, "Client keys")
         self.pages.addTab(self.retention_page, "Storage")
+        self.pages.addTab(self.alerts_page, "Alerts")
         self._stale_pages: set[QWidget] = set()
         self.pages.currentChanged.connect(lambda _index: self._load_current_page())
         layout = QVBoxLayout(self)
@@ -131,7 +134,8 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.pages.setEnabled(project is not None)
         # Each page loads the chosen project's data when it is shown: choosing a project costs only
         # the requests of the page on screen.
-        self._stale_pages = {self.errors_page, self.settings_page, self.keys_page, self.retention_page}
+        self._stale_pages = {self.errors_page, self.settings_page, self.keys_page, self.retention_page,
+                             self.alerts_page}
         if project is None:
             self.errors_page.reload()
             self.keys_page.model.set_keys([])
@@ -140,7 +144,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
 
     def _load_current_page(self) -> None:
         current = self.pages.currentWidget()
-        for page in (self.errors_page, self.settings_page, self.keys_page, self.retention_page):
+        for page in (self.errors_page, self.settings_page, self.keys_page, self.retention_page, self.alerts_page):
             if page is current and self.project is not None and page in self._stale_pages:
                 self._stale_pages.discard(page)
                 page.load()

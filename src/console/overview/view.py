@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from console.context import AppContext
 from console.errors.frequency import FrequencyBarDelegate
 from console.overview.data import Count, Overview, gather_overview, server_facts
+from console.overview.mail_status import MailStatusBox
 from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
 from console.settings import app_data_dir
 
@@ -103,6 +104,9 @@ class OverviewTab(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(server_box)
         layout.addLayout(cards)
+        # Administrators of an Outpost server: whether alerts can send email.
+        self.mail_box = MailStatusBox(context)
+        layout.addWidget(self.mail_box)
         layout.addWidget(errors_box, 1)
 
         context.connection_changed.connect(self._connection_changed)

@@ -1,4 +1,5 @@
-"""SentryClient: the calls GitLab makes to an external Sentry's web API, with GitLab's error messages.
+"""SentryClient: the calls GitLab makes to an external Sentry's web API, with GitLab's error messages; and
+send_pinned, the transport every outbound request of the server goes through (alerts' webhooks too).
 
 Every request carries `Authorization: Bearer <token>`, never follows redirects, has connect and read
 timeouts and reads at most 1 MB of body. Given a `pin`, each request's host is resolved and vetted
@@ -148,48 +149,87 @@ class SentryClient:
     def _request(self, method: str, url: str, *, params: dict[str, Any] | None = None,
                  json_body: Any = None) -> SentryResponse:
         headers = {"Authorization": f"Bearer {self._token}", "Content-Type": "application/json"}
-        extensions: dict[str, Any] = {}
-        if self._pin is not None:
-            url, host_header, server_name = _pinned(url, self._pin(url))
-            headers["Host"] = host_header
-            extensions["sni_hostname"] = server_name
         content = json.dumps(json_body).encode() if json_body is not None else None
         try:
-            with httpx.Client(timeout=self._timeout, follow_redirects=False, trust_env=False) as http:
-                with http.stream(method, url, params=params, headers=headers, content=content,
-                                 extensions=extensions) as response:
-                    if not 200 <= response.status_code <= 204:
-                        raise SentryError(f"Sentry response status code: {response.status_code}",
-                                          upstream_status=response.status_code)
-                    body = self._read_limited(response)
-                    response_headers = response.headers
+            answer = send_pinned(method, url, headers=headers, content=content, params=params, pin=self._pin,
+                                 timeout=self._timeout, ok=lambda status: 200 <= status <= 204)
+        except UnexpectedStatus as exc:
+            raise SentryError(f"Sentry response status code: {exc.status}", upstream_status=exc.status) from None
+        except BodyTooLarge as exc:
+            raise SentryError(f"Sentry API response is too big. Limit is 1 MB. Got {exc.size} bytes.") from None
         except httpx.TimeoutException:
             raise SentryError("Connection to Sentry timed out") from None
         except httpx.TransportError as exc:
             raise SentryError(_transport_message(exc)) from None
-        if not body.strip():
-            return SentryResponse(None, response_headers)
+        if not answer.body.strip():
+            return SentryResponse(None, answer.headers)
         try:
-            data = json.loads(body)
+            data = json.loads(answer.body)
         except ValueError:
             raise SentryError("Unexpected Error") from None
         if _footprint(data) > MAX_FOOTPRINT_BYTES:
             raise SentryError("Sentry API response memory footprint is too big. Limit is 5 MB.")
-        return SentryResponse(data, response_headers)
+        return SentryResponse(data, answer.headers)
 
-    @staticmethod
-    def _read_limited(response: httpx.Response) -> bytes:
-        declared = response.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-            raise SentryError(f"Sentry API response is too big. Limit is 1 MB. Got {int(declared)} bytes.")
-        chunks: list[bytes] = []
-        size = 0
-        for chunk in response.iter_bytes():
-            size += len(chunk)
-            if size > MAX_BODY_BYTES:
-                raise SentryError(f"Sentry API response is too big. Limit is 1 MB. Got {size} bytes.")
-            chunks.append(chunk)
-        return b"".join(chunks)
+
+# --- the pinned transport, shared by every outbound request of the server -------------------------------
+
+
+class UnexpectedStatus(Exception):
+    def __init__(self, status: int):
+        super().__init__(f"status {status}")
+        self.status = status
+
+
+class BodyTooLarge(Exception):
+    def __init__(self, size: int):
+        super().__init__(f"{size} bytes")
+        self.size = size
+
+
+@dataclass
+class PinnedAnswer:
+    status: int
+    headers: httpx.Headers
+    body: bytes
+
+
+def send_pinned(method: str, url: str, *, headers: dict[str, str], content: bytes | None = None,
+                params: dict[str, Any] | None = None, pin: Callable[[str], IPAddress] | None,
+                timeout: httpx.Timeout = DEFAULT_TIMEOUT, max_bytes: int = MAX_BODY_BYTES,
+                ok: Callable[[int], bool] = lambda status: 200 <= status < 300) -> PinnedAnswer:
+    """One request: never redirected, bounded in time, at most `max_bytes` of answer read; with `pin`, sent
+    to the address it vets (the Host header and TLS server name stay the URL's).
+
+    Raises UnexpectedStatus when `ok` refuses the status (before reading the body), BodyTooLarge, and
+    httpx's TimeoutException or TransportError; `pin` raises what it raises (BlockedUrl).
+    """
+    headers = dict(headers)
+    extensions: dict[str, Any] = {}
+    if pin is not None:
+        url, host_header, server_name = _pinned(url, pin(url))
+        headers["Host"] = host_header
+        extensions["sni_hostname"] = server_name
+    with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as http:
+        with http.stream(method, url, params=params, headers=headers, content=content,
+                         extensions=extensions) as response:
+            if not ok(response.status_code):
+                raise UnexpectedStatus(response.status_code)
+            return PinnedAnswer(response.status_code, response.headers, _read_limited(response, max_bytes))
+
+
+def _read_limited(response: httpx.Response, max_bytes: int) -> bytes:
+    declared = response.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > max_bytes:
+        raise BodyTooLarge(int(declared))
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > max_bytes:
+            raise BodyTooLarge(size)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _pinned(url: str, address: IPAddress) -> tuple[str, str, str]:

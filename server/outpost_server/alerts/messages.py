@@ -1,0 +1,198 @@
+"""What a notification says, and how each channel carries it: email (text and HTML), the signed JSON webhook,
+Slack/Mattermost, Discord and GitLab's HTTP alert endpoint. Plain functions of a Notice, no I/O."""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+PAYLOAD_VERSION = "1"
+SUBJECT_PREFIX = "[Outpost]"
+# GitLab's alert severities for Sentry's levels.
+GITLAB_SEVERITY = {"fatal": "critical", "error": "high", "warning": "medium", "info": "low", "debug": "info"}
+LEVEL_COLOURS = {"fatal": 0xD1242F, "error": 0xE5533D, "warning": 0xE9A23B, "info": 0x2F81F7, "debug": 0x8B949E}
+
+
+@dataclass
+class Frame:
+    filename: str | None
+    function: str | None
+    lineno: int | None
+
+    def text(self) -> str:
+        place = self.filename or "?"
+        if self.lineno is not None:
+            place += f":{self.lineno}"
+        return f"{self.function or '?'} ({place})"
+
+
+@dataclass
+class ErrorFacts:
+    id: int
+    title: str
+    culprit: str | None
+    level: str
+    status: str
+    count: int
+    users: int
+    first_seen: str | None
+    last_seen: str | None
+    environment: str | None
+    release: str | None
+    url: str
+    frames: list[Frame] = field(default_factory=list)
+
+
+@dataclass
+class Notice:
+    delivery_id: int
+    trigger: str
+    rule_id: int
+    rule_name: str
+    rule_url: str
+    project_id: int
+    project_path: str
+    project_name: str
+    # The trigger's own figures: events and users in the batch or window, the window, what was held back.
+    details: dict[str, Any]
+    error: ErrorFacts | None
+    created: str
+
+    def headline(self) -> str:
+        d = self.details
+        return {
+            "new_error": "New error",
+            "regression": "Regression: a resolved error happened again",
+            "frequency": f"{d.get('events')} events within {d.get('window_minutes')} minutes",
+            "users": f"{d.get('users')} users within {d.get('window_minutes')} minutes",
+            "summary": f"{d.get('suppressed')} more notifications held back by the hourly cap "
+                       f"of rule \"{self.rule_name}\"",
+            "test": "Test notification",
+        }.get(self.trigger, self.trigger)
+
+    def title(self) -> str:
+        return self.error.title if self.error else self.headline()
+
+    def link(self) -> str:
+        return self.error.url if self.error else self.rule_url
+
+
+def _facts(notice: Notice) -> list[tuple[str, str]]:
+    facts = [("Project", notice.project_path), ("Trigger", notice.headline())]
+    error = notice.error
+    if error:
+        facts += [("Level", error.level), ("Status", error.status), ("Events", str(error.count)),
+                  ("Users", str(error.users))]
+        if error.environment:
+            facts.append(("Environment", error.environment))
+        if error.release:
+            facts.append(("Release", error.release))
+        facts += [("First seen", error.first_seen or "-"), ("Last seen", error.last_seen or "-")]
+    return facts
+
+
+# --- email ----------------------------------------------------------------------------------------------
+
+
+def email_subject(notice: Notice) -> str:
+    """A stable prefix (`[Outpost] group/project`) for filters, then what happened."""
+    return f"{SUBJECT_PREFIX} {notice.project_path}: {notice.headline()}" + (
+        f": {notice.error.title}" if notice.error else "")
+
+
+def email_text(notice: Notice) -> str:
+    lines = [notice.title(), ""]
+    if notice.error and notice.error.culprit:
+        lines += [notice.error.culprit, ""]
+    lines += [f"{name}: {value}" for name, value in _facts(notice)]
+    if notice.error and notice.error.frames:
+        lines += ["", "Top application frames:"] + [f"  {frame.text()}" for frame in notice.error.frames]
+    lines += ["", f"Open: {notice.link()}", "", f"Sent by Outpost for alert rule \"{notice.rule_name}\"."]
+    return "\n".join(lines) + "\n"
+
+
+def email_html(notice: Notice) -> str:
+    e = html.escape
+    rows = "".join(f"<tr><th align=\"left\">{e(name)}</th><td>{e(value)}</td></tr>" for name, value in _facts(notice))
+    culprit = f"<p><code>{e(notice.error.culprit)}</code></p>" if notice.error and notice.error.culprit else ""
+    frames = ""
+    if notice.error and notice.error.frames:
+        items = "".join(f"<li><code>{e(frame.text())}</code></li>" for frame in notice.error.frames)
+        frames = f"<p>Top application frames:</p><ol>{items}</ol>"
+    return (f"<html><body><h2>{e(notice.title())}</h2>{culprit}<table>{rows}</table>{frames}"
+            f"<p><a href=\"{e(notice.link(), quote=True)}\">Open in Outpost</a></p>"
+            f"<p><small>Sent by Outpost for alert rule &quot;{e(notice.rule_name)}&quot;.</small></p>"
+            f"</body></html>")
+
+
+# --- webhooks -------------------------------------------------------------------------------------------
+
+
+def json_payload(notice: Notice) -> dict[str, Any]:
+    """The signed webhook's body, version 1 (see the README's "Alerts" section)."""
+    error = notice.error
+    return {
+        "version": PAYLOAD_VERSION,
+        "delivery": notice.delivery_id,
+        "created": notice.created,
+        "rule": {"id": notice.rule_id, "name": notice.rule_name, "url": notice.rule_url},
+        "trigger": {"kind": notice.trigger, "description": notice.headline(), **notice.details},
+        "error": None if error is None else {
+            "id": error.id, "title": error.title, "culprit": error.culprit, "level": error.level,
+            "status": error.status, "count": error.count, "userCount": error.users,
+            "firstSeen": error.first_seen, "lastSeen": error.last_seen, "environment": error.environment,
+            "release": error.release, "url": error.url,
+            "frames": [{"filename": f.filename, "function": f.function, "lineno": f.lineno} for f in error.frames],
+        },
+        "project": {"id": notice.project_id, "path": notice.project_path, "name": notice.project_name},
+    }
+
+
+def slack_payload(notice: Notice) -> dict[str, Any]:
+    """Slack's incoming-webhook message (`text` and attachments), which Mattermost accepts as is."""
+    colour = LEVEL_COLOURS.get(notice.error.level if notice.error else "info", 0x2F81F7)
+    return {
+        "text": f"Outpost alert: {notice.headline()}",
+        "attachments": [{
+            "title": notice.title()[:250], "title_link": notice.link(),
+            "text": (notice.error.culprit or "") if notice.error else "",
+            "color": f"#{colour:06x}", "mrkdwn_in": ["text"],
+            "fields": [{"title": name, "value": value, "short": len(value) < 40} for name, value in _facts(notice)],
+        }],
+    }
+
+
+def discord_payload(notice: Notice) -> dict[str, Any]:
+    colour = LEVEL_COLOURS.get(notice.error.level if notice.error else "info", 0x2F81F7)
+    return {
+        "content": f"Outpost alert: {notice.headline()}"[:2000],
+        "embeds": [{
+            "title": notice.title()[:256], "url": notice.link(),
+            "description": ((notice.error.culprit or "") if notice.error else "")[:4096], "color": colour,
+            "fields": [{"name": name, "value": value[:1024], "inline": len(value) < 40}
+                       for name, value in _facts(notice)][:25],
+        }],
+    }
+
+
+def gitlab_payload(notice: Notice) -> dict[str, Any]:
+    """GitLab's HTTP endpoint alert: one alert per error (its fingerprint), so repeats update that alert."""
+    error = notice.error
+    payload: dict[str, Any] = {
+        "title": notice.title()[:200],
+        "description": email_text(notice),
+        "start_time": notice.created,
+        "severity": GITLAB_SEVERITY.get(error.level, "unknown") if error else "info",
+        "fingerprint": f"outpost-error-{error.id}" if error else f"outpost-rule-{notice.rule_id}-{notice.trigger}",
+        "monitoring_tool": "Outpost",
+        "service": notice.project_path,
+    }
+    if error and error.environment:
+        payload["gitlab_environment_name"] = error.environment
+    return payload
+
+
+def encode(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()

@@ -1,0 +1,141 @@
+"""The sender worker: every server process delivers the outbox, and two processes never send one row at once.
+
+Due rows are claimed with a lease written in the database: on PostgreSQL with SELECT ... FOR UPDATE SKIP
+LOCKED, on SQLite (one writer at a time) with a single UPDATE that claims them. A row is finished only by
+the process whose claim it still carries. A failed attempt is retried with exponential backoff; a row
+still failing 24 hours after it was written is marked failed. A process that dies while sending leaves
+its claim to expire, and the row is taken again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import itertools
+import logging
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from outpost_server.background import FailureReport, cancelled
+from outpost_server.db import session_scope, utcnow
+
+from .delivery import DeliveryContext, DeliveryFailed, deliver
+from .models import AlertDelivery
+
+log = logging.getLogger("outpost.alerts")
+
+CLAIM_BATCH = 10
+IDLE_POLL_SECONDS = 1.0
+GIVE_UP_AFTER = dt.timedelta(hours=24)
+MAX_BACKOFF = dt.timedelta(hours=1)
+
+
+def backoff(attempts: int, base_seconds: float) -> dt.timedelta:
+    """base, 2×base, 4×base ... up to an hour between attempts."""
+    return min(dt.timedelta(seconds=base_seconds * 2 ** max(0, attempts - 1)), MAX_BACKOFF)
+
+
+class AlertSender:
+    def __init__(self, factory: sessionmaker[Session], context: DeliveryContext, *, lease_seconds: int,
+                 retry_seconds: float):
+        self._factory = factory
+        self._context = context
+        self._lease = dt.timedelta(seconds=lease_seconds)
+        self._retry_seconds = retry_seconds
+        self._worker = f"{socket.gethostname()[:40]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._claims = itertools.count(1)
+        self._failures = FailureReport(log, "delivering alerts")
+
+    def claim(self) -> tuple[str, list[int]]:
+        """Claims up to CLAIM_BATCH due rows; (the claim's owner mark, their ids)."""
+        owner = f"{self._worker}:{next(self._claims)}"
+        now = utcnow()
+        table = AlertDelivery
+        due = and_(table.status.in_(("pending", "sending")), table.next_attempt_at <= now,
+                   or_(table.lease_expires_at.is_(None), table.lease_expires_at < now))
+        claimed = {"status": "sending", "lease_owner": owner, "lease_expires_at": now + self._lease,
+                   "attempts": table.attempts + 1}
+        oldest_first = select(table.id).where(due).order_by(table.next_attempt_at, table.id).limit(CLAIM_BATCH)
+        with session_scope(self._factory) as session:
+            if session.get_bind().dialect.name == "postgresql":
+                ids = list(session.scalars(oldest_first.with_for_update(skip_locked=True)))
+                if ids:
+                    session.execute(update(table).where(table.id.in_(ids)).values(claimed))
+            else:
+                session.execute(update(table).where(table.id.in_(oldest_first)).values(claimed))
+                ids = list(session.scalars(select(table.id).where(table.lease_owner == owner)))
+        return owner, ids
+
+    def send_due(self) -> int:
+        """One round: claims, sends and records due rows; the number handled."""
+        owner, ids = self.claim()
+        for delivery_id in ids:
+            self._send_one(delivery_id, owner)
+        return len(ids)
+
+    def _send_one(self, delivery_id: int, owner: str) -> None:
+        with self._factory() as session:
+            row = session.get(AlertDelivery, delivery_id)
+            if row is None or row.lease_owner != owner:
+                return
+            try:
+                deliver(session, row, self._context)
+            except DeliveryFailed as failure:
+                outcome: str | None = str(failure)[:1000]
+            else:
+                outcome = None
+            session.rollback()  # reading only; the outcome is written below, under the claim
+        self._finish(delivery_id, owner, outcome)
+
+    def _finish(self, delivery_id: int, owner: str, failure: str | None) -> None:
+        now = utcnow()
+        table = AlertDelivery
+        with session_scope(self._factory) as session:
+            row = session.get(table, delivery_id)
+            if row is None:
+                return
+            attempts = row.attempts
+            mine = and_(table.id == delivery_id, table.lease_owner == owner)
+            if failure is None:
+                values = {"status": "sent", "finished_at": now, "last_error": None}
+            elif now - row.created_at >= GIVE_UP_AFTER:
+                values = {"status": "failed", "finished_at": now, "last_error": failure}
+            else:
+                values = {"status": "pending", "last_error": failure,
+                          "next_attempt_at": now + backoff(attempts, self._retry_seconds)}
+            session.execute(update(table).where(mine).values(lease_owner=None, lease_expires_at=None, **values))
+        if failure is not None:
+            # The row's ids and the reason only: targets may carry tokens in their paths.
+            log.info("alert delivery %d failed (attempt %d): %s", delivery_id, attempts, failure)
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                handled = await loop.run_in_executor(None, self.send_due)
+                self._failures.succeeded()
+            except Exception:
+                self._failures.failed()
+                handled = 0
+            if handled < CLAIM_BATCH:
+                await asyncio.sleep(IDLE_POLL_SECONDS)
+
+
+@asynccontextmanager
+async def running_alert_sender(factory: sessionmaker[Session], context: DeliveryContext, *, enabled: bool,
+                               lease_seconds: int, retry_seconds: float) -> AsyncIterator[AlertSender | None]:
+    if not enabled:
+        yield None
+        return
+    sender = AlertSender(factory, context, lease_seconds=lease_seconds, retry_seconds=retry_seconds)
+    task = asyncio.create_task(sender.run(), name="alert-sender")
+    try:
+        yield sender
+    finally:
+        await cancelled(task)

@@ -1,0 +1,47 @@
+"""What a stored batch did to each error, handed to the observers registered by the application (alerts)
+inside the batch's own transaction, so what they write commits, or not, with the events.
+
+Error tracking knows nothing of its observers: the composition (app.py) registers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Connection
+
+
+@dataclass(frozen=True)
+class EventFacts:
+    environment: str | None
+    level: str
+    release: str | None
+    user_key: str | None
+
+
+@dataclass(frozen=True)
+class ErrorActivity:
+    project_id: int
+    error_id: int
+    title: str
+    # First stored by this batch.
+    new: bool
+    # Was resolved, and happened again in this batch.
+    regressed: bool
+    events: tuple[EventFacts, ...]
+
+
+BatchObserver = Callable[[Connection, list[ErrorActivity]], None]
+_observers: list[BatchObserver] = []
+
+
+def observe_batches(observer: BatchObserver) -> None:
+    """Registers `observer` once; it runs at the end of every stored batch, in its transaction."""
+    if observer not in _observers:
+        _observers.append(observer)
+
+
+def report(connection: Connection, activity: list[ErrorActivity]) -> None:
+    for observer in _observers:
+        observer(connection, activity)

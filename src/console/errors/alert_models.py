@@ -1,0 +1,86 @@
+"""Table models of the Alerts page: the rules, a rule's recipients and its delivery log (failures in red)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+from console.api.alerts import AlertRule, Delivery, Recipient
+from console.errors.alert_form import CHANNEL_LABELS
+from console.table_model import HeaderedTableModel, Index
+
+FAILURE_RED = QColor("#d1242f")
+
+
+def conditions_text(rule: AlertRule) -> str:
+    parts = []
+    if rule.on_new_error:
+        parts.append("new error")
+    if rule.on_regression:
+        parts.append("regression")
+    if rule.quantity:
+        parts.append(f"{rule.quantity} events in {rule.timespan_minutes} min")
+    if rule.users:
+        parts.append(f"{rule.users} users in {rule.timespan_minutes} min")
+    text = ", ".join(parts) or "no condition"
+    if rule.environments:
+        text += f" ({', '.join(rule.environments)})"
+    return text
+
+
+class _ListModel(HeaderedTableModel):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.items: list[Any] = []
+
+    def set_items(self, items: list[Any]) -> None:
+        self.beginResetModel()
+        self.items = list(items)
+        self.endResetModel()
+
+    def item_at(self, row: int) -> Any:
+        return self.items[row] if 0 <= row < len(self.items) else None
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.items)
+
+    def cell(self, item: Any, column: int) -> str:
+        raise NotImplementedError
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        item = self.item_at(index.row()) if index.isValid() else None
+        if item is None:
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return self.cell(item, index.column())
+        return None
+
+
+class RuleModel(_ListModel):
+    HEADERS = ("Rule", "Conditions", "Recipients")
+
+    def cell(self, item: AlertRule, column: int) -> str:
+        return (item.name, conditions_text(item), str(len(item.recipients)))[column]
+
+
+class RecipientModel(_ListModel):
+    HEADERS = ("Channel", "Target")
+
+    def cell(self, item: Recipient, column: int) -> str:
+        return (CHANNEL_LABELS.get(item.recipient_type, item.recipient_type), item.target)[column]
+
+
+class DeliveryModel(_ListModel):
+    HEADERS = ("Time", "Trigger", "Channel", "Target", "Status", "Attempts", "Last error")
+
+    def cell(self, item: Delivery, column: int) -> str:
+        return (item.created or "", item.trigger.replace("_", " "), CHANNEL_LABELS.get(item.channel, item.channel),
+                item.target, item.status, str(item.attempts), item.last_error or "")[column]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        item = self.item_at(index.row()) if index.isValid() else None
+        if item is not None and role == Qt.ItemDataRole.ForegroundRole and item.failing:
+            return QBrush(FAILURE_RED)
+        return super().data(index, role)

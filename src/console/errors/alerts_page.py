@@ -1,0 +1,339 @@
+"""The Alerts page: a project's alert rules with an editor that says as you type why a rule cannot be saved,
+its recipients with *Send test notification*, and its delivery log (failures in red, with their reasons)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console.api.alerts import AlertRule, AlertsApi, Delivery, TestResult
+from console.api.errors import Forbidden
+from console.errors.alert_form import CHANNELS, LEVELS, RuleForm, make_recipient, recipient_problem
+from console.errors.alert_models import DeliveryModel, RecipientModel, RuleModel
+
+if TYPE_CHECKING:
+    from console.errors.tab import ErrorTrackingTab
+
+NEEDS_OUTPOST = "Alert rules need an Outpost server: GitLab's API has no alerts for integrated error tracking."
+SECRET_ONCE = "Copy the signing secret now, it is shown only once: {secret}"
+
+
+def _spin(low: int, high: int, suffix: str = "") -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(low, high)
+    box.setSuffix(suffix)
+    return box
+
+
+def _table(model) -> QTableView:
+    view = QTableView()
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.verticalHeader().hide()
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+    return view
+
+
+class AlertsPage(QWidget):
+    def __init__(self, tab: ErrorTrackingTab) -> None:
+        super().__init__()
+        self.tab = tab
+        self.editing: AlertRule | None = None
+        # The project whose rules are on screen (None until they arrive).
+        self.loaded_project: int | None = None
+        self.rules = RuleModel(self)
+        self.recipients = RecipientModel(self)
+        self.deliveries = DeliveryModel(self)
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.hide()
+        self.rule_table = _table(self.rules)
+        self.rule_table.selectionModel().currentRowChanged.connect(lambda *_: self._rule_chosen())
+        self.new_button = QPushButton("New rule")
+        self.delete_button = QPushButton("Delete rule")
+        self.new_button.clicked.connect(lambda: self.edit(None))
+        self.delete_button.clicked.connect(self.delete_rule)
+        rules_box = QVBoxLayout()
+        rules_box.addWidget(self.rule_table, 1)
+        rule_buttons = QHBoxLayout()
+        rule_buttons.addWidget(self.new_button)
+        rule_buttons.addWidget(self.delete_button)
+        rules_box.addLayout(rule_buttons)
+        left = QWidget()
+        left.setLayout(rules_box)
+        top = QSplitter()
+        top.addWidget(left)
+        top.addWidget(self._build_editor())
+        self.delivery_table = _table(self.deliveries)
+        self.refresh_log_button = QPushButton("Refresh log")
+        self.refresh_log_button.clicked.connect(self.load_deliveries)
+        log_box = QGroupBox("Delivery log")
+        log_layout = QVBoxLayout(log_box)
+        log_layout.addWidget(self.delivery_table, 1)
+        log_layout.addWidget(self.refresh_log_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.notice)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(top)
+        splitter.addWidget(log_box)
+        layout.addWidget(splitter, 1)
+        self.edit(None)
+
+    def _build_editor(self) -> QWidget:
+        self.name = QLineEdit()
+        self.on_new = QCheckBox("a new error")
+        self.on_regression = QCheckBox("a regression (a resolved error seen again)")
+        self.count_events, self.quantity = QCheckBox("at least"), _spin(1, 1_000_000, " events of one error")
+        self.count_users, self.users = QCheckBox("at least"), _spin(1, 1_000_000, " distinct users")
+        self.timespan = _spin(1, 7 * 24 * 60, " minutes")
+        self.environments = QLineEdit()
+        self.environments.setPlaceholderText("any; or names separated by commas, e.g. production, staging")
+        self.min_level = QComboBox()
+        for level in LEVELS:
+            self.min_level.addItem(level or "any level", level)
+        self.release = QLineEdit()
+        self.release.setPlaceholderText("any release")
+        self.cooldown = _spin(0, 7 * 24 * 60, " minutes")
+        self.hourly_cap = _spin(1, 10_000, " notifications an hour")
+        self.recipient_table = _table(self.recipients)
+        self.channel = QComboBox()
+        for value, label in CHANNELS:
+            self.channel.addItem(label, value)
+        self.target = QLineEdit()
+        self.key = QLineEdit()
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key.setPlaceholderText("GitLab's authorization key")
+        self.add_recipient_button = QPushButton("Add recipient")
+        self.remove_recipient_button = QPushButton("Remove recipient")
+        self.test_button = QPushButton("Send test notification")
+        self.save_button = QPushButton("Save rule")
+        self.problems = QLabel()
+        self.problems.setWordWrap(True)
+        self.result = QLabel()
+        self.result.setWordWrap(True)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.add_recipient_button.clicked.connect(self.add_recipient)
+        self.remove_recipient_button.clicked.connect(self.remove_recipient)
+        self.test_button.clicked.connect(self.send_test)
+        self.save_button.clicked.connect(self.save)
+        for edit in (self.name, self.environments, self.release, self.target, self.key):
+            edit.textChanged.connect(self._revalidate)
+        for check in (self.on_new, self.on_regression, self.count_events, self.count_users):
+            check.toggled.connect(self._revalidate)
+        self.channel.currentIndexChanged.connect(self._channel_changed)
+        editor = QGroupBox("Rule")
+        form = QFormLayout(editor)
+        form.addRow("Name", self.name)
+        form.addRow("Notify on", self.on_new)
+        form.addRow("", self.on_regression)
+        for check, spin in ((self.count_events, self.quantity), (self.count_users, self.users)):
+            row = QHBoxLayout()
+            row.addWidget(check)
+            row.addWidget(spin, 1)
+            form.addRow("", row)
+        form.addRow("within", self.timespan)
+        form.addRow("Environments", self.environments)
+        form.addRow("Level at least", self.min_level)
+        form.addRow("Release", self.release)
+        form.addRow("Cooldown per error", self.cooldown)
+        form.addRow("Hourly cap", self.hourly_cap)
+        form.addRow("Recipients", self.recipient_table)
+        adding = QHBoxLayout()
+        for widget in (self.channel, self.target, self.key, self.add_recipient_button):
+            adding.addWidget(widget)
+        form.addRow("", adding)
+        buttons = QHBoxLayout()
+        for button in (self.remove_recipient_button, self.test_button, self.save_button):
+            buttons.addWidget(button)
+        form.addRow("", buttons)
+        form.addRow("", self.problems)
+        form.addRow("", self.result)
+        return editor
+
+    # --- the editor -------------------------------------------------------------------------------------
+
+    def form(self) -> RuleForm:
+        return RuleForm(
+            name=self.name.text(), on_new_error=self.on_new.isChecked(), on_regression=self.on_regression.isChecked(),
+            count_events=self.count_events.isChecked(), quantity=self.quantity.value(),
+            count_users=self.count_users.isChecked(), users=self.users.value(), timespan_minutes=self.timespan.value(),
+            environments=self.environments.text(), min_level=self.min_level.currentData() or "",
+            release=self.release.text(), cooldown_minutes=self.cooldown.value(), hourly_cap=self.hourly_cap.value(),
+            recipients=list(self.recipients.items))
+
+    def edit(self, rule: AlertRule | None) -> None:
+        self.editing = rule
+        form = RuleForm.of(rule) if rule is not None else RuleForm()
+        self.name.setText(form.name)
+        self.on_new.setChecked(form.on_new_error)
+        self.on_regression.setChecked(form.on_regression)
+        self.count_events.setChecked(form.count_events)
+        self.quantity.setValue(form.quantity)
+        self.count_users.setChecked(form.count_users)
+        self.users.setValue(form.users)
+        self.timespan.setValue(form.timespan_minutes)
+        self.environments.setText(form.environments)
+        self.min_level.setCurrentIndex(max(0, self.min_level.findData(form.min_level)))
+        self.release.setText(form.release)
+        self.cooldown.setValue(form.cooldown_minutes)
+        self.hourly_cap.setValue(form.hourly_cap)
+        self.recipients.set_items(form.recipients)
+        self.result.clear()
+        self.deliveries.set_items([])
+        self.load_deliveries()
+        self._channel_changed()
+
+    def _channel_changed(self) -> None:
+        email = self.channel.currentData() == "email"
+        self.target.setPlaceholderText("addresses, separated by commas (empty: the project's members)" if email
+                                       else "https://…")
+        self.key.setVisible(self.channel.currentData() == "gitlab")
+        self._revalidate()
+
+    def recipient_problem(self) -> str | None:
+        if not self.target.text().strip() and self.channel.currentData() != "email":
+            return None  # nothing typed yet: nothing to say
+        return recipient_problem(self.channel.currentData(), self.target.text(), self.key.text())
+
+    def _revalidate(self) -> None:
+        problems = self.form().problems()
+        pending = self.recipient_problem()
+        if pending:
+            problems.append(pending)
+        self.problems.setText("\n".join(problems))
+        self.problems.setVisible(bool(problems))
+        self.add_recipient_button.setEnabled(pending is None and (
+            bool(self.target.text().strip()) or self.channel.currentData() == "email"))
+        self.save_button.setEnabled(not self.form().problems() and self.tab.project is not None)
+        self.delete_button.setEnabled(self.editing is not None)
+        self.test_button.setEnabled(self.editing is not None and bool(self.editing.recipients))
+        self.remove_recipient_button.setEnabled(bool(self.recipients.items))
+
+    def add_recipient(self) -> None:
+        if recipient_problem(self.channel.currentData(), self.target.text(), self.key.text()) is not None:
+            return
+        self.recipients.set_items([*self.recipients.items, make_recipient(self.channel.currentData(),
+                                                                           self.target.text(), self.key.text())])
+        self.target.clear()
+        self.key.clear()
+        self._revalidate()
+
+    def remove_recipient(self) -> None:
+        row = self.recipient_table.currentIndex().row()
+        items = list(self.recipients.items)
+        if items:
+            del items[row if 0 <= row < len(items) else len(items) - 1]
+            self.recipients.set_items(items)
+            self._revalidate()
+
+    # --- talking to the server ----------------------------------------------------------------------------
+
+    @property
+    def api(self) -> AlertsApi:
+        return AlertsApi(self.tab.api.client)
+
+    def load(self) -> None:
+        project = self.tab.project
+        if project is None:
+            return
+        if not self.tab.context.server.is_outpost:  # GitLab has no such API: say so without asking
+            self._say(NEEDS_OUTPOST)
+            return
+        choice = self.tab.project_choice.stamp
+
+        def show(rules: list[AlertRule]) -> None:
+            if self.tab.project_choice.is_current(choice):
+                self._say("")
+                self.loaded_project = project["id"]
+                self.rules.set_items(rules)
+                keep = next((rule for rule in rules if self.editing and rule.id == self.editing.id), None)
+                self.edit(keep)
+
+        self.tab.run(self.tab.explain(self.api.rules(project["path_with_namespace"])),
+                     description="Loading alert rules", on_success=show)
+
+    def _say(self, text: str) -> None:
+        self.notice.setText(text)
+        self.notice.setVisible(bool(text))
+
+    def _rule_chosen(self) -> None:
+        rule = self.rules.item_at(self.rule_table.currentIndex().row())
+        if rule is not None:
+            self.edit(rule)
+
+    def save(self) -> None:
+        project = self.tab.project
+        if project is None or self.form().problems():
+            return
+        rule = self.form().to_rule(self.editing.id if self.editing else None)
+
+        def saved(answer: AlertRule) -> None:
+            secrets = [r.secret for r in answer.recipients if r.secret]
+            self.editing = answer
+            self.load()
+            self.result.setText(SECRET_ONCE.format(secret=secrets[0]) if secrets else "Saved.")
+
+        async def work() -> AlertRule:
+            try:
+                return await self.api.save(project["path_with_namespace"], rule)
+            except Forbidden:
+                self.result.setText("Only Maintainers and Owners of the project can change alert rules.")
+                raise
+
+        self.tab.run(work(), description="Saving the alert rule", on_success=saved)
+
+    def delete_rule(self) -> None:
+        project, rule = self.tab.project, self.editing
+        if project is None or rule is None or rule.id is None:
+            return
+
+        def deleted(_: None) -> None:
+            self.editing = None
+            self.load()
+
+        self.tab.run(self.api.delete(project["path_with_namespace"], rule.id), description="Deleting the alert rule",
+                     on_success=deleted)
+
+    def send_test(self) -> None:
+        project, rule = self.tab.project, self.editing
+        if project is None or rule is None or rule.id is None:
+            return
+
+        def show(results: list[TestResult]) -> None:
+            self.result.setText("\n".join(
+                f"{r.recipient_type}: " + ("sent" if r.sent else f"failed: {r.message}") for r in results))
+            self.load_deliveries()
+
+        self.tab.run(self.api.send_test(project["path_with_namespace"], rule.id),
+                     description="Sending test notifications", on_success=show)
+
+    def load_deliveries(self) -> None:
+        project, rule = self.tab.project, self.editing
+        if project is None or rule is None or rule.id is None:
+            return
+
+        def show(rows: list[Delivery]) -> None:
+            if self.editing is not None and self.editing.id == rule.id:
+                self.deliveries.set_items(rows)
+
+        self.tab.run(self.api.deliveries(project["path_with_namespace"], rule.id),
+                     description="Loading the delivery log", on_success=show)

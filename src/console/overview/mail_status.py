@@ -1,0 +1,62 @@
+"""The overview's Email box, for administrators of an Outpost server: whether outgoing mail (alerts) is
+configured, and *Send test email* to their own address."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton
+
+from console.api.alerts import AlertsApi, MailStatus
+from console.context import AppContext
+
+NOT_CONFIGURED = ("Email is not configured: alert rules cannot send email until the server has "
+                  "OUTPOST_SMTP_HOST (and its other OUTPOST_SMTP_* settings).")
+
+
+def status_text(status: MailStatus) -> str:
+    if not status.configured:
+        return NOT_CONFIGURED
+    return f"Email is sent through {status.host}:{status.port} ({status.security}) from {status.sender}."
+
+
+class MailStatusBox(QGroupBox):
+    def __init__(self, context: AppContext) -> None:
+        super().__init__("Email")
+        self.context = context
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        self.result = QLabel()
+        self.test_button = QPushButton("Send test email")
+        self.test_button.clicked.connect(self.send_test)
+        layout = QHBoxLayout(self)
+        layout.addWidget(self.status_label, 1)
+        layout.addWidget(self.result)
+        layout.addWidget(self.test_button)
+        self.hide()
+        context.connection_changed.connect(self.load)
+        self.load()
+
+    def _applies(self) -> bool:
+        return self.context.client is not None and self.context.is_admin and self.context.server.is_outpost
+
+    def load(self) -> None:
+        self.result.clear()
+        if not self._applies():
+            self.hide()
+            return
+        client = self.context.client
+        assert client is not None  # _applies checked it
+
+        def show(status: MailStatus) -> None:
+            self.status_label.setText(status_text(status))
+            self.test_button.setEnabled(status.configured)
+            self.show()
+
+        self.context.run(AlertsApi(client).mail_status(), description="Reading the mail settings", on_success=show)
+
+    def send_test(self) -> None:
+        client = self.context.client
+        if client is None:
+            return
+        self.result.setText("Sending…")
+        self.context.run(AlertsApi(client).send_test_email(), description="Sending a test email",
+                         on_success=lambda to: self.result.setText(f"Sent to {to}."))

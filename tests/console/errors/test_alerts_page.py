@@ -1,0 +1,90 @@
+"""The Alerts page against the real server: the editor validates as you type, saves through GlitchTip's
+alerts API, sends test notifications to a real receiver and shows the delivery log with failures in red."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from console.errors.alert_models import FAILURE_RED, DeliveryModel
+from outpost_server.accounts import access
+from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
+from tests.server.alerts.flows import allow_local_requests
+from tests.server.alerts.receivers import HttpReceiver, receiver  # noqa: F401
+
+
+def _open_alerts(qtbot, context, server, token, path):
+    connect(qtbot, context, server.url, token)
+    tab = open_tab(qtbot, context)
+    choose_project(qtbot, tab, path)
+    tab.pages.setCurrentWidget(tab.alerts_page)
+    page = tab.alerts_page
+    # The editor is filled in only once the project's rules are on screen (loading resets it).
+    qtbot.waitUntil(lambda: page.loaded_project == tab.project["id"], timeout=WAIT)
+    return page
+
+
+def _add(page, channel: str, target: str) -> None:
+    page.channel.setCurrentIndex(page.channel.findData(channel))
+    page.target.setText(target)
+
+
+def test_the_editor_explains_as_you_type_and_saves_a_rule(qtbot, qtmodeltester, qloop_running, context, server, api,
+                                                          receiver: HttpReceiver):  # noqa: F811
+    project = api.project()
+    allow_local_requests(server)
+    try:
+        page = _open_alerts(qtbot, context, server, server.root_token, project["path_with_namespace"])
+        page.name.setText("")
+        assert not page.save_button.isEnabled()
+        assert "Give the rule a name." in page.problems.text()
+        page.name.setText("Production errors")
+        page.on_new.setChecked(False)
+        assert "Choose at least one condition." in page.problems.text()
+        page.count_events.setChecked(True)
+        page.quantity.setValue(3)
+        page.environments.setText("production, canary")
+        _add(page, "json_webhook", "ftp://example.com/hook")
+        assert "Enter the receiver's http:// or https:// URL." in page.problems.text()
+        assert not page.add_recipient_button.isEnabled()
+        page.target.setText(receiver.url + "/from-console")
+        assert page.add_recipient_button.isEnabled()
+        page.add_recipient_button.click()
+        assert page.problems.text() == "" and page.save_button.isEnabled()
+        page.save_button.click()
+        qtbot.waitUntil(lambda: page.result.text().startswith("Copy the signing secret now"), timeout=WAIT)
+        qtbot.waitUntil(lambda: page.rules.rowCount() == 1, timeout=WAIT)
+
+        organization, slug = project["path_with_namespace"].split("/")
+        [stored] = api.root.get(f"{server.url}/api/0/projects/{organization}/{slug}/alerts/",
+                                headers={"Authorization": f"Bearer {server.root_token}"}).json()
+        assert (stored["name"], stored["quantity"], stored["environments"]) == (
+            "Production errors", 3, ["canary", "production"])
+        assert stored["alertRecipients"][0]["url"] == receiver.url + "/from-console"
+
+        page.rule_table.selectRow(0)
+        qtbot.waitUntil(lambda: page.test_button.isEnabled(), timeout=WAIT)
+        receiver.statuses[:] = [500]
+        page.test_button.click()
+        qtbot.waitUntil(lambda: "failed: the receiver answered 500" in page.result.text(), timeout=WAIT)
+        qtbot.waitUntil(lambda: page.deliveries.rowCount() == 1, timeout=WAIT)
+        failed = page.deliveries.index(0, DeliveryModel.HEADERS.index("Last error"))
+        assert page.deliveries.data(failed) == "the receiver answered 500"
+        assert page.deliveries.data(failed, Qt.ItemDataRole.ForegroundRole).color() == FAILURE_RED
+        page.test_button.click()
+        qtbot.waitUntil(lambda: page.result.text() == "json_webhook: sent", timeout=WAIT)
+        assert len(receiver.at("/from-console")) == 2
+        for model in (page.rules, page.recipients, page.deliveries):
+            qtmodeltester.check(model)
+    finally:
+        allow_local_requests(server, False)
+
+
+def test_developers_are_told_they_cannot_change_rules(qtbot, qloop_running, context, server, api):
+    project, tokens = api.project_with_roles({"developer": access.DEVELOPER})
+    page = _open_alerts(qtbot, context, server, tokens["developer"], project["path_with_namespace"])
+    page.name.setText("Mine")
+    _add(page, "email", "me@example.com")
+    page.add_recipient_button.click()
+    page.save_button.click()
+    qtbot.waitUntil(lambda: "Only Maintainers and Owners" in page.result.text(), timeout=WAIT)
+    assert page.rules.rowCount() == 0
