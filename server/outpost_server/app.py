@@ -37,6 +37,7 @@ from outpost_server.graphql.router import router as graphql_router
 from outpost_server.middleware import RequestMiddleware
 from outpost_server.migrations import upgrade_database
 from outpost_server.sentry_api.router import router as sentry_api_router
+from outpost_server.source_maps.router import router as source_maps_router
 from outpost_server.variables.router import router as variables_router
 from outpost_server.vulnerabilities.router import router as vulnerabilities_router
 from outpost_server.write_gate import SqliteWriteGate
@@ -75,7 +76,9 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     app.include_router(metrics_router)
     # GitLab's GraphQL API at /api/graphql (not part of the REST OpenAPI document).
     app.include_router(graphql_router)
-    # Sentry's web API over the integrated error tracking backend.
+    # Sentry's web API: source map uploads, then the integrated error tracking backend (which ends
+    # with the catch-all for unknown paths).
+    app.include_router(source_maps_router, prefix="/api/0")
     app.include_router(sentry_api_router, prefix="/api/0")
     # GitLab's web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
     app.include_router(error_tracking_web_router)
