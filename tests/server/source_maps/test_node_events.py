@@ -1,0 +1,62 @@
+"""Node (the real @sentry/node) runs the esbuild-minified app, whose maps sentry-cli 3.8 injected and uploaded:
+the stored error names the original function, file, line and source line; without the bundle it stays
+minified and says why."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.server.error_tracking.through_api import ErrorsApi
+
+from .sourcemap_app import build, debug_id_of, inject, run_node
+
+TITLE = "Error: discount code SPRING expired"
+WAIT_SECONDS = 30
+
+
+@pytest.fixture(scope="module")
+def built():
+    return inject(build("node-events"))
+
+
+def raised_frames(api: ErrorsApi, error: dict) -> list[dict]:
+    return api.stack_trace(error)["exceptions"][-1]["frames"]
+
+
+def test_a_node_error_maps_to_the_original_function_file_and_line(server, upload_project, built, tmp_path):
+    copy = tmp_path / "app"
+    shutil.copytree(built, copy)
+    upload_project.uploader(server).run("sourcemaps", "upload", str(copy))
+    tracked = upload_project.tracked
+    run_node(copy, dsn=tracked.dsn, release="shop@1.0.0")
+    api = ErrorsApi.of(server, tracked.id)
+    assert len(api.wait_for(1, WAIT_SECONDS)) == 1
+    error = api.titled(TITLE)
+    assert error["culprit"] == "applyDiscount(src/pricing.js)"
+    frames = [frame for frame in raised_frames(api, error) if frame["in_app"]]
+    assert [(frame["function"], frame["filename"], frame["lineNo"]) for frame in frames] == [
+        ("placeOrder", "src/app.js", 15), ("checkout", "src/checkout.js", 4), ("computeTotal", "src/cart.js", 5),
+        ("applyDiscount", "src/pricing.js", 4)]
+    crash = frames[-1]
+    assert [4, "    throw new Error(`discount code ${code.name} expired`);"] in crash["context"]
+    assert crash["unmapped_reason"] is None
+    raw = api.stack_trace(error)["exceptions"][-1]["raw_frames"]
+    assert [frame["function"] for frame in raw if frame["filename"].endswith("app.min.js")] != [
+        frame["function"] for frame in frames] and len(raw) == len(raised_frames(api, error))
+
+    # The same bug from the same build again is the same error.
+    run_node(copy, dsn=tracked.dsn, release="shop@1.0.0")
+    assert len(api.wait_for(1, WAIT_SECONDS)) == 1 and api.titled(TITLE)["count"] == 2
+
+
+def test_without_its_bundle_an_event_stays_minified_and_says_why(server, upload_project, built, tmp_path):
+    tracked = upload_project.tracked
+    run_node(built, dsn=tracked.dsn, release="shop@1.0.0")
+    api = ErrorsApi.of(server, tracked.id)
+    [error] = api.wait_for(1, WAIT_SECONDS)
+    debug_id = debug_id_of(built / "node" / "app.min.js")
+    minified = [frame for frame in raised_frames(api, error) if frame["filename"].endswith("app.min.js")]
+    assert minified and {frame["unmapped_reason"] for frame in minified} == {f"no bundle for debug id {debug_id}"}
+    assert error["title"] == TITLE and error["culprit"] != "applyDiscount(src/pricing.js)"
