@@ -75,6 +75,9 @@ def read_bundle(data: bytes) -> Bundle:
     attributes = manifest.get("attributes") or {}
     if not isinstance(attributes, dict):
         raise InvalidBundle("attributes")
+    # Release bundles of older sentry-cli versions carry these at the manifest's top level.
+    attributes = {key: manifest[key] for key in ("org", "release", "dist", "project")
+                  if isinstance(manifest.get(key), str)} | attributes
     files = []
     for path, entry in manifest.get("files", {}).items():
         if not isinstance(entry, dict) or path not in members:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import shutil
 import time
 import zipfile
@@ -140,3 +141,28 @@ def test_another_projects_maintainer_cannot_read_or_overwrite_bundles(server, up
                            headers=bearer(other.maintainer), timeout=30)
     assert deleted.status_code == 404
     assert len(bundles_of(server, upload_project)) == 1
+
+
+def test_the_legacy_release_assemble_makes_release_files_of_the_bundle(server, upload_project):
+    upload_project.uploader(server).run("releases", "new", "shop@4.0.0")
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as writer:
+        writer.writestr("_/_/app.js", "console.log(1)\n//# sourceMappingURL=app.js.map")
+        writer.writestr("_/_/app.js.map", '{"version":3,"sources":["a.js"],"names":[],"mappings":"AAAA"}')
+        writer.writestr("manifest.json", json.dumps({
+            "org": upload_project.organization, "release": "shop@4.0.0",
+            "files": {"_/_/app.js": {"type": "minified_source", "url": "~/app.js"},
+                      "_/_/app.js.map": {"type": "source_map", "url": "~/app.js.map"}}}))
+    data = archive.getvalue()
+    checksum = hashlib.sha1(data).hexdigest()
+    assert _chunk_upload(server, upload_project, [(checksum, data)]).status_code == 200
+    url = f"{server.url}/api/0/organizations/{upload_project.organization}/releases/shop@4.0.0/assemble/"
+    body = {"checksum": checksum, "chunks": [checksum]}
+    deadline = time.monotonic() + 30
+    while (state := httpx.post(url, json=body, headers=bearer(upload_project.maintainer), timeout=30).json()
+           )["state"] not in ("ok", "error") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert state["state"] == "ok", state
+    files = httpx.get(server.url + upload_project.api0("releases/shop@4.0.0/files/"),
+                      headers=bearer(upload_project.maintainer), timeout=30).json()
+    assert sorted(file["name"] for file in files) == ["~/app.js", "~/app.js.map"]
