@@ -3,7 +3,8 @@
 POST /organizations/{org}/releases/ and GET …/releases/{version}/ (organization_releases.py,
 organization_release_details.py); GET/POST /projects/{org}/{project}/releases/ (project_releases.py);
 GET/POST /projects/{org}/{project}/releases/{version}/files/ (project_release_files.py);
-GET/DELETE …/files/{file_id}/ (project_release_file_details.py); POST
+PUT /organizations/{org}/releases/{version}/ and /projects/{org}/{project}/releases/{version}/
+(`releases finalize`); GET/DELETE …/files/{file_id}/ (project_release_file_details.py); POST
 /organizations/{org}/releases/{version}/assemble/ (organization_release_assemble.py); DELETE
 /projects/{org}/{project}/files/source-maps/?name={version} (source_maps.py).
 """
@@ -22,6 +23,7 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
 from outpost_server.db import SessionDep, parse_id
+from outpost_server.error_tracking.normalize import parse_timestamp
 from outpost_server.sentry_api.access import Caller, CallerDep, not_found, project_for
 
 from . import releases, uploads
@@ -116,6 +118,46 @@ def organization_release(session: SessionDep, caller: CallerDep, organization: s
         if release is not None:
             return release_json(release, project)
     raise not_found()
+
+
+def _update(session: Session, projects: list, version: str, body: Any):
+    """Sets a release's dateReleased and url (sentry-cli's `releases finalize`) in the projects that have it."""
+    if not isinstance(body, dict):
+        return JSONResponse({"non_field_errors": ["Invalid data."]}, status_code=400)
+    released = body.get("dateReleased")
+    when = parse_timestamp(released) if released is not None else None
+    if released is not None and when is None:
+        return JSONResponse({"dateReleased": ["Datetime has wrong format."]}, status_code=400)
+    changed = None
+    for project in projects:
+        release = releases.find_release(session, project.id, version)
+        if release is None:
+            continue
+        if when is not None:
+            release.date_released = when
+        if isinstance(body.get("url"), str):
+            release.url = body["url"]
+        changed = changed or (release, project)
+    if changed is None:
+        raise not_found()
+    session.commit()
+    return release_json(*changed)
+
+
+@router.put("/organizations/{organization}/releases/{version}/")
+async def update_organization_release(request: Request, session: SessionDep, caller: CallerDep, organization: str,
+                                      version: str):
+    body = await _json(request)
+    return await run_in_threadpool(lambda: _update(
+        session, require_release_access(session, caller, organization), version, body))
+
+
+@router.put("/projects/{organization}/{project_slug}/releases/{version}/")
+async def update_project_release(request: Request, session: SessionDep, caller: CallerDep, organization: str,
+                                 project_slug: str, version: str):
+    body = await _json(request)
+    return await run_in_threadpool(lambda: _update(
+        session, [releasable_project(session, caller, organization, project_slug)], version, body))
 
 
 def _release(session: Session, caller: Caller, organization: str, project_slug: str, version: str, *,
