@@ -104,7 +104,8 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
         if config.error_tracking_pruner:
             await workers.enter_async_context(running_pruner(
                 app.state.sessionmaker, defaults=instance_policy(config),
-                interval_seconds=config.error_tracking_prune_interval_seconds))
+                interval_seconds=config.error_tracking_prune_interval_seconds,
+                unused_bundle_days=config.source_maps_unused_days))
         bans = BanList(app.state.sessionmaker, BanPolicy(
             max_failures=config.auth_ban_max_failures, find_seconds=config.auth_ban_window_seconds,
             ban_seconds=config.auth_ban_seconds, allowlist=BanPolicy.parse_allowlist(config.auth_ban_allowlist)))

@@ -11,6 +11,7 @@ PUT /organizations/{org}/releases/{version}/ and /projects/{org}/{project}/relea
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any
 
@@ -23,7 +24,6 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
 from outpost_server.db import SessionDep, parse_id
-from outpost_server.error_tracking.normalize import parse_timestamp
 from outpost_server.sentry_api.access import Caller, CallerDep, not_found, project_for
 
 from . import releases, uploads
@@ -118,6 +118,15 @@ def organization_release(session: SessionDep, caller: CallerDep, organization: s
         if release is not None:
             return release_json(release, project)
     raise not_found()
+
+
+def parse_timestamp(value: Any) -> dt.datetime | None:
+    """An ISO 8601 time as sentry-cli sends dateReleased (UTC when it names no zone)."""
+    try:
+        parsed = dt.datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    return parsed.replace(tzinfo=parsed.tzinfo or dt.timezone.utc) if parsed else None
 
 
 def _update(session: Session, projects: list, version: str, body: Any):

@@ -20,6 +20,9 @@ from .archive import Bundle, InvalidBundle, read_bundle
 from .models import ArtifactBundle, BundleFile, ReleaseFile
 from .uploads import AssembleError, bundle_id_from_checksum
 
+# Bundles deleted per pruning transaction.
+BATCH = 500
+
 
 def project_usage(session: Session, project_id: int) -> int:
     """Bytes of artifacts the project stores: its bundles and its release files."""
@@ -100,7 +103,7 @@ def prune_unused(session: Session, now: dt.datetime, unused_days: int) -> int:
     if unused_days <= 0:
         return 0
     stale = list(session.scalars(select(ArtifactBundle.id).where(
-        ArtifactBundle.last_used_at < now - dt.timedelta(days=unused_days)).limit(500)))
+        ArtifactBundle.last_used_at < now - dt.timedelta(days=unused_days)).limit(BATCH)))
     if stale:
         session.execute(delete(BundleFile).where(BundleFile.bundle_id.in_(stale)))
         session.execute(delete(ArtifactBundle).where(ArtifactBundle.id.in_(stale)))

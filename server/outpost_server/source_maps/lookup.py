@@ -15,9 +15,10 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import cast
 from urllib.parse import urljoin, urlsplit
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import Table, and_, select, update
 from sqlalchemy.engine import Connection
 from symbolic.sourcemap import SourceMapView, SourceView
 
@@ -26,10 +27,10 @@ from outpost_server.db import utcnow
 from .archive import read_member
 from .models import ArtifactBundle, BundleFile, Release, ReleaseFile
 
-bundles = ArtifactBundle.__table__
-bundle_files = BundleFile.__table__
-releases = Release.__table__
-release_files = ReleaseFile.__table__
+bundles = cast(Table, ArtifactBundle.__table__)
+bundle_files = cast(Table, BundleFile.__table__)
+releases = cast(Table, Release.__table__)
+release_files = cast(Table, ReleaseFile.__table__)
 
 CACHE_ENTRIES = 64
 # A bundle's last use is recorded at most this often (the pruner counts days).
@@ -115,9 +116,16 @@ def _parse(key: tuple, load, resolved_with: str, url: str, bundle_row: int | Non
     return parsed
 
 
+def _bundle_data(connection: Connection, bundle_row: int) -> bytes:
+    data = connection.scalar(select(bundles.c.data).where(bundles.c.id == bundle_row))
+    if data is None:  # deleted since its files were read
+        raise Unmapped(NO_MAP)
+    return bytes(data)
+
+
 def _bundle_loader(connection: Connection, bundle_row: int, map_path: str, minified_path: str | None):
     def load() -> tuple[bytes, bytes | None]:
-        data = connection.scalar(select(bundles.c.data).where(bundles.c.id == bundle_row))
+        data = _bundle_data(connection, bundle_row)
         return read_member(data, map_path), read_member(data, minified_path) if minified_path else None
     return load
 
@@ -178,7 +186,7 @@ def _in_release_bundles(connection: Connection, project_id: int, release: str, d
     cached = CACHE.get(key)
     if isinstance(cached, ParsedMap):
         return cached
-    data = connection.scalar(select(bundles.c.data).where(bundles.c.id == minified.bundle_id))
+    data = _bundle_data(connection, minified.bundle_id)
     content = read_member(data, minified.path)
     map_url = _map_url(minified.url, minified.sourcemap, content)
     source_map = connection.execute(

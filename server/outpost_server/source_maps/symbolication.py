@@ -33,13 +33,16 @@ def symbolicate(connection: Connection, project_id: int, event: dict[str, Any]) 
     if not isinstance(event, dict) or not _is_javascript(event):
         return False
     images = _debug_images(event)
-    release = event.get("release") if isinstance(event.get("release"), str) else None
-    dist = event.get("dist") if isinstance(event.get("dist"), str) else ""
+    release_value, dist_value = event.get("release"), event.get("dist")
+    release = release_value if isinstance(release_value, str) else None
+    dist = dist_value if isinstance(dist_value, str) else ""
     used: set[int] = set()
     changed = False
     for exception in _exceptions(event):
         stacktrace = exception.get("stacktrace")
-        frames = stacktrace.get("frames") if isinstance(stacktrace, dict) else None
+        if not isinstance(stacktrace, dict):
+            continue
+        frames = stacktrace.get("frames")
         # An exception with raw_stacktrace was mapped already (a batch digested again after a failure).
         if not isinstance(frames, list) or "raw_stacktrace" in exception:
             continue
@@ -162,7 +165,7 @@ def _resolve(abs_path: str, source: str) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(abs_path), source))
 
 
-def _add_context(frame: dict[str, Any], parsed: ParsedMap, source_id: int, line: int, column: int) -> None:
+def _add_context(frame: dict[str, Any], parsed: ParsedMap, source_id: int | None, line: int, column: int) -> None:
     view = parsed.view.get_sourceview(source_id) if source_id is not None else None
     if view is None:
         return

@@ -13,7 +13,7 @@ import uuid
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from outpost_server.db import utcnow
+from outpost_server.db import changed_rows, utcnow
 
 from .models import AssembleStatus, UploadChunk
 
@@ -123,7 +123,7 @@ def set_status(session: Session, organization: str, task: str, checksum: str, st
 
 def prune_uploads(session: Session, now: dt.datetime) -> int:
     """Removes chunks past CHUNK_KEEP and expired assemble states; the number of chunks removed."""
-    removed = session.execute(delete(UploadChunk).where(UploadChunk.created_at < now - CHUNK_KEEP)).rowcount
+    removed = changed_rows(session.execute(delete(UploadChunk).where(UploadChunk.created_at < now - CHUNK_KEEP)))
     session.execute(delete(AssembleStatus).where(
         AssembleStatus.updated_at < now - dt.timedelta(seconds=STATUS_SECONDS)))
-    return int(removed or 0)
+    return removed

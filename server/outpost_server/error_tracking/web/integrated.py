@@ -183,8 +183,8 @@ def gitlab_frame(frame: dict[str, Any]) -> dict[str, Any]:
 
 
 def _full_frame(frame: dict[str, Any]) -> dict[str, Any]:
-    data = frame.get("data") if isinstance(frame.get("data"), dict) else {}
-    reason = data.get("unmapped_reason")
+    data = frame.get("data")
+    reason = data.get("unmapped_reason") if isinstance(data, dict) else None
     return gitlab_frame(frame) | {"module": frame.get("module"), "in_app": frame.get("in_app") is True,
                                   "colNo": frame.get("colno") if isinstance(frame.get("colno"), int) else 0,
                                   # Source maps: why a JavaScript frame stayed minified.
