@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import shutil
 
+import httpx
 import pytest
 
 from tests.server.error_tracking.through_api import ErrorsApi
+from tests.server.graphql.support import DETAILED_ERROR_GID, data_of, graphql
 
 from .sourcemap_app import build, debug_id_of, inject, run_node
 
@@ -45,6 +47,20 @@ def test_a_node_error_maps_to_the_original_function_file_and_line(server, upload
     raw = api.stack_trace(error)["exceptions"][-1]["raw_frames"]
     assert [frame["function"] for frame in raw if frame["filename"].endswith("app.min.js")] != [
         frame["function"] for frame in frames] and len(raw) == len(raised_frames(api, error))
+
+    # GitLab's GraphQL stack trace and Sentry's event API give the mapped frames too.
+    query = """query trace($fullPath: ID!, $id: GitlabErrorTrackingDetailedErrorID!) { project(fullPath: $fullPath) {
+      sentryErrors { errorStackTrace(id: $id) { stackTraceEntries { fileName function line } } } } }"""
+    variables = {"fullPath": api.project_path, "id": DETAILED_ERROR_GID.format(error["id"])}
+    trace = data_of(graphql(server, query, variables))
+    entries = trace["project"]["sentryErrors"]["errorStackTrace"]["stackTraceEntries"]
+    assert ("src/pricing.js", "applyDiscount", "4") in [(entry["fileName"], entry["function"], entry["line"])
+                                                        for entry in entries]
+    latest = httpx.get(f"{server.url}/api/0/issues/{error['id']}/events/latest/", timeout=30,
+                       headers={"Authorization": f"Bearer {server.root_token}"}).json()
+    [exception] = [entry for entry in latest["entries"] if entry["type"] == "exception"]
+    frame = exception["data"]["values"][-1]["stacktrace"]["frames"][-1]
+    assert (frame["function"], frame["filename"], frame["lineNo"]) == ("applyDiscount", "src/pricing.js", 4)
 
     # The same bug from the same build again is the same error.
     run_node(copy, dsn=tracked.dsn, release="shop@1.0.0")
