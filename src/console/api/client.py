@@ -96,9 +96,10 @@ class ApiClient:
             raise error_from_response(response, url=self.base_url)
         return response
 
-    async def sentry_request(self, path: str, *, params: Mapping[str, Any] | None = None) -> httpx.Response:
-        """GET ``<server>/api/0<path>`` (Sentry's web API on an Outpost server), authenticated with a Bearer token."""
-        return await self.request("GET", self.base_url + SENTRY_API_PREFIX + path, params=params,
+    async def sentry_request(self, path: str, *, params: Mapping[str, Any] | None = None,
+                             method: str = "GET") -> httpx.Response:
+        """``<server>/api/0<path>`` (Sentry's web API on an Outpost server), authenticated with a Bearer token."""
+        return await self.request(method, self.base_url + SENTRY_API_PREFIX + path, params=params,
                                   headers={"Authorization": f"Bearer {self._token}"})
 
     async def get_json(self, path: str, **params: Any) -> Any:

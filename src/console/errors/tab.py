@@ -16,6 +16,7 @@ from console.context import AppContext
 from console.errors.client_keys import ClientKeysPage
 from console.errors.error_list import ErrorsPage
 from console.errors.retention import RetentionPage
+from console.errors.source_maps import SourceMapsPage
 from console.errors.tracking_settings import SettingsPage
 from console.tab import ConsoleTab, Generation
 
@@ -59,11 +60,13 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.settings_page = SettingsPage(self)
         self.keys_page = ClientKeysPage(self)
         self.retention_page = RetentionPage(self)
+        self.source_maps_page = SourceMapsPage(self)
         self.pages = QTabWidget()
         self.pages.addTab(self.errors_page, "Errors")
         self.pages.addTab(self.settings_page, "Settings")
         self.pages.addTab(self.keys_page, "Client keys")
         self.pages.addTab(self.retention_page, "Storage")
+        self.pages.addTab(self.source_maps_page, "Source maps")
         self._stale_pages: set[QWidget] = set()
         self.pages.currentChanged.connect(lambda _index: self._load_current_page())
         layout = QVBoxLayout(self)
@@ -131,7 +134,8 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.pages.setEnabled(project is not None)
         # Each page loads the chosen project's data when it is shown: choosing a project costs only
         # the requests of the page on screen.
-        self._stale_pages = {self.errors_page, self.settings_page, self.keys_page, self.retention_page}
+        self._stale_pages = {self.errors_page, self.settings_page, self.keys_page, self.retention_page,
+                             self.source_maps_page}
         if project is None:
             self.errors_page.reload()
             self.keys_page.model.set_keys([])
@@ -140,7 +144,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
 
     def _load_current_page(self) -> None:
         current = self.pages.currentWidget()
-        for page in (self.errors_page, self.settings_page, self.keys_page, self.retention_page):
+        for page in (self.errors_page, self.settings_page, self.keys_page, self.retention_page, self.source_maps_page):
             if page is current and self.project is not None and page in self._stale_pages:
                 self._stale_pages.discard(page)
                 page.load()
