@@ -68,6 +68,13 @@ def test_a_node_error_maps_to_the_original_function_file_and_line(server, upload
 
 
 def test_without_its_bundle_an_event_stays_minified_and_says_why(server, upload_project, built, tmp_path):
+    # Uploaded, then deleted (as the console's Delete does): the bundle is gone for the events that follow.
+    upload_project.uploader(server).run("sourcemaps", "upload", str(built))
+    auth = {"Authorization": f"Bearer {upload_project.maintainer}"}
+    listed = httpx.get(server.url + upload_project.api0("files/artifact-bundles/"), headers=auth, timeout=30).json()
+    deleted = httpx.delete(server.url + upload_project.api0("files/artifact-bundles/"), headers=auth, timeout=30,
+                           params={"bundleId": listed[0]["bundleId"]})
+    assert deleted.status_code == 204
     tracked = upload_project.tracked
     run_node(built, dsn=tracked.dsn, release="shop@1.0.0")
     api = ErrorsApi.of(server, tracked.id)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import os
 import subprocess
 import sys
 
@@ -45,7 +47,8 @@ def test_an_upload_beyond_the_projects_budget_is_refused_whole(tmp_path):
 
     from .conftest import make_upload_project
 
-    with start_server(tmp_path / "budget", extra_env={"OUTPOST_SOURCE_MAPS_PROJECT_BYTES": "1000"}) as small:
+    env = {"OUTPOST_SOURCE_MAPS_PROJECT_BYTES": "1000", "OUTPOST_SOURCE_MAPS_MAX_FILE_BYTES": "1000000"}
+    with start_server(tmp_path / "budget", extra_env=env) as small:
         ApiHelper(small)
         project = make_upload_project(small, server_sessionmaker(small))
         result = project.uploader(small).run("sourcemaps", "upload", "--wait", str(inject(build("budget"))),
@@ -55,3 +58,18 @@ def test_an_upload_beyond_the_projects_budget_is_refused_whole(tmp_path):
         listed = httpx.get(small.url + project.api0("files/artifact-bundles/"), timeout=30,
                            headers={"Authorization": f"Bearer {project.maintainer}"})
         assert listed.json() == []
+
+        # A file beyond maxFileSize (as the chunk-upload options announce it) gets Sentry's assemble error.
+        auth = {"Authorization": f"Bearer {project.maintainer}"}
+        organization_url = f"{small.url}/api/0/organizations/{project.organization}"
+        assert httpx.get(f"{organization_url}/chunk-upload/", headers=auth, timeout=30).json()["maxFileSize"] == 1000000
+        data = os.urandom(1_500_000)
+        checksum = hashlib.sha1(data).hexdigest()
+        assert httpx.post(f"{organization_url}/chunk-upload/", headers=auth, timeout=60,
+                          files=[("file", (checksum, data))]).status_code == 200
+        body = {"checksum": checksum, "chunks": [checksum], "projects": [project.slug]}
+        assert httpx.post(f"{organization_url}/artifactbundle/assemble/", json=body, headers=auth,
+                          timeout=60).json()["state"] == "created"
+        assert httpx.post(f"{organization_url}/artifactbundle/assemble/", json=body, headers=auth,
+                          timeout=60).json() == {"state": "error", "detail": "File exceeds maximum size",
+                                                 "missingChunks": []}

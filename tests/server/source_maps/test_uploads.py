@@ -166,3 +166,34 @@ def test_the_legacy_release_assemble_makes_release_files_of_the_bundle(server, u
     files = httpx.get(server.url + upload_project.api0("releases/shop@4.0.0/files/"),
                       headers=bearer(upload_project.maintainer), timeout=30).json()
     assert sorted(file["name"] for file in files) == ["~/app.js", "~/app.js.map"]
+
+
+def test_an_event_whose_map_is_malformed_stays_minified_and_says_so(server, upload_project):
+    from tests.server.error_tracking.through_api import ErrorsApi
+
+    debug_id = "3f9a1c52-8d1e-4b7a-9c0d-2e5f6a7b8c9d"
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as writer:
+        writer.writestr("_/_/app.js", "function a(){throw new Error('x')}a();")
+        writer.writestr("_/_/app.js.map", "{not a source map")
+        writer.writestr("manifest.json", json.dumps({"files": {
+            "_/_/app.js": {"type": "minified_source", "url": "~/app.js", "headers": {"debug-id": debug_id}},
+            "_/_/app.js.map": {"type": "source_map", "url": "~/app.js.map", "headers": {"debug-id": debug_id}}}}))
+    data = archive.getvalue()
+    checksum = hashlib.sha1(data).hexdigest()
+    assert _chunk_upload(server, upload_project, [(checksum, data)]).status_code == 200
+    assert _assembled_state(server, upload_project, {"checksum": checksum, "chunks": [checksum],
+                                                     "projects": [upload_project.slug]})["state"] == "ok"
+    tracked = upload_project.tracked
+    event = {"platform": "javascript", "exception": {"values": [{"type": "Error", "value": "x", "stacktrace": {
+        "frames": [{"abs_path": "https://shop.example.com/app.js", "filename": "/app.js", "function": "a",
+                    "lineno": 1, "colno": 20, "in_app": True}]}}]},
+             "debug_meta": {"images": [{"type": "sourcemap", "code_file": "https://shop.example.com/app.js",
+                                        "debug_id": debug_id}]}}
+    sent = httpx.post(f"{server.url}{tracked.collector_path('store')}", json=event, timeout=30,
+                      params={"sentry_key": tracked.public_key, "sentry_version": "7"})
+    assert sent.status_code == 200, sent.text
+    api = ErrorsApi.of(server, tracked.id)
+    [error] = api.wait_for(1, 30)
+    [frame] = api.stack_trace(error)["exceptions"][-1]["frames"]
+    assert (frame["function"], frame["unmapped_reason"]) == ("a", "malformed source map")
