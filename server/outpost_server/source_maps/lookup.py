@@ -14,11 +14,11 @@ import posixpath
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 from urllib.parse import urljoin, urlsplit
 
-from sqlalchemy import Table, and_, select, update
+from sqlalchemy import Table, and_, bindparam, select, update
 from sqlalchemy.engine import Connection
 from symbolic.sourcemap import SourceMapView, SourceView
 
@@ -58,6 +58,14 @@ class ParsedMap:
     resolved_with: str
     url: str
     bundle_row: int | None
+    # The original sources' lines, read from sourcesContent when a frame first needs them.
+    lines: dict[int, list[str]] = field(default_factory=dict)
+
+    def source_lines(self, source_id: int) -> list[str]:
+        if source_id not in self.lines:
+            view = self.view.get_sourceview(source_id)
+            self.lines[source_id] = list(view) if view is not None else []
+        return self.lines[source_id]
 
 
 class MapCache:
@@ -130,12 +138,16 @@ def _bundle_loader(connection: Connection, bundle_row: int, map_path: str, minif
     return load
 
 
+# Built once: most events of a burst cost one such query per file (statement building cost more than it).
+FILES_BY_DEBUG_ID = (
+    select(bundle_files.c.bundle_id, bundle_files.c.path, bundle_files.c.file_type, bundle_files.c.url)
+    .join(bundles, bundles.c.id == bundle_files.c.bundle_id)
+    .where(bundle_files.c.project_id == bindparam("project_id"), bundle_files.c.debug_id == bindparam("debug_id"))
+    .order_by(bundles.c.created_at.desc(), bundles.c.id.desc()))
+
+
 def by_debug_id(connection: Connection, project_id: int, debug_id: str) -> ParsedMap:
-    rows = connection.execute(
-        select(bundle_files.c.bundle_id, bundle_files.c.path, bundle_files.c.file_type, bundle_files.c.url)
-        .join(bundles, bundles.c.id == bundle_files.c.bundle_id)
-        .where(bundle_files.c.project_id == project_id, bundle_files.c.debug_id == debug_id)
-        .order_by(bundles.c.created_at.desc(), bundles.c.id.desc())).all()
+    rows = connection.execute(FILES_BY_DEBUG_ID, {"project_id": project_id, "debug_id": debug_id}).all()
     if not rows:
         raise Unmapped(NO_BUNDLE.format(debug_id=debug_id))
     newest = rows[0].bundle_id
@@ -219,10 +231,17 @@ def _in_release_files(connection: Connection, project_id: int, release: str, dis
                   "release", map_url or "", None)
 
 
+_touched: dict[int, dt.datetime] = {}
+
+
 def touch(connection: Connection, bundle_rows: set[int]) -> None:
-    """Records the bundles' use, at most every TOUCH_EVERY (the pruner deletes long-unused ones)."""
-    if not bundle_rows:
-        return
+    """Records the bundles' use, at most every TOUCH_EVERY (the pruner deletes long-unused ones); this
+    process remembers what it recorded, so a burst of events writes nothing more."""
     now = utcnow()
-    connection.execute(update(bundles).where(bundles.c.id.in_(sorted(bundle_rows)),
-                                             bundles.c.last_used_at < now - TOUCH_EVERY).values(last_used_at=now))
+    due = sorted(row for row in bundle_rows if _touched.get(row, dt.datetime.min.replace(tzinfo=dt.timezone.utc))
+                 < now - TOUCH_EVERY)
+    if not due:
+        return
+    connection.execute(update(bundles).where(bundles.c.id.in_(due), bundles.c.last_used_at < now - TOUCH_EVERY)
+                       .values(last_used_at=now))
+    _touched.update(dict.fromkeys(due, now))

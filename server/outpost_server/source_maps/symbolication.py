@@ -9,7 +9,6 @@ sourcesContent, and marked in-app by its original path. The exception keeps its 
 
 from __future__ import annotations
 
-import copy
 import posixpath
 import re
 from typing import Any
@@ -37,6 +36,7 @@ def symbolicate(connection: Connection, project_id: int, event: dict[str, Any]) 
     release = release_value if isinstance(release_value, str) else None
     dist = dist_value if isinstance(dist_value, str) else ""
     used: set[int] = set()
+    found: dict[str, ParsedMap | Unmapped] = {}  # per file of this event: frames mostly share one
     changed = False
     for exception in _exceptions(event):
         stacktrace = exception.get("stacktrace")
@@ -46,19 +46,28 @@ def symbolicate(connection: Connection, project_id: int, event: dict[str, Any]) 
         # An exception with raw_stacktrace was mapped already (a batch digested again after a failure).
         if not isinstance(frames, list) or "raw_stacktrace" in exception:
             continue
-        raw = copy.deepcopy(frames)
+        # The frames are replaced key by key (nested values too), so copying each frame keeps the raw ones.
+        raw = [dict(frame) if isinstance(frame, dict) else frame for frame in frames]
         touched = False
         for frame in frames:
             if not isinstance(frame, dict) or not _mappable(frame):
                 continue
             touched = True
+            location = _location(frame) or ""
+            if location not in found:
+                try:
+                    found[location] = _find_map(connection, project_id, frame, images, release, dist)
+                except Unmapped as reason:
+                    found[location] = reason
             try:
-                parsed = _find_map(connection, project_id, frame, images, release, dist)
+                parsed = found[location]
+                if isinstance(parsed, Unmapped):
+                    raise parsed
                 _map_frame(frame, parsed)
                 if parsed.bundle_row is not None:
                     used.add(parsed.bundle_row)
             except Unmapped as reason:
-                _data(frame).update({"symbolicated": False, "unmapped_reason": str(reason)})
+                _set_data(frame, symbolicated=False, unmapped_reason=str(reason))
         if touched:
             exception["raw_stacktrace"] = {**stacktrace, "frames": raw}
             changed = True
@@ -109,14 +118,13 @@ def _mappable(frame: dict[str, Any]) -> bool:
     abs_path = _location(frame)
     return (isinstance(frame.get("lineno"), int) and isinstance(frame.get("colno"), int)
             and isinstance(abs_path, str) and bool(abs_path) and not abs_path.startswith(("node:", "native"))
-            and not _data(frame).get("symbolicated"))
+            and not (isinstance(frame.get("data"), dict) and frame["data"].get("symbolicated")))
 
 
-def _data(frame: dict[str, Any]) -> dict[str, Any]:
+def _set_data(frame: dict[str, Any], **values: Any) -> None:
+    """A new `data` for the frame (never changed in place: the raw frame shares the old one)."""
     data = frame.get("data")
-    if not isinstance(data, dict):
-        data = frame["data"] = {}
-    return data
+    frame["data"] = {**(data if isinstance(data, dict) else {}), **values}
 
 
 def _find_map(connection: Connection, project_id: int, frame: dict[str, Any], images: dict[str, str],
@@ -144,8 +152,8 @@ def _map_frame(frame: dict[str, Any], parsed: ParsedMap) -> None:
     frame.pop("module", None)
     frame["in_app"] = NOT_APP.search(filename) is None
     _add_context(frame, parsed, token.src_id, token.src_line, token.src_col)
-    _data(frame).update({"symbolicated": True, "resolved_with": parsed.resolved_with, "sourcemap": parsed.url})
-    _data(frame).pop("unmapped_reason", None)
+    _set_data(frame, symbolicated=True, resolved_with=parsed.resolved_with, sourcemap=parsed.url)
+    frame["data"].pop("unmapped_reason", None)
 
 
 def original_path(source: str) -> str:
@@ -166,15 +174,12 @@ def _resolve(abs_path: str, source: str) -> str:
 
 
 def _add_context(frame: dict[str, Any], parsed: ParsedMap, source_id: int | None, line: int, column: int) -> None:
-    view = parsed.view.get_sourceview(source_id) if source_id is not None else None
-    if view is None:
+    lines = parsed.source_lines(source_id) if source_id is not None else []
+    if line >= len(lines):
         return
-    count = len(view)
-    if line >= count:
-        return
-    frame["pre_context"] = [_trim(text, None) for text in view[max(0, line - CONTEXT_LINES):line]]
-    frame["context_line"] = _trim(view[line], column)
-    frame["post_context"] = [_trim(text, None) for text in view[line + 1:min(count, line + 1 + CONTEXT_LINES)]]
+    frame["pre_context"] = [_trim(text, None) for text in lines[max(0, line - CONTEXT_LINES):line]]
+    frame["context_line"] = _trim(lines[line], column)
+    frame["post_context"] = [_trim(text, None) for text in lines[line + 1:line + 1 + CONTEXT_LINES]]
 
 
 def _trim(text: str, column: int | None) -> str:
