@@ -9,6 +9,8 @@ one the caller may not release to.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts import access
@@ -57,6 +59,14 @@ def releasable_project(session: Session, caller: Caller, organization: str, proj
     if UPLOAD_SCOPE not in caller.scopes or not may_release(session, caller, project):
         raise detail(403, NO_PERMISSION)
     return project
+
+
+def multipart_body(*fields: tuple[str, str]) -> dict[str, Any]:
+    """The `openapi_extra` of an upload read as multipart/form-data: (name, "binary" or "string") fields."""
+    properties = {name: {"type": "string", **({"format": "binary"} if kind == "binary" else {})}
+                  for name, kind in fields}
+    return {"requestBody": {"content": {"multipart/form-data": {"schema": {"type": "object",
+                                                                           "properties": properties}}}}}
 
 
 def named_projects(allowed: list[Project], names: list[str]) -> list[Project] | None:

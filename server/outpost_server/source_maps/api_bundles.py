@@ -10,6 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from outpost_server.db import SessionDep
+from outpost_server.params import Param, query_params
 from outpost_server.sentry_api.access import CallerDep, not_found, project_for
 
 from . import bundles
@@ -19,13 +20,14 @@ from .serializers import bundle_files_json, bundle_json
 router = APIRouter()
 
 
-@router.get("/projects/{organization}/{project_slug}/files/artifact-bundles/")
+@router.get("/projects/{organization}/{project_slug}/files/artifact-bundles/", openapi_extra=query_params())
 def list_bundles(session: SessionDep, caller: CallerDep, organization: str, project_slug: str):
     project = project_for(session, caller, organization, project_slug)
     return [bundle_json(bundle) for bundle, _ in bundles.project_bundles(session, project.id)]
 
 
-@router.delete("/projects/{organization}/{project_slug}/files/artifact-bundles/")
+@router.delete("/projects/{organization}/{project_slug}/files/artifact-bundles/",
+               openapi_extra=query_params(Param("bundleId", required=True)))
 def delete_bundle(request: Request, session: SessionDep, caller: CallerDep, organization: str, project_slug: str):
     project = releasable_project(session, caller, organization, project_slug)
     bundle_id = request.query_params.get("bundleId")
@@ -39,7 +41,8 @@ def delete_bundle(request: Request, session: SessionDep, caller: CallerDep, orga
     return Response(status_code=204)
 
 
-@router.get("/projects/{organization}/{project_slug}/artifact-bundles/{bundle_id}/files/")
+@router.get("/projects/{organization}/{project_slug}/artifact-bundles/{bundle_id}/files/",
+            openapi_extra=query_params())
 def bundle_files(session: SessionDep, caller: CallerDep, organization: str, project_slug: str, bundle_id: str):
     project = project_for(session, caller, organization, project_slug)
     for bundle, files in bundles.project_bundles(session, project.id):

@@ -24,16 +24,18 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
 from outpost_server.db import SessionDep, parse_id
+from outpost_server.params import Param, body_params, query_params
 from outpost_server.sentry_api.access import Caller, CallerDep, not_found, project_for
 
 from . import releases, uploads
-from .access import named_projects, organization_projects, releasable_project, require_release_access
+from .access import multipart_body, named_projects, organization_projects, releasable_project, require_release_access
 from .models import ReleaseFile
 from .releases import ReleaseFileRefused
 from .serializers import release_file_json, release_json
 from .uploads import AssembleError
 
 router = APIRouter()
+RELEASE_CHANGES = body_params(Param("dateReleased"), Param("url"))
 
 
 def _detail(status: int, message: str) -> JSONResponse:
@@ -70,7 +72,9 @@ def _create(session: Session, projects: list, body: dict) -> JSONResponse:
     return JSONResponse(release_json(*first), status_code=201 if created_any else 208)
 
 
-@router.post("/organizations/{organization}/releases/")
+@router.post("/organizations/{organization}/releases/", openapi_extra=body_params(
+    Param("version", required=True), Param("projects", "array", required=True), Param("url"),
+    Param("dateReleased")))
 async def create_organization_release(request: Request, session: SessionDep, caller: CallerDep, organization: str):
     body = await _json(request)
     return await run_in_threadpool(_create_in_organization, session, caller, organization, body)
@@ -90,7 +94,8 @@ def _create_in_organization(session: Session, caller: Caller, organization: str,
     return _create(session, projects, body)
 
 
-@router.post("/projects/{organization}/{project_slug}/releases/")
+@router.post("/projects/{organization}/{project_slug}/releases/", openapi_extra=body_params(
+    Param("version", required=True), Param("url"), Param("dateReleased")))
 async def create_project_release(request: Request, session: SessionDep, caller: CallerDep, organization: str,
                                  project_slug: str):
     body = await _json(request)
@@ -105,13 +110,13 @@ async def create_project_release(request: Request, session: SessionDep, caller: 
     return await run_in_threadpool(create)
 
 
-@router.get("/projects/{organization}/{project_slug}/releases/")
+@router.get("/projects/{organization}/{project_slug}/releases/", openapi_extra=query_params())
 def list_project_releases(session: SessionDep, caller: CallerDep, organization: str, project_slug: str):
     project = project_for(session, caller, organization, project_slug)
     return [release_json(release, project) for release in releases.project_releases(session, project.id)]
 
 
-@router.get("/organizations/{organization}/releases/{version}/")
+@router.get("/organizations/{organization}/releases/{version}/", openapi_extra=query_params())
 def organization_release(session: SessionDep, caller: CallerDep, organization: str, version: str):
     for project in organization_projects(session, caller, organization):
         release = releases.find_release(session, project.id, version)
@@ -153,7 +158,7 @@ def _update(session: Session, projects: list, version: str, body: Any):
     return release_json(*changed)
 
 
-@router.put("/organizations/{organization}/releases/{version}/")
+@router.put("/organizations/{organization}/releases/{version}/", openapi_extra=RELEASE_CHANGES)
 async def update_organization_release(request: Request, session: SessionDep, caller: CallerDep, organization: str,
                                       version: str):
     body = await _json(request)
@@ -161,7 +166,7 @@ async def update_organization_release(request: Request, session: SessionDep, cal
         session, require_release_access(session, caller, organization), version, body))
 
 
-@router.put("/projects/{organization}/{project_slug}/releases/{version}/")
+@router.put("/projects/{organization}/{project_slug}/releases/{version}/", openapi_extra=RELEASE_CHANGES)
 async def update_project_release(request: Request, session: SessionDep, caller: CallerDep, organization: str,
                                  project_slug: str, version: str):
     body = await _json(request)
@@ -178,13 +183,14 @@ def _release(session: Session, caller: Caller, organization: str, project_slug: 
     return release
 
 
-@router.get("/projects/{organization}/{project_slug}/releases/{version}/files/")
+@router.get("/projects/{organization}/{project_slug}/releases/{version}/files/", openapi_extra=query_params())
 def list_release_files(session: SessionDep, caller: CallerDep, organization: str, project_slug: str, version: str):
     release = _release(session, caller, organization, project_slug, version, write=False)
     return [release_file_json(file) for file in releases.release_files(session, release)]
 
 
-@router.post("/projects/{organization}/{project_slug}/releases/{version}/files/")
+@router.post("/projects/{organization}/{project_slug}/releases/{version}/files/", openapi_extra=multipart_body(
+    ("file", "binary"), ("name", "string"), ("dist", "string"), ("header", "string")))
 async def upload_release_file(request: Request, session: SessionDep, caller: CallerDep, organization: str,
                               project_slug: str, version: str):
     release = await run_in_threadpool(_release, session, caller, organization, project_slug, version, write=True)
@@ -227,7 +233,8 @@ def _release_file(session: Session, caller: Caller, organization: str, project_s
     return file
 
 
-@router.get("/projects/{organization}/{project_slug}/releases/{version}/files/{file_id}/")
+@router.get("/projects/{organization}/{project_slug}/releases/{version}/files/{file_id}/",
+            openapi_extra=query_params(Param("download")))
 def release_file(request: Request, session: SessionDep, caller: CallerDep, organization: str, project_slug: str,
                  version: str, file_id: str):
     file = _release_file(session, caller, organization, project_slug, version, file_id, write=False)
@@ -237,7 +244,8 @@ def release_file(request: Request, session: SessionDep, caller: CallerDep, organ
     return release_file_json(file)
 
 
-@router.delete("/projects/{organization}/{project_slug}/releases/{version}/files/{file_id}/")
+@router.delete("/projects/{organization}/{project_slug}/releases/{version}/files/{file_id}/",
+               openapi_extra=query_params())
 def delete_release_file(session: SessionDep, caller: CallerDep, organization: str, project_slug: str, version: str,
                         file_id: str):
     file = _release_file(session, caller, organization, project_slug, version, file_id, write=True)
@@ -246,7 +254,8 @@ def delete_release_file(session: SessionDep, caller: CallerDep, organization: st
     return Response(status_code=204)
 
 
-@router.delete("/projects/{organization}/{project_slug}/files/source-maps/")
+@router.delete("/projects/{organization}/{project_slug}/files/source-maps/",
+               openapi_extra=query_params(Param("name", required=True)))
 def delete_release_archive(request: Request, session: SessionDep, caller: CallerDep, organization: str,
                            project_slug: str):
     project = releasable_project(session, caller, organization, project_slug)
@@ -259,7 +268,8 @@ def delete_release_archive(request: Request, session: SessionDep, caller: Caller
     return Response(status_code=204)
 
 
-@router.post("/organizations/{organization}/releases/{version}/assemble/")
+@router.post("/organizations/{organization}/releases/{version}/assemble/", openapi_extra=body_params(
+    Param("checksum", required=True), Param("chunks", "array", required=True)))
 async def assemble_release(request: Request, session: SessionDep, caller: CallerDep, organization: str, version: str):
     body = await _json(request)
     return await run_in_threadpool(_assemble_release, request, session, caller, organization, version, body)

@@ -23,11 +23,12 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
 from outpost_server.db import SessionDep
+from outpost_server.params import Param, body_params, query_params
 from outpost_server.sentry_api.access import Caller, CallerDep, not_found
 from outpost_server.urls import public_base_url
 
 from . import bundles, uploads
-from .access import may_release, named_projects, organization_projects, require_release_access
+from .access import may_release, multipart_body, named_projects, organization_projects, require_release_access
 from .uploads import AssembleError, ChunkRefused
 
 router = APIRouter()
@@ -45,7 +46,7 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-@router.get("/organizations/{organization}/chunk-upload/")
+@router.get("/organizations/{organization}/chunk-upload/", openapi_extra=query_params())
 def chunk_upload_options(request: Request, session: SessionDep, caller: CallerDep, organization: str):
     require_release_access(session, caller, organization)
     return {
@@ -83,7 +84,8 @@ async def _chunks(request: Request) -> list[tuple[str, bytes]]:
     return chunks
 
 
-@router.post("/organizations/{organization}/chunk-upload/")
+@router.post("/organizations/{organization}/chunk-upload/",
+             openapi_extra=multipart_body(("file", "binary"), ("file_gzip", "binary")))
 async def upload_chunks(request: Request, session: SessionDep, caller: CallerDep, organization: str):
     await run_in_threadpool(require_release_access, session, caller, organization)
     try:
@@ -129,7 +131,9 @@ def _validate_assemble(body: Any) -> str | None:
     return None
 
 
-@router.post("/organizations/{organization}/artifactbundle/assemble/")
+@router.post("/organizations/{organization}/artifactbundle/assemble/", openapi_extra=body_params(
+    Param("checksum", required=True), Param("chunks", "array", required=True),
+    Param("projects", "array", required=True), Param("version"), Param("dist")))
 async def assemble_artifact_bundle(request: Request, session: SessionDep, caller: CallerDep, organization: str):
     await run_in_threadpool(require_release_access, session, caller, organization)
     try:
