@@ -15,11 +15,12 @@ BENCHMARKS = {
     "export_save_stall": "UI stall while the console saves a 100,000-row export vs the idle window's stall",
     "error_refresh_stall": "UI stall while the error list refreshes under 500 events/s vs the idle tab's stall",
     "startup": "packaged app start-up vs a minimal PySide6 window built the same way (builds both)",
+    "source_maps": "digest rate of @sentry/node events mapped through their bundle vs the same events unmapped",
     "prune": "ingestion latency while a pass prunes a 30,000-event backlog vs without pruning",
     "soak": "ingestion plus API traffic for two minutes; fails on loss, 500s or memory growth",
 }
 DEFAULT = ["variables_import", "export_save_stall", "error_refresh_stall", "exports", "ingest", "error_list",
-           "sentry_events", "prune"]
+           "sentry_events", "source_maps", "prune"]
 
 
 def main(names: list[str]) -> int:

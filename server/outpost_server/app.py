@@ -43,6 +43,7 @@ from outpost_server.graphql.router import router as graphql_router
 from outpost_server.middleware import RequestMiddleware
 from outpost_server.migrations import upgrade_database
 from outpost_server.sentry_api.router import router as sentry_api_router
+from outpost_server.source_maps.router import router as source_maps_router
 from outpost_server.variables.router import router as variables_router
 from outpost_server.vulnerabilities.router import router as vulnerabilities_router
 from outpost_server.write_gate import SqliteWriteGate
@@ -86,9 +87,10 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     app.include_router(metrics_router)
     # GitLab's GraphQL API at /api/graphql (not part of the REST OpenAPI document).
     app.include_router(graphql_router)
-    # GlitchTip's project alerts API, beside (and before the catch-all of) Sentry's web API.
+    # GlitchTip's project alerts API and Sentry's source map uploads, before the catch-all of Sentry's web
+    # API over the integrated error tracking backend.
     app.include_router(alerts_router, prefix="/api/0")
-    # Sentry's web API over the integrated error tracking backend.
+    app.include_router(source_maps_router, prefix="/api/0")
     app.include_router(sentry_api_router, prefix="/api/0")
     # GitLab's web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
     app.include_router(error_tracking_web_router)
@@ -114,7 +116,8 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
         if config.error_tracking_pruner:
             await workers.enter_async_context(running_pruner(
                 app.state.sessionmaker, defaults=instance_policy(config),
-                interval_seconds=config.error_tracking_prune_interval_seconds))
+                interval_seconds=config.error_tracking_prune_interval_seconds,
+                unused_bundle_days=config.source_maps_unused_days))
         bans = BanList(app.state.sessionmaker, BanPolicy(
             max_failures=config.auth_ban_max_failures, find_seconds=config.auth_ban_window_seconds,
             ban_seconds=config.auth_ban_seconds, allowlist=BanPolicy.parse_allowlist(config.auth_ban_allowlist)))

@@ -261,8 +261,11 @@ def run_prune(args: argparse.Namespace) -> int:
             if not pruner.claim(session, owner=owner, interval_seconds=0, now=utcnow(), force=True):
                 print("Another server process is pruning now; try again in a minute", file=sys.stderr)
                 return 1
-        results = pruner.run_pass(factory, owner=owner, defaults=defaults)
+        results, source_maps = pruner.run_pass(factory, owner=owner, defaults=defaults,
+                                               unused_bundle_days=config.source_maps_unused_days)
         print("Deleted:")
+        for line in source_maps.describe():
+            print("  " + line)
     for line in retention.describe(results):
         print("  " + line)
     return 0

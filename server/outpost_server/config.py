@@ -73,6 +73,12 @@ class ServerConfig(BaseSettings):
     # oldest entry waits longer than the age below, the collector answers 429 until digest catches up.
     error_tracking_spool_max_bytes: int = 1024**3
     error_tracking_spool_max_age_seconds: float = 6 * 3600.0
+    # Source maps (artifact bundles and release files uploaded with sentry-cli): the largest file one
+    # upload may assemble (advertised as maxFileSize, as Sentry does), the bytes a project may store
+    # (bundles and release files together), and the days a bundle no event used is kept (0 = forever).
+    source_maps_max_file_bytes: int = 256 * 1024**2
+    source_maps_project_bytes: int = 1024**3
+    source_maps_unused_days: int = 90
     # Addresses or networks (comma-separated) allowed to read /-/metrics without a token.
     metrics_allowed_ips: str = "127.0.0.1,::1"
     # Vulnerability exports are deleted this long after creation.

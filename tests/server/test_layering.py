@@ -36,11 +36,13 @@ ALLOWED: dict[str, set[str]] = {
     "exports": BOTTOM | {AUTH, "accounts", "vulnerabilities", "mail"},
     # Outgoing mail: SMTP settings and sending, for any domain that notifies.
     "mail": BOTTOM,
-    "error_tracking": BOTTOM | {AUTH, "accounts", "application_settings"},
+    "error_tracking": BOTTOM | {AUTH, "accounts", "application_settings", "source_maps"},
     "sentry_api": BOTTOM | {AUTH, "accounts", "error_tracking"},
     # Alerts read errors (evaluated in error tracking's batches through batch_outcome, registered by app.py),
     # serve under Sentry's web API with its access rules, send mail and use the outbound URL policy.
     "alerts": BOTTOM | {AUTH, "accounts", "application_settings", "error_tracking", "sentry_api", "mail"},
+    # Source maps are uploaded through Sentry's web API (its access helpers) and applied by the digest.
+    "source_maps": BOTTOM | {AUTH, "accounts", "sentry_api"},
     "graphql": BOTTOM | {AUTH, "accounts", "error_tracking", "application_settings"},
     # 0008 scrubs the events already stored with the collector's own scrubbing rules.
     "migrations": {SHARED, "error_tracking"},

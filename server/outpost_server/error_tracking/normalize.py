@@ -378,3 +378,10 @@ def normalize_event(
         raw_payload=raw_payload,
         tags=event_tags(event, level=level, release=release, environment=environment, user_key=user_key),
     )
+
+
+def renormalize(event: NormalizedEvent, *, received_at: dt.datetime, client_ip: str | None) -> NormalizedEvent:
+    """The event derived again from its payload after the digest changed it (source maps): title,
+    culprit and fingerprint follow the new frames, and the stored JSON is serialized afresh."""
+    return normalize_event(event.payload, received_at=received_at, envelope_event_id=event.event_id,
+                           client_ip=client_ip)

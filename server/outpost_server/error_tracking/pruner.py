@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from outpost_server.background import FailureReport, cancelled
 from outpost_server.db import changed_rows, utcnow
+from outpost_server.source_maps.pruning import SourceMapPrune, prune_source_maps
 
 from .models import PruneLease, PruneRun
 from .retention import ProjectPrune, RetentionPolicy, describe, prune_all
@@ -66,8 +67,8 @@ def release(session: Session, *, owner: str, finished: bool) -> None:
     session.commit()
 
 
-def run_pass(factory: sessionmaker[Session], *, owner: str, defaults: RetentionPolicy,
-             keep_going=lambda: True) -> list[ProjectPrune]:
+def run_pass(factory: sessionmaker[Session], *, owner: str, defaults: RetentionPolicy, unused_bundle_days: int,
+             keep_going=lambda: True) -> tuple[list[ProjectPrune], SourceMapPrune]:
     """One pass under a lease the caller already holds; records it in `error_tracking_prune_runs`."""
     with factory() as session:
         run = PruneRun(worker_id=owner, started_at=utcnow(), events_deleted=0, bytes_deleted=0)
@@ -76,9 +77,12 @@ def run_pass(factory: sessionmaker[Session], *, owner: str, defaults: RetentionP
         run_id = run.id
     finished = False
     results = []
+    source_maps = SourceMapPrune()
     try:
         results = prune_all(factory, defaults=defaults, now=utcnow(), dry_run=False, keep_going=keep_going,
                             on_batch=lambda session: renew(session, owner=owner))
+        if keep_going():
+            source_maps = prune_source_maps(factory, now=utcnow(), unused_days=unused_bundle_days)
         finished = keep_going()
     finally:
         with factory() as session:
@@ -93,15 +97,19 @@ def run_pass(factory: sessionmaker[Session], *, owner: str, defaults: RetentionP
     if any(result.events for result in results):
         for line in describe(results):
             log.info("pruned %s", line)
-    return results
+    for line in source_maps.describe():
+        log.info("pruned %s", line)
+    return results, source_maps
 
 
 class Pruner:
     """Runs passes on a thread of its own, so the event loop never waits for the database."""
 
-    def __init__(self, factory: sessionmaker[Session], *, defaults: RetentionPolicy, interval_seconds: float):
+    def __init__(self, factory: sessionmaker[Session], *, defaults: RetentionPolicy, interval_seconds: float,
+                 unused_bundle_days: int):
         self.factory = factory
         self.defaults = defaults
+        self.unused_bundle_days = unused_bundle_days
         self.interval_seconds = interval_seconds
         self.owner = "pruner-" + uuid.uuid4().hex[:16]
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="error-tracking-pruner")
@@ -136,14 +144,16 @@ class Pruner:
         with self.factory() as session:
             if not claim(session, owner=self.owner, interval_seconds=self.interval_seconds, now=utcnow()):
                 return
-        run_pass(self.factory, owner=self.owner, defaults=self.defaults, keep_going=lambda: not self._stopping)
+        run_pass(self.factory, owner=self.owner, defaults=self.defaults, unused_bundle_days=self.unused_bundle_days,
+                 keep_going=lambda: not self._stopping)
 
 
 @asynccontextmanager
-async def running_pruner(factory: sessionmaker[Session], *, defaults: RetentionPolicy,
-                         interval_seconds: float) -> AsyncIterator[Pruner]:
+async def running_pruner(factory: sessionmaker[Session], *, defaults: RetentionPolicy, interval_seconds: float,
+                         unused_bundle_days: int) -> AsyncIterator[Pruner]:
     """The process's pruner for the lifetime of the block."""
-    pruner = Pruner(factory, defaults=defaults, interval_seconds=interval_seconds)
+    pruner = Pruner(factory, defaults=defaults, interval_seconds=interval_seconds,
+                    unused_bundle_days=unused_bundle_days)
     pruner.start()
     try:
         yield pruner

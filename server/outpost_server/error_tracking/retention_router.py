@@ -12,6 +12,7 @@ from outpost_server.auth import CurrentUserDep
 from outpost_server.compat.gitlab_time import iso
 from outpost_server.db import SessionDep
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
+from outpost_server.source_maps.bundles import project_usage
 
 from . import retention
 from .models import PruneLease
@@ -35,6 +36,9 @@ def _retention_entity(session, request: Request, project_id: int) -> dict:
         "stored_events": usage.events,
         "stored_bytes": usage.payload_bytes,
         "last_pruned_at": iso(lease.last_finished_at) if lease is not None else None,
+        # Source maps: bundles and release files stored, against the project's artifact budget (0 = none).
+        "artifact_bytes": project_usage(session, project_id),
+        "artifact_budget_bytes": request.app.state.config.source_maps_project_bytes,
     }
 
 

@@ -1,14 +1,15 @@
 """The stack trace view: exceptions in order, frames with their source context.
 
 In-app frames are bold and open; runs of library frames fold into one collapsible row. The line
-that raised is highlighted in each frame's context.
+that raised is highlighted in each frame's context. Where source maps were applied, a first row
+"Show minified" switches to the frames as the SDK sent them; a frame that could not be mapped says why.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
@@ -17,6 +18,7 @@ ERROR_LINE_BACKGROUND = QColor("#fde7e9")
 IN_APP_ROLE = Qt.ItemDataRole.UserRole + 10
 LIBRARY_GROUP_ROLE = Qt.ItemDataRole.UserRole + 11
 ERROR_LINE_ROLE = Qt.ItemDataRole.UserRole + 12
+SHOW_MINIFIED = "Show minified (the frames as sent, before source maps)"
 
 
 def frame_label(frame: dict[str, Any]) -> str:
@@ -24,6 +26,8 @@ def frame_label(frame: dict[str, Any]) -> str:
     label = f"{where} in {frame.get('function') or '?'}"
     if frame.get("lineNo") is not None:
         label += f" at line {frame['lineNo']}"
+    if frame.get("unmapped_reason"):
+        label += f"  (not mapped: {frame['unmapped_reason']})"
     return label
 
 
@@ -34,13 +38,37 @@ class StackTraceView(QTreeWidget):
         self.setColumnCount(1)
         self.setUniformRowHeights(True)
         self._code_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self._exceptions: list[dict[str, Any]] = []
+        self.minified = False
+        self.minified_switch: QTreeWidgetItem | None = None
+        self.itemChanged.connect(self._switch_changed)
+
+    def _switch_changed(self, item: QTreeWidgetItem, _column: int) -> None:
+        if item is self.minified_switch:
+            self.minified = item.checkState(0) == Qt.CheckState.Checked
+            # Rebuilt once this signal returns: the switch row itself is among the rows replaced.
+            QTimer.singleShot(0, self._render)
 
     def show_message(self, text: str) -> None:
         self.clear()
+        self.minified_switch = None
         QTreeWidgetItem(self, [text])
 
     def show_exceptions(self, exceptions: list[dict[str, Any]]) -> None:
+        self._exceptions = exceptions
+        self.minified = False
+        self._render()
+
+    def _render(self) -> None:
+        exceptions = self._exceptions
+        self.blockSignals(True)
         self.clear()
+        self.minified_switch = None
+        if any(exception.get("raw_frames") for exception in exceptions):
+            self.minified_switch = QTreeWidgetItem(self, [SHOW_MINIFIED])
+            self.minified_switch.setFlags(self.minified_switch.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            self.minified_switch.setCheckState(0, Qt.CheckState.Checked if self.minified else Qt.CheckState.Unchecked)
+        self.blockSignals(False)
         if not exceptions:
             self.show_message("No stack trace: this error was reported as a message.")
             return
@@ -54,7 +82,8 @@ class StackTraceView(QTreeWidget):
             bold = top.font(0)
             bold.setBold(True)
             top.setFont(0, bold)
-            self._add_frames(top, exception.get("frames") or [])
+            frames = (self.minified and exception.get("raw_frames")) or exception.get("frames") or []
+            self._add_frames(top, frames)
             top.setExpanded(True)
 
     def _add_frames(self, parent: QTreeWidgetItem, frames: list[dict[str, Any]]) -> None:

@@ -19,12 +19,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from outpost_server.db import database_unavailable
+from outpost_server.source_maps.symbolication import symbolicate
 
 from ..batch_sql import statements_for
 from ..batch_store import Accepted, store_batch
+from ..normalize import renormalize
 from ..protocol import ProtocolError, decode_body, read_request
 from . import progress
 from .sealing import Sealer, Unsealable
@@ -227,6 +229,8 @@ class Digester:
                                             {"keys": list(keys)}).all()) if keys else set()
             kept = [item for item in fresh if item.accepted.public_key is None
                     or (item.accepted.project_id, item.accepted.public_key) in active]
+            for item in kept:
+                _apply_source_maps(connection, item)
             result = store_batch(connection, [item.accepted for item in kept], known_users=self._known_users)
             if fresh:
                 progress.record(connection, self._spool_id, fresh[-1].entry.id)
@@ -247,6 +251,22 @@ class Digester:
             log.warning("the database is reachable again after %.1f s; digesting the backlog",
                         time.monotonic() - self._unreachable_since)
             self._unreachable_since = None
+
+
+def _apply_source_maps(connection: Connection, item: _Decoded) -> None:
+    """Maps JavaScript frames before grouping (source_maps.symbolicate), so titles, culprits and
+    fingerprints follow the original code; a failure other than the database's leaves the frames as sent."""
+    events = item.accepted.content.events
+    for index, event in enumerate(events):
+        try:
+            changed = symbolicate(connection, item.accepted.project_id, event.payload)
+        except Exception as error:
+            if database_unavailable(error):
+                raise
+            log.warning("source maps could not be applied to event %s", event.event_id, exc_info=True)
+            continue
+        if changed:
+            events[index] = renormalize(event, received_at=item.accepted.received_at, client_ip=item.entry.client_ip)
 
 
 def _bucket(value: float, bounds: tuple[float, ...]) -> str:

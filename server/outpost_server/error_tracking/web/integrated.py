@@ -183,8 +183,12 @@ def gitlab_frame(frame: dict[str, Any]) -> dict[str, Any]:
 
 
 def _full_frame(frame: dict[str, Any]) -> dict[str, Any]:
+    data = frame.get("data")
+    reason = data.get("unmapped_reason") if isinstance(data, dict) else None
     return gitlab_frame(frame) | {"module": frame.get("module"), "in_app": frame.get("in_app") is True,
-                                  "colNo": frame.get("colno") if isinstance(frame.get("colno"), int) else 0}
+                                  "colNo": frame.get("colno") if isinstance(frame.get("colno"), int) else 0,
+                                  # Source maps: why a JavaScript frame stayed minified.
+                                  "unmapped_reason": reason if isinstance(reason, str) else None}
 
 
 def stack_trace(payload: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -205,7 +209,11 @@ def stack_trace(payload: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dic
         mechanism = value.get("mechanism")
         if not isinstance(mechanism, dict):
             mechanism = {}
+        raw = value.get("raw_stacktrace")
         exceptions.append({"type": value.get("type"), "value": value.get("value"), "module": value.get("module"),
                            "handled": mechanism.get("handled"),
-                           "frames": [_full_frame(frame) for frame in frames_of(value)]})
+                           "frames": [_full_frame(frame) for frame in frames_of(value)],
+                           # The frames as the SDK sent them, before source maps were applied (Sentry's
+                           # raw_stacktrace); empty when nothing was mapped.
+                           "raw_frames": [_full_frame(frame) for frame in frames_of({"stacktrace": raw})]})
     return entries, exceptions

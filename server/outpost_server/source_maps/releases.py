@@ -1,0 +1,123 @@
+"""Releases and release files: the legacy flow (`sentry-cli releases files … upload-sourcemaps`).
+
+A release belongs to a project here (Sentry's belongs to an organization and lists projects): the
+organization endpoints create or read it in each project named. Release files are unique per release,
+name and dist, as Sentry's ReleaseFile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from outpost_server.accounts.models import Project
+
+from .archive import read_member
+from .bundles import check_budget, parse
+from .models import Release, ReleaseFile
+from .uploads import AssembleError
+
+# project_release_files.py: names and header values must not hold these.
+SPECIAL_WHITESPACE = re.compile(r"[\n\t\r\f\v\\]")
+ERR_FILE_EXISTS = "A file matching this name already exists for the given release"
+
+
+class ReleaseFileRefused(Exception):
+    """Answered {"detail": message} with `status`."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def find_release(session: Session, project_id: int, version: str) -> Release | None:
+    return session.scalar(select(Release).where(Release.project_id == project_id, Release.version == version))
+
+
+def ensure_release(session: Session, project: Project, version: str, url: str | None = None) -> tuple[Release, bool]:
+    """The release, created when missing; True when created."""
+    release = find_release(session, project.id, version)
+    if release is not None:
+        return release, False
+    release = Release(project_id=project.id, version=version, url=url)
+    session.add(release)
+    session.flush()
+    return release, True
+
+
+def project_releases(session: Session, project_id: int) -> list[Release]:
+    return list(session.scalars(select(Release).where(Release.project_id == project_id)
+                                .order_by(Release.created_at.desc(), Release.id.desc())))
+
+
+def release_files(session: Session, release: Release) -> list[ReleaseFile]:
+    return list(session.scalars(select(ReleaseFile).where(ReleaseFile.release_id == release.id)
+                                .order_by(ReleaseFile.name)))
+
+
+def find_release_file(session: Session, release: Release, file_id: int) -> ReleaseFile | None:
+    return session.scalar(select(ReleaseFile).where(ReleaseFile.release_id == release.id, ReleaseFile.id == file_id))
+
+
+def parse_headers(values: Sequence[str], content_type: str | None) -> dict[str, str]:
+    headers = {"Content-Type": content_type} if content_type else {}
+    for value in values:
+        key, separator, text = value.partition(":")
+        if not separator:
+            raise ReleaseFileRefused(400, "header value was not formatted correctly")
+        if SPECIAL_WHITESPACE.search(text):
+            raise ReleaseFileRefused(400, "header value must not contain special whitespace characters")
+        headers[key] = text.strip()
+    return headers
+
+
+def add_release_file(session: Session, release: Release, *, name: str, dist: str, data: bytes,
+                     headers: dict[str, str], budget: int) -> ReleaseFile:
+    """A new file of the release; 409 when the name (and dist) is taken, as Sentry answers."""
+    if SPECIAL_WHITESPACE.search(name.rsplit("/", 1)[-1]):
+        raise ReleaseFileRefused(400, "File name must not contain special whitespace characters")
+    taken = session.scalar(select(ReleaseFile.id).where(
+        ReleaseFile.release_id == release.id, ReleaseFile.name == name, ReleaseFile.dist == dist))
+    if taken is not None:
+        raise ReleaseFileRefused(409, ERR_FILE_EXISTS)
+    try:
+        check_budget(session, release.project_id, len(data), budget)
+    except AssembleError as error:
+        raise ReleaseFileRefused(400, str(error)) from None
+    row = ReleaseFile(release_id=release.id, project_id=release.project_id, name=name[:2048], dist=dist,
+                      headers=json.dumps(headers), size=len(data), sha1=hashlib.sha1(data).hexdigest(), data=data)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def store_release_bundle(session: Session, *, organization: str, releases: Sequence[Release], data: bytes,
+                         budget: int) -> None:
+    """The legacy release assemble: the bundle's files become release files of the release (upserted),
+    after Sentry's checks of the manifest's org and release (ReleaseBundlePostAssembler)."""
+    bundle = parse(data)
+    if not bundle.files:
+        return
+    if bundle.attributes.get("org") != organization:
+        raise AssembleError("organization does not match uploaded bundle")
+    version = releases[0].version
+    if bundle.attributes.get("release") != version:
+        raise AssembleError("release does not match uploaded bundle")
+    dist = bundle.attributes.get("dist") or ""
+    for release in releases:
+        check_budget(session, release.project_id, len(data), budget)
+        for file in bundle.files:
+            content = read_member(data, file.path)
+            existing = session.scalar(select(ReleaseFile).where(
+                ReleaseFile.release_id == release.id, ReleaseFile.name == file.url, ReleaseFile.dist == dist))
+            if existing is not None:
+                session.delete(existing)
+                session.flush()
+            session.add(ReleaseFile(release_id=release.id, project_id=release.project_id, name=file.url[:2048],
+                                    dist=dist, headers=json.dumps(file.headers), size=len(content),
+                                    sha1=hashlib.sha1(content).hexdigest(), data=content))

@@ -1,0 +1,122 @@
+"""Real headless Chromium (Selenium) runs the esbuild-minified app with @sentry/browser from a page on a
+loopback port of its own: its error maps through the debug id sentry-cli injected, and the same bug from
+Node groups with it; the legacy `~/` upload maps the page's script by release and URL."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.server.error_tracking.test_browser_sdk import CHROMIUM_FLAGS
+from tests.server.error_tracking.through_api import ErrorsApi
+
+from .sourcemap_app import build, inject, run_node, sentry_cli_2
+
+WAIT_SECONDS = 30
+TITLE = "Error: discount code SPRING expired"
+PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>shop</title>
+<script>window.OUTPOST_APP = JSON.parse(decodeURIComponent(location.hash.slice(1)));</script>
+<script src="static/app.min.js"></script></head><body>shop</body></html>"""
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+        pass
+
+
+@pytest.fixture
+def site(tmp_path) -> Iterator[tuple[str, Path]]:
+    """A loopback site serving index.html and static/ (the build's browser directory, copied in by the test)."""
+    root = tmp_path / "site"
+    (root / "static").mkdir(parents=True)
+    (root / "index.html").write_text(PAGE)
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", root / "static"
+    finally:
+        httpd.shutdown()
+        thread.join()
+        httpd.server_close()
+
+
+@pytest.fixture
+def browser(tmp_path) -> Iterator:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    from tests.server.error_tracking.toolchains import require_tool
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = require_tool("chromium", "chromium")
+    for flag in [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options,
+                              service=Service(executable_path=require_tool("chromedriver", "chromium-driver")))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def open_shop(browser, url: str, *, dsn: str, release: str) -> None:
+    browser.get(f"{url}/index.html#" + json.dumps({"dsn": dsn, "release": release}))
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not browser.execute_script("return window.OUTPOST_SENT === true"):
+        assert time.monotonic() < deadline, browser.get_log("browser") if hasattr(browser, "get_log") else ""
+        time.sleep(0.1)
+
+
+def in_app(api: ErrorsApi, error: dict) -> list[tuple]:
+    frames = api.stack_trace(error)["exceptions"][-1]["frames"]
+    return [(frame["function"], frame["filename"], frame["lineNo"]) for frame in frames if frame["in_app"]]
+
+
+EXPECTED = [("placeOrder", "src/app.js", 15), ("checkout", "src/checkout.js", 4),
+            ("computeTotal", "src/cart.js", 5), ("applyDiscount", "src/pricing.js", 4)]
+
+
+def test_browser_and_node_errors_map_by_debug_id_and_group_as_one(server, upload_project, browser, site, tmp_path):
+    copy = tmp_path / "app"
+    shutil.copytree(inject(build("browser-events")), copy)
+    upload_project.uploader(server).run("sourcemaps", "upload", str(copy))
+    url, static = site
+    shutil.copytree(copy / "browser", static, dirs_exist_ok=True)
+    tracked = upload_project.tracked
+    open_shop(browser, url, dsn=tracked.dsn, release="shop@1.0.0")
+    api = ErrorsApi.of(server, tracked.id)
+    [error] = api.wait_for(1, WAIT_SECONDS)
+    assert (error["title"], error["culprit"]) == (TITLE, "applyDiscount(src/pricing.js)")
+    assert in_app(api, error) == EXPECTED
+    crash = api.stack_trace(error)["exceptions"][-1]["frames"][-1]
+    assert [4, "    throw new Error(`discount code ${code.name} expired`);"] in crash["context"]
+
+    run_node(copy, dsn=tracked.dsn, release="shop@1.0.0")
+    deadline = time.monotonic() + WAIT_SECONDS
+    while api.titled(TITLE)["count"] < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(api.errors()) == 1 and api.titled(TITLE)["count"] == 2
+
+
+def test_the_legacy_url_prefix_maps_the_pages_script_by_release(server, upload_project, browser, site, tmp_path):
+    copy = tmp_path / "app"
+    shutil.copytree(build("browser-legacy"), copy)
+    cli = upload_project.uploader(server, executable=sentry_cli_2())
+    cli.run("releases", "new", "shop@5.0.0")
+    cli.run("releases", "files", "shop@5.0.0", "upload-sourcemaps", str(copy / "browser"), "--url-prefix", "~/static")
+    url, static = site
+    shutil.copytree(copy / "browser", static, dirs_exist_ok=True)
+    open_shop(browser, url, dsn=upload_project.tracked.dsn, release="shop@5.0.0")
+    api = ErrorsApi.of(server, upload_project.tracked.id)
+    [error] = api.wait_for(1, WAIT_SECONDS)
+    assert in_app(api, error) == EXPECTED
