@@ -9,27 +9,27 @@ Failures answer Sentry's `{"detail": ...}` bodies.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from outpost_server import http_errors
 from outpost_server.accounts import access
-from outpost_server.accounts.models import PersonalAccessToken, Project, User
+from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project, project_access_level, visible_projects_stmt
+from outpost_server.auth import TokenRefused, admit, resolve_token
 from outpost_server.db import SessionDep, parse_id
 from outpost_server.error_tracking.models import TrackedError
-from outpost_server.security import token_digest
 
 NOT_FOUND = "The requested resource does not exist"
 NO_PERMISSION = "You do not have permission to perform this action."
 SLUG_SEPARATOR = "~"
 READ_SCOPES = frozenset({"org:read", "project:read", "event:read"})
 WRITE_SCOPES = READ_SCOPES | {"event:write"}
+# Sentry's bodies for a refused token; any other reason is a user who is not active.
+SENTRY_REFUSALS = {"unknown": "Invalid token", "revoked": "Invalid token", "expired": "Token expired"}
 
 
 def detail(status: int, text: str) -> http_errors.ApiError:
@@ -62,15 +62,12 @@ def authenticate(request: Request, session: SessionDep) -> Caller:
     scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not credentials.strip():
         raise detail(401, "Authentication credentials were not provided.")
-    digest = token_digest(credentials.strip(), request.app.state.secret_key)
-    token = session.scalar(select(PersonalAccessToken).where(PersonalAccessToken.token_digest == digest))
-    if token is None or token.revoked:
-        raise detail(401, "Invalid token")
-    if token.is_expired(dt.date.today()):
-        raise detail(401, "Token expired")
-    if token.user.state != "active":
-        raise detail(401, "User inactive or deleted")
-    request.state.user_id = token.user_id
+    try:
+        token = resolve_token(request, session, credentials.strip())
+    except TokenRefused as refused:
+        raise detail(401, SENTRY_REFUSALS.get(refused.reason, "User inactive or deleted")) from None
+    assert token is not None
+    admit(request, token)
     return Caller(token.user, sentry_scopes(list(token.scopes)))
 
 
