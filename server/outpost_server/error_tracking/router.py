@@ -5,9 +5,6 @@ from __future__ import annotations
 from fastapi import APIRouter, FastAPI, Request, Response
 
 from outpost_server import http_errors
-from outpost_server.accounts import access
-from outpost_server.accounts.models import Project, User
-from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
@@ -15,6 +12,7 @@ from outpost_server.params import Param, Params, ParamsDep, body_params, query_p
 from outpost_server.urls import public_base_url
 
 from . import authentication, collector, service
+from .access import managed_project
 from .entities import client_key_entity, setting_entity
 from .external.sentry_settings import EXTERNAL_SENTRY_PARAMS, apply_external_params
 from .origins import parse_allowed_origins
@@ -28,14 +26,6 @@ router.include_router(collector.router)
 
 def install(app: FastAPI) -> None:
     collector.install(app)
-
-
-def _operations_project(session, ident: str, user: User) -> Project:
-    """GitLab's `authorize! :admin_operations`: Maintainer+, and the Monitor feature must be on."""
-    project = find_project_for(session, ident, user, access.MAINTAINER)
-    if project.monitor_access_level == "disabled" and not user.is_admin:
-        raise http_errors.forbidden()
-    return project
 
 
 def _required_bool(params: Params, name: str) -> bool:
@@ -61,7 +51,7 @@ def _setting_changed(request: Request) -> None:
 
 @router.get("/projects/{project_id}/error_tracking/settings", openapi_extra=query_params())
 def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, project_id: str):
-    project = _operations_project(session, project_id, user)
+    project = managed_project(session, project_id, user)
     setting = service.get_setting(session, project=project)
     if setting is None:
         raise http_errors.not_found("Error Tracking Setting")
@@ -72,7 +62,7 @@ def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, projec
     Param("active", "boolean", required=True), Param("integrated", "boolean"), *SETTINGS_PARAMS))
 def patch_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                                  project_id: str):
-    project = _operations_project(session, project_id, user)
+    project = managed_project(session, project_id, user)
     active = _required_bool(params, "active")
     integrated = params.bool("integrated")
     setting = service.save_setting(session, project=project, enabled=active, integrated=integrated)
@@ -89,7 +79,7 @@ def patch_error_tracking_setting(request: Request, session: SessionDep, user: Cu
     Param("active", "boolean", required=True), Param("integrated", "boolean", required=True), *SETTINGS_PARAMS))
 def put_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                                project_id: str):
-    project = _operations_project(session, project_id, user)
+    project = managed_project(session, project_id, user)
     missing = [name for name in ("active", "integrated") if params.raw(name) is None]
     if missing:
         raise http_errors.missing_params(*missing)
@@ -106,7 +96,7 @@ def put_error_tracking_setting(request: Request, session: SessionDep, user: Curr
 @router.get("/projects/{project_id}/error_tracking/client_keys", dependencies=[PAGINATED],
             openapi_extra=query_params())
 def list_client_keys(request: Request, response: Response, session: SessionDep, user: CurrentUserDep, project_id: str):
-    project = _operations_project(session, project_id, user)
+    project = managed_project(session, project_id, user)
     keys = paginate(session, service.client_keys_query(project=project), request, response)
     base_url = public_base_url(request)
     return [client_key_entity(key, base_url=base_url) for key in keys]
@@ -114,7 +104,7 @@ def list_client_keys(request: Request, response: Response, session: SessionDep, 
 
 @router.post("/projects/{project_id}/error_tracking/client_keys", status_code=201, openapi_extra=body_params())
 def create_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str):
-    project = _operations_project(session, project_id, user)
+    project = managed_project(session, project_id, user)
     key = service.create_client_key(session, project=project)
     _setting_changed(request)
     return client_key_entity(key, base_url=public_base_url(request))
@@ -122,7 +112,7 @@ def create_client_key(request: Request, session: SessionDep, user: CurrentUserDe
 
 @router.delete("/projects/{project_id}/error_tracking/client_keys/{key_id}", openapi_extra=query_params())
 def delete_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str, key_id: str):
-    project = _operations_project(session, project_id, user)
+    project = managed_project(session, project_id, user)
     key = service.find_client_key(session, project=project, key_id=key_id)
     if key is None:
         raise http_errors.record_not_found()
