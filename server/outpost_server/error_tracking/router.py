@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI, Request, Response
+from sqlalchemy.orm import Session
 
 from outpost_server import http_errors
 from outpost_server.auth import CurrentUserDep
-from outpost_server.db import SessionDep
+from outpost_server.db import SessionDep, after_commit
 from outpost_server.pagination import PAGINATED, paginate
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.urls import public_base_url
@@ -45,8 +46,10 @@ def _apply_allowed_origins(session, setting, params: Params) -> None:
     service.save_allowed_origins(session, setting=setting, origins=origins)
 
 
-def _setting_changed(request: Request) -> None:
-    authentication.forget_access(request.app)
+def _setting_changed(request: Request, session: Session) -> None:
+    """Forget the cached collector access once the change is committed: forgetting it earlier would let
+    a lookup in between cache the old state again."""
+    after_commit(session, lambda: authentication.forget_access(request.app))
 
 
 @router.get("/projects/{project_id}/error_tracking/settings", openapi_extra=query_params())
@@ -71,7 +74,7 @@ def patch_error_tracking_setting(request: Request, session: SessionDep, user: Cu
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
     _apply_allowed_origins(session, setting, params)
     session.commit()
-    _setting_changed(request)
+    _setting_changed(request, session)
     return setting_entity(setting)
 
 
@@ -89,7 +92,7 @@ def put_error_tracking_setting(request: Request, session: SessionDep, user: Curr
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
     _apply_allowed_origins(session, setting, params)
     session.commit()
-    _setting_changed(request)
+    _setting_changed(request, session)
     return setting_entity(setting)
 
 
@@ -106,7 +109,7 @@ def list_client_keys(request: Request, response: Response, session: SessionDep, 
 def create_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str):
     project = managed_project(session, project_id, user)
     key = service.create_client_key(session, project=project)
-    _setting_changed(request)
+    _setting_changed(request, session)
     return client_key_entity(key, base_url=public_base_url(request))
 
 
@@ -118,5 +121,5 @@ def delete_client_key(request: Request, session: SessionDep, user: CurrentUserDe
         raise http_errors.record_not_found()
     body = client_key_entity(key, base_url=public_base_url(request))
     service.delete_client_key(session, key=key)
-    _setting_changed(request)
+    _setting_changed(request, session)
     return body
