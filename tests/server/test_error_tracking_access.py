@@ -7,6 +7,8 @@ endpoints, GraphQL, Sentry's web API and its issue endpoint; a user who is not a
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 
@@ -14,6 +16,7 @@ from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 from tests.server.graphql.support import data_of, graphql
 from tests.support import ApiHelper
 
+NEXT_PAGE = re.compile(r'<(?P<url>[^>]+)>; rel="next"; results="true"')
 SENTRY_ERRORS = "query($p: ID!) { project(fullPath: $p) { sentryErrors { errors { nodes { title } } } } }"
 
 
@@ -75,6 +78,12 @@ def test_a_non_member_reads_no_projects_errors(server, api, projects):
 
 def test_the_sentry_project_list_names_every_project_for_an_administrator(server, api, projects):
     _, admin_token = api.user(admin=True)
+    listed = set()
     with httpx.Client(base_url=server.url + "/api/0", headers={"Authorization": f"Bearer {admin_token}"}) as sentry:
-        listed = {(item["organization"]["slug"], item["slug"]) for item in sentry.get("/projects/").json()}
+        url: str | None = "/projects/"
+        while url:
+            page = sentry.get(url)
+            listed |= {(item["organization"]["slug"], item["slug"]) for item in page.json()}
+            following = NEXT_PAGE.search(page.headers["link"])
+            url = following["url"] if following else None
     assert {_sentry_slugs(project["path_with_namespace"]) for project in projects} <= listed

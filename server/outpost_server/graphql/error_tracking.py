@@ -17,7 +17,7 @@ from ariadne import EnumType, ObjectType
 from graphql import GraphQLError, GraphQLResolveInfo
 
 from outpost_server.accounts.models import Project
-from outpost_server.error_tracking import service
+from outpost_server.error_tracking import settings
 from outpost_server.error_tracking.access import may_read
 from outpost_server.error_tracking.web import reading
 from outpost_server.graphql import global_ids
@@ -70,7 +70,7 @@ def resolve_project_detailed_error(project: Project, info: GraphQLResolveInfo, i
 
 @collection_type.field("externalUrl")
 def resolve_external_url(collection: Collection, _info: GraphQLResolveInfo) -> str | None:
-    setting = service.get_setting(collection.context.session, project=collection.project)
+    setting = settings.get_setting(collection.context.session, project=collection.project)
     return setting.sentry_external_url if setting is not None else None
 
 

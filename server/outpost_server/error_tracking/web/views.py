@@ -19,7 +19,7 @@ from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
-from outpost_server.error_tracking import service
+from outpost_server.error_tracking import settings, tracked_errors
 from outpost_server.error_tracking.access import may_manage, may_read
 from outpost_server.error_tracking.external import mapping
 from outpost_server.error_tracking.external.sentry_settings import (
@@ -134,7 +134,7 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
     else:
         error = _read(reading.stored_error, source, issue_id)
         updated = error.status != status
-        service.update_error_status(session, error=error, status=status)
+        tracked_errors.update_error_status(session, error=error, status=status)
         session.commit()
     return {"result": {"updated": updated, "closed_issue_iid": None, "status": "success"}}
 
@@ -149,7 +149,7 @@ def external_projects(request: Request, session: SessionDep, user: CurrentUserDe
     if token and set(token) == {"*"}:
         # The masked token stands for the stored one only towards the host it was stored for, as in
         # GitLab's ListProjectsService: anywhere else it would hand the token to whoever runs that host.
-        setting = service.get_setting(session, project=project)
+        setting = settings.get_setting(session, project=project)
         stored = None
         if setting is not None and setting.api_url and same_origin(setting.api_url, api_host):
             stored = stored_token(setting, request.app.state.secret_key)
