@@ -171,6 +171,7 @@ class AlertsPage(QWidget):
         # The editor is taller than the window's default 700 pixels leave it: it scrolls instead of
         # making the whole error tracking tab (and so the window) taller than the screen area.
         scroller = QScrollArea()
+        scroller.setAccessibleName("Rule editor")
         scroller.setWidgetResizable(True)
         scroller.setWidget(editor)
         return scroller
