@@ -31,6 +31,7 @@ class ServerConfig(BaseSettings):
     secret_key: str = ""
     # When set, an administrator "root" exists with this personal access token (scope api).
     root_token: str = ""
+    # Level of the structured request log on stderr.
     log_level: str = "INFO"
     # Bounds on a client before its request starts: the request line and headers together (431 beyond),
     # the seconds to send them after connecting or after the previous response (then the connection is
