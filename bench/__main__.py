@@ -16,11 +16,12 @@ BENCHMARKS = {
     "error_refresh_stall": "UI stall while the error list refreshes under 500 events/s vs the idle tab's stall",
     "startup": "packaged app start-up vs a minimal PySide6 window built the same way (builds both)",
     "source_maps": "digest rate of @sentry/node events mapped through their bundle vs the same events unmapped",
+    "alert_rules": "digest rate of a project with 10 alert rules vs one without",
     "prune": "ingestion latency while a pass prunes a 30,000-event backlog vs without pruning",
     "soak": "ingestion plus API traffic for two minutes; fails on loss, 500s or memory growth",
 }
 DEFAULT = ["variables_import", "export_save_stall", "error_refresh_stall", "exports", "ingest", "error_list",
-           "sentry_events", "source_maps", "prune"]
+           "sentry_events", "source_maps", "alert_rules", "prune"]
 
 
 def main(names: list[str]) -> int:

@@ -26,11 +26,11 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.ingest import counted_events, outpost_store_path, prepare_project, run_load, start_outpost, stop
+from bench.digest_rate import digest_rate
+from bench.ingest import counted_events, outpost_store_path, prepare_project, start_outpost, stop
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 APP = REPO_ROOT / "tests" / "fixtures" / "sourcemap_app"
-TIME_LIMIT = 120.0
 
 
 def build_app(out: str) -> Path:
@@ -72,15 +72,6 @@ def requests_for(event: dict, count: int, project_id: int, public_key: str) -> l
                 f"Content-Length: {len(body)}\r\n\r\n")
         requests.append(head.encode() + body)
     return requests
-
-
-def digest_rate(port: int, database: Path, project_id: int, requests: list[bytes], concurrency: int) -> float:
-    before = counted_events(database, project_id)[0]
-    run = run_load(port, [requests], concurrency, TIME_LIMIT)
-    deadline = time.time() + TIME_LIMIT
-    while counted_events(database, project_id)[0] - before < run["accepted"] and time.time() < deadline:
-        time.sleep(0.02)
-    return (counted_events(database, project_id)[0] - before) / (time.time() - run["started"])
 
 
 def main(argv: list[str] | None = None) -> int:

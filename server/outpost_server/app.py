@@ -42,6 +42,7 @@ from outpost_server.exports.router import router as exports_router
 from outpost_server.graphql.router import router as graphql_router
 from outpost_server.middleware import RequestMiddleware
 from outpost_server.migrations import upgrade_database
+from outpost_server.request_throttle import Throttle, UnauthenticatedThrottles
 from outpost_server.sentry_api.router import router as sentry_api_router
 from outpost_server.source_maps.router import router as source_maps_router
 from outpost_server.variables.router import router as variables_router
@@ -124,6 +125,14 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
         bans.start()
         workers.push_async_callback(bans.stop)
         app.state.auth_bans = bans
+        throttles = UnauthenticatedThrottles(app.state.engine, [
+            Throttle("throttle_unauthenticated_api", config.throttle_unauthenticated_api_requests_per_period,
+                     config.throttle_unauthenticated_api_period_in_seconds),
+            Throttle("throttle_unauthenticated_web", config.throttle_unauthenticated_web_requests_per_period,
+                     config.throttle_unauthenticated_web_period_in_seconds)])
+        throttles.start()
+        workers.push_async_callback(throttles.stop)
+        app.state.unauthenticated_throttles = throttles
         # The collector's spool writer and digester (error_tracking/pipeline), and its shared rate limit.
         await workers.enter_async_context(running_pipeline(app))
         limit = config.error_tracking_rate_limit_per_minute

@@ -75,19 +75,26 @@ class BanList:
 
 
 class BanGate:
-    """ASGI middleware answering banned addresses before anything else runs."""
+    """ASGI middleware answering banned addresses, and requests over the unauthenticated throttles
+    (request_throttle.py), before anything else runs."""
 
     def __init__(self, app) -> None:
         self.app = app
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "http" and not scope["path"].startswith(UNGATED_PREFIX):
-            bans: BanList | None = getattr(scope["app"].state, "auth_bans", None) if "app" in scope else None
+        if scope["type"] == "http" and not scope["path"].startswith(UNGATED_PREFIX) and "app" in scope:
+            state = scope["app"].state
+            bans: BanList | None = getattr(state, "auth_bans", None)
             client = scope.get("client")
             retry_after = bans.retry_after(client[0] if client else None) if bans is not None else None
-            if retry_after is not None:
-                await send({"type": "http.response.start", "status": 429, "headers": [
-                    (b"content-type", b"text/plain"), (b"retry-after", str(retry_after).encode())]})
+            headers = None if retry_after is None else [(b"retry-after", str(retry_after).encode())]
+            throttles = getattr(state, "unauthenticated_throttles", None)
+            if headers is None and throttles is not None:
+                headers = await throttles.refusal(scope)
+            if headers is not None:
+                # GitLab's throttled answer (Rack::Attack's throttled_responder).
+                await send({"type": "http.response.start", "status": 429,
+                            "headers": [(b"content-type", b"text/plain"), *headers]})
                 await send({"type": "http.response.body", "body": b"Retry later\n"})
                 return
         await self.app(scope, receive, send)

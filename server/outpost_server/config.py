@@ -10,6 +10,7 @@ import secrets
 from functools import lru_cache
 from pathlib import Path
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -35,6 +36,7 @@ class ServerConfig(BaseSettings):
     secret_key: str = ""
     # When set, an administrator "root" exists with this personal access token (scope api).
     root_token: str = ""
+    # Level of the structured request log on stderr.
     log_level: str = "INFO"
     # Bounds on a client before its request starts: the request line and headers together (431 beyond),
     # the seconds to send them after connecting or after the previous response (then the connection is
@@ -49,6 +51,14 @@ class ServerConfig(BaseSettings):
     auth_ban_window_seconds: float = 60.0
     auth_ban_seconds: float = 3600.0
     auth_ban_allowlist: str = "127.0.0.1,::1"
+    # GitLab's unauthenticated request rate limits (Rack::Attack's throttle_unauthenticated_api and
+    # throttle_unauthenticated_web): requests carrying no token from one address, per period, to /api/
+    # paths and to the others; beyond, 429 `Retry later` until the period ends. 0 requests = off, GitLab's
+    # default (its suggested values: 3600 per 3600 seconds). The collector has its own limits.
+    throttle_unauthenticated_api_requests_per_period: int = Field(default=0, ge=0)
+    throttle_unauthenticated_api_period_in_seconds: int = Field(default=3600, ge=1)
+    throttle_unauthenticated_web_requests_per_period: int = Field(default=0, ge=0)
+    throttle_unauthenticated_web_period_in_seconds: int = Field(default=3600, ge=1)
     # How long a request waits for the database (SQLite's write lock, a pooled connection, a turn among
     # the writes) before it is answered 503 with Retry-After.
     database_wait_seconds: float = 5.0

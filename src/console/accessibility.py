@@ -13,12 +13,14 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSpinBox,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QLabel,
     QLayout,
     QLineEdit,
     QPlainTextEdit,
+    QSpinBox,
     QTabBar,
     QTabWidget,
     QTextEdit,
@@ -96,6 +98,10 @@ def describe(widget: QWidget) -> str:
         return _labelled_by(widget) or widget.placeholderText() or widget.toolTip()
     if isinstance(widget, QAbstractItemView):
         return _labelled_by(widget) or _enclosing_title(widget) or widget.toolTip()
+    if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
+        # A count beside a check box ("at least [5] events of one error") is named by its unit.
+        return (_labelled_by(widget) or widget.toolTip()
+                or " ".join(part.strip() for part in (widget.prefix(), widget.suffix()) if part.strip()))
     return _labelled_by(widget) or widget.toolTip()
 
 

@@ -182,3 +182,15 @@ async def test_request_after_the_servers_idle_timeout_succeeds(server):
         assert (await client.get_user())["username"] == "root"
         await asyncio.sleep(5.2)
         assert (await client.get_user())["username"] == "root"
+
+
+@pytest.mark.asyncio
+async def test_work_of_a_closed_connection_ends_as_cancelled_not_as_an_error(server):
+    # A reconnect closes the old client while its pages may still be loading: their requests are moot.
+    client = ApiClient(server.url, server.root_token)
+    pending = asyncio.gather(*(client.get_json("/user") for _ in range(5)), return_exceptions=True)
+    await client.aclose()
+    outcomes = await pending
+    assert outcomes and all(isinstance(outcome, asyncio.CancelledError) for outcome in outcomes), outcomes
+    with pytest.raises(asyncio.CancelledError):
+        await client.get_json("/version")

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import signal
 import socket
+import sqlite3
 import threading
 import time
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 
 from tests.e2e.databases import database_url, inconsistencies, stored_event_ids
@@ -159,3 +161,40 @@ def _wait_until_refusing_connections(server: RunningServer, timeout: float = 30)
             return
         time.sleep(0.02)
     raise AssertionError("the server kept accepting connections after the signal")
+
+
+def test_an_event_being_written_when_the_grace_ends_is_answered_as_kept(tmp_path):
+    # The spool's write lock, held from outside, keeps the event's write going past the grace period;
+    # the write then succeeds, so the answer must say so (200) rather than ask for a retry (503).
+    data_dir = tmp_path / "server"
+    server = launch_server(data_dir, extra_env={"OUTPOST_SHUTDOWN_GRACE_SECONDS": "1"})
+    try:
+        api = ApiHelper(server)
+        project = api.project()
+        key = enable_error_tracking(api.root, project["id"])
+        event = sentry_event()
+        headers, body = store_request(key["public_key"], event)
+        answers: list = []
+        blocker = sqlite3.connect(data_dir / "ingest-spool.sqlite3", isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")
+        sender = threading.Thread(target=lambda: answers.append(
+            httpx.post(server.url + store_path(project["id"]), headers=headers, content=body, timeout=60)))
+        sender.start()
+        time.sleep(0.5)
+        server.process.send_signal(signal.SIGTERM)
+        time.sleep(2.0)  # the grace period ends while the write waits for the lock
+        blocker.execute("ROLLBACK")
+        blocker.close()
+        sender.join(timeout=60)
+        exit_code = server.process.wait(timeout=60)
+        log = server.log_text()
+    finally:
+        server.stop()
+    assert exit_code == 0, log[-3000:]
+    assert [(answer.status_code, answer.json()) for answer in answers] == [(200, {"id": event["event_id"]})]
+    restarted = launch_server(data_dir)
+    try:
+        restarted.wait_for_digest()
+        assert stored_event_ids(database_url(restarted), project["id"]) == [event["event_id"]]
+    finally:
+        restarted.stop()

@@ -88,6 +88,8 @@ PUT    /application/plan_limits                            401  403      401    
 GET    /application/settings                               401  200      401     403   403      403       403        403   200   403       403
 GET    /error_tracking/ingestion                           401  200      401     403   403      403       403        403   200   403       403
 PUT    /application/settings                               401  403      401     403   403      403       403        403   200   403       403
+GET    /application/mail                                   401  200      401     403   403      403       403        403   200   403       403
+POST   /application/mail/test                              401  403      401     403   403      403       403        403   400   403       403
 POST   /projects/{project}/security/reports                401  403      401     403   403      201       201        201   201   201       404
 GET    /projects/{project}/vulnerabilities                 401  200      401     403   403      200       200        200   200   200       404
 GET    /vulnerabilities/{vulnerability}                    401  200      401     403   403      200       200        200   200   200       404

@@ -23,7 +23,8 @@ COMPOSITION = {"outpost_server.app", "outpost_server.cli", "outpost_server.demo"
 SHARED = "(top level)"
 # Top-level modules that resolve the request's user, and so read accounts.
 AUTH = "(auth)"
-AUTH_MODULES = {"outpost_server.auth", "outpost_server.auth_bans", "outpost_server.middleware"}
+AUTH_MODULES = {"outpost_server.auth", "outpost_server.auth_bans", "outpost_server.request_throttle",
+                "outpost_server.middleware"}
 BOTTOM = {SHARED, "compat"}
 ALLOWED: dict[str, set[str]] = {
     "compat": set(),

@@ -140,3 +140,16 @@ class AuthFailure(Base):
     window_started_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
     failures: Mapped[int] = mapped_column(Integer, default=0)
     banned_until: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+
+
+class UnauthenticatedRequestWindow(Base):
+    """Requests without credentials from one address in one window of one throttle (GitLab's
+    throttle_unauthenticated_api and _web), summed over every process and replica."""
+
+    __tablename__ = "unauthenticated_request_windows"
+
+    throttle: Mapped[str] = mapped_column(String(32), primary_key=True)
+    ip: Mapped[str] = mapped_column(String(64), primary_key=True)
+    # Windows of the throttle's period since the epoch.
+    window: Mapped[int] = mapped_column(Integer, primary_key=True)
+    requests: Mapped[int] = mapped_column(Integer, default=0)

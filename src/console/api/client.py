@@ -7,6 +7,7 @@ dependency, so it runs on qasync's loop in the console and on plain asyncio in t
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -88,10 +89,18 @@ class ApiClient:
         headers: Mapping[str, str] | None = None,
     ) -> httpx.Response:
         """Send one request; raise an ``ApiError`` subclass for any failure."""
+        if self._http.is_closed:
+            # The connection this work was started for has been replaced (reconnect, sign-out): the work is
+            # moot, as if it had been cancelled along with the connection.
+            raise asyncio.CancelledError(f"the connection to {self.base_url} was closed")
         try:
             response = await self._http.request(method, path, params=params, json=json, data=data, headers=headers)
         except (httpx.TransportError, httpx.InvalidURL) as exc:
             raise error_from_transport(exc, url=self.base_url) from exc
+        except RuntimeError:
+            if self._http.is_closed:  # closed while this request waited for its turn
+                raise asyncio.CancelledError(f"the connection to {self.base_url} was closed") from None
+            raise
         if response.is_error:
             raise error_from_response(response, url=self.base_url)
         return response

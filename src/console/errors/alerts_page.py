@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableView,
@@ -167,7 +168,13 @@ class AlertsPage(QWidget):
         form.addRow("", buttons)
         form.addRow("", self.problems)
         form.addRow("", self.result)
-        return editor
+        # The editor is taller than the window's default 700 pixels leave it: it scrolls instead of
+        # making the whole error tracking tab (and so the window) taller than the screen area.
+        scroller = QScrollArea()
+        scroller.setAccessibleName("Rule editor")
+        scroller.setWidgetResizable(True)
+        scroller.setWidget(editor)
+        return scroller
 
     # --- the editor -------------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from console.errors.access import MAINTAINER_ONLY
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.models import FREQUENCY_ROLE, HIDDEN_DSN, ClientKeyModel, ErrorListModel
 from console.errors.stacktrace import ERROR_LINE_ROLE, IN_APP_ROLE, LIBRARY_GROUP_ROLE
+from console.main_window import DEFAULT_SIZE
 from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
@@ -133,6 +134,18 @@ def test_ignore_from_the_list(qtbot, make_root_tab, server, api):
     qtbot.waitUntil(lambda: page.model.rowCount() == 0, timeout=WAIT)
     page.status.setCurrentIndex(page.status.findData("ignored"))
     qtbot.waitUntil(lambda: titles(page.model) == ["disk almost full"], timeout=WAIT)
+
+
+def test_every_page_fits_in_the_default_window(make_root_tab):
+    # The pages share one stack, so the tallest page's minimum decides how small the tab can be; the
+    # menu bar, tab bars and status bar need the rest of the default window's height.
+    root_tab = make_root_tab()
+    width, height = DEFAULT_SIZE
+    too_big = {root_tab.pages.tabText(index): root_tab.pages.widget(index).minimumSizeHint()
+               for index in range(root_tab.pages.count())
+               if root_tab.pages.widget(index).minimumSizeHint().height() > height - 200
+               or root_tab.pages.widget(index).minimumSizeHint().width() > width - 40}
+    assert too_big == {}
 
 
 def test_scrolling_loads_more_pages(qtbot, make_root_tab, server, api):

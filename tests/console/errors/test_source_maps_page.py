@@ -75,3 +75,20 @@ def test_a_developer_cannot_delete(qtbot, qloop_running, context, server):
     qtbot.waitUntil(lambda: page.notice.isVisible(), timeout=WAIT)
     assert "Only Maintainers and Owners" in page.notice.text()
     assert [row for row in _rows(page.tree) if row.data(0, TARGET_ROLE)]
+
+
+def test_a_frame_that_could_not_be_mapped_says_why(qtbot, qloop_running, context, server):
+    # Debug ids injected but the bundle never uploaded: the frames stay minified and say so.
+    project = make_upload_project(server, server_sessionmaker(server))
+    built = inject(build("console-never-uploaded"))
+    run_node(built, dsn=project.tracked.dsn, release="shop@1.0.0")
+    server.wait_for_digest()
+    connect(qtbot, context, server.url, server.root_token)
+    tab = open_tab(qtbot, context)
+    errors = select_only_error(qtbot, tab, f"{project.organization}/{project.slug}")
+    view = errors.detail.stack_trace
+    qtbot.waitUntil(lambda: any("app.min.js in " in item.text(0) for item in _rows(view)), timeout=WAIT)
+    unmapped = [item.text(0) for item in _rows(view) if "app.min.js in " in item.text(0)]
+    debug_id = debug_id_of(built / "node" / "app.min.js")
+    assert unmapped and all(f"(not mapped: no bundle for debug id {debug_id})" in label for label in unmapped), unmapped
+    assert not any(item.text(0).startswith("src/pricing.js") for item in _rows(view))

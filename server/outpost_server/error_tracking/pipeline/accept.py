@@ -118,7 +118,17 @@ class SpoolWriter:
             raise SpoolFull(retry_after=FULL_RETRY_AFTER_SECONDS)
         future = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Waiting(entry, future))
-        await future
+        try:
+            await asyncio.shield(future)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():
+                raise
+            # Cancelled while its entry was being written (the shutdown grace ended): the entry is written
+            # all the same, so wait for the write and answer what happened rather than a 503 that says
+            # "retry" for an event that was kept.
+            task.uncancel()
+            await future
 
     async def _flush_refusals_now_and_then(self) -> None:
         """Refusals are counted with the next commit; without one, they are written within a second."""
