@@ -74,45 +74,77 @@ def _scope_allows(scopes: set[str], request: Request) -> bool:
     return path == SELF_TOKEN_PATH + "/rotate" and request.method == "POST" and "self_rotate" in scopes
 
 
-def valid_token(request: Request, session: Session) -> PersonalAccessToken | None:
-    """The request's token when it is valid and its user active; None without a token.
+class TokenRefused(Exception):
+    """A presented token that may not be used; each API answers it with its own body.
 
-    Raises GitLab's 401 for an unknown, revoked or expired token and 403 for a user who is not active.
-    Scopes are the caller's to check (the REST API and GraphQL allow different ones).
+    `reason` is "unknown", "revoked", "expired" or, for a user who is not active, the user's state.
     """
-    token = extract_token(request)
-    if token is None:
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+    @property
+    def user_inactive(self) -> bool:
+        return self.reason not in ("unknown", "revoked", "expired")
+
+
+def resolve_token(request: Request, session: Session, secret: str | None) -> PersonalAccessToken | None:
+    """The one lookup of a token for every API (REST, GraphQL, Sentry's): None without a token.
+
+    Raises TokenRefused for an unknown, revoked or expired token and for a user who is not active;
+    the first three count towards the address's ban (auth_bans.py). Scopes are the caller's to check,
+    and the caller calls `admit` once they pass.
+    """
+    if secret is None:
         return None
-    digest = token_digest(token, request.app.state.secret_key)
-    pat = token_by_digest(session, digest)
-    if pat is None or pat.revoked or pat.is_expired(dt.date.today()):
-        _count_failure(request)
+    pat = token_by_digest(session, token_digest(secret, request.app.state.secret_key))
     if pat is None:
-        raise http_errors.unauthorized()
+        raise _counted(request, TokenRefused("unknown"))
     if pat.revoked:
-        raise _invalid_token("Token was revoked. You have to re-authorize from the user.")
+        raise _counted(request, TokenRefused("revoked"))
     if pat.is_expired(dt.date.today()):
-        raise _invalid_token("Token is expired. You can either do re-authorization or token refresh.")
+        raise _counted(request, TokenRefused("expired"))
     if pat.user.state != "active":
-        raise http_errors.forbidden(ACCESS_DENIED.get(pat.user.state))
+        raise TokenRefused(pat.user.state)
     return pat
 
 
-def _count_failure(request: Request) -> None:
+def _counted(request: Request, refused: TokenRefused) -> TokenRefused:
     """Failed authentications count towards the address's ban (auth_bans.py)."""
     bans = getattr(request.app.state, "auth_bans", None)
     if bans is not None:
         bans.failed(request.client.host if request.client else None)
+    return refused
+
+
+def admit(request: Request, pat: PersonalAccessToken) -> None:
+    """The token is used: last_used_at moves and the request log names its user."""
+    note_token_use(pat)
+    request.state.user_id = pat.user_id
+
+
+def _rest_refusal(refused: TokenRefused) -> http_errors.ApiError:
+    """GitLab's API guard bodies."""
+    if refused.reason == "unknown":
+        return http_errors.unauthorized()
+    if refused.reason == "revoked":
+        return _invalid_token("Token was revoked. You have to re-authorize from the user.")
+    if refused.reason == "expired":
+        return _invalid_token("Token is expired. You can either do re-authorization or token refresh.")
+    return http_errors.forbidden(ACCESS_DENIED.get(refused.reason))
 
 
 def authenticate(request: Request, session: SessionDep) -> Principal | None:
-    pat = valid_token(request, session)
+    try:
+        pat = resolve_token(request, session, extract_token(request))
+    except TokenRefused as refused:
+        raise _rest_refusal(refused) from None
     if pat is None:
         return None
     if not _scope_allows(set(pat.scopes), request):
         raise _insufficient_scope()
-    note_token_use(pat)
-    request.state.user_id = pat.user_id
+    admit(request, pat)
     return Principal(user=pat.user, token=pat)
 
 

@@ -11,6 +11,7 @@ import socket
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from outpost_server import __version__
 
@@ -62,7 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
 def config_from(args: argparse.Namespace):
     from outpost_server.config import ServerConfig
 
-    overrides = {}
+    overrides: dict[str, Any] = {}
+    if getattr(args, "host", None):
+        overrides["host"] = args.host
+    for name in ("port", "workers"):
+        if getattr(args, name, None) is not None:
+            overrides[name] = getattr(args, name)
     if getattr(args, "database_url", None):
         overrides["database_url"] = args.database_url
     if getattr(args, "data_dir", None):
@@ -80,9 +86,8 @@ def configure_logging(level: str) -> None:
 def run_serve(args: argparse.Namespace) -> int:
     # Until the server exists there is nothing to finish: a stop signal ends start-up quietly.
     _on_stop_signals(lambda *_: sys.exit(0))
-    host = args.host or os.environ.get("OUTPOST_HOST", "127.0.0.1")
-    port = args.port if args.port is not None else int(os.environ.get("OUTPOST_PORT", "8080"))
-    workers = worker_count(args.workers if args.workers is not None else os.environ.get("OUTPOST_WORKERS", "1"))
+    config = config_from(args)
+    host, port, workers = config.host, config.port, worker_count(config.workers)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP explicitly: asyncio only enables TCP_NODELAY on sockets that say so, and without it
     # every request on a kept-alive connection waits for a delayed ACK.
@@ -91,7 +96,6 @@ def run_serve(args: argparse.Namespace) -> int:
     sock.bind((host, port))
     shown_host = f"[{host}]" if family == socket.AF_INET6 else host
     listening = f"Listening on http://{shown_host}:{sock.getsockname()[1]}"
-    config = config_from(args)
     configure_logging(config.log_level)
     if workers > 1:
         from outpost_server.workers import serve_with_workers

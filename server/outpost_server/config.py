@@ -17,6 +17,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class ServerConfig(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="OUTPOST_", extra="ignore")
 
+    # `serve`: the address and port to listen on (port 0 picks a free one), and the server processes:
+    # a number, or "auto" for one per CPU. The command line's --host, --port and --workers win.
+    host: str = "127.0.0.1"
+    port: int = 8080
+    workers: str = "1"
     # Where the SQLite database and the generated secret key live.
     data_dir: Path = Path(".data")
     # SQLAlchemy URL; empty means SQLite in data_dir. PostgreSQL: postgresql+psycopg://user:pw@host/db

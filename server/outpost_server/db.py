@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any, cast
 
@@ -97,6 +97,12 @@ def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+def after_commit(session: Session, action: Callable[[], None]) -> None:
+    """Runs `action` once the session's transaction commits (never if it rolls back): for side effects,
+    such as forgetting a cache, that another request must not see before the change is visible."""
+    event.listen(session, "after_commit", lambda _session: action(), once=True)
 
 
 def changed_rows(result: Result[Any]) -> int:

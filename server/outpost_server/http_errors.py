@@ -48,10 +48,6 @@ def conflict() -> ApiError:
     return _message(409, "Conflict")
 
 
-def unprocessable(reason: str | None = None) -> ApiError:
-    return _message(422, "Unprocessable Entity", reason)
-
-
 def too_many_requests(retry_after: int) -> ApiError:
     return ApiError(429, {"message": "429 Too Many Requests"}, {"Retry-After": str(retry_after)})
 
@@ -78,7 +74,3 @@ def invalid_value(name: str) -> ApiError:
 
 def route_not_found() -> ApiError:
     return ApiError(404, {"error": "404 Not Found"})
-
-
-def internal_error() -> ApiError:
-    return ApiError(500, {"message": "500 Internal Server Error"})

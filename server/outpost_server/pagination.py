@@ -51,16 +51,6 @@ def paginate(session: Session, stmt: Select, request: Request, response: Respons
     return rows[:per_page]
 
 
-def paginate_list(items: list[Any], request: Request, response: Response) -> list[Any]:
-    """Pagination of an already materialised list."""
-    page, per_page = page_params(request)
-    start = (page - 1) * per_page
-    chunk = items[start : start + per_page]
-    set_headers(request, response, page=page, per_page=per_page, total=len(items),
-                has_next=start + per_page < len(items))
-    return chunk
-
-
 def set_headers(request: Request, response: Response, *, page: int, per_page: int, total: int | None,
                 has_next: bool) -> None:
     headers = response.headers

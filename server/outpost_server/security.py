@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import hmac
 import secrets
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -25,15 +24,6 @@ def hash_password(password: str) -> str:
     salt = secrets.token_bytes(16)
     derived = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1)
     return f"scrypt${salt.hex()}${derived.hex()}"
-
-
-def verify_password(password: str, stored: str) -> bool:
-    try:
-        _, salt_hex, derived_hex = stored.split("$")
-    except ValueError:
-        return False
-    derived = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt_hex), n=2**14, r=8, p=1)
-    return hmac.compare_digest(derived.hex(), derived_hex)
 
 
 class SecretBox:

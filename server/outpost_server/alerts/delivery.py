@@ -19,11 +19,11 @@ from sqlalchemy.orm import Session
 from outpost_server.accounts.models import Project
 from outpost_server.compat.gitlab_time import iso
 from outpost_server.db import parse_id, utcnow
-from outpost_server.error_tracking import service as errors
+from outpost_server.error_tracking import tracked_errors
 from outpost_server.error_tracking.external.client import BodyTooLarge, UnexpectedStatus, send_pinned
 from outpost_server.error_tracking.external.url_policy import BlockedUrl, local_requests_allowed, pin_url
+from outpost_server.error_tracking.grouping import exception_values, frames_of, in_app_frames
 from outpost_server.error_tracking.models import TrackedError
-from outpost_server.error_tracking.normalize import exception_values, frames_of, in_app_frames
 from outpost_server.mail import MailError, MailSettings, build_message, send_message
 from outpost_server.security import SecretBox
 
@@ -85,7 +85,7 @@ def notice_for(session: Session, *, row: AlertDelivery, rule: AlertRule, project
             last_seen=iso(error.last_seen_at), environment=details.get("environment") or error.last_environment,
             release=details.get("release") or error.last_release,
             url=f"{base}/{project.full_path}/-/error_tracking/{error.id}/details",
-            frames=_top_frames(errors.latest_event_payload(session, error=error)))
+            frames=_top_frames(tracked_errors.latest_event_payload(session, error=error)))
     elif "title" in details and row.trigger != "summary":
         details.setdefault("note", "the error has since been deleted")
     return Notice(delivery_id=row.id, trigger=row.trigger, rule_id=rule.id, rule_name=rule.name or f"#{rule.id}",

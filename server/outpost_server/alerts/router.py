@@ -13,10 +13,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request, Response
 from sqlalchemy.orm import Session
 
-from outpost_server.accounts import access
 from outpost_server.accounts.models import Project
-from outpost_server.accounts.service import project_access_level
 from outpost_server.db import SessionDep
+from outpost_server.error_tracking.access import may_manage
 from outpost_server.http_errors import ApiError
 from outpost_server.params import Param, body_params, query_params
 from outpost_server.security import SecretBox
@@ -46,7 +45,7 @@ BodyDep = Annotated[dict[str, Any], Depends(json_body)]
 def _maintained_project(session: Session, caller: Caller, organization_slug: str, project_slug: str) -> Project:
     project = project_for(session, caller, organization_slug, project_slug)
     caller.require("event:write")
-    if not caller.user.is_admin and project_access_level(session, caller.user, project) < access.MAINTAINER:
+    if not may_manage(session, caller.user, project):
         raise detail(403, NO_PERMISSION)
     return project
 

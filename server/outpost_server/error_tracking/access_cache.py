@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 
 from outpost_server.db import database_unavailable, session_scope
 
-from . import service
+from . import collector_access
 
 log = logging.getLogger("outpost.error_tracking.access")
 
@@ -38,7 +38,7 @@ class DatabaseUnavailable(Exception):
 
 @dataclass
 class _Decision:
-    target: service.CollectorTarget
+    target: collector_access.CollectorTarget
     decided_at: float
     used_at: float
 
@@ -65,7 +65,7 @@ class AccessCache:
         """Called after this process changed settings or keys, so it sees the change at once."""
         self._entries.clear()
 
-    async def target(self, project_ident: str, public_key: str | None) -> service.CollectorTarget:
+    async def target(self, project_ident: str, public_key: str | None) -> collector_access.CollectorTarget:
         """The decision; concurrent first lookups of one key share a single query."""
         key = (project_ident, public_key)
         cached = self._entries.get(key)
@@ -91,10 +91,10 @@ class AccessCache:
         pending.set_result(target[key])
         return target[key]
 
-    def _lookup(self, keys: list[CacheKey]) -> dict[CacheKey, service.CollectorTarget]:
+    def _lookup(self, keys: list[CacheKey]) -> dict[CacheKey, collector_access.CollectorTarget]:
         try:
             with session_scope(self._factory) as session:
-                return {key: service.collector_target(session, project_ident=key[0], public_key=key[1])
+                return {key: collector_access.collector_target(session, project_ident=key[0], public_key=key[1])
                         for key in keys}
         except Exception as error:
             if database_unavailable(error):

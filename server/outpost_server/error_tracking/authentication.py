@@ -1,9 +1,9 @@
 """The collector's access decision, made once per request.
 
-`Authenticate(endpoint)` is the FastAPI dependency of the store and envelope routes (the collector's
-shortcut calls the same object): it finds the public key wherever the SDK put it (`?sentry_key=`,
-`X-Sentry-Auth`, `Authorization: Sentry`, or the envelope header's `dsn`), checks project, setting,
-key and browser origin, decodes the body, and hands the handler one `CollectorRequest`.
+`Authenticate(endpoint)` checks a store or envelope request for the collector's shortcut: it finds the
+public key wherever the SDK put it (`?sentry_key=`, `X-Sentry-Auth`, `Authorization: Sentry`, or the
+envelope header's `dsn`), checks project, setting, key and browser origin, decodes the body, and hands
+the handler one `CollectorRequest`.
 
 Refusals follow GitLab's collector: 404 for an unknown project, a disabled setting or an unknown key,
 400 "Failed to parse sentry request" without a key. A key in the query or a header is checked before
@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from outpost_server import http_errors
 from outpost_server.db import utcnow
 
-from . import service
+from . import collector_access
 from .access_cache import DatabaseUnavailable
 from .dsn import STORE, extract_public_key
 from .origins import origin_allowed
@@ -82,7 +82,7 @@ def forget_access(app: FastAPI) -> None:
         cache.forget()
 
 
-async def resolve_target(app: FastAPI, project_ident: str, public_key: str | None) -> service.CollectorTarget:
+async def resolve_target(app: FastAPI, project_ident: str, public_key: str | None) -> collector_access.CollectorTarget:
     try:
         return await app.state.error_tracking_access.target(project_ident, public_key)
     except DatabaseUnavailable:
@@ -91,7 +91,7 @@ async def resolve_target(app: FastAPI, project_ident: str, public_key: str | Non
 
 
 async def admitted(app: FastAPI, project_ident: str, public_key: str | None,
-                   origin: str | None) -> service.CollectorTarget:
+                   origin: str | None) -> collector_access.CollectorTarget:
     """The target when project, key and origin are accepted; raises `Refused` otherwise."""
     target = await resolve_target(app, project_ident, public_key)
     if target.refusal is not None:
@@ -120,7 +120,7 @@ async def _read_body(request: Request, limit: int) -> bytes:
 
 
 class Authenticate:
-    """The dependency for one endpoint (store or envelope); `project_id` is the path's, as sent."""
+    """The check for one endpoint (store or envelope); `project_id` is the path's, as sent."""
 
     def __init__(self, endpoint: str):
         self.endpoint = endpoint

@@ -4,27 +4,23 @@ Access is decided by the `Authenticate` dependency (authentication.py); this mod
 the content to the writer and answers once it is committed. Browsers get CORS: a preflight answer
 on OPTIONS and `Access-Control-Allow-Origin` echoing an origin the project allows.
 
-Plain ASGI in front of FastAPI (`CollectorShortcut`) serves these URLs on the hot path, calling the
-same dependency and handlers the ordinary routes use.
+Plain ASGI in front of FastAPI (`CollectorShortcut`) serves these URLs, POST and OPTIONS, before
+FastAPI's routing (the hot path); any other method falls through to GitLab's unknown-route 404.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import orjson
-from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi import FastAPI, Request
 from starlette.responses import JSONResponse, Response
 
 from outpost_server import http_errors
 
 from . import authentication
 from .authentication import Authenticate, CollectorRequest, Refused, admitted
-from .dsn import ENDPOINTS, ENVELOPE, ROUTE_TEMPLATES, STORE, extract_public_key, match_collector_url
+from .dsn import ENDPOINTS, extract_public_key, match_collector_url
 from .pipeline.accept import SpoolFull, SpoolUnavailable
 from .pipeline.spool import NewEntry
-
-router = APIRouter()
 
 # What the browser SDKs send and need to read (Sentry's Relay allows the same).
 CORS_ALLOW_HEADERS = "content-type, content-encoding, authorization, x-sentry-auth, sentry-trace, baggage"
@@ -139,20 +135,3 @@ class CollectorShortcut:
 
 
 AUTHENTICATE = {endpoint: Authenticate(endpoint) for endpoint in ENDPOINTS}
-StoreRequest = Annotated[CollectorRequest, Depends(AUTHENTICATE[STORE])]
-EnvelopeRequest = Annotated[CollectorRequest, Depends(AUTHENTICATE[ENVELOPE])]
-
-
-async def receive_store(request: Request, incoming: StoreRequest) -> Response:
-    return await collect(request, incoming)
-
-
-async def receive_envelope(request: Request, incoming: EnvelopeRequest) -> Response:
-    return await collect(request, incoming)
-
-
-for _template in ROUTE_TEMPLATES:
-    _handler = receive_store if _template.rstrip("/").endswith(STORE) else receive_envelope
-    # Not in the OpenAPI document, as before: it describes the token-authenticated API.
-    router.add_api_route(_template, _handler, methods=["POST"], include_in_schema=False)
-    router.add_api_route(_template, preflight, methods=["OPTIONS"], include_in_schema=False)

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.db import utcnow
 
-from . import service
+from . import settings
 from .batch_store import Accepted, store_batch
 from .dsn import AuthInfo
 from .normalize import normalize_event
@@ -119,7 +119,7 @@ def seed(session: Session, demo) -> None:
         project = demo.projects.get(path)
         if project is None:
             continue
-        service.save_setting(session, project=project, enabled=True, integrated=True, create=True)
+        settings.save_setting(session, project=project, enabled=True, integrated=True, create=True)
         prefix = path.rsplit("/", 1)[-1]
         batch = []
         for build, count in SCENARIOS[path]:

@@ -18,10 +18,7 @@ COLLECTOR_PREFIX = f"{API_PREFIX}/error_tracking/collector"
 STORE = "store"
 ENVELOPE = "envelope"
 ENDPOINTS = (STORE, ENVELOPE)
-# The routes, relative to the API prefix the routers are mounted under.
-ROUTE_TEMPLATES = [f"/error_tracking/collector/api/{{project_id}}/{endpoint}{slash}"
-                   for endpoint in ENDPOINTS for slash in ("", "/")]
-# The same URLs as the collector's shortcut matches them on the raw path.
+# The store and envelope URLs, as the collector's shortcut matches them on the raw path.
 COLLECTOR_URL = re.compile(rf"^{re.escape(COLLECTOR_PREFIX)}/api/([^/]+)/({STORE}|{ENVELOPE})/?$")
 
 

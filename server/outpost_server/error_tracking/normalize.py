@@ -1,22 +1,24 @@
 """Turn a decoded Sentry event or session payload into the fields the server stores.
 
 SDKs disagree on shapes (see the protocol reference §6): this module accepts every variant
-and never raises on odd types; a field of the wrong type is treated as missing.
+and never raises on odd types; a field of the wrong type is treated as missing. Which error an event
+belongs to is grouping.py's job, its message text event_messages.py's.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from .event_messages import message_text
 from .event_tags import event_tags
+from .grouping import exception_values, fingerprint_of, frames_of, in_app_frames
 from .scrubbing import scrub_event
-from .shapes import as_dict, as_list, as_str, clip, first_line
+from .shapes import as_dict, as_str, clip, first_line
 
 MAX_TITLE = 255
 MAX_CULPRIT = 255
@@ -28,7 +30,6 @@ DEFAULT_MESSAGE_TITLE = 100
 _LEVEL_NAMES = {"fatal", "error", "warning", "info", "debug"}
 _LEVEL_ALIASES = {"warn": "warning", "log": "info", "critical": "fatal", "err": "error"}
 _PYTHON_LEVELS: dict[float, str] = {10: "debug", 20: "info", 30: "warning", 40: "error", 50: "fatal"}
-_DEFAULT_MARKERS = {"{{ default }}", "{{default}}"}
 
 
 # --- scalar fields --------------------------------------------------------------------------
@@ -99,123 +100,6 @@ def normalize_event_id(value: Any) -> str | None:
         return None
 
 
-# --- messages -------------------------------------------------------------------------------
-
-_PERCENT_SPEC = re.compile(r"%(?:\(([^)]*)\))?([#0\- +]*)(\d{0,3})(\.\d{0,3})?([diouxXeEfFgGcrsa%])")
-_BRACE_SPEC = re.compile(r"\{([A-Za-z_0-9]*)\}")
-
-
-def format_message(template: str, params: Any) -> str:
-    """Interpolate `%` or `{}` placeholders with the event's params, never failing.
-
-    Written by hand rather than with `template % params`: widths like `%999999999d` from an
-    untrusted payload must not allocate gigabytes.
-    """
-    if isinstance(params, list):
-        positional = iter(params)
-
-        def percent(match: re.Match[str]) -> str:
-            if match.group(5) == "%":
-                return "%"
-            try:
-                value = next(positional)
-            except StopIteration:
-                return match.group(0)
-            return _render_spec(match, value)
-
-        out = _PERCENT_SPEC.sub(percent, template)
-        if out == template and "{" in template:
-            values = iter(params)
-
-            def brace(match: re.Match[str]) -> str:
-                key = match.group(1)
-                if key.isdigit():
-                    index = int(key)
-                    return str(params[index]) if index < len(params) else match.group(0)
-                return str(next(values, match.group(0)))
-
-            out = _BRACE_SPEC.sub(brace, template)
-        return out
-    if isinstance(params, dict):
-
-        def named(match: re.Match[str]) -> str:
-            if match.group(5) == "%":
-                return "%"
-            key = match.group(1)
-            if key is None or key not in params:
-                return match.group(0)
-            return _render_spec(match, params[key])
-
-        out = _PERCENT_SPEC.sub(named, template)
-        return _BRACE_SPEC.sub(lambda m: str(params.get(m.group(1), m.group(0))), out)
-    return template
-
-
-def _render_spec(match: re.Match[str], value: Any) -> str:
-    spec = "%" + match.group(2) + match.group(3) + (match.group(4) or "") + match.group(5)
-    try:
-        return spec % (value,)
-    except (TypeError, ValueError, OverflowError):
-        return str(value)
-
-
-def message_template(event: dict[str, Any]) -> str | None:
-    """The message without its parameters: what parameterised logging groups by."""
-    for key in ("logentry", "sentry.interfaces.Message"):
-        entry = as_dict(event.get(key))
-        template = as_str(entry.get("message")) or as_str(entry.get("formatted"))
-        if template:
-            return template
-    message = event.get("message")
-    if isinstance(message, dict):
-        return as_str(message.get("message")) or as_str(message.get("formatted"))
-    return as_str(message)
-
-
-def message_text(event: dict[str, Any]) -> str | None:
-    """Display text: formatted log entry, then the template formatted with its params, then `message`."""
-    for key in ("logentry", "sentry.interfaces.Message"):
-        entry = as_dict(event.get(key))
-        formatted = as_str(entry.get("formatted"))
-        if formatted:
-            return formatted
-        template = as_str(entry.get("message"))
-        if template:
-            return format_message(template, entry.get("params"))
-    message = event.get("message")
-    if isinstance(message, dict):
-        formatted = as_str(message.get("formatted"))
-        if formatted:
-            return formatted
-        template = as_str(message.get("message"))
-        return format_message(template, message.get("params")) if template else None
-    return as_str(message)
-
-
-# --- exceptions and frames ------------------------------------------------------------------
-
-
-def exception_values(event: dict[str, Any]) -> list[dict[str, Any]]:
-    """`exception` as `{values: [...]}` or a bare list (Go, raven-node); only dict entries."""
-    exception = event.get("exception")
-    if exception is None:
-        exception = event.get("sentry.interfaces.Exception")
-    if isinstance(exception, dict):
-        exception = exception.get("values")
-    return [value for value in as_list(exception) if isinstance(value, dict)]
-
-
-def frames_of(exception: dict[str, Any]) -> list[dict[str, Any]]:
-    stacktrace = as_dict(exception.get("stacktrace"))
-    return [frame for frame in as_list(stacktrace.get("frames")) if isinstance(frame, dict)]
-
-
-def in_app_frames(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Frames marked in_app; all frames when the SDK marked none (raven-python omits the flag)."""
-    marked = [frame for frame in frames if frame.get("in_app") is True]
-    return marked or frames
-
-
 def _crash_frame(frames: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The last in-app frame with a function, else the last frame with a function."""
     for want_in_app in (True, False):
@@ -272,41 +156,6 @@ def _user_key(user: dict[str, Any], client_ip: str | None) -> str | None:
         ip = client_ip
     return f"ip:{ip}"[:MAX_SHORT] if ip else None
 
-
-def default_grouping(event: dict[str, Any]) -> list[str]:
-    """The default fingerprint components (what `{{ default }}` expands to)."""
-    values = exception_values(event)
-    if values:
-        raised = values[-1]
-        exc_type = as_str(raised.get("type")) or "Error"
-        frames = in_app_frames(frames_of(raised))
-        if frames:
-            parts = ["exception", exc_type]
-            for frame in frames:
-                where = (as_str(frame.get("module")) or as_str(frame.get("filename"))
-                         or as_str(frame.get("abs_path")) or "")
-                parts.append(f"{where}:{as_str(frame.get('function')) or ''}")
-            return parts
-        return ["exception", exc_type, as_str(raised.get("value")) or ""]
-    template = message_template(event)
-    return ["message", template or ""]
-
-
-def fingerprint_of(event: dict[str, Any]) -> str:
-    """SHA-1 of the client fingerprint (with `{{ default }}` expanded) or of the default grouping."""
-    client = event.get("fingerprint")
-    parts: list[str] = []
-    if isinstance(client, list) and client:
-        parts.append("custom")
-        for part in client:
-            text = part if isinstance(part, str) else json.dumps(part, sort_keys=True, default=str)
-            if text.strip() in _DEFAULT_MARKERS:
-                parts.extend(default_grouping(event))
-            else:
-                parts.append(text)
-    else:
-        parts = default_grouping(event)
-    return hashlib.sha1(json.dumps(parts).encode()).hexdigest()
 
 
 def normalize_event(

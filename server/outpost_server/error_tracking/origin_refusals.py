@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 
 from outpost_server.background import cancelled
 from outpost_server.db import session_scope, utcnow
-from outpost_server.error_tracking import service
+from outpost_server.error_tracking import settings
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ class OriginRefusals:
     def write(self, refusals: dict[int, Refusals]) -> None:
         with session_scope(self._sessions) as session:
             for project_id, refused in refusals.items():
-                service.record_rejected_origins(session, project_id=project_id, count=refused.count,
+                settings.record_rejected_origins(session, project_id=project_id, count=refused.count,
                                                 origin=refused.origin, at=refused.at)
 
     async def record(self, project_id: int, origin: str) -> None:

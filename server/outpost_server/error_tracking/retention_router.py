@@ -15,9 +15,9 @@ from outpost_server.params import Param, Params, ParamsDep, body_params, query_p
 from outpost_server.source_maps.bundles import project_usage
 
 from . import retention
+from .access import managed_project
 from .models import PruneLease
 from .pruner import LEASE_ID
-from .router import _operations_project
 
 router = APIRouter(tags=["error tracking"])
 
@@ -60,7 +60,7 @@ def _limit(params: Params, name: str) -> int | None:
 
 @router.get("/projects/{project_id}/error_tracking/retention", openapi_extra=query_params())
 def get_retention(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str):
-    project = _operations_project(session, project_id, user)
+    project = managed_project(session, project_id, user)
     return _retention_entity(session, request, project.id)
 
 
@@ -68,7 +68,7 @@ def get_retention(request: Request, session: SessionDep, user: CurrentUserDep, p
 @router.put("/projects/{project_id}/error_tracking/retention", openapi_extra=body_params(
     *(Param(name, "integer") for name in retention.LIMIT_NAMES)))
 def put_retention(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
-    project = _operations_project(session, project_id, user)
+    project = managed_project(session, project_id, user)
     changes = {name: _limit(params, name) for name in retention.LIMIT_NAMES if name in params}
     if not changes:
         # Grape's `at_least_one_of` message.

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI, Request, Response
+from sqlalchemy.orm import Session
 
 from outpost_server import http_errors
-from outpost_server.accounts import access
-from outpost_server.accounts.models import Project, User
-from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
-from outpost_server.db import SessionDep
+from outpost_server.db import SessionDep, after_commit
 from outpost_server.pagination import PAGINATED, paginate
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.urls import public_base_url
 
-from . import authentication, collector, service
+from . import authentication, client_keys, collector, settings
+from .access import managed_project
 from .entities import client_key_entity, setting_entity
 from .external.sentry_settings import EXTERNAL_SENTRY_PARAMS, apply_external_params
 from .origins import parse_allowed_origins
@@ -23,19 +22,10 @@ router = APIRouter(tags=["error tracking"])
 SETTINGS_PARAMS = (*EXTERNAL_SENTRY_PARAMS,
                    # Outpost extension (a comma-separated string is accepted too).
                    Param("allowed_origins", "array"))
-router.include_router(collector.router)
 
 
 def install(app: FastAPI) -> None:
     collector.install(app)
-
-
-def _operations_project(session, ident: str, user: User) -> Project:
-    """GitLab's `authorize! :admin_operations`: Maintainer+, and the Monitor feature must be on."""
-    project = find_project_for(session, ident, user, access.MAINTAINER)
-    if project.monitor_access_level == "disabled" and not user.is_admin:
-        raise http_errors.forbidden()
-    return project
 
 
 def _required_bool(params: Params, name: str) -> bool:
@@ -52,17 +42,19 @@ def _apply_allowed_origins(session, setting, params: Params) -> None:
     origins = parse_allowed_origins(params.raw("allowed_origins"))
     if origins is None:
         raise http_errors.invalid_param("allowed_origins")
-    service.save_allowed_origins(session, setting=setting, origins=origins)
+    settings.save_allowed_origins(session, setting=setting, origins=origins)
 
 
-def _setting_changed(request: Request) -> None:
-    authentication.forget_access(request.app)
+def _setting_changed(request: Request, session: Session) -> None:
+    """Forget the cached collector access once the change is committed: forgetting it earlier would let
+    a lookup in between cache the old state again."""
+    after_commit(session, lambda: authentication.forget_access(request.app))
 
 
 @router.get("/projects/{project_id}/error_tracking/settings", openapi_extra=query_params())
 def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, project_id: str):
-    project = _operations_project(session, project_id, user)
-    setting = service.get_setting(session, project=project)
+    project = managed_project(session, project_id, user)
+    setting = settings.get_setting(session, project=project)
     if setting is None:
         raise http_errors.not_found("Error Tracking Setting")
     return setting_entity(setting)
@@ -72,16 +64,16 @@ def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, projec
     Param("active", "boolean", required=True), Param("integrated", "boolean"), *SETTINGS_PARAMS))
 def patch_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                                  project_id: str):
-    project = _operations_project(session, project_id, user)
+    project = managed_project(session, project_id, user)
     active = _required_bool(params, "active")
     integrated = params.bool("integrated")
-    setting = service.save_setting(session, project=project, enabled=active, integrated=integrated)
+    setting = settings.save_setting(session, project=project, enabled=active, integrated=integrated)
     if setting is None:
         raise http_errors.not_found("Error Tracking Setting")
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
     _apply_allowed_origins(session, setting, params)
     session.commit()
-    _setting_changed(request)
+    _setting_changed(request, session)
     return setting_entity(setting)
 
 
@@ -89,44 +81,44 @@ def patch_error_tracking_setting(request: Request, session: SessionDep, user: Cu
     Param("active", "boolean", required=True), Param("integrated", "boolean", required=True), *SETTINGS_PARAMS))
 def put_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                                project_id: str):
-    project = _operations_project(session, project_id, user)
+    project = managed_project(session, project_id, user)
     missing = [name for name in ("active", "integrated") if params.raw(name) is None]
     if missing:
         raise http_errors.missing_params(*missing)
-    setting = service.save_setting(session, project=project, enabled=_required_bool(params, "active"),
+    setting = settings.save_setting(session, project=project, enabled=_required_bool(params, "active"),
                                    integrated=_required_bool(params, "integrated"), create=True)
     assert setting is not None, "save_setting(create=True) always returns the setting"
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
     _apply_allowed_origins(session, setting, params)
     session.commit()
-    _setting_changed(request)
+    _setting_changed(request, session)
     return setting_entity(setting)
 
 
 @router.get("/projects/{project_id}/error_tracking/client_keys", dependencies=[PAGINATED],
             openapi_extra=query_params())
 def list_client_keys(request: Request, response: Response, session: SessionDep, user: CurrentUserDep, project_id: str):
-    project = _operations_project(session, project_id, user)
-    keys = paginate(session, service.client_keys_query(project=project), request, response)
+    project = managed_project(session, project_id, user)
+    keys = paginate(session, client_keys.client_keys_query(project=project), request, response)
     base_url = public_base_url(request)
     return [client_key_entity(key, base_url=base_url) for key in keys]
 
 
 @router.post("/projects/{project_id}/error_tracking/client_keys", status_code=201, openapi_extra=body_params())
 def create_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str):
-    project = _operations_project(session, project_id, user)
-    key = service.create_client_key(session, project=project)
-    _setting_changed(request)
+    project = managed_project(session, project_id, user)
+    key = client_keys.create_client_key(session, project=project)
+    _setting_changed(request, session)
     return client_key_entity(key, base_url=public_base_url(request))
 
 
 @router.delete("/projects/{project_id}/error_tracking/client_keys/{key_id}", openapi_extra=query_params())
 def delete_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str, key_id: str):
-    project = _operations_project(session, project_id, user)
-    key = service.find_client_key(session, project=project, key_id=key_id)
+    project = managed_project(session, project_id, user)
+    key = client_keys.find_client_key(session, project=project, key_id=key_id)
     if key is None:
         raise http_errors.record_not_found()
     body = client_key_entity(key, base_url=public_base_url(request))
-    service.delete_client_key(session, key=key)
-    _setting_changed(request)
+    client_keys.delete_client_key(session, key=key)
+    _setting_changed(request, session)
     return body

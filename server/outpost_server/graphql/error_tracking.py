@@ -16,10 +16,9 @@ from typing import Any
 from ariadne import EnumType, ObjectType
 from graphql import GraphQLError, GraphQLResolveInfo
 
-from outpost_server.accounts import access
 from outpost_server.accounts.models import Project
-from outpost_server.accounts.service import project_access_level
-from outpost_server.error_tracking import service
+from outpost_server.error_tracking import settings
+from outpost_server.error_tracking.access import may_read
 from outpost_server.error_tracking.web import reading
 from outpost_server.graphql import global_ids
 from outpost_server.graphql.context import GraphContext, context_of
@@ -50,16 +49,6 @@ class Collection:
             raise GraphQLError(failure.message) from None
 
 
-def _readable(context: GraphContext, project: Project) -> bool:
-    """GitLab's read_sentry_issue: Reporter or more (administrators too) with the Monitor feature on."""
-    if project.monitor_access_level == "disabled":
-        return False
-    user = context.user
-    if user is None:
-        return False
-    return user.is_admin or project_access_level(context.session, user, project) >= access.REPORTER
-
-
 def _read(call, *args: Any, **kwargs: Any) -> Any:
     try:
         return call(*args, **kwargs)
@@ -70,7 +59,7 @@ def _read(call, *args: Any, **kwargs: Any) -> Any:
 @project_type.field("sentryErrors")
 def resolve_sentry_errors(project: Project, info: GraphQLResolveInfo) -> Collection | None:
     context = context_of(info)
-    return Collection(context, project) if _readable(context, project) else None
+    return Collection(context, project) if may_read(context.session, context.user, project) else None
 
 
 @project_type.field("sentryDetailedError")
@@ -81,7 +70,7 @@ def resolve_project_detailed_error(project: Project, info: GraphQLResolveInfo, i
 
 @collection_type.field("externalUrl")
 def resolve_external_url(collection: Collection, _info: GraphQLResolveInfo) -> str | None:
-    setting = service.get_setting(collection.context.session, project=collection.project)
+    setting = settings.get_setting(collection.context.session, project=collection.project)
     return setting.sentry_external_url if setting is not None else None
 
 

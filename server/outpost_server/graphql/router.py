@@ -34,10 +34,8 @@ from graphql import (
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from outpost_server import http_errors
 from outpost_server.accounts.models import User
-from outpost_server.accounts.users import note_token_use
-from outpost_server.auth import valid_token
+from outpost_server.auth import TokenRefused, admit, extract_token, resolve_token
 from outpost_server.db import SessionDep
 from outpost_server.graphql.context import GraphContext
 from outpost_server.graphql.executable import executable_schema
@@ -182,17 +180,16 @@ def _execute(operation: dict[str, Any], document: DocumentNode | dict[str, Any],
 
 def _caller(request: Request, session: Session) -> User | None:
     try:
-        token = valid_token(request, session)
-    except http_errors.ApiError as exc:
-        if exc.status == 403:
+        token = resolve_token(request, session, extract_token(request))
+    except TokenRefused as refused:
+        if refused.user_inactive:
             raise Refusal(403, "API not accessible for user") from None
         raise Refusal(401, "Invalid token") from None
     if token is None:
         return None
     if not QUERY_SCOPES & set(token.scopes):
         raise Refusal(401, "Invalid token")
-    note_token_use(token)
-    request.state.user_id = token.user_id
+    admit(request, token)
     return token.user
 
 

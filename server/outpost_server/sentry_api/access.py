@@ -9,27 +9,27 @@ Failures answer Sentry's `{"detail": ...}` bodies.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from outpost_server import http_errors
-from outpost_server.accounts import access
-from outpost_server.accounts.models import PersonalAccessToken, Project, User
-from outpost_server.accounts.service import find_project, project_access_level, visible_projects_stmt
+from outpost_server.accounts.models import Project, User
+from outpost_server.accounts.service import find_project, visible_projects_stmt
+from outpost_server.auth import TokenRefused, admit, resolve_token
 from outpost_server.db import SessionDep, parse_id
+from outpost_server.error_tracking.access import may_manage, may_read
 from outpost_server.error_tracking.models import TrackedError
-from outpost_server.security import token_digest
 
 NOT_FOUND = "The requested resource does not exist"
 NO_PERMISSION = "You do not have permission to perform this action."
 SLUG_SEPARATOR = "~"
 READ_SCOPES = frozenset({"org:read", "project:read", "event:read"})
 WRITE_SCOPES = READ_SCOPES | {"event:write"}
+# Sentry's bodies for a refused token; any other reason is a user who is not active.
+SENTRY_REFUSALS = {"unknown": "Invalid token", "revoked": "Invalid token", "expired": "Token expired"}
 
 
 def detail(status: int, text: str) -> http_errors.ApiError:
@@ -62,15 +62,12 @@ def authenticate(request: Request, session: SessionDep) -> Caller:
     scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not credentials.strip():
         raise detail(401, "Authentication credentials were not provided.")
-    digest = token_digest(credentials.strip(), request.app.state.secret_key)
-    token = session.scalar(select(PersonalAccessToken).where(PersonalAccessToken.token_digest == digest))
-    if token is None or token.revoked:
-        raise detail(401, "Invalid token")
-    if token.is_expired(dt.date.today()):
-        raise detail(401, "Token expired")
-    if token.user.state != "active":
-        raise detail(401, "User inactive or deleted")
-    request.state.user_id = token.user_id
+    try:
+        token = resolve_token(request, session, credentials.strip())
+    except TokenRefused as refused:
+        raise detail(401, SENTRY_REFUSALS.get(refused.reason, "User inactive or deleted")) from None
+    assert token is not None
+    admit(request, token)
     return Caller(token.user, sentry_scopes(list(token.scopes)))
 
 
@@ -86,25 +83,25 @@ def slugs_of(project: Project) -> tuple[str, str]:
     return organization, SLUG_SEPARATOR.join(below)
 
 
-def _readable(session: Session, user: User, project: Project) -> bool:
-    if project.monitor_access_level == "disabled":
-        return False
-    return user.is_admin or project_access_level(session, user, project) >= access.REPORTER
-
-
 def project_for(session: Session, caller: Caller, organization: str, project_slug: str) -> Project:
     caller.require("project:read")
     full_path = f"{organization}/{project_slug.replace(SLUG_SEPARATOR, '/')}"
     project = find_project(session, full_path) if "/" not in project_slug else None
-    if project is None or not _readable(session, caller.user, project):
+    if project is None or not may_read(session, caller.user, project):
         raise not_found()
     return project
+
+
+def may_release(session: Session, caller: Caller, project: Project) -> bool:
+    """Sentry's release permission (source maps): error tracking's manage rule, for packages that
+    sit below error tracking and so reach it through this module."""
+    return may_manage(session, caller.user, project)
 
 
 def readable_projects(session: Session, caller: Caller) -> list[Project]:
     caller.require("project:read")
     return [project for project in session.scalars(visible_projects_stmt(session, caller.user))
-            if _readable(session, caller.user, project)]
+            if may_read(session, caller.user, project)]
 
 
 def issue_for(session: Session, caller: Caller, issue_id: str, scope: str = "event:read"
@@ -113,6 +110,6 @@ def issue_for(session: Session, caller: Caller, issue_id: str, scope: str = "eve
     row_id = parse_id(issue_id)
     error = session.get(TrackedError, row_id) if row_id is not None else None
     project = session.get(Project, error.project_id) if error is not None else None
-    if error is None or project is None or not _readable(session, caller.user, project):
+    if error is None or project is None or not may_read(session, caller.user, project):
         raise not_found()
     return project, error

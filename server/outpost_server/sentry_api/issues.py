@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.db import SessionDep
-from outpost_server.error_tracking import events, service
+from outpost_server.error_tracking import events, tracked_errors
 from outpost_server.error_tracking.models import TrackedError
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.search import parse_search
@@ -61,7 +61,7 @@ def list_issues(request: Request, session: SessionDep, caller: CallerDep,
 def issue_details_response(request: Request, session: Session, project: Project, error: TrackedError) -> JSONResponse:
     return sentry_json(issue_details_json(
         request, project, error, stats_24h=integrated.hourly_frequency(session, [error.id])[error.id],
-        stats_30d=daily_stats(service.daily_counts(session, error=error)),
+        stats_30d=daily_stats(tracked_errors.daily_counts(session, error=error)),
         facets=events.tag_facets(session, error=error, value_limit=0)))
 
 
@@ -90,6 +90,6 @@ def update_issue(request: Request, session: SessionDep, caller: CallerDep,
     if status is not None:
         if not isinstance(status, str) or status not in STATUS_CHANGES:
             raise ApiError(400, {"status": [f'"{status}" is not a valid choice.']})
-        service.update_error_status(session, error=error, status=STATUS_CHANGES[status])
+        tracked_errors.update_error_status(session, error=error, status=STATUS_CHANGES[status])
         session.commit()
     return issue_details_response(request, session, project, error)

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.db import SessionDep
-from outpost_server.error_tracking import events, service
+from outpost_server.error_tracking import events, tracked_errors
 from outpost_server.error_tracking.models import TrackedError
 from outpost_server.error_tracking.web import reading
 from outpost_server.params import query_params
@@ -41,7 +41,7 @@ def _target(request: Request, session: Session, caller: Caller, organization_slu
 
 
 def _stored(session: Session, project: Project, issue_id: str) -> TrackedError:
-    error = service.get_error(session, project=project, error_id=issue_id)
+    error = tracked_errors.get_error(session, project=project, error_id=issue_id)
     if error is None:
         raise not_found()
     return error

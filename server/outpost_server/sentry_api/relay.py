@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
-from outpost_server.error_tracking import service
+from outpost_server.error_tracking import settings
 from outpost_server.error_tracking.external.client import SentryResponse
 from outpost_server.error_tracking.web import reading
 from outpost_server.http_errors import ApiError
@@ -36,7 +36,7 @@ OWNERSHIP_SECONDS = 60.0
 
 def external_source(request: Request, session: Session, project: Project) -> reading.ErrorSource | None:
     """The project's external Sentry, or None when its errors are Outpost's own."""
-    setting = service.get_setting(session, project=project)
+    setting = settings.get_setting(session, project=project)
     if setting is None or not setting.enabled or setting.integrated:
         return None
     return reading.ErrorSource(session, project, setting, request.app.state.secret_key,

@@ -13,14 +13,13 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from outpost_server.accounts import access
 from outpost_server.accounts.models import Project
-from outpost_server.accounts.service import project_access_level
 from outpost_server.sentry_api.access import (
     NO_PERMISSION,
     SLUG_SEPARATOR,
     Caller,
     detail,
+    may_release,
     not_found,
     project_for,
     readable_projects,
@@ -28,10 +27,6 @@ from outpost_server.sentry_api.access import (
 )
 
 UPLOAD_SCOPE = "event:write"
-
-
-def may_release(session: Session, caller: Caller, project: Project) -> bool:
-    return caller.user.is_admin or project_access_level(session, caller.user, project) >= access.MAINTAINER
 
 
 def organization_projects(session: Session, caller: Caller, organization: str) -> list[Project]:

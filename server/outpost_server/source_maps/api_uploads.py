@@ -24,11 +24,11 @@ from starlette.formparsers import MultiPartException
 
 from outpost_server.db import SessionDep
 from outpost_server.params import Param, body_params, query_params
-from outpost_server.sentry_api.access import Caller, CallerDep, not_found
+from outpost_server.sentry_api.access import Caller, CallerDep, may_release, not_found
 from outpost_server.urls import public_base_url
 
 from . import bundles, uploads
-from .access import may_release, multipart_body, named_projects, organization_projects, require_release_access
+from .access import multipart_body, named_projects, organization_projects, require_release_access
 from .uploads import AssembleError, ChunkRefused
 
 router = APIRouter()

@@ -5,26 +5,21 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request, Response
-from sqlalchemy import case, select
 
 from outpost_server import http_errors
-from outpost_server.accounts import access
-from outpost_server.accounts.service import find_project_for, project_access_level
+from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
-from outpost_server.db import SessionDep, parse_id
+from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.vulnerabilities import service
 from outpost_server.vulnerabilities.entities import vulnerability_entity
 from outpost_server.vulnerabilities.models import DISMISSAL_REASONS, REPORT_TYPES, SEVERITIES, STATES, Vulnerability
 from outpost_server.vulnerabilities.reports import ReportError, parse_report
+from outpost_server.vulnerabilities.service import READ_LEVEL, TRIAGE_LEVEL
 
 router = APIRouter(tags=["vulnerabilities"])
 
-# read_security_resource and report upload need Developer; status changes (admin_vulnerability) need
-# Maintainer since GitLab 17.0.
-READ_LEVEL = access.DEVELOPER
-TRIAGE_LEVEL = access.MAINTAINER
 # The report upload reads the body itself: a JSON document, or a multipart form with a `file` field.
 REPORT_BODY = {"requestBody": {"required": True, "content": {
     "application/json": {"schema": {"type": "object"}},
@@ -33,7 +28,6 @@ REPORT_BODY = {"requestBody": {"required": True, "content": {
 }}}
 LIST_FILTERS = (Param("state", "array", choices=STATES), Param("severity", "array", choices=SEVERITIES),
                 Param("report_type", "array", choices=REPORT_TYPES))
-SEVERITY_ORDER = case({name: rank for rank, name in enumerate(SEVERITIES)}, value=Vulnerability.severity, else_=99)
 
 
 async def report_content(request: Request) -> bytes:
@@ -71,27 +65,16 @@ def _filter_list(params, name: str, allowed: tuple[str, ...]) -> list[str] | Non
 def list_project_vulnerabilities(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
                                  params: ParamsDep, project_id: str):
     project = find_project_for(session, project_id, user, READ_LEVEL)
-    stmt = select(Vulnerability).where(Vulnerability.project_id == project.id)
-    for param, column in zip(LIST_FILTERS, (Vulnerability.state, Vulnerability.severity, Vulnerability.report_type),
-                             strict=True):
-        if (values := _filter_list(params, param.name, param.choices)) is not None:
-            stmt = stmt.where(column.in_(values))
-    stmt = stmt.order_by(SEVERITY_ORDER, Vulnerability.id.desc())
+    state, severity, report_type = (_filter_list(params, param.name, param.choices) for param in LIST_FILTERS)
+    stmt = service.vulnerabilities_query(project=project, states=state, severities=severity, report_types=report_type)
     return [vulnerability_entity(v) for v in paginate(session, stmt, request, response)]
 
 
 def _find_vulnerability(session, user, vulnerability_id: str, min_level: int) -> Vulnerability:
-    row_id = parse_id(vulnerability_id)
-    vulnerability = session.get(Vulnerability, row_id) if row_id is not None else None
-    if vulnerability is None:
-        raise http_errors.not_found("Vulnerability")
-    level = project_access_level(session, user, vulnerability.project)
-    if not user.is_admin and level < min_level:
-        # Members without the permission learn it exists; everyone else gets a plain 404.
-        if level >= access.GUEST:
-            raise http_errors.forbidden()
-        raise http_errors.not_found("Vulnerability")
-    return vulnerability
+    try:
+        return service.find_vulnerability(session, user=user, vulnerability_id=vulnerability_id, min_level=min_level)
+    except service.VulnerabilityRefused as refused:
+        raise http_errors.forbidden() if refused.visible else http_errors.not_found("Vulnerability") from None
 
 
 @router.get("/vulnerabilities/{vulnerability_id}", openapi_extra=query_params())

@@ -4,17 +4,57 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from sqlalchemy import select, update
+from sqlalchemy import Select, case, select, update
 from sqlalchemy.orm import Session
 
+from outpost_server.accounts import access
 from outpost_server.accounts.models import Project, User
+from outpost_server.accounts.service import project_access_level
 from outpost_server.compat.rails_text import humanize
-from outpost_server.db import changed_rows, utcnow
-from outpost_server.vulnerabilities.models import Vulnerability, VulnerabilityNote
+from outpost_server.db import changed_rows, parse_id, utcnow
+from outpost_server.vulnerabilities.models import SEVERITIES, Vulnerability, VulnerabilityNote
 from outpost_server.vulnerabilities.reports import SecurityReport
 
 # action -> the state it leads to
 TRANSITIONS = {"confirm": "confirmed", "resolve": "resolved", "dismiss": "dismissed", "revert": "detected"}
+# read_security_resource and report upload need Developer; status changes (admin_vulnerability) need
+# Maintainer since GitLab 17.0.
+READ_LEVEL = access.DEVELOPER
+TRIAGE_LEVEL = access.MAINTAINER
+SEVERITY_ORDER = case({name: rank for rank, name in enumerate(SEVERITIES)}, value=Vulnerability.severity, else_=99)
+
+
+class VulnerabilityRefused(Exception):
+    """The caller may not reach the vulnerability. `visible`: they are a member of its project, so they
+    may learn it exists (GitLab answers them 403, everyone else 404)."""
+
+    def __init__(self, *, visible: bool):
+        super().__init__("visible" if visible else "hidden")
+        self.visible = visible
+
+
+def vulnerabilities_query(*, project: Project, states: list[str] | None = None,
+                          severities: list[str] | None = None,
+                          report_types: list[str] | None = None) -> Select[Vulnerability]:
+    """The project's vulnerabilities, most severe first, then newest; None filters nothing."""
+    stmt = select(Vulnerability).where(Vulnerability.project_id == project.id)
+    for column, values in ((Vulnerability.state, states), (Vulnerability.severity, severities),
+                           (Vulnerability.report_type, report_types)):
+        if values is not None:
+            stmt = stmt.where(column.in_(values))
+    return stmt.order_by(SEVERITY_ORDER, Vulnerability.id.desc())
+
+
+def find_vulnerability(session: Session, *, user: User, vulnerability_id: str, min_level: int) -> Vulnerability:
+    """The vulnerability when the user's role on its project reaches min_level (administrators always)."""
+    row_id = parse_id(vulnerability_id)
+    vulnerability = session.get(Vulnerability, row_id) if row_id is not None else None
+    if vulnerability is None:
+        raise VulnerabilityRefused(visible=False)
+    level = project_access_level(session, user, vulnerability.project)
+    if not user.is_admin and level < min_level:
+        raise VulnerabilityRefused(visible=level >= access.GUEST)
+    return vulnerability
 
 
 @dataclass(frozen=True)

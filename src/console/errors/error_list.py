@@ -318,11 +318,6 @@ class ErrorsPage(QWidget):
     def selected_error(self) -> ErrorSummary | None:
         return self.model.error_at(self.table.currentIndex().row())
 
-    def _act_on_selection(self, status: str) -> None:
-        error = self.selected_error()
-        if error is not None:
-            self.change_status(error.id, status)
-
     def change_status(self, error_id: str, status: str) -> None:
         project = self.tab.project
         if project is None:

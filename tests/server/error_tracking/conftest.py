@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from outpost_server.accounts.models import Project
 from outpost_server.db import make_engine
-from outpost_server.error_tracking import service
+from outpost_server.error_tracking import release_health, tracked_errors
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.search import SearchQuery
 from tests.support import ApiHelper, RunningServer
@@ -46,14 +46,14 @@ class TrackedProject:
     def latest_payload(self, error) -> dict | None:
         self.server.wait_for_digest()
         with self.sessions() as session:
-            return service.latest_event_payload(session, error=error)
+            return tracked_errors.latest_event_payload(session, error=error)
 
     def release_health(self) -> list:
         self.server.wait_for_digest()
         with self.sessions() as session:
             project = session.get(Project, self.id)
             assert project is not None  # make_tracked_project created it
-            return service.release_health(session, project=project)
+            return release_health.release_health(session, project=project)
 
 
 def make_tracked_project(server: RunningServer, sessions: sessionmaker[Session]) -> TrackedProject:

@@ -298,7 +298,7 @@ def test_transaction_and_client_report_envelopes_answer_empty(collector, tracked
 
 
 def test_users_affected_and_regressions(collector, tracked, et_sessions):
-    from outpost_server.error_tracking import service
+    from outpost_server.error_tracking import tracked_errors
 
     headers = auth_headers(tracked.public_key)
     users = [{"id": "1"}, {"id": "1", "email": "x@example.com"}, {"email": "b@example.com"}, {"username": "c"},
@@ -309,8 +309,8 @@ def test_users_affected_and_regressions(collector, tracked, et_sessions):
     (error,) = tracked.errors()
     assert (error.count, error.users_count, error.status) == (6, 4, "unresolved")
     with et_sessions() as session:
-        stored = service.get_error(session, project=_project(session, tracked.id), error_id=error.id)
-        service.update_error_status(session, error=stored, status="resolved")
+        stored = tracked_errors.get_error(session, project=_project(session, tracked.id), error_id=error.id)
+        tracked_errors.update_error_status(session, error=stored, status="resolved")
         session.commit()
     assert tracked.errors(status="resolved")[0].id == error.id
     assert collector.post(tracked.collector_path("store"), content=json.dumps(event_body()),
@@ -326,7 +326,7 @@ def _project(session, project_id):
 
 
 def test_hourly_and_daily_counts(collector, tracked, et_sessions):
-    from outpost_server.error_tracking import service
+    from outpost_server.error_tracking import tracked_errors
     from outpost_server.error_tracking.web import integrated
 
     headers = auth_headers(tracked.public_key)
@@ -336,6 +336,6 @@ def test_hourly_and_daily_counts(collector, tracked, et_sessions):
     (error,) = tracked.errors()
     with et_sessions() as session:
         hourly = integrated.hourly_frequency(session, [error.id])[error.id]
-        daily = service.daily_counts(session, error=error)
+        daily = tracked_errors.daily_counts(session, error=error)
     assert len(hourly) == 24 and hourly[-1][1] == 3 and sum(count for _, count in hourly) == 3
     assert len(daily) == 30 and daily[-1][1] == 3

@@ -7,7 +7,7 @@ from urllib.parse import quote
 import pytest
 
 from outpost_server.accounts.models import Project
-from outpost_server.error_tracking import service
+from outpost_server.error_tracking import release_health, tracked_errors
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.search import SearchQuery, parse_search
 
@@ -28,9 +28,10 @@ def test_demo_errors_and_release_health(server, api, et_sessions):
         assert {error.platform for error in errors} >= {"python", "node", "ruby"}
         assert errors[0].title == "KeyError: 'sku'" and errors[0].count == 40
         assert all(error.users_count >= 1 for error in errors)
-        assert service.latest_event_payload(session, error=errors[0])["exception"]["values"][-1]["type"] == "KeyError"
-        assert sum(count for _, count in service.daily_counts(session, error=errors[0])) == 40
-        health = service.release_health(session, project=project)
+        latest = tracked_errors.latest_event_payload(session, error=errors[0])
+        assert latest["exception"]["values"][-1]["type"] == "KeyError"
+        assert sum(count for _, count in tracked_errors.daily_counts(session, error=errors[0])) == 40
+        health = release_health.release_health(session, project=project)
     assert [row.release for row in health] == ["webshop@1.4.0", "webshop@1.5.0", "webshop@1.6.0"]
     rates = [row.crash_free_rate for row in health]
     assert rates == sorted(rates) and rates[-1] == 1.0

@@ -17,8 +17,8 @@ from sqlalchemy import ColumnElement, and_, exists, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from outpost_server.db import LIKE_ESCAPE, contains_pattern, utcnow
+from outpost_server.error_tracking.grouping import exception_values, frames_of
 from outpost_server.error_tracking.models import ErrorEvent, ErrorHourlyCount, TrackedError
-from outpost_server.error_tracking.normalize import exception_values, frames_of
 from outpost_server.error_tracking.web.search import SearchQuery
 
 PAGE_SIZE = 20

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.compat.gitlab_time import iso
-from outpost_server.error_tracking import service
+from outpost_server.error_tracking import release_health, settings, tracked_errors
 from outpost_server.error_tracking.external import mapping
 from outpost_server.error_tracking.external.client import SentryClient, SentryError
 from outpost_server.error_tracking.external.sentry_settings import sentry_client_for, slugs_of, stored_token
@@ -71,7 +71,7 @@ class ErrorSource:
 
 def open_source(session: Session, *, project: Project, secret_key: str, external_timeout: float,
                 base_url: str) -> ErrorSource:
-    setting = service.get_setting(session, project=project)
+    setting = settings.get_setting(session, project=project)
     if setting is None or not setting.enabled:
         raise ReadFailure("Error Tracking is not enabled")
     return ErrorSource(session, project, setting, secret_key, external_timeout, base_url)
@@ -136,7 +136,7 @@ def list_page(source: ErrorSource, *, issue_status: str = "unresolved", search_t
 
 
 def stored_error(source: ErrorSource, issue_id: str) -> TrackedError:
-    error = service.get_error(source.session, project=source.project, error_id=issue_id)
+    error = tracked_errors.get_error(source.session, project=source.project, error_id=issue_id)
     if error is None:
         raise ErrorNotFound()
     return error
@@ -153,13 +153,13 @@ def error_details(source: ErrorSource, issue_id: str) -> dict[str, Any]:
     health = [{"release": row.release, "environment": row.environment, "sessions": row.sessions,
                "crashed": row.crashed, "errored": row.errored, "abnormal": row.abnormal,
                "crash_free_rate": None if row.crash_free_rate is None else round(100 * row.crash_free_rate, 2)}
-              for row in service.release_health(session, project=project) if row.release in releases]
+              for row in release_health.release_health(session, project=project) if row.release in releases]
     frequency_30d = [[int(dt.datetime.combine(day, dt.time(), dt.timezone.utc).timestamp()), count]
-                     for day, count in service.daily_counts(session, error=error)]
+                     for day, count in tracked_errors.daily_counts(session, error=error)]
     return detailed_error_entity(source.base_url, project, error,
                                  frequency=integrated.hourly_frequency(session, [error.id])[error.id],
                                  frequency_30d=frequency_30d, release_health=health,
-                                 latest_payload=service.latest_event_payload(session, error=error))
+                                 latest_payload=tracked_errors.latest_event_payload(session, error=error))
 
 
 def error_stack_trace(source: ErrorSource, issue_id: str) -> dict[str, Any]:
@@ -171,8 +171,8 @@ def error_stack_trace(source: ErrorSource, issue_id: str) -> dict[str, Any]:
             raise ReadFailure(OUTSIDE_PROJECT)
         return sentry_call(mapping.stack_trace_entity, event)
     error = stored_error(source, issue_id)
-    latest = service.error_events(source.session, error=error, limit=1)
-    payload = service.latest_event_payload(source.session, error=error) or {}
+    latest = tracked_errors.error_events(source.session, error=error, limit=1)
+    payload = tracked_errors.latest_event_payload(source.session, error=error) or {}
     entries, exceptions = integrated.stack_trace(payload)
     return {
         "issue_id": str(error.id),

@@ -15,12 +15,12 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from outpost_server import http_errors
-from outpost_server.accounts import access
 from outpost_server.accounts.models import Project, User
-from outpost_server.accounts.service import find_project_for, project_access_level
+from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
-from outpost_server.error_tracking import service
+from outpost_server.error_tracking import settings, tracked_errors
+from outpost_server.error_tracking.access import may_manage, may_read
 from outpost_server.error_tracking.external import mapping
 from outpost_server.error_tracking.external.sentry_settings import (
     build_api_url_from,
@@ -48,12 +48,12 @@ def _message(text: str, status: int = 400) -> http_errors.ApiError:
     return http_errors.ApiError(status, {"message": text})
 
 
-def _project(session: Session, user: User, project_path: str, min_level: int) -> Project:
-    """The project when the user may use its error tracking; 404 otherwise, as GitLab's web controllers."""
+def _project(session: Session, user: User, project_path: str, *, manage: bool = False) -> Project:
+    """The project when the user may read (or manage) its error tracking; 404 otherwise, as GitLab's
+    web controllers answer."""
     project = find_project_for(session, project_path, user)
-    if project.monitor_access_level == "disabled":
-        raise http_errors.not_found()
-    if not user.is_admin and project_access_level(session, user, project) < min_level:
+    allowed = may_manage if manage else may_read
+    if not allowed(session, user, project):
         raise http_errors.not_found()
     return project
 
@@ -65,7 +65,7 @@ def _failure(failure: reading.ReadFailure) -> http_errors.ApiError:
 
 
 def _source(request: Request, session: Session, user: User, project_path: str) -> reading.ErrorSource:
-    project = _project(session, user, project_path, access.REPORTER)
+    project = _project(session, user, project_path)
     try:
         return reading.open_source(session, project=project, secret_key=request.app.state.secret_key,
                                    external_timeout=request.app.state.config.error_tracking_external_timeout,
@@ -134,7 +134,7 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
     else:
         error = _read(reading.stored_error, source, issue_id)
         updated = error.status != status
-        service.update_error_status(session, error=error, status=status)
+        tracked_errors.update_error_status(session, error=error, status=status)
         session.commit()
     return {"result": {"updated": updated, "closed_issue_iid": None, "status": "success"}}
 
@@ -143,13 +143,13 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
 @router.get(BASE + "/projects.json", openapi_extra=SENTRY_PROJECTS_QUERY)
 def external_projects(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                       project_path: str):
-    project = _project(session, user, project_path, access.MAINTAINER)
+    project = _project(session, user, project_path, manage=True)
     api_host = params.str("api_host") or ""
     token = params.str("token") or ""
     if token and set(token) == {"*"}:
         # The masked token stands for the stored one only towards the host it was stored for, as in
         # GitLab's ListProjectsService: anywhere else it would hand the token to whoever runs that host.
-        setting = service.get_setting(session, project=project)
+        setting = settings.get_setting(session, project=project)
         stored = None
         if setting is not None and setting.api_url and same_origin(setting.api_url, api_host):
             stored = stored_token(setting, request.app.state.secret_key)
