@@ -37,7 +37,7 @@ def test_requests_without_a_token_are_throttled_per_address_across_processes(tmp
         with httpx.Client(base_url=server.api_url, timeout=30) as client:
             with_token = client.get("/projects", headers={"PRIVATE-TOKEN": server.root_token}).status_code
             with_token_parameter = client.get("/projects", params={"private_token": server.root_token}).status_code
-            web = client.get(server.url + "/root/nothing-here/-/error_tracking.json").status_code
+            web = client.get(server.url + "/no-such-group/no-such-project/-/error_tracking.json").status_code
         elsewhere = httpx.HTTPTransport(local_address="127.0.0.2")
         with httpx.Client(base_url=server.api_url, timeout=30, transport=elsewhere) as client:
             other_address = client.get("/projects").status_code
