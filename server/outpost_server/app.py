@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from outpost_server import __version__, http_errors
+from outpost_server import __version__, http_errors, openapi
 from outpost_server.accounts.auth_failures import BanPolicy
 from outpost_server.accounts.router import router as accounts_router
 from outpost_server.alerts.delivery import context_of as alert_delivery_context
@@ -25,6 +25,7 @@ from outpost_server.application_settings.router import router as application_set
 from outpost_server.auth_bans import BanGate, BanList
 from outpost_server.config import ServerConfig, load_config
 from outpost_server.db import make_engine, make_sessionmaker, session_scope, taken_field
+from outpost_server.domain_errors import DomainError
 from outpost_server.error_tracking import router as error_tracking_api
 from outpost_server.error_tracking.batch_outcome import observe_batches
 from outpost_server.error_tracking.origin_refusals import OriginRefusals
@@ -96,6 +97,7 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     # GitLab's web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
     app.include_router(error_tracking_web_router)
     error_tracking_api.install(app)
+    openapi.install(app)
     _install_error_handlers(app)
     if config.sqlalchemy_url().startswith("sqlite"):
         app.add_middleware(SqliteWriteGate, concurrent=config.sqlite_concurrent_writes,
@@ -209,6 +211,11 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(http_errors.ApiError)
     async def api_error(_request: Request, exc: http_errors.ApiError):
         return JSONResponse(exc.body, status_code=exc.status, headers=exc.headers)
+
+    @app.exception_handler(DomainError)
+    async def domain_error(_request: Request, exc: DomainError):
+        answer = http_errors.from_domain(exc)
+        return JSONResponse(answer.body, status_code=answer.status, headers=answer.headers)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException):

@@ -246,7 +246,7 @@ def run_import_report(args: argparse.Namespace) -> int:
 
 
 def run_prune(args: argparse.Namespace) -> int:
-    from outpost_server.db import make_engine, make_sessionmaker, utcnow
+    from outpost_server.db import make_engine, make_sessionmaker, session_scope, utcnow
     from outpost_server.error_tracking import pruner, retention
     from outpost_server.migrations import upgrade_database
 
@@ -261,7 +261,7 @@ def run_prune(args: argparse.Namespace) -> int:
         print("Would delete:")
     else:
         owner = "prune-command-" + str(os.getpid())
-        with factory() as session:
+        with session_scope(factory) as session:
             if not pruner.claim(session, owner=owner, interval_seconds=0, now=utcnow(), force=True):
                 print("Another server process is pruning now; try again in a minute", file=sys.stderr)
                 return 1

@@ -86,7 +86,7 @@ def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
 
 
 @contextmanager
-def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
+def session_scope(factory: Callable[[], Session]) -> Iterator[Session]:
     """A session that commits on success and rolls back on error."""
     session = factory()
     try:
@@ -103,6 +103,30 @@ def after_commit(session: Session, action: Callable[[], None]) -> None:
     """Runs `action` once the session's transaction commits (never if it rolls back): for side effects,
     such as forgetting a cache, that another request must not see before the change is visible."""
     event.listen(session, "after_commit", lambda _session: action(), once=True)
+
+
+@contextmanager
+def read_only_scope(factory: Callable[[], Session]) -> Iterator[Session]:
+    """A session whose work is always rolled back: for dry runs that go through the writing code."""
+    session = factory()
+    try:
+        yield session
+    finally:
+        session.rollback()
+        session.close()
+
+
+def at_transaction_end(session: Session, action: Callable[[], None]) -> None:
+    """Runs `action` once when the session's transaction ends, committed or rolled back: to release
+    what must be held until the change is visible (or abandoned)."""
+    pending = [action]
+
+    def run_once(*_args: Any) -> None:
+        if pending:
+            pending.pop()()
+
+    event.listen(session, "after_commit", run_once, once=True)
+    event.listen(session, "after_rollback", run_once, once=True)
 
 
 def changed_rows(result: Result[Any]) -> int:

@@ -6,7 +6,10 @@ Bodies follow GitLab's helpers exactly: `{"message": ...}` from render_api_error
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+from outpost_server import domain_errors as domain
 
 
 class ApiError(Exception):
@@ -74,3 +77,21 @@ def invalid_value(name: str) -> ApiError:
 
 def route_not_found() -> ApiError:
     return ApiError(404, {"error": "404 Not Found"})
+
+
+# One table from what a service refuses to GitLab's answer.
+_DOMAIN_ANSWERS: dict[type[domain.DomainError], Callable[[Any], ApiError]] = {
+    domain.NotFound: lambda error: not_found(error.resource),
+    domain.RecordNotFound: lambda _error: record_not_found(),
+    domain.Forbidden: lambda error: forbidden(error.reason),
+    domain.Refused: lambda error: ApiError(403, {"message": error.message}),
+    domain.Conflict: lambda error: ApiError(409, {"message": error.message}),
+    domain.Invalid: lambda error: validation_error(error.messages),
+    domain.BadRequest: lambda error: bad_request(error.reason),
+    domain.InvalidValue: lambda error: invalid_value(error.name),
+}
+
+
+def from_domain(error: domain.DomainError) -> ApiError:
+    """GitLab's status and body for a service's refusal."""
+    return _DOMAIN_ANSWERS[type(error)](error)

@@ -1,31 +1,37 @@
 """schemathesis against the running server's /api/v4/openapi.json: no request may get a 500.
 
 Every endpoint, GitLab's and Sentry's web API alike, declares the query and body parameters it reads
-(params.Param), so the document names them all. The run is bounded (MAX_EXAMPLES
-per operation, MAX_SECONDS overall) and seeded, so CI repeats the same cases; set OUTPOST_FUZZ_SEED
-to explore others. One worker: schemathesis's parallel workers hit a CPython 3.11 race in ast.parse
-("AST constructor recursion depth mismatch").
+(params.Param), and what it answers (outpost_server/openapi), so the document names them all and every
+answer is checked against its declared shape. The run is bounded (MAX_EXAMPLES per operation, MAX_SECONDS
+overall) and seeded, so CI repeats the same cases; set OUTPOST_FUZZ_SEED to explore others. It must reach
+MIN_CASES cases: fewer would mean the bounds no longer cover the API. One worker: schemathesis's
+parallel workers hit a CPython 3.11 race in ast.parse ("AST constructor recursion depth mismatch").
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.support import ApiHelper, launch_server
 
-MAX_EXAMPLES = int(os.environ.get("OUTPOST_FUZZ_MAX_EXAMPLES", "15"))
-MAX_SECONDS = int(os.environ.get("OUTPOST_FUZZ_MAX_SECONDS", "75"))
+MAX_EXAMPLES = int(os.environ.get("OUTPOST_FUZZ_MAX_EXAMPLES", "25"))
+MAX_SECONDS = int(os.environ.get("OUTPOST_FUZZ_MAX_SECONDS", "300"))
+MIN_CASES = int(os.environ.get("OUTPOST_FUZZ_MIN_CASES", "10000"))
 SEED = os.environ.get("OUTPOST_FUZZ_SEED", "20261122")
 
-# Operations that revoke or replace the caller's own token: fuzzed last, with a token of their own, so
+# Operations that revoke or replace the caller's own token, or delete the caller (an administrator may
+# delete themselves, hard_delete even as a group's sole owner): fuzzed last, with a token of their own, so
 # that they cannot turn every later case into a 401.
-REVOKING = r"^(DELETE /api/v4/personal_access_tokens/.*|POST /api/v4/personal_access_tokens/.*rotate)$"
+REVOKING = (r"^(DELETE /api/v4/personal_access_tokens/.*|POST /api/v4/personal_access_tokens/.*rotate"
+            r"|DELETE /api/v4/users/\{user_id\})$")
 
 
 def _fuzz(server, schema_path: Path, token: str, selection: list[str], report: Path) -> subprocess.CompletedProcess:
@@ -43,6 +49,15 @@ def _fuzz(server, schema_path: Path, token: str, selection: list[str], report: P
     return run
 
 
+def _cases(run: subprocess.CompletedProcess) -> int:
+    """The number of test cases schemathesis reports having generated."""
+    found = re.search(r"(\d+) generated", run.stdout)
+    assert found, run.stdout[-3000:]
+    return int(found.group(1))
+
+
+# Two bounded runs, plus the server's start.
+@pytest.mark.timeout(2 * (MAX_SECONDS + 120) + 120)
 def test_no_request_gets_a_500(tmp_path):
     server = launch_server(tmp_path / "server", demo=True)
     try:
@@ -60,6 +75,7 @@ def test_no_request_gets_a_500(tmp_path):
     finally:
         server.stop()
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert _cases(run) >= MIN_CASES
     assert still.status_code == 200
     assert revoking.returncode == 0, revoking.stdout[-6000:] + revoking.stderr[-2000:]
     assert "Traceback" not in server.log_text(), server.log_text()[-4000:]

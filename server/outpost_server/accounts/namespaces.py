@@ -7,7 +7,7 @@ import datetime as dt
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from outpost_server import http_errors
+from outpost_server import domain_errors as domain
 from outpost_server.accounts import access
 from outpost_server.accounts.models import (
     Group,
@@ -36,7 +36,7 @@ def create_group(session: Session, *, name: str, path: str, creator: User, paren
     taken = (session.scalar(select(Namespace.id).where(Namespace.full_path == full_path)) is not None
              or (parent is None and _top_level_path_taken(session, path)))
     if taken:
-        raise http_errors.validation_error({"path": ["has already been taken"]})
+        raise domain.Invalid({"path": ["has already been taken"]})
     group = Group(name=name, path=path, full_path=full_path, parent_id=parent.id if parent else None,
                   full_name=f"{parent.full_name} / {name}" if parent else name,
                   visibility=visibility, description=description)
@@ -61,7 +61,7 @@ def update_group(session: Session, *, group: Group, name: str | None = None, pat
         if full_path != group.full_path and session.scalar(
                 select(Namespace.id).where(func.lower(Namespace.full_path) == full_path.lower(),
                                            Namespace.id != group.id)) is not None:
-            raise http_errors.validation_error({"path": ["has already been taken"]})
+            raise domain.Invalid({"path": ["has already been taken"]})
         group.name = name if name is not None else group.name
         group.path = new_path
         _rename_subtree(session, group, full_path=full_path,
@@ -114,7 +114,7 @@ def create_project(session: Session, *, name: str, path: str, creator: User, nam
     namespace = namespace or personal_namespace(session, creator)
     full_path = f"{namespace.full_path}/{path}"
     if session.scalar(select(Project.id).where(func.lower(Project.full_path) == full_path.lower())) is not None:
-        raise http_errors.validation_error({"name": ["has already been taken"], "path": ["has already been taken"]})
+        raise domain.Invalid({"name": ["has already been taken"], "path": ["has already been taken"]})
     project = Project(name=name, path=path, full_path=full_path, namespace_id=namespace.id, namespace=namespace,
                       creator_id=creator.id, visibility=visibility, description=description)
     session.add(project)
@@ -155,7 +155,7 @@ def namespace_for_new_project(session: Session, *, user: User, namespace_id: int
         or (isinstance(namespace, UserNamespace) and namespace.owner_id == user.id)
         or (isinstance(namespace, Group) and group_access_level(session, user, namespace) >= access.DEVELOPER))
     if not allowed or namespace is None:
-        raise http_errors.validation_error({"namespace": ["is not valid"]})
+        raise domain.Invalid({"namespace": ["is not valid"]})
     return namespace
 
 
@@ -169,11 +169,11 @@ def member_stmt(target: Project | Group):
 
 def find_member(session: Session, *, target: Project | Group, user_id: int) -> ProjectMember | GroupMember:
     if not -MAX_ROW_ID <= user_id <= MAX_ROW_ID:  # beyond the id column: no such member
-        raise http_errors.not_found("Member")
+        raise domain.NotFound("Member")
     column = ProjectMember.user_id if isinstance(target, Project) else GroupMember.user_id
     member = session.scalars(member_stmt(target).where(column == user_id)).first()
     if member is None:
-        raise http_errors.not_found("Member")
+        raise domain.NotFound("Member")
     return member
 
 
@@ -192,7 +192,7 @@ def add_member(session: Session, *, target: Project | Group, user: User, access_
         taken = select(GroupMember.id).where(GroupMember.group_id == target.id, GroupMember.user_id == user.id)
         member = GroupMember(group_id=target.id, user_id=user.id, access_level=access_level, expires_at=expires_at)
     if session.scalar(taken) is not None:
-        raise http_errors.ApiError(409, {"message": "Member already exists"})
+        raise domain.Conflict("Member already exists")
     session.add(member)
     session.flush()
     return member

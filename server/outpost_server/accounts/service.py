@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, false, or_, select
 from sqlalchemy.orm import Session
 
-from outpost_server import http_errors
+from outpost_server import domain_errors as domain
 from outpost_server.accounts import access
 from outpost_server.accounts.models import (
     Group,
@@ -113,9 +113,9 @@ def find_group(session: Session, ident: str | int) -> Group | None:
 def _check_access(target: Any, level: int, user: User | None, min_level: int, resource: str) -> Any:
     """404 when the user cannot see the target, 403 when their role is below min_level (as GitLab answers)."""
     if target is None or not _visible(target.visibility, user, level):
-        raise http_errors.not_found(resource)
+        raise domain.NotFound(resource)
     if min_level > access.NO_ACCESS and not (user is not None and user.is_admin) and level < min_level:
-        raise http_errors.forbidden()
+        raise domain.Forbidden()
     return target
 
 
@@ -138,7 +138,7 @@ def find_namespace_for(session: Session, ident: str | int, user: User) -> Namesp
     namespace = _find_by_ident(session, Namespace, ident)
     if namespace is not None and (user.is_admin or _reads_namespace(session, user, namespace)):
         return namespace
-    raise http_errors.not_found("Namespace")
+    raise domain.NotFound("Namespace")
 
 
 def _reads_namespace(session: Session, user: User, namespace: Namespace) -> bool:

@@ -10,7 +10,7 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from outpost_server import http_errors
+from outpost_server import domain_errors as domain
 from outpost_server.accounts import access
 from outpost_server.accounts.models import (
     Group,
@@ -82,7 +82,7 @@ def create_user(session: Session, *, username: str, name: str, email: str, passw
                 bio: str = "", state: str = "active") -> User:
     """A user and their personal namespace (its id comes from the namespaces' own sequence)."""
     if (conflict := _taken(session, email=email, username=username)) is not None:
-        raise http_errors.ApiError(409, {"message": conflict})
+        raise domain.Conflict(conflict)
     user = User(username=username, name=name, email=email, is_admin=is_admin, bio=bio, state=state,
                 can_create_group=can_create_group, projects_limit=projects_limit,
                 password_digest=hash_password(password) if password else None)
@@ -112,7 +112,7 @@ def update_user(session: Session, *, user: User, changes: UserChanges) -> User:
     conflict = _taken(session, email=changes.email if changes.email != user.email else None,
                       username=changes.username if changes.username != user.username else None, other_than=user.id)
     if conflict is not None:
-        raise http_errors.ApiError(409, {"message": conflict})
+        raise domain.Conflict(conflict)
     renamed = (changes.username not in (None, user.username)) or (changes.name not in (None, user.name))
     for field in ("name", "username", "email", "is_admin", "can_create_group", "projects_limit", "bio"):
         if (value := getattr(changes, field)) is not None:
@@ -134,7 +134,7 @@ def last_active_at(session: Session, user: User) -> dt.datetime | None:
 def block(session: Session, *, actor: User, user: User) -> bool | None:
     """POST /users/:id/block. None: already blocked (GitLab answers an empty body then)."""
     if user.id == actor.id:
-        raise http_errors.forbidden("The API initiating user cannot be blocked by the API")
+        raise domain.Forbidden("The API initiating user cannot be blocked by the API")
     if user.state == "blocked":
         return None
     user.state = "blocked"
@@ -144,7 +144,7 @@ def block(session: Session, *, actor: User, user: User) -> bool | None:
 
 def unblock(session: Session, *, user: User) -> bool:
     if user.state == "deactivated":
-        raise http_errors.forbidden("Deactivated users cannot be unblocked by the API")
+        raise domain.Forbidden("Deactivated users cannot be unblocked by the API")
     if user.state != "blocked":
         return False  # the state machine has no unblock transition from here
     user.state = "active"
@@ -156,11 +156,11 @@ def deactivate(session: Session, *, user: User) -> bool | None:
     if user.state == "deactivated":
         return None
     if user.state == "blocked":
-        raise http_errors.ApiError(403, {"message": "Error occurred. A blocked user cannot be deactivated"})
+        raise domain.Refused("Error occurred. A blocked user cannot be deactivated")
     last = last_active_at(session, user)
     if last is not None and last > utcnow() - DORMANT_AFTER:
-        raise http_errors.ApiError(403, {"message": "The user you are trying to deactivate has been active in the past "
-                                               f"{DORMANT_AFTER.days} days and cannot be deactivated"})
+        raise domain.Refused("The user you are trying to deactivate has been active in the past "
+                             f"{DORMANT_AFTER.days} days and cannot be deactivated")
     user.state = "deactivated"
     session.flush()
     return True
@@ -168,7 +168,7 @@ def deactivate(session: Session, *, user: User) -> bool | None:
 
 def activate(session: Session, *, user: User) -> bool:
     if user.state == "blocked":
-        raise http_errors.ApiError(403, {"message": "Error occurred. A blocked user must be unblocked to be activated"})
+        raise domain.Refused("Error occurred. A blocked user must be unblocked to be activated")
     user.state = "active"
     session.flush()
     return True
@@ -190,7 +190,7 @@ def delete_user(session: Session, *, user: User, hard_delete: bool) -> None:
     """
     sole = solely_owned_groups(session, user)
     if sole and not hard_delete:
-        raise http_errors.ApiError(409, {"message": "User cannot be removed while is the sole-owner of a group"})
+        raise domain.Conflict("User cannot be removed while is the sole-owner of a group")
     for group in sole:
         if session.get(Group, group.id) is not None:  # a subgroup may have gone with its parent
             delete_group(session, group=group)
@@ -234,7 +234,7 @@ def rotate_token(session: Session, *, token: PersonalAccessToken, secret_key: st
                  expires_at: dt.date | None = None) -> tuple[PersonalAccessToken, str]:
     """Revokes the token and issues its successor: same name and scopes, one week unless expires_at says."""
     if token.revoked:
-        raise http_errors.bad_request("Token already revoked")
+        raise domain.BadRequest("Token already revoked")
     token.revoked = True
     expiry = expires_at or (utcnow() + ROTATED_TOKEN_LIFETIME).date()
     return create_token(session, user=token.user, name=token.name, scopes=token.scopes, secret_key=secret_key,
@@ -303,15 +303,13 @@ def tokens_stmt(*, filters: TokenFilter):
 def ensure_root(session: Session, *, token: str, secret_key: str) -> User:
     """The bootstrap administrator whose token comes from OUTPOST_ROOT_TOKEN.
 
-    Replicas starting together race to create it: the loser's insert conflicts, so it rolls back
-    (nothing else is in the session at start-up) and finds the winner's rows on the second pass.
+    Replicas starting together race to create it: the loser's insert conflicts, so its savepoint rolls
+    back and it finds the winner's rows on the second pass. The caller's unit of work commits.
     """
     try:
-        root = _ensure_root_once(session, token=token, secret_key=secret_key)
-        session.commit()
-        return root
-    except (http_errors.ApiError, IntegrityError):
-        session.rollback()
+        with session.begin_nested():
+            return _ensure_root_once(session, token=token, secret_key=secret_key)
+    except (domain.DomainError, IntegrityError):
         return _ensure_root_once(session, token=token, secret_key=secret_key)
 
 

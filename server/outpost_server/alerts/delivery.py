@@ -215,5 +215,4 @@ def send_tests(session: Session, *, rule: AlertRule, recipient_id: str | None,
             row.status = "sent"
             results.append({"recipientType": recipient.recipient_type, "status": "sent", "message": None})
         row.finished_at = utcnow()
-        session.commit()
     return results

@@ -8,6 +8,7 @@ token with `api` scope. Bodies follow GlitchTip: `{"detail": ...}` for 403 and 4
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -79,17 +80,24 @@ def list_alerts(request: Request, session: SessionDep, caller: CallerDep, organi
     return sentry_json([rule_json(rule) for rule in rules[offset:offset + limit]], link=link)
 
 
+def _saved(session: Session, change: Callable[[], service.SavedRule]) -> service.SavedRule:
+    """The rule as `change` saved it (flushed, so new recipients have their ids), or GlitchTip's 400."""
+    try:
+        saved = change()
+    except RuleInvalid as invalid:
+        raise ApiError(400, invalid.messages) from None
+    session.flush()
+    return saved
+
+
 @router.post(ALERTS, status_code=201, openapi_extra=body_params(*RULE_PARAMS))
 def create_alert(request: Request, session: SessionDep, caller: CallerDep, body: BodyDep,
                  organization_slug: str, project_slug: str):
     project = _maintained_project(session, caller, organization_slug, project_slug)
     data = _read(body, partial=False)
-    try:
-        saved = service.create_rule(session, project=project, data=data, box=SecretBox(request.app.state.secret_key),
-                                    link_base=_link_base(request))
-    except RuleInvalid as invalid:
-        raise ApiError(400, invalid.messages) from None
-    session.commit()
+    saved = _saved(session, lambda: service.create_rule(
+        session, project=project, data=data, box=SecretBox(request.app.state.secret_key),
+        link_base=_link_base(request)))
     response = sentry_json(rule_json(saved.rule, saved.new_secrets))
     response.status_code = 201
     return response
@@ -101,12 +109,8 @@ def update_alert(request: Request, session: SessionDep, caller: CallerDep, body:
     project = _maintained_project(session, caller, organization_slug, project_slug)
     rule = _rule(session, project, alert_id)
     data = _read(body, partial=True)
-    try:
-        saved = service.update_rule(session, rule=rule, data=data, box=SecretBox(request.app.state.secret_key),
-                                    link_base=_link_base(request))
-    except RuleInvalid as invalid:
-        raise ApiError(400, invalid.messages) from None
-    session.commit()
+    saved = _saved(session, lambda: service.update_rule(
+        session, rule=rule, data=data, box=SecretBox(request.app.state.secret_key), link_base=_link_base(request)))
     return sentry_json(rule_json(saved.rule, saved.new_secrets))
 
 
@@ -114,7 +118,6 @@ def update_alert(request: Request, session: SessionDep, caller: CallerDep, body:
 def delete_alert(session: SessionDep, caller: CallerDep, organization_slug: str, project_slug: str, alert_id: str):
     project = _maintained_project(session, caller, organization_slug, project_slug)
     service.delete_rule(session, rule=_rule(session, project, alert_id))
-    session.commit()
     return Response(status_code=204)
 
 

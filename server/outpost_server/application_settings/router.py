@@ -40,5 +40,4 @@ def update_application_settings(session: SessionDep, _admin: AdminUserDep, param
         value = params.bool(name)
         if value is not None:
             set_setting(session, name, value)
-    session.commit()
     return _entity(session)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from outpost_server import http_errors
+from outpost_server import domain_errors as domain
 from outpost_server.accounts import access
 from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for, project_access_level
@@ -28,7 +28,7 @@ def managed_project(session: Session, ident: str | int, user: User) -> Project:
     """The project for GitLab's REST settings, keys and retention APIs: 404 unseen, 403 not allowed."""
     project = find_project_for(session, ident, user)
     if not may_manage(session, user, project):
-        raise http_errors.forbidden()
+        raise domain.Forbidden()
     return project
 
 

@@ -95,7 +95,7 @@ async def admitted(app: FastAPI, project_ident: str, public_key: str | None,
     """The target when project, key and origin are accepted; raises `Refused` otherwise."""
     target = await resolve_target(app, project_ident, public_key)
     if target.refusal is not None:
-        raise refusal(target.refusal)
+        raise refusal(http_errors.from_domain(target.refusal))
     assert target.project_id is not None  # set whenever there is no refusal
     if origin is not None and not origin_allowed(origin, list(target.allowed_origins)):
         await app.state.origin_refusals.record(target.project_id, origin)

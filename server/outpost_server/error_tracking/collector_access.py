@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from outpost_server import http_errors
+from outpost_server import domain_errors as domain
 
 from .models import ClientKey
 from .origins import split_stored
@@ -23,7 +23,7 @@ class CollectorTarget:
     """Outcome of checking a collector request: the project and its allowed origins, or GitLab's refusal."""
 
     project_id: int | None
-    refusal: http_errors.ApiError | None
+    refusal: domain.NotFound | None
     allowed_origins: tuple[str, ...] = ()
 
 
@@ -33,21 +33,21 @@ def collector_target(session: Session, *, project_ident: str, public_key: str | 
 
     project = find_project(session, project_ident)
     if project is None:
-        return CollectorTarget(None, http_errors.not_found("Project"))
+        return CollectorTarget(None, domain.NotFound("Project"))
     setting = get_setting(session, project=project)
     if setting is None or not setting.integrated_enabled:
-        return CollectorTarget(None, http_errors.not_found())
+        return CollectorTarget(None, domain.NotFound())
     allowed = tuple(split_stored(setting.allowed_origins))
     if public_key is None:
         return CollectorTarget(project.id, None, allowed)
     if not PUBLIC_KEY_SHAPE.fullmatch(public_key):
         # Not a key we could have issued (and NUL bytes would not even reach PostgreSQL).
-        return CollectorTarget(None, http_errors.not_found())
+        return CollectorTarget(None, domain.NotFound())
     active_key = session.scalar(
         select(ClientKey.id).where(
             ClientKey.project_id == project.id, ClientKey.public_key == public_key, ClientKey.active.is_(True)
         )
     )
     if active_key is None:
-        return CollectorTarget(None, http_errors.not_found())
+        return CollectorTarget(None, domain.NotFound())
     return CollectorTarget(project.id, None, allowed)

@@ -16,10 +16,13 @@ _ENTRY = re.compile(r"^(\*|(https?://)?(\*\.)?[A-Za-z0-9.\-\[\]:]+)$")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-def parse_allowed_origins(value: str | list[str] | None) -> list[str] | None:
-    """Entries from a list or a comma/whitespace-separated string; None when any entry is invalid."""
+def parse_allowed_origins(value: object) -> list[str] | None:
+    """Entries from a list or a comma/whitespace-separated string; None when any entry is invalid, or
+    when the value is neither (a JSON object or number, say)."""
     if value is None:
         return []
+    if not isinstance(value, (str, list)):
+        return None
     parts = value if isinstance(value, list) else re.split(r"[\s,]+", value)
     entries: list[str] = []
     for part in parts:

@@ -20,7 +20,7 @@ from sqlalchemy import or_, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from outpost_server.background import FailureReport, cancelled
-from outpost_server.db import changed_rows, utcnow
+from outpost_server.db import changed_rows, session_scope, utcnow
 from outpost_server.source_maps.pruning import SourceMapPrune, prune_source_maps
 
 from .models import PruneLease, PruneRun
@@ -47,7 +47,6 @@ def claim(session: Session, *, owner: str, interval_seconds: float, now: dt.date
     claimed = changed_rows(session.execute(
         update(PruneLease).where(PruneLease.id == LEASE_ID, condition)
         .values(owner=owner, expires_at=now + dt.timedelta(seconds=LEASE_SECONDS))))
-    session.commit()
     return claimed == 1
 
 
@@ -64,16 +63,15 @@ def release(session: Session, *, owner: str, finished: bool) -> None:
     if finished:
         values["last_finished_at"] = utcnow()
     session.execute(update(PruneLease).where(PruneLease.id == LEASE_ID, PruneLease.owner == owner).values(**values))
-    session.commit()
 
 
 def run_pass(factory: sessionmaker[Session], *, owner: str, defaults: RetentionPolicy, unused_bundle_days: int,
              keep_going=lambda: True) -> tuple[list[ProjectPrune], SourceMapPrune]:
     """One pass under a lease the caller already holds; records it in `error_tracking_prune_runs`."""
-    with factory() as session:
+    with session_scope(factory) as session:
         run = PruneRun(worker_id=owner, started_at=utcnow(), events_deleted=0, bytes_deleted=0)
         session.add(run)
-        session.commit()
+        session.flush()
         run_id = run.id
     finished = False
     results = []
@@ -85,14 +83,13 @@ def run_pass(factory: sessionmaker[Session], *, owner: str, defaults: RetentionP
             source_maps = prune_source_maps(factory, now=utcnow(), unused_days=unused_bundle_days)
         finished = keep_going()
     finally:
-        with factory() as session:
+        with session_scope(factory) as session:
             run = session.get_one(PruneRun, run_id)
             run.finished_at = utcnow()
             if finished:
                 run.events_deleted = sum(result.events for result in results)
                 run.bytes_deleted = sum(result.bytes for result in results)
-            session.commit()
-        with factory() as session:
+        with session_scope(factory) as session:
             release(session, owner=owner, finished=finished)
     if any(result.events for result in results):
         for line in describe(results):
@@ -141,7 +138,7 @@ class Pruner:
             await asyncio.sleep(poll)
 
     def _pass_if_due(self) -> None:
-        with self.factory() as session:
+        with session_scope(self.factory) as session:
             if not claim(session, owner=self.owner, interval_seconds=self.interval_seconds, now=utcnow()):
                 return
         run_pass(self.factory, owner=self.owner, defaults=self.defaults, unused_bundle_days=self.unused_bundle_days,

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.config import ServerConfig
+from outpost_server.db import read_only_scope, session_scope
 
 from .models import ErrorEvent, ErrorEventPayload, EventTag, RetentionOverride, TrackedError
 
@@ -183,10 +184,9 @@ def prune_project(session_factory: Callable[[], Session], *, project: Project, p
 
     def run(step) -> None:
         while keep_going():
-            with session_factory() as session:
+            # A dry run reads in a scope that never commits.
+            with (read_only_scope(session_factory) if dry_run else session_scope(session_factory)) as session:
                 more = step(session)
-                if not dry_run:
-                    session.commit()
             if not more:
                 return
             if not dry_run:

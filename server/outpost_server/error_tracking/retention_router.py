@@ -75,5 +75,4 @@ def put_retention(request: Request, session: SessionDep, user: CurrentUserDep, p
         raise http_errors.ApiError(400, {"error": f"{', '.join(retention.LIMIT_NAMES)} are missing, "
                                              "at least one parameter must be provided"})
     retention.save_override(session, project_id=project.id, changes=changes)
-    session.commit()
     return _retention_entity(session, request, project.id)

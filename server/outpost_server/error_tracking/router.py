@@ -72,7 +72,6 @@ def patch_error_tracking_setting(request: Request, session: SessionDep, user: Cu
         raise http_errors.not_found("Error Tracking Setting")
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
     _apply_allowed_origins(session, setting, params)
-    session.commit()
     _setting_changed(request, session)
     return setting_entity(setting)
 
@@ -90,7 +89,6 @@ def put_error_tracking_setting(request: Request, session: SessionDep, user: Curr
     assert setting is not None, "save_setting(create=True) always returns the setting"
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
     _apply_allowed_origins(session, setting, params)
-    session.commit()
     _setting_changed(request, session)
     return setting_entity(setting)
 

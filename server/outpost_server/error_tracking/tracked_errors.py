@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from outpost_server import http_errors
+from outpost_server import domain_errors as domain
 from outpost_server.accounts.models import Project
 from outpost_server.db import parse_id, utcnow
 
@@ -47,7 +47,7 @@ def error_events(session: Session, *, error: TrackedError, limit: int = 20) -> l
 
 def update_error_status(session: Session, *, error: TrackedError, status: str) -> TrackedError:
     if status not in ERROR_STATUSES:
-        raise http_errors.invalid_value("status")
+        raise domain.InvalidValue("status")
     error.status = status
     if status != "unresolved":
         error.regressed = False

@@ -12,7 +12,7 @@ from outpost_server import http_errors
 from outpost_server.accounts.models import Group, Project, User
 from outpost_server.accounts.service import find_group_for, find_project_for
 from outpost_server.auth import CurrentUserDep
-from outpost_server.db import SessionDep
+from outpost_server.db import SessionDep, after_commit
 from outpost_server.exports import service
 from outpost_server.exports.entities import export_entity
 from outpost_server.exports.models import FORMATS
@@ -31,8 +31,8 @@ def _create(request: Request, session: Session, user: User, params: Params, *, p
     export = service.create_export(session, author=user, project=project, group=group,
                                    export_format=params.choice("export_format", FORMATS, "csv"),
                                    lifetime_seconds=request.app.state.config.export_lifetime_seconds)
-    session.commit()
-    request.app.state.export_worker.wake()
+    # The worker looks for new exports in the database: wake it once this one is there.
+    after_commit(session, request.app.state.export_worker.wake)
     return export_entity(export, api_base_url=api_base_url(request))
 
 
@@ -74,13 +74,8 @@ def get_export(request: Request, session: SessionDep, user: CurrentUserDep, expo
     return JSONResponse(body, status_code=202, headers={"Poll-Interval": str(POLL_INTERVAL_MS)})
 
 
-DOWNLOAD_RESPONSES: dict[int | str, dict] = {200: {
-    "description": "The export's file, as an attachment",
-    "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}}
-
-
 @router.get("/security/vulnerability_exports/{export_id}/download", openapi_extra=query_params(),
-            response_class=StreamingResponse, responses=DOWNLOAD_RESPONSES)
+            response_class=StreamingResponse)
 def download_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str):
     export = service.find_export_for(session, user, export_id)
     if export.status != "finished" or export.file_name is None:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from outpost_server import http_errors
+from outpost_server import domain_errors as domain
 from outpost_server.accounts import access
 from outpost_server.accounts.models import Group, Project, User
 from outpost_server.accounts.service import (
@@ -58,13 +58,13 @@ def find_export_for(session: Session, user: User, export_id: str) -> Vulnerabili
     row_id = parse_id(export_id)
     export = session.get(VulnerabilityExport, row_id) if row_id is not None else None
     if export is None or export.expires_at <= utcnow():
-        raise http_errors.record_not_found()
+        raise domain.RecordNotFound()
     if export.author_id != user.id:
-        raise http_errors.forbidden()
+        raise domain.Forbidden()
     project = session.get(Project, export.project_id) if export.project_id else None
     group = session.get(Group, export.group_id) if export.group_id else None
     if not can_create_export(session, user, project=project, group=group):
-        raise http_errors.forbidden()
+        raise domain.Forbidden()
     return export
 
 

@@ -7,9 +7,9 @@ from typing import Any
 from ariadne import ObjectType
 from graphql import GraphQLResolveInfo
 
-from outpost_server import http_errors
 from outpost_server.accounts.models import Project
 from outpost_server.accounts.service import find_project_for
+from outpost_server.domain_errors import DomainError
 from outpost_server.graphql import global_ids
 from outpost_server.graphql.context import context_of
 
@@ -41,7 +41,7 @@ def resolve_project(_root: None, info: GraphQLResolveInfo, fullPath: str) -> Pro
     context = context_of(info)
     try:
         project = find_project_for(context.session, fullPath, context.user)
-    except http_errors.ApiError:
+    except DomainError:
         return None
     # find_project_for also takes numeric ids; GitLab's fullPath is a path only.
     return project if project.full_path == fullPath else None

@@ -66,7 +66,7 @@ def issue_details_response(request: Request, session: Session, project: Project,
 
 
 @router.get("/issues/{issue_id}/", openapi_extra=query_params())
-def issueissue_details_response(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
+def get_issue(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
     project, error = issue_for(session, caller, issue_id)
     return issue_details_response(request, session, project, error)
 
@@ -91,5 +91,4 @@ def update_issue(request: Request, session: SessionDep, caller: CallerDep,
         if not isinstance(status, str) or status not in STATUS_CHANGES:
             raise ApiError(400, {"status": [f'"{status}" is not a valid choice.']})
         tracked_errors.update_error_status(session, error=error, status=STATUS_CHANGES[status])
-        session.commit()
     return issue_details_response(request, session, project, error)

@@ -37,7 +37,6 @@ def delete_bundle(request: Request, session: SessionDep, caller: CallerDep, orga
     if bundle is None:
         return JSONResponse({"error": f"Couldn't find a bundle with bundle_id {bundle_id}"}, status_code=404)
     bundles.delete_bundle(session, bundle)
-    session.commit()
     return Response(status_code=204)
 
 

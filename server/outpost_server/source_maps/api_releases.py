@@ -67,7 +67,7 @@ def _create(session: Session, projects: list, body: dict) -> JSONResponse:
         release, created = releases.ensure_release(session, project, body["version"], body.get("url"))
         created_any = created_any or created
         first = first or (release, project)
-    session.commit()
+    session.flush()
     assert first is not None
     return JSONResponse(release_json(*first), status_code=201 if created_any else 208)
 
@@ -154,7 +154,6 @@ def _update(session: Session, projects: list, version: str, body: Any):
         changed = changed or (release, project)
     if changed is None:
         raise not_found()
-    session.commit()
     return release_json(*changed)
 
 
@@ -217,7 +216,7 @@ async def upload_release_file(request: Request, session: SessionDep, caller: Cal
         except ReleaseFileRefused as refused:
             session.rollback()
             return _detail(refused.status, str(refused))
-        session.commit()
+        session.flush()
         return JSONResponse(release_file_json(row), status_code=201)
 
     return await run_in_threadpool(store)
@@ -250,7 +249,6 @@ def delete_release_file(session: SessionDep, caller: CallerDep, organization: st
                         file_id: str):
     file = _release_file(session, caller, organization, project_slug, version, file_id, write=True)
     session.delete(file)
-    session.commit()
     return Response(status_code=204)
 
 
@@ -264,7 +262,6 @@ def delete_release_archive(request: Request, session: SessionDep, caller: Caller
     if release is None:
         return JSONResponse({"error": f"Supplied an invalid name {name}"}, status_code=400)
     session.execute(delete(ReleaseFile).where(ReleaseFile.release_id == release.id))
-    session.commit()
     return Response(status_code=204)
 
 
@@ -304,5 +301,4 @@ def _assemble_release(request: Request, session: Session, caller: Caller, organi
     except AssembleError as failure:
         session.rollback()
         uploads.set_status(session, organization, task, checksum, uploads.ERROR, str(failure))
-    session.commit()
     return {"state": uploads.CREATED, "missingChunks": []}

@@ -100,9 +100,8 @@ async def upload_chunks(request: Request, session: SessionDep, caller: CallerDep
 def _store_chunks(session: Session, organization: str, chunks: list[tuple[str, bytes]]) -> None:
     try:
         uploads.store_chunks(session, organization, chunks)
-        session.commit()
-    except Exception:
-        session.rollback()
+    except ChunkRefused:
+        session.rollback()  # a refused request keeps none of its chunks
         raise
 
 
@@ -176,6 +175,5 @@ def _assemble(request: Request, session: Session, caller: Caller, organization: 
     except AssembleError as failure:
         session.rollback()
         uploads.set_status(session, organization, uploads.ARTIFACT_BUNDLE, checksum, uploads.ERROR, str(failure))
-    session.commit()
     return {"state": uploads.CREATED, "missingChunks": []}
 

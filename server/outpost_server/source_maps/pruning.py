@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from outpost_server.db import session_scope
+
 from .bundles import BATCH, prune_unused
 from .uploads import prune_uploads
 
@@ -27,13 +29,11 @@ def prune_source_maps(factory: sessionmaker[Session], *, now: dt.datetime, unuse
     """Deletes in batches, each in its own transaction."""
     result = SourceMapPrune()
     while True:
-        with factory() as session:
+        with session_scope(factory) as session:
             removed = prune_unused(session, now, unused_days)
-            session.commit()
         result.bundles += removed
         if removed < BATCH:
             break
-    with factory() as session:
+    with session_scope(factory) as session:
         result.chunks = prune_uploads(session, now)
-        session.commit()
     return result

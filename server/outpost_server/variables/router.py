@@ -72,11 +72,9 @@ def get_variable(request: Request, session: SessionDep, admin: AdminUserDep, key
 @router.post("/admin/ci/variables", status_code=201, openapi_extra=body_params(*CREATE_PARAMS))
 def create_variable(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
     declared = _declared(params, CREATE_PARAMS)
-    with service.creation_guard(session):
-        limit = plan_limits.instance_variables_limit(
-            session, default_variables_limit=_default_variables_limit(request))
-        variable = service.create_variable(session, secret_key=_secret_key(request), limit=limit, **declared)
-        session.commit()
+    service.hold_creation_lock(session)
+    limit = plan_limits.instance_variables_limit(session, default_variables_limit=_default_variables_limit(request))
+    variable = service.create_variable(session, secret_key=_secret_key(request), limit=limit, **declared)
     return variable_entity(variable, value=declared["value"])
 
 
@@ -87,14 +85,12 @@ def update_variable(request: Request, session: SessionDep, admin: AdminUserDep, 
     declared = _declared(params, UPDATE_PARAMS)
     declared.pop("key", None)
     value = service.update_variable(session, variable, secret_key=_secret_key(request), **declared)
-    session.commit()
     return variable_entity(variable, value=value)
 
 
 @router.delete("/admin/ci/variables/{key}", status_code=204, openapi_extra=query_params())
 def delete_variable(session: SessionDep, admin: AdminUserDep, key: str):
     service.delete_variable(session, service.get_by_key(session, key=key))
-    session.commit()
     return Response(status_code=204)
 
 
@@ -137,5 +133,4 @@ def update_plan_limits(request: Request, session: SessionDep, admin: AdminUserDe
     if negative:
         raise http_errors.validation_error(negative)
     plan_limits.update_limits(session, plan=plan, changes=changes, user=admin)
-    session.commit()
     return plan_limits.limits_for(session, plan=plan, default_variables_limit=_default_variables_limit(request))

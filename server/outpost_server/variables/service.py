@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import lru_cache
 
 from sqlalchemy import Select, func, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from outpost_server import http_errors
+from outpost_server import domain_errors as domain
+from outpost_server.db import at_transaction_end
 from outpost_server.security import SecretBox
 from outpost_server.variables.models import ENV_VAR, VARIABLE_TYPES, InstanceVariable
 
@@ -35,6 +34,7 @@ MASK_AND_RAW_PATTERN = re.compile(r"\A[^ \t\n\v\f\r]{8,}\Z")
 STRIPPED = " \t\n\v\f\r\0"
 
 _creation_lock = threading.Lock()
+_HOLDS_CREATION_LOCK = "outpost.variables.creation_lock"
 _PG_CREATION_LOCK = 4_242_003
 
 
@@ -59,7 +59,7 @@ def find_by_key(session: Session, *, key: str) -> InstanceVariable | None:
 def get_by_key(session: Session, *, key: str) -> InstanceVariable:
     variable = find_by_key(session, key=key)
     if variable is None:
-        raise http_errors.not_found("InstanceVariable")
+        raise domain.NotFound("InstanceVariable")
     return variable
 
 
@@ -95,19 +95,23 @@ def validation_messages(session: Session, *, key: str, value: str, masked: bool,
     return messages
 
 
-@contextmanager
-def creation_guard(session: Session) -> Iterator[None]:
-    """Serialises creations so the count limit holds under concurrent requests.
-
-    Hold it until the transaction is committed. PostgreSQL replicas share a transaction-scoped
-    advisory lock; a SQLite database belongs to one process, where a thread lock suffices.
-    """
+def hold_creation_lock(session: Session) -> None:
+    """Serialises creations so the count limit holds under concurrent requests, until the transaction
+    ends. PostgreSQL replicas share a transaction-scoped advisory lock; a SQLite database belongs to one
+    process, where a thread lock suffices (released by whichever thread ends the transaction)."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_CREATION_LOCK})
-        yield
         return
-    with _creation_lock:
-        yield
+    if session.info.get(_HOLDS_CREATION_LOCK):
+        return
+    _creation_lock.acquire()
+    session.info[_HOLDS_CREATION_LOCK] = True
+
+    def release() -> None:
+        session.info.pop(_HOLDS_CREATION_LOCK, None)
+        _creation_lock.release()
+
+    at_transaction_end(session, release)
 
 
 def create_variable(session: Session, *, secret_key: str, key: str, value: str, variable_type: str | None = None,
@@ -118,7 +122,7 @@ def create_variable(session: Session, *, secret_key: str, key: str, value: str, 
     messages = validation_messages(session, key=key, value=value, masked=masked, raw=raw, description=description,
                                    existing_id=None, limit=limit)
     if messages:
-        raise http_errors.validation_error(messages)
+        raise domain.Invalid(messages)
     variable = InstanceVariable(
         key=key, encrypted_value=_box(secret_key).encrypt(value),
         variable_type=VARIABLE_TYPES[variable_type] if variable_type else ENV_VAR,
@@ -139,7 +143,7 @@ def update_variable(session: Session, variable: InstanceVariable, *, secret_key:
     messages = validation_messages(session, key=variable.key, value=current_value, masked=new_masked, raw=new_raw,
                                    description=new_description, existing_id=variable.id, limit=None)
     if messages:
-        raise http_errors.validation_error(messages)
+        raise domain.Invalid(messages)
     if value is not None:
         variable.encrypted_value = _box(secret_key).encrypt(value)
     if variable_type is not None:
@@ -162,4 +166,4 @@ def _flush_unique(session: Session, key: str) -> None:
         session.flush()
     except IntegrityError:
         session.rollback()
-        raise http_errors.validation_error({"key": [f"({key}) has already been taken"]}) from None
+        raise domain.Invalid({"key": [f"({key}) has already been taken"]}) from None

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import httpx
 from sqlalchemy.orm import Session
 
-from outpost_server import http_errors
+from outpost_server import domain_errors as domain
 from outpost_server.compat.rails_text import humanize, titleize
 from outpost_server.error_tracking.external.client import SentryClient, SentryError
 from outpost_server.error_tracking.external.url_policy import (
@@ -134,7 +134,7 @@ def apply_external_params(session: Session, setting: ErrorTrackingSetting, param
         messages = validation_messages(session, api_url=setting.api_url,
                                        token=stored_token(setting, secret_key))
         if messages:
-            raise http_errors.validation_error(messages)
+            raise domain.Invalid(messages)
 
 
 def sentry_client_for(session: Session, *, api_url: str, token: str, timeout: float,

@@ -135,7 +135,6 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
         error = _read(reading.stored_error, source, issue_id)
         updated = error.status != status
         tracked_errors.update_error_status(session, error=error, status=status)
-        session.commit()
     return {"result": {"updated": updated, "closed_issue_iid": None, "status": "success"}}
 
 

@@ -1,0 +1,102 @@
+"""GitLab's entities as JSON Schemas: what /api/v4 answers (lib/api/entities in GitLab's source, and
+Outpost's accounts, variables, vulnerabilities, exports and error tracking entities that render them)."""
+
+from __future__ import annotations
+
+from outpost_server.openapi.builders import (
+    ANY_ARRAY,
+    ANY_OBJECT,
+    BOOLEAN,
+    INTEGER,
+    STRING,
+    TIME,
+    array,
+    extend,
+    nullable,
+    obj,
+)
+
+MESSAGE = obj({"message": STRING})
+
+VERSION = obj({"version": STRING, "revision": STRING},
+              {"kas": obj({"enabled": BOOLEAN}), "enterprise": BOOLEAN})
+
+USER_BASIC = obj({"id": INTEGER, "username": STRING, "name": STRING, "state": STRING, "locked": BOOLEAN,
+                  "avatar_url": nullable(STRING), "web_url": STRING})
+# Users::User, and what an administrator or the user themselves also sees (UserWithAdmin, UserPublic).
+USER = extend(USER_BASIC, {"created_at": TIME, "bio": nullable(STRING), "public_email": nullable(STRING)}, {
+    "email": STRING, "is_admin": BOOLEAN, "can_create_group": BOOLEAN, "can_create_project": BOOLEAN,
+    "projects_limit": INTEGER, "two_factor_enabled": BOOLEAN, "external": BOOLEAN})
+
+TOKEN = obj({"id": INTEGER, "name": STRING, "revoked": BOOLEAN, "created_at": TIME, "scopes": array(STRING),
+             "user_id": INTEGER, "last_used_at": TIME, "active": BOOLEAN, "expires_at": TIME},
+            {"token": STRING})
+# The token is shown once: when it is made or rotated.
+NEW_TOKEN = extend(TOKEN, {"token": STRING})
+
+NAMESPACE = obj({"id": INTEGER, "name": STRING, "path": STRING, "kind": STRING, "full_path": STRING,
+                 "parent_id": nullable(INTEGER), "avatar_url": nullable(STRING), "web_url": STRING},
+                {"members_count_with_descendants": INTEGER})
+NAMESPACE_EXISTS = obj({"exists": BOOLEAN, "suggests": array(STRING)})
+
+GROUP = obj({"id": INTEGER, "web_url": STRING, "name": STRING, "path": STRING, "description": nullable(STRING),
+             "visibility": STRING, "full_name": STRING, "full_path": STRING, "parent_id": nullable(INTEGER),
+             "created_at": TIME, "avatar_url": nullable(STRING)})
+
+PROJECT = obj({"id": INTEGER, "description": nullable(STRING), "name": STRING, "name_with_namespace": STRING,
+               "path": STRING, "path_with_namespace": STRING, "created_at": TIME,
+               "default_branch": nullable(STRING), "web_url": STRING, "visibility": STRING,
+               "namespace": NAMESPACE, "creator_id": nullable(INTEGER), "monitor_access_level": STRING,
+               "archived": BOOLEAN})
+
+MEMBER = extend(USER_BASIC, {"access_level": INTEGER, "created_at": TIME, "expires_at": TIME})
+
+VARIABLE = obj({"variable_type": STRING, "key": STRING, "value": nullable(STRING), "protected": BOOLEAN,
+                "masked": BOOLEAN, "raw": BOOLEAN, "description": nullable(STRING)})
+
+PLAN_LIMITS = {"type": "object", "required": ["ci_instance_level_variables"],
+               "properties": {"limits_history": ANY_OBJECT},
+               # Every other limit is a number (GitLab's PlanLimits entity).
+               "additionalProperties": {"type": ["integer", "object"]}}
+
+APPLICATION_SETTINGS = {"type": "object", "additionalProperties": BOOLEAN,
+                        "required": ["allow_local_requests_from_web_hooks_and_services"]}
+
+MAIL_SETTINGS = obj({"configured": BOOLEAN, "host": nullable(STRING), "port": nullable(INTEGER),
+                     "security": nullable(STRING), "from": nullable(STRING), "authentication": BOOLEAN})
+MAIL_TEST = obj({"to": STRING, "delivered": BOOLEAN})
+
+REPORT_IMPORT = obj({"report_type": STRING, "scanner": STRING, "created": INTEGER, "updated": INTEGER,
+                     "no_longer_detected": INTEGER})
+
+_ID = nullable(INTEGER)
+VULNERABILITY = obj({
+    "id": INTEGER, "title": STRING, "description": nullable(STRING), "state": STRING, "severity": STRING,
+    "confidence": STRING, "report_type": STRING,
+    "project": obj({"id": INTEGER, "name": STRING, "full_path": STRING, "full_name": STRING}),
+    "author_id": _ID, "updated_by_id": _ID, "last_edited_by_id": _ID, "closed_by_id": _ID,
+    "start_date": TIME, "due_date": TIME, "created_at": TIME, "updated_at": TIME, "last_edited_at": TIME,
+    "closed_at": TIME, "confirmed_by_id": _ID, "confirmed_at": TIME, "resolved_by_id": _ID, "resolved_at": TIME,
+    "dismissed_by_id": _ID, "dismissed_at": TIME, "resolved_on_default_branch": BOOLEAN,
+    "dismissal_reason": nullable(STRING),
+    "scanner": obj({"external_id": nullable(STRING), "name": nullable(STRING)}),
+    "identifiers": ANY_ARRAY, "location": nullable(ANY_OBJECT), "cvss": nullable(ANY_ARRAY),
+    "solution": nullable(STRING)})
+
+EXPORT = obj({"id": INTEGER, "created_at": TIME, "project_id": _ID, "group_id": _ID, "format": STRING,
+              "status": STRING, "started_at": TIME, "finished_at": TIME, "send_email": BOOLEAN,
+              "expires_at": TIME, "_links": obj({"self": STRING, "download": STRING})})
+
+ERROR_TRACKING_SETTING = obj({
+    "active": BOOLEAN, "project_name": nullable(STRING), "sentry_external_url": nullable(STRING),
+    "api_url": nullable(STRING), "integrated": BOOLEAN},
+    # Outpost's extensions.
+    {"allowed_origins": array(STRING),
+     "rejected_origins": obj({"count": INTEGER, "last_origin": nullable(STRING), "last_at": TIME})})
+
+CLIENT_KEY = obj({"id": INTEGER, "active": BOOLEAN, "public_key": STRING, "sentry_dsn": STRING})
+
+_RETENTION_POLICY = {"retention_days": INTEGER, "events_per_error": INTEGER, "max_stored_bytes": INTEGER}
+RETENTION = obj({**_RETENTION_POLICY, "instance_defaults": obj(_RETENTION_POLICY), "overridden": array(STRING),
+                 "stored_events": INTEGER, "stored_bytes": INTEGER, "last_pruned_at": TIME},
+                {"artifact_bytes": INTEGER, "artifact_budget_bytes": INTEGER})

@@ -1,0 +1,167 @@
+"""What every operation answers on success, declared once for the OpenAPI document.
+
+Keys are the document's "METHOD path"; values map a status to its body: a JSON Schema, `Binary` for a
+file, or None for no body. The statuses are the ones the handlers really send (GitLab's 201 for a
+POST, 202 for a deletion scheduled, 204 for an empty answer, Sentry's 208 for a release that exists).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from outpost_server.openapi import gitlab_shapes as gitlab
+from outpost_server.openapi import sentry_shapes as sentry
+from outpost_server.openapi.builders import BOOLEAN, Schema, array, nullable
+
+
+@dataclass(frozen=True)
+class Binary:
+    """A file served as it is, with one of these content types."""
+
+    media_types: tuple[str, ...]
+
+
+Body = Schema | Binary | None
+
+V4 = "/api/v4"
+S0 = "/api/0"
+# GitLab's answer to block, unblock, deactivate and activate: true, false, or null when nothing changed.
+STATE_CHANGE = nullable(BOOLEAN)
+
+
+def _members(kind: str) -> dict[str, dict[int, Body]]:
+    base = f"{V4}/{kind}/{{ident}}/members"
+    return {f"GET {base}": {200: array(gitlab.MEMBER)}, f"POST {base}": {201: gitlab.MEMBER},
+            f"GET {base}/{{user_id}}": {200: gitlab.MEMBER}, f"DELETE {base}/{{user_id}}": {204: None}}
+
+
+def _issue_reads(issue: str) -> dict[str, dict[int, Body]]:
+    """The issue endpoints Sentry offers both at /issues/{id}/ and under the project."""
+    return {f"GET {issue}": {200: sentry.ISSUE_DETAILS},
+            f"GET {issue}events/": {200: array(sentry.EVENT_SUMMARY)},
+            f"GET {issue}events/{{which}}/": {200: sentry.EVENT},
+            f"GET {issue}tags/": {200: array(sentry.TAG_KEY)},
+            f"GET {issue}tags/{{key}}/values/": {200: array(sentry.TAG_VALUE)}}
+
+
+def _web(path: str, method: str, body: Schema) -> dict[str, dict[int, Body]]:
+    """GitLab's error tracking web endpoints answer with and without the .json suffix."""
+    base = f"/{{project_path}}/-/error_tracking{path}"
+    return {f"{method} {base}": {200: body}, f"{method} {base}.json": {200: body}}
+
+
+_GITLAB: dict[str, dict[int, Body]] = {
+    f"GET {V4}/version": {200: gitlab.VERSION},
+    f"GET {V4}/user": {200: gitlab.USER},
+    f"GET {V4}/users": {200: array(gitlab.USER)},
+    f"POST {V4}/users": {201: gitlab.USER},
+    f"GET {V4}/users/{{user_id}}": {200: gitlab.USER},
+    f"PUT {V4}/users/{{user_id}}": {200: gitlab.USER},
+    f"DELETE {V4}/users/{{user_id}}": {204: None},
+    **{f"POST {V4}/users/{{user_id}}/{action}": {201: STATE_CHANGE}
+       for action in ("block", "unblock", "deactivate", "activate")},
+    f"POST {V4}/users/{{user_id}}/personal_access_tokens": {201: gitlab.NEW_TOKEN},
+    f"GET {V4}/personal_access_tokens": {200: array(gitlab.TOKEN)},
+    f"GET {V4}/personal_access_tokens/self": {200: gitlab.TOKEN},
+    f"GET {V4}/personal_access_tokens/{{token_id}}": {200: gitlab.TOKEN},
+    f"DELETE {V4}/personal_access_tokens/self": {204: None},
+    f"DELETE {V4}/personal_access_tokens/{{token_id}}": {204: None},
+    f"POST {V4}/personal_access_tokens/self/rotate": {200: gitlab.NEW_TOKEN},
+    f"POST {V4}/personal_access_tokens/{{token_id}}/rotate": {200: gitlab.NEW_TOKEN},
+    f"GET {V4}/namespaces": {200: array(gitlab.NAMESPACE)},
+    f"GET {V4}/namespaces/{{namespace_id}}": {200: gitlab.NAMESPACE},
+    f"GET {V4}/namespaces/{{namespace_id}}/exists": {200: gitlab.NAMESPACE_EXISTS},
+    f"GET {V4}/groups": {200: array(gitlab.GROUP)},
+    f"POST {V4}/groups": {201: gitlab.GROUP},
+    f"GET {V4}/groups/{{group_id}}": {200: gitlab.GROUP},
+    f"PUT {V4}/groups/{{group_id}}": {200: gitlab.GROUP},
+    f"DELETE {V4}/groups/{{group_id}}": {202: gitlab.MESSAGE},
+    f"GET {V4}/groups/{{group_id}}/subgroups": {200: array(gitlab.GROUP)},
+    f"GET {V4}/groups/{{group_id}}/projects": {200: array(gitlab.PROJECT)},
+    f"GET {V4}/projects": {200: array(gitlab.PROJECT)},
+    f"POST {V4}/projects": {201: gitlab.PROJECT},
+    f"GET {V4}/projects/{{project_id}}": {200: gitlab.PROJECT},
+    f"PUT {V4}/projects/{{project_id}}": {200: gitlab.PROJECT},
+    f"DELETE {V4}/projects/{{project_id}}": {202: gitlab.MESSAGE},
+    **_members("projects"),
+    **_members("groups"),
+    f"GET {V4}/admin/ci/variables": {200: array(gitlab.VARIABLE)},
+    f"POST {V4}/admin/ci/variables": {201: gitlab.VARIABLE},
+    f"GET {V4}/admin/ci/variables/{{key}}": {200: gitlab.VARIABLE},
+    f"PUT {V4}/admin/ci/variables/{{key}}": {200: gitlab.VARIABLE},
+    f"DELETE {V4}/admin/ci/variables/{{key}}": {204: None},
+    f"GET {V4}/application/plan_limits": {200: gitlab.PLAN_LIMITS},
+    f"PUT {V4}/application/plan_limits": {200: gitlab.PLAN_LIMITS},
+    f"GET {V4}/application/settings": {200: gitlab.APPLICATION_SETTINGS},
+    f"PUT {V4}/application/settings": {200: gitlab.APPLICATION_SETTINGS},
+    f"GET {V4}/application/mail": {200: gitlab.MAIL_SETTINGS},
+    f"POST {V4}/application/mail/test": {201: gitlab.MAIL_TEST},
+    f"POST {V4}/projects/{{project_id}}/security/reports": {201: gitlab.REPORT_IMPORT},
+    f"GET {V4}/projects/{{project_id}}/vulnerabilities": {200: array(gitlab.VULNERABILITY)},
+    f"GET {V4}/vulnerabilities/{{vulnerability_id}}": {200: gitlab.VULNERABILITY},
+    # 304 when the vulnerability is already in that state.
+    **{f"POST {V4}/vulnerabilities/{{vulnerability_id}}/{action}": {201: gitlab.VULNERABILITY, 304: None}
+       for action in ("confirm", "resolve", "revert", "dismiss")},
+    f"POST {V4}/security/projects/{{project_id}}/vulnerability_exports": {201: gitlab.EXPORT},
+    f"POST {V4}/security/groups/{{group_id}}/vulnerability_exports": {201: gitlab.EXPORT},
+    f"POST {V4}/security/vulnerability_exports": {201: gitlab.EXPORT},
+    # 202 with Poll-Interval while the export is still being made.
+    f"GET {V4}/security/vulnerability_exports/{{export_id}}": {200: gitlab.EXPORT, 202: gitlab.EXPORT},
+    f"GET {V4}/security/vulnerability_exports/{{export_id}}/download": {
+        200: Binary(("application/octet-stream",))},
+    f"GET {V4}/projects/{{project_id}}/error_tracking/settings": {200: gitlab.ERROR_TRACKING_SETTING},
+    f"PATCH {V4}/projects/{{project_id}}/error_tracking/settings": {200: gitlab.ERROR_TRACKING_SETTING},
+    f"PUT {V4}/projects/{{project_id}}/error_tracking/settings": {200: gitlab.ERROR_TRACKING_SETTING},
+    f"GET {V4}/projects/{{project_id}}/error_tracking/client_keys": {200: array(gitlab.CLIENT_KEY)},
+    f"POST {V4}/projects/{{project_id}}/error_tracking/client_keys": {201: gitlab.CLIENT_KEY},
+    f"DELETE {V4}/projects/{{project_id}}/error_tracking/client_keys/{{key_id}}": {200: gitlab.CLIENT_KEY},
+    f"GET {V4}/projects/{{project_id}}/error_tracking/retention": {200: gitlab.RETENTION},
+    f"PUT {V4}/projects/{{project_id}}/error_tracking/retention": {200: gitlab.RETENTION},
+}
+
+_ALERTS = f"{S0}/projects/{{organization_slug}}/{{project_slug}}/alerts/"
+_RELEASES = f"{S0}/projects/{{organization}}/{{project_slug}}/releases/"
+_FILES = f"{_RELEASES}{{version}}/files/"
+_PROJECT_FILES = f"{S0}/projects/{{organization}}/{{project_slug}}/files/"
+
+_SENTRY: dict[str, dict[int, Body]] = {
+    f"GET {_ALERTS}": {200: array(sentry.ALERT_RULE)},
+    f"POST {_ALERTS}": {201: sentry.ALERT_RULE},
+    f"PUT {_ALERTS}{{alert_id}}/": {200: sentry.ALERT_RULE},
+    f"DELETE {_ALERTS}{{alert_id}}/": {204: None},
+    f"GET {_ALERTS}{{alert_id}}/deliveries/": {200: array(sentry.ALERT_DELIVERY)},
+    f"POST {_ALERTS}{{alert_id}}/test/": {200: array(sentry.ALERT_TEST_RESULT)},
+    f"GET {S0}/organizations/{{organization}}/chunk-upload/": {200: sentry.CHUNK_UPLOAD_OPTIONS},
+    f"POST {S0}/organizations/{{organization}}/chunk-upload/": {200: None},
+    f"POST {S0}/organizations/{{organization}}/artifactbundle/assemble/": {200: sentry.ASSEMBLE},
+    f"POST {S0}/organizations/{{organization}}/releases/": {201: sentry.RELEASE, 208: sentry.RELEASE},
+    f"POST {_RELEASES}": {201: sentry.RELEASE, 208: sentry.RELEASE},
+    f"GET {_RELEASES}": {200: array(sentry.RELEASE)},
+    f"GET {S0}/organizations/{{organization}}/releases/{{version}}/": {200: sentry.RELEASE},
+    f"PUT {S0}/organizations/{{organization}}/releases/{{version}}/": {200: sentry.RELEASE},
+    f"PUT {_RELEASES}{{version}}/": {200: sentry.RELEASE},
+    f"GET {_FILES}": {200: array(sentry.RELEASE_FILE)},
+    f"POST {_FILES}": {201: sentry.RELEASE_FILE},
+    # The file's details, or with ?download=1 the file itself.
+    f"GET {_FILES}{{file_id}}/": {200: sentry.RELEASE_FILE},
+    f"DELETE {_FILES}{{file_id}}/": {204: None},
+    f"DELETE {_PROJECT_FILES}source-maps/": {204: None},
+    f"POST {S0}/organizations/{{organization}}/releases/{{version}}/assemble/": {200: sentry.ASSEMBLE},
+    f"GET {_PROJECT_FILES}artifact-bundles/": {200: array(sentry.ARTIFACT_BUNDLE)},
+    f"DELETE {_PROJECT_FILES}artifact-bundles/": {204: None},
+    f"GET {S0}/projects/{{organization}}/{{project_slug}}/artifact-bundles/{{bundle_id}}/files/": {
+        200: sentry.ARTIFACT_BUNDLE_FILES},
+    f"GET {S0}/projects/": {200: array(sentry.PROJECT)},
+    f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/issues/": {200: array(sentry.ISSUE)},
+    f"PUT {S0}/issues/{{issue_id}}/": {200: sentry.ISSUE_DETAILS},
+    f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/events/{{event_id}}/": {200: sentry.EVENT},
+    **_issue_reads(f"{S0}/issues/{{issue_id}}/"),
+    **_issue_reads(f"{S0}/projects/{{organization_slug}}/{{project_slug}}/issues/{{issue_id}}/"),
+    **_web("", "GET", sentry.WEB_ERROR_LIST),
+    **_web("/{issue_id}/details", "GET", sentry.WEB_ERROR_DETAILS),
+    **_web("/{issue_id}/stack_trace", "GET", sentry.WEB_STACK_TRACE),
+    **_web("/{issue_id}", "PUT", sentry.WEB_ERROR_UPDATE),
+    **_web("/projects", "GET", sentry.WEB_SENTRY_PROJECTS),
+}
+
+RESPONSES: dict[str, dict[int, Body]] = {**_GITLAB, **_SENTRY}

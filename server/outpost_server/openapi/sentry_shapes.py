@@ -1,0 +1,106 @@
+"""Sentry's (and GlitchTip's) JSON as JSON Schemas: what /api/0 answers, from the serializers Outpost
+writes after Sentry's (sentry_api/serializers.py, event_json.py, source_maps/serializers.py,
+alerts/entities.py), and GitLab's error tracking web entities (ErrorTracking::ErrorEntity and
+DetailedErrorEntity, which an external Sentry also feeds, so their values keep Sentry's looser types)."""
+
+from __future__ import annotations
+
+from outpost_server.openapi.builders import (
+    ANY_ARRAY,
+    ANY_OBJECT,
+    BOOLEAN,
+    INTEGER,
+    STRING,
+    TIME,
+    array,
+    extend,
+    nullable,
+    obj,
+    time_series,
+)
+
+_TEXT = nullable(STRING)
+# Values an external Sentry passes through unchanged.
+_LOOSE = {"type": ["string", "integer", "number", "boolean", "null"]}
+
+AVATAR = obj({"avatarType": STRING, "avatarUuid": _TEXT})
+ORGANIZATION = obj({"id": STRING, "slug": STRING, "name": STRING, "dateCreated": TIME, "status": ANY_OBJECT})
+PROJECT = obj({"id": STRING, "slug": STRING, "name": STRING, "status": STRING, "platform": _TEXT,
+               "dateCreated": TIME, "isPublic": BOOLEAN, "isMember": BOOLEAN, "hasAccess": BOOLEAN,
+               "features": array(STRING), "organization": ORGANIZATION})
+PROJECT_REFERENCE = obj({"id": STRING, "name": STRING, "slug": STRING, "platform": _TEXT})
+
+METADATA = obj({"title": STRING}, {"type": _TEXT, "value": _TEXT})
+ISSUE = obj({"id": STRING, "shortId": STRING, "title": STRING, "culprit": _TEXT, "permalink": STRING,
+             "level": STRING, "status": STRING, "statusDetails": ANY_OBJECT, "substatus": _TEXT,
+             "platform": _TEXT, "project": PROJECT_REFERENCE, "type": STRING, "metadata": METADATA,
+             "numComments": INTEGER, "assignedTo": nullable(ANY_OBJECT), "count": STRING, "userCount": INTEGER,
+             "firstSeen": TIME, "lastSeen": TIME, "stats": obj({"24h": time_series()}, {"30d": time_series()})})
+RELEASE_REFERENCE = nullable(obj({"version": STRING, "shortVersion": STRING, "projects": ANY_ARRAY}))
+ISSUE_DETAILS = extend(ISSUE, {
+    "activity": ANY_ARRAY, "seenBy": ANY_ARRAY, "participants": ANY_ARRAY, "userReportCount": INTEGER,
+    "firstRelease": RELEASE_REFERENCE, "lastRelease": RELEASE_REFERENCE,
+    "tags": array(obj({"key": STRING, "name": STRING, "totalValues": INTEGER}))})
+TAG_VALUE = obj({"key": STRING, "name": STRING, "value": STRING, "count": INTEGER, "lastSeen": TIME,
+                 "firstSeen": TIME}, {"query": STRING})
+TAG_KEY = obj({"key": STRING, "name": STRING, "uniqueValues": INTEGER, "totalValues": INTEGER,
+               "topValues": array(TAG_VALUE)})
+
+_EVENT_USER = nullable(ANY_OBJECT)
+_EVENT_TAGS = array(obj({"key": STRING, "value": STRING}))
+EVENT_SUMMARY = obj({"id": STRING, "event.type": STRING, "groupID": STRING, "eventID": STRING,
+                     "projectID": STRING, "message": STRING, "title": STRING, "culprit": _TEXT,
+                     "user": _EVENT_USER, "tags": _EVENT_TAGS, "platform": _TEXT, "dateCreated": TIME,
+                     "metadata": METADATA})
+EVENT = obj({"id": STRING, "groupID": STRING, "eventID": STRING, "projectID": STRING, "size": INTEGER,
+             "entries": array(obj({"type": STRING, "data": ANY_OBJECT})), "message": STRING, "title": STRING,
+             "user": _EVENT_USER, "contexts": ANY_OBJECT, "sdk": nullable(ANY_OBJECT), "type": STRING,
+             "metadata": METADATA, "tags": _EVENT_TAGS, "platform": _TEXT, "dateReceived": TIME,
+             "dateCreated": TIME, "culprit": _TEXT, "fingerprints": array(STRING), "release": RELEASE_REFERENCE,
+             "nextEventID": _TEXT, "previousEventID": _TEXT})
+
+# GlitchTip's ProjectAlertSchema and AlertRecipientSchema, with Outpost's extension fields optional.
+ALERT_RECIPIENT = obj({"id": INTEGER, "recipientType": STRING, "url": _TEXT},
+                      {"config": ANY_OBJECT, "tagsToAdd": ANY_ARRAY, "addresses": array(STRING),
+                       "hasSecret": BOOLEAN, "secret": STRING})
+ALERT_RULE = obj({"id": INTEGER, "name": _TEXT, "timespanMinutes": nullable(INTEGER), "quantity": nullable(INTEGER),
+                  "uptime": BOOLEAN, "alertRecipients": array(ALERT_RECIPIENT)},
+                 {"environment": STRING, "environments": array(STRING)})
+ALERT_DELIVERY = obj({"id": INTEGER, "created": TIME, "trigger": STRING, "channel": STRING, "target": _TEXT,
+                      "status": STRING, "attempts": INTEGER, "lastError": _TEXT, "issueId": nullable(INTEGER),
+                      "nextAttempt": TIME, "finished": TIME, "title": _TEXT})
+ALERT_TEST_RESULT = obj({"recipientType": STRING, "status": STRING, "message": _TEXT})
+
+CHUNK_UPLOAD_OPTIONS = obj({"url": STRING, "chunkSize": INTEGER, "chunksPerRequest": INTEGER,
+                            "maxFileSize": INTEGER, "maxRequestSize": INTEGER, "concurrency": INTEGER,
+                            "hashAlgorithm": STRING, "compression": array(STRING), "accept": array(STRING)})
+ASSEMBLE = obj({"state": STRING, "missingChunks": array(STRING)}, {"detail": _TEXT})
+RELEASE = obj({"id": INTEGER, "version": STRING, "shortVersion": STRING, "status": STRING, "url": _TEXT,
+               "dateCreated": TIME, "dateReleased": TIME, "projects": array(PROJECT_REFERENCE)})
+RELEASE_FILE = obj({"id": STRING, "name": STRING, "dist": _TEXT, "headers": ANY_OBJECT, "size": INTEGER,
+                    "sha1": STRING, "dateCreated": TIME})
+ARTIFACT_BUNDLE = obj({"bundleId": STRING, "associations": array(obj({"release": STRING, "dist": _TEXT})),
+                       "fileCount": INTEGER, "date": TIME, "dateModified": TIME},
+                      {"size": INTEGER, "lastUsed": TIME})
+ARTIFACT_BUNDLE_FILES = obj({
+    "bundleId": STRING, "release": _TEXT, "dist": _TEXT, "fileCount": INTEGER,
+    "files": array(obj({"id": STRING, "filePath": _TEXT, "fileSize": INTEGER, "fileType": INTEGER,
+                        "debugId": _TEXT, "sourcemap": _TEXT}))})
+
+# --- GitLab's error tracking web endpoints (/<project>/-/error_tracking) ---------------------------
+WEB_ERROR = obj({"id": STRING, "title": _TEXT, "type": _TEXT, "user_count": _LOOSE, "count": _LOOSE,
+                 "first_seen": TIME, "last_seen": TIME, "message": _TEXT, "culprit": _TEXT, "external_url": STRING,
+                 "project_id": _LOOSE, "project_name": _TEXT, "project_slug": _TEXT, "short_id": _TEXT,
+                 "status": _TEXT, "frequency": ANY_ARRAY})
+WEB_ERROR_LIST = obj({"errors": array(WEB_ERROR), "pagination": ANY_OBJECT, "external_url": _TEXT})
+WEB_ERROR_DETAILS = obj({"error": extend(WEB_ERROR, {
+    "external_base_url": STRING, "first_release_version": _TEXT, "last_release_version": _TEXT,
+    "gitlab_issue": _TEXT, "integrated": BOOLEAN, "tags": ANY_OBJECT})})
+WEB_STACK_TRACE = obj({"error": obj({"issue_id": STRING, "date_received": TIME,
+                                     "stack_trace_entries": ANY_ARRAY},
+                                    {"exceptions": ANY_ARRAY, "message": _TEXT})})
+WEB_ERROR_UPDATE = obj({"result": obj({"updated": BOOLEAN, "closed_issue_iid": nullable(INTEGER),
+                                       "status": STRING})})
+WEB_SENTRY_PROJECTS = obj({"projects": array(obj({
+    "id": _LOOSE, "name": _TEXT, "status": _TEXT, "slug": _TEXT, "organization_name": _TEXT,
+    "organization_id": _LOOSE, "organization_slug": _TEXT}))})
