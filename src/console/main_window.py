@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from console.menus import WindowActions
     from console.navigation import ProjectNavigator
     from console.notifications import Notifier, Target, TrayNotifier, Watcher
+    from console.operations import Op
 
 DEFAULT_SIZE = (1100, 700)
 # The menu bar is there from the first frame, so nothing moves when console.menus fills it.
@@ -112,7 +113,7 @@ class MainWindow(QMainWindow):
         bar = self.connection_bar
         bar.connect_button.clicked.connect(self.open_connection_dialog)
         bar.local_server_button.clicked.connect(self.start_local_server)
-        bar.disconnect_button.clicked.connect(self.disconnect)
+        bar.disconnect_button.clicked.connect(self.disconnect_server)
         context.connection_changed.connect(self._show_connection)
         context.status_message.connect(self.show_status)
         context.error_reported.connect(self.show_error)
@@ -186,8 +187,10 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
-    def start_local_server(self) -> asyncio.Task[None]:
-        return self.context.run(self._start_local_server(), description="Starting the local server")
+    def start_local_server(self) -> Op[None]:
+        from console.operations import Op
+
+        return Op(self.context, self._start_local_server(), description="Starting the local server").run()
 
     async def _start_local_server(self) -> None:
         from console.connection.local_server import LocalServer
@@ -210,8 +213,10 @@ class MainWindow(QMainWindow):
             await server.stop()
         self._show_connection()
 
-    def disconnect(self) -> asyncio.Task[None]:  # type: ignore[override]  # from the server; not QObject's
-        return self.context.run(self._disconnect(), description="Disconnecting")
+    def disconnect_server(self) -> Op[None]:
+        from console.operations import Op
+
+        return Op(self.context, self._disconnect(), description="Disconnecting").run()
 
     async def _disconnect(self) -> None:
         await self.context.cancel_operations()
@@ -301,7 +306,8 @@ class MainWindow(QMainWindow):
                 exports.select_export(argument)  # type: ignore[attr-defined]
         elif kind == "errors":
             path, error_id = argument if isinstance(argument, tuple) else (argument, None)
-            self.navigator.select_project(self.tabs.show_tab("errors"), str(path), error_id)
+            errors: Any = self.tabs.show_tab("errors")
+            self.navigator.select_project(errors, str(path), error_id)
 
     # settings -----------------------------------------------------------------
     def open_notification_settings(self) -> QWidget:
@@ -377,15 +383,17 @@ class MainWindow(QMainWindow):
                 self.local_server.terminate_now()
             event.accept()
             return
+        from console.operations import Op
+
         # Finish the asynchronous shutdown before the window (and maybe the app) goes away.
-        task = loop.create_task(self.shutdown())
+        shutdown = Op(self.context, self.shutdown(), description="Closing", quiet=True).run()
         waiter = QEventLoop()
-        task.add_done_callback(lambda _task: waiter.quit())
+        shutdown.when_done(waiter.quit)
         QTimer.singleShot(int(SHUTDOWN_TIMEOUT * 1000), waiter.quit)
-        if not task.done():
+        if not shutdown.done():
             waiter.exec()
-        if not task.done():
-            task.cancel()
+        if not shutdown.done():
+            shutdown.cancel()
             if self.local_server is not None:
                 self.local_server.terminate_now()
         event.accept()

@@ -66,7 +66,7 @@ class WindowActions(QObject):
         file_menu = window.menus["file"]
         self._add(file_menu, "connect", "&Connect…", "Ctrl+O", window.open_connection_dialog)
         self._add(file_menu, "local_server", "&Start local server", "Ctrl+L", window.start_local_server)
-        self._add(file_menu, "disconnect", "&Disconnect", "Ctrl+Shift+D", window.disconnect)
+        self._add(file_menu, "disconnect", "&Disconnect", "Ctrl+Shift+D", window.disconnect_server)
         file_menu.addSeparator()
         self._add(file_menu, "quit", "&Quit", "Ctrl+Q", window.close)
 

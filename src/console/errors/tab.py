@@ -19,7 +19,8 @@ from console.errors.error_list import ErrorsPage
 from console.errors.retention import RetentionPage
 from console.errors.source_maps import SourceMapsPage
 from console.errors.tracking_settings import SettingsPage
-from console.tab import ConsoleTab, Generation
+from console.operations import Op, Token
+from console.tab import ConsoleTab
 
 AUTO_REFRESH_MS = 30_000
 T = TypeVar("T")
@@ -43,12 +44,13 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
 
     api_factory = ErrorTrackingApi
     settings_saved = Signal()
+    projects_loaded = Signal()  # the project picker lists the connection's projects
 
     def __init__(self, context: AppContext) -> None:
         super().__init__(context)
         self.project: dict[str, Any] | None = None
-        self.project_lists = Generation()
-        self.project_choice = Generation()
+        self.project_lists = Token()
+        self.project_choice = Token()
         self.project_picker = QComboBox()
         self.project_picker.setMinimumWidth(320)
         self.project_picker.setPlaceholderText("Choose a project")
@@ -92,15 +94,14 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
             return
 
         def show(projects: list[dict[str, Any]]) -> None:
-            if not self.project_lists.is_current(request):
-                return
             self.project_picker.blockSignals(True)
             for project in projects:
                 self.project_picker.addItem(project["path_with_namespace"], project)
             self.project_picker.setCurrentIndex(-1)
             self.project_picker.blockSignals(False)
+            self.projects_loaded.emit()
 
-        self.run(self.api.projects(), description="Loading projects", on_success=show)
+        Op(self, self.api.projects(), description="Loading projects").success(show).stale_when(request).run()
 
     async def explain(self, work: Coroutine[Any, Any, T]) -> T:
         """A page's work; a 404 because the chosen project is gone is explained and the list reloaded."""

@@ -29,6 +29,7 @@ from console.api.error_tracking import (
 from console.api.errors import ApiError
 from console.errors.access import MAINTAINER_ONLY, maintainer_only
 from console.errors.origins import AllowedOriginsBox
+from console.operations import Op
 
 if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
@@ -111,12 +112,12 @@ class SettingsPage(QWidget):
         self.origins_box.setEnabled(self.integrated.isChecked())
 
     def load(self) -> None:
-        project, choice = self.tab.project, self.tab.project_choice.stamp
+        project, choice = self.tab.project, self.tab.project_choice.stamp()
         if project is None:
             return
 
         def show(settings: TrackingSettings | None) -> None:
-            if not self.tab.project_choice.is_current(choice):
+            if not choice.current:
                 return
             self.notice.setText(MAINTAINER_ONLY if settings is None else "")
             self.notice.setVisible(settings is None)
@@ -143,8 +144,8 @@ class SettingsPage(QWidget):
                 self.connect_button.setEnabled(False)
                 self.connection_status.setText(PROJECTS_SESSION_ONLY)
 
-        self.tab.run(maintainer_only(self.tab.api.settings(project["id"])),
-                     description="Loading error tracking settings", on_success=show)
+        Op(self.tab, maintainer_only(self.tab.api.settings(project["id"])),
+           description="Loading error tracking settings").success(show).run()
 
     def test_connection(self) -> None:
         project = self.tab.project
@@ -180,7 +181,7 @@ class SettingsPage(QWidget):
                            if linked == (item.organization_slug, item.slug)), 0)
             self.external_project.setCurrentIndex(chosen if projects else -1)
 
-        self.tab.run(connect(), description="Testing the connection")
+        Op(self.tab, connect(), description="Testing the connection").run()
 
     def save(self) -> None:
         project = self.tab.project
@@ -205,4 +206,4 @@ class SettingsPage(QWidget):
             self.saved_label.setText("Saved.")
             self.tab.settings_saved.emit()
 
-        self.tab.run(save(), description="Saving error tracking settings")
+        Op(self.tab, save(), description="Saving error tracking settings").run()

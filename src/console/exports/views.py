@@ -6,7 +6,6 @@ import asyncio
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
@@ -31,6 +30,7 @@ from console.exports.dialogs import PreviewDialog
 from console.exports.models import ExportsModel, utcnow
 from console.exports.scope_picker import ScopePicker
 from console.exports.store import ExportHistory, ExportRecord, profile_key
+from console.operations import Op, Token
 from console.settings import app_data_dir
 from console.tab import ConsoleTab
 from console.timestamps import parse_time
@@ -57,9 +57,11 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     def __init__(self, context: AppContext, parent: QWidget | None = None, *, history_dir: Path | None = None) -> None:
         super().__init__(context, parent)
         self.history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
-        self.history: ExportHistory | None = None
-        self.watchers: dict[int, asyncio.Task[None]] = {}
-        self.download_task: asyncio.Task[None] | None = None
+        self.history: ExportHistory | None = None  # the profile's, once read
+        self.profiles = Token()  # a history read for an earlier profile is stale
+        self.watchers: dict[int, Op[None]] = {}
+        self.download_task: Op[None] | None = None
+        self.wanted_export: int | None = None  # to select once the history has been read
         self.cancel_requested = False
         self.file_dialog: QFileDialog | None = None
         self.preview_dialog: PreviewDialog | None = None
@@ -128,9 +130,12 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         return self.model.record(rows[0].row()) if rows else None
 
     def select_export(self, export_id: int) -> None:
+        """Select the export; asked for while the history is still being read, as soon as it has been."""
+        self.wanted_export = export_id if self.history is None and self.context.is_connected else None
         for row, record in enumerate(self.model.records):
             if record.id == export_id:
                 self.table.selectRow(row)
+                self.wanted_export = None
                 return
 
     # profile -----------------------------------------------------------------------
@@ -139,34 +144,52 @@ class ExportsTab(ConsoleTab[ExportsApi]):
             task.cancel()
         self.watchers.clear()
         client, user = self.context.client, self.context.user or {}
-        if client is None:
-            self.history = None
-            self.model.set_records([])
-        else:
-            self.history = ExportHistory(self.history_dir, profile_key(client.base_url, str(user.get("username", ""))))
-            self.model.set_records(self.history.load())
-            for record in self.model.records:
-                if record.is_active:
-                    self.watch(record)
+        self.history = None
+        self.model.set_records([])
+        reading = self.profiles.advance()
+        if client is not None:
+            # The file is read in a worker thread; until it is, nothing is written over it.
+            history = ExportHistory(self.history_dir, profile_key(client.base_url, str(user.get("username", ""))))
+            Op.in_thread(self, history.load, description="Reading the export history", quiet=True).success(
+                lambda records: self._history_read(history, records)).stale_when(reading).run()
             self.picker.results.clear()
             if self.isVisible():
                 self.picker.search()
         self.request_button.setEnabled(client is not None)
         self.update_actions()
 
+    def _history_read(self, history: ExportHistory, records: list[ExportRecord]) -> None:
+        requested_meanwhile = [record for record in self.model.records if record.id not in {r.id for r in records}]
+        self.history = history
+        self.model.set_records([*records, *requested_meanwhile])
+        for record in self.model.records:
+            if record.is_active:
+                self.watch(record)
+        if requested_meanwhile:
+            self._save_history()
+        if self.wanted_export is not None:
+            self.select_export(self.wanted_export)
+        self.update_actions()
+
+    def _save_history(self) -> None:
+        """Write the list in a worker thread; a later list written first is never replaced by an earlier one."""
+        history = self.history
+        if history is not None:
+            Op.in_thread(self.context, history.save, list(self.model.records), history.next_save(),
+                         description="Saving the export history", quiet=True).run()
+
     def _store(self, record: ExportRecord) -> None:
         self.model.upsert(record)
-        if self.history is not None:
-            self.history.save(self.model.records)
+        self._save_history()
         self.update_actions()
 
     # requesting and watching ------------------------------------------------------
-    def request_export(self) -> asyncio.Task[Any] | None:
+    def request_export(self) -> Op[None] | None:
         scope = self.picker.scope()
         if scope is None:
             self.context.report_error("No scope chosen", f"Search for a {self.picker.kind} and pick one first.")
             return None
-        return self.run(self._request(scope), description=f"Requesting an export of {scope.label}")
+        return Op(self, self._request(scope), description=f"Requesting an export of {scope.label}").run()
 
     async def _request(self, scope: ExportScope, *, replacing: int | None = None) -> None:
         try:
@@ -197,16 +220,16 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     def watch(self, record: ExportRecord) -> None:
         if record.id not in self.watchers:
             # One watcher per export, kept to be cancelled when the export is forgotten or the profile changes.
-            task = self.run(self._watch(record.id), description=f"Checking export {record.id}", quiet=True)
-            if task is None:
+            task = Op(self, self._watch(record.id), description=f"Checking export {record.id}", quiet=True).run()
+            if not task.started:
                 return
             self.watchers[record.id] = task
             export_id = record.id
 
-            def forget_watcher(_task: asyncio.Task[None]) -> None:
+            def forget_watcher() -> None:
                 self.watchers.pop(export_id, None)
 
-            task.add_done_callback(forget_watcher)
+            task.when_done(forget_watcher)
 
     async def _watch(self, export_id: int) -> None:
         await asyncio.sleep(FIRST_POLL_SECONDS)
@@ -260,12 +283,12 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.model.tick()
         self.update_actions()
 
-    def regenerate(self) -> asyncio.Task[Any] | None:
+    def regenerate(self) -> Op[None] | None:
         record = self.selected()
         if record is None:
             return None
-        return self.run(self._request(record.scope, replacing=record.id),
-                          description=f"Regenerating the export of {record.scope_label}")
+        return Op(self, self._request(record.scope, replacing=record.id),
+                  description=f"Regenerating the export of {record.scope_label}").run()
 
     def forget(self) -> None:
         record = self.selected()
@@ -274,8 +297,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         if record.id in self.watchers:
             self.watchers[record.id].cancel()
         self.model.remove(record.id)
-        if self.history is not None:
-            self.history.save(self.model.records)
+        self._save_history()
         self.update_actions()
 
     def suggested_file_name(self, record: ExportRecord) -> str:
@@ -296,14 +318,15 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         dialog.open()
         return dialog
 
-    def save_to(self, export_id: int, target: Path) -> asyncio.Task[Any] | None:
+    def save_to(self, export_id: int, target: Path) -> Op[None] | None:
         self.cancel_requested = False
-        self.download_task = self.run(self._save(export_id, target), description=f"Saving export {export_id}")
-        if self.download_task is None:
+        download = Op(self, self._save(export_id, target), description=f"Saving export {export_id}").run()
+        if not download.started:
             return None
-        self.download_task.add_done_callback(lambda _task: self._show_download(False))
+        self.download_task = download
+        download.when_done(lambda: self._show_download(False))
         self._show_download(True)
-        return self.download_task
+        return download
 
     async def _save(self, export_id: int, target: Path) -> None:
         try:
@@ -334,11 +357,11 @@ class ExportsTab(ConsoleTab[ExportsApi]):
             self.progress.setValue(0)
         self.update_actions()
 
-    def preview(self) -> asyncio.Task[Any] | None:
+    def preview(self) -> Op[None] | None:
         record = self.selected()
         if record is None or not record.can_download(utcnow()):
             return None
-        return self.run(self._preview(record), description=f"Loading export {record.id}")
+        return Op(self, self._preview(record), description=f"Loading export {record.id}").run()
 
     async def _preview(self, record: ExportRecord) -> None:
         headers, rows, truncated = await self.api.preview(record.id)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt
@@ -22,8 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.variables import VariablesApi
+from console.api.variables import Variable, VariablesApi
 from console.context import AppContext
+from console.operations import Op, blocking
 from console.tab import ConsoleTab
 from console.variables import bulk
 from console.variables.dialogs import ImportPreviewDialog, VariableDialog
@@ -182,15 +182,19 @@ class VariablesTab(ConsoleTab[VariablesApi]):
             self._set_notice("")
             self.refresh()
 
-    def refresh(self) -> asyncio.Task[None] | None:
+    def refresh(self) -> Op[tuple[list[Variable], int | None]] | None:
         if not self.context.is_connected:
             return None
-        return self.run(self._load(self.api, self.connection.stamp), description="Loading CI/CD variables")
+        # An answer for an earlier connection is stale: the tab owns the operation.
+        return Op(self, self._load(self.api), description="Loading CI/CD variables").success(self._show).run()
 
-    async def _load(self, api: VariablesApi, connection: int) -> None:
+    @staticmethod
+    async def _load(api: VariablesApi) -> tuple[list[Variable], int | None]:
         variables, limit = await asyncio.gather(api.list(), api.limit())
-        if not self.connection.is_current(connection):
-            return  # the connection changed while loading: this answer belongs to the old one
+        return variables, limit
+
+    def _show(self, loaded: tuple[list[Variable], int | None]) -> None:
+        variables, limit = loaded
         selected = [self.model.variable(row).key for row in self.selected_rows()]
         self.limit = limit
         self.model.set_variables(variables)
@@ -228,7 +232,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
                 self.select_key(dialog.saved_variable.key)
                 self._update_count()
                 self._update_buttons()
-                self.context.status_message.emit(f"Saved variable {dialog.saved_variable.key}")
+                self.context.say(f"Saved variable {dialog.saved_variable.key}")
 
         dialog.accepted.connect(saved)
         dialog.open()
@@ -249,7 +253,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
 
         def answered(result: int) -> None:
             if result == QMessageBox.StandardButton.Yes:
-                self.run(self._delete(api, key), description=f"Deleting variable {key}")
+                Op(self, self._delete(api, key), description=f"Deleting variable {key}").run()
 
         box.finished.connect(answered)
         _dispose(self.confirmation)
@@ -277,7 +281,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
             return
         variable = self.model.variable(rows[0])
         QGuiApplication.clipboard().setText(variable.value)
-        self.context.status_message.emit(f"Copied the value of {variable.key} to the clipboard")
+        self.context.say(f"Copied the value of {variable.key} to the clipboard")
 
     # import and export --------------------------------------------------------------------------
     def choose_import_file(self) -> None:
@@ -285,20 +289,19 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         if path:
             self.import_file(Path(path))
 
-    def import_file(self, path: Path) -> asyncio.Task[None] | None:
+    def import_file(self, path: Path) -> Op[None] | None:
         if not self.context.is_connected:
             return None
         if self.import_dialog is not None and self.import_dialog.applying:
             self.context.report_error(f"Cannot import {path.name}", "The previous import is still being applied.")
             self.import_dialog.raise_()
             return None
-        return self.run(self._import(self.api, path), description=f"Reading {path.name}")
+        return Op(self, self._import(self.api, path), description=f"Reading {path.name}").run()
 
     async def _import(self, api: VariablesApi, path: Path) -> None:
-        loop = asyncio.get_running_loop()
         try:
-            text = await loop.run_in_executor(None, path.read_text, "utf-8")
-            incoming = await loop.run_in_executor(None, bulk.parse_file, path.name, text)
+            text = await blocking(path.read_text, "utf-8")
+            incoming = await blocking(bulk.parse_file, path.name, text)
         except (OSError, UnicodeDecodeError, bulk.ImportFileError) as exc:
             self.context.report_error(f"Cannot import {path.name}", str(exc))
             return
@@ -306,8 +309,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.model.set_variables(current)
         self._update_count()
         # Comparing thousands of variables is work for a worker thread, not the UI thread.
-        plans = {exact: await loop.run_in_executor(None, partial(bulk.plan_import, current, incoming,
-                                                                  exact_sync=exact))
+        plans = {exact: await blocking(bulk.plan_import, current, incoming, exact_sync=exact)
                  for exact in (False, True)}
         dialog = ImportPreviewDialog(self.context, api=api, source=path.name, plans=plans, parent=self)
         dialog.applied.connect(self.refresh)
@@ -320,16 +322,16 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         if path:
             self.export_to(Path(path))
 
-    def export_to(self, path: Path) -> asyncio.Task[None] | None:
+    def export_to(self, path: Path) -> Op[None] | None:
         if not self.context.is_connected:
             return None
-        return self.run(self._export(self.api, path), description=f"Exporting variables to {path.name}")
+        return Op(self, self._export(self.api, path), description=f"Exporting variables to {path.name}").run()
 
     async def _export(self, api: VariablesApi, path: Path) -> None:
         variables = await api.list()
         text = bulk.to_json(variables) if path.suffix.lower() == ".json" else bulk.to_dotenv(variables)
-        await asyncio.get_running_loop().run_in_executor(None, _write_private, path, text)
-        self.context.status_message.emit(f"Exported {len(variables)} variables to {path}")
+        await blocking(_write_private, path, text)
+        self.context.say(f"Exported {len(variables)} variables to {path}")
 
 
 def _write_private(path: Path, text: str) -> None:

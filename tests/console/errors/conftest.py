@@ -3,12 +3,13 @@
 import pytest
 
 from console.errors import ErrorTrackingTab
+from console.operations import Op
 
 WAIT = 20_000
 
 
 def connect(qtbot, context, url: str, token: str) -> None:
-    context.run(context.connect_to(url, token), description="Connecting")
+    Op(context, context.connect_to(url, token), description="Connecting").run()
     qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
 
 
