@@ -176,6 +176,19 @@ class Op(Generic[T]):
         else:
             self._task.add_done_callback(lambda _task: callback())
 
+    def wait(self, timeout: float) -> bool:
+        """From a Qt callback that must not return before the work is over (a window closing): process events
+        until the operation is done or ``timeout`` seconds have passed; True when it is done."""
+        from PySide6.QtCore import QEventLoop, QTimer
+
+        if not self.done():
+            waiter = QEventLoop()
+            self.when_done(waiter.quit)
+            QTimer.singleShot(int(timeout * 1000), waiter.quit)
+            if not self.done():
+                waiter.exec()
+        return self.done()
+
     def __await__(self) -> Generator[Any, None, None]:
         if self._task is not None:
             yield from self._task.__await__()
@@ -235,3 +248,21 @@ def helper_task(work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
     import asyncio
 
     return asyncio.ensure_future(work)
+
+
+def usable_loop() -> asyncio.AbstractEventLoop | None:
+    """The running loop when it can still run operations from inside a Qt callback, else None."""
+    import asyncio
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    return None if loop.is_closed() else loop
+
+
+def inside_a_task(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether the caller runs inside one of ``loop``'s tasks (it cannot wait there for other tasks)."""
+    import asyncio
+
+    return asyncio.current_task(loop) is not None

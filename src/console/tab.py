@@ -6,6 +6,7 @@
   status line and failure reporting; a tab is the operation's owner, so without a connection nothing runs
   and an answer from an earlier connection is stale (``self.connection`` advances on every change);
 - late answers: a :class:`~console.operations.Token` per kind of request and ``Op.stale_when``;
+- what the window asks of it: its actions, refresh, find, delete and copy (:class:`FeatureWidget`);
 - failures: every message a person reads comes from ``USER_MESSAGES`` in :mod:`console.api.errors`
   (``ApiError.message``); tabs only add where to show it (:meth:`ConsoleTab.explain`).
 """
@@ -20,27 +21,23 @@ from PySide6.QtWidgets import QWidget
 from console.api.client import ApiClient
 from console.api.errors import NotConnected
 from console.context import AppContext
+from console.feature import FeatureWidget
 from console.operations import Token
 
 ApiT = TypeVar("ApiT")
 T = TypeVar("T")
 
 
-class ConsoleTab(QWidget, Generic[ApiT]):
+class ConsoleTab(FeatureWidget, Generic[ApiT]):
     """A feature tab bound to the application's connection. Subclasses set ``api_factory``."""
 
     api_factory: Callable[[ApiClient], ApiT]
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._context = context
+        super().__init__(context, parent)
         self._connection = Token()
         # Connected before any subclass slot, so the stamp is fresh when their handlers run.
         context.connection_changed.connect(self._connection.advance)
-
-    @property
-    def context(self) -> AppContext:
-        return self._context
 
     @property
     def connection(self) -> Token:

@@ -16,12 +16,12 @@ from console.api.error_tracking import (
     UNRESOLVED_ONLY,
 )
 from console.connection.check import check_connection
-from console.errors import ErrorTrackingTab
 from console.errors.client_keys import INTEGRATED_ONLY
-from console.errors.error_list import PENDING
 from console.errors.event_history import NEEDS_OUTPOST
+from console.errors.models import PENDING
 from console.errors.retention import NOT_AVAILABLE
 from console.errors.stacktrace import ERROR_LINE_ROLE
+from console.errors.tab import ErrorTrackingTab
 from console.exports.views import ULTIMATE_ONLY, ExportsTab
 from console.operations import Op
 from console.variables.views import VariablesTab

@@ -7,7 +7,7 @@ import httpx
 from console.api import error_graphql
 from console.api.errors import NotConnected, error_from_response
 from console.api.server import ServerInfo
-from console.errors import ErrorTrackingTab
+from console.errors.tab import ErrorTrackingTab
 from console.exports.views import ExportsTab
 from console.operations import Op, Token
 from console.tab import ConsoleTab

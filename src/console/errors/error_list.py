@@ -25,16 +25,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.api.error_tracking import NO_STATUS_API, SORTS, STATUSES, UNRESOLVED_ONLY, ErrorPage, ErrorSummary
-from console.api.errors import ApiError, NotFound, Unsupported
+from console.api.errors import ApiError, NotFound
 from console.errors.detail import ErrorDetailView
 from console.errors.event_history import EventHistory
 from console.errors.event_pane import EventPane
 from console.errors.facets_pane import FacetsPane
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.markdown import error_markdown, issue_from_detail
-from console.errors.models import ErrorListModel
+from console.errors.models import PENDING, ErrorListModel, list_failure
 from console.operations import Op, Token
 from console.window_state import SORT_CHOOSER
 
@@ -51,15 +50,6 @@ SPLIT_AT_DEFAULT_SIZE = [640, 420]
 SORT_LABELS = {"last_seen": "Last seen", "first_seen": "First seen", "frequency": "Most frequent"}
 
 
-PENDING = "The server is still fetching the errors from Sentry. They appear with the next refresh."
-
-
-def _list_failure(error: ApiError) -> str:
-    if error.detail == ERROR_TRACKING_DISABLED:
-        return "Error tracking is not enabled for this project: turn it on in the Settings tab."
-    if isinstance(error, Unsupported):
-        return error.detail
-    return f"The errors could not be loaded. {error.message}"
 
 
 class ErrorsPage(QWidget):
@@ -141,7 +131,6 @@ class ErrorsPage(QWidget):
         self.empty_label = QLabel()
 
         self.detail = ErrorDetailView()
-        self.detail.status_requested.connect(self.change_status)
         self.events_pane, self.facets_pane = EventPane(), FacetsPane()
         self.detail.add_section(self.events_pane, "Events")
         self.detail.add_section(self.facets_pane, "Tags")
@@ -213,7 +202,7 @@ class ErrorsPage(QWidget):
                 page = await self.tab.api.list_errors(project["path_with_namespace"], **self._query())
             except ApiError as error:
                 if request.current:
-                    self.empty_label.setText(_list_failure(error))
+                    self.empty_label.setText(list_failure(error))
                 raise
             finally:
                 if request.current:
@@ -327,11 +316,16 @@ class ErrorsPage(QWidget):
     def selected_error(self) -> ErrorSummary | None:
         return self.model.error_at(self.table.currentIndex().row())
 
-    def change_status(self, error_id: str, status: str) -> None:
-        project = self.tab.project
-        if project is None:
+    def can_set_status(self, status: str) -> bool:
+        """Whether an error is shown whose status is not ``status`` already."""
+        return self.detail.error_id is not None and self.detail.status not in (None, status)
+
+    def set_status(self, status: str) -> None:
+        """Give the shown error ``status`` (Resolve, Ignore, Unresolve)."""
+        project, error_id, api = self.tab.project, self.detail.error_id, self.tab.api
+        if project is None or error_id is None:
+            self.tab.context.say("Select an error in the list first")
             return
-        api = self.tab.api
         if not api.can_change_status:  # say so, and offer the error's page instead of failing
             self.detail.offer_browser(NO_STATUS_API, api.error_page_url(project["path_with_namespace"], error_id))
             return

@@ -13,6 +13,7 @@ from console.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.api.error_tracking import ErrorTrackingApi
 from console.api.errors import NotFound
 from console.context import AppContext
+from console.errors.actions import ACTIONS, BUTTONS
 from console.errors.alerts_page import AlertsPage
 from console.errors.client_keys import ClientKeysPage
 from console.errors.error_list import ErrorsPage
@@ -82,6 +83,12 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.refresh_timer.timeout.connect(self.errors_page.auto_refresh)
         self.settings_saved.connect(self.errors_page.reload)
         context.connection_changed.connect(self.load_projects)
+        self.install_actions(ACTIONS)
+        for name, status in BUTTONS.items():
+            self.bind_button(self.errors_page.detail.action_buttons[status], name)
+        # The list's context menu offers the same actions.
+        self.errors_page.table.addActions([self.tab_actions()[name] for name in BUTTONS])
+        self.errors_page.detail.status_changed.connect(self.update_actions)
         self.load_projects()
 
     def load_projects(self) -> None:
@@ -122,6 +129,16 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         except NotFound:
             return True
         return False
+
+    # what the window asks of every tab ------------------------------------------------------------
+    def refresh(self) -> None:
+        self.errors_page.reload()
+
+    def find_field(self) -> QWidget:
+        """The error search once a project is chosen and the list is on screen, else the project picker."""
+        if self.project is not None and self.pages.currentWidget() is self.errors_page:
+            return self.errors_page.search
+        return self.project_picker
 
     def select_project(self, path: str) -> None:
         index = self.project_picker.findText(path)

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QApplication,
     QFileDialog,
     QGroupBox,
     QHBoxLayout,
@@ -24,16 +22,17 @@ from PySide6.QtWidgets import (
 )
 
 from console.api.errors import Forbidden, NotFound
-from console.api.exports import DEFAULT_POLL_SECONDS, DownloadCancelled, ExportsApi, ExportScope
+from console.api.exports import DEFAULT_POLL_SECONDS, ExportsApi, ExportScope
 from console.context import AppContext
+from console.exports.actions import ACTIONS
 from console.exports.dialogs import PreviewDialog
 from console.exports.models import ExportsModel, utcnow
+from console.exports.saving import ExportSaving
 from console.exports.scope_picker import ScopePicker
 from console.exports.store import ExportHistory, ExportRecord, profile_key
 from console.operations import Op, Token
 from console.settings import app_data_dir
 from console.tab import ConsoleTab
-from console.timestamps import parse_time
 
 # Most exports finish within a second; look once soon, then as often as the server asks.
 FIRST_POLL_SECONDS = 0.5
@@ -60,10 +59,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.history: ExportHistory | None = None  # the profile's, once read
         self.profiles = Token()  # a history read for an earlier profile is stale
         self.watchers: dict[int, Op[None]] = {}
-        self.download_task: Op[None] | None = None
         self.wanted_export: int | None = None  # to select once the history has been read
-        self.cancel_requested = False
-        self.file_dialog: QFileDialog | None = None
         self.preview_dialog: PreviewDialog | None = None
 
         self.picker = ScopePicker(self)
@@ -91,22 +87,17 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.preview_button = QPushButton("Preview…")
         self.regenerate_button = QPushButton("Regenerate")
         self.forget_button = QPushButton("Remove from list")
-        self.save_button.clicked.connect(self.save_as)
         self.preview_button.clicked.connect(self.preview)
         self.regenerate_button.clicked.connect(self.regenerate)
         self.forget_button.clicked.connect(self.forget)
-        self.progress = QProgressBar()
-        self.progress.setFormat("%p% saved")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel_download)
         self.notice = QLabel()
         self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         actions = QHBoxLayout()
         for widget in (self.save_button, self.preview_button, self.regenerate_button, self.forget_button):
             actions.addWidget(widget)
         actions.addStretch(1)
-        actions.addWidget(self.progress)
-        actions.addWidget(self.cancel_button)
+        self.saving = ExportSaving(self)
+        actions.addWidget(self.saving)
 
         layout = QVBoxLayout(self)
         layout.addWidget(request_box)
@@ -121,7 +112,8 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.clock.timeout.connect(self._tick)
         self.clock.start()
         context.connection_changed.connect(self.load_profile)
-        self._show_download(False)
+        self.install_actions(ACTIONS)
+        self.bind_button(self.save_button, "save_export")
         self.load_profile()
 
     # selection ---------------------------------------------------------------------
@@ -263,15 +255,32 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.export_finished.emit(record.id, text)
 
     # actions -----------------------------------------------------------------------
+    def can_save(self) -> bool:
+        record = self.selected()
+        return (record is not None and record.can_download(utcnow()) and self.context.is_connected
+                and not self.saving.downloading)
+
     def update_actions(self) -> None:
         record = self.selected()
         now = utcnow()
-        downloading = self.download_task is not None and not self.download_task.done()
         can_download = record is not None and record.can_download(now) and self.context.is_connected
-        self.save_button.setEnabled(can_download and not downloading)
         self.preview_button.setEnabled(can_download)
         self.regenerate_button.setEnabled(record is not None and record.is_expired(now) and self.context.is_connected)
-        self.forget_button.setEnabled(record is not None)
+        self.forget_button.setEnabled(self.can_delete_selection())
+        super().update_actions()  # Save export, with its button
+
+    # what the window asks of every tab ------------------------------------------------------------
+    def refresh(self) -> None:
+        self.picker.search()
+
+    def find_field(self) -> QWidget:
+        return self.picker.search_edit
+
+    def can_delete_selection(self) -> bool:
+        return self.selected() is not None
+
+    def delete_selection(self) -> None:
+        self.forget()
 
     def showEvent(self, event: QShowEvent) -> None:
         # The scope list is fetched when the tab is first looked at, not on every connection.
@@ -300,62 +309,27 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self._save_history()
         self.update_actions()
 
-    def suggested_file_name(self, record: ExportRecord) -> str:
-        finished = parse_time(record.finished_at) or utcnow()
-        slug = re.sub(r"[^a-z0-9_-]+", "-", record.scope_label.lower()).strip("-") or "instance"
-        return f"{slug}_vulnerabilities_{finished.strftime('%Y-%m-%dT%H%M')}.csv"
+    # saving (console.exports.saving) ------------------------------------------------------------------
+    @property
+    def download_task(self) -> Op[None] | None:
+        return self.saving.task
+
+    @property
+    def file_dialog(self) -> QFileDialog | None:
+        return self.saving.file_dialog
+
+    @property
+    def progress(self) -> QProgressBar:
+        return self.saving.progress
 
     def save_as(self) -> QFileDialog | None:
-        record = self.selected()
-        if record is None or not record.can_download(utcnow()):
-            return None
-        dialog = QFileDialog(self, "Save vulnerability export", str(Path.home() / self.suggested_file_name(record)),
-                             "CSV files (*.csv);;All files (*)")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, QApplication.platformName() == "offscreen")
-        dialog.fileSelected.connect(lambda path, export_id=record.id: self.save_to(export_id, Path(path)))
-        self.file_dialog = dialog
-        dialog.open()
-        return dialog
+        return self.saving.save_as(record) if self.can_save() and (record := self.selected()) else None
 
     def save_to(self, export_id: int, target: Path) -> Op[None] | None:
-        self.cancel_requested = False
-        download = Op(self, self._save(export_id, target), description=f"Saving export {export_id}").run()
-        if not download.started:
-            return None
-        self.download_task = download
-        download.when_done(lambda: self._show_download(False))
-        self._show_download(True)
-        return download
-
-    async def _save(self, export_id: int, target: Path) -> None:
-        try:
-            size = await self.api.download(export_id, target, progress=self._progress,
-                                             cancelled=lambda: self.cancel_requested)
-        except DownloadCancelled:
-            self.notice.setText(f"Saving export {export_id} cancelled")
-            self.context.say(f"Saving export {export_id} cancelled")
-            return
-        self.notice.setText(f"Export {export_id} saved to {target} ({size:,} bytes)")
-        self.context.say(f"Export {export_id} saved to {target}")
-
-    def _progress(self, done: int, total: int | None) -> None:
-        if total:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(int(done * 1000 / total))
-        else:
-            self.progress.setRange(0, 0)
+        return self.saving.save_to(export_id, target)
 
     def cancel_download(self) -> None:
-        self.cancel_requested = True
-
-    def _show_download(self, active: bool) -> None:
-        self.progress.setVisible(active)
-        self.cancel_button.setVisible(active)
-        if active:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(0)
-        self.update_actions()
+        self.saving.cancel()
 
     def preview(self) -> Op[None] | None:
         record = self.selected()

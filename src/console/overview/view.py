@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from console.context import AppContext
 from console.errors.frequency import FrequencyBarDelegate
+from console.feature import FeatureWidget
 from console.operations import Op, Token
 from console.overview.data import Count, Overview, gather_overview, server_facts
 from console.overview.mail_status import MailStatusBox
@@ -31,7 +32,7 @@ from console.settings import app_data_dir
 TREND_COLUMN_WIDTH = 140
 
 
-class OverviewTab(QWidget):
+class OverviewTab(FeatureWidget):
     """What needs attention on this server; every item opens its tab already filtered.
 
     Signals:
@@ -44,9 +45,8 @@ class OverviewTab(QWidget):
     loaded = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None, *, history_dir: Path | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(context, parent)
         self.setAccessibleName("Overview")
-        self.context = context
         self.history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
         self.overview: Overview | None = None
         self.loads = Token()  # an overview from an earlier load (or connection) is stale
@@ -128,6 +128,9 @@ class OverviewTab(QWidget):
         super().showEvent(event)
         if self._stale:
             self.refresh()
+
+    def find_field(self) -> QWidget:
+        return self.table
 
     def refresh(self) -> None:
         client = self.context.client

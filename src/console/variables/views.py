@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt
@@ -23,11 +22,13 @@ from PySide6.QtWidgets import (
 
 from console.api.variables import Variable, VariablesApi
 from console.context import AppContext
-from console.operations import Op, blocking
+from console.operations import Op
 from console.tab import ConsoleTab
 from console.variables import bulk
+from console.variables.actions import ACTIONS
 from console.variables.dialogs import ImportPreviewDialog, VariableDialog
 from console.variables.models import VariablesFilterProxy, VariablesModel
+from console.variables.transfer import read_import, write_export
 
 FILE_FILTERS = "Environment files (*.env);;JSON files (*.json);;All files (*)"
 CONTENT_SAMPLE_ROWS = 50
@@ -99,7 +100,6 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         layout.addLayout(actions)
 
         self.filter_edit.textChanged.connect(self._filter_changed)
-        self.add_button.clicked.connect(self.add_variable)
         self.edit_button.clicked.connect(self.edit_selected)
         self.delete_button.clicked.connect(self.delete_selected)
         self.reveal_button.clicked.connect(self.toggle_reveal)
@@ -110,6 +110,8 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.table.doubleClicked.connect(lambda _index: self.edit_selected())
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
         context.connection_changed.connect(self._connection_changed)
+        self.install_actions(ACTIONS)
+        self.bind_button(self.add_button, "new_variable")
         self._connection_changed()
 
     # helpers ---------------------------------------------------------------------------------
@@ -130,16 +132,34 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         rows = self.selected_rows()
         connected = self.context.client is not None
         single = len(rows) == 1
-        for button in (self.add_button, self.import_button, self.refresh_button):
+        for button in (self.import_button, self.refresh_button):
             button.setEnabled(connected)
         self.export_button.setEnabled(connected and self.model.rowCount() > 0)
         self.edit_button.setEnabled(single)
-        self.delete_button.setEnabled(single)
+        self.delete_button.setEnabled(self.can_delete_selection())
         self.copy_button.setEnabled(single)
         masked = [row for row in rows if self.model.variable(row).masked]
         self.reveal_button.setEnabled(bool(masked))
         revealed = masked and not any(self.model.is_hidden(row) for row in masked)
         self.reveal_button.setText("Hide value" if revealed else "Reveal value")
+        self.update_actions()
+
+    # what the window asks of every tab ------------------------------------------------------------
+    def find_field(self) -> QWidget:
+        return self.filter_edit
+
+    def can_delete_selection(self) -> bool:
+        return len(self.selected_rows()) == 1 and self.context.is_connected
+
+    def delete_selection(self) -> QMessageBox | None:
+        return self.delete_selected()
+
+    def copy_selection(self, focus: QWidget | None) -> bool:
+        """On the list, Copy copies the selected variable's value, revealed or not."""
+        if focus is not self.table:
+            return False
+        self.copy_value()
+        return True
 
     def _update_count(self) -> None:
         count = self.model.rowCount()
@@ -223,7 +243,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
                                                 variable=variable, parent=self))
 
     def _open_dialog(self, dialog: VariableDialog) -> VariableDialog:
-        _dispose(self.dialog)
+        dispose(self.dialog)
         self.dialog = dialog
 
         def saved() -> None:
@@ -256,7 +276,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
                 Op(self, self._delete(api, key), description=f"Deleting variable {key}").run()
 
         box.finished.connect(answered)
-        _dispose(self.confirmation)
+        dispose(self.confirmation)
         self.confirmation = box
         box.open()
         return box
@@ -296,24 +316,16 @@ class VariablesTab(ConsoleTab[VariablesApi]):
             self.context.report_error(f"Cannot import {path.name}", "The previous import is still being applied.")
             self.import_dialog.raise_()
             return None
-        return Op(self, self._import(self.api, path), description=f"Reading {path.name}").run()
+        return Op(self, read_import(self, self.api, path), description=f"Reading {path.name}").run()
 
-    async def _import(self, api: VariablesApi, path: Path) -> None:
-        try:
-            text = await blocking(path.read_text, "utf-8")
-            incoming = await blocking(bulk.parse_file, path.name, text)
-        except (OSError, UnicodeDecodeError, bulk.ImportFileError) as exc:
-            self.context.report_error(f"Cannot import {path.name}", str(exc))
-            return
-        current = await api.list()
-        self.model.set_variables(current)
+    def show_variables(self, variables: list[Variable]) -> None:
+        self.model.set_variables(variables)
         self._update_count()
-        # Comparing thousands of variables is work for a worker thread, not the UI thread.
-        plans = {exact: await blocking(bulk.plan_import, current, incoming, exact_sync=exact)
-                 for exact in (False, True)}
-        dialog = ImportPreviewDialog(self.context, api=api, source=path.name, plans=plans, parent=self)
+
+    def preview_import(self, api: VariablesApi, source: str, plans: dict[bool, bulk.ImportPlan]) -> None:
+        dialog = ImportPreviewDialog(self.context, api=api, source=source, plans=plans, parent=self)
         dialog.applied.connect(self.refresh)
-        _dispose(self.import_dialog)
+        dispose(self.import_dialog)
         self.import_dialog = dialog
         dialog.open()
 
@@ -325,23 +337,11 @@ class VariablesTab(ConsoleTab[VariablesApi]):
     def export_to(self, path: Path) -> Op[None] | None:
         if not self.context.is_connected:
             return None
-        return Op(self, self._export(self.api, path), description=f"Exporting variables to {path.name}").run()
-
-    async def _export(self, api: VariablesApi, path: Path) -> None:
-        variables = await api.list()
-        text = bulk.to_json(variables) if path.suffix.lower() == ".json" else bulk.to_dotenv(variables)
-        await blocking(_write_private, path, text)
-        self.context.say(f"Exported {len(variables)} variables to {path}")
+        return Op(self, write_export(self.context, self.api, path),
+                  description=f"Exporting variables to {path.name}").run()
 
 
-def _write_private(path: Path, text: str) -> None:
-    """Exports hold secret values: the file is readable by its owner only."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
-
-
-def _dispose(dialog: QWidget | None) -> None:
+def dispose(dialog: QWidget | None) -> None:
     """Let a finished dialog go once the next one replaces it (kept until then for inspection)."""
     if dialog is not None:
         dialog.deleteLater()

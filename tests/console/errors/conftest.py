@@ -2,7 +2,7 @@
 
 import pytest
 
-from console.errors import ErrorTrackingTab
+from console.errors.tab import ErrorTrackingTab
 from console.operations import Op
 
 WAIT = 20_000

@@ -10,9 +10,9 @@ from PySide6.QtCore import Qt
 from console.errors.models import FREQUENCY_ROLE
 from console.exports.store import ExportHistory, ExportRecord, profile_key
 from console.operations import Op
-from console.overview import OverviewTab
 from console.overview.data import Count, ProjectErrors
 from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
+from console.overview.view import OverviewTab
 from console.project_picker import COUNT_ROLE
 from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect
