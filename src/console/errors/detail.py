@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QPalette
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from console.api.error_tracking import ErrorSummary
@@ -40,7 +40,7 @@ class ErrorDetailView(QWidget):
         self.exception = QLabel()
         self.exception.setWordWrap(True)
         self.culprit = QLabel()
-        self.culprit.setStyleSheet("color: palette(dark);")
+        self.culprit.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # secondary; follows the palette
         # The owner binds these to its Resolve, Ignore and Unresolve actions, which enable them.
         self.action_buttons: dict[str, QPushButton] = {}
         actions = QHBoxLayout()

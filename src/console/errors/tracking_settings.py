@@ -29,6 +29,7 @@ from console.api.error_tracking import (
 from console.api.errors import ApiError
 from console.errors.access import MAINTAINER_ONLY, maintainer_only
 from console.errors.origins import AllowedOriginsBox
+from console.looks import colours
 from console.operations import Op
 
 if TYPE_CHECKING:
@@ -162,13 +163,13 @@ class SettingsPage(QWidget):
             except ApiError as error:
                 reason = error.detail or error.message
                 self.connection_status.setText(f"{CONNECTION_FAILED}\n{reason}")
-                self.connection_status.setStyleSheet("color: #b3261e;")
+                self.connection_status.setStyleSheet(f"color: {colours()['error']};")
                 self.external_project.clear()
                 self.external_project.setEnabled(False)
                 return
             finally:
                 self.connect_button.setEnabled(True)
-            self.connection_status.setStyleSheet("color: #1e7b34;")
+            self.connection_status.setStyleSheet(f"color: {colours()['success']};")
             self.connection_status.setText(f"Connected: {len(projects)} project{'s' if len(projects) != 1 else ''}"
                                            " found.")
             self.external_project.clear()

@@ -25,9 +25,10 @@ from PySide6.QtWidgets import (
 from console.api.errors import ApiError
 from console.api.variables import ENV_VAR, FILE, Outcome, Variable, VariablesApi
 from console.context import AppContext
+from console.looks import colours
 from console.operations import Op
 from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
-from console.variables.models import ERROR_COLOR, ImportPlanModel
+from console.variables.models import ImportPlanModel
 from console.variables.rules import variable_problems
 
 SaveFunction = Callable[[Variable], Awaitable[Variable]]
@@ -37,7 +38,7 @@ PROGRESS_INTERVAL_MS = 100
 def _error_label() -> QLabel:
     label = QLabel()
     label.setWordWrap(True)
-    label.setStyleSheet(f"color: {ERROR_COLOR};")
+    label.setStyleSheet(f"color: {colours()['error']};")
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     label.hide()
     return label
@@ -272,5 +273,5 @@ class ImportPreviewDialog(QDialog):
         text = f"Applied {applied} of {len(rows_and_changes)} changes."
         if failed:
             text += f" {failed} failed: see the Result column."
-            self.result_label.setStyleSheet(f"color: {ERROR_COLOR};")
+            self.result_label.setStyleSheet(f"color: {colours()['error']};")
         self.result_label.setText(text)
