@@ -216,7 +216,7 @@ class Op(Generic[T]):
             if self._on_failure is not None:
                 self._on_failure(exc)
             else:
-                context.report_error(f"{self.description} failed", _readable(exc))
+                context.report_error(f"{self.description} failed", readable(exc))
         except Exception:
             # Anything else is a bug: the application exception hook shows it with the traceback.
             sys.excepthook(*sys.exc_info())
@@ -228,7 +228,8 @@ class Op(Generic[T]):
                 context.set_busy(-1)
 
 
-def _readable(exc: Exception) -> str:
+def readable(exc: Exception) -> str:
+    """What a person reads about an expected failure (an API's or the local server's)."""
     from console.api.errors import ApiError
 
     return exc.message if isinstance(exc, ApiError) else str(exc)

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton
 
 from console.api.alerts import AlertsApi, MailStatus
 from console.context import AppContext
-from console.operations import Op
+from console.operations import Op, readable
 
 NOT_CONFIGURED = ("Email is not configured: alert rules cannot send email until the server has "
                   "OUTPOST_SMTP_HOST (and its other OUTPOST_SMTP_* settings).")
@@ -60,4 +60,5 @@ class MailStatusBox(QGroupBox):
             return
         self.result.setText("Sending…")
         Op(self.context, AlertsApi(client).send_test_email(), description="Sending a test email").success(
-            lambda to: self.result.setText(f"Sent to {to}.")).run()
+            lambda to: self.result.setText(f"Sent to {to}.")).failure(
+            lambda failure: self.result.setText(f"Not sent: {readable(failure)}")).run()
