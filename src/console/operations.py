@@ -2,7 +2,7 @@
 
 An operation is built, described, then run::
 
-    Op(tab, tab.api.projects(), description="Loading projects").success(show).stale_when(tab.lists).run()
+    Op(tab, tab.api.projects(), description="Loading projects").success(show).stale_when(request).run()
     Op.in_thread(tab, history.load, description="Reading the export history").success(show).run()
 
 - **Where it runs.** A coroutine runs on the event loop; :meth:`Op.in_thread` runs blocking work (files, the
@@ -16,8 +16,9 @@ An operation is built, described, then run::
 - **Failures.** An API or local-server failure is reported ("Loading projects failed: …") or handed to the
   :meth:`Op.failure` handler; anything else is a bug and goes to the application's exception hook.
 - **Late answers.** A :class:`Token` numbers the requests of one kind; :meth:`Op.stale_when` drops the success
-  handler of an answer whose request has been superseded. Work owned by a tab is also stale once the
-  connection it was started on has changed, and refused while there is no connection at all.
+  handler of an answer whose request has been superseded (its failure is still reported: the user asked).
+  Work owned by a tab is also stale once the connection it was started on has changed, and refused while
+  there is no connection at all.
 
 This module imports neither Qt nor asyncio at load time: the API client uses :func:`blocking`, and the
 first frame is painted without asyncio.
@@ -25,7 +26,6 @@ first frame is painted without asyncio.
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     import asyncio
 
     from console.context import AppContext
-
-log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -80,7 +78,6 @@ class WorkOwner(Protocol):
     def admit(self, work: Coroutine[Any, Any, T]) -> Coroutine[Any, Any, T] | None:
         """``work`` as the tab runs it (it may explain failures better), or None when it cannot run now."""
         ...
-
 
 
 class Op(Generic[T]):
