@@ -50,8 +50,6 @@ SPLIT_AT_DEFAULT_SIZE = [640, 420]
 SORT_LABELS = {"last_seen": "Last seen", "first_seen": "First seen", "frequency": "Most frequent"}
 
 
-
-
 class ErrorsPage(QWidget):
     """The error list with search, sort and status filter, and the selected error's details.
 
