@@ -42,7 +42,7 @@ from sqlalchemy import create_engine, insert, select  # noqa: E402
 
 from console.connection.local_server import LocalServer  # noqa: E402
 from console.context import AppContext  # noqa: E402
-from console.errors import ErrorTrackingTab  # noqa: E402
+from console.errors.tab import ErrorTrackingTab  # noqa: E402
 from console.responsiveness import LagProbe  # noqa: E402
 from outpost_server.error_tracking.models import (  # noqa: E402
     ErrorEvent,

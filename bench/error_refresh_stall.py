@@ -69,7 +69,7 @@ def send(url: str, project_id: int, public_key: str, rate: float, seconds: float
 
 async def measure(url: str, token: str, path: str, seconds: float) -> dict[str, float]:
     from console.context import AppContext
-    from console.errors import ErrorTrackingTab
+    from console.errors.tab import ErrorTrackingTab
     from console.responsiveness import LagProbe
 
     context = AppContext()

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))  # the SDK scenarios of the tests send the errors
 from screenshot_support import local_console, run_grab, settle  # noqa: E402
 
 from console.context import AppContext  # noqa: E402
-from console.errors import ErrorTrackingTab  # noqa: E402
+from console.errors.tab import ErrorTrackingTab  # noqa: E402
 from tests.sdk_errors import send_errors  # noqa: E402
 
 SHOTS = ("errors-event-breadcrumbs.png", "errors-event-request.png", "errors-tag-facets.png")

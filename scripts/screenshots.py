@@ -16,8 +16,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from screenshot_support import local_console, run_grab, settle  # noqa: E402
 
-from console.errors import ErrorTrackingTab  # noqa: E402
-from console.overview import OverviewTab  # noqa: E402
+from console.errors.tab import ErrorTrackingTab  # noqa: E402
+from console.overview.view import OverviewTab  # noqa: E402
 from console.variables.views import VariablesTab  # noqa: E402
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from console import __version__
 
 if TYPE_CHECKING:
-    import asyncio
+    from console.operations import Op
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +109,7 @@ def run_gui(*, demo: bool, screenshot: Path | None = None) -> int:
     import qasync
 
     from console.excepthook import ExceptionReporter
+    from console.operations import Op
 
     _log_to_file()
     loop = qasync.QEventLoop(app)
@@ -123,15 +124,12 @@ def run_gui(*, demo: bool, screenshot: Path | None = None) -> int:
         for signum in (signal.SIGINT, signal.SIGTERM):
             # Ctrl+C in the terminal (or a polite kill) closes the window, which stops the local server.
             loop.add_signal_handler(signum, window.close)
-        context.run(
-            credentials.probe(),
-            description="Checking the system keyring",
-            on_success=lambda _: window.connection_bar.show_keyring_warning(credentials.warning),
-        )
+        Op(context, credentials.probe(), description="Checking the system keyring").success(
+            lambda _: window.connection_bar.show_keyring_warning(credentials.warning)).run()
         if demo:
             started = window.start_local_server()
             if screenshot is not None:
-                loop.create_task(_save_screenshot(window, started, screenshot))
+                Op(context, _save_screenshot(window, started, screenshot), description="Taking a screenshot").run()
         loop.run_until_complete(quitting.wait())
     reporter.uninstall()
     return 0
@@ -160,7 +158,7 @@ def _log_to_file() -> None:
 SCREENSHOT_SETTLE_SECONDS = 2.0
 
 
-async def _save_screenshot(window, started: asyncio.Task[None], path: Path) -> None:
+async def _save_screenshot(window, started: Op[None], path: Path) -> None:
     import asyncio
 
     from PySide6.QtCore import QTimer

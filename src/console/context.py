@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-import sys
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -19,17 +17,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
 
 class AppContext(QObject):
-    """The current connection and the plumbing to run API work without blocking the UI.
+    """The current connection, the status line and the operations in flight (console.operations runs them).
 
     Signals:
         connection_changed: the client or the signed-in user changed (connected or disconnected).
-        status_message: a line for the status bar.
+        status_message: a line for the status bar (emitted by :meth:`say` only).
         error_reported: (title, message) an operation failed; shown to the user.
-        busy: True while at least one operation started through :meth:`run` is in flight.
+        busy: True while at least one operation (console.operations.Op) that is not quiet is in flight.
     """
 
     connection_changed = Signal()
@@ -90,36 +86,13 @@ class AppContext(QObject):
         self.say("Disconnected")
         await client.aclose()
 
-    def run(
-        self,
-        work: Awaitable[T],
-        *,
-        description: str,
-        on_success: Callable[[T], None] | None = None,
-        quiet: bool = False,
-    ) -> asyncio.Task[None]:
-        """Run ``work`` on the event loop; failures are reported, never swallowed.
-
-        ``description`` names the operation in the status bar ("Loading variables"). ``quiet`` work
-        (a watcher polling for minutes) neither marks the window busy nor talks in the status bar;
-        its failures are reported all the same.
-        """
-        import asyncio
-
-        task = asyncio.ensure_future(self._guarded(work, description, on_success, quiet))
+    def track(self, task: asyncio.Task[Any]) -> None:
+        """Keep an operation's task (see console.operations) until it is done, so it can be cancelled."""
         self._tasks.add(task)
-
-        def finished(task: asyncio.Task[None]) -> None:
-            self._tasks.discard(task)
-            # Cancelled before it ever ran (e.g. on disconnect): close the work so it is not left unawaited.
-            if task.cancelled() and asyncio.iscoroutine(work):
-                work.close()
-
-        task.add_done_callback(finished)
-        return task
+        task.add_done_callback(self._tasks.discard)
 
     async def cancel_operations(self) -> None:
-        """Cancel every operation started with :meth:`run` (except the caller) and wait for them."""
+        """Cancel every operation still running (except the caller) and wait for them."""
         import asyncio
 
         current = asyncio.current_task()
@@ -128,41 +101,13 @@ class AppContext(QObject):
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
 
-    async def _guarded(self, work: Awaitable[T], description: str, on_success: Callable[[T], None] | None,
-                       quiet: bool) -> None:
-        import asyncio
-
-        from console.api.errors import ApiError
-        from console.connection.local_server import LocalServerError
-
-        if not quiet:
-            self._set_busy(+1)
-            self.say(f"{description}…")
-        said_before = self._messages_said
-        try:
-            result = await work
-            if on_success is not None:
-                on_success(result)
-        except asyncio.CancelledError:
-            if not quiet:
-                self.say(f"{description}: cancelled")
-            raise
-        except ApiError as exc:
-            self.report_error(f"{description} failed", exc.message)
-        except LocalServerError as exc:
-            self.report_error(f"{description} failed", str(exc))
-        except Exception:
-            # Anything else is a bug: the application exception hook shows it with the traceback.
-            sys.excepthook(*sys.exc_info())
-        else:
-            if not quiet and self._messages_said == said_before:  # keep a more telling message from the work
-                self.say(f"{description}: done")
-        finally:
-            if not quiet:
-                self._set_busy(-1)
+    @property
+    def messages_said(self) -> int:
+        """How many status lines have been said so far (an operation keeps a line said while it ran)."""
+        return self._messages_said
 
     def say(self, message: str) -> None:
-        """Show ``message`` in the status bar."""
+        """Show ``message`` in the status bar: the one way to do so."""
         self._messages_said += 1
         self.status_message.emit(message)
 
@@ -170,7 +115,8 @@ class AppContext(QObject):
         log.warning("%s: %s", title, message)
         self.error_reported.emit(title, message)
 
-    def _set_busy(self, delta: int) -> None:
+    def set_busy(self, delta: int) -> None:
+        """An operation that marks the window busy starts (+1) or ends (-1)."""
         was_busy = self._in_flight > 0
         self._in_flight += delta
         if was_busy != (self._in_flight > 0):

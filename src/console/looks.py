@@ -7,11 +7,34 @@ the console sets itself are chosen per scheme here and swapped when the OS switc
 from __future__ import annotations
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QWidget
 
-LIGHT = {"error": "#b3261e", "warning": "#8a5300", "badge": "#5f6368"}
-DARK = {"error": "#f2b8b5", "warning": "#f0c05a", "badge": "#8e918f"}
+# Every colour the console sets itself, per scheme. Text colours keep a contrast of at least 4.5 against
+# the scheme's base and window colours, and "notice" backgrounds against its text (tests/console/shell/
+# test_contrast.py checks both with a dark palette).
+LIGHT = {
+    "error": "#b3261e",  # failures, invalid rows, the error level
+    "fatal": "#8e1b10",  # the fatal level
+    "warning": "#8a5300",
+    "success": "#1e7b34",
+    "muted": "#5f6368",  # secondary text: library frames, a culprit, a time
+    "badge": "#5f6368",
+    "notice": "#fde7e9",  # the background of a row to notice: the line that raised, the crash's breadcrumb
+    "bar": "#6e49cb",  # bar charts
+    "track": "#e8e3f6",  # behind a bar
+}
+DARK = {
+    "error": "#f2b8b5",
+    "fatal": "#ffb4ab",
+    "warning": "#f0c05a",
+    "success": "#7dd28c",
+    "muted": "#a8acb1",
+    "badge": "#8e918f",
+    "notice": "#5c2b2e",
+    "bar": "#b69df8",
+    "track": "#3b3450",
+}
 
 STYLE = """
 QLabel#adminBadge {{ background: #b3261e; color: white; border-radius: 4px; padding: 2px 8px; font-weight: bold; }}
@@ -32,6 +55,12 @@ def is_dark(palette: QPalette | None = None) -> bool:
 
 def colours() -> dict[str, str]:
     return DARK if is_dark() else LIGHT
+
+
+def colour(name: str) -> QColor:
+    """One of the console's own colours (see LIGHT) for the palette in use now: read it when painting or
+    answering a model's data, not once, so it follows a switch between light and dark."""
+    return QColor(colours()[name])
 
 
 class FollowPalette(QObject):

@@ -11,11 +11,12 @@ the ``Qt`` namespace and the menus' key sequences alone.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QStackedWidget, QVBoxLayout, QWidget
 
+from console.actions import MENUS  # the menu bar is there from the first frame: nothing moves when it fills
 from console.connection.bar import ConnectionBar, WelcomePage
 from console.connection.credentials import CredentialStore
 from console.context import AppContext
@@ -26,23 +27,19 @@ from console.window_state import ProfileState
 
 SHUTDOWN_TIMEOUT = 20.0
 
-# asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
 if TYPE_CHECKING:
-    import asyncio
-
     from PySide6.QtGui import QCloseEvent, QPaintEvent
     from PySide6.QtWidgets import QMessageBox
 
     from console.connection.dialog import ConnectionDialog
     from console.connection.local_server import LocalServer
     from console.menus import WindowActions
-    from console.navigation import ProjectNavigator
     from console.notifications import Notifier, Target, TrayNotifier, Watcher
+    from console.operations import Op
+    from console.tab_links import TabLinks
+    from console.window_actions import WindowCommands
 
 DEFAULT_SIZE = (1100, 700)
-# The menu bar is there from the first frame, so nothing moves when console.menus fills it.
-MENUS = (("file", "&File"), ("edit", "&Edit"), ("view", "&View"), ("variables", "V&ariables"),
-         ("exports", "E&xports"), ("errors", "E&rrors"), ("help", "&Help"))
 
 __all__ = ["TAB_FACTORIES", "MainWindow"]
 
@@ -56,9 +53,10 @@ class MainWindow(QMainWindow):
 
     # Built by complete_setup, after the first frame.
     actions_: WindowActions
+    commands: WindowCommands
+    links: TabLinks
     tray: TrayNotifier
     watcher: Watcher
-    navigator: ProjectNavigator
 
     def __init__(
         self,
@@ -112,7 +110,7 @@ class MainWindow(QMainWindow):
         bar = self.connection_bar
         bar.connect_button.clicked.connect(self.open_connection_dialog)
         bar.local_server_button.clicked.connect(self.start_local_server)
-        bar.disconnect_button.clicked.connect(self.disconnect)
+        bar.disconnect_button.clicked.connect(self.disconnect_server)
         context.connection_changed.connect(self._show_connection)
         context.status_message.connect(self.show_status)
         context.error_reported.connect(self.show_error)
@@ -138,11 +136,13 @@ class MainWindow(QMainWindow):
         from console.accessibility import give_accessible_names
         from console.icons import app_icon
         from console.menus import WindowActions
-        from console.navigation import ProjectNavigator
         from console.notifications import TrayNotifier, Watcher
+        from console.tab_links import TabLinks
+        from console.window_actions import WindowCommands
 
-        self.navigator = ProjectNavigator(self)
-        self.actions_ = WindowActions(self)
+        self.links = TabLinks(self)
+        self.commands = WindowCommands(self)
+        self.actions_ = WindowActions(self, self.commands.declared())
         bar = self.connection_bar
         for button, action in ((bar.connect_button, "connect"), (bar.local_server_button, "local_server"),
                                (bar.disconnect_button, "disconnect")):
@@ -154,11 +154,11 @@ class MainWindow(QMainWindow):
         self.tray.activated.connect(self.open_notified)
         self.watcher = Watcher(self.context, self.state, self._notifier if self._notifier is not None else self.tray,
                                history_dir=self._history_dir, parent=self)
-        self.context.connection_changed.connect(self._restore_profile)
+        self.context.connection_changed.connect(self.links.restore_profile)
         give_accessible_names(self)  # the window's own controls; each tab's when it is built
         if self.context.is_connected:  # connected while this was being connected: catch up
             self.watcher.restart()
-            self._restore_profile()
+            self.links.restore_profile()
         self.ready.emit()
 
     # connection -----------------------------------------------------------------
@@ -186,8 +186,10 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
-    def start_local_server(self) -> asyncio.Task[None]:
-        return self.context.run(self._start_local_server(), description="Starting the local server")
+    def start_local_server(self) -> Op[None]:
+        from console.operations import Op
+
+        return Op(self.context, self._start_local_server(), description="Starting the local server").run()
 
     async def _start_local_server(self) -> None:
         from console.connection.local_server import LocalServer
@@ -210,79 +212,35 @@ class MainWindow(QMainWindow):
             await server.stop()
         self._show_connection()
 
-    def disconnect(self) -> asyncio.Task[None]:  # type: ignore[override]  # from the server; not QObject's
-        return self.context.run(self._disconnect(), description="Disconnecting")
+    def disconnect_server(self) -> Op[None]:
+        from console.operations import Op
+
+        return Op(self.context, self._disconnect(), description="Disconnecting").run()
 
     async def _disconnect(self) -> None:
         await self.context.cancel_operations()
         await self.context.disconnect()
         await self._stop_local_server()
 
-    # remembered state -----------------------------------------------------------------
-    def _restore_profile(self) -> None:
-        self.navigator.supersede()  # a project still awaited belongs to the previous connection
-        if not self.context.is_connected:
-            return
-        last = self.state.text("last_tab")
-        if last in self.tabs.names:
-            self.tabs.show_tab(last)
-        errors = self.tabs.created("errors")
-        if errors is not None:
-            self._open_remembered_project(errors)
-
+    # the tabs -----------------------------------------------------------------------
     def _remember_tab(self, index: int) -> None:
         if self.context.is_connected and 0 <= index < self.tabs.count():
             self.state.set_value("last_tab", self.tabs.names[index])
 
     def _tab_created(self, name: str, widget: QWidget) -> None:
         from console.accessibility import give_accessible_names
+        from console.feature import FeatureWidget
 
+        assert isinstance(widget, FeatureWidget), "LazyTabs builds feature widgets"
         self.complete_setup()
         self.actions_.tab_created(name, widget)
+        self.links.tab_created(name, widget)
         self.state.remember_views(name, widget)
         give_accessible_names(widget)
-        if name == "overview":
-            widget.open_requested.connect(self.open_target_parts)  # type: ignore[attr-defined]
-            widget.loaded.connect(self._show_project_counts)  # type: ignore[attr-defined]
-        elif name == "exports":
-            widget.export_finished.connect(self.watcher.announce_export)  # type: ignore[attr-defined]
-        elif name == "errors":
-            from console.project_picker import make_searchable
 
-            picker = widget.project_picker  # type: ignore[attr-defined]
-            make_searchable(picker)
-            picker.currentIndexChanged.connect(lambda index: self._remember_project(picker.itemText(index)))
-            picker.model().rowsInserted.connect(lambda *_: self._show_project_counts())
-            self._open_remembered_project(widget)
-
-    def _show_project_counts(self) -> None:
-        """The overview's unresolved counts beside the projects in the error tracking picker."""
-        overview, errors = self.tabs.created("overview"), self.tabs.created("errors")
-        if overview is None or errors is None:
-            return
-        from console.project_picker import show_counts
-
-        rows = overview.model.rows  # type: ignore[attr-defined]
-        counts = {row.path: row.unresolved.text for row in rows if row.unresolved.value is not None}
-        show_counts(errors.project_picker, counts)  # type: ignore[attr-defined]
-
-    def _remember_project(self, path: str) -> None:
-        if path:
-            self.state.set_value("errors/project", path)
-
-    def _open_remembered_project(self, errors: Any) -> None:
-        """The project last used in this profile, else the one with the most recent error."""
-        path = self.state.text("errors/project")
-        if path is None:
-            overview = self.tabs.created("overview")
-            rows = overview.model.rows if overview is not None else []  # type: ignore[attr-defined]
-            path = rows[0].path if rows else None
-        if path is not None:
-            self.navigator.select_project(errors, path)
-
-    # opening what the overview and notifications point at ---------------------------
-    def open_target_parts(self, kind: str, argument: object) -> None:
-        self.open_target((kind, argument))
+    def open_target(self, target: Target) -> None:
+        """Open what an overview item or a notification points at (console.tab_links)."""
+        self.links.open_target(target)
 
     def open_notified(self, target: Target) -> None:
         """A click on a notification: bring the window forward, then open what it was about."""
@@ -291,25 +249,11 @@ class MainWindow(QMainWindow):
         self.activateWindow()
         self.open_target(target)
 
-    def open_target(self, target: Target) -> None:
-        kind, argument = target
-        if kind == "variables":
-            self.tabs.show_tab("variables")
-        elif kind == "exports":
-            exports = self.tabs.show_tab("exports")
-            if isinstance(argument, int):
-                exports.select_export(argument)  # type: ignore[attr-defined]
-        elif kind == "errors":
-            path, error_id = argument if isinstance(argument, tuple) else (argument, None)
-            self.navigator.select_project(self.tabs.show_tab("errors"), str(path), error_id)
-
     # settings -----------------------------------------------------------------
     def open_notification_settings(self) -> QWidget:
         from console.notification_settings import NotificationSettingsDialog
 
-        overview = self.tabs.created("overview")
-        projects = [row.path for row in overview.model.rows] if overview is not None else []  # type: ignore[attr-defined]
-        dialog = NotificationSettingsDialog(self.state, projects, self)
+        dialog = NotificationSettingsDialog(self.state, self.links.project_paths(), self)
         dialog.accepted.connect(self.watcher.restart)
         dialog.open()
         return dialog
@@ -361,42 +305,19 @@ class MainWindow(QMainWindow):
         if self.local_server is None and self.context.client is None:
             event.accept()
             return
-        import asyncio
+        from console.operations import Op, inside_a_task, usable_loop
 
-        from PySide6.QtCore import QEventLoop
-
-        loop = _usable_loop()
-        if loop is not None and asyncio.current_task(loop) is not None:
+        loop = usable_loop()
+        if loop is not None and inside_a_task(loop):
             # Called from inside a coroutine: the shutdown below needs other tasks to run, so close later.
             event.ignore()
             QTimer.singleShot(0, self.close)
             return
-        if loop is None:
-            # The event loop is gone (interpreter shutting down): make sure the child goes too.
-            if self.local_server is not None:
-                self.local_server.terminate_now()
-            event.accept()
-            return
-        # Finish the asynchronous shutdown before the window (and maybe the app) goes away.
-        task = loop.create_task(self.shutdown())
-        waiter = QEventLoop()
-        task.add_done_callback(lambda _task: waiter.quit())
-        QTimer.singleShot(int(SHUTDOWN_TIMEOUT * 1000), waiter.quit)
-        if not task.done():
-            waiter.exec()
-        if not task.done():
-            task.cancel()
+        # Finish the asynchronous shutdown before the window (and maybe the app) goes away; without a loop
+        # (the interpreter shutting down), or when it takes too long, make sure the child goes too.
+        shutdown = Op(self.context, self.shutdown(), description="Closing", quiet=True)
+        if loop is None or not shutdown.run().wait(SHUTDOWN_TIMEOUT):
+            shutdown.cancel()
             if self.local_server is not None:
                 self.local_server.terminate_now()
         event.accept()
-
-
-def _usable_loop() -> asyncio.AbstractEventLoop | None:
-    """The qasync loop when it can still run tasks from inside a Qt callback."""
-    import asyncio
-
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-    return None if loop.is_closed() else loop

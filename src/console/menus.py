@@ -1,206 +1,102 @@
-"""The menu bar and keyboard shortcuts of the main window.
+"""The menu bar and keyboard shortcuts of the main window, rendered from what is declared.
 
-Each action exists once, here; per-tab actions open their tab when needed and call the tab's own
-method. Every shortcut is shown in the menu and in the action's tooltip.
+The window declares its actions (console.window_actions) and each tab its own (console.actions); this
+module only makes the menu entries. A tab's action is shown by a stand-in until the tab is built (choosing
+it builds the tab); then the tab's own QAction, the one its buttons and context menus use, takes the
+stand-in's place. Every shortcut is shown in the menu and in the action's tooltip.
 """
 
 from __future__ import annotations
 
-import platform
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import QObject, Qt, QUrl, qVersion
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QApplication,
-    QLineEdit,
-    QMenuBar,
-    QMessageBox,
-    QPlainTextEdit,
-    QTextEdit,
-    QWidget,
-)
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenuBar
 
-from console import __version__
-from console.settings import log_dir
+from console.actions import TabAction, WindowAction
+from console.feature import FeatureWidget, make_action
 
 if TYPE_CHECKING:
     from console.main_window import MainWindow
 
-Shortcut = QKeySequence | QKeySequence.StandardKey | str | None
-
-STATUS_ACTIONS = ("resolve", "ignore", "unresolve")
-# Where each tab keeps its filter or search field, tried in order (attribute paths).
-FILTER_FIELDS = (("filter_edit",), ("errors_page", "search"), ("project_picker",), ("picker", "search_edit"),
-                 ("table",))
-
-
-def _describe(action: QAction) -> None:
-    shortcut = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-    text = action.text().replace("&", "")
-    action.setToolTip(f"{text} ({shortcut})" if shortcut else text)
-
-
-def _attribute_path(widget: Any, path: tuple[str, ...]) -> Any:
-    for name in path:
-        widget = getattr(widget, name, None)
-        if widget is None:
-            return None
-    return widget
-
 
 class WindowActions(QObject):
-    """Fills the menus of ``window`` (the window shows them, empty, from its first frame) and carries out
-    their actions."""
+    """Fills the menus of ``window`` (the window shows them, empty, from its first frame) with ``declared``
+    and with the actions each tab declares; keeps them enabled as declared."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: MainWindow, declared: Sequence[WindowAction]) -> None:
         super().__init__(window)
         self.window = window
         self.by_name: dict[str, QAction] = {}
+        self._window_actions = list(declared)
+        self._stand_ins: dict[str, tuple[str, TabAction[Any]]] = {}  # action -> (tab, declaration)
         bar: QMenuBar = window.menuBar()
         bar.setAccessibleName("Menu bar")
-
-        file_menu = window.menus["file"]
-        self._add(file_menu, "connect", "&Connect…", "Ctrl+O", window.open_connection_dialog)
-        self._add(file_menu, "local_server", "&Start local server", "Ctrl+L", window.start_local_server)
-        self._add(file_menu, "disconnect", "&Disconnect", "Ctrl+Shift+D", window.disconnect)
-        file_menu.addSeparator()
-        self._add(file_menu, "quit", "&Quit", "Ctrl+Q", window.close)
-
-        edit_menu = window.menus["edit"]
-        self._add(edit_menu, "find", "&Find", QKeySequence.StandardKey.Find, self.find)
-        self._add(edit_menu, "copy", "&Copy", QKeySequence.StandardKey.Copy, self.copy)
-
-        view_menu = window.menus["view"]
-        self._add(view_menu, "refresh", "&Refresh", QKeySequence.StandardKey.Refresh, self.refresh)
-        view_menu.addSeparator()
-        for number, name in enumerate(window.tabs.names, start=1):
-            title = window.tabs.tabText(number - 1)
-            self._add(view_menu, f"tab_{name}", f"&{number} {title}", f"Ctrl+{number}", self._shows_tab(name))
-        view_menu.addSeparator()
-        self._add(view_menu, "notifications", "&Notifications…", None, window.open_notification_settings)
-
-        variables_menu = window.menus["variables"]
-        self._add(variables_menu, "new_variable", "&New variable…", QKeySequence.StandardKey.New,
-                  lambda: self._on_tab("variables", "add_variable"))
-        self._add(variables_menu, "delete", "&Delete…", QKeySequence.StandardKey.Delete, self.delete)
-        exports_menu = window.menus["exports"]
-        self._add(exports_menu, "save_export", "&Save export…", QKeySequence.StandardKey.Save,
-                  lambda: self._on_tab("exports", "save_as"))
-        errors_menu = window.menus["errors"]
-        self._add(errors_menu, "resolve", "&Resolve selected error", "Ctrl+R",
-                  lambda: self.set_error_status("resolved"))
-        self._add(errors_menu, "ignore", "&Ignore selected error", "Ctrl+I",
-                  lambda: self.set_error_status("ignored"))
-        self._add(errors_menu, "unresolve", "&Unresolve selected error", "Ctrl+U",
-                  lambda: self.set_error_status("unresolved"))
-
-        help_menu = window.menus["help"]
-        self._add(help_menu, "log_folder", "Open &log folder", None, self.open_log_folder)
-        self._add(help_menu, "about", "&About Outpost console", QKeySequence.StandardKey.HelpContents,
-                  self.show_about)
+        by_menu: dict[str, list[WindowAction | tuple[str, TabAction[Any]]]] = {name: [] for name in window.menus}
+        for spec in declared:
+            by_menu[spec.menu].append(spec)
+        for factory in window.tabs.factories:
+            for tab_spec in factory.actions():
+                by_menu[tab_spec.menu].append((factory.name, tab_spec))
+        # Menus in the window's order; within one, the window's actions first, then the tabs'.
+        for menu_name, entries in by_menu.items():
+            for entry in entries:
+                if isinstance(entry, WindowAction):
+                    self._add_window_action(menu_name, entry)
+                else:
+                    self._add_stand_in(menu_name, *entry)
         window.context.connection_changed.connect(self.update_enabled)
         window.tabs.currentChanged.connect(lambda _index: self.update_enabled())
         self.update_enabled()
 
-    def _add(self, menu: Any, name: str, text: str, shortcut: Shortcut, slot: Callable[[], Any]) -> QAction:
-        action = QAction(text, self.window)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        _describe(action)
-        action.triggered.connect(lambda _checked=False: slot())
+    def _place(self, menu_name: str, name: str, action: QAction, separator: bool = False) -> None:
+        menu = self.window.menus[menu_name]
+        if separator:
+            menu.addSeparator()
         menu.addAction(action)
         self.window.addAction(action)  # shortcuts work while the menu bar is hidden too
         self.by_name[name] = action
-        return action
+
+    def _add_window_action(self, menu_name: str, spec: WindowAction) -> None:
+        action = make_action(spec.text, spec.shortcut, self.window)
+        action.triggered.connect(lambda _checked=False: spec.run())
+        self._place(menu_name, spec.name, action, spec.separator)
+
+    def _add_stand_in(self, menu_name: str, tab: str, spec: TabAction[Any]) -> None:
+        action = make_action(spec.text, spec.shortcut, self.window)
+        action.triggered.connect(lambda _checked=False: self._build_and_trigger(tab, spec.name))
+        self._place(menu_name, spec.name, action)
+        self._stand_ins[spec.name] = (tab, spec)
+
+    def _build_and_trigger(self, tab: str, name: str) -> None:
+        feature = self.window.tabs.show_tab(tab)  # building it puts its own action in the stand-in's place
+        action = feature.tab_actions()[name]
+        if action.isEnabled():
+            action.trigger()
+
+    def tab_created(self, name: str, feature: FeatureWidget) -> None:
+        """Called by the window for each tab it builds: the tab's actions replace their stand-ins."""
+        for action_name, action in feature.tab_actions().items():
+            stand_in = self.by_name[action_name]
+            self._stand_ins.pop(action_name, None)
+            for menu in self.window.menus.values():
+                if stand_in in menu.actions():
+                    menu.insertAction(stand_in, action)
+                    menu.removeAction(stand_in)
+            self.window.removeAction(stand_in)
+            stand_in.deleteLater()
+            self.window.addAction(action)
+            # Chosen in a menu or by its shortcut while another tab is shown, it shows its tab.
+            action.triggered.connect(lambda _checked=False, tab=name: self.window.tabs.show_tab(tab))
+            self.by_name[action_name] = action
+        feature.actions_changed.connect(self.update_enabled)
 
     def update_enabled(self) -> None:
         connected = self.window.context.is_connected
-        for name in ("disconnect", "refresh", "find", "new_variable", "delete", "save_export", *STATUS_ACTIONS):
-            self.by_name[name].setEnabled(connected)
-        for name in self.window.tabs.names:
-            self.by_name[f"tab_{name}"].setEnabled(connected)
-        self.by_name["local_server"].setEnabled(self.window.local_server is None)
-
-    def tab_created(self, name: str, widget: QWidget) -> None:
-        """Called by the window for each feature widget it builds."""
-        if name == "errors":  # the list's context menu offers the same actions (each action exists once)
-            errors: Any = widget
-            errors.errors_page.table.addActions([self.by_name[action] for action in STATUS_ACTIONS])
-
-    # actions ----------------------------------------------------------------------------------
-    def _shows_tab(self, name: str) -> Callable[[], QWidget]:
-        return lambda: self.window.tabs.show_tab(name)
-
-    def _on_tab(self, name: str, method: str) -> Any:
-        return getattr(self.window.tabs.show_tab(name), method)()
-
-    def find(self) -> QWidget | None:
-        feature = self.window.tabs.current_feature()
-        for path in FILTER_FIELDS:
-            field = _attribute_path(feature, path)
-            if isinstance(field, QWidget) and field.isVisibleTo(feature) and field.isEnabledTo(feature.window()):
-                field.setFocus()
-                if isinstance(field, QLineEdit):
-                    field.selectAll()
-                return field
-        return None
-
-    def copy(self) -> None:
-        focus = QApplication.focusWidget()
-        feature = self.window.tabs.current_feature()
-        if isinstance(focus, (QLineEdit, QTextEdit, QPlainTextEdit)):
-            focus.copy()
-        elif focus is not None and focus is getattr(feature, "table", None) and hasattr(feature, "copy_value"):
-            feature.copy_value()  # a variable's value, revealed or not, as that tab defines it
-        elif isinstance(focus, QAbstractItemView) and focus.selectionModel() is not None:
-            indexes = sorted(focus.selectionModel().selectedIndexes(), key=lambda index: (index.row(), index.column()))
-            rows: dict[int, list[str]] = {}
-            for index in indexes:
-                rows.setdefault(index.row(), []).append(str(index.data() or ""))
-            if rows:
-                QGuiApplication.clipboard().setText("\n".join("\t".join(cells) for cells in rows.values()))
-
-    def refresh(self) -> None:
-        feature = self.window.tabs.current_feature()
-        for path in (("refresh",), ("errors_page", "reload"), ("picker", "search")):
-            method = _attribute_path(feature, path)
-            if callable(method):
-                method()
-                return
-
-    def delete(self) -> None:
-        name = self.window.tabs.current_name()
-        if name == "variables":
-            self._on_tab("variables", "delete_selected")
-        elif name == "exports":
-            self._on_tab("exports", "forget")
-
-    def set_error_status(self, status: str) -> None:
-        errors: Any = self.window.tabs.show_tab("errors")
-        page = errors.errors_page
-        error = page.selected_error()
-        if error is not None:
-            page.change_status(error.id, status)
-        else:
-            self.window.context.say("Select an error in the list first")
-
-    def about_text(self) -> str:
-        version = self.window.context.server_version or {}
-        server = f"{version.get('version')} ({version.get('revision')})" if version else "not connected"
-        return (f"<b>Outpost console {__version__}</b><br>Python {platform.python_version()}, "
-                f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}")
-
-    def show_about(self) -> QMessageBox:
-        box = QMessageBox(QMessageBox.Icon.Information, "About Outpost console", self.about_text(),
-                          QMessageBox.StandardButton.Close, self.window)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        return box
-
-    def open_log_folder(self) -> bool:
-        # The folder exists from start-up on: app.py logs into it.
-        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))
+        for spec in self._window_actions:
+            self.by_name[spec.name].setEnabled(spec.enabled is None or spec.enabled())
+        for name, (_tab, tab_spec) in self._stand_ins.items():
+            # Before its tab is built, an action that depends on the tab's state is not available yet.
+            self.by_name[name].setEnabled(connected and tab_spec.enabled is None)

@@ -1,52 +1,73 @@
-"""Opening a project (and maybe one error) in the error tracking tab once its lists have arrived."""
+"""Opening a project (and maybe one error) in the error tracking tab once its lists have arrived.
+
+The tab says when its project list arrives (``projects_loaded``) and its error list page says when
+errors arrive (``errors_loaded``); the navigator tries again on each, so nothing polls.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject
 
-# The tab loads its project list and error list in the background: look again this often, this many times.
-OPEN_RETRY_MS = 250
-OPEN_ATTEMPTS = 80
+if TYPE_CHECKING:
+    from console.errors.tab import ErrorTrackingTab
+
+
+class _Request(NamedTuple):
+    tab: ErrorTrackingTab
+    path: str
+    error_id: str | None
 
 
 class ProjectNavigator(QObject):
     """Chooses a project, then selects an error, as soon as the tab lists them.
 
-    A newer request (another click, a new connection) supersedes one still waiting.
+    A newer request (another click, a new connection) supersedes one still waiting. An error that is not
+    in the project's list once it has arrived is not waited for any longer.
     """
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._serial = 0
+        self._request: _Request | None = None
+        self._listening: list[ErrorTrackingTab] = []
 
     def supersede(self) -> None:
-        self._serial += 1
+        self._request = None
 
-    def select_project(self, errors: Any, path: str, error_id: str | None = None) -> None:
-        self.supersede()
-        self._retry_select(errors, path, error_id, OPEN_ATTEMPTS, self._serial)
+    def select_project(self, errors: ErrorTrackingTab, path: str, error_id: str | None = None) -> None:
+        self._request = _Request(errors, path, error_id)
+        if not any(tab is errors for tab in self._listening):
+            self._listening.append(errors)
+            errors.projects_loaded.connect(lambda: self._advance(listed=False))
+            errors.errors_page.errors_loaded.connect(lambda: self._advance(listed=True))
+            errors.destroyed.connect(lambda: self._forget(errors))
+        self._advance(listed=False)
 
-    def _retry_select(self, errors: Any, path: str, error_id: str | None, attempts: int, serial: int) -> None:
-        if serial != self._serial:
+    def _forget(self, errors: ErrorTrackingTab) -> None:
+        self._listening = [tab for tab in self._listening if tab is not errors]
+        if self._request is not None and self._request.tab is errors:
+            self._request = None
+
+    def _advance(self, *, listed: bool) -> None:
+        """Takes the request as far as the tab's lists allow; ``listed``: an error list has just arrived."""
+        request = self._request
+        if request is None:
             return
-        if errors.project is None or errors.project.get("path_with_namespace") != path:
+        errors = request.tab
+        if errors.project is None or errors.project.get("path_with_namespace") != request.path:
             try:
-                errors.select_project(path)
+                errors.select_project(request.path)
             except LookupError:
-                if attempts > 0:  # the timer is dropped if the tab goes away
-                    QTimer.singleShot(OPEN_RETRY_MS, errors,
-                                      lambda: self._retry_select(errors, path, error_id, attempts - 1, serial))
-                return
-        if error_id is not None:
-            self._select_error(errors.errors_page, error_id, attempts, serial)
-
-    def _select_error(self, page: Any, error_id: str, attempts: int, serial: int) -> None:
-        if serial != self._serial:
+                return  # the project list has not arrived yet
+            listed = False  # the chosen project's errors are on their way
+        if request.error_id is None:
+            self._request = None
             return
-        rows = [row for row, error in enumerate(page.model.errors) if error.id == error_id]
+        page = errors.errors_page
+        rows = [row for row, error in enumerate(page.model.errors) if error.id == request.error_id]
         if rows:
             page.table.selectRow(rows[0])
-        elif attempts > 0:
-            QTimer.singleShot(OPEN_RETRY_MS, page, lambda: self._select_error(page, error_id, attempts - 1, serial))
+            self._request = None
+        elif listed and not page.loading:
+            self._request = None  # the list has arrived without it

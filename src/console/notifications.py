@@ -18,12 +18,10 @@ from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 
 from console.api.errors import ApiError, NotFound
 from console.context import AppContext
+from console.operations import Op, blocking
 from console.window_state import ProfileState
 
-# asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
 if TYPE_CHECKING:  # the API modules are imported when watching starts, not at start-up
-    import asyncio
-
     from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
 
 log = logging.getLogger(__name__)
@@ -81,7 +79,7 @@ class Watcher(QObject):
         # project path -> (the newest "last seen" of the previous look, ids already regressed or reported,
         # ids listed so far)
         self._seen: dict[str, tuple[str, set[str], set[str]]] = {}
-        self._running: asyncio.Task[None] | None = None
+        self._running: Op[None] | None = None
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.poll)
         context.connection_changed.connect(self.restart)
@@ -102,24 +100,22 @@ class Watcher(QObject):
         self._announced_exports.add(export_id)
         self.notifier.notify("Vulnerability export", text, ("exports", export_id))
 
-    def poll(self) -> asyncio.Task[None] | None:
+    def poll(self) -> Op[None] | None:
         if self._context.client is None or (self._running is not None and not self._running.done()):
             return None
-        self._running = self._context.run(self.check_once(), description="Checking for news")
+        self._running = Op(self._context, self.check_once(), description="Checking for news").run()
         return self._running
 
     async def check_once(self) -> None:
         client, user = self._context.client, self._context.user or {}
         if client is None:
             return
-        import asyncio
-
         from console.api.error_tracking import ErrorTrackingApi
         from console.api.exports import ExportsApi
         from console.exports.store import ExportHistory, profile_key
 
         key = profile_key(client.base_url, str(user.get("username", "")))
-        records = await asyncio.to_thread(ExportHistory(self._history_dir, key).load)
+        records = await blocking(ExportHistory(self._history_dir, key).load)
         exports = ExportsApi(client)
         for record in records:
             if record.gone or record.id in self._announced_exports or record.status not in ("created", "running"):

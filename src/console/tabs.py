@@ -6,53 +6,83 @@ first time the tab is opened (or asked for by a menu action), which keeps the co
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from console.context import AppContext
 
+if TYPE_CHECKING:  # the tabs' modules are imported when each tab is built
+    from console.actions import TabAction
+    from console.feature import FeatureWidget
+
+FeatureT = TypeVar("FeatureT", bound="FeatureWidget")
+
+
+def _no_actions() -> Sequence[TabAction[Any]]:
+    return ()
+
 
 class TabFactory(NamedTuple):
     title: str
     name: str  # how menus and settings refer to the tab
     # (context, the directory of the exports history or None for the default) -> the feature widget
-    create: Callable[[AppContext, Path | None], QWidget]
+    create: Callable[[AppContext, Path | None], FeatureWidget]
+    # The tab's declared actions, read by the menus without building the tab.
+    actions: Callable[[], Sequence[TabAction[Any]]] = _no_actions
 
 
-def _overview(context: AppContext, history_dir: Path | None) -> QWidget:
-    from console.overview import OverviewTab
+def _overview(context: AppContext, history_dir: Path | None) -> FeatureWidget:
+    from console.overview.view import OverviewTab
 
     return OverviewTab(context, history_dir=history_dir)
 
 
-def _variables(context: AppContext, _history_dir: Path | None) -> QWidget:
+def _variables(context: AppContext, _history_dir: Path | None) -> FeatureWidget:
     from console.variables.views import VariablesTab
 
     return VariablesTab(context)
 
 
-def _exports(context: AppContext, history_dir: Path | None) -> QWidget:
-    from console.exports import ExportsTab
+def _variables_actions() -> Sequence[TabAction[Any]]:
+    from console.variables.actions import ACTIONS
+
+    return ACTIONS
+
+
+def _exports(context: AppContext, history_dir: Path | None) -> FeatureWidget:
+    from console.exports.views import ExportsTab
 
     return ExportsTab(context, history_dir=history_dir)
 
 
-def _errors(context: AppContext, _history_dir: Path | None) -> QWidget:
-    from console.errors import ErrorTrackingTab
+def _exports_actions() -> Sequence[TabAction[Any]]:
+    from console.exports.actions import ACTIONS
+
+    return ACTIONS
+
+
+def _errors(context: AppContext, _history_dir: Path | None) -> FeatureWidget:
+    from console.errors.tab import ErrorTrackingTab
 
     return ErrorTrackingTab(context)
+
+
+def _errors_actions() -> Sequence[TabAction[Any]]:
+    from console.errors.actions import ACTIONS
+
+    return ACTIONS
 
 
 # The console's tabs, in order (Ctrl+1 opens the first). A feature adds one line here.
 TAB_FACTORIES: list[TabFactory] = [
     TabFactory("Overview", "overview", _overview),
-    TabFactory("CI/CD variables", "variables", _variables),
-    TabFactory("Vulnerability exports", "exports", _exports),
-    TabFactory("Error tracking", "errors", _errors),
+    TabFactory("CI/CD variables", "variables", _variables, _variables_actions),
+    TabFactory("Vulnerability exports", "exports", _exports, _exports_actions),
+    TabFactory("Error tracking", "errors", _errors, _errors_actions),
 ]
 
 
@@ -63,7 +93,7 @@ class LazyTabs(QTabWidget):
         tab_created(name, widget): a feature widget was just built.
     """
 
-    tab_created = Signal(str, QWidget)
+    tab_created = Signal(str, QWidget)  # (name, the FeatureWidget)
 
     def __init__(self, context: AppContext, *, history_dir: Path | None = None,
                  factories: list[TabFactory] | None = None) -> None:
@@ -73,7 +103,7 @@ class LazyTabs(QTabWidget):
         self._context = context
         self._history_dir = history_dir
         self._factories = list(factories if factories is not None else TAB_FACTORIES)
-        self._created: dict[str, QWidget] = {}
+        self._created: dict[str, FeatureWidget] = {}
         for factory in self._factories:
             holder = QWidget()
             holder.setAccessibleName(factory.title)
@@ -85,11 +115,26 @@ class LazyTabs(QTabWidget):
     def names(self) -> list[str]:
         return [factory.name for factory in self._factories]
 
-    def created(self, name: str) -> QWidget | None:
+    @property
+    def factories(self) -> list[TabFactory]:
+        return list(self._factories)
+
+    def created(self, name: str) -> FeatureWidget | None:
         """The tab's feature widget if it exists, without creating it."""
         return self._created.get(name)
 
-    def feature(self, name: str) -> QWidget:
+    def created_as(self, name: str, kind: type[FeatureT]) -> FeatureT | None:
+        """The tab's widget, of the class it is known to be, if it exists."""
+        widget = self._created.get(name)
+        return widget if isinstance(widget, kind) else None
+
+    def show_as(self, name: str, kind: type[FeatureT]) -> FeatureT:
+        """Show the tab (building it if needed) and return its widget as the class it is known to be."""
+        widget = self.show_tab(name)
+        assert isinstance(widget, kind), f"the {name} tab is a {type(widget).__name__}"
+        return widget
+
+    def feature(self, name: str) -> FeatureWidget:
         """The tab's feature widget, created on first use."""
         widget = self._created.get(name)
         if widget is None:
@@ -105,10 +150,10 @@ class LazyTabs(QTabWidget):
     def current_name(self) -> str:
         return self._factories[self.currentIndex()].name
 
-    def current_feature(self) -> QWidget:
+    def current_feature(self) -> FeatureWidget:
         return self.feature(self.current_name())
 
-    def show_tab(self, name: str) -> QWidget:
+    def show_tab(self, name: str) -> FeatureWidget:
         widget = self.feature(name)
         self.setCurrentIndex(self.names.index(name))
         return widget

@@ -12,6 +12,7 @@ from console.connection.credentials import CredentialStore
 from console.connection.profiles import Profile, ProfileStore
 from console.excepthook import ExceptionReporter
 from console.main_window import TAB_FACTORIES, MainWindow
+from console.operations import Op
 from tests.console.shell.conftest import wait_until_ready
 from tests.console.test_api_client import closed_port
 
@@ -31,7 +32,7 @@ def window(qtbot, qloop_running, context, credentials, settings, tmp_path):
 
 
 def connect(window, qtbot, url, token):
-    window.context.run(window.context.connect_to(url, token), description="Connecting")
+    Op(window.context, window.context.connect_to(url, token), description="Connecting").run()
     qtbot.waitUntil(lambda: not window.progress.isVisible() and window.context.is_connected, timeout=WAIT)
 
 
@@ -87,7 +88,7 @@ def test_failed_operation_is_shown_in_the_status_bar(window, qtbot, server):
     # Connected after the window's own slot, so this sees the status bar right after the error was shown
     # (the tabs' own loading messages may replace it later).
     window.context.error_reported.connect(lambda title, message: shown.append(window.status_label.text()))
-    window.context.run(window.context.client.get_json("/projects/987654321"), description="Loading the project")
+    Op(window.context, window.context.client.get_json("/projects/987654321"), description="Loading the project").run()
     qtbot.waitUntil(lambda: any("Loading the project failed" in text for text in shown), timeout=WAIT)
     assert any("404 Project Not Found" in text for text in shown)
 
@@ -102,7 +103,7 @@ def test_unexpected_error_in_async_work_is_shown_in_a_dialog(window, qtbot):
         raise ValueError("cannot parse the answer")
 
     try:
-        window.context.run(broken(), description="Refreshing")
+        Op(window.context, broken(), description="Refreshing").run()
         qtbot.waitUntil(lambda: bool(shown), timeout=WAIT)
     finally:
         reporter.uninstall()
@@ -235,7 +236,7 @@ def test_close_requested_from_a_coroutine_still_shuts_down(window, qtbot, server
     async def close_window() -> None:
         window.close()
 
-    window.context.run(close_window(), description="Closing")
+    Op(window.context, close_window(), description="Closing").run()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=WAIT)
     assert window.context.client is None
 
@@ -244,7 +245,7 @@ def test_closing_cancels_operations_still_running(window, qtbot, server):
     connect(window, qtbot, server.url, server.root_token)
     said: list[str] = []
     window.context.status_message.connect(said.append)
-    slow = window.context.run(asyncio.sleep(3600), description="Waiting for a slow answer")
+    slow = Op(window.context, asyncio.sleep(3600), description="Waiting for a slow answer").run()
     window.close()
     assert slow.cancelled()
     assert "Waiting for a slow answer: cancelled" in said

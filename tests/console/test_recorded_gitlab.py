@@ -16,13 +16,14 @@ from console.api.error_tracking import (
     UNRESOLVED_ONLY,
 )
 from console.connection.check import check_connection
-from console.errors import ErrorTrackingTab
 from console.errors.client_keys import INTEGRATED_ONLY
-from console.errors.error_list import PENDING
 from console.errors.event_history import NEEDS_OUTPOST
+from console.errors.models import PENDING
 from console.errors.retention import NOT_AVAILABLE
 from console.errors.stacktrace import ERROR_LINE_ROLE
+from console.errors.tab import ErrorTrackingTab
 from console.exports.views import ULTIMATE_ONLY, ExportsTab
+from console.operations import Op
 from console.variables.views import VariablesTab
 from tests.recorded_gitlab import SIGN_IN_REQUIRED, TOKEN, RecordedGitLab
 
@@ -41,10 +42,10 @@ def connected(qtbot, qloop_running, context, gitlab):
     """The context signed in to the recorded GitLab, collecting every failure it reports."""
     reported: list[tuple[str, str]] = []
     context.error_reported.connect(lambda title, message: reported.append((title, message)))
-    context.run(context.connect_to(gitlab.url, TOKEN), description="Connecting")
+    Op(context, context.connect_to(gitlab.url, TOKEN), description="Connecting").run()
     qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
     yield context, reported
-    context.run(context.disconnect(), description="Disconnecting")
+    Op(context, context.disconnect(), description="Disconnecting").run()
     qtbot.waitUntil(lambda: not context.is_connected, timeout=WAIT)
 
 
@@ -157,7 +158,7 @@ def test_errors_still_loading_from_sentry_are_announced_not_failed(qtbot, qloop_
     reported = []
     context.error_reported.connect(lambda title, message: reported.append(title))
     with RecordedGitLab(scenario="sentry still loading") as loading:
-        context.run(context.connect_to(loading.url, TOKEN), description="Connecting")
+        Op(context, context.connect_to(loading.url, TOKEN), description="Connecting").run()
         qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
         tab = show(qtbot, ErrorTrackingTab(context))
         qtbot.waitUntil(lambda: tab.project_picker.findText(PROJECT) >= 0, timeout=WAIT)
@@ -165,5 +166,5 @@ def test_errors_still_loading_from_sentry_are_announced_not_failed(qtbot, qloop_
         qtbot.waitUntil(lambda: not tab.errors_page.loading, timeout=WAIT)
         assert tab.errors_page.empty_label.text() == PENDING
         assert tab.errors_page.model.rowCount() == 0 and reported == []
-        context.run(context.disconnect(), description="Disconnecting")
+        Op(context, context.disconnect(), description="Disconnecting").run()
         qtbot.waitUntil(lambda: not context.is_connected, timeout=WAIT)

@@ -7,18 +7,19 @@ import httpx
 from console.api import error_graphql
 from console.api.errors import NotConnected, error_from_response
 from console.api.server import ServerInfo
-from console.errors import ErrorTrackingTab
+from console.errors.tab import ErrorTrackingTab
 from console.exports.views import ExportsTab
-from console.tab import ConsoleTab, Generation
+from console.operations import Op, Token
+from console.tab import ConsoleTab
 from console.variables.views import VariablesTab
 
 
-def test_generation_keeps_only_the_newest_stamp():
-    requests = Generation()
+def test_token_keeps_only_the_newest_stamp():
+    requests = Token()
     first = requests.advance()
-    assert requests.is_current(first)
+    assert first.current
     second = requests.advance()
-    assert not requests.is_current(first) and requests.is_current(second) and requests.stamp == second
+    assert not first.current and second.current and requests.stamp() == second
 
 
 def test_every_tab_extends_the_base_and_refuses_api_use_without_a_connection(qtbot, context, tmp_path):
@@ -38,16 +39,17 @@ def test_every_tab_extends_the_base_and_refuses_api_use_without_a_connection(qtb
         async def never() -> None:
             raise AssertionError("work ran without a connection")
 
-        assert tab.run(never(), description="Nothing") is None
+        refused = Op(tab, never(), description="Nothing").run()
+        assert not refused.started and refused.done()
     assert reported == []
 
 
 def test_a_connection_change_makes_earlier_answers_stale(qtbot, context):
     tab = VariablesTab(context)
     qtbot.addWidget(tab)
-    stamp = tab.connection.stamp
+    stamp = tab.connection.stamp()
     context.connection_changed.emit()
-    assert not tab.connection.is_current(stamp)
+    assert not stamp.current
 
 
 def test_server_kind_comes_from_the_revision():

@@ -9,6 +9,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox
 
 from console.api.variables import Variable
+from console.operations import Op
 from console.variables.bulk import ImportPlan, PlannedChange
 from console.variables.models import HIDDEN_VALUE, ImportPlanModel, VariablesFilterProxy, VariablesModel
 from console.variables.views import VariablesTab
@@ -31,7 +32,7 @@ def rest(demo_server):
 
 
 def connect(qtbot, context, url, token):
-    context.run(context.connect_to(url, token), description="Connecting")
+    Op(context, context.connect_to(url, token), description="Connecting").run()
     qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
 
 

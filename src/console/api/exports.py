@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 from collections.abc import Callable
@@ -15,6 +14,7 @@ import httpx
 
 from console.api.client import ApiClient
 from console.api.errors import error_from_response, error_from_transport
+from console.operations import blocking
 
 DEFAULT_POLL_SECONDS = 5.0
 DEVELOPER_ACCESS = 30
@@ -86,8 +86,7 @@ class ExportsApi:
                        cancelled: Callable[[], bool] = lambda: False) -> int:
         """Streams the CSV into ``target`` (through a .part file); returns the number of bytes."""
         partial = target.with_name(target.name + ".part")
-        loop = asyncio.get_running_loop()
-        handle = await loop.run_in_executor(None, partial.open, "wb")
+        handle = await blocking(partial.open, "wb")
         done = 0
         try:
             async with self._stream(export_id) as response:
@@ -96,14 +95,14 @@ class ExportsApi:
                 async for chunk in response.aiter_bytes(256 * 1024):
                     if cancelled():
                         raise DownloadCancelled
-                    await loop.run_in_executor(None, handle.write, chunk)
+                    await blocking(handle.write, chunk)
                     done += len(chunk)
                     progress(done, total)
-            await loop.run_in_executor(None, handle.close)
-            await loop.run_in_executor(None, partial.replace, target)
+            await blocking(handle.close)
+            await blocking(partial.replace, target)
         except BaseException:
-            await loop.run_in_executor(None, handle.close)
-            await loop.run_in_executor(None, lambda: partial.unlink(missing_ok=True))
+            await blocking(handle.close)
+            await blocking(partial.unlink, missing_ok=True)
             raise
         return done
 

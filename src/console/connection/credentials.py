@@ -98,12 +98,12 @@ class CredentialStore:
 
     async def probe(self) -> None:
         """Check that the backend answers; a failure switches to session-only storage."""
-        import asyncio
+        from console.operations import blocking
 
         if self.backend is None:
-            # Backend discovery can touch D-Bus, so it runs in the executor too.
+            # Backend discovery can touch D-Bus, so it runs in a worker thread too.
             try:
-                self.backend = await asyncio.get_running_loop().run_in_executor(None, _system_backend)
+                self.backend = await blocking(_system_backend)
                 self._problem = backend_problem(self.backend)
             except (_errors().KeyringError, RuntimeError, OSError) as exc:
                 # A backend named by PYTHON_KEYRING_BACKEND or keyringrc that cannot start
@@ -160,9 +160,10 @@ class CredentialStore:
     async def _call(self, fn: Callable[..., T], *args: str) -> T:
         import asyncio
 
-        loop = asyncio.get_running_loop()
+        from console.operations import blocking
+
         try:
-            return await asyncio.wait_for(loop.run_in_executor(None, fn, *args), KEYRING_TIMEOUT)
+            return await asyncio.wait_for(blocking(fn, *args), KEYRING_TIMEOUT)
         except _errors().PasswordDeleteError:
             raise
         except (_errors().KeyringError, RuntimeError, OSError, TimeoutError) as exc:

@@ -21,6 +21,7 @@ from console.connection.check import check_connection, describe_user
 from console.connection.credentials import CredentialStore
 from console.connection.profiles import Profile, ProfileStore
 from console.context import AppContext
+from console.operations import Op, Token
 
 NEW_PROFILE = "New profile…"
 
@@ -39,6 +40,7 @@ class ConnectionDialog(QDialog):
         self.setWindowTitle("Connect to a server")
         self.setMinimumWidth(520)
         self._context = context
+        self._token_reads = Token()
         self._profiles = profiles
         self._credentials = credentials
 
@@ -112,11 +114,10 @@ class ConnectionDialog(QDialog):
         self.name_edit.setText(profile.name if profile else "")
         self.url_edit.setText(profile.base_url if profile else "")
         if profile is not None:
-            self._context.run(
-                self._credentials.load_token(profile.base_url, profile.name),
-                description="Reading the saved token",
-                on_success=self._on_token_loaded,
-            )
+            # The token of a profile chosen before this one is stale.
+            Op(self._context, self._credentials.load_token(profile.base_url, profile.name),
+               description="Reading the saved token").success(self._on_token_loaded).stale_when(
+                self._token_reads.advance()).run()
 
     def _on_token_loaded(self, token: str | None) -> None:
         if token and not self.token_edit.text():
@@ -124,7 +125,7 @@ class ConnectionDialog(QDialog):
         self._show_keyring_state()
 
     def _on_forget_clicked(self) -> None:
-        self._context.run(self.forget_profile(), description="Forgetting the profile")
+        Op(self._context, self.forget_profile(), description="Forgetting the profile").run()
 
     async def forget_profile(self) -> None:
         """Remove the selected profile and its token from the keyring."""
@@ -138,10 +139,10 @@ class ConnectionDialog(QDialog):
 
     def _on_test_clicked(self) -> None:
         self.result_label.setText("Testing…")
-        self._context.run(self.test_connection(), description="Testing the connection")
+        Op(self._context, self.test_connection(), description="Testing the connection").run()
 
     def _on_connect_clicked(self) -> None:
-        self._context.run(self.connect_profile(), description="Connecting")
+        Op(self._context, self.connect_profile(), description="Connecting").run()
 
     def _set_controls_enabled(self, enabled: bool) -> None:
         for widget in (self.test_button, self.connect_button):

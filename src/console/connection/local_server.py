@@ -106,7 +106,9 @@ class LocalServer:
                 raise LocalServerError(self._failure_text("did not start in time")) from exc
             raise
         # Keep reading so a chatty server never blocks on a full pipe.
-        self._drain_task = asyncio.ensure_future(self._drain())
+        from console.operations import helper_task
+
+        self._drain_task = helper_task(self._drain())
         log.info("Local server %s started at %s", self.process.pid, self.url)
         return self.url
 

@@ -1,5 +1,4 @@
-"""The error tracking tab: errors of a project, their stack traces, settings and client keys."""
+"""The error tracking tab: errors of a project, their stack traces, settings and client keys.
 
-from console.errors.tab import ErrorTrackingTab
-
-__all__ = ["ErrorTrackingTab"]
+The package imports nothing itself: the menus read its ``actions`` module without building the tab.
+"""

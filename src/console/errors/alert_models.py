@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush
 
 from console.api.alerts import AlertRule, Delivery, Recipient
 from console.errors.alert_form import CHANNEL_LABELS
+from console.looks import colour
 from console.table_model import HeaderedTableModel, Index
-
-FAILURE_RED = QColor("#d1242f")
 
 
 def conditions_text(rule: AlertRule) -> str:
@@ -82,5 +81,5 @@ class DeliveryModel(_ListModel):
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         item = self.item_at(index.row()) if index.isValid() else None
         if item is not None and role == Qt.ItemDataRole.ForegroundRole and item.failing:
-            return QBrush(FAILURE_RED)
+            return QBrush(colour("error"))
         return super().data(index, role)

@@ -29,6 +29,7 @@ from console.api.alerts import AlertRule, AlertsApi, Delivery, TestResult
 from console.api.errors import Forbidden
 from console.errors.alert_form import CHANNELS, LEVELS, RuleForm, make_recipient, recipient_problem
 from console.errors.alert_models import DeliveryModel, RecipientModel, RuleModel
+from console.operations import Op
 
 if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
@@ -265,18 +266,16 @@ class AlertsPage(QWidget):
         if not self.tab.context.server.is_outpost:  # GitLab has no such API: say so without asking
             self._say(NEEDS_OUTPOST)
             return
-        choice = self.tab.project_choice.stamp
 
         def show(rules: list[AlertRule]) -> None:
-            if self.tab.project_choice.is_current(choice):
-                self._say("")
-                self.loaded_project = project["id"]
-                self.rules.set_items(rules)
-                keep = next((rule for rule in rules if self.editing and rule.id == self.editing.id), None)
-                self.edit(keep)
+            self._say("")
+            self.loaded_project = project["id"]
+            self.rules.set_items(rules)
+            keep = next((rule for rule in rules if self.editing and rule.id == self.editing.id), None)
+            self.edit(keep)
 
-        self.tab.run(self.tab.explain(self.api.rules(project["path_with_namespace"])),
-                     description="Loading alert rules", on_success=show)
+        Op(self.tab, self.api.rules(project["path_with_namespace"]), description="Loading alert rules").success(
+            show).stale_when(self.tab.project_choice).run()
 
     def _say(self, text: str) -> None:
         self.notice.setText(text)
@@ -306,7 +305,7 @@ class AlertsPage(QWidget):
                 self.result.setText("Only Maintainers and Owners of the project can change alert rules.")
                 raise
 
-        self.tab.run(work(), description="Saving the alert rule", on_success=saved)
+        Op(self.tab, work(), description="Saving the alert rule").success(saved).run()
 
     def delete_rule(self) -> None:
         project, rule = self.tab.project, self.editing
@@ -317,8 +316,8 @@ class AlertsPage(QWidget):
             self.editing = None
             self.load()
 
-        self.tab.run(self.api.delete(project["path_with_namespace"], rule.id), description="Deleting the alert rule",
-                     on_success=deleted)
+        Op(self.tab, self.api.delete(project["path_with_namespace"], rule.id),
+           description="Deleting the alert rule").success(deleted).run()
 
     def send_test(self) -> None:
         project, rule = self.tab.project, self.editing
@@ -330,8 +329,8 @@ class AlertsPage(QWidget):
                 f"{r.recipient_type}: " + ("sent" if r.sent else f"failed: {r.message}") for r in results))
             self.load_deliveries()
 
-        self.tab.run(self.api.send_test(project["path_with_namespace"], rule.id),
-                     description="Sending test notifications", on_success=show)
+        Op(self.tab, self.api.send_test(project["path_with_namespace"], rule.id),
+           description="Sending test notifications").success(show).run()
 
     def load_deliveries(self) -> None:
         project, rule = self.tab.project, self.editing
@@ -342,5 +341,5 @@ class AlertsPage(QWidget):
             if self.editing is not None and self.editing.id == rule.id:
                 self.deliveries.set_items(rows)
 
-        self.tab.run(self.api.deliveries(project["path_with_namespace"], rule.id),
-                     description="Loading the delivery log", on_success=show)
+        Op(self.tab, self.api.deliveries(project["path_with_namespace"], rule.id),
+           description="Loading the delivery log").success(show).run()

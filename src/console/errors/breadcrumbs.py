@@ -5,16 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from console.api.sentry_events import Breadcrumb, Event
+from console.looks import colour
 from console.table_model import HeaderedTableModel, Index
 from console.timestamps import parse_time
 
 CRASH_ROLE = int(Qt.ItemDataRole.UserRole) + 20  # True on the row that marks the moment of the crash
-CRASH_BACKGROUND = QColor("#fde7e9")
-LEVEL_COLORS = {"error": QColor("#c0392b"), "fatal": QColor("#8e1b10"), "warning": QColor("#b9770e")}
+# The levels shown in colour, by the palette colour (console.looks) they are shown in.
+LEVEL_COLOURS = {"error": "error", "fatal": "fatal", "warning": "warning"}
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 
@@ -73,11 +74,11 @@ class BreadcrumbModel(HeaderedTableModel):
         if role == CRASH_ROLE:
             return is_crash
         if role == Qt.ItemDataRole.BackgroundRole and is_crash:
-            return QBrush(CRASH_BACKGROUND)
+            return QBrush(colour("notice"))
         if role == Qt.ItemDataRole.FontRole and is_crash:
             return self._bold
-        if role == Qt.ItemDataRole.ForegroundRole and column == self.LEVEL and self._levels[row] in LEVEL_COLORS:
-            return QBrush(LEVEL_COLORS[self._levels[row]])
+        if role == Qt.ItemDataRole.ForegroundRole and column == self.LEVEL and self._levels[row] in LEVEL_COLOURS:
+            return QBrush(colour(LEVEL_COLOURS[self._levels[row]]))
         return None
 
 

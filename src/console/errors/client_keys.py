@@ -23,6 +23,7 @@ from console.api.error_tracking import ClientKey, TrackingSettings
 from console.errors.access import MAINTAINER_ONLY, maintainer_only
 from console.errors.dialogs import RotateKeyWizard
 from console.errors.models import ClientKeyModel
+from console.operations import Op
 
 if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
@@ -96,7 +97,7 @@ class ClientKeysPage(QWidget):
         if project is None:
             return
 
-        api, choice = self.tab.api, self.tab.project_choice.stamp
+        api, choice = self.tab.api, self.tab.project_choice.stamp()
 
         async def load() -> tuple[TrackingSettings | None, list[ClientKey] | None]:
             return await asyncio.gather(maintainer_only(api.settings(project["id"])),
@@ -104,7 +105,7 @@ class ClientKeysPage(QWidget):
 
         def show(found: tuple[TrackingSettings | None, list[ClientKey] | None]) -> None:
             settings, keys = found
-            if not self.tab.project_choice.is_current(choice):
+            if not choice.current:
                 return
             self.allowed = keys is not None
             self.notice.setText(MAINTAINER_ONLY if not self.allowed else "" if _keys_used(settings)
@@ -113,7 +114,7 @@ class ClientKeysPage(QWidget):
             self.model.set_keys(keys or [])
             self._update_buttons()
 
-        self.tab.run(load(), description="Loading client keys", on_success=show)
+        Op(self.tab, load(), description="Loading client keys").success(show).run()
 
     def toggle_reveal(self) -> None:
         key = self.selected_key()
@@ -125,7 +126,7 @@ class ClientKeysPage(QWidget):
         key = self.selected_key()
         if key is not None:
             QGuiApplication.clipboard().setText(key.sentry_dsn)
-            self.tab.context.status_message.emit(f"DSN of key {key.id} copied to the clipboard")
+            self.tab.context.say(f"DSN of key {key.id} copied to the clipboard")
 
     def create_key(self) -> None:
         project = self.tab.project
@@ -134,10 +135,10 @@ class ClientKeysPage(QWidget):
 
         async def create() -> None:
             key = await self.tab.api.create_client_key(project["id"])
-            self.tab.context.status_message.emit(f"Client key {key.id} created")
+            self.tab.context.say(f"Client key {key.id} created")
             self.load()
 
-        self.tab.run(create(), description="Creating a client key")
+        Op(self.tab, create(), description="Creating a client key").run()
 
     def confirm_delete(self) -> None:
         key = self.selected_key()
@@ -159,10 +160,10 @@ class ClientKeysPage(QWidget):
 
         async def delete() -> None:
             await self.tab.api.delete_client_key(project["id"], key.id)
-            self.tab.context.status_message.emit(f"Client key {key.id} deleted")
+            self.tab.context.say(f"Client key {key.id} deleted")
             self.load()
 
-        self.tab.run(delete(), description="Deleting the client key")
+        Op(self.tab, delete(), description="Deleting the client key").run()
 
     def open_rotate_wizard(self) -> RotateKeyWizard | None:
         project = self.tab.project

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QPalette
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from console.api.error_tracking import ErrorSummary
@@ -21,7 +21,7 @@ STATUS_ACTIONS = (("Resolve", "resolved"), ("Ignore", "ignored"), ("Unresolve", 
 class ErrorDetailView(QWidget):
     """One error: what happened, where, how often, releases, and its stack trace."""
 
-    status_requested = Signal(str, str)  # error id, new status
+    status_changed = Signal()  # the shown error's status (or that none is shown) changed
     copy_requested = Signal()  # Copy as Markdown: the owner knows the most about the error
     cleared = Signal()  # no error is shown any more: added sections forget theirs
     # Opens a page in the user's browser; a test puts a recorder here (the browser is not ours to run).
@@ -30,6 +30,7 @@ class ErrorDetailView(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.error_id: str | None = None
+        self.status: str | None = None  # the shown error's
         self.title = QLabel("Select an error to see its details")
         font = self.title.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)
@@ -39,12 +40,12 @@ class ErrorDetailView(QWidget):
         self.exception = QLabel()
         self.exception.setWordWrap(True)
         self.culprit = QLabel()
-        self.culprit.setStyleSheet("color: palette(dark);")
+        self.culprit.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # secondary; follows the palette
+        # The owner binds these to its Resolve, Ignore and Unresolve actions, which enable them.
         self.action_buttons: dict[str, QPushButton] = {}
         actions = QHBoxLayout()
         for text, status in STATUS_ACTIONS:
             button = QPushButton(text)
-            button.clicked.connect(lambda _checked=False, s=status: self._request(s))
             self.action_buttons[status] = button
             actions.addWidget(button)
         actions.addStretch(1)
@@ -87,10 +88,6 @@ class ErrorDetailView(QWidget):
     def add_section(self, widget: QWidget, title: str) -> None:
         self.sections.addTab(widget, title)
 
-    def _request(self, status: str) -> None:
-        if self.error_id is not None:
-            self.status_requested.emit(self.error_id, status)
-
     def offer_browser(self, explanation: str, url: str) -> None:
         self.notice.setText(explanation)
         self.browser_url = url
@@ -109,9 +106,9 @@ class ErrorDetailView(QWidget):
         for label in (self.exception, self.culprit, *self.fields.values()):
             label.clear()
         self.stack_trace.clear()
-        for button in self.action_buttons.values():
-            button.setEnabled(False)
         self.copy_button.setEnabled(False)
+        self.status = None
+        self.status_changed.emit()
         self.cleared.emit()
 
     def show_summary(self, error: ErrorSummary) -> None:
@@ -129,8 +126,8 @@ class ErrorDetailView(QWidget):
 
     def show_status(self, status: str) -> None:
         self.fields["Status"].setText(status.capitalize())
-        for button_status, button in self.action_buttons.items():
-            button.setEnabled(button_status != status)
+        self.status = status
+        self.status_changed.emit()
 
     def show_details(self, detail: dict[str, Any]) -> None:
         self.error_id = str(detail["id"])

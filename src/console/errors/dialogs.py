@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from console.api.error_tracking import ClientKey
 from console.context import AppContext
 from console.errors.models import ClientKeyModel
+from console.operations import Op
 
 if TYPE_CHECKING:
     from console.api.error_tracking import ErrorTrackingApi
@@ -87,7 +88,7 @@ class CreateKeyPage(_StepPage):
             self.status.setText(f"Key {key.id} created.")
             self.mark_done()
 
-        self.rotation.context.run(create(), description="Creating the new client key")
+        Op(self.rotation.context, create(), description="Creating the new client key").run()
 
 
 class ListKeysPage(_StepPage):
@@ -135,7 +136,7 @@ class ListKeysPage(_StepPage):
             self.status.setText(f"{len(keys)} keys." if self.old_key.count() else "There is no other key to delete.")
             self.mark_done()
 
-        self.rotation.context.run(load(), description="Loading client keys")
+        Op(self.rotation.context, load(), description="Loading client keys").run()
 
     def _old_key_chosen(self, index: int) -> None:
         self.rotation.old_key = self.old_key.itemData(index) if index >= 0 else None
@@ -192,7 +193,7 @@ class DeleteOldKeyPage(_StepPage):
             self.status.setText(f"Key {old.id} deleted. The rotation is complete.")
             self.mark_done()
 
-        self.rotation.context.run(delete(), description="Deleting the old client key")
+        Op(self.rotation.context, delete(), description="Deleting the old client key").run()
 
 
 class RotateKeyWizard(QWizard):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -25,17 +25,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.api.error_tracking import NO_STATUS_API, SORTS, STATUSES, UNRESOLVED_ONLY, ErrorPage, ErrorSummary
-from console.api.errors import ApiError, NotFound, Unsupported
+from console.api.errors import ApiError, NotFound
 from console.errors.detail import ErrorDetailView
 from console.errors.event_history import EventHistory
 from console.errors.event_pane import EventPane
 from console.errors.facets_pane import FacetsPane
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.markdown import error_markdown, issue_from_detail
-from console.errors.models import ErrorListModel
-from console.tab import Generation
+from console.errors.models import PENDING, ErrorListModel, list_failure
+from console.operations import Op, Token
 from console.window_state import SORT_CHOOSER
 
 if TYPE_CHECKING:
@@ -51,25 +50,20 @@ SPLIT_AT_DEFAULT_SIZE = [640, 420]
 SORT_LABELS = {"last_seen": "Last seen", "first_seen": "First seen", "frequency": "Most frequent"}
 
 
-PENDING = "The server is still fetching the errors from Sentry. They appear with the next refresh."
-
-
-def _list_failure(error: ApiError) -> str:
-    if error.detail == ERROR_TRACKING_DISABLED:
-        return "Error tracking is not enabled for this project: turn it on in the Settings tab."
-    if isinstance(error, Unsupported):
-        return error.detail
-    return f"The errors could not be loaded. {error.message}"
-
-
 class ErrorsPage(QWidget):
-    """The error list with search, sort and status filter, and the selected error's details."""
+    """The error list with search, sort and status filter, and the selected error's details.
+
+    Signals:
+        errors_loaded: a page of the list has arrived and is shown.
+    """
+
+    errors_loaded = Signal()
 
     def __init__(self, tab: ErrorTrackingTab) -> None:
         super().__init__()
         self.tab = tab
-        self.requests = Generation()  # list requests; an answer counts only while its stamp is current
-        self.detail_requests = Generation()  # likewise for the selected error's details
+        self.requests = Token()  # list requests; an answer counts only while its stamp is current
+        self.detail_requests = Token()  # likewise for the selected error's details
         self.loading = False
         self.refreshing = False  # an auto-refresh is in flight (a slow server must not stack them up)
         self.search = QLineEdit()
@@ -135,7 +129,6 @@ class ErrorsPage(QWidget):
         self.empty_label = QLabel()
 
         self.detail = ErrorDetailView()
-        self.detail.status_requested.connect(self.change_status)
         self.events_pane, self.facets_pane = EventPane(), FacetsPane()
         self.detail.add_section(self.events_pane, "Events")
         self.detail.add_section(self.facets_pane, "Tags")
@@ -206,17 +199,18 @@ class ErrorsPage(QWidget):
             try:
                 page = await self.tab.api.list_errors(project["path_with_namespace"], **self._query())
             except ApiError as error:
-                if self.requests.is_current(request):
-                    self.empty_label.setText(_list_failure(error))
+                if request.current:
+                    self.empty_label.setText(list_failure(error))
                 raise
             finally:
-                if self.requests.is_current(request):
+                if request.current:
                     self.loading = False
-            if self.requests.is_current(request):
+            if request.current:
                 self.model.reset_page(page)
                 self._show_empty_state(page)
+                self.errors_loaded.emit()
 
-        self.tab.run(load(), description="Loading errors")
+        Op(self.tab, load(), description="Loading errors").run()
 
     def _show_empty_state(self, page: ErrorPage | None = None) -> None:
         if page is not None and page.pending:
@@ -225,7 +219,7 @@ class ErrorsPage(QWidget):
             self.empty_label.setText("" if self.model.rowCount() else "No errors match.")
 
     def _fetch_more(self, cursor: str) -> None:
-        project, request = self.tab.project, self.requests.stamp
+        project, request = self.tab.project, self.requests.stamp()
         if project is None:
             return
 
@@ -233,17 +227,18 @@ class ErrorsPage(QWidget):
             try:
                 page = await self.tab.api.list_errors(project["path_with_namespace"], cursor=cursor, **self._query())
             except BaseException:
-                if self.requests.is_current(request):
+                if request.current:
                     self.model.more_failed()
                 raise
-            if self.requests.is_current(request):
+            if request.current:
                 self.model.append_page(page)
+                self.errors_loaded.emit()
 
-        self.tab.run(load_more(), description="Loading more errors")
+        Op(self.tab, load_more(), description="Loading more errors").run()
 
     def auto_refresh(self) -> None:
         """Fresh counts for the rows on screen; the first page is re-read when only it is shown."""
-        project, request = self.tab.project, self.requests.stamp
+        project, request = self.tab.project, self.requests.stamp()
         if project is None or self.loading or self.refreshing or not self.isVisible():
             return
         self.refreshing = True
@@ -253,7 +248,7 @@ class ErrorsPage(QWidget):
                 page = await self.tab.api.list_errors(project["path_with_namespace"], **self._query())
             finally:
                 self.refreshing = False
-            if not self.requests.is_current(request):
+            if not request.current:
                 return
             shown = {error.id for error in self.model.errors}
             if self.model.rowCount() <= len(page.errors) and shown != {error.id for error in page.errors}:
@@ -265,10 +260,11 @@ class ErrorsPage(QWidget):
                     self.table.selectRow(row)
                 else:
                     self.detail.clear()
+                self.errors_loaded.emit()
             else:
                 self.model.refresh_rows(page)
 
-        self.tab.run(refresh(), description="Refreshing errors")
+        Op(self.tab, refresh(), description="Refreshing errors").run()
 
     # --- selection and detail ----------------------------------------------------------------
 
@@ -280,7 +276,7 @@ class ErrorsPage(QWidget):
             self.show_detail(error)
 
     def show_detail(self, error: ErrorSummary) -> None:
-        project, request = self.tab.project, self.requests.stamp
+        project, request = self.tab.project, self.requests.stamp()
         if project is None:
             return
         self.detail.show_summary(error)
@@ -292,15 +288,15 @@ class ErrorsPage(QWidget):
             try:
                 detail, trace = await self.tab.api.error(path, error.id)
             except NotFound as missing:  # gone meanwhile, or GitLab still fetching it from Sentry: say so here
-                if self.requests.is_current(request) and self.detail_requests.is_current(shown):
+                if request.current and shown.current:
                     self.detail.stack_trace.show_message(f"The details could not be loaded. {missing.message}")
                 return
-            if self.requests.is_current(request) and self.detail_requests.is_current(shown):
+            if request.current and shown.current:
                 self.shown_error = (detail, trace.exceptions)
                 self.detail.show_details(detail)
                 self.detail.show_stack_trace(trace.exceptions, trace.message)
 
-        self.tab.run(load(), description="Loading the error")
+        Op(self.tab, load(), description="Loading the error").run()
 
     def copy_markdown(self) -> None:
         """From Sentry's API with the shown event where event history is on; else from the details shown."""
@@ -313,23 +309,28 @@ class ErrorsPage(QWidget):
             text = error_markdown(issue_from_detail(detail, link), exceptions)
         if text:
             QGuiApplication.clipboard().setText(text)
-            self.tab.context.status_message.emit("The error is on the clipboard as Markdown")
+            self.tab.context.say("The error is on the clipboard as Markdown")
 
     def selected_error(self) -> ErrorSummary | None:
         return self.model.error_at(self.table.currentIndex().row())
 
-    def change_status(self, error_id: str, status: str) -> None:
-        project = self.tab.project
-        if project is None:
+    def can_set_status(self, status: str) -> bool:
+        """Whether an error is shown whose status is not ``status`` already."""
+        return self.detail.error_id is not None and self.detail.status not in (None, status)
+
+    def set_status(self, status: str) -> None:
+        """Give the shown error ``status`` (Resolve, Ignore, Unresolve)."""
+        project, error_id, api = self.tab.project, self.detail.error_id, self.tab.api
+        if project is None or error_id is None:
+            self.tab.context.say("Select an error in the list first")
             return
-        api = self.tab.api
         if not api.can_change_status:  # say so, and offer the error's page instead of failing
             self.detail.offer_browser(NO_STATUS_API, api.error_page_url(project["path_with_namespace"], error_id))
             return
 
         async def update() -> None:
             await self.tab.api.update_status(project["path_with_namespace"], error_id, status)
-            self.tab.context.status_message.emit(f"Error {error_id} is now {status}")
+            self.tab.context.say(f"Error {error_id} is now {status}")
             if status != self.status.currentData():
                 if self.detail.error_id == error_id:
                     self.detail_requests.advance()  # its details, if still on their way, have nowhere to go
@@ -339,4 +340,4 @@ class ErrorsPage(QWidget):
             elif self.detail.error_id == error_id:
                 self.detail.show_status(status)
 
-        self.tab.run(update(), description=f"Marking the error {status}")
+        Op(self.tab, update(), description=f"Marking the error {status}").run()

@@ -24,7 +24,7 @@ from console.api.sentry_events import Event, Issue, SentryEventsApi, StoredEvent
 from console.errors.event_pane import EventPane
 from console.errors.facets_pane import FacetsPane
 from console.errors.markdown import error_markdown
-from console.tab import Generation
+from console.operations import Op, Stamp, Token
 from console.timestamps import parse_time
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ class EventHistory(QObject):
         # costs no event requests.
         self._waiting: Callable[[], Coroutine[Any, Any, None]] | None = None  # makes the load's coroutine
         sections.currentChanged.connect(lambda _index: self._start_if_shown())
-        self.errors, self.events, self.tagged = Generation(), Generation(), Generation()
+        self.errors, self.events, self.tagged = Token(), Token(), Token()
         self.error_id: str | None = None
         self.issue: Issue | None = None
         self.stored: StoredEvents | None = None
@@ -72,11 +72,11 @@ class EventHistory(QObject):
         facets.facets.value_chosen.connect(self.list_tagged)
         facets.tagged.event_chosen.connect(self._event_from_tags)
 
-    def _stamps(self) -> tuple[int, int]:
-        return self.tab.project_choice.stamp, self.errors.stamp
+    def _stamps(self) -> tuple[Stamp, Stamp]:
+        return self.tab.project_choice.stamp(), self.errors.stamp()
 
-    def _current(self, stamps: tuple[int, int]) -> bool:
-        return self.tab.project_choice.is_current(stamps[0]) and self.errors.is_current(stamps[1])
+    def _current(self, stamps: tuple[Stamp, Stamp]) -> bool:
+        return stamps[0].current and stamps[1].current
 
     def clear(self) -> None:
         self._waiting = None
@@ -139,13 +139,13 @@ class EventHistory(QObject):
     def _start_if_shown(self) -> None:
         if self._waiting is not None and self.sections.currentWidget() in (self.events_pane, self.facets_pane):
             work, self._waiting = self._waiting, None
-            self.tab.run(work(), description="Loading the error's events")
+            Op(self.tab, work(), description="Loading the error's events").run()
 
     def _api(self) -> SentryEventsApi:
         project = self.tab.project or {}
         return SentryEventsApi(self.tab.api.client, str(project.get("path_with_namespace") or ""))
 
-    def _unavailable(self, stamps: tuple[int, int], text: str) -> None:
+    def _unavailable(self, stamps: tuple[Stamp, Stamp], text: str) -> None:
         if self._current(stamps):
             self.events_pane.say(text)
             self.facets_pane.say(text)
@@ -169,18 +169,18 @@ class EventHistory(QObject):
                 event = await api.event(error_id, which)
             except NotFound:  # pruned since it was listed: say so, and count the stored events afresh
                 recounted = await api.stored_events(error_id)
-                if self._current(stamps) and self.events.is_current(request):
+                if self._current(stamps) and request.current:
                     self.stored = recounted
                     self.events_pane.say(PRUNED_MEANWHILE)
                 return
             stored = self.stored
             if stored is not None and event.id not in stored.ids:  # arrived after the ids were walked
                 stored = await api.stored_events(error_id)
-            if self._current(stamps) and self.events.is_current(request):
+            if self._current(stamps) and request.current:
                 self.stored = stored
                 self._show(event)
 
-        self.tab.run(load(), description="Loading the event")
+        Op(self.tab, load(), description="Loading the event").run()
 
     def list_tagged(self, value: TagValue) -> None:
         error_id, stamps = self.error_id, self._stamps()
@@ -192,10 +192,10 @@ class EventHistory(QObject):
 
         async def load() -> None:
             page = await api.events(error_id, query=value.query, per_page=TAGGED_EVENTS_SHOWN)
-            if self._current(stamps) and self.tagged.is_current(request):
+            if self._current(stamps) and request.current:
                 self.facets_pane.show_tagged(value, page.events, more_available=page.next_cursor is not None)
 
-        self.tab.run(load(), description=f"Loading the events with {value.key} = {value.name}")
+        Op(self.tab, load(), description=f"Loading the events with {value.key} = {value.name}").run()
 
     def _event_from_tags(self, event_id: str) -> None:
         self.show_event(event_id)

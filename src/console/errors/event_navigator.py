@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from console.api.sentry_events import Event
@@ -21,7 +22,7 @@ class EventNavigator(QWidget):
         self.latest_button = QPushButton("Latest ▶▶")
         self.position = QLabel()
         self.when = QLabel()
-        self.when.setStyleSheet("color: palette(dark);")
+        self.when.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # secondary; follows the palette
         self._previous_id: str | None = None
         self._next_id: str | None = None
         self.oldest_button.clicked.connect(lambda: self.requested.emit("oldest"))

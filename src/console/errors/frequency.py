@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from console.errors.models import FREQUENCY_ROLE
+from console.looks import colour
 from console.table_model import Index
 
 
 class FrequencyBarDelegate(QStyledItemDelegate):
     """Paints the last 24 hours' counts as a small bar chart."""
-
-    BAR_COLOR = QColor("#6e49cb")
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         counts = index.data(FREQUENCY_ROLE) or []
@@ -26,7 +25,7 @@ class FrequencyBarDelegate(QStyledItemDelegate):
         width = max(area.width() / len(counts), 1.0)
         painter.save()
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(self.BAR_COLOR)
+        painter.setBrush(colour("bar"))
         for position, count in enumerate(counts):
             if count <= 0:
                 continue

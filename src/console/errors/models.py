@@ -7,7 +7,9 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 
+from console.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.api.error_tracking import ClientKey, ErrorPage, ErrorSummary
+from console.api.errors import ApiError, Unsupported
 from console.table_model import HeaderedTableModel, Index
 from console.timestamps import short_time
 
@@ -20,6 +22,16 @@ _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
 _FONT = int(Qt.ItemDataRole.FontRole)
 _RIGHT_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _ERROR_ROLES = frozenset({_DISPLAY, _TOOLTIP, _ALIGNMENT, _FONT, FREQUENCY_ROLE, ERROR_ROLE})
+# What the error list says instead of errors.
+PENDING = "The server is still fetching the errors from Sentry. They appear with the next refresh."
+
+
+def list_failure(error: ApiError) -> str:
+    if error.detail == ERROR_TRACKING_DISABLED:
+        return "Error tracking is not enabled for this project: turn it on in the Settings tab."
+    if isinstance(error, Unsupported):
+        return error.detail
+    return f"The errors could not be loaded. {error.message}"
 
 
 class ErrorListModel(HeaderedTableModel):

@@ -13,6 +13,7 @@ from console.api.error_tracking import Retention
 from console.api.errors import Forbidden, NotFound
 from console.api.ingestion import IngestionStatus, ingestion_status
 from console.errors.access import MAINTAINER_ONLY
+from console.operations import Op, Stamp
 from console.timestamps import short_time
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ class RetentionPage(QWidget):
         self.save_button.setEnabled(editable)
 
     def load(self) -> None:
-        project, choice = self.tab.project, self.tab.project_choice.stamp
+        project, choice = self.tab.project, self.tab.project_choice.stamp()
         if project is None:
             return
         self.saved_label.clear()
@@ -134,18 +135,18 @@ class RetentionPage(QWidget):
             except NotFound:
                 return NOT_AVAILABLE
 
-        self.tab.run(load(), description="Loading retention settings",
-                     on_success=lambda result: self._show(choice, result))
+        Op(self.tab, load(), description="Loading retention settings").success(
+            lambda result: self._show(choice, result)).run()
         if self.tab.context.is_admin:
-            self.tab.run(ingestion_status(self.tab.api.client), description="Loading ingestion figures",
-                         on_success=self._show_ingestion)
+            Op(self.tab, ingestion_status(self.tab.api.client), description="Loading ingestion figures").success(
+                self._show_ingestion).run()
 
     def _show_ingestion(self, status: IngestionStatus) -> None:
         self.ingestion.setText(status.describe())
         self.ingestion.show()
 
-    def _show(self, choice: int, result: Retention | str) -> None:
-        if not self.tab.project_choice.is_current(choice):
+    def _show(self, choice: Stamp, result: Retention | str) -> None:
+        if not choice.current:
             return  # the user moved on to another project
         if isinstance(result, str):
             self.loaded = None
@@ -164,7 +165,7 @@ class RetentionPage(QWidget):
         self._set_editable(True)
 
     def save(self) -> None:
-        project, choice = self.tab.project, self.tab.project_choice.stamp
+        project, choice = self.tab.project, self.tab.project_choice.stamp()
         if project is None or self.loaded is None:
             return
         limits = {name: row.chosen() for name, row in self.rows.items()}
@@ -177,4 +178,4 @@ class RetentionPage(QWidget):
             self._show(choice, result)
             self.saved_label.setText("Saved.")
 
-        self.tab.run(save(), description="Saving retention settings", on_success=saved)
+        Op(self.tab, save(), description="Saving retention settings").success(saved).run()

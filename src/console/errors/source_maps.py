@@ -16,6 +16,7 @@ from console.api.errors import Forbidden
 from console.api.source_maps import Bundle, ReleaseArtifacts, SourceMapsApi
 from console.errors.access import MAINTAINER_ONLY
 from console.errors.retention import human_bytes
+from console.operations import Op, Stamp
 from console.timestamps import short_time
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ class SourceMapsPage(QWidget):
         return SourceMapsApi(self.tab.context.client, project["path_with_namespace"])
 
     def load(self) -> None:
-        api, choice = self._api(), self.tab.project_choice.stamp
+        api, choice = self._api(), self.tab.project_choice.stamp()
         if api is None:
             return
         if not api.available:
@@ -74,15 +75,16 @@ class SourceMapsPage(QWidget):
         async def load() -> tuple[list[Bundle], list[ReleaseArtifacts]]:
             return await api.bundles(), await api.releases()
 
-        self.tab.run(load(), description="Loading source maps", on_success=lambda found: self._show(choice, *found))
+        Op(self.tab, load(), description="Loading source maps").success(
+            lambda found: self._show(choice, *found)).run()
 
     def _say(self, text: str) -> None:
         self.tree.clear()
         self.notice.setText(text)
         self.notice.show()
 
-    def _show(self, choice: int, bundles: list[Bundle], releases: list[ReleaseArtifacts]) -> None:
-        if not self.tab.project_choice.is_current(choice):
+    def _show(self, choice: Stamp, bundles: list[Bundle], releases: list[ReleaseArtifacts]) -> None:
+        if not choice.current:
             return  # the user moved on to another project
         self.loaded = True
         self.tree.clear()
@@ -143,4 +145,4 @@ class SourceMapsPage(QWidget):
                 return
             self.load()
 
-        self.tab.run(delete(), description="Deleting source maps", on_success=done)
+        Op(self.tab, delete(), description="Deleting source maps").success(done).run()

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtGui import QBrush, QFont, QFontDatabase
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator
 
-ERROR_LINE_BACKGROUND = QColor("#fde7e9")
+from console.looks import colour
+
 # Item data roles marking what a row is (read by tests).
 IN_APP_ROLE = Qt.ItemDataRole.UserRole + 10
 LIBRARY_GROUP_ROLE = Qt.ItemDataRole.UserRole + 11
@@ -59,6 +60,22 @@ class StackTraceView(QTreeWidget):
         self.minified = False
         self._render()
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._colour_rows()
+
+    def _colour_rows(self) -> None:
+        """The line that raised on the notice background, library frame groups muted, in the palette's colours."""
+        notice, muted = QBrush(colour("notice")), QBrush(colour("muted"))
+        iterator = QTreeWidgetItemIterator(self)
+        while (item := iterator.value()) is not None:
+            if item.data(0, ERROR_LINE_ROLE):
+                item.setBackground(0, notice)
+            elif item.data(0, LIBRARY_GROUP_ROLE):
+                item.setForeground(0, muted)
+            iterator += 1
+
     def _render(self) -> None:
         exceptions = self._exceptions
         self.blockSignals(True)
@@ -85,6 +102,7 @@ class StackTraceView(QTreeWidget):
             frames = (self.minified and exception.get("raw_frames")) or exception.get("frames") or []
             self._add_frames(top, frames)
             top.setExpanded(True)
+        self._colour_rows()
 
     def _add_frames(self, parent: QTreeWidgetItem, frames: list[dict[str, Any]]) -> None:
         # With no frame marked in-app (older SDKs), every frame is treated as the application's.
@@ -97,7 +115,6 @@ class StackTraceView(QTreeWidget):
             count = len(library_run)
             group = QTreeWidgetItem(parent, [f"{count} library frame{'s' if count != 1 else ''}"])
             group.setData(0, LIBRARY_GROUP_ROLE, True)
-            group.setForeground(0, QBrush(QColor("#6b6b6b")))
             for frame in library_run:
                 self._add_frame(group, frame, in_app=False)
             group.setExpanded(False)
@@ -123,7 +140,6 @@ class StackTraceView(QTreeWidget):
             line_font = QFont(self._code_font)
             if number == line_number:
                 line.setData(0, ERROR_LINE_ROLE, True)
-                line.setBackground(0, QBrush(ERROR_LINE_BACKGROUND))
                 line_font.setBold(True)
             line.setFont(0, line_font)
         item.setExpanded(in_app)

@@ -13,13 +13,15 @@ from console.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.api.error_tracking import ErrorTrackingApi
 from console.api.errors import NotFound
 from console.context import AppContext
+from console.errors.actions import ACTIONS, BUTTONS
 from console.errors.alerts_page import AlertsPage
 from console.errors.client_keys import ClientKeysPage
 from console.errors.error_list import ErrorsPage
 from console.errors.retention import RetentionPage
 from console.errors.source_maps import SourceMapsPage
 from console.errors.tracking_settings import SettingsPage
-from console.tab import ConsoleTab, Generation
+from console.operations import Op, Token
+from console.tab import ConsoleTab
 
 AUTO_REFRESH_MS = 30_000
 T = TypeVar("T")
@@ -43,12 +45,13 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
 
     api_factory = ErrorTrackingApi
     settings_saved = Signal()
+    projects_loaded = Signal()  # the project picker lists the connection's projects
 
     def __init__(self, context: AppContext) -> None:
         super().__init__(context)
         self.project: dict[str, Any] | None = None
-        self.project_lists = Generation()
-        self.project_choice = Generation()
+        self.project_lists = Token()
+        self.project_choice = Token()
         self.project_picker = QComboBox()
         self.project_picker.setMinimumWidth(320)
         self.project_picker.setPlaceholderText("Choose a project")
@@ -80,6 +83,12 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.refresh_timer.timeout.connect(self.errors_page.auto_refresh)
         self.settings_saved.connect(self.errors_page.reload)
         context.connection_changed.connect(self.load_projects)
+        self.install_actions(ACTIONS)
+        for name, status in BUTTONS.items():
+            self.bind_button(self.errors_page.detail.action_buttons[status], name)
+        # The list's context menu offers the same actions.
+        self.errors_page.table.addActions([self.tab_actions()[name] for name in BUTTONS])
+        self.errors_page.detail.status_changed.connect(self.update_actions)
         self.load_projects()
 
     def load_projects(self) -> None:
@@ -92,15 +101,14 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
             return
 
         def show(projects: list[dict[str, Any]]) -> None:
-            if not self.project_lists.is_current(request):
-                return
             self.project_picker.blockSignals(True)
             for project in projects:
                 self.project_picker.addItem(project["path_with_namespace"], project)
             self.project_picker.setCurrentIndex(-1)
             self.project_picker.blockSignals(False)
+            self.projects_loaded.emit()
 
-        self.run(self.api.projects(), description="Loading projects", on_success=show)
+        Op(self, self.api.projects(), description="Loading projects").success(show).stale_when(request).run()
 
     async def explain(self, work: Coroutine[Any, Any, T]) -> T:
         """A page's work; a 404 because the chosen project is gone is explained and the list reloaded."""
@@ -121,6 +129,16 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         except NotFound:
             return True
         return False
+
+    # what the window asks of every tab ------------------------------------------------------------
+    def refresh(self) -> None:
+        self.errors_page.reload()
+
+    def find_field(self) -> QWidget:
+        """The error search once a project is chosen and the list is on screen, else the project picker."""
+        if self.project is not None and self.pages.currentWidget() is self.errors_page:
+            return self.errors_page.search
+        return self.project_picker
 
     def select_project(self, path: str) -> None:
         index = self.project_picker.findText(path)

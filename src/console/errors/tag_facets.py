@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QRect, Qt, Signal
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.api.sentry_events import TagFacet, TagValue
+from console.looks import colour
 from console.table_model import HeaderedTableModel, Index
 
 SHARE_ROLE = int(Qt.ItemDataRole.UserRole) + 30  # the value's fraction of its key's events, 0..1
@@ -75,23 +76,25 @@ class TagFacetModel(HeaderedTableModel):
 class ShareBarDelegate(QStyledItemDelegate):
     """The share column: a bar as wide as the value's share of its key's events, with the percentage."""
 
-    BAR_COLOR = QColor("#6e49cb")
-    TRACK_COLOR = QColor("#e8e3f6")
-
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        if option.state & QStyle.StateFlag.State_Selected:
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        if selected:
             painter.fillRect(option.rect, option.palette.highlight())
         share = float(index.data(SHARE_ROLE) or 0.0)
         area = option.rect.adjusted(4, 5, -48, -5)
         painter.save()
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(self.TRACK_COLOR)
+        painter.setBrush(colour("track"))
         painter.drawRect(area)
-        painter.setBrush(self.BAR_COLOR)
+        painter.setBrush(colour("bar"))
         painter.drawRect(QRect(area.left(), area.top(), max(int(area.width() * share), 1), area.height()))
         painter.restore()
         text_area = option.rect.adjusted(option.rect.width() - 44, 0, -4, 0)
+        painter.save()  # the percentage in the view's text colour, which follows the palette
+        role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        painter.setPen(option.palette.color(role))
         painter.drawText(text_area, _RIGHT_ALIGNED, str(index.data(_DISPLAY) or ""))
+        painter.restore()
 
 
 class TagFacetsView(QTableView):

@@ -29,6 +29,8 @@ from console.api.error_tracking import (
 from console.api.errors import ApiError
 from console.errors.access import MAINTAINER_ONLY, maintainer_only
 from console.errors.origins import AllowedOriginsBox
+from console.looks import colours
+from console.operations import Op
 
 if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
@@ -111,12 +113,12 @@ class SettingsPage(QWidget):
         self.origins_box.setEnabled(self.integrated.isChecked())
 
     def load(self) -> None:
-        project, choice = self.tab.project, self.tab.project_choice.stamp
+        project, choice = self.tab.project, self.tab.project_choice.stamp()
         if project is None:
             return
 
         def show(settings: TrackingSettings | None) -> None:
-            if not self.tab.project_choice.is_current(choice):
+            if not choice.current:
                 return
             self.notice.setText(MAINTAINER_ONLY if settings is None else "")
             self.notice.setVisible(settings is None)
@@ -143,8 +145,8 @@ class SettingsPage(QWidget):
                 self.connect_button.setEnabled(False)
                 self.connection_status.setText(PROJECTS_SESSION_ONLY)
 
-        self.tab.run(maintainer_only(self.tab.api.settings(project["id"])),
-                     description="Loading error tracking settings", on_success=show)
+        Op(self.tab, maintainer_only(self.tab.api.settings(project["id"])),
+           description="Loading error tracking settings").success(show).run()
 
     def test_connection(self) -> None:
         project = self.tab.project
@@ -161,13 +163,13 @@ class SettingsPage(QWidget):
             except ApiError as error:
                 reason = error.detail or error.message
                 self.connection_status.setText(f"{CONNECTION_FAILED}\n{reason}")
-                self.connection_status.setStyleSheet("color: #b3261e;")
+                self.connection_status.setStyleSheet(f"color: {colours()['error']};")
                 self.external_project.clear()
                 self.external_project.setEnabled(False)
                 return
             finally:
                 self.connect_button.setEnabled(True)
-            self.connection_status.setStyleSheet("color: #1e7b34;")
+            self.connection_status.setStyleSheet(f"color: {colours()['success']};")
             self.connection_status.setText(f"Connected: {len(projects)} project{'s' if len(projects) != 1 else ''}"
                                            " found.")
             self.external_project.clear()
@@ -180,7 +182,7 @@ class SettingsPage(QWidget):
                            if linked == (item.organization_slug, item.slug)), 0)
             self.external_project.setCurrentIndex(chosen if projects else -1)
 
-        self.tab.run(connect(), description="Testing the connection")
+        Op(self.tab, connect(), description="Testing the connection").run()
 
     def save(self) -> None:
         project = self.tab.project
@@ -205,4 +207,4 @@ class SettingsPage(QWidget):
             self.saved_label.setText("Saved.")
             self.tab.settings_saved.emit()
 
-        self.tab.run(save(), description="Saving error tracking settings")
+        Op(self.tab, save(), description="Saving error tracking settings").run()

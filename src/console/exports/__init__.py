@@ -1,5 +1,4 @@
-"""The vulnerability exports tab."""
+"""The vulnerability exports tab.
 
-from console.exports.views import ExportsTab
-
-__all__ = ["ExportsTab"]
+The package imports nothing itself: the menus read its ``actions`` module without building the tab.
+"""

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QButtonGroup, QComboBox, QHBoxLayout, QLineEdit, QRadioButton, QVBoxLayout, QWidget
 
 from console.api.exports import ExportScope
-from console.tab import Generation
+from console.operations import Op, Token
 
 if TYPE_CHECKING:
     from console.exports.views import ExportsTab
@@ -24,7 +23,7 @@ class ScopePicker(QWidget):
         super().__init__()
         self.tab = tab
         self.kind = "project"
-        self.searches = Generation()
+        self.searches = Token()
         self.kind_buttons = QButtonGroup(self)
         row = QHBoxLayout()
         for kind, label in (("project", "Project"), ("group", "Group"), ("instance", "Instance")):
@@ -77,12 +76,11 @@ class ScopePicker(QWidget):
         kind, text = self.kind, self.search_edit.text().strip()
         api = self.tab.api
         finder = api.search_projects if kind == "project" else api.search_groups
-        self.tab.run(self._fill(self.searches.advance(), finder(text)), description=f"Searching {kind}s")
+        # A newer search (or another kind) supersedes this one.
+        Op(self.tab, finder(text), description=f"Searching {kind}s").success(self._fill).stale_when(
+            self.searches.advance()).run()
 
-    async def _fill(self, search: int, found_by: Coroutine[Any, Any, list[dict[str, Any]]]) -> None:
-        found = await found_by
-        if not self.searches.is_current(search):  # a newer search (or another kind) superseded this one
-            return
+    def _fill(self, found: list[dict[str, Any]]) -> None:
         chosen = self.results.currentData()
         self.results.clear()
         for item in found:

@@ -9,6 +9,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import threading
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -67,10 +68,19 @@ def profile_key(base_url: str, username: str) -> str:
 
 
 class ExportHistory:
-    """Load and save the records of one profile."""
+    """Load and save the records of one profile. Both block on the file: the console calls them in a worker
+    thread (console.operations), numbering its saves so an earlier list never replaces a later one."""
 
     def __init__(self, directory: Path, key: str) -> None:
         self.path = directory / f"{key}.json"
+        self._lock = threading.Lock()
+        self._numbered = 0
+        self._written = 0
+
+    def next_save(self) -> int:
+        """The number of a save about to be handed to a worker thread (called where the records change)."""
+        self._numbered += 1
+        return self._numbered
 
     def load(self) -> list[ExportRecord]:
         try:
@@ -82,8 +92,14 @@ class ExportHistory:
             log.warning("ignoring unreadable export history %s: %s", self.path.name, exc)
             return []
 
-    def save(self, records: list[ExportRecord]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps([asdict(r) for r in records], indent=1), encoding="utf-8")
-        temporary.replace(self.path)
+    def save(self, records: list[ExportRecord], number: int | None = None) -> None:
+        """Write ``records``; a numbered save (see :meth:`next_save`) older than one written already is skipped."""
+        with self._lock:
+            if number is not None:
+                if number < self._written:
+                    return
+                self._written = number
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_suffix(".tmp")
+            temporary.write_text(json.dumps([asdict(r) for r in records], indent=1), encoding="utf-8")
+            temporary.replace(self.path)

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QApplication,
     QFileDialog,
     QGroupBox,
     QHBoxLayout,
@@ -25,15 +22,17 @@ from PySide6.QtWidgets import (
 )
 
 from console.api.errors import Forbidden, NotFound
-from console.api.exports import DEFAULT_POLL_SECONDS, DownloadCancelled, ExportsApi, ExportScope
+from console.api.exports import DEFAULT_POLL_SECONDS, ExportsApi, ExportScope
 from console.context import AppContext
+from console.exports.actions import ACTIONS
 from console.exports.dialogs import PreviewDialog
 from console.exports.models import ExportsModel, utcnow
+from console.exports.saving import ExportSaving
 from console.exports.scope_picker import ScopePicker
 from console.exports.store import ExportHistory, ExportRecord, profile_key
+from console.operations import Op, Token
 from console.settings import app_data_dir
 from console.tab import ConsoleTab
-from console.timestamps import parse_time
 
 # Most exports finish within a second; look once soon, then as often as the server asks.
 FIRST_POLL_SECONDS = 0.5
@@ -57,11 +56,10 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     def __init__(self, context: AppContext, parent: QWidget | None = None, *, history_dir: Path | None = None) -> None:
         super().__init__(context, parent)
         self.history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
-        self.history: ExportHistory | None = None
-        self.watchers: dict[int, asyncio.Task[None]] = {}
-        self.download_task: asyncio.Task[None] | None = None
-        self.cancel_requested = False
-        self.file_dialog: QFileDialog | None = None
+        self.history: ExportHistory | None = None  # the profile's, once read
+        self.profiles = Token()  # a history read for an earlier profile is stale
+        self.watchers: dict[int, Op[None]] = {}
+        self.wanted_export: int | None = None  # to select once the history has been read
         self.preview_dialog: PreviewDialog | None = None
 
         self.picker = ScopePicker(self)
@@ -89,22 +87,17 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.preview_button = QPushButton("Preview…")
         self.regenerate_button = QPushButton("Regenerate")
         self.forget_button = QPushButton("Remove from list")
-        self.save_button.clicked.connect(self.save_as)
         self.preview_button.clicked.connect(self.preview)
         self.regenerate_button.clicked.connect(self.regenerate)
         self.forget_button.clicked.connect(self.forget)
-        self.progress = QProgressBar()
-        self.progress.setFormat("%p% saved")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel_download)
         self.notice = QLabel()
         self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         actions = QHBoxLayout()
         for widget in (self.save_button, self.preview_button, self.regenerate_button, self.forget_button):
             actions.addWidget(widget)
         actions.addStretch(1)
-        actions.addWidget(self.progress)
-        actions.addWidget(self.cancel_button)
+        self.saving = ExportSaving(self)
+        actions.addWidget(self.saving)
 
         layout = QVBoxLayout(self)
         layout.addWidget(request_box)
@@ -119,7 +112,8 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.clock.timeout.connect(self._tick)
         self.clock.start()
         context.connection_changed.connect(self.load_profile)
-        self._show_download(False)
+        self.install_actions(ACTIONS)
+        self.bind_button(self.save_button, "save_export")
         self.load_profile()
 
     # selection ---------------------------------------------------------------------
@@ -128,9 +122,12 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         return self.model.record(rows[0].row()) if rows else None
 
     def select_export(self, export_id: int) -> None:
+        """Select the export; asked for while the history is still being read, as soon as it has been."""
+        self.wanted_export = export_id if self.history is None and self.context.is_connected else None
         for row, record in enumerate(self.model.records):
             if record.id == export_id:
                 self.table.selectRow(row)
+                self.wanted_export = None
                 return
 
     # profile -----------------------------------------------------------------------
@@ -139,34 +136,52 @@ class ExportsTab(ConsoleTab[ExportsApi]):
             task.cancel()
         self.watchers.clear()
         client, user = self.context.client, self.context.user or {}
-        if client is None:
-            self.history = None
-            self.model.set_records([])
-        else:
-            self.history = ExportHistory(self.history_dir, profile_key(client.base_url, str(user.get("username", ""))))
-            self.model.set_records(self.history.load())
-            for record in self.model.records:
-                if record.is_active:
-                    self.watch(record)
+        self.history = None
+        self.model.set_records([])
+        reading = self.profiles.advance()
+        if client is not None:
+            # The file is read in a worker thread; until it is, nothing is written over it.
+            history = ExportHistory(self.history_dir, profile_key(client.base_url, str(user.get("username", ""))))
+            Op.in_thread(self, history.load, description="Reading the export history", quiet=True).success(
+                lambda records: self._history_read(history, records)).stale_when(reading).run()
             self.picker.results.clear()
             if self.isVisible():
                 self.picker.search()
         self.request_button.setEnabled(client is not None)
         self.update_actions()
 
+    def _history_read(self, history: ExportHistory, records: list[ExportRecord]) -> None:
+        requested_meanwhile = [record for record in self.model.records if record.id not in {r.id for r in records}]
+        self.history = history
+        self.model.set_records([*records, *requested_meanwhile])
+        for record in self.model.records:
+            if record.is_active:
+                self.watch(record)
+        if requested_meanwhile:
+            self._save_history()
+        if self.wanted_export is not None:
+            self.select_export(self.wanted_export)
+        self.update_actions()
+
+    def _save_history(self) -> None:
+        """Write the list in a worker thread; a later list written first is never replaced by an earlier one."""
+        history = self.history
+        if history is not None:
+            Op.in_thread(self.context, history.save, list(self.model.records), history.next_save(),
+                         description="Saving the export history", quiet=True).run()
+
     def _store(self, record: ExportRecord) -> None:
         self.model.upsert(record)
-        if self.history is not None:
-            self.history.save(self.model.records)
+        self._save_history()
         self.update_actions()
 
     # requesting and watching ------------------------------------------------------
-    def request_export(self) -> asyncio.Task[Any] | None:
+    def request_export(self) -> Op[None] | None:
         scope = self.picker.scope()
         if scope is None:
             self.context.report_error("No scope chosen", f"Search for a {self.picker.kind} and pick one first.")
             return None
-        return self.run(self._request(scope), description=f"Requesting an export of {scope.label}")
+        return Op(self, self._request(scope), description=f"Requesting an export of {scope.label}").run()
 
     async def _request(self, scope: ExportScope, *, replacing: int | None = None) -> None:
         try:
@@ -197,16 +212,16 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     def watch(self, record: ExportRecord) -> None:
         if record.id not in self.watchers:
             # One watcher per export, kept to be cancelled when the export is forgotten or the profile changes.
-            task = self.run(self._watch(record.id), description=f"Checking export {record.id}", quiet=True)
-            if task is None:
+            task = Op(self, self._watch(record.id), description=f"Checking export {record.id}", quiet=True).run()
+            if not task.started:
                 return
             self.watchers[record.id] = task
             export_id = record.id
 
-            def forget_watcher(_task: asyncio.Task[None]) -> None:
+            def forget_watcher() -> None:
                 self.watchers.pop(export_id, None)
 
-            task.add_done_callback(forget_watcher)
+            task.when_done(forget_watcher)
 
     async def _watch(self, export_id: int) -> None:
         await asyncio.sleep(FIRST_POLL_SECONDS)
@@ -240,15 +255,32 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.export_finished.emit(record.id, text)
 
     # actions -----------------------------------------------------------------------
+    def can_save(self) -> bool:
+        record = self.selected()
+        return (record is not None and record.can_download(utcnow()) and self.context.is_connected
+                and not self.saving.downloading)
+
     def update_actions(self) -> None:
         record = self.selected()
         now = utcnow()
-        downloading = self.download_task is not None and not self.download_task.done()
         can_download = record is not None and record.can_download(now) and self.context.is_connected
-        self.save_button.setEnabled(can_download and not downloading)
         self.preview_button.setEnabled(can_download)
         self.regenerate_button.setEnabled(record is not None and record.is_expired(now) and self.context.is_connected)
-        self.forget_button.setEnabled(record is not None)
+        self.forget_button.setEnabled(self.can_delete_selection())
+        super().update_actions()  # Save export, with its button
+
+    # what the window asks of every tab ------------------------------------------------------------
+    def refresh(self) -> None:
+        self.picker.search()
+
+    def find_field(self) -> QWidget:
+        return self.picker.search_edit
+
+    def can_delete_selection(self) -> bool:
+        return self.selected() is not None
+
+    def delete_selection(self) -> None:
+        self.forget()
 
     def showEvent(self, event: QShowEvent) -> None:
         # The scope list is fetched when the tab is first looked at, not on every connection.
@@ -260,12 +292,12 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.model.tick()
         self.update_actions()
 
-    def regenerate(self) -> asyncio.Task[Any] | None:
+    def regenerate(self) -> Op[None] | None:
         record = self.selected()
         if record is None:
             return None
-        return self.run(self._request(record.scope, replacing=record.id),
-                          description=f"Regenerating the export of {record.scope_label}")
+        return Op(self, self._request(record.scope, replacing=record.id),
+                  description=f"Regenerating the export of {record.scope_label}").run()
 
     def forget(self) -> None:
         record = self.selected()
@@ -274,71 +306,36 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         if record.id in self.watchers:
             self.watchers[record.id].cancel()
         self.model.remove(record.id)
-        if self.history is not None:
-            self.history.save(self.model.records)
+        self._save_history()
         self.update_actions()
 
-    def suggested_file_name(self, record: ExportRecord) -> str:
-        finished = parse_time(record.finished_at) or utcnow()
-        slug = re.sub(r"[^a-z0-9_-]+", "-", record.scope_label.lower()).strip("-") or "instance"
-        return f"{slug}_vulnerabilities_{finished.strftime('%Y-%m-%dT%H%M')}.csv"
+    # saving (console.exports.saving) ------------------------------------------------------------------
+    @property
+    def download_task(self) -> Op[None] | None:
+        return self.saving.task
+
+    @property
+    def file_dialog(self) -> QFileDialog | None:
+        return self.saving.file_dialog
+
+    @property
+    def progress(self) -> QProgressBar:
+        return self.saving.progress
 
     def save_as(self) -> QFileDialog | None:
-        record = self.selected()
-        if record is None or not record.can_download(utcnow()):
-            return None
-        dialog = QFileDialog(self, "Save vulnerability export", str(Path.home() / self.suggested_file_name(record)),
-                             "CSV files (*.csv);;All files (*)")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, QApplication.platformName() == "offscreen")
-        dialog.fileSelected.connect(lambda path, export_id=record.id: self.save_to(export_id, Path(path)))
-        self.file_dialog = dialog
-        dialog.open()
-        return dialog
+        return self.saving.save_as(record) if self.can_save() and (record := self.selected()) else None
 
-    def save_to(self, export_id: int, target: Path) -> asyncio.Task[Any] | None:
-        self.cancel_requested = False
-        self.download_task = self.run(self._save(export_id, target), description=f"Saving export {export_id}")
-        if self.download_task is None:
-            return None
-        self.download_task.add_done_callback(lambda _task: self._show_download(False))
-        self._show_download(True)
-        return self.download_task
-
-    async def _save(self, export_id: int, target: Path) -> None:
-        try:
-            size = await self.api.download(export_id, target, progress=self._progress,
-                                             cancelled=lambda: self.cancel_requested)
-        except DownloadCancelled:
-            self.notice.setText(f"Saving export {export_id} cancelled")
-            self.context.say(f"Saving export {export_id} cancelled")
-            return
-        self.notice.setText(f"Export {export_id} saved to {target} ({size:,} bytes)")
-        self.context.say(f"Export {export_id} saved to {target}")
-
-    def _progress(self, done: int, total: int | None) -> None:
-        if total:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(int(done * 1000 / total))
-        else:
-            self.progress.setRange(0, 0)
+    def save_to(self, export_id: int, target: Path) -> Op[None] | None:
+        return self.saving.save_to(export_id, target)
 
     def cancel_download(self) -> None:
-        self.cancel_requested = True
+        self.saving.cancel()
 
-    def _show_download(self, active: bool) -> None:
-        self.progress.setVisible(active)
-        self.cancel_button.setVisible(active)
-        if active:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(0)
-        self.update_actions()
-
-    def preview(self) -> asyncio.Task[Any] | None:
+    def preview(self) -> Op[None] | None:
         record = self.selected()
         if record is None or not record.can_download(utcnow()):
             return None
-        return self.run(self._preview(record), description=f"Loading export {record.id}")
+        return Op(self, self._preview(record), description=f"Loading export {record.id}").run()
 
     async def _preview(self, record: ExportRecord) -> None:
         headers, rows, truncated = await self.api.preview(record.id)

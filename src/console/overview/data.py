@@ -19,6 +19,7 @@ from console.api.errors import Forbidden, NotFound, Unauthorized, Unsupported
 from console.api.server import ServerInfo
 from console.api.variables import VariablesApi
 from console.exports.store import ExportHistory, profile_key
+from console.operations import blocking
 from console.timestamps import parse_time
 
 # The overview looks at this many projects (most recently active first) and this many list pages per
@@ -191,7 +192,7 @@ async def gather_overview(client: ApiClient, *, version: dict[str, Any] | None, 
     (variables, limit), (projects, note) = await asyncio.gather(count_variables(client),
                                                                 all_project_errors(client,
                                                                                    now=now or dt.datetime.now(dt.UTC)))
-    exports = await asyncio.to_thread(export_counts, history_dir, client.base_url, str((user or {}).get("username")))
+    exports = await blocking(export_counts, history_dir, client.base_url, str((user or {}).get("username")))
     return Overview(server=facts, variables=variables, variables_limit=limit, exports=exports, projects=projects,
                     projects_note=note)
 

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton
 
 from console.api.alerts import AlertsApi, MailStatus
 from console.context import AppContext
+from console.operations import Op, readable
 
 NOT_CONFIGURED = ("Email is not configured: alert rules cannot send email until the server has "
                   "OUTPOST_SMTP_HOST (and its other OUTPOST_SMTP_* settings).")
@@ -51,12 +52,13 @@ class MailStatusBox(QGroupBox):
             self.test_button.setEnabled(status.configured)
             self.show()
 
-        self.context.run(AlertsApi(client).mail_status(), description="Reading the mail settings", on_success=show)
+        Op(self.context, AlertsApi(client).mail_status(), description="Reading the mail settings").success(show).run()
 
     def send_test(self) -> None:
         client = self.context.client
         if client is None:
             return
         self.result.setText("Sending…")
-        self.context.run(AlertsApi(client).send_test_email(), description="Sending a test email",
-                         on_success=lambda to: self.result.setText(f"Sent to {to}."))
+        Op(self.context, AlertsApi(client).send_test_email(), description="Sending a test email").success(
+            lambda to: self.result.setText(f"Sent to {to}.")).failure(
+            lambda failure: self.result.setText(f"Not sent: {readable(failure)}")).run()

@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
 
 from console.context import AppContext
 from console.errors.frequency import FrequencyBarDelegate
+from console.feature import FeatureWidget
+from console.operations import Op, Token
 from console.overview.data import Count, Overview, gather_overview, server_facts
 from console.overview.mail_status import MailStatusBox
 from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
@@ -30,7 +32,7 @@ from console.settings import app_data_dir
 TREND_COLUMN_WIDTH = 140
 
 
-class OverviewTab(QWidget):
+class OverviewTab(FeatureWidget):
     """What needs attention on this server; every item opens its tab already filtered.
 
     Signals:
@@ -43,12 +45,11 @@ class OverviewTab(QWidget):
     loaded = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None, *, history_dir: Path | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(context, parent)
         self.setAccessibleName("Overview")
-        self.context = context
         self.history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
         self.overview: Overview | None = None
-        self._generation = 0
+        self.loads = Token()  # an overview from an earlier load (or connection) is stale
         self._stale = True
 
         self.server_value = QLabel()
@@ -114,7 +115,7 @@ class OverviewTab(QWidget):
 
     # loading -----------------------------------------------------------------------
     def _connection_changed(self) -> None:
-        self._generation += 1  # answers for the previous connection are dropped
+        self.loads.advance()  # answers for the previous connection are dropped
         self.overview = None
         self.model.set_rows([])
         self._show_facts()
@@ -128,24 +129,25 @@ class OverviewTab(QWidget):
         if self._stale:
             self.refresh()
 
+    def find_field(self) -> QWidget:
+        return self.table
+
     def refresh(self) -> None:
         client = self.context.client
         if client is None:
             return
         self._stale = False
-        self._generation += 1
-        generation = self._generation
         self.projects_note.setText("Counting errors…")
 
         def show(overview: Overview) -> None:
-            if generation == self._generation:
-                self.overview = overview
-                self._show_counts()
-                self.loaded.emit()
+            self.overview = overview
+            self._show_counts()
+            self.loaded.emit()
 
         work = gather_overview(client, version=self.context.server_version, user=self.context.user,
                                history_dir=self.history_dir)
-        self.context.run(work, description="Loading the overview", on_success=show)
+        loading = self.loads.advance()
+        Op(self.context, work, description="Loading the overview").success(show).stale_when(loading).run()
 
     # showing -----------------------------------------------------------------------
     def _show_facts(self) -> None:

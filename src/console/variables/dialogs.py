@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -26,8 +25,10 @@ from PySide6.QtWidgets import (
 from console.api.errors import ApiError
 from console.api.variables import ENV_VAR, FILE, Outcome, Variable, VariablesApi
 from console.context import AppContext
+from console.looks import colours
+from console.operations import Op
 from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
-from console.variables.models import ERROR_COLOR, ImportPlanModel
+from console.variables.models import ImportPlanModel
 from console.variables.rules import variable_problems
 
 SaveFunction = Callable[[Variable], Awaitable[Variable]]
@@ -37,7 +38,7 @@ PROGRESS_INTERVAL_MS = 100
 def _error_label() -> QLabel:
     label = QLabel()
     label.setWordWrap(True)
-    label.setStyleSheet(f"color: {ERROR_COLOR};")
+    label.setStyleSheet(f"color: {colours()['error']};")
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     label.hide()
     return label
@@ -140,7 +141,7 @@ class VariableDialog(QDialog):
         variable = self.current_variable()
         self.save_button.setEnabled(False)
         self.server_error_label.hide()
-        self._context.run(self._submit(variable), description=f"Saving variable {variable.key}")
+        Op(self._context, self._submit(variable), description=f"Saving variable {variable.key}").run()
 
     async def _submit(self, variable: Variable) -> None:
         try:
@@ -226,7 +227,7 @@ class ImportPreviewDialog(QDialog):
         self.summary_label.setText(", ".join(parts) + ".")
         self.apply_button.setEnabled(bool(plan.changes()))
 
-    def apply(self) -> asyncio.Task[None]:
+    def apply(self) -> Op[None]:
         self.apply_button.setEnabled(False)
         self.exact_sync_check.setEnabled(False)
         self.model.set_results([(row, "Not sent: " + " ".join(item.problems), True)
@@ -235,7 +236,7 @@ class ImportPreviewDialog(QDialog):
         self.progress.setRange(0, len(rows_and_changes))
         self.progress.setValue(0)
         self.progress.show()
-        return self._context.run(self._apply(rows_and_changes), description="Importing variables")
+        return Op(self._context, self._apply(rows_and_changes), description="Importing variables").run()
 
     async def _apply(self, rows_and_changes) -> None:
         rows = [row for row, _ in rows_and_changes]
@@ -272,5 +273,5 @@ class ImportPreviewDialog(QDialog):
         text = f"Applied {applied} of {len(rows_and_changes)} changes."
         if failed:
             text += f" {failed} failed: see the Result column."
-            self.result_label.setStyleSheet(f"color: {ERROR_COLOR};")
+            self.result_label.setStyleSheet(f"color: {colours()['error']};")
         self.result_label.setText(text)

@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QColor
 
 from console.api.variables import FILE, Variable
+from console.looks import colour
 from console.table_model import HeaderedTableModel, Index
 from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
 
 HIDDEN_VALUE = "•" * 8
-ERROR_COLOR = "#b3261e"
 TYPE_LABELS = {FILE: "File"}
 
 
@@ -258,5 +257,5 @@ class ImportPlanModel(HeaderedTableModel):
                 return ""
             return self._results.get(index.row(), "")
         if role == Qt.ItemDataRole.ForegroundRole and (item.kind == INVALID or index.row() in self._failed):
-            return QColor(ERROR_COLOR)
+            return colour("error")
         return None

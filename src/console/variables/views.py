@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt
@@ -22,12 +20,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.variables import VariablesApi
+from console.api.variables import Variable, VariablesApi
 from console.context import AppContext
+from console.operations import Op
 from console.tab import ConsoleTab
 from console.variables import bulk
+from console.variables.actions import ACTIONS
 from console.variables.dialogs import ImportPreviewDialog, VariableDialog
 from console.variables.models import VariablesFilterProxy, VariablesModel
+from console.variables.transfer import read_import, write_export
 
 FILE_FILTERS = "Environment files (*.env);;JSON files (*.json);;All files (*)"
 CONTENT_SAMPLE_ROWS = 50
@@ -99,7 +100,6 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         layout.addLayout(actions)
 
         self.filter_edit.textChanged.connect(self._filter_changed)
-        self.add_button.clicked.connect(self.add_variable)
         self.edit_button.clicked.connect(self.edit_selected)
         self.delete_button.clicked.connect(self.delete_selected)
         self.reveal_button.clicked.connect(self.toggle_reveal)
@@ -110,6 +110,8 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.table.doubleClicked.connect(lambda _index: self.edit_selected())
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
         context.connection_changed.connect(self._connection_changed)
+        self.install_actions(ACTIONS)
+        self.bind_button(self.add_button, "new_variable")
         self._connection_changed()
 
     # helpers ---------------------------------------------------------------------------------
@@ -130,16 +132,34 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         rows = self.selected_rows()
         connected = self.context.client is not None
         single = len(rows) == 1
-        for button in (self.add_button, self.import_button, self.refresh_button):
+        for button in (self.import_button, self.refresh_button):
             button.setEnabled(connected)
         self.export_button.setEnabled(connected and self.model.rowCount() > 0)
         self.edit_button.setEnabled(single)
-        self.delete_button.setEnabled(single)
+        self.delete_button.setEnabled(self.can_delete_selection())
         self.copy_button.setEnabled(single)
         masked = [row for row in rows if self.model.variable(row).masked]
         self.reveal_button.setEnabled(bool(masked))
         revealed = masked and not any(self.model.is_hidden(row) for row in masked)
         self.reveal_button.setText("Hide value" if revealed else "Reveal value")
+        self.update_actions()
+
+    # what the window asks of every tab ------------------------------------------------------------
+    def find_field(self) -> QWidget:
+        return self.filter_edit
+
+    def can_delete_selection(self) -> bool:
+        return len(self.selected_rows()) == 1 and self.context.is_connected
+
+    def delete_selection(self) -> QMessageBox | None:
+        return self.delete_selected()
+
+    def copy_selection(self, focus: QWidget | None) -> bool:
+        """On the list, Copy copies the selected variable's value, revealed or not."""
+        if focus is not self.table:
+            return False
+        self.copy_value()
+        return True
 
     def _update_count(self) -> None:
         count = self.model.rowCount()
@@ -182,15 +202,19 @@ class VariablesTab(ConsoleTab[VariablesApi]):
             self._set_notice("")
             self.refresh()
 
-    def refresh(self) -> asyncio.Task[None] | None:
+    def refresh(self) -> Op[tuple[list[Variable], int | None]] | None:
         if not self.context.is_connected:
             return None
-        return self.run(self._load(self.api, self.connection.stamp), description="Loading CI/CD variables")
+        # An answer for an earlier connection is stale: the tab owns the operation.
+        return Op(self, self._load(self.api), description="Loading CI/CD variables").success(self._show).run()
 
-    async def _load(self, api: VariablesApi, connection: int) -> None:
+    @staticmethod
+    async def _load(api: VariablesApi) -> tuple[list[Variable], int | None]:
         variables, limit = await asyncio.gather(api.list(), api.limit())
-        if not self.connection.is_current(connection):
-            return  # the connection changed while loading: this answer belongs to the old one
+        return variables, limit
+
+    def _show(self, loaded: tuple[list[Variable], int | None]) -> None:
+        variables, limit = loaded
         selected = [self.model.variable(row).key for row in self.selected_rows()]
         self.limit = limit
         self.model.set_variables(variables)
@@ -219,7 +243,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
                                                 variable=variable, parent=self))
 
     def _open_dialog(self, dialog: VariableDialog) -> VariableDialog:
-        _dispose(self.dialog)
+        dispose(self.dialog)
         self.dialog = dialog
 
         def saved() -> None:
@@ -228,7 +252,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
                 self.select_key(dialog.saved_variable.key)
                 self._update_count()
                 self._update_buttons()
-                self.context.status_message.emit(f"Saved variable {dialog.saved_variable.key}")
+                self.context.say(f"Saved variable {dialog.saved_variable.key}")
 
         dialog.accepted.connect(saved)
         dialog.open()
@@ -249,10 +273,10 @@ class VariablesTab(ConsoleTab[VariablesApi]):
 
         def answered(result: int) -> None:
             if result == QMessageBox.StandardButton.Yes:
-                self.run(self._delete(api, key), description=f"Deleting variable {key}")
+                Op(self, self._delete(api, key), description=f"Deleting variable {key}").run()
 
         box.finished.connect(answered)
-        _dispose(self.confirmation)
+        dispose(self.confirmation)
         self.confirmation = box
         box.open()
         return box
@@ -277,7 +301,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
             return
         variable = self.model.variable(rows[0])
         QGuiApplication.clipboard().setText(variable.value)
-        self.context.status_message.emit(f"Copied the value of {variable.key} to the clipboard")
+        self.context.say(f"Copied the value of {variable.key} to the clipboard")
 
     # import and export --------------------------------------------------------------------------
     def choose_import_file(self) -> None:
@@ -285,33 +309,23 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         if path:
             self.import_file(Path(path))
 
-    def import_file(self, path: Path) -> asyncio.Task[None] | None:
+    def import_file(self, path: Path) -> Op[None] | None:
         if not self.context.is_connected:
             return None
         if self.import_dialog is not None and self.import_dialog.applying:
             self.context.report_error(f"Cannot import {path.name}", "The previous import is still being applied.")
             self.import_dialog.raise_()
             return None
-        return self.run(self._import(self.api, path), description=f"Reading {path.name}")
+        return Op(self, read_import(self, self.api, path), description=f"Reading {path.name}").run()
 
-    async def _import(self, api: VariablesApi, path: Path) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            text = await loop.run_in_executor(None, path.read_text, "utf-8")
-            incoming = await loop.run_in_executor(None, bulk.parse_file, path.name, text)
-        except (OSError, UnicodeDecodeError, bulk.ImportFileError) as exc:
-            self.context.report_error(f"Cannot import {path.name}", str(exc))
-            return
-        current = await api.list()
-        self.model.set_variables(current)
+    def show_variables(self, variables: list[Variable]) -> None:
+        self.model.set_variables(variables)
         self._update_count()
-        # Comparing thousands of variables is work for a worker thread, not the UI thread.
-        plans = {exact: await loop.run_in_executor(None, partial(bulk.plan_import, current, incoming,
-                                                                  exact_sync=exact))
-                 for exact in (False, True)}
-        dialog = ImportPreviewDialog(self.context, api=api, source=path.name, plans=plans, parent=self)
+
+    def preview_import(self, api: VariablesApi, source: str, plans: dict[bool, bulk.ImportPlan]) -> None:
+        dialog = ImportPreviewDialog(self.context, api=api, source=source, plans=plans, parent=self)
         dialog.applied.connect(self.refresh)
-        _dispose(self.import_dialog)
+        dispose(self.import_dialog)
         self.import_dialog = dialog
         dialog.open()
 
@@ -320,26 +334,14 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         if path:
             self.export_to(Path(path))
 
-    def export_to(self, path: Path) -> asyncio.Task[None] | None:
+    def export_to(self, path: Path) -> Op[None] | None:
         if not self.context.is_connected:
             return None
-        return self.run(self._export(self.api, path), description=f"Exporting variables to {path.name}")
-
-    async def _export(self, api: VariablesApi, path: Path) -> None:
-        variables = await api.list()
-        text = bulk.to_json(variables) if path.suffix.lower() == ".json" else bulk.to_dotenv(variables)
-        await asyncio.get_running_loop().run_in_executor(None, _write_private, path, text)
-        self.context.status_message.emit(f"Exported {len(variables)} variables to {path}")
+        return Op(self, write_export(self.context, self.api, path),
+                  description=f"Exporting variables to {path.name}").run()
 
 
-def _write_private(path: Path, text: str) -> None:
-    """Exports hold secret values: the file is readable by its owner only."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
-
-
-def _dispose(dialog: QWidget | None) -> None:
+def dispose(dialog: QWidget | None) -> None:
     """Let a finished dialog go once the next one replaces it (kept until then for inspection)."""
     if dialog is not None:
         dialog.deleteLater()

@@ -2,13 +2,14 @@
 
 import pytest
 
-from console.errors import ErrorTrackingTab
+from console.errors.tab import ErrorTrackingTab
+from console.operations import Op
 
 WAIT = 20_000
 
 
 def connect(qtbot, context, url: str, token: str) -> None:
-    context.run(context.connect_to(url, token), description="Connecting")
+    Op(context, context.connect_to(url, token), description="Connecting").run()
     qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from console.errors.alert_models import FAILURE_RED, DeliveryModel
+from console.errors.alert_models import DeliveryModel
+from console.looks import colour
 from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.server.alerts.flows import allow_local_requests
@@ -69,7 +70,7 @@ def test_the_editor_explains_as_you_type_and_saves_a_rule(qtbot, qtmodeltester, 
         qtbot.waitUntil(lambda: page.deliveries.rowCount() == 1, timeout=WAIT)
         failed = page.deliveries.index(0, DeliveryModel.HEADERS.index("Last error"))
         assert page.deliveries.data(failed) == "the receiver answered 500"
-        assert page.deliveries.data(failed, Qt.ItemDataRole.ForegroundRole).color() == FAILURE_RED
+        assert page.deliveries.data(failed, Qt.ItemDataRole.ForegroundRole).color() == colour("error")
         page.test_button.click()
         qtbot.waitUntil(lambda: page.result.text() == "json_webhook: sent", timeout=WAIT)
         assert len(receiver.at("/from-console")) == 2

@@ -7,6 +7,7 @@ import httpx
 import pytest
 
 from console.api.error_tracking import ErrorTrackingApi
+from console.operations import Op
 from tests.console.errors.conftest import WAIT, choose_project, connect
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 
@@ -32,10 +33,10 @@ def test_graphql_answers_match_the_json_routes(qtbot, qloop_running, context, se
     path = shop["path_with_namespace"]
     api = ErrorTrackingApi(context.client)
     found = {}
-    context.run(api.list_errors(path), description="Listing", on_success=lambda page: found.update(page=page))
+    Op(context, api.list_errors(path), description="Listing").success(lambda page: found.update(page=page)).run()
     qtbot.waitUntil(lambda: "page" in found, timeout=WAIT)
     [summary] = found["page"].errors
-    context.run(api.error(path, summary.id), description="Reading", on_success=lambda pair: found.update(pair=pair))
+    Op(context, api.error(path, summary.id), description="Reading").success(lambda pair: found.update(pair=pair)).run()
     qtbot.waitUntil(lambda: "pair" in found, timeout=WAIT)
     detail, trace = found["pair"]
     with httpx.Client(base_url=server.url, headers={"PRIVATE-TOKEN": server.root_token}) as web:

@@ -15,6 +15,7 @@ from console.errors.access import MAINTAINER_ONLY
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.models import FREQUENCY_ROLE, HIDDEN_DSN, ClientKeyModel, ErrorListModel
 from console.errors.stacktrace import ERROR_LINE_ROLE, IN_APP_ROLE, LIBRARY_GROUP_ROLE
+from console.looks import colour
 from console.main_window import DEFAULT_SIZE
 from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
@@ -372,7 +373,7 @@ def test_frequency_bars_are_painted_to_scale(qapp):
     option.rect = QRect(0, 0, 90, 30)
     FrequencyBarDelegate().paint(painter, option, model.index(0, ErrorListModel.TREND))
     painter.end()
-    bar = FrequencyBarDelegate.BAR_COLOR.name()
+    bar = colour("bar").name()
 
     def bar_height(left: int, right: int) -> int:
         return max((sum(image.pixelColor(x, y).name() == bar for y in range(30)) for x in range(left, right)),

@@ -3,12 +3,13 @@
 import pytest
 
 from console.exports.views import ExportsTab
+from console.operations import Op
 
 WAIT = 30_000
 
 
 def connect(qtbot, context, url, token):
-    context.run(context.connect_to(url, token), description="Connecting")
+    Op(context, context.connect_to(url, token), description="Connecting").run()
     qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
 
 
@@ -18,7 +19,7 @@ def live_context(qtbot, qloop_running, context):
     so no socket outlives the loop."""
     yield context
     if context.is_connected:
-        context.run(context.disconnect(), description="Disconnecting")
+        Op(context, context.disconnect(), description="Disconnecting").run()
         qtbot.waitUntil(lambda: not context.is_connected, timeout=WAIT)
 
 

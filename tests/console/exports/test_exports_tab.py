@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from console.api.exports import ExportScope
 from console.exports.models import ExportsModel, PreviewFilterProxy, PreviewModel
 from console.exports.store import ExportHistory, ExportRecord, profile_key
+from console.operations import Op
 from tests.console.exports.conftest import WAIT, connect, make_tab
 from tests.support import start_server
 
@@ -126,13 +127,15 @@ def test_history_is_kept_per_profile_and_finish_reported_to_the_window(qtbot, li
     # The tab only reports the finish; the window's notifier announces it (tests/console/shell).
     assert finished == [(record.id, f"Export {record.id} of acme finished")]
     again = make_tab(qtbot, context, tmp_path / "history")
+    qtbot.waitUntil(lambda: again.history is not None, timeout=WAIT)  # the file is read in a worker thread
     assert [r.id for r in again.model.records] == [record.id]
     user, token = api.user()
     connect_other = context.connect_to(server.url, token)
-    context.run(connect_other, description="Switching user")
+    Op(context, connect_other, description="Switching user").run()
     qtbot.waitUntil(lambda: (context.user or {}).get("username") == user["username"], timeout=WAIT)
     # The other user's profile has its own (empty) history.
-    qtbot.waitUntil(lambda: again.model.rowCount() == 0 and tab.model.rowCount() == 0, timeout=WAIT)
+    qtbot.waitUntil(lambda: again.history is not None and again.model.rowCount() == 0 and tab.model.rowCount() == 0,
+                    timeout=WAIT)
     assert again.history.path != ExportHistory(tmp_path / "history", profile_key(server.url, "root")).path
 
 

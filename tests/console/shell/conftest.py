@@ -7,6 +7,7 @@ import pytest
 from shiboken6 import isValid
 
 from console.main_window import MainWindow
+from console.operations import Op
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 
 WAIT = 20_000
@@ -82,5 +83,5 @@ def make_window(qtbot, qloop_running, context, credentials, settings, tmp_path, 
 
 
 def connect(window: MainWindow, qtbot, url: str, token: str) -> None:
-    window.context.run(window.context.connect_to(url, token), description="Connecting")
+    Op(window.context, window.context.connect_to(url, token), description="Connecting").run()
     qtbot.waitUntil(lambda: not window.progress.isVisible() and window.context.is_connected, timeout=WAIT)

@@ -118,7 +118,8 @@ def test_save_export_shortcut(qtbot, connected):
     window = connected
     press(qtbot, window, "Ctrl+3")
     exports = window.tabs.current_feature()
-    exports.select_export(41)
+    exports.select_export(41)  # selected once the history file has been read, off the UI thread
+    qtbot.waitUntil(lambda: exports.selected() is not None and exports.selected().id == 41, timeout=WAIT)
     press(qtbot, window, "Ctrl+S")
     qtbot.waitUntil(lambda: exports.file_dialog is not None and exports.file_dialog.isVisible(), timeout=WAIT)
     exports.file_dialog.reject()

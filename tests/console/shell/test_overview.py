@@ -9,9 +9,10 @@ from PySide6.QtCore import Qt
 
 from console.errors.models import FREQUENCY_ROLE
 from console.exports.store import ExportHistory, ExportRecord, profile_key
-from console.overview import OverviewTab
+from console.operations import Op
 from console.overview.data import Count, ProjectErrors
 from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
+from console.overview.view import OverviewTab
 from console.project_picker import COUNT_ROLE
 from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect
@@ -70,7 +71,9 @@ def test_overview_items_open_their_tab_filtered(qtbot, make_window, server, nois
 
     overview.exports_button.click()
     exports = window.tabs.current_feature()
-    assert window.tabs.current_name() == "exports" and exports.selected().id == 7
+    assert window.tabs.current_name() == "exports"
+    # The history is read off the UI thread; the export is selected as soon as it is listed.
+    qtbot.waitUntil(lambda: exports.selected() is not None and exports.selected().id == 7, timeout=WAIT)
     overview.variables_button.click()
     assert window.tabs.current_name() == "variables"
 
@@ -78,7 +81,7 @@ def test_overview_items_open_their_tab_filtered(qtbot, make_window, server, nois
 def test_against_gitlab_the_overview_counts_through_graphql_and_says_what_is_missing(qtbot, qloop_running,
                                                                                       context, tmp_path):
     with RecordedGitLab() as gitlab:
-        context.run(context.connect_to(gitlab.url, GITLAB_TOKEN), description="Connecting")
+        Op(context, context.connect_to(gitlab.url, GITLAB_TOKEN), description="Connecting").run()
         qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
         tab = OverviewTab(context, history_dir=tmp_path)
         qtbot.addWidget(tab)
@@ -94,7 +97,7 @@ def test_against_gitlab_the_overview_counts_through_graphql_and_says_what_is_mis
         reason = "GitLab's API does not say which errors regressed"
         assert index.data(Qt.ItemDataRole.ToolTipRole) == f"Not available: {reason}"
         assert "Some numbers are not available" in tab.projects_note.text()
-        context.run(context.disconnect(), description="Disconnecting")
+        Op(context, context.disconnect(), description="Disconnecting").run()
         qtbot.waitUntil(lambda: not context.is_connected, timeout=WAIT)
 
 

@@ -3,6 +3,7 @@ test email (received by a real SMTP server); other users and GitLab servers do n
 
 from __future__ import annotations
 
+from console.operations import Op
 from console.overview.mail_status import NOT_CONFIGURED
 from console.overview.view import OverviewTab
 from tests.server.alerts.receivers import MailBox, eventually, mailbox  # noqa: F401
@@ -12,7 +13,7 @@ WAIT = 20_000
 
 
 def _overview(qtbot, context, url: str, token: str, tmp_path) -> OverviewTab:
-    context.run(context.connect_to(url, token), description="Connecting")
+    Op(context, context.connect_to(url, token), description="Connecting").run()
     qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
     tab = OverviewTab(context, history_dir=tmp_path)
     qtbot.addWidget(tab)
@@ -42,6 +43,6 @@ def test_without_smtp_the_box_says_so_and_non_administrators_do_not_see_it(qtbot
     qtbot.waitUntil(lambda: tab.mail_box.isVisible(), timeout=WAIT)
     assert tab.mail_box.status_label.text() == NOT_CONFIGURED and not tab.mail_box.test_button.isEnabled()
     _, token = ApiHelper(server).user()
-    context.run(context.connect_to(server.url, token), description="Connecting")
+    Op(context, context.connect_to(server.url, token), description="Connecting").run()
     qtbot.waitUntil(lambda: context.user is not None and not context.is_admin, timeout=WAIT)
     qtbot.waitUntil(lambda: not tab.mail_box.isVisible(), timeout=WAIT)

@@ -10,6 +10,7 @@ from console.api.exports import ExportsApi, ExportScope
 from console.errors.models import ErrorListModel
 from console.exports.store import ExportHistory, ExportRecord, profile_key
 from console.main_window import DEFAULT_SIZE
+from console.operations import Op
 from console.variables.models import VariablesModel
 from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect, error_list, resolve
@@ -139,7 +140,7 @@ def test_notifications_on_a_finished_export_and_a_new_or_regressed_error(qtbot, 
         return await ExportsApi(window.context.client).create(ExportScope("project", project["id"], path))
 
     created: list[dict] = []
-    window.context.run(request_export(), description="Requesting", on_success=created.append)
+    Op(window.context, request_export(), description="Requesting").success(created.append).run()
     qtbot.waitUntil(lambda: bool(created), timeout=WAIT)
     export = created[0]
     ExportHistory(tmp_path / "exports", profile_key(server.url, "root")).save([
@@ -173,7 +174,9 @@ def test_notifications_on_a_finished_export_and_a_new_or_regressed_error(qtbot, 
                     timeout=WAIT)
     window.tray.activated.emit(titles["Vulnerability export"][1])
     assert window.tabs.current_name() == "exports"
-    assert window.tabs.current_feature().selected().id == export["id"]
+    exports = window.tabs.current_feature()
+    # The history is read off the UI thread; the export is selected as soon as it is listed.
+    qtbot.waitUntil(lambda: exports.selected() is not None and exports.selected().id == export["id"], timeout=WAIT)
 
 
 def test_notification_settings_dialog_saves_per_profile(qtbot, make_window, server, noisy):

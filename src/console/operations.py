@@ -1,0 +1,266 @@
+"""The console's one way to run work in the background, so every piece of work behaves the same.
+
+An operation is built, described, then run::
+
+    Op(tab, tab.api.projects(), description="Loading projects").success(show).stale_when(request).run()
+    Op.in_thread(tab, history.load, description="Reading the export history").success(show).run()
+
+- **Where it runs.** A coroutine runs on the event loop; :meth:`Op.in_thread` runs blocking work (files, the
+  keyring) in a worker thread and hands its result back on the loop. Inside a coroutine, :func:`blocking` does
+  the same for one step. Nothing else in the console starts tasks or threads: :func:`helper_task` is for the
+  rare coroutine an operation leaves running beside it (a child process's output reader).
+- **What the user sees.** The window is busy while the operation runs and the status bar says
+  "Loading projects…"; afterwards it says "Loading projects: done", unless something more telling was said
+  meanwhile through :meth:`AppContext.say` (the one way to talk in the status bar). ``quiet`` operations
+  (watchers polling for minutes) neither mark the window busy nor talk.
+- **Failures.** An API or local-server failure is reported ("Loading projects failed: …") or handed to the
+  :meth:`Op.failure` handler; anything else is a bug and goes to the application's exception hook.
+- **Late answers.** A :class:`Token` numbers the requests of one kind; :meth:`Op.stale_when` drops the success
+  handler of an answer whose request has been superseded (its failure is still reported: the user asked).
+  Work owned by a tab is also stale once the connection it was started on has changed, and refused while
+  there is no connection at all.
+
+This module imports neither Qt nor asyncio at load time: the API client uses :func:`blocking`, and the
+first frame is painted without asyncio.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Coroutine, Generator
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from console.context import AppContext
+
+T = TypeVar("T")
+
+
+class Stamp(NamedTuple):
+    """One request of a kind; see :class:`Token`."""
+
+    token: Token
+    number: int
+
+    @property
+    def current(self) -> bool:
+        """True while no newer request of the kind has started."""
+        return self.number == self.token.number
+
+
+class Token:
+    """Numbers the requests of one kind; an answer counts only while no newer request has started."""
+
+    def __init__(self) -> None:
+        self.number = 0
+
+    def advance(self) -> Stamp:
+        """Start a new request (making every earlier stamp stale) and return its stamp."""
+        self.number += 1
+        return Stamp(self, self.number)
+
+    def stamp(self) -> Stamp:
+        """The stamp of the newest request."""
+        return Stamp(self, self.number)
+
+
+class WorkOwner(Protocol):
+    """A tab that owns operations: it needs a connection, and an answer from an old connection is stale."""
+
+    @property
+    def context(self) -> AppContext: ...
+
+    @property
+    def connection(self) -> Token: ...
+
+    def admit(self, work: Coroutine[Any, Any, T]) -> Coroutine[Any, Any, T] | None:
+        """``work`` as the tab runs it (it may explain failures better), or None when it cannot run now."""
+        ...
+
+
+class Op(Generic[T]):
+    """One piece of background work; see the module's documentation."""
+
+    def __init__(self, owner: AppContext | WorkOwner, work: Coroutine[Any, Any, T], *, description: str,
+                 quiet: bool = False) -> None:
+        from console.context import AppContext
+
+        self.description = description
+        self.quiet = quiet
+        self._work: Coroutine[Any, Any, T] | None = work
+        self._on_success: Callable[[T], object] | None = None
+        self._on_failure: Callable[[Exception], object] | None = None
+        self._stamps: list[Stamp] = []
+        self._task: asyncio.Task[None] | None = None
+        if isinstance(owner, AppContext):
+            self.context = owner
+        else:
+            self.context = owner.context
+            self._stamps.append(owner.connection.stamp())
+            self._work = owner.admit(work)
+
+    @classmethod
+    def in_thread(cls, owner: AppContext | WorkOwner, fn: Callable[..., T], *args: Any, description: str,
+                  quiet: bool = False) -> Op[T]:
+        """An operation running the blocking ``fn(*args)`` in a worker thread."""
+        return cls(owner, blocking(fn, *args), description=description, quiet=quiet)
+
+    # building ----------------------------------------------------------------------------------
+    def success(self, handler: Callable[[T], object]) -> Op[T]:
+        """Call ``handler`` with the result, on the loop, unless the answer is stale by then."""
+        self._on_success = handler
+        return self
+
+    def failure(self, handler: Callable[[Exception], object]) -> Op[T]:
+        """Hand expected failures (the API's, the local server's) to ``handler`` instead of reporting them."""
+        self._on_failure = handler
+        return self
+
+    def stale_when(self, *kinds: Token | Stamp) -> Op[T]:
+        """The answer is stale once any of these has moved on: a token past its stamp at this call, a stamp
+        no longer current."""
+        self._stamps.extend(kind.stamp() if isinstance(kind, Token) else kind for kind in kinds)
+        return self
+
+    def run(self) -> Op[T]:
+        """Start the work; an owner that cannot run it now (no connection) gets an operation that is done."""
+        import asyncio
+
+        if self._task is not None:
+            raise RuntimeError(f"{self.description}: already started")
+        work = self._work
+        if work is None:
+            return self
+        task = self._task = asyncio.ensure_future(self._guarded(work))
+        self.context.track(task)
+
+        def finished(task: asyncio.Task[None]) -> None:
+            # Cancelled before it ever ran (e.g. on disconnect): close the work so it is not left unawaited.
+            if task.cancelled():
+                work.close()
+
+        task.add_done_callback(finished)
+        return self
+
+    # running -----------------------------------------------------------------------------------
+    @property
+    def started(self) -> bool:
+        return self._task is not None
+
+    @property
+    def is_stale(self) -> bool:
+        return not all(stamp.current for stamp in self._stamps)
+
+    def done(self) -> bool:
+        """True once it has finished, failed or been cancelled, and for an operation that never started."""
+        return self._task is None or self._task.done()
+
+    def cancelled(self) -> bool:
+        return self._task is not None and self._task.cancelled()
+
+    def cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        elif self._work is not None:
+            self._work.close()
+
+    def when_done(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` once the operation is over, however it ended (at once if it never started)."""
+        if self._task is None:
+            callback()
+        else:
+            self._task.add_done_callback(lambda _task: callback())
+
+    def wait(self, timeout: float) -> bool:
+        """From a Qt callback that must not return before the work is over (a window closing): process events
+        until the operation is done or ``timeout`` seconds have passed; True when it is done."""
+        from PySide6.QtCore import QEventLoop, QTimer
+
+        if not self.done():
+            waiter = QEventLoop()
+            self.when_done(waiter.quit)
+            QTimer.singleShot(int(timeout * 1000), waiter.quit)
+            if not self.done():
+                waiter.exec()
+        return self.done()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        if self._task is not None:
+            yield from self._task.__await__()
+
+    async def _guarded(self, work: Coroutine[Any, Any, T]) -> None:
+        import asyncio
+
+        from console.api.errors import ApiError
+        from console.connection.local_server import LocalServerError
+
+        context = self.context
+        if not self.quiet:
+            context.set_busy(+1)
+            context.say(f"{self.description}…")
+        said_before = context.messages_said
+        try:
+            result = await work
+            if self._on_success is not None and not self.is_stale:
+                self._on_success(result)
+        except asyncio.CancelledError:
+            if not self.quiet:
+                context.say(f"{self.description}: cancelled")
+            raise
+        except (ApiError, LocalServerError) as exc:
+            if self._on_failure is not None:
+                self._on_failure(exc)
+            else:
+                context.report_error(f"{self.description} failed", readable(exc))
+        except Exception:
+            # Anything else is a bug: the application exception hook shows it with the traceback.
+            sys.excepthook(*sys.exc_info())
+        else:
+            if not self.quiet and context.messages_said == said_before:  # keep a more telling message
+                context.say(f"{self.description}: done")
+        finally:
+            if not self.quiet:
+                context.set_busy(-1)
+
+
+def readable(exc: Exception) -> str:
+    """What a person reads about an expected failure (an API's or the local server's)."""
+    from console.api.errors import ApiError
+
+    return exc.message if isinstance(exc, ApiError) else str(exc)
+
+
+async def blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """One blocking step of a coroutine (a file, the keyring), run in a worker thread."""
+    import asyncio
+    import functools
+
+    return await asyncio.get_running_loop().run_in_executor(None, functools.partial(fn, *args, **kwargs))
+
+
+def helper_task(work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+    """A coroutine an operation leaves running beside it, awaited by that operation's owner later (a child
+    process's output reader). It is not an operation: nobody is told about it."""
+    import asyncio
+
+    return asyncio.ensure_future(work)
+
+
+def usable_loop() -> asyncio.AbstractEventLoop | None:
+    """The running loop when it can still run operations from inside a Qt callback, else None."""
+    import asyncio
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    return None if loop.is_closed() else loop
+
+
+def inside_a_task(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether the caller runs inside one of ``loop``'s tasks (it cannot wait there for other tasks)."""
+    import asyncio
+
+    return asyncio.current_task(loop) is not None

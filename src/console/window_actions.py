@@ -1,0 +1,121 @@
+"""The window's own actions (File, Edit, View, Help), declared; and what Edit and View ask of the current tab.
+
+The tabs' actions are declared by the tabs (console.actions); console.menus renders both.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import Qt, QUrl, qVersion
+from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QTextEdit,
+    QWidget,
+)
+
+from console import __version__
+from console.actions import WindowAction
+from console.settings import log_dir
+
+if TYPE_CHECKING:
+    from console.main_window import MainWindow
+
+
+class WindowCommands:
+    """Carries out the window's actions that are not the window's own methods."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+
+    def declared(self) -> list[WindowAction]:
+        """Every action of the window, in menu order."""
+        window = self.window
+
+        def connected() -> bool:
+            return window.context.is_connected
+
+        tabs = [WindowAction(f"tab_{name}", "view", f"&{number} {window.tabs.tabText(number - 1)}",
+                             f"Ctrl+{number}", self._shows_tab(name), enabled=connected, separator=number == 1)
+                for number, name in enumerate(window.tabs.names, start=1)]
+        return [
+            WindowAction("connect", "file", "&Connect…", "Ctrl+O", window.open_connection_dialog),
+            WindowAction("local_server", "file", "&Start local server", "Ctrl+L", window.start_local_server,
+                         enabled=lambda: window.local_server is None),
+            WindowAction("disconnect", "file", "&Disconnect", "Ctrl+Shift+D", window.disconnect_server,
+                         enabled=connected),
+            WindowAction("quit", "file", "&Quit", "Ctrl+Q", window.close, separator=True),
+            WindowAction("find", "edit", "&Find", "Find", self.find, enabled=connected),
+            WindowAction("copy", "edit", "&Copy", "Copy", self.copy),
+            WindowAction("delete", "edit", "&Delete…", "Delete", self.delete, enabled=self.can_delete),
+            WindowAction("refresh", "view", "&Refresh", "Refresh", self.refresh, enabled=connected),
+            *tabs,
+            WindowAction("notifications", "view", "&Notifications…", None, window.open_notification_settings,
+                         separator=True),
+            WindowAction("log_folder", "help", "Open &log folder", None, self.open_log_folder),
+            WindowAction("about", "help", "&About Outpost console", "HelpContents", self.show_about),
+        ]
+
+    def _shows_tab(self, name: str) -> Callable[[], object]:
+        return lambda: self.window.tabs.show_tab(name)
+
+    # what Edit and View ask of the current tab ---------------------------------------------------------
+    def find(self) -> QWidget | None:
+        feature = self.window.tabs.current_feature()
+        field = feature.find_field()
+        if field is None or not field.isVisibleTo(feature) or not field.isEnabledTo(feature.window()):
+            return None
+        field.setFocus()
+        if isinstance(field, QLineEdit):
+            field.selectAll()
+        return field
+
+    def copy(self) -> None:
+        focus = QApplication.focusWidget()
+        if isinstance(focus, (QLineEdit, QTextEdit, QPlainTextEdit)):
+            focus.copy()
+        elif self.window.tabs.current_feature().copy_selection(focus):
+            pass  # the tab knows better (a variable's value, revealed or not)
+        elif isinstance(focus, QAbstractItemView) and focus.selectionModel() is not None:
+            indexes = sorted(focus.selectionModel().selectedIndexes(), key=lambda index: (index.row(), index.column()))
+            rows: dict[int, list[str]] = {}
+            for index in indexes:
+                rows.setdefault(index.row(), []).append(str(index.data() or ""))
+            if rows:
+                QGuiApplication.clipboard().setText("\n".join("\t".join(cells) for cells in rows.values()))
+
+    def refresh(self) -> None:
+        self.window.tabs.current_feature().refresh()
+
+    def can_delete(self) -> bool:
+        feature = self.window.tabs.created(self.window.tabs.current_name())
+        return self.window.context.is_connected and feature is not None and feature.can_delete_selection()
+
+    def delete(self) -> None:
+        self.window.tabs.current_feature().delete_selection()
+
+    # help ---------------------------------------------------------------------------------------------
+    def about_text(self) -> str:
+        version = self.window.context.server_version or {}
+        server = f"{version.get('version')} ({version.get('revision')})" if version else "not connected"
+        return (f"<b>Outpost console {__version__}</b><br>Python {platform.python_version()}, "
+                f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}")
+
+    def show_about(self) -> QMessageBox:
+        box = QMessageBox(QMessageBox.Icon.Information, "About Outpost console", self.about_text(),
+                          QMessageBox.StandardButton.Close, self.window)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        return box
+
+    def open_log_folder(self) -> bool:
+        # The folder exists from start-up on: app.py logs into it.
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))

@@ -1,0 +1,109 @@
+"""console.operations.Op: the one way to run background work (busy, status line, failures, late answers)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from console.api.errors import NotFound
+from console.operations import Op, Token
+
+WAIT = 10_000
+
+
+def test_success_status_and_busy(qtbot, qloop_running, context):
+    said: list[str] = []
+    busy: list[bool] = []
+    context.status_message.connect(said.append)
+    context.busy.connect(busy.append)
+    results: list[int] = []
+
+    async def work() -> int:
+        return 42
+
+    op = Op(context, work(), description="Counting").success(results.append).run()
+    qtbot.waitUntil(op.done, timeout=WAIT)
+    assert results == [42] and said == ["Counting…", "Counting: done"] and busy == [True, False]
+
+
+def test_a_line_said_while_working_is_not_replaced_by_done(qtbot, qloop_running, context):
+    said: list[str] = []
+    context.status_message.connect(said.append)
+
+    async def work() -> None:
+        context.say("Exported 3 variables")
+
+    op = Op(context, work(), description="Exporting").run()
+    qtbot.waitUntil(op.done, timeout=WAIT)
+    assert said == ["Exporting…", "Exported 3 variables"]
+
+
+def test_a_stale_answer_is_dropped(qtbot, qloop_running, context):
+    searches = Token()
+    shown: list[str] = []
+    release = asyncio.Event()
+
+    async def answer(text: str) -> str:
+        await release.wait()
+        return text
+
+    first = Op(context, answer("first"), description="Searching").success(shown.append).stale_when(
+        searches.advance()).run()
+    second = Op(context, answer("second"), description="Searching").success(shown.append).stale_when(searches).run()
+    searches.advance()  # a third search supersedes both; a token passed as is counts from then on
+    third = Op(context, answer("third"), description="Searching").success(shown.append).stale_when(searches).run()
+    release.set()
+    qtbot.waitUntil(lambda: first.done() and second.done() and third.done(), timeout=WAIT)
+    assert shown == ["third"]
+
+
+def test_expected_failures_are_reported_or_handed_to_the_failure_handler(qtbot, qloop_running, context):
+    reported: list[tuple[str, str]] = []
+    context.error_reported.connect(lambda title, message: reported.append((title, message)))
+    handled: list[Exception] = []
+
+    async def missing() -> None:
+        raise NotFound(status=404, detail="404 Project Not Found")
+
+    reporting = Op(context, missing(), description="Loading the project").run()
+    handling = Op(context, missing(), description="Loading the project").failure(handled.append).run()
+    qtbot.waitUntil(lambda: reporting.done() and handling.done(), timeout=WAIT)
+    assert [title for title, _message in reported] == ["Loading the project failed"]
+    assert [type(failure) for failure in handled] == [NotFound]
+
+
+def test_blocking_work_runs_in_a_worker_thread(qtbot, qloop_running, context):
+    threads: list[threading.Thread] = []
+
+    def read() -> str:
+        threads.append(threading.current_thread())
+        return "contents"
+
+    results: list[str] = []
+    op = Op.in_thread(context, read, description="Reading").success(results.append).run()
+    qtbot.waitUntil(op.done, timeout=WAIT)
+    assert results == ["contents"] and threads[0] is not threading.main_thread()
+
+
+def test_quiet_work_neither_talks_nor_marks_the_window_busy(qtbot, qloop_running, context):
+    said: list[str] = []
+    busy: list[bool] = []
+    context.status_message.connect(said.append)
+    context.busy.connect(busy.append)
+
+    async def work() -> None:
+        return None
+
+    op = Op(context, work(), description="Watching", quiet=True).run()
+    qtbot.waitUntil(op.done, timeout=WAIT)
+    assert said == [] and busy == []
+
+
+def test_cancelling_says_so(qtbot, qloop_running, context):
+    said: list[str] = []
+    context.status_message.connect(said.append)
+    op = Op(context, asyncio.sleep(3600), description="Waiting").run()
+    qtbot.waitUntil(lambda: "Waiting…" in said, timeout=WAIT)
+    op.cancel()
+    qtbot.waitUntil(op.done, timeout=WAIT)
+    assert op.cancelled() and said[-1] == "Waiting: cancelled"
