@@ -5,8 +5,9 @@ A domain package uses the shared modules at the top of outpost_server, the reque
 vulnerabilities, Sentry's web API reads error tracking, and alerts read error tracking and serve beside
 Sentry's web API; mail is shared by the domains that notify.
 Nothing imports back up into the composition modules (app, cli, demo, workers), compat imports nothing of
-ours, and services know nothing of HTTP (no web framework, no http_errors). Commits have one owner: the unit of work of db.py (a request's
-session, or a background job's session_scope); no router or service commits.
+ours, and services know nothing of HTTP (no web framework, no http_errors). Commits have one owner: the
+unit of work of db.py (a request's session, or a background job's session_scope); no router or service
+commits.
 """
 
 from __future__ import annotations
