@@ -8,15 +8,12 @@ database to be let in.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import logging
 import math
 
-from starlette.concurrency import run_in_threadpool
-
 from outpost_server.accounts.auth_failures import BanPolicy, active_bans, record_failure
-from outpost_server.background import FailureReport, cancelled
+from outpost_server.background import BackgroundWorker
 from outpost_server.db import session_scope, utcnow
 
 log = logging.getLogger("outpost.auth")
@@ -25,20 +22,20 @@ REFRESH_SECONDS = 1.0
 UNGATED_PREFIX = "/api/v4/error_tracking/collector/"
 
 
-class BanList:
+class BanList(BackgroundWorker):
+    """The addresses banned now, read from the database every REFRESH_SECONDS, so a ban decided in any
+    process or replica applies here too."""
+
     def __init__(self, factory, policy: BanPolicy):
+        super().__init__(name="auth-bans", log=log, what="reading the authentication bans",
+                         interval_seconds=REFRESH_SECONDS)
         self._factory = factory
         self.policy = policy
         self._bans: dict[str, dt.datetime] = {}
-        self._task: asyncio.Task | None = None
-        self._failures = FailureReport(log, "reading the authentication bans")
 
     def start(self) -> None:
         if self.policy.enabled:
-            self._task = asyncio.get_running_loop().create_task(self._refresh_forever(), name="auth-bans")
-
-    async def stop(self) -> None:
-        await cancelled(self._task)
+            super().start()
 
     def retry_after(self, ip: str | None) -> int | None:
         """Seconds until the address's ban ends, or None when it is not banned."""
@@ -60,14 +57,8 @@ class BanList:
         if until is not None:
             self._bans[ip] = until
 
-    async def _refresh_forever(self) -> None:
-        while True:
-            await asyncio.sleep(REFRESH_SECONDS)
-            try:
-                self._bans = await run_in_threadpool(self._read)
-                self._failures.succeeded()
-            except Exception:
-                self._failures.failed()
+    async def tick(self) -> None:
+        self._bans = await self.blocking(self._read)
 
     def _read(self) -> dict[str, dt.datetime]:
         with session_scope(self._factory) as session:

@@ -1,4 +1,6 @@
-"""What the background workers (pruner, rate limit, refused-origin counts) share."""
+"""What every background worker of a server process is built on: BackgroundWorker (start, stop, a
+loop of rounds, failures reported without flooding the log) and its helpers. The work done once across
+replicas takes its lease from leases.py."""
 
 from __future__ import annotations
 
@@ -6,8 +8,13 @@ import asyncio
 import logging
 import sys
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Self, TypeVar
 
 from outpost_server.db import database_unavailable
+
+T = TypeVar("T")
 
 
 async def cancelled(task: asyncio.Task | None) -> None:
@@ -61,3 +68,102 @@ class FailureReport:
         if self._failures:
             self._log.warning("%s works again after %d failures", self._what, self._failures)
             self._failures, self._unreported = 0, 0
+
+
+class BackgroundWorker:
+    """One background job of this process. `tick()` runs a round every `interval_seconds` (at once again
+    when it answers True: more is waiting; sooner after `wake()`), `finish()` runs once on stop (a last
+    flush). Blocking work goes to `blocking()`: the worker's own thread when it names one, else the
+    shared pool. Used as an async context manager, the worker runs for the block.
+
+    A worker that `drains` is not cancelled on stop: `drain()` asks its round to finish what it holds,
+    and stop waits for the last round (the spool writer answers every event it was given).
+    `prepare()` runs before the first round (opening what the rounds use)."""
+
+    drains = False
+
+    def __init__(self, *, name: str, log: logging.Logger, what: str, interval_seconds: float,
+                 own_thread: bool = False):
+        self.name = name
+        self.interval_seconds = interval_seconds
+        self.log = log
+        self._failures = FailureReport(log, what)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name) if own_thread else None
+        self._task: asyncio.Task | None = None
+        self._wake: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping = False
+
+    @property
+    def stopping(self) -> bool:
+        """True once stop() began: a long round checks it between steps."""
+        return self._stopping
+
+    async def prepare(self) -> None:
+        """Runs once before the rounds start, when the worker is entered as a context manager."""
+
+    async def drain(self) -> None:
+        """For a worker that `drains`: make the current or next round return."""
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._task = self._loop.create_task(self._rounds(), name=self.name)
+
+    def wake(self) -> None:
+        """Runs the next round now; callable from any thread (a request's commit, say)."""
+        if self._loop is not None and self._wake is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._wake.set)
+
+    async def stop(self) -> None:
+        self._stopping = True
+        if self.drains and self._task is not None:
+            await self.drain()
+            await asyncio.shield(self._task)
+        else:
+            await cancelled(self._task)
+        self._task = None
+        try:
+            await self.finish()
+        finally:
+            if self._executor is not None:
+                # A round still running in the thread stops at its next step (`stopping`).
+                await asyncio.get_running_loop().run_in_executor(None, self._executor.shutdown)
+
+    async def __aenter__(self) -> Self:
+        await self.prepare()
+        self.start()
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.stop()
+
+    async def blocking(self, function: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
+
+    async def tick(self) -> bool | None:
+        """One round of work; True when more is waiting and the next round should start at once."""
+        raise NotImplementedError
+
+    async def finish(self) -> None:
+        """Runs once when the worker stops, after the last round."""
+
+    async def _rounds(self) -> None:
+        assert self._wake is not None
+        while not (self._stopping and not self.drains):
+            try:
+                more = await self.tick()
+                self._failures.succeeded()
+            except Exception:
+                self._failures.failed()
+                more = False
+            if self._stopping and not (self.drains and more):
+                return
+            if more:
+                continue
+            try:
+                await asyncio.wait_for(self._wake.wait(), self.interval_seconds)
+            except TimeoutError:
+                pass
+            self._wake.clear()

@@ -9,13 +9,11 @@ Used by the collector's per-project event rate limit and the unauthenticated req
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 import time
 from collections import defaultdict
 from collections.abc import Hashable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import cast
 
@@ -23,7 +21,7 @@ from sqlalchemy import Table, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
-from outpost_server.background import FailureReport, cancelled
+from outpost_server.background import BackgroundWorker
 from outpost_server.db import Base
 
 SYNC_SECONDS = 0.5
@@ -43,7 +41,7 @@ class Decision:
         return max(1, math.ceil(self.window_ends_at - now))
 
 
-class SharedWindowCounter:
+class SharedWindowCounter(BackgroundWorker):
     """Counting runs on the event loop; the database work runs on a thread of its own.
 
     `model`'s table has the key column, an integer `window` column (windows since the epoch) and the count
@@ -54,6 +52,8 @@ class SharedWindowCounter:
     def __init__(self, engine: Engine, *, model: type[Base], key_column: str, count_column: str, window_seconds: int,
                  name: str, log: logging.Logger, count_refused: bool = False,
                  scope: dict[str, str] | None = None, clock=time.time):
+        super().__init__(name=name, log=log, what=f"sharing the {name} counts", interval_seconds=SYNC_SECONDS,
+                         own_thread=True)
         self.engine = engine
         self.table = cast(Table, model.__table__)
         self._key = self.table.c[key_column]
@@ -66,15 +66,11 @@ class SharedWindowCounter:
         self._scope = scope or {}
         self._in_scope = [self.table.c[column] == value for column, value in self._scope.items()]
         self.clock = clock
-        self._name = name
         # (key, window) -> count: counted here and not yet shared, being shared now, and the shared count
         # as last read (which includes what this process shared before).
         self._pending: dict[tuple[Hashable, int], int] = defaultdict(int)
         self._in_flight: dict[tuple[Hashable, int], int] = {}
         self._shared: dict[tuple[Hashable, int], int] = {}
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
-        self._task: asyncio.Task | None = None
-        self._failures = FailureReport(log, f"sharing the {name} counts")
 
     async def count(self, key: Hashable, amount: int, *, limit: int) -> Decision:
         """Counts `amount` for the key when the window's total stays within `limit`; refuses it otherwise."""
@@ -83,8 +79,7 @@ class SharedWindowCounter:
         ends_at = float((window + 1) * self.window_seconds)
         slot = (key, window)
         if slot not in self._shared:
-            self._shared[slot] = await asyncio.get_running_loop().run_in_executor(
-                self._executor, self._read_shared, slot)
+            self._shared[slot] = await self.blocking(self._read_shared, slot)
         used = self._shared.get(slot, 0) + self._in_flight.get(slot, 0) + self._pending.get(slot, 0)
         if used + amount > limit:
             if self.count_refused:  # Rack::Attack counts every request, so "observed" includes refused ones
@@ -94,25 +89,11 @@ class SharedWindowCounter:
         self._pending[slot] += amount
         return Decision(True, used + amount, ends_at)
 
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name=self._name)
+    async def tick(self) -> None:
+        await self.sync()
 
-    async def stop(self) -> None:
-        await cancelled(self._task)
-        self._task = None
-        try:
-            await self.sync()
-        finally:
-            self._executor.shutdown()
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(SYNC_SECONDS)
-            try:
-                await self.sync()
-                self._failures.succeeded()
-            except Exception:
-                self._failures.failed()
+    async def finish(self) -> None:
+        await self.sync()
 
     async def sync(self) -> None:
         """Adds what this process counted to the shared counts and reads them back."""
@@ -120,8 +101,7 @@ class SharedWindowCounter:
         self._in_flight, self._pending = dict(self._pending), defaultdict(int)
         watched = {key for key, window in (*self._in_flight, *self._shared) if window >= current}
         try:
-            shared = await asyncio.get_running_loop().run_in_executor(
-                self._executor, self._share, self._in_flight, watched, current)
+            shared = await self.blocking(self._share, self._in_flight, watched, current)
         except BaseException:
             # Not shared: keep counting these here until a sync succeeds.
             for slot, amount in self._in_flight.items():

@@ -9,21 +9,20 @@ its claim to expire, and the row is taken again.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import itertools
 import logging
 import os
 import socket
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from outpost_server.background import FailureReport, cancelled
+from outpost_server.background import BackgroundWorker
 from outpost_server.db import session_scope, utcnow
+from outpost_server.leases import Lease, new_holder
 
 from .delivery import DeliveryContext, DeliveryFailed, deliver
 from .models import AlertDelivery
@@ -41,26 +40,24 @@ def backoff(attempts: int, base_seconds: float) -> dt.timedelta:
     return min(dt.timedelta(seconds=base_seconds * 2 ** max(0, attempts - 1)), MAX_BACKOFF)
 
 
-class AlertSender:
+class AlertSender(BackgroundWorker):
     def __init__(self, factory: sessionmaker[Session], context: DeliveryContext, *, lease_seconds: int,
                  retry_seconds: float):
+        super().__init__(name="alert-sender", log=log, what="delivering alerts", interval_seconds=IDLE_POLL_SECONDS)
         self._factory = factory
         self._context = context
-        self._lease = dt.timedelta(seconds=lease_seconds)
+        self._lease = Lease(AlertDelivery.lease_owner, AlertDelivery.lease_expires_at, lease_seconds)
         self._retry_seconds = retry_seconds
-        self._worker = f"{socket.gethostname()[:40]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._worker = new_holder(f"{socket.gethostname()[:40]}:{os.getpid()}")
         self._claims = itertools.count(1)
-        self._failures = FailureReport(log, "delivering alerts")
 
     def claim(self) -> tuple[str, list[int]]:
         """Claims up to CLAIM_BATCH due rows; (the claim's owner mark, their ids)."""
         owner = f"{self._worker}:{next(self._claims)}"
         now = utcnow()
         table = AlertDelivery
-        due = and_(table.status.in_(("pending", "sending")), table.next_attempt_at <= now,
-                   or_(table.lease_expires_at.is_(None), table.lease_expires_at < now))
-        claimed = {"status": "sending", "lease_owner": owner, "lease_expires_at": now + self._lease,
-                   "attempts": table.attempts + 1}
+        due = and_(table.status.in_(("pending", "sending")), table.next_attempt_at <= now, self._lease.free(now))
+        claimed = {**self._lease.held(owner, now), "status": "sending", "attempts": table.attempts + 1}
         oldest_first = select(table.id).where(due).order_by(table.next_attempt_at, table.id).limit(CLAIM_BATCH)
         with session_scope(self._factory) as session:
             if session.get_bind().dialect.name == "postgresql":
@@ -69,7 +66,7 @@ class AlertSender:
                     session.execute(update(table).where(table.id.in_(ids)).values(claimed))
             else:
                 session.execute(update(table).where(table.id.in_(oldest_first)).values(claimed))
-                ids = list(session.scalars(select(table.id).where(table.lease_owner == owner)))
+                ids = list(session.scalars(select(table.id).where(self._lease.held_by(owner))))
         return owner, ids
 
     def send_due(self) -> int:
@@ -101,7 +98,6 @@ class AlertSender:
             if row is None:
                 return
             attempts = row.attempts
-            mine = and_(table.id == delivery_id, table.lease_owner == owner)
             if failure is None:
                 values = {"status": "sent", "finished_at": now, "last_error": None}
             elif now - row.created_at >= GIVE_UP_AFTER:
@@ -109,22 +105,14 @@ class AlertSender:
             else:
                 values = {"status": "pending", "last_error": failure,
                           "next_attempt_at": now + backoff(attempts, self._retry_seconds)}
-            session.execute(update(table).where(mine).values(lease_owner=None, lease_expires_at=None, **values))
+            self._lease.release(session, table.id == delivery_id, holder=owner, **values)
         if failure is not None:
             # The row's ids and the reason only: targets may carry tokens in their paths.
             log.info("alert delivery %d failed (attempt %d): %s", delivery_id, attempts, failure)
 
-    async def run(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            try:
-                handled = await loop.run_in_executor(None, self.send_due)
-                self._failures.succeeded()
-            except Exception:
-                self._failures.failed()
-                handled = 0
-            if handled < CLAIM_BATCH:
-                await asyncio.sleep(IDLE_POLL_SECONDS)
+    async def tick(self) -> bool:
+        """One round; True when a whole batch was due, so more may be waiting."""
+        return await self.blocking(self.send_due) >= CLAIM_BATCH
 
 
 @asynccontextmanager
@@ -133,9 +121,5 @@ async def running_alert_sender(factory: sessionmaker[Session], context: Delivery
     if not enabled:
         yield None
         return
-    sender = AlertSender(factory, context, lease_seconds=lease_seconds, retry_seconds=retry_seconds)
-    task = asyncio.create_task(sender.run(), name="alert-sender")
-    try:
+    async with AlertSender(factory, context, lease_seconds=lease_seconds, retry_seconds=retry_seconds) as sender:
         yield sender
-    finally:
-        await cancelled(task)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import sessionmaker
 from starlette.concurrency import run_in_threadpool
 
+from outpost_server.background import BackgroundWorker
 from outpost_server.db import database_unavailable, session_scope
 
 from . import collector_access
@@ -43,23 +44,12 @@ class _Decision:
     used_at: float
 
 
-class AccessCache:
+class AccessCache(BackgroundWorker):
     def __init__(self, factory: sessionmaker):
+        super().__init__(name="collector-access", log=log, what="re-checking the collector's access decisions",
+                         interval_seconds=REFRESH_SECONDS)
         self._factory = factory
         self._entries: dict[CacheKey, _Decision | asyncio.Future] = {}
-        self._task: asyncio.Task | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._refresh_forever(), name="collector-access")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
-            self._task = None
 
     def forget(self) -> None:
         """Called after this process changed settings or keys, so it sees the change at once."""
@@ -101,30 +91,26 @@ class AccessCache:
                 raise DatabaseUnavailable(type(error).__name__) from None
             raise
 
-    async def _refresh_forever(self) -> None:
-        while True:
-            await asyncio.sleep(REFRESH_SECONDS)
-            now = time.monotonic()
-            admitted = []
-            for key, decision in list(self._entries.items()):
-                if isinstance(decision, asyncio.Future):
-                    continue
-                if now - decision.used_at > IDLE_SECONDS or decision.target.refusal is not None:
-                    if now - decision.decided_at >= REFUSAL_TTL_SECONDS or decision.target.refusal is None:
-                        self._entries.pop(key, None)
-                    continue
-                admitted.append(key)
-            if not admitted:
+    async def tick(self) -> None:
+        """Re-checks the admitted keys in use; drops idle ones and refusals past their time."""
+        now = time.monotonic()
+        admitted = []
+        for key, decision in list(self._entries.items()):
+            if isinstance(decision, asyncio.Future):
                 continue
-            try:
-                fresh = await run_in_threadpool(self._lookup, admitted)
-            except DatabaseUnavailable:
-                continue  # keep the last decisions while the database is away
-            except Exception:
-                log.exception("re-checking the collector's access decisions failed")
+            if now - decision.used_at > IDLE_SECONDS or decision.target.refusal is not None:
+                if now - decision.decided_at >= REFUSAL_TTL_SECONDS or decision.target.refusal is None:
+                    self._entries.pop(key, None)
                 continue
-            decided_at = time.monotonic()
-            for key, target in fresh.items():
-                current = self._entries.get(key)
-                if isinstance(current, _Decision):
-                    self._entries[key] = _Decision(target, decided_at, current.used_at)
+            admitted.append(key)
+        if not admitted:
+            return
+        try:
+            fresh = await run_in_threadpool(self._lookup, admitted)
+        except DatabaseUnavailable:
+            return  # keep the last decisions while the database is away
+        decided_at = time.monotonic()
+        for key, target in fresh.items():
+            current = self._entries.get(key)
+            if isinstance(current, _Decision):
+                self._entries[key] = _Decision(target, decided_at, current.used_at)

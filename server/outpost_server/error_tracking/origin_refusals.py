@@ -9,7 +9,6 @@ is pending when the server stops is written as it stops.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import logging
 import threading
@@ -19,7 +18,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
-from outpost_server.background import cancelled
+from outpost_server.background import BackgroundWorker
 from outpost_server.db import session_scope, utcnow
 from outpost_server.error_tracking import settings
 
@@ -37,14 +36,15 @@ class Refusals:
     at: dt.datetime
 
 
-class OriginRefusals:
+class OriginRefusals(BackgroundWorker):
     def __init__(self, sessions: sessionmaker[Session], *, flush_seconds: float = FLUSH_SECONDS) -> None:
+        super().__init__(name="error-tracking-origin-refusals", log=log,
+                         what="writing the refused origins' counts", interval_seconds=flush_seconds)
         self._sessions = sessions
         self._flush_seconds = flush_seconds
         self._pending: dict[int, Refusals] = {}
         self._written_at: dict[int, float] = {}  # monotonic time of each project's latest write
         self._lock = threading.Lock()
-        self._task: asyncio.Task | None = None
 
     def note(self, project_id: int, origin: str) -> Refusals | None:
         """Adds one refusal; returns the project's refusals to write now when its latest write is old enough."""
@@ -83,12 +83,10 @@ class OriginRefusals:
 
     # --- the flusher --------------------------------------------------------------------------
 
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="error-tracking-origin-refusals")
+    async def tick(self) -> None:
+        await self.flush()
 
-    async def stop(self) -> None:
-        await cancelled(self._task)
-        self._task = None
+    async def finish(self) -> None:
         await self.flush()
 
     async def flush(self) -> None:
@@ -109,11 +107,3 @@ class OriginRefusals:
                     self._pending[project_id] = refused
                 else:
                     newer.count += refused.count
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self._flush_seconds)
-            try:
-                await self.flush()
-            except Exception:
-                log.exception("could not write the refused origins' counts")

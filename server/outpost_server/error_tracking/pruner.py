@@ -8,19 +8,17 @@ stops at its next batch; a crashed process's lease expires after LEASE_SECONDS a
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import logging
-import uuid
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
-from sqlalchemy import or_, update
+from sqlalchemy import or_
 from sqlalchemy.orm import Session, sessionmaker
 
-from outpost_server.background import FailureReport, cancelled
-from outpost_server.db import changed_rows, session_scope, utcnow
+from outpost_server.background import BackgroundWorker
+from outpost_server.db import session_scope, utcnow
+from outpost_server.leases import Lease, LeaseLost, new_holder
 from outpost_server.source_maps.pruning import SourceMapPrune, prune_source_maps
 
 from .models import PruneLease, PruneRun
@@ -34,35 +32,24 @@ LEASE_SECONDS = 30
 POLL_SECONDS = 5.0
 
 
-class LeaseLost(Exception):
-    """Another process holds the lease now; this pass stops where it is."""
+# The single row every replica competes for (the shared lease of leases.py).
+LEASE = Lease(PruneLease.owner, PruneLease.expires_at, LEASE_SECONDS)
+THE_ROW = PruneLease.id == LEASE_ID
 
 
 def claim(session: Session, *, owner: str, interval_seconds: float, now: dt.datetime, force: bool = False) -> bool:
     """Takes the lease when it is free (or expired) and a pass is due; True when this process holds it."""
     due = or_(PruneLease.last_finished_at.is_(None),
               PruneLease.last_finished_at <= now - dt.timedelta(seconds=interval_seconds))
-    free = or_(PruneLease.owner.is_(None), PruneLease.expires_at < now)
-    condition = free if force else (free & due)
-    claimed = changed_rows(session.execute(
-        update(PruneLease).where(PruneLease.id == LEASE_ID, condition)
-        .values(owner=owner, expires_at=now + dt.timedelta(seconds=LEASE_SECONDS))))
-    return claimed == 1
+    return LEASE.take(session, THE_ROW, holder=owner, now=now, when=None if force else due) == 1
 
 
 def renew(session: Session, *, owner: str) -> None:
-    renewed = changed_rows(session.execute(
-        update(PruneLease).where(PruneLease.id == LEASE_ID, PruneLease.owner == owner)
-        .values(expires_at=utcnow() + dt.timedelta(seconds=LEASE_SECONDS))))
-    if renewed != 1:
-        raise LeaseLost()
+    LEASE.renew(session, THE_ROW, holder=owner)
 
 
 def release(session: Session, *, owner: str, finished: bool) -> None:
-    values: dict = {"owner": None, "expires_at": None}
-    if finished:
-        values["last_finished_at"] = utcnow()
-    session.execute(update(PruneLease).where(PruneLease.id == LEASE_ID, PruneLease.owner == owner).values(**values))
+    LEASE.release(session, THE_ROW, holder=owner, **({"last_finished_at": utcnow()} if finished else {}))
 
 
 def run_pass(factory: sessionmaker[Session], *, owner: str, defaults: RetentionPolicy, unused_bundle_days: int,
@@ -99,50 +86,32 @@ def run_pass(factory: sessionmaker[Session], *, owner: str, defaults: RetentionP
     return results, source_maps
 
 
-class Pruner:
+class Pruner(BackgroundWorker):
     """Runs passes on a thread of its own, so the event loop never waits for the database."""
 
     def __init__(self, factory: sessionmaker[Session], *, defaults: RetentionPolicy, interval_seconds: float,
                  unused_bundle_days: int):
+        # How often this process checks whether a pass is due; passes follow the configured interval.
+        super().__init__(name="error-tracking-pruner", log=log, what="error tracking pruning",
+                         interval_seconds=min(POLL_SECONDS, max(interval_seconds / 2, 0.2)), own_thread=True)
         self.factory = factory
         self.defaults = defaults
         self.unused_bundle_days = unused_bundle_days
-        self.interval_seconds = interval_seconds
-        self.owner = "pruner-" + uuid.uuid4().hex[:16]
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="error-tracking-pruner")
-        self._stopping = False
-        self._task: asyncio.Task | None = None
-        self._failures = FailureReport(log, "error tracking pruning")
+        self.pass_interval_seconds = interval_seconds
+        self.owner = new_holder("pruner")
 
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="error-tracking-pruner")
-
-    async def stop(self) -> None:
-        self._stopping = True
-        await cancelled(self._task)
-        self._task = None
-        # A pass in progress stops at its next batch (keep_going), then gives the lease back.
-        await asyncio.get_running_loop().run_in_executor(None, self._executor.shutdown)
-
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        poll = min(POLL_SECONDS, max(self.interval_seconds / 2, 0.2))
-        while not self._stopping:
-            try:
-                await loop.run_in_executor(self._executor, self._pass_if_due)
-                self._failures.succeeded()
-            except LeaseLost:
-                log.warning("pruning stopped: another process took the lease")
-            except Exception:
-                self._failures.failed()
-            await asyncio.sleep(poll)
+    async def tick(self) -> None:
+        try:
+            await self.blocking(self._pass_if_due)
+        except LeaseLost:
+            log.warning("pruning stopped: another process took the lease")
 
     def _pass_if_due(self) -> None:
         with session_scope(self.factory) as session:
-            if not claim(session, owner=self.owner, interval_seconds=self.interval_seconds, now=utcnow()):
+            if not claim(session, owner=self.owner, interval_seconds=self.pass_interval_seconds, now=utcnow()):
                 return
         run_pass(self.factory, owner=self.owner, defaults=self.defaults, unused_bundle_days=self.unused_bundle_days,
-                 keep_going=lambda: not self._stopping)
+                 keep_going=lambda: not self.stopping)
 
 
 @asynccontextmanager
@@ -151,8 +120,5 @@ async def running_pruner(factory: sessionmaker[Session], *, defaults: RetentionP
     """The process's pruner for the lifetime of the block."""
     pruner = Pruner(factory, defaults=defaults, interval_seconds=interval_seconds,
                     unused_bundle_days=unused_bundle_days)
-    pruner.start()
-    try:
+    async with pruner:
         yield pruner
-    finally:
-        await pruner.stop()

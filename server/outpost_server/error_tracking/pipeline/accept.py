@@ -18,11 +18,10 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from outpost_server.background import cancelled
+from outpost_server.background import BackgroundWorker
 
 from .spool import Backlog, NewEntry, Spool
 
@@ -67,17 +66,22 @@ class _Waiting:
 _STOP = object()
 
 
-class SpoolWriter:
-    """`await writer.append(entry)` returns once the entry is durable in the spool."""
+class SpoolWriter(BackgroundWorker):
+    """`await writer.append(entry)` returns once the entry is durable in the spool.
+
+    Each round writes what is queued in one spool transaction (a group commit) on the writer's own thread,
+    or, when nothing came for REFUSALS_FLUSH_SECONDS, writes the refusal counts. On stop it drains: every
+    entry queued before the stop is written and answered."""
+
+    drains = True
 
     def __init__(self, path: Path, limits: SpoolLimits, *, on_commit: threading.Event | None = None):
+        super().__init__(name="ingest-spool-writer", log=log, what="writing the ingest spool",
+                         interval_seconds=0, own_thread=True)
         self._path = path
         self._limits = limits
         self._on_commit = on_commit
         self._queue: asyncio.Queue = asyncio.Queue()
-        self._task: asyncio.Task | None = None
-        self._flusher: asyncio.Task | None = None
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-spool-writer")
         self._spool: Spool | None = None
         self._full = False
         self._full_checked = 0.0
@@ -86,24 +90,16 @@ class SpoolWriter:
         self._refused_lock = threading.Lock()
         self._unavailable = False
 
-    async def start(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._spool = await loop.run_in_executor(self._executor, Spool, self._path)
-        self._task = loop.create_task(self._run(), name="ingest-spool-writer")
-        self._flusher = loop.create_task(self._flush_refusals_now_and_then(), name="ingest-refusal-counts")
+    async def prepare(self) -> None:
+        self._spool = await self.blocking(Spool, self._path)
 
-    async def stop(self) -> None:
-        await cancelled(self._flusher)
-        if self._task is not None:
-            await self._queue.put(_STOP)
-            await self._task
-            self._task = None
-        loop = asyncio.get_running_loop()
+    async def drain(self) -> None:
+        await self._queue.put(_STOP)
+
+    async def finish(self) -> None:
         if self._spool is not None:
-            spool = self._spool
-            await loop.run_in_executor(self._executor, self._flush_refusals_and_close, spool)
-            self._spool = None
-        self._executor.shutdown()
+            spool, self._spool = self._spool, None
+            await self.blocking(self._flush_refusals_and_close, spool)
 
     def refused(self, reason: str) -> None:
         """Counts a refusal (recorded in the spool's counters with the next commit)."""
@@ -130,14 +126,6 @@ class SpoolWriter:
             task.uncancel()
             await future
 
-    async def _flush_refusals_now_and_then(self) -> None:
-        """Refusals are counted with the next commit; without one, they are written within a second."""
-        while True:
-            await asyncio.sleep(REFUSALS_FLUSH_SECONDS)
-            if self._refused and self._spool is not None:
-                spool = self._spool
-                await asyncio.get_running_loop().run_in_executor(self._executor, self._flush_refusals, spool)
-
     def _take_refusals(self) -> dict[tuple[str, str], float]:
         with self._refused_lock:
             counts, self._refused = dict(self._refused), Counter()
@@ -162,35 +150,39 @@ class SpoolWriter:
         self._full_checked = now
         spool = self._spool
         try:
-            backlog = await asyncio.get_running_loop().run_in_executor(self._executor, spool.backlog)
+            backlog = await self.blocking(spool.backlog)
         except sqlite3.Error:
             return True
         return self._limits.exceeded(backlog, time.time())
 
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            first = await self._queue.get()
-            if first is _STOP:
-                return
-            batch = [first]
-            stop = False
-            while len(batch) < MAX_BATCH and not self._queue.empty():
-                item = self._queue.get_nowait()
-                if item is _STOP:
-                    stop = True
-                    break
-                batch.append(item)
-            error = await loop.run_in_executor(self._executor, self._write, batch)
-            for item in batch:
-                if item.future.done():
-                    continue  # the client went away; the entry is kept all the same
-                if error is None:
-                    item.future.set_result(None)
-                else:
-                    item.future.set_exception(error)
-            if stop:
-                return
+    async def tick(self) -> bool:
+        """Writes one group; False once the stop's marker was reached (everything before it answered)."""
+        try:
+            first = await asyncio.wait_for(self._queue.get(), REFUSALS_FLUSH_SECONDS)
+        except TimeoutError:
+            # Refusals are counted with the next commit; without one, they are written within a second.
+            if self._refused and self._spool is not None:
+                await self.blocking(self._flush_refusals, self._spool)
+            return True
+        if first is _STOP:
+            return False
+        batch = [first]
+        stop = False
+        while len(batch) < MAX_BATCH and not self._queue.empty():
+            item = self._queue.get_nowait()
+            if item is _STOP:
+                stop = True
+                break
+            batch.append(item)
+        error = await self.blocking(self._write, batch)
+        for item in batch:
+            if item.future.done():
+                continue  # the client went away; the entry is kept all the same
+            if error is None:
+                item.future.set_result(None)
+            else:
+                item.future.set_exception(error)
+        return not stop
 
     def _write(self, batch: list[_Waiting]) -> Exception | None:
         assert self._spool is not None

@@ -33,7 +33,8 @@ async def running_pipeline(app: FastAPI) -> AsyncIterator[None]:
     writer = SpoolWriter(spool_path(config.data_dir), SpoolLimits(
         max_bytes=config.error_tracking_spool_max_bytes,
         max_age_seconds=config.error_tracking_spool_max_age_seconds), on_commit=wake)
-    await writer.start()
+    await writer.prepare()
+    writer.start()
     app.state.error_tracking_spool_writer = writer
     digester = None
     if app.state.digest_in_process:
