@@ -13,14 +13,14 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
-import json
 import uuid
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-import orjson
+
+from outpost_server import json_text
 
 from .dsn import STORE, AuthInfo, extract_public_key
 from .normalize import NormalizedEvent, normalize_event, normalize_event_id
@@ -146,32 +146,15 @@ def check_object(data: bytes, what: str) -> None:
 
 
 def load_json_object(data: bytes, what: str) -> dict[str, Any]:
-    """Parse a JSON object; anything else (bad UTF-8, nesting bombs, arrays) is a ProtocolError."""
+    """Parse a JSON object; anything else (bad UTF-8, nesting bombs, arrays) is a ProtocolError. Unpaired
+    surrogate escapes become U+FFFD: an accepted event must not be lost over one character."""
     try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        # orjson is strict; the standard parser also takes what Python SDKs may emit (NaN,
-        # Infinity) and UTF-16/32 bodies.
-        try:
-            value = _without_lone_surrogates(json.loads(data))
-        except (ValueError, RecursionError) as exc:
-            # ValueError covers JSONDecodeError and UnicodeDecodeError.
-            raise ProtocolError(f"{what} is not valid JSON: {type(exc).__name__}") from None
+        value = json_text.loads(data)
+    except (ValueError, RecursionError) as exc:
+        # ValueError covers JSONDecodeError and UnicodeDecodeError.
+        raise ProtocolError(f"{what} is not valid JSON: {type(exc).__name__}") from None
     if not isinstance(value, dict):
         raise ProtocolError(f"{what} is not a JSON object")
-    return value
-
-
-
-def _without_lone_surrogates(value: Any) -> Any:
-    """The value with each unpaired surrogate escape ("\\ud800") in its strings made U+FFFD: no database
-    stores such a string, and an accepted event must not be lost over one character."""
-    if isinstance(value, str):
-        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if isinstance(value, dict):
-        return {_without_lone_surrogates(key): _without_lone_surrogates(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_without_lone_surrogates(item) for item in value]
     return value
 
 

@@ -16,7 +16,6 @@ import logging
 from collections.abc import Collection
 from typing import Any
 
-import orjson
 from ariadne import graphql_sync
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -34,6 +33,7 @@ from graphql import (
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
+from outpost_server import json_text
 from outpost_server.accounts.models import User
 from outpost_server.auth import TokenRefused, admit, extract_token, resolve_token
 from outpost_server.db import SessionDep
@@ -96,8 +96,8 @@ def _variables(raw: Any) -> dict[str, Any]:
         if not raw.strip():
             return {}
         try:
-            return _variables(orjson.loads(raw))
-        except ValueError as exc:
+            return _variables(json_text.loads(raw))
+        except (ValueError, RecursionError) as exc:
             raise Refusal(422, str(exc)) from None
     if isinstance(raw, dict):
         return raw
@@ -123,8 +123,8 @@ async def _request_operations(request: Request) -> list[dict[str, Any]]:
         if content_type == "application/json":
             raw = await request.body()
             try:
-                body = orjson.loads(raw) if raw.strip() else {}
-            except ValueError:
+                body = json_text.loads(raw) if raw.strip() else {}
+            except (ValueError, RecursionError):
                 raise Refusal(400, "Invalid JSON in the request body") from None
             if isinstance(body, list):
                 request.state.graphql_batch = True
