@@ -134,9 +134,10 @@ def render_pdf(cover: ReportCover, vulnerabilities: Iterable[ExportVulnerability
                      _cell(identifiers_text(vulnerability.identifiers), small),
                      _cell(ruby_time(vulnerability.detected_at), small)])
     story = _cover(cover, styles)
-    story += [PageBreak(), Paragraph("Summary", styles["Heading1"]),
-              _summary_table("Severity", by_severity, SEVERITIES, styles), Spacer(1, 6 * mm),
-              _summary_table("Status", by_state, STATES, styles), Spacer(1, 6 * mm),
+    # The two counts side by side, so the chart fits on the summary's page.
+    counts = Table([[_summary_table("Severity", by_severity, SEVERITIES, styles),
+                     _summary_table("Status", by_state, STATES, styles)]], hAlign="LEFT")
+    story += [PageBreak(), Paragraph("Summary", styles["Heading1"]), counts, Spacer(1, 4 * mm),
               Paragraph("Vulnerabilities by severity", styles["Heading2"]), _severity_chart(by_severity),
               PageBreak(), Paragraph("Vulnerabilities", styles["Heading1"])]
     if len(rows) == 1:
