@@ -17,6 +17,7 @@ from outpost_server.exports.csv_format import (
     notes_summary,
     plain_cell,
     ruby_csv_line,
+    split_identifiers,
     string_cell,
 )
 from outpost_server.exports.rows import Triage
@@ -60,16 +61,7 @@ def _time_cell(moment: dt.datetime | None) -> str:
 
 def archive_row(vulnerability: ExportVulnerability, triage: Triage) -> str:
     """One CSV line (LF-terminated) with the 25 cells of an archived vulnerability."""
-    cve = cwe = None
-    others = []
-    for identifier in vulnerability.identifiers:
-        kind = identifier.get("type", "").lower()
-        if kind == "cve":
-            cve = cve or identifier.get("name")
-        elif kind == "cwe":
-            cwe = cwe or identifier.get("name")
-        else:
-            others.append(identifier.get("name", ""))
+    cve, cwe, others = split_identifiers(vulnerability.identifiers)
     return ",".join((
         vulnerability.report_type,
         string_cell(vulnerability.scanner_name),

@@ -13,18 +13,14 @@ from __future__ import annotations
 from alembic import op
 
 
-def sqlite_autoincrement(*tables: str) -> None:
+def sqlite_autoincrement(*tables: str, on: bool = True) -> None:
+    """Rebuilds the SQLite tables with AUTOINCREMENT (`on=False`: without, for the downgrades)."""
     if op.get_bind().dialect.name != "sqlite":
         return
     for table in tables:
-        with op.batch_alter_table(table, recreate="always", table_kwargs={"sqlite_autoincrement": True}):
+        with op.batch_alter_table(table, recreate="always", table_kwargs={"sqlite_autoincrement": on}):
             pass
 
 
 def sqlite_plain_ids(*tables: str) -> None:
-    """The downgrade: the tables as they were, without AUTOINCREMENT."""
-    if op.get_bind().dialect.name != "sqlite":
-        return
-    for table in tables:
-        with op.batch_alter_table(table, recreate="always", table_kwargs={"sqlite_autoincrement": False}):
-            pass
+    sqlite_autoincrement(*tables, on=False)
