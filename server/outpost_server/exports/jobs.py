@@ -93,12 +93,22 @@ class ChunkWriter:
         self.buffered = 0
         self.position = 0
         self.byte_size = 0
+        self.renewed_at = time.monotonic()
 
     def write(self, text: str) -> None:
         self.parts.append(text)
         self.buffered += len(text)
         if self.buffered >= CHUNK_BYTES:
             self.flush()
+
+    def keepalive(self) -> None:
+        """For a file built whole (nothing stored for a while): renews the lease once a third of it has
+        passed since the last renewal, however often it is called."""
+        if self.should_stop():
+            raise StopRequested
+        if time.monotonic() - self.renewed_at >= self.lease_seconds / 3:
+            with session_scope(self.factory) as session:
+                self.renew_lease(session)
 
     def write_bytes(self, data: bytes) -> None:
         """A file built whole (the PDF): stored in chunks of CHUNK_BYTES after any buffered text."""
@@ -131,6 +141,7 @@ class ChunkWriter:
         ))
         if renewed != 1:
             raise LeaseLost
+        self.renewed_at = time.monotonic()
 
 
 def generate(factory: sessionmaker[Session], export_id: int, *, worker_id: str, lease_seconds: int,

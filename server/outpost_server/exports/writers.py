@@ -7,6 +7,7 @@ archive export is a CSV of a project's vulnerabilities detected within a range o
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -16,7 +17,7 @@ from outpost_server.accounts.models import User
 from outpost_server.compat.rails_text import parameterize
 from outpost_server.exports import filters as export_filters
 from outpost_server.exports.archive_format import archive_header_row, archive_row
-from outpost_server.exports.csv_format import format_row, header_row
+from outpost_server.exports.csv_format import ExportVulnerability, format_row, header_row
 from outpost_server.exports.models import ARCHIVE, VulnerabilityExport
 from outpost_server.exports.pdf_format import ReportCover, render_pdf
 from outpost_server.exports.rows import BATCH_SIZE, Selection, export_rows, triage_of
@@ -27,6 +28,10 @@ class FileWriter(Protocol):
     def write(self, text: str) -> None: ...
 
     def write_bytes(self, data: bytes) -> None: ...
+
+    def keepalive(self) -> None:
+        """Called often while nothing is written (a PDF being gathered and laid out); renews the lease now
+        and then."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ def write_file(factory: sessionmaker[Session], plan: ExportPlan, writer: FileWri
     rows = export_rows(factory, plan.project_ids, plan.selection())
     if plan.kind == ARCHIVE:
         writer.write(archive_header_row())
-        batch = []
+        batch: list[ExportVulnerability] = []
         for vulnerability in rows:
             batch.append(vulnerability)
             if len(batch) == BATCH_SIZE:
@@ -87,14 +92,22 @@ def write_file(factory: sessionmaker[Session], plan: ExportPlan, writer: FileWri
     elif plan.format == "pdf":
         cover = ReportCover(scope=plan.scope, requester=plan.requester, generated_at=dt.datetime.now(dt.timezone.utc),
                             filters=plan.filters, report_data=plan.report_data)
-        writer.write_bytes(render_pdf(cover, rows))
+        writer.write_bytes(render_pdf(cover, _kept_alive(rows, writer), on_page=writer.keepalive))
     else:
         writer.write(header_row())
         for vulnerability in rows:
             writer.write(format_row(vulnerability))
 
 
-def _write_archive_batch(factory: sessionmaker[Session], batch: list, writer: FileWriter) -> None:
+def _kept_alive(rows: Iterator[ExportVulnerability], writer: FileWriter) -> Iterator[ExportVulnerability]:
+    """The rows, keeping the job's lease alive: the PDF writes nothing until all are read."""
+    for count, row in enumerate(rows, start=1):
+        if count % 100 == 0:
+            writer.keepalive()
+        yield row
+
+
+def _write_archive_batch(factory: sessionmaker[Session], batch: list[ExportVulnerability], writer: FileWriter) -> None:
     if not batch:
         return
     triage = triage_of(factory, [vulnerability.id for vulnerability in batch])
