@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from outpost_server import http_errors
@@ -61,6 +61,9 @@ def create_export(session: Session, *, author: User, project: Project | None = N
                   options: ExportOptions = ExportOptions(), lifetime_seconds: int,
                   api_base_url: str | None = None) -> VulnerabilityExport:
     """A new export job; 429 while the author's previous export of the same scope is unfinished."""
+    # Requests of one author take turns from here to the commit, so two at once cannot both pass the
+    # check: the no-op UPDATE locks the author's row on PostgreSQL and takes SQLite's write lock.
+    session.execute(update(User).where(User.id == author.id).values(updated_at=User.updated_at))
     if export_in_progress(session, author=author, project=project, group=group, kind=options.kind):
         raise http_errors.ApiError(429, {"message": IN_PROGRESS_MESSAGE})
     now = utcnow()

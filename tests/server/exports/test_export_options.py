@@ -4,6 +4,8 @@ the declared filters (other keys dropped) applied to the CSV, send_email's defau
 import csv
 import datetime as dt
 import io
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy import update
 
@@ -59,6 +61,22 @@ def test_second_export_of_a_scope_waits_for_the_first(tmp_path):
             with start_server(tmp_path, root_token=api_only.root_token):
                 assert wait_for_status(client, second.json()["id"])["status"] == "failed"
             assert client.post(path).status_code == 201
+
+
+def test_simultaneous_requests_create_one_export(tmp_path):
+    with start_server(tmp_path, extra_env={"OUTPOST_EXPORT_WORKER": "false"}) as api_only:
+        project = ApiHelper(api_only).project()
+        path = f"/security/projects/{project['id']}/vulnerability_exports"
+        barrier = threading.Barrier(8)
+
+        def create(_: int) -> int:
+            with api_only.client() as client:
+                barrier.wait()
+                return client.post(path).status_code
+
+        with ThreadPoolExecutor(8) as pool:
+            statuses = sorted(pool.map(create, range(8)))
+    assert statuses == [201] + [429] * 7
 
 
 def test_filters_choose_the_csv_rows(server, api):
