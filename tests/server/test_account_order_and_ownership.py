@@ -1,5 +1,6 @@
 """Account behaviours GitLab has: GET /users newest first with order_by and sort, the creator of a subgroup is
-its direct Owner, and ids are never handed out twice (a fresh server, so the deleted row is the newest)."""
+its direct Owner, ids are never handed out twice (a fresh server, so the deleted row is the newest), and
+GET /version names a GitLab 18 release."""
 
 import gitlab
 
@@ -75,3 +76,10 @@ def test_ids_of_deleted_rows_are_never_reused(tmp_path):
                                 "password": "s3cret-pass-1"}).id > user["id"]
         assert gl.projects.create({"name": name}).id > project["id"]
         assert gl.groups.create({"name": f"{name}-g", "path": f"{name}-g"}).id > group["id"]
+
+
+def test_version_is_a_gitlab_18_release(server):
+    with server.client() as root:
+        version = root.get("/version").json()["version"]
+    assert version.split(".")[0] == "18"
+    assert gitlab.Gitlab(server.url, private_token=server.root_token).version()[0] == version
