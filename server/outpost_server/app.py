@@ -38,7 +38,9 @@ from outpost_server.error_tracking.rate_limit import SharedRateLimit
 from outpost_server.error_tracking.retention import instance_policy
 from outpost_server.error_tracking.retention_router import router as retention_router
 from outpost_server.error_tracking.web.views import router as error_tracking_web_router
+from outpost_server.exports.archive_router import router as archive_exports_router
 from outpost_server.exports.jobs import running_export_worker
+from outpost_server.exports.notify import mail_settings
 from outpost_server.exports.router import router as exports_router
 from outpost_server.graphql.router import router as graphql_router
 from outpost_server.middleware import RequestMiddleware
@@ -82,6 +84,7 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     app.state.config = config
     app.state.digest_in_process = digest_in_process
     for router in (accounts_router, variables_router, vulnerabilities_router, exports_router,
+                   archive_exports_router,
                    error_tracking_api.router, retention_router, ingestion_router, application_settings_router,
                    mail_router):
         app.include_router(router, prefix=API_PREFIX)
@@ -115,7 +118,7 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
     async with AsyncExitStack() as workers:
         app.state.export_worker = await workers.enter_async_context(running_export_worker(
             app.state.sessionmaker, lease_seconds=config.export_lease_seconds,
-            generate_files=config.export_worker))
+            generate_files=config.export_worker, mail=mail_settings(config)))
         if config.error_tracking_pruner:
             await workers.enter_async_context(running_pruner(
                 app.state.sessionmaker, defaults=instance_policy(config),

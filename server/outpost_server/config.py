@@ -96,8 +96,9 @@ class ServerConfig(BaseSettings):
     source_maps_unused_days: int = 90
     # Addresses or networks (comma-separated) allowed to read /-/metrics without a token.
     metrics_allowed_ips: str = "127.0.0.1,::1"
-    # Vulnerability exports are deleted this long after creation.
-    export_lifetime_seconds: int = 3600
+    # Seconds after its creation a vulnerability export (and an archive export) is deleted with its file;
+    # GitLab's documented lifetime is an hour. A plain number of seconds, e.g. 86400 for a day.
+    vulnerability_export_lifetime: int = Field(default=3600, ge=1)
     # An export job whose worker stops renewing its lease this long is taken over by another worker.
     export_lease_seconds: int = 30
     # False: this process serves the exports API but leaves generating the files to other processes.

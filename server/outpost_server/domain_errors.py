@@ -66,3 +66,11 @@ class InvalidValue(DomainError):
     def __init__(self, name: str):
         super().__init__(name)
         self.name = name
+
+
+class Busy(DomainError):
+    """The same work is already under way for the caller; try again once it finished."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message

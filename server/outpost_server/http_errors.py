@@ -89,6 +89,7 @@ _DOMAIN_ANSWERS: dict[type[domain.DomainError], Callable[[Any], ApiError]] = {
     domain.Invalid: lambda error: validation_error(error.messages),
     domain.BadRequest: lambda error: bad_request(error.reason),
     domain.InvalidValue: lambda error: invalid_value(error.name),
+    domain.Busy: lambda error: ApiError(429, {"message": error.message}),
 }
 
 

@@ -23,7 +23,7 @@ _TRUE = {"1", "t", "true", "y", "yes", "on"}
 _FALSE = {"0", "f", "false", "n", "no", "off"}
 _MISSING = object()
 
-ParamKind = Literal["string", "integer", "boolean", "array"]
+ParamKind = Literal["string", "integer", "boolean", "array", "object"]
 
 
 @dataclass(frozen=True)

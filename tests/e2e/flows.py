@@ -50,11 +50,13 @@ def find_vulnerability(client: httpx.Client, project_id: int, tag: str) -> dict:
     raise AssertionError(f"no vulnerability tagged {tag}")
 
 
-def wait_for_export(client: httpx.Client, export_id: int, timeout: float = POLL_TIMEOUT) -> dict:
-    """Polls an export until it is finished or failed (GitLab answers 202 until then)."""
+def wait_for_export(client: httpx.Client, export_id: int, timeout: float = POLL_TIMEOUT,
+                    resource: str = "vulnerability_exports") -> dict:
+    """Polls an export (or with resource="vulnerability_archive_exports" an archive export) until it is
+    finished or failed (GitLab answers 202 until then)."""
     deadline = time.monotonic() + timeout
     while True:
-        response = client.get(f"/security/vulnerability_exports/{export_id}")
+        response = client.get(f"/security/{resource}/{export_id}")
         assert response.status_code in (200, 202), response.text
         if response.status_code == 200:
             return response.json()

@@ -115,7 +115,7 @@ def test_exports_requested_on_one_are_made_once_and_downloadable_from_the_other(
 
 
 def test_expired_exports_are_swept_once_for_both(tmp_path):
-    with replicas(tmp_path, {"OUTPOST_EXPORT_LIFETIME_SECONDS": "3"}) as (a, b):
+    with replicas(tmp_path, {"OUTPOST_VULNERABILITY_EXPORT_LIFETIME": "3"}) as (a, b):
         api = ApiHelper(a)
         project = api.project()
         upload_report(api.root, project["id"], sast_report(5, tag="expiry"))

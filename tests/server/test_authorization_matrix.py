@@ -19,6 +19,7 @@ in that document; the ingestion tests and tests/e2e cover it.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -33,6 +34,8 @@ from tests.support import ApiHelper, unique
 
 ACTORS = ("anon", "read_api", "revoked", "guest", "reporter", "developer", "maintainer", "owner", "admin",
           "other_dev", "outsider")
+
+ARCHIVE_RANGE = {"start_date": "2020-01-01", "end_date": "2030-12-31"}
 
 MATRIX = """
 endpoint                                                  anon read_api revoked guest reporter developer maintainer owner admin other_dev outsider
@@ -102,6 +105,9 @@ POST   /security/groups/{group}/vulnerability_exports      401  403      401    
 POST   /security/vulnerability_exports                     401  403      401     201   201      201       201        201   201   201       201
 GET    /security/vulnerability_exports/{export}            401  403      401     403   403      200       403        403   403   403       403
 GET    /security/vulnerability_exports/{export}/download   401  403      401     403   403      200       403        403   403   403       403
+POST   /security/projects/{project}/vulnerability_archive_exports  401  403  401  403  403  201  201  201  201  201  404
+GET    /security/vulnerability_archive_exports/{archive_export}           401  403  401  403  403  200  403  403  403  403  403
+GET    /security/vulnerability_archive_exports/{archive_export}/download  401  403  401  403  403  200  403  403  403  403  403
 GET    /projects/{project}/error_tracking/settings         401  200      401     403   403      403       200        200   200   403       404
 PATCH  /projects/{project}/error_tracking/settings         401  403      401     403   403      403       200        200   200   403       404
 PUT    /projects/{project}/error_tracking/settings         401  403      401     403   403      403       200        200   200   403       404
@@ -213,14 +219,23 @@ class World:
             assert self.root.post(f"/vulnerabilities/{vulnerability_id}/{state_action}").status_code == 201
         return vulnerability_id
 
-    def finished_export(self) -> int:
-        """A project export authored by the developer, finished."""
+    def finished_export(self, resource: str = "vulnerability_exports", body: dict | None = None) -> int:
+        """A project export (or archive export) authored by the developer, finished."""
+        deadline = time.monotonic() + 60
         with self.client("developer") as developer:
-            response = developer.post(f"/security/projects/{self.project['id']}/vulnerability_exports")
+            while True:
+                response = developer.post(f"/security/projects/{self.project['id']}/{resource}", json=body)
+                # One unfinished export per author and project: a row's own export may still be running.
+                if response.status_code != 429 or time.monotonic() > deadline:
+                    break
+                time.sleep(0.1)
             assert response.status_code == 201, response.text
             export_id = response.json()["id"]
-            assert wait_for_export(developer, export_id)["status"] == "finished"
+            assert wait_for_export(developer, export_id, resource=resource)["status"] == "finished"
         return export_id
+
+    def finished_archive_export(self) -> int:
+        return self.finished_export("vulnerability_archive_exports", ARCHIVE_RANGE)
 
     def variable(self) -> str:
         key = unique("MATRIX_").upper()
@@ -257,6 +272,7 @@ SHARED_PLACEHOLDERS: dict[str, Callable[[World], object]] = {
     "variable": World.variable,
     "vulnerability": lambda world: world.vulnerability(None),
     "export": World.finished_export,
+    "archive_export": World.finished_archive_export,
     "project_with_error_tracking": World.error_tracking_enabled,
 }
 
@@ -302,6 +318,7 @@ def request_body(row: Row, world: World) -> dict | None:
                                                  world.root.get("/application/plan_limits").json()
                                                  ["ci_instance_level_variables"]},
         "POST /projects/{}/security/reports": lambda: sast_report(1, tag=name),
+        "POST /security/projects/{}/vulnerability_archive_exports": ARCHIVE_RANGE,
         "PATCH /projects/{}/error_tracking/settings": {"active": True},
         "PUT /projects/{}/error_tracking/settings": {"active": True, "integrated": True},
         "PUT /projects/{}/error_tracking/retention": {"retention_days": 60},

@@ -93,7 +93,10 @@ def test_the_served_document_lists_body_parameters_as_json_and_as_a_form(documen
     assert create["properties"]["variable_type"]["enum"] == ["env_var", "file"]
     assert _body(document, "post", "/api/v4/admin/ci/variables", "application/x-www-form-urlencoded") == create
     export = _body(document, "post", "/api/v4/security/vulnerability_exports")
-    assert export["properties"] == {"export_format": {"type": "string", "enum": ["csv"], "default": "csv"}}
+    assert export["properties"] == {"export_format": {"type": "string", "enum": ["csv", "pdf"], "default": "csv"},
+                                    "send_email": {"type": "boolean"}, "filters": {"type": "object"}}
+    scoped = _body(document, "post", "/api/v4/security/projects/{project_id}/vulnerability_exports")
+    assert set(scoped["properties"]) == {"export_format", "send_email", "filters", "report_data"}
     settings = _body(document, "put", "/api/v4/projects/{project_id}/error_tracking/settings")
     assert {"active", "integrated", "api_host", "token"} <= set(settings["properties"])
 
@@ -106,4 +109,4 @@ def test_endpoints_reading_nothing_declare_an_empty_list(document):
 def test_the_export_download_is_declared_as_what_it_serves(server):
     document = httpx.get(server.api_url + "/openapi.json", timeout=30).json()
     answer = document["paths"]["/api/v4/security/vulnerability_exports/{export_id}/download"]["get"]["responses"]
-    assert list(answer["200"]["content"]) == ["application/octet-stream"]
+    assert list(answer["200"]["content"]) == ["application/octet-stream", "application/pdf"]

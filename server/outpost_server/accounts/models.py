@@ -10,6 +10,8 @@ from outpost_server.db import Base, UTCDateTime, utcnow
 
 class User(Base):
     __tablename__ = "users"
+    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases).
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(255), unique=True)
@@ -22,10 +24,13 @@ class User(Base):
     can_create_group: Mapped[bool] = mapped_column(Boolean, default=True)
     projects_limit: Mapped[int] = mapped_column(Integer, default=100_000)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
 
 class PersonalAccessToken(Base):
     __tablename__ = "personal_access_tokens"
+    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases).
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
@@ -51,6 +56,8 @@ class Namespace(Base):
     """
 
     __tablename__ = "namespaces"
+    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases).
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(primary_key=True)
     kind: Mapped[str] = mapped_column(String(16))
@@ -80,6 +87,8 @@ class Group(Namespace):
 
 class Project(Base):
     __tablename__ = "projects"
+    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases).
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(255))

@@ -42,9 +42,10 @@ def create_group(session: Session, *, name: str, path: str, creator: User, paren
                   visibility=visibility, description=description)
     session.add(group)
     session.flush()
-    if parent is None or group_access_level(session, creator, parent) < access.OWNER:
-        session.add(GroupMember(group_id=group.id, user_id=creator.id, access_level=access.OWNER))
-        session.flush()
+    # GitLab's Groups::CreateService adds the creator as a direct Owner of every group it creates,
+    # subgroups included, whatever the creator inherits from the parent.
+    session.add(GroupMember(group_id=group.id, user_id=creator.id, access_level=access.OWNER))
+    session.flush()
     return group
 
 

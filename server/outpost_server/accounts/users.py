@@ -66,8 +66,17 @@ def find_user_by_username(session: Session, username: str) -> User | None:
     return session.scalar(select(User).where(User.username == username))
 
 
-def users_stmt(*, username: str | None = None, search: str | None = None):
-    stmt = select(User).order_by(User.id)
+# GET /users' order_by values (GitLab's API::Users); the default is id, newest first.
+USER_ORDERS = ("id", "name", "username", "created_at", "updated_at")
+
+
+def users_stmt(*, username: str | None = None, search: str | None = None, order_by: str = "id",
+               sort: str = "desc"):
+    column = {"name": User.name, "username": User.username, "created_at": User.created_at,
+              "updated_at": User.updated_at}.get(order_by, User.id)
+    # id breaks ties, in the same direction, so pages never overlap.
+    stmt = select(User).order_by(column.asc(), User.id.asc()) if sort == "asc" else \
+        select(User).order_by(column.desc(), User.id.desc())
     if username:
         stmt = stmt.where(User.username == username)
     if search:

@@ -18,6 +18,8 @@ class AlertRule(Base):
     """GlitchTip's ProjectAlert (name, timespan_minutes, quantity) plus Outpost's conditions and filters."""
 
     __tablename__ = "alert_rules"
+    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases).
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), index=True)
@@ -48,6 +50,8 @@ class AlertRecipient(Base):
     """GlitchTip's AlertRecipient: a channel (`recipient_type`) and its target."""
 
     __tablename__ = "alert_recipients"
+    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases).
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(primary_key=True)
     rule_id: Mapped[int] = mapped_column(ForeignKey("alert_rules.id", ondelete="CASCADE"), index=True)
@@ -72,6 +76,7 @@ class AlertDelivery(Base):
     __table_args__ = (
         Index("ix_alert_deliveries_due", "status", "next_attempt_at"),
         Index("ix_alert_deliveries_rule", "rule_id", "id"),
+        {"sqlite_autoincrement": True},  # ids are never reused
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

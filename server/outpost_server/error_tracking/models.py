@@ -51,6 +51,8 @@ class ErrorTrackingSetting(Base):
 
 class ClientKey(Base):
     __tablename__ = "error_tracking_client_keys"
+    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases).
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), index=True)
@@ -63,7 +65,8 @@ class TrackedError(Base):
     """One error: the events sharing a fingerprint, with running aggregates."""
 
     __tablename__ = "error_tracking_errors"
-    __table_args__ = (UniqueConstraint("project_id", "fingerprint"),)
+    # Ids are never reused (SQLite AUTOINCREMENT).
+    __table_args__ = (UniqueConstraint("project_id", "fingerprint"), {"sqlite_autoincrement": True})
 
     id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), index=True)

@@ -155,11 +155,12 @@ def notes_summary(notes: Sequence[ExportNote]) -> str:
     ])
 
 
-def format_row(vulnerability: ExportVulnerability) -> str:
-    """One CSV line (LF-terminated) with the 19 cells of the vulnerability."""
+def split_identifiers(identifiers: Sequence[Mapping[str, str]]) -> tuple[str | None, str | None, list[str]]:
+    """The first CVE's and CWE's names, and the names of the other identifiers (GitLab's cve_value,
+    cwe_value and other_identifier_values)."""
     cve = cwe = None
     others = []
-    for identifier in vulnerability.identifiers:
+    for identifier in identifiers:
         kind = identifier.get("type", "").lower()
         if kind == "cve":
             cve = cve or identifier.get("name")
@@ -167,6 +168,12 @@ def format_row(vulnerability: ExportVulnerability) -> str:
             cwe = cwe or identifier.get("name")
         else:
             others.append(identifier.get("name", ""))
+    return cve, cwe, others
+
+
+def format_row(vulnerability: ExportVulnerability) -> str:
+    """One CSV line (LF-terminated) with the 19 cells of the vulnerability."""
+    cve, cwe, others = split_identifiers(vulnerability.identifiers)
     dismissal = vulnerability.dismissal_reason if vulnerability.state == "dismissed" else None
     return ",".join((
         repeated_string_cell(vulnerability.group_name),

@@ -1,4 +1,4 @@
-"""The JSON body of a vulnerability export, as GitLab's `VulnerabilityExport` entity renders it."""
+"""The JSON bodies of vulnerability exports (GitLab's `VulnerabilityExport` entity) and archive exports."""
 
 from __future__ import annotations
 
@@ -20,7 +20,25 @@ def export_entity(export: VulnerabilityExport, *, api_base_url: str) -> dict[str
         "status": export.status,
         "started_at": iso(export.started_at),
         "finished_at": iso(export.finished_at),
-        "send_email": False,
+        "send_email": export.send_email,
+        "expires_at": iso(export.expires_at),
+        "_links": {"self": self_url, "download": f"{self_url}/download"},
+    }
+
+
+def archive_export_entity(export: VulnerabilityExport, *, api_base_url: str) -> dict[str, Any]:
+    """An archive export: the export's fields for a project, with its date range."""
+    self_url = f"{api_base_url}/security/vulnerability_archive_exports/{export.id}"
+    return {
+        "id": export.id,
+        "created_at": iso(export.created_at),
+        "project_id": export.project_id,
+        "format": export.format,
+        "status": export.status,
+        "start_date": export.start_date.isoformat() if export.start_date else None,
+        "end_date": export.end_date.isoformat() if export.end_date else None,
+        "started_at": iso(export.started_at),
+        "finished_at": iso(export.finished_at),
         "expires_at": iso(export.expires_at),
         "_links": {"self": self_url, "download": f"{self_url}/download"},
     }

@@ -11,37 +11,28 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import json
 import logging
 import os
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-import orjson
-from sqlalchemy import DateTime, Text, and_, cast, delete, or_, select, type_coerce, update
+from sqlalchemy import and_, delete, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from outpost_server.accounts.models import Group, Project, User
 from outpost_server.background import FailureReport
 from outpost_server.db import changed_rows, session_scope, utcnow
-from outpost_server.exports.csv_format import (
-    ExportNote,
-    ExportVulnerability,
-    format_row,
-    header_row,
-)
 from outpost_server.exports.models import VulnerabilityExport, VulnerabilityExportChunk
-from outpost_server.exports.service import export_file_name, scope_full_path, scope_project_ids
-from outpost_server.vulnerabilities.models import Vulnerability, VulnerabilityNote
+from outpost_server.exports.notify import send_completion_email
+from outpost_server.exports.writers import file_name, plan_of, write_file
+from outpost_server.mail import MailSettings
 
 log = logging.getLogger("outpost.exports")
 
 MAX_ATTEMPTS = 3
-BATCH_SIZE = 1000
 CHUNK_BYTES = 512 * 1024
 IDLE_POLL_SECONDS = 1.0
 SWEEP_EVERY_SECONDS = 5.0
@@ -88,81 +79,6 @@ def claim_next(factory: sessionmaker[Session], *, worker_id: str, lease_seconds:
     return None
 
 
-def _export_rows(factory: sessionmaker[Session], project_ids: list[int]) -> Iterator[ExportVulnerability]:
-    """Every vulnerability of the projects, project by project in id order, in keyset batches.
-
-    One project per query keeps each batch an ordered walk of the (project_id, id) index, and the
-    project's names are read once instead of joined into every row.
-    """
-    for project_id in project_ids:
-        with factory() as session:
-            names = session.execute(
-                select(Group.name, Project.name, Project.full_path)
-                .select_from(Project)
-                .outerjoin(Group, Group.id == Project.namespace_id)
-                .where(Project.id == project_id)
-            ).first()
-        if names is None:
-            continue
-        last_id = 0
-        while True:
-            batch = _load_batch(factory, project_id, last_id, *names)
-            if not batch:
-                break
-            yield from batch
-            last_id = batch[-1].id
-
-
-def _load_batch(factory: sessionmaker[Session], project_id: int, after_id: int, group_name: str | None,
-                project_name: str, full_path: str) -> list[ExportVulnerability]:
-    with factory() as session:
-        # Core execution: plain rows, without the ORM's per-row bookkeeping. The JSON columns come as
-        # text for orjson, and created_at without UTCDateTime's per-row conversion (ruby_time takes
-        # SQLite's naive UTC values and PostgreSQL's aware ones alike): together these were a third
-        # of an export's time.
-        connection = session.connection()
-        rows = connection.execute(
-            select(Vulnerability.id, Vulnerability.report_type, Vulnerability.scanner_name, Vulnerability.state,
-                   Vulnerability.title, Vulnerability.description, Vulnerability.severity,
-                   cast(Vulnerability.identifiers, Text), type_coerce(Vulnerability.created_at, DateTime()),
-                   cast(Vulnerability.location, Text), Vulnerability.resolved_on_default_branch,
-                   cast(Vulnerability.cvss_vectors, Text), Vulnerability.dismissal_reason)
-            .where(Vulnerability.project_id == project_id, Vulnerability.id > after_id)
-            .order_by(Vulnerability.id)
-            .limit(BATCH_SIZE)
-        ).all()
-        if not rows:
-            return []
-        notes: dict[int, list[ExportNote]] = {}
-        for vulnerability_id, edited_at, username, text in connection.execute(
-            select(VulnerabilityNote.vulnerability_id, VulnerabilityNote.updated_at, User.username,
-                   VulnerabilityNote.note)
-            .join(User, User.id == VulnerabilityNote.author_id)
-            .where(VulnerabilityNote.vulnerability_id.in_([row[0] for row in rows]))
-            .order_by(VulnerabilityNote.vulnerability_id, VulnerabilityNote.id)
-        ):
-            notes.setdefault(vulnerability_id, []).append(ExportNote(edited_at, username, text))
-    no_notes = ()
-    # Positional construction, in ExportVulnerability's field order (the hot loop of an export).
-    return [
-        ExportVulnerability(vulnerability_id, group_name, project_name, full_path, report_type, scanner_name, state,
-                            title, description, severity, _json(identifiers) or no_notes, created_at,
-                            _json(location) or {}, resolved, notes.get(vulnerability_id, no_notes),
-                            _json(cvss) or no_notes, dismissal_reason)
-        for (vulnerability_id, report_type, scanner_name, state, title, description, severity, identifiers,
-             created_at, location, resolved, cvss, dismissal_reason) in rows
-    ]
-
-
-def _json(text: str | None):
-    if text is None:
-        return None
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:  # NaN or Infinity, which the standard encoder writes
-        return json.loads(text)
-
-
 class ChunkWriter:
     """Buffers CSV text and stores it in chunks, renewing the job's lease with every chunk."""
 
@@ -177,6 +93,7 @@ class ChunkWriter:
         self.buffered = 0
         self.position = 0
         self.byte_size = 0
+        self.renewed_at = time.monotonic()
 
     def write(self, text: str) -> None:
         self.parts.append(text)
@@ -184,11 +101,29 @@ class ChunkWriter:
         if self.buffered >= CHUNK_BYTES:
             self.flush()
 
-    def flush(self) -> None:
+    def keepalive(self) -> None:
+        """For a file built whole (nothing stored for a while): renews the lease once a third of it has
+        passed since the last renewal, however often it is called."""
         if self.should_stop():
             raise StopRequested
+        if time.monotonic() - self.renewed_at >= self.lease_seconds / 3:
+            with session_scope(self.factory) as session:
+                self.renew_lease(session)
+
+    def write_bytes(self, data: bytes) -> None:
+        """A file built whole (the PDF): stored in chunks of CHUNK_BYTES after any buffered text."""
+        self.flush()
+        for start in range(0, len(data), CHUNK_BYTES):
+            self._store(data[start:start + CHUNK_BYTES])
+
+    def flush(self) -> None:
         data = "".join(self.parts).encode("utf-8")
         self.parts, self.buffered = [], 0
+        self._store(data)
+
+    def _store(self, data: bytes) -> None:
+        if self.should_stop():
+            raise StopRequested
         if not data:
             return
         with session_scope(self.factory) as session:
@@ -206,11 +141,12 @@ class ChunkWriter:
         ))
         if renewed != 1:
             raise LeaseLost
+        self.renewed_at = time.monotonic()
 
 
 def generate(factory: sessionmaker[Session], export_id: int, *, worker_id: str, lease_seconds: int,
              should_stop: Callable[[], bool] = lambda: False) -> None:
-    """Writes the CSV of a claimed export and marks it finished."""
+    """Writes the file of a claimed export and marks it finished."""
     writer = ChunkWriter(factory, export_id=export_id, worker_id=worker_id, lease_seconds=lease_seconds,
                          should_stop=should_stop)
     with session_scope(factory) as session:
@@ -218,14 +154,10 @@ def generate(factory: sessionmaker[Session], export_id: int, *, worker_id: str, 
         export = session.get(VulnerabilityExport, export_id)
         if export is None:
             raise LeaseLost  # deleted since it was claimed
-        project_ids = scope_project_ids(session, export)
-        full_path = scope_full_path(session, export)
+        plan = plan_of(session, export)
         # Chunks of an earlier, interrupted attempt.
         session.execute(delete(VulnerabilityExportChunk).where(VulnerabilityExportChunk.export_id == export_id))
-    writer.write(header_row())
-    if project_ids:
-        for vulnerability in _export_rows(factory, project_ids):
-            writer.write(format_row(vulnerability))
+    write_file(factory, plan, writer)
     writer.flush()
     now = utcnow()
     with session_scope(factory) as session:
@@ -233,7 +165,7 @@ def generate(factory: sessionmaker[Session], export_id: int, *, worker_id: str, 
             update(VulnerabilityExport)
             .where(VulnerabilityExport.id == export_id, VulnerabilityExport.status == "running",
                    VulnerabilityExport.lease_owner == worker_id)
-            .values(status="finished", finished_at=now, file_name=export_file_name(full_path, now),
+            .values(status="finished", finished_at=now, file_name=file_name(plan, now),
                     byte_size=writer.byte_size, lease_owner=None, lease_expires_at=None)
         ))
     if finished != 1:
@@ -267,9 +199,10 @@ def sweep_expired(factory: sessionmaker[Session]) -> int:
 class ExportWorker:
     """Runs export jobs in the background of one server process."""
 
-    def __init__(self, factory: sessionmaker[Session], *, lease_seconds: int):
+    def __init__(self, factory: sessionmaker[Session], *, lease_seconds: int, mail: MailSettings | None = None):
         self.factory = factory
         self.lease_seconds = lease_seconds
+        self.mail = mail
         self.worker_id = new_worker_id()
         self.stopping = False
         self._wake = asyncio.Event()
@@ -320,6 +253,8 @@ class ExportWorker:
             generate(self.factory, export_id, worker_id=self.worker_id, lease_seconds=self.lease_seconds,
                      should_stop=lambda: self.stopping)
             log.info("vulnerability export %s finished in %.2f s", export_id, time.perf_counter() - started)
+            # Never fails the export: a send failure is logged (GitLab sends after finish! too).
+            send_completion_email(self.factory, export_id, self.mail)
         except StopRequested:
             release(self.factory, export_id, worker_id=self.worker_id, failed=False)
         except LeaseLost:
@@ -330,11 +265,11 @@ class ExportWorker:
 
 
 @asynccontextmanager
-async def running_export_worker(factory: sessionmaker[Session], *, lease_seconds: int,
-                                generate_files: bool) -> AsyncIterator[ExportWorker]:
+async def running_export_worker(factory: sessionmaker[Session], *, lease_seconds: int, generate_files: bool,
+                                mail: MailSettings | None = None) -> AsyncIterator[ExportWorker]:
     """The process's worker for the lifetime of the block; with `generate_files` false it never
     claims a job (other replicas produce the files) and `wake()` does nothing."""
-    worker = ExportWorker(factory, lease_seconds=lease_seconds)
+    worker = ExportWorker(factory, lease_seconds=lease_seconds, mail=mail)
     if generate_files:
         worker.start()
     try:

@@ -87,6 +87,10 @@ EXPORT = obj({"id": INTEGER, "created_at": TIME, "project_id": _ID, "group_id": 
               "status": STRING, "started_at": TIME, "finished_at": TIME, "send_email": BOOLEAN,
               "expires_at": TIME, "_links": obj({"self": STRING, "download": STRING})})
 
+ARCHIVE_EXPORT = obj({"id": INTEGER, "created_at": TIME, "project_id": INTEGER, "format": STRING, "status": STRING,
+                      "start_date": TIME, "end_date": TIME, "started_at": TIME, "finished_at": TIME,
+                      "expires_at": TIME, "_links": obj({"self": STRING, "download": STRING})})
+
 ERROR_TRACKING_SETTING = obj({
     "active": BOOLEAN, "project_name": nullable(STRING), "sentry_external_url": nullable(STRING),
     "api_url": nullable(STRING), "integrated": BOOLEAN},

@@ -25,6 +25,8 @@ Body = Schema | Binary | None
 
 V4 = "/api/v4"
 S0 = "/api/0"
+# An export's file: CSV as GitLab serves it (octet-stream), or a PDF.
+EXPORT_FILE = Binary(("application/octet-stream", "application/pdf"))
 # GitLab's answer to block, unblock, deactivate and activate: true, false, or null when nothing changed.
 STATE_CHANGE = nullable(BOOLEAN)
 
@@ -107,8 +109,11 @@ _GITLAB: dict[str, dict[int, Body]] = {
     f"POST {V4}/security/vulnerability_exports": {201: gitlab.EXPORT},
     # 202 with Poll-Interval while the export is still being made.
     f"GET {V4}/security/vulnerability_exports/{{export_id}}": {200: gitlab.EXPORT, 202: gitlab.EXPORT},
-    f"GET {V4}/security/vulnerability_exports/{{export_id}}/download": {
-        200: Binary(("application/octet-stream",))},
+    f"GET {V4}/security/vulnerability_exports/{{export_id}}/download": {200: EXPORT_FILE},
+    f"POST {V4}/security/projects/{{project_id}}/vulnerability_archive_exports": {201: gitlab.ARCHIVE_EXPORT},
+    f"GET {V4}/security/vulnerability_archive_exports/{{export_id}}": {
+        200: gitlab.ARCHIVE_EXPORT, 202: gitlab.ARCHIVE_EXPORT},
+    f"GET {V4}/security/vulnerability_archive_exports/{{export_id}}/download": {200: EXPORT_FILE},
     f"GET {V4}/projects/{{project_id}}/error_tracking/settings": {200: gitlab.ERROR_TRACKING_SETTING},
     f"PATCH {V4}/projects/{{project_id}}/error_tracking/settings": {200: gitlab.ERROR_TRACKING_SETTING},
     f"PUT {V4}/projects/{{project_id}}/error_tracking/settings": {200: gitlab.ERROR_TRACKING_SETTING},

@@ -92,7 +92,8 @@ class Release(Base):
     """A release of a project, as created by `sentry-cli releases new` (Sentry's Release, per project)."""
 
     __tablename__ = "source_map_releases"
-    __table_args__ = (UniqueConstraint("project_id", "version"),)
+    # Ids are never reused (SQLite AUTOINCREMENT).
+    __table_args__ = (UniqueConstraint("project_id", "version"), {"sqlite_autoincrement": True})
 
     id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
@@ -107,7 +108,8 @@ class ReleaseFile(Base):
 
     __tablename__ = "source_map_release_files"
     __table_args__ = (UniqueConstraint("release_id", "name", "dist"),
-                      Index("ix_source_map_release_files_name", "project_id", "name"))
+                      Index("ix_source_map_release_files_name", "project_id", "name"),
+                      {"sqlite_autoincrement": True})  # ids are never reused
 
     id: Mapped[int] = mapped_column(primary_key=True)
     release_id: Mapped[int] = mapped_column(ForeignKey("source_map_releases.id", ondelete="CASCADE"))

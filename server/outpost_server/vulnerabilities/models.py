@@ -23,6 +23,7 @@ class Vulnerability(Base):
         UniqueConstraint("project_id", "fingerprint"),
         Index("ix_vulnerabilities_project_scanner", "project_id", "report_type", "scanner_external_id"),
         Index("ix_vulnerabilities_project_id_id", "project_id", "id"),
+        {"sqlite_autoincrement": True},  # ids are never reused
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -60,6 +61,8 @@ class VulnerabilityNote(Base):
     """A comment on a vulnerability; status changes are recorded as system notes."""
 
     __tablename__ = "vulnerability_notes"
+    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases).
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(primary_key=True)
     vulnerability_id: Mapped[int] = mapped_column(ForeignKey("vulnerabilities.id", ondelete="CASCADE"), index=True)

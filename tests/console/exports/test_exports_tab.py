@@ -141,7 +141,7 @@ def test_history_is_kept_per_profile_and_finish_reported_to_the_window(qtbot, li
 
 def test_expired_export_can_be_regenerated(qtbot, live_context, tmp_path):
     context = live_context
-    with start_server(tmp_path / "server", extra_env={"OUTPOST_EXPORT_LIFETIME_SECONDS": "10"}) as short_lived:
+    with start_server(tmp_path / "server", extra_env={"OUTPOST_VULNERABILITY_EXPORT_LIFETIME": "10"}) as short_lived:
         connect(qtbot, context, short_lived.url, short_lived.root_token)
         tab = make_tab(qtbot, context, tmp_path / "history")
         tab.picker.set_kind("instance")

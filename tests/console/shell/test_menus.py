@@ -165,7 +165,7 @@ def test_help_connection_and_quit_shortcuts(qtbot, connected):
     window = connected
     press(qtbot, window, "F1")
     box = next(child for child in window.findChildren(QMessageBox) if child.windowTitle() == "About Outpost console")
-    assert "Outpost console" in box.text() and "PySide6" in box.text() and "Server: 17.5.0" in box.text()
+    assert "Outpost console" in box.text() and "PySide6" in box.text() and "Server: 18.6.0" in box.text()
     box.close()
     press(qtbot, window, "Ctrl+O")
     qtbot.waitUntil(lambda: window.connection_dialog is not None and window.connection_dialog.isVisible(),

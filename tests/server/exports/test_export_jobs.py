@@ -68,14 +68,19 @@ def test_repeatedly_interrupted_export_is_marked_failed(tmp_path):
 
 def test_two_processes_produce_each_export_exactly_once(tmp_path):
     with start_server(tmp_path) as first, start_server(tmp_path, root_token=first.root_token) as second:
-        project = ApiHelper(first).project()
-        with first.client() as one, second.client() as two:
-            upload_report(one, project["id"], "gl-dependency-scanning-report.json")
-            ids = [client.post(f"/security/projects/{project['id']}/vulnerability_exports").json()["id"]
-                   for client in (one, two) * 6]
-            for export_id in ids:
-                assert wait_for_status(one, export_id)["status"] == "finished"
-            files = {one.get(f"/security/vulnerability_exports/{i}/download").content for i in ids}
+        # One export per author and project at a time, so twelve developers ask at once, half on each server.
+        project, tokens = ApiHelper(first).project_with_roles({f"developer{n}": 30 for n in range(12)})
+        with first.client() as root:
+            upload_report(root, project["id"], "gl-dependency-scanning-report.json")
+        clients = [server.client(token) for server, token in zip((first, second) * 6, tokens.values(), strict=True)]
+        ids = [client.post(f"/security/projects/{project['id']}/vulnerability_exports").json()["id"]
+               for client in clients]
+        for client, export_id in zip(clients, ids, strict=True):
+            assert wait_for_status(client, export_id)["status"] == "finished"
+        files = {client.get(f"/security/vulnerability_exports/{i}/download").content
+                 for client, i in zip(clients, ids, strict=True)}
+        for client in clients:
+            client.close()
         assert len(files) == 1 and next(iter(files)).count(b"\n") == 3
         for export_id in ids:
             assert export_row(first, export_id).attempts == 1
@@ -110,7 +115,7 @@ def test_export_survives_a_crash_mid_way(tmp_path):
 
 
 def test_export_is_deleted_after_its_lifetime(tmp_path):
-    with start_server(tmp_path, extra_env={"OUTPOST_EXPORT_LIFETIME_SECONDS": "10"}) as short_lived:
+    with start_server(tmp_path, extra_env={"OUTPOST_VULNERABILITY_EXPORT_LIFETIME": "10"}) as short_lived:
         with short_lived.client() as client:
             created = client.post("/security/vulnerability_exports").json()
             expires = dt.datetime.fromisoformat(created["expires_at"].replace("Z", "+00:00"))
@@ -137,3 +142,24 @@ def test_export_is_deleted_after_its_lifetime(tmp_path):
         with short_lived.client() as client:
             # Clients remember exports by id, so a deleted export's id is never handed out again.
             assert client.post("/security/vulnerability_exports").json()["id"] > created["id"]
+
+
+def test_a_long_pdf_keeps_its_lease_while_it_is_laid_out(tmp_path):
+    # Laying out 3,000 vulnerabilities takes several seconds, with nothing stored meanwhile: with a 2 s
+    # lease, the other process would take the job over unless the lease is renewed during the layout.
+    env = {"OUTPOST_EXPORT_LEASE_SECONDS": "2"}
+    with start_server(tmp_path, extra_env=env) as first, \
+            start_server(tmp_path, root_token=first.root_token, extra_env=env):
+        project = ApiHelper(first).project()
+        engine = engine_of(first)
+        insert_vulnerabilities(engine, project["id"], 3000)
+        engine.dispose()
+        with first.client() as client:
+            started = time.monotonic()
+            created = client.post(f"/security/projects/{project['id']}/vulnerability_exports",
+                                  json={"export_format": "pdf", "send_email": False}).json()
+            assert wait_for_status(client, created["id"])["status"] == "finished"
+            assert time.monotonic() - started > 4  # longer than the lease twice over
+            download = client.get(f"/security/vulnerability_exports/{created['id']}/download")
+        assert download.headers["content-type"] == "application/pdf" and download.content.startswith(b"%PDF")
+        assert export_row(first, created["id"]).attempts == 1

@@ -82,7 +82,7 @@ def test_create_status_codes(server, api):
         assert (response.status_code, response.json()) == (404, {"message": "404 Project Not Found"})
         response = client.post(group_path)
         assert (response.status_code, response.json()) == (404, {"message": "404 Group Not Found"})
-        response = client.post("/security/vulnerability_exports", json={"export_format": "pdf"})
+        response = client.post("/security/vulnerability_exports", json={"export_format": "xlsx"})
         assert (response.status_code, response.json()) == (400, {"error": "export_format does not have a valid value"})
         assert client.post(project_path, data={"export_format": "xml"}).status_code == 400
         assert client.post("/security/vulnerability_exports", json={"export_format": "csv"}).status_code == 201
@@ -134,6 +134,7 @@ def test_group_export_covers_subgroups_only(server, api):
     with server.client(token) as client:
         created = client.post(f"/security/groups/{group['id']}/vulnerability_exports").json()
         assert (created["group_id"], created["project_id"]) == (group["id"], None)
+        wait_for_status(client, created["id"])
         rows = rows_of(export_csv(client, f"/security/groups/{group['id']}/vulnerability_exports"))
     assert sorted({row[1] for row in rows[1:]}) == sorted({inside["name"], nested["name"]})
     assert len(rows) == 1 + 3 + 2

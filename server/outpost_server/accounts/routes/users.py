@@ -19,7 +19,7 @@ from outpost_server.params import Param, Params, ParamsDep, body_params
 
 router = APIRouter(tags=["users"])
 
-GITLAB_COMPATIBLE_VERSION = "17.5.0"
+GITLAB_COMPATIBLE_VERSION = "18.6.0"
 MIN_PASSWORD_LENGTH = 8
 USER_FIELDS = (Param("email"), Param("username"), Param("name"), Param("password"), Param("admin", "boolean"),
                Param("can_create_group", "boolean"), Param("projects_limit", "integer"), Param("bio"))
@@ -38,11 +38,16 @@ def get_current_user(request: Request, user: CurrentUserDep):
 
 @router.get("/users", dependencies=[PAGINATED])
 def list_users(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
-               username: Annotated[str | None, Query()] = None, search: Annotated[str | None, Query()] = None):
+               username: Annotated[str | None, Query()] = None, search: Annotated[str | None, Query()] = None,
+               order_by: Annotated[str, Query()] = "id", sort: Annotated[str, Query()] = "desc"):
     # GitLab lets anonymous callers look up one user by username, but not list everyone.
     if user is None and not username:
         raise http_errors.forbidden("Not authorized to access /api/v4/users")
-    stmt = users.users_stmt(username=username, search=search)
+    if order_by not in users.USER_ORDERS:
+        raise http_errors.invalid_value("order_by")
+    if sort not in ("asc", "desc"):
+        raise http_errors.invalid_value("sort")
+    stmt = users.users_stmt(username=username, search=search, order_by=order_by, sort=sort)
     with_private = user is not None and user.is_admin
     return [user_entity(request, u, with_private=with_private) for u in paginate(session, stmt, request, response)]
 
