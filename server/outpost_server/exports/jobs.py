@@ -9,25 +9,23 @@ process died) is claimed again from scratch, and fails after MAX_ATTEMPTS.
 
 from __future__ import annotations
 
-import asyncio
-import datetime as dt
 import logging
 import os
 import socket
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import ColumnElement, and_, delete, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from outpost_server.background import FailureReport
+from outpost_server.background import BackgroundWorker
 from outpost_server.db import changed_rows, session_scope, utcnow
 from outpost_server.exports.models import VulnerabilityExport, VulnerabilityExportChunk
 from outpost_server.exports.notify import send_completion_email
 from outpost_server.exports.writers import file_name, plan_of, write_file
+from outpost_server.leases import Lease, LeaseLost, new_holder
 from outpost_server.mail import MailSettings
 
 log = logging.getLogger("outpost.exports")
@@ -38,27 +36,29 @@ IDLE_POLL_SECONDS = 1.0
 SWEEP_EVERY_SECONDS = 5.0
 
 
-class LeaseLost(Exception):
-    """Another worker owns the job now (or it was deleted); stop writing."""
-
-
 class StopRequested(Exception):
     """The server is shutting down; hand the job back."""
 
 
-def new_worker_id() -> str:
-    return f"{socket.gethostname()[:32]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+def job_lease(lease_seconds: float) -> Lease:
+    """A job is held through its lease_owner and lease_expires_at columns (leases.py)."""
+    return Lease(VulnerabilityExport.lease_owner, VulnerabilityExport.lease_expires_at, lease_seconds)
+
+
+def _running(export_id: int) -> ColumnElement[bool]:
+    return and_(VulnerabilityExport.id == export_id, VulnerabilityExport.status == "running")
 
 
 def claim_next(factory: sessionmaker[Session], *, worker_id: str, lease_seconds: int) -> int | None:
     """Claims the oldest waiting job, or one whose worker's lease expired; None when there is none."""
     now = utcnow()
-    with factory() as session:
+    lease = job_lease(lease_seconds)
+    with session_scope(factory) as session:
         candidates = session.execute(
             select(VulnerabilityExport.id, VulnerabilityExport.status, VulnerabilityExport.attempts)
             .where(VulnerabilityExport.expires_at > now,
                    or_(VulnerabilityExport.status == "created",
-                       and_(VulnerabilityExport.status == "running", VulnerabilityExport.lease_expires_at < now)))
+                       and_(VulnerabilityExport.status == "running", lease.free(now))))
             .order_by(VulnerabilityExport.id)
             .limit(10)
         ).all()
@@ -68,12 +68,11 @@ def claim_next(factory: sessionmaker[Session], *, worker_id: str, lease_seconds:
         with session_scope(factory) as session:
             if attempts >= MAX_ATTEMPTS:
                 session.execute(update(VulnerabilityExport).where(unchanged).values(
-                    status="failed", finished_at=now, lease_owner=None, lease_expires_at=None,
+                    **lease.released(), status="failed", finished_at=now,
                     error="gave up after repeated interrupted attempts"))
                 continue
             claimed = changed_rows(session.execute(update(VulnerabilityExport).where(unchanged).values(
-                status="running", started_at=now, lease_owner=worker_id, attempts=attempts + 1,
-                lease_expires_at=now + dt.timedelta(seconds=lease_seconds))))
+                **lease.held(worker_id, now), status="running", started_at=now, attempts=attempts + 1)))
         if claimed == 1:
             return export_id
     return None
@@ -88,6 +87,7 @@ class ChunkWriter:
         self.export_id = export_id
         self.worker_id = worker_id
         self.lease_seconds = lease_seconds
+        self.lease = job_lease(lease_seconds)
         self.should_stop = should_stop
         self.parts: list[str] = []
         self.buffered = 0
@@ -133,14 +133,7 @@ class ChunkWriter:
         self.byte_size += len(data)
 
     def renew_lease(self, session: Session) -> None:
-        renewed = changed_rows(session.execute(
-            update(VulnerabilityExport)
-            .where(VulnerabilityExport.id == self.export_id, VulnerabilityExport.status == "running",
-                   VulnerabilityExport.lease_owner == self.worker_id)
-            .values(lease_expires_at=utcnow() + dt.timedelta(seconds=self.lease_seconds))
-        ))
-        if renewed != 1:
-            raise LeaseLost
+        self.lease.renew(session, _running(self.export_id), holder=self.worker_id)
         self.renewed_at = time.monotonic()
 
 
@@ -161,30 +154,23 @@ def generate(factory: sessionmaker[Session], export_id: int, *, worker_id: str, 
     writer.flush()
     now = utcnow()
     with session_scope(factory) as session:
-        finished = changed_rows(session.execute(
-            update(VulnerabilityExport)
-            .where(VulnerabilityExport.id == export_id, VulnerabilityExport.status == "running",
-                   VulnerabilityExport.lease_owner == worker_id)
-            .values(status="finished", finished_at=now, file_name=file_name(plan, now),
-                    byte_size=writer.byte_size, lease_owner=None, lease_expires_at=None)
-        ))
+        finished = writer.lease.release(session, _running(export_id), holder=worker_id, status="finished",
+                                        finished_at=now, file_name=file_name(plan, now), byte_size=writer.byte_size)
     if finished != 1:
         raise LeaseLost
 
 
-def release(factory: sessionmaker[Session], export_id: int, *, worker_id: str, failed: bool,
+def release(factory: sessionmaker[Session], export_id: int, *, worker_id: str, lease: Lease, failed: bool,
             error: str | None = None) -> None:
     """Hands a job back (status created, for another try) or marks it failed."""
-    owned = and_(VulnerabilityExport.id == export_id, VulnerabilityExport.status == "running",
-                 VulnerabilityExport.lease_owner == worker_id)
-    values: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None, "error": error}
+    values: dict[str, Any] = {"error": error}
     if failed:
         values |= {"status": "failed", "finished_at": utcnow()}
     else:
         # A graceful hand-back does not count as an attempt.
         values |= {"status": "created", "started_at": None, "attempts": VulnerabilityExport.attempts - 1}
     with session_scope(factory) as session:
-        session.execute(update(VulnerabilityExport).where(owned).values(**values))
+        lease.release(session, _running(export_id), holder=worker_id, **values)
 
 
 def sweep_expired(factory: sessionmaker[Session]) -> int:
@@ -196,56 +182,39 @@ def sweep_expired(factory: sessionmaker[Session]) -> int:
         return changed_rows(session.execute(delete(VulnerabilityExport).where(VulnerabilityExport.expires_at <= now)))
 
 
-class ExportWorker:
-    """Runs export jobs in the background of one server process."""
+class ExportWorker(BackgroundWorker):
+    """Runs export jobs in the background of one server process. On stop, the job in hand is given back
+    (status created) at its next chunk, for this or another process to take again."""
+
+    drains = True
 
     def __init__(self, factory: sessionmaker[Session], *, lease_seconds: int, mail: MailSettings | None = None):
+        super().__init__(name="vulnerability-export-worker", log=log, what="the export worker",
+                         interval_seconds=IDLE_POLL_SECONDS)
         self.factory = factory
         self.lease_seconds = lease_seconds
+        self.lease = job_lease(lease_seconds)
         self.mail = mail
-        self.worker_id = new_worker_id()
-        self.stopping = False
-        self._wake = asyncio.Event()
-        self._failures = FailureReport(log, "the export worker")
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._task: asyncio.Task | None = None
+        self.worker_id = new_holder(f"{socket.gethostname()[:32]}:{os.getpid()}")
+        self._last_sweep = float("-inf")
 
-    def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._task = asyncio.create_task(self._run(), name="vulnerability-export-worker")
+    async def drain(self) -> None:
+        self.wake()  # a round waiting for work ends at once; a job in hand stops at its next chunk
 
-    async def stop(self) -> None:
-        self.stopping = True
-        self._wake.set()
-        if self._task is not None:
-            await self._task
-
-    def wake(self) -> None:
-        """Callable from any thread: a new job is waiting."""
-        if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._wake.set)
-
-    async def _run(self) -> None:
-        last_sweep = 0.0
-        while not self.stopping:
-            try:
-                loop_time = asyncio.get_running_loop().time()
-                if loop_time - last_sweep >= SWEEP_EVERY_SECONDS:
-                    last_sweep = loop_time
-                    await asyncio.to_thread(sweep_expired, self.factory)
-                export_id = await asyncio.to_thread(
-                    claim_next, self.factory, worker_id=self.worker_id, lease_seconds=self.lease_seconds)
-                self._failures.succeeded()
-                if export_id is not None:
-                    await asyncio.to_thread(self._run_job, export_id)
-                    continue
-            except Exception:
-                self._failures.failed()
-            self._wake.clear()
-            try:
-                await asyncio.wait_for(self._wake.wait(), IDLE_POLL_SECONDS)
-            except asyncio.TimeoutError:
-                pass
+    async def tick(self) -> bool:
+        """Runs one job; True when one ran, so another may be waiting."""
+        if self.stopping:
+            return False
+        now = time.monotonic()
+        if now - self._last_sweep >= SWEEP_EVERY_SECONDS:
+            self._last_sweep = now
+            await self.blocking(sweep_expired, self.factory)
+        export_id = await self.blocking(
+            lambda: claim_next(self.factory, worker_id=self.worker_id, lease_seconds=self.lease_seconds))
+        if export_id is None:
+            return False
+        await self.blocking(self._run_job, export_id)
+        return True
 
     def _run_job(self, export_id: int) -> None:
         started = time.perf_counter()
@@ -256,12 +225,13 @@ class ExportWorker:
             # Never fails the export: a send failure is logged (GitLab sends after finish! too).
             send_completion_email(self.factory, export_id, self.mail)
         except StopRequested:
-            release(self.factory, export_id, worker_id=self.worker_id, failed=False)
+            release(self.factory, export_id, worker_id=self.worker_id, lease=self.lease, failed=False)
         except LeaseLost:
             log.warning("vulnerability export %s was taken over by another worker", export_id)
         except Exception as exc:
             log.exception("vulnerability export %s failed", export_id)
-            release(self.factory, export_id, worker_id=self.worker_id, failed=True, error=type(exc).__name__)
+            release(self.factory, export_id, worker_id=self.worker_id, lease=self.lease, failed=True,
+                    error=type(exc).__name__)
 
 
 @asynccontextmanager
@@ -270,9 +240,8 @@ async def running_export_worker(factory: sessionmaker[Session], *, lease_seconds
     """The process's worker for the lifetime of the block; with `generate_files` false it never
     claims a job (other replicas produce the files) and `wake()` does nothing."""
     worker = ExportWorker(factory, lease_seconds=lease_seconds, mail=mail)
-    if generate_files:
-        worker.start()
-    try:
+    if not generate_files:
         yield worker
-    finally:
-        await worker.stop()
+        return
+    async with worker:
+        yield worker
