@@ -157,3 +157,31 @@ def test_the_commit_reader_sees_a_commit():
                          ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
 def test_only_the_unit_of_work_commits(path):
     assert _commit_calls(path) == [], f"{path.relative_to(PACKAGE_ROOT)} commits; let db.session_scope do it"
+
+
+# Background work has one way to start: background.BackgroundWorker. The exceptions, by design: the
+# command line's own server task and parent watch (cli.py), and the digester, a thread of the server or
+# a process of its own (`serve --workers`), which has no event loop to run on.
+STARTS_BACKGROUND_WORK = ("create_task", "ensure_future", "Thread")
+MAY_START_BACKGROUND_WORK = {"background.py", "cli.py", "error_tracking/pipeline/digest.py"}
+
+
+def _background_starts(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in STARTS_BACKGROUND_WORK:
+                found.append(f"{name} (line {node.lineno})")
+    return found
+
+
+def test_the_background_reader_sees_a_task_start():
+    assert _background_starts(PACKAGE_ROOT / "background.py")
+
+
+@pytest.mark.parametrize("path", [path for path in _sources()
+                                  if str(path.relative_to(PACKAGE_ROOT)) not in MAY_START_BACKGROUND_WORK],
+                         ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
+def test_background_work_starts_only_as_a_background_worker(path):
+    assert _background_starts(path) == [], f"{path.relative_to(PACKAGE_ROOT)}: use background.BackgroundWorker"
