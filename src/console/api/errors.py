@@ -46,11 +46,15 @@ class ApiError(Exception):
         template = next(
             USER_MESSAGES[cls] for cls in type(self).__mro__ if cls in USER_MESSAGES
         )
-        headline = template.format(status=self.status, url=self.url or "the server")
+        headline = template.format(status=self.status, url=self.url or "the server", **self.fields())
         if self.detail and self.detail not in headline and not self._detail_is_status_line():
             source = "Server said" if self.status is not None else "Details"
             return f"{headline} {source}: {self.detail}"
         return headline
+
+    def fields(self) -> dict[str, str]:
+        """What a subclass's sentence names besides the status and the server."""
+        return {}
 
     def _detail_is_status_line(self) -> bool:
         """True for bodies like "401 Unauthorized" that only repeat the status."""
@@ -91,6 +95,20 @@ class RateLimited(ApiError):
     def __init__(self, *, retry_after: float | None = None, **kwargs: Any) -> None:
         self.retry_after = retry_after
         super().__init__(**kwargs)
+
+
+class ExportAlreadyRunning(RateLimited):
+    """429 on creating an export: the user's previous export of the same scope has not finished yet.
+
+    ``scope`` names the scope as the sentence reads it ("this project", "this group", "the instance ...").
+    """
+
+    def __init__(self, *, scope: str, **kwargs: Any) -> None:
+        self.scope = scope
+        super().__init__(**kwargs)
+
+    def fields(self) -> dict[str, str]:
+        return {"scope": self.scope}
 
 
 class GraphQLFailed(ApiError):
@@ -144,6 +162,7 @@ USER_MESSAGES: dict[type[ApiError], str] = {
     Conflict: "This conflicts with something that already exists (409).",
     ValidationFailed: "The server rejected the request as invalid.",
     RateLimited: "The server is receiving too many requests (429). Wait a moment and try again.",
+    ExportAlreadyRunning: "You already have an export running for {scope}; it will finish shortly.",
     GraphQLFailed: "The server could not answer the query.",
     Unsupported: "This server does not offer this.",
     ServerError: "The server failed while handling the request (HTTP {status}). Try again later.",

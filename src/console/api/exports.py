@@ -1,8 +1,10 @@
-"""Vulnerability exports API: request an export, poll it, download it (streamed); scope pickers."""
+"""Vulnerability exports API: request an export (or a project's archive export), poll it, download it
+(streamed); scope pickers."""
 
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -13,12 +15,16 @@ from typing import Any
 import httpx
 
 from console.api.client import ApiClient
-from console.api.errors import error_from_response, error_from_transport
+from console.api.errors import ExportAlreadyRunning, RateLimited, error_from_response, error_from_transport
 from console.operations import blocking
 
 DEFAULT_POLL_SECONDS = 5.0
 DEVELOPER_ACCESS = 30
 PREVIEW_BYTES = 8 * 1024 * 1024
+EXPORTS = "/security/vulnerability_exports"
+ARCHIVE_EXPORTS = "/security/vulnerability_archive_exports"
+# How the 429 sentence names each scope (console.api.errors.ExportAlreadyRunning).
+RUNNING_SCOPE = {"project": "this project", "group": "this group", "instance": "the instance (all your projects)"}
 
 
 @dataclass(frozen=True)
@@ -58,12 +64,28 @@ class ExportsApi:
     def __init__(self, client: ApiClient) -> None:
         self.client = client
 
-    async def create(self, scope: ExportScope) -> dict[str, Any]:
-        response = await self.client.request("POST", scope.create_path)
+    async def create(self, scope: ExportScope, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """``options``: GitLab 18's create parameters (export_format, send_email, filters); none: a plain CSV."""
+        return await self._create(scope.create_path, options or None, scope.kind)
+
+    async def create_archive(self, project_id: int, start: dt.date, end: dt.date) -> dict[str, Any]:
+        """A project's archive export of the vulnerabilities of ``start`` to ``end`` (both days included)."""
+        body = {"start_date": start.isoformat(), "end_date": end.isoformat(), "export_format": "csv"}
+        return await self._create(f"/security/projects/{project_id}/vulnerability_archive_exports", body, "project")
+
+    async def _create(self, path: str, body: dict[str, Any] | None, scope_kind: str) -> dict[str, Any]:
+        try:
+            response = await self.client.request("POST", path, json=body)
+        except RateLimited as limited:
+            if limited.retry_after is not None:  # a throttle, which says when to come back
+                raise
+            # GitLab answers 429 while the user's previous export of the same scope is unfinished.
+            raise ExportAlreadyRunning(scope=RUNNING_SCOPE[scope_kind], status=limited.status, body=limited.body,
+                                       url=limited.url) from limited
         return response.json()
 
-    async def state(self, export_id: int) -> ExportState:
-        response = await self.client.request("GET", f"/security/vulnerability_exports/{export_id}")
+    async def state(self, export_id: int, *, archive: bool = False) -> ExportState:
+        response = await self.client.request("GET", f"{ARCHIVE_EXPORTS if archive else EXPORTS}/{export_id}")
         poll = None
         if response.status_code == 202:
             try:
@@ -83,13 +105,13 @@ class ExportsApi:
 
     async def download(self, export_id: int, target: Path, *,
                        progress: Callable[[int, int | None], None] = lambda done, total: None,
-                       cancelled: Callable[[], bool] = lambda: False) -> int:
-        """Streams the CSV into ``target`` (through a .part file); returns the number of bytes."""
+                       cancelled: Callable[[], bool] = lambda: False, archive: bool = False) -> int:
+        """Streams the file into ``target`` (through a .part file); returns the number of bytes."""
         partial = target.with_name(target.name + ".part")
         handle = await blocking(partial.open, "wb")
         done = 0
         try:
-            async with self._stream(export_id) as response:
+            async with self._stream(export_id, archive=archive) as response:
                 total = int(response.headers["Content-Length"]) if "Content-Length" in response.headers else None
                 progress(0, total)
                 async for chunk in response.aiter_bytes(256 * 1024):
@@ -123,8 +145,8 @@ class ExportsApi:
         rows = list(csv.reader(io.StringIO(text, newline="")))
         return (rows[0] if rows else []), rows[1:], truncated
 
-    def _stream(self, export_id: int):
-        return _StreamedDownload(self.client, f"/security/vulnerability_exports/{export_id}/download")
+    def _stream(self, export_id: int, *, archive: bool = False):
+        return _StreamedDownload(self.client, f"{ARCHIVE_EXPORTS if archive else EXPORTS}/{export_id}/download")
 
 
 class _StreamedDownload:

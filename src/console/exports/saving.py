@@ -1,4 +1,5 @@
-"""Saving an export's CSV to a file: the file dialog, the download with its progress bar and Cancel."""
+"""Saving an export's file to disk: the file dialog, the download with its progress bar and Cancel; a saved PDF
+is described (pages, size) and can be opened in the system's viewer."""
 
 from __future__ import annotations
 
@@ -6,12 +7,15 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QFileDialog, QHBoxLayout, QProgressBar, QPushButton, QWidget
 
 from console.api.exports import DownloadCancelled
+from console.exports import saved_pdf
 from console.exports.models import utcnow
 from console.exports.store import ExportRecord
-from console.operations import Op
+from console.operations import Op, blocking
 from console.timestamps import parse_time
 
 if TYPE_CHECKING:
@@ -21,7 +25,10 @@ if TYPE_CHECKING:
 def suggested_file_name(record: ExportRecord) -> str:
     finished = parse_time(record.finished_at) or utcnow()
     slug = re.sub(r"[^a-z0-9_-]+", "-", record.scope_label.lower()).strip("-") or "instance"
-    return f"{slug}_vulnerabilities_{finished.strftime('%Y-%m-%dT%H%M')}.csv"
+    return f"{slug}_vulnerabilities_{finished.strftime('%Y-%m-%dT%H%M')}.{record.export_format}"
+
+
+FILE_TYPES = {"csv": "CSV files (*.csv);;All files (*)", "pdf": "PDF files (*.pdf);;All files (*)"}
 
 
 class ExportSaving(QWidget):
@@ -37,12 +44,18 @@ class ExportSaving(QWidget):
         self.progress.setFormat("%p% saved")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel)
+        self.saved_pdf: Path | None = None  # the PDF saved last, which Open shows in the system's viewer
+        self.open_button = QPushButton("Open PDF")
+        self.open_button.setToolTip("Open the saved PDF in the system's viewer")
+        self.open_button.clicked.connect(self.open_saved)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.progress)
         layout.addWidget(self.cancel_button)
+        layout.addWidget(self.open_button)
         self.progress.hide()
         self.cancel_button.hide()
+        self.open_button.hide()
 
     @property
     def downloading(self) -> bool:
@@ -50,7 +63,7 @@ class ExportSaving(QWidget):
 
     def save_as(self, record: ExportRecord) -> QFileDialog:
         dialog = QFileDialog(self.tab, "Save vulnerability export", str(Path.home() / suggested_file_name(record)),
-                             "CSV files (*.csv);;All files (*)")
+                             FILE_TYPES.get(record.export_format, FILE_TYPES["csv"]))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, QApplication.platformName() == "offscreen")
         dialog.fileSelected.connect(lambda path, export_id=record.id: self.save_to(export_id, Path(path)))
@@ -60,6 +73,8 @@ class ExportSaving(QWidget):
 
     def save_to(self, export_id: int, target: Path) -> Op[None] | None:
         self.cancel_requested = False
+        self.saved_pdf = None
+        self.open_button.hide()
         download = Op(self.tab, self._save(export_id, target), description=f"Saving export {export_id}").run()
         if not download.started:
             return None
@@ -77,8 +92,21 @@ class ExportSaving(QWidget):
             notice.setText(f"Saving export {export_id} cancelled")
             context.say(f"Saving export {export_id} cancelled")
             return
-        notice.setText(f"Export {export_id} saved to {target} ({size:,} bytes)")
+        record = next((r for r in self.tab.model.records if r.id == export_id), None)
+        if record is not None and record.export_format == "pdf":
+            pages, size = await blocking(saved_pdf.describe, target)
+            notice.setText(f"Export {export_id} saved to {target} ({saved_pdf.summary(pages, size)})")
+            self.saved_pdf = target
+            self.open_button.show()
+        else:
+            notice.setText(f"Export {export_id} saved to {target} ({size:,} bytes)")
         context.say(f"Export {export_id} saved to {target}")
+
+    def open_saved(self) -> bool:
+        """Show the PDF saved last in the system's viewer; False when there is none or no viewer took it."""
+        if self.saved_pdf is None:
+            return False
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.saved_pdf)))
 
     def _progress(self, done: int, total: int | None) -> None:
         if total:

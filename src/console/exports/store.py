@@ -35,12 +35,14 @@ class ExportRecord:
     finished_at: str | None = None
     # Set once the server no longer has the export (deleted after its lifetime).
     gone: bool = False
+    export_format: str = "csv"  # "csv" or "pdf"; histories written before PDF exports have only CSV
 
     @classmethod
     def from_api(cls, body: dict[str, Any], scope: ExportScope) -> ExportRecord:
         return cls(id=int(body["id"]), scope_kind=scope.kind, scope_id=scope.id, scope_label=scope.label,
                    status=body["status"], created_at=body["created_at"], expires_at=body.get("expires_at"),
-                   started_at=body.get("started_at"), finished_at=body.get("finished_at"))
+                   started_at=body.get("started_at"), finished_at=body.get("finished_at"),
+                   export_format=str(body.get("format") or "csv"))
 
     def updated_from(self, body: dict[str, Any]) -> ExportRecord:
         return replace(self, status=body["status"], started_at=body.get("started_at"),

@@ -27,6 +27,7 @@ from console.context import AppContext
 from console.exports.actions import ACTIONS
 from console.exports.dialogs import PreviewDialog
 from console.exports.models import ExportsModel, utcnow
+from console.exports.options_dialog import ExportOptionsBar
 from console.exports.saving import ExportSaving
 from console.exports.scope_picker import ScopePicker
 from console.exports.store import ExportHistory, ExportRecord, profile_key
@@ -65,9 +66,11 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.picker = ScopePicker(self)
         self.request_button = QPushButton("Request export")
         self.request_button.clicked.connect(self.request_export)
-        request_box = QGroupBox("Request a vulnerability export (CSV)")
+        self.options_bar = ExportOptionsBar(context)  # CSV or PDF, filters, email
+        request_box = QGroupBox("Request a vulnerability export")
         request_layout = QHBoxLayout(request_box)
         request_layout.addWidget(self.picker, 1)
+        request_layout.addWidget(self.options_bar)
         request_layout.addWidget(self.request_button)
 
         self.model = ExportsModel(self)
@@ -87,13 +90,15 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.preview_button = QPushButton("Preview…")
         self.regenerate_button = QPushButton("Regenerate")
         self.forget_button = QPushButton("Remove from list")
+        self.archive_button = QPushButton("Archive export…")
         self.preview_button.clicked.connect(self.preview)
         self.regenerate_button.clicked.connect(self.regenerate)
         self.forget_button.clicked.connect(self.forget)
         self.notice = QLabel()
         self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         actions = QHBoxLayout()
-        for widget in (self.save_button, self.preview_button, self.regenerate_button, self.forget_button):
+        for widget in (self.save_button, self.preview_button, self.regenerate_button, self.forget_button,
+                       self.archive_button):
             actions.addWidget(widget)
         actions.addStretch(1)
         self.saving = ExportSaving(self)
@@ -114,6 +119,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         context.connection_changed.connect(self.load_profile)
         self.install_actions(ACTIONS)
         self.bind_button(self.save_button, "save_export")
+        self.bind_button(self.archive_button, "archive_export")
         self.load_profile()
 
     # selection ---------------------------------------------------------------------
@@ -185,7 +191,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
 
     async def _request(self, scope: ExportScope, *, replacing: int | None = None) -> None:
         try:
-            body = await self.api.create(scope)
+            body = await self.api.create(scope, self.options_bar.request_body())
         except (Forbidden, NotFound) as refused:
             if not self.context.server.is_outpost:
                 self.notice.setText(ULTIMATE_ONLY)  # GitLab without Ultimate: 403, or 404 on a Free instance
@@ -264,7 +270,8 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         record = self.selected()
         now = utcnow()
         can_download = record is not None and record.can_download(now) and self.context.is_connected
-        self.preview_button.setEnabled(can_download)
+        # A PDF has no table to preview: saving it says its pages and size.
+        self.preview_button.setEnabled(can_download and record is not None and record.export_format == "csv")
         self.regenerate_button.setEnabled(record is not None and record.is_expired(now) and self.context.is_connected)
         self.forget_button.setEnabled(self.can_delete_selection())
         super().update_actions()  # Save export, with its button
@@ -333,7 +340,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
 
     def preview(self) -> Op[None] | None:
         record = self.selected()
-        if record is None or not record.can_download(utcnow()):
+        if record is None or not record.can_download(utcnow()) or record.export_format != "csv":
             return None
         return Op(self, self._preview(record), description=f"Loading export {record.id}").run()
 

@@ -1,0 +1,186 @@
+"""The archive export of a project (Exports > Archive export…): a date range, the export created and watched
+until it is finished, then Save CSV…
+
+GitLab exports the vulnerabilities it archived within the range (those older than a year); Outpost exports
+those detected within it. The project is the one chosen in the tab's picker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QDate
+from PySide6.QtWidgets import (
+    QApplication,
+    QDateEdit,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+)
+
+from console.api.errors import NotFound
+from console.api.exports import DEFAULT_POLL_SECONDS, ExportScope
+from console.exports.options import archive_range_problem
+from console.operations import Op, readable
+
+if TYPE_CHECKING:
+    from console.exports.views import ExportsTab
+
+FIRST_POLL_SECONDS = 0.5
+NO_PROJECT = "Archive exports are made per project: choose a project in the Exports tab first."
+NOT_OFFERED = ("This GitLab does not offer archive exports to you: they need GitLab Ultimate, a version that has "
+               "them (GitLab 18) and at least the Developer role on the project.")
+
+
+def _date(value: QDate) -> dt.date:
+    return dt.date(value.year(), value.month(), value.day())
+
+
+def open_archive_dialog(tab: ExportsTab) -> ArchiveExportDialog:
+    """The tab's archive export dialog, made for the project chosen now (one at a time)."""
+    for old in tab.findChildren(ArchiveExportDialog):
+        if not old.isVisible():
+            old.deleteLater()
+        elif old.watcher is None or old.watcher.done():
+            old.close()
+            old.deleteLater()
+        else:
+            old.raise_()  # an export still being watched stays; the user saves it from there
+            return old
+    scope = tab.picker.scope()
+    dialog = ArchiveExportDialog(tab, scope if scope is not None and scope.kind == "project" else None)
+    dialog.open()
+    return dialog
+
+
+class ArchiveExportDialog(QDialog):
+    def __init__(self, tab: ExportsTab, project: ExportScope | None) -> None:
+        super().__init__(tab)
+        self.tab = tab
+        self.project = project
+        self.export_id: int | None = None
+        self.watcher: Op[None] | None = None
+        self.saving: Op[int] | None = None
+        self.file_dialog: QFileDialog | None = None
+        self.setWindowTitle("Archive export")
+        today = QDate.currentDate()
+        self.start_edit = QDateEdit(today.addYears(-1))
+        self.end_edit = QDateEdit(today)
+        for edit in (self.start_edit, self.end_edit):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setMaximumDate(today)
+        self.create_button = QPushButton("Create archive export")
+        self.create_button.clicked.connect(self.request)
+        self.save_button = QPushButton("Save CSV…")
+        self.save_button.setEnabled(False)
+        self.save_button.clicked.connect(self.save_as)
+        self.status = QLabel(NO_PROJECT if project is None else "")
+        self.status.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Project", QLabel(project.label if project is not None else "none chosen"))
+        form.addRow("Start date", self.start_edit)
+        form.addRow("End date", self.end_edit)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.addButton(self.create_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(self.save_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("The project's vulnerabilities of a range of days (both included), as a CSV."))
+        layout.addLayout(form)
+        layout.addWidget(self.status)
+        layout.addWidget(buttons)
+        self.create_button.setEnabled(project is not None)
+        self.finished.connect(lambda _result: self._stop_watching())
+
+    def set_range(self, start: dt.date, end: dt.date) -> None:
+        self.start_edit.setDate(QDate(start.year, start.month, start.day))
+        self.end_edit.setDate(QDate(end.year, end.month, end.day))
+
+    # creating and watching ------------------------------------------------------------------
+    def request(self) -> Op[dict[str, Any]] | None:
+        if self.project is None or self.project.id is None:
+            self.status.setText(NO_PROJECT)
+            return None
+        start, end = _date(self.start_edit.date()), _date(self.end_edit.date())
+        problem = archive_range_problem(start, end, dt.date.today())
+        if problem is not None:
+            self.status.setText(problem)
+            return None
+        self._stop_watching()
+        self.export_id = None
+        self.save_button.setEnabled(False)
+        self.create_button.setEnabled(False)
+        self.status.setText(f"Requesting the archive export of {start} to {end}…")
+        return Op(self.tab, self.tab.api.create_archive(self.project.id, start, end),
+                  description=f"Requesting an archive export of {self.project.label}").success(
+            self._created).failure(self._refused).run()
+
+    def _refused(self, exc: Exception) -> None:
+        self.create_button.setEnabled(True)
+        not_offered = isinstance(exc, NotFound) and not self.tab.context.server.is_outpost
+        self.status.setText(NOT_OFFERED if not_offered else readable(exc))
+
+    def _created(self, body: dict[str, Any]) -> None:
+        self.export_id = int(body["id"])
+        self._show_state(body)
+        self.watcher = Op(self.tab, self._watch(self.export_id), description=f"Checking archive export "
+                          f"{self.export_id}", quiet=True).failure(self._refused).run()
+
+    async def _watch(self, export_id: int) -> None:
+        await asyncio.sleep(FIRST_POLL_SECONDS)
+        while True:
+            state = await self.tab.api.state(export_id, archive=True)
+            if export_id != self.export_id:
+                return
+            self._show_state(state.body)
+            if state.poll_seconds is None:
+                return
+            await asyncio.sleep(state.poll_seconds or DEFAULT_POLL_SECONDS)
+
+    def _show_state(self, body: dict[str, Any]) -> None:
+        status = str(body.get("status", ""))
+        self.status.setText(f"Archive export {self.export_id}: {status}")
+        finished = status == "finished"
+        self.save_button.setEnabled(finished)
+        self.create_button.setEnabled(status not in ("created", "running"))
+
+    def _stop_watching(self) -> None:
+        if self.watcher is not None:
+            self.watcher.cancel()
+            self.watcher = None
+
+    # saving ---------------------------------------------------------------------------------
+    def suggested_name(self) -> str:
+        slug = (self.project.label if self.project else "project").replace("/", "-")
+        start, end = _date(self.start_edit.date()), _date(self.end_edit.date())
+        return f"{slug}_vulnerabilities_archive_{start}..{end}.csv"
+
+    def save_as(self) -> QFileDialog | None:
+        if self.export_id is None:
+            return None
+        dialog = self.file_dialog = QFileDialog(self, "Save archive export", str(Path.home() / self.suggested_name()),
+                                                "CSV files (*.csv);;All files (*)")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, QApplication.platformName() == "offscreen")
+        dialog.fileSelected.connect(lambda path: self.save_to(Path(path)))
+        dialog.open()
+        return dialog
+
+    def save_to(self, target: Path) -> Op[int] | None:
+        export_id = self.export_id
+        if export_id is None:
+            return None
+        self.status.setText(f"Saving archive export {export_id}…")
+        self.saving = Op(self.tab, self.tab.api.download(export_id, target, archive=True),
+                         description=f"Saving archive export {export_id}").success(
+            lambda size: self.status.setText(f"Archive export {export_id} saved to {target} ({size:,} bytes)")
+        ).failure(self._refused).run()
+        return self.saving
