@@ -12,7 +12,8 @@ does by rule rather than by example is done here by the same rule:
   (``config/locales/devise.en.yml``).
 
 It is a real HTTP server on 127.0.0.1 in a background thread; ``requests`` records what the console
-asked for, as (method, path, GraphQL operation or None).
+asked for, as (method, path, GraphQL operation or None), and ``bodies`` what it sent with each request
+(method, path, raw body; empty when it sent none).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class RecordedGitLab(BackgroundHttpServer):
         # The scenario's own exchanges first, so they win over the usual ones for the same request.
         self.exchanges = sorted(usable, key=lambda exchange: exchange["request"].get("scenario") is None)
         self.requests: list[tuple[str, str, str | None]] = []
+        self.bodies: list[tuple[str, str, bytes]] = []
         super().__init__()
 
     def answer(self, method: str, path: str, operation: str | None, token: str | None, accept: str
@@ -84,6 +86,7 @@ class RecordedGitLab(BackgroundHttpServer):
                     found = _OPERATION.match(str(json.loads(raw).get("query") or ""))
                     operation = found.group(1) if found else None
                 recorded.requests.append((self.command, path, operation))
+                recorded.bodies.append((self.command, path, raw))
                 status, body, headers = recorded.answer(self.command, path, operation,
                                                         self.headers.get("PRIVATE-TOKEN"),
                                                         self.headers.get("Accept") or "")

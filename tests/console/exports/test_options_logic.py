@@ -1,0 +1,67 @@
+"""The plain logic of the export options: request bodies, summaries, what each server version is offered,
+archive date ranges and the page count of a saved PDF."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import pypdf
+import pytest
+
+from console.api.errors import ExportAlreadyRunning
+from console.api.server import ServerInfo
+from console.exports import saved_pdf
+from console.exports.options import ExportOptions, archive_range_problem, offer_for
+
+
+def test_a_plain_csv_sends_nothing_and_options_send_gitlab_18_parameters():
+    assert ExportOptions().body() == {}
+    assert ExportOptions().summary() == "CSV, every vulnerability"
+    options = ExportOptions(export_format="pdf", send_email=True, state=("detected", "confirmed"))
+    assert options.body() == {"export_format": "pdf", "send_email": True,
+                              "filters": {"state": ["detected", "confirmed"]}}
+    assert options.summary() == "PDF, status detected or confirmed, emailed when ready"
+
+
+@pytest.mark.parametrize(("version", "revision", "offered"), [
+    ("17.5.0-ee", "4e963fe", False),
+    ("18.4.2-ee", "0a1b2c3", False),
+    ("18.5.0-ee", "0a1b2c3", True),
+    ("19.0.0", "0a1b2c3", True),
+    ("", "", False),
+    ("18.6.0", "outpost-0.1.0", True),
+])
+def test_what_each_server_is_offered(version, revision, offered):
+    offer = offer_for(ServerInfo(version={"version": version, "revision": revision}))
+    assert (offer.pdf, offer.filters, offer.email) == (offered, offered, offered)
+    assert bool(offer.note) is not offered
+    wanted = ExportOptions(export_format="pdf", send_email=True, severity=("critical",))
+    assert offer.allow(wanted) == (wanted if offered else ExportOptions())
+
+
+def test_archive_ranges():
+    today = dt.date(2026, 11, 26)
+    assert archive_range_problem(dt.date(2026, 1, 1), dt.date(2026, 1, 1), today) is None
+    assert archive_range_problem(dt.date(2026, 2, 1), dt.date(2026, 1, 1), today) == (
+        "The end date is before the start date.")
+    assert archive_range_problem(dt.date(2026, 12, 1), dt.date(2026, 12, 2), today) == (
+        "The start date is in the future.")
+
+
+def test_the_429_names_the_scope():
+    running = ExportAlreadyRunning(scope="this group", status=429, detail="")
+    assert running.message == "You already have an export running for this group; it will finish shortly."
+
+
+@pytest.mark.parametrize("pages", [1, 3])
+def test_pages_are_counted_as_a_pdf_reader_counts_them(tmp_path, pages):
+    writer = pypdf.PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(width=200, height=200)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    path = tmp_path / "blank.pdf"
+    path.write_bytes(buffer.getvalue())
+    assert saved_pdf.describe(path) == (pages, len(buffer.getvalue()))
+    assert saved_pdf.summary(1, 2048) == "PDF, 1 page, 2,048 bytes"
