@@ -10,7 +10,7 @@ import hashlib
 import json
 import logging
 import threading
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +36,15 @@ class ExportRecord:
     # Set once the server no longer has the export (deleted after its lifetime).
     gone: bool = False
     export_format: str = "csv"  # "csv" or "pdf"; histories written before PDF exports have only CSV
+    # The create parameters it was requested with (format, email, filters), which Regenerate sends again.
+    request: dict[str, Any] = field(default_factory=dict, hash=False)
 
     @classmethod
-    def from_api(cls, body: dict[str, Any], scope: ExportScope) -> ExportRecord:
+    def from_api(cls, body: dict[str, Any], scope: ExportScope, request: dict[str, Any] | None = None) -> ExportRecord:
         return cls(id=int(body["id"]), scope_kind=scope.kind, scope_id=scope.id, scope_label=scope.label,
                    status=body["status"], created_at=body["created_at"], expires_at=body.get("expires_at"),
                    started_at=body.get("started_at"), finished_at=body.get("finished_at"),
-                   export_format=str(body.get("format") or "csv"))
+                   export_format=str(body.get("format") or "csv"), request=dict(request or {}))
 
     def updated_from(self, body: dict[str, Any]) -> ExportRecord:
         return replace(self, status=body["status"], started_at=body.get("started_at"),

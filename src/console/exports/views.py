@@ -189,9 +189,10 @@ class ExportsTab(ConsoleTab[ExportsApi]):
             return None
         return Op(self, self._request(scope), description=f"Requesting an export of {scope.label}").run()
 
-    async def _request(self, scope: ExportScope, *, replacing: int | None = None) -> None:
+    async def _request(self, scope: ExportScope, *, replacing: int | None = None, options: dict | None = None) -> None:
+        options = self.options_bar.request_body() if options is None else options
         try:
-            body = await self.api.create(scope, self.options_bar.request_body())
+            body = await self.api.create(scope, options)
         except (Forbidden, NotFound) as refused:
             if not self.context.server.is_outpost:
                 self.notice.setText(ULTIMATE_ONLY)  # GitLab without Ultimate: 403, or 404 on a Free instance
@@ -207,7 +208,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
                 f"The {scope.kind} {scope.label} no longer exists, or you can no longer export it. "
                 f"The {scope.kind} list has been refreshed: pick another.")
             return
-        record = ExportRecord.from_api(body, scope)
+        record = ExportRecord.from_api(body, scope, options)
         if replacing is not None:
             self.model.remove(replacing)
         self._store(record)
@@ -303,7 +304,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         record = self.selected()
         if record is None:
             return None
-        return Op(self, self._request(record.scope, replacing=record.id),
+        return Op(self, self._request(record.scope, replacing=record.id, options=record.request),
                   description=f"Regenerating the export of {record.scope_label}").run()
 
     def forget(self) -> None:

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 
 from console.api.exports import ExportScope
 from console.exports.models import ExportsModel, PreviewFilterProxy, PreviewModel
+from console.exports.options import ExportOptions
 from console.exports.store import ExportHistory, ExportRecord, profile_key
 from console.operations import Op
 from tests.console.exports.conftest import WAIT, connect, make_tab
@@ -145,9 +146,12 @@ def test_expired_export_can_be_regenerated(qtbot, live_context, tmp_path):
         connect(qtbot, context, short_lived.url, short_lived.root_token)
         tab = make_tab(qtbot, context, tmp_path / "history")
         tab.picker.set_kind("instance")
+        pdf_of_high = ExportOptions(export_format="pdf", severity=("high",))
+        tab.options_bar.set_options(pdf_of_high)
         tab.request_export()
         qtbot.waitUntil(lambda: finished_record(tab) is not None, timeout=WAIT)
         first = finished_record(tab)
+        tab.options_bar.set_options(ExportOptions())  # Regenerate asks again for what was asked then
         tab.select_export(first.id)
         qtbot.waitUntil(lambda: tab.regenerate_button.isEnabled(), timeout=WAIT)
         assert tab.model.index(0, ExportsModel.STATUS).data() == "expired (deleted)"
@@ -156,6 +160,7 @@ def test_expired_export_can_be_regenerated(qtbot, live_context, tmp_path):
         qtbot.waitUntil(lambda: finished_record(tab) is not None and finished_record(tab).id != first.id, timeout=WAIT)
         assert [r.id for r in tab.model.records] == [finished_record(tab).id]
         assert tab.model.records[0].scope == ExportScope("instance")
+        assert tab.model.records[0].export_format == "pdf" and tab.model.records[0].request == pdf_of_high.body()
 
 
 @pytest.mark.parametrize("kind", ["project", "group"])

@@ -10,9 +10,11 @@ import pypdf
 import pytest
 
 from console.api.errors import ExportAlreadyRunning
+from console.api.exports import ExportScope
 from console.api.server import ServerInfo
 from console.exports import saved_pdf
 from console.exports.options import ExportOptions, archive_range_problem, offer_for
+from console.exports.store import ExportHistory, ExportRecord
 
 
 def test_a_plain_csv_sends_nothing_and_options_send_gitlab_18_parameters():
@@ -65,3 +67,17 @@ def test_pages_are_counted_as_a_pdf_reader_counts_them(tmp_path, pages):
     path.write_bytes(buffer.getvalue())
     assert saved_pdf.describe(path) == (pages, len(buffer.getvalue()))
     assert saved_pdf.summary(1, 2048) == "PDF, 1 page, 2,048 bytes"
+
+
+def test_the_history_keeps_each_export_s_format_and_request(tmp_path):
+    request = ExportOptions(export_format="pdf", send_email=True, severity=("critical",)).body()
+    record = ExportRecord.from_api({"id": 7, "status": "created", "created_at": "2026-11-26T08:00:00Z",
+                                    "format": "pdf"}, ExportScope("project", 4, "acme/web"), request)
+    history = ExportHistory(tmp_path, "profile")
+    history.save([record])
+    assert history.load() == [record]
+    # A history written before PDF exports: CSV, requested without parameters.
+    history.path.write_text('[{"id": 1, "scope_kind": "instance", "scope_id": null, "scope_label": "Instance", '
+                            '"status": "finished", "created_at": "2026-11-26T08:00:00Z"}]', encoding="utf-8")
+    (old,) = history.load()
+    assert (old.export_format, old.request) == ("csv", {})
