@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from console.accessibility import give_accessible_names
 from console.api.errors import NotFound
 from console.api.exports import DEFAULT_POLL_SECONDS, ExportScope
 from console.exports.options import archive_range_problem
@@ -99,6 +100,7 @@ class ArchiveExportDialog(QDialog):
         layout.addWidget(buttons)
         self.create_button.setEnabled(project is not None)
         self.finished.connect(lambda _result: self._stop_watching())
+        give_accessible_names(self)  # built after the tab was named
 
     def set_range(self, start: dt.date, end: dt.date) -> None:
         self.start_edit.setDate(QDate(start.year, start.month, start.day))

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console.accessibility import give_accessible_names
 from console.exports.options import FORMATS, REPORT_TYPES, SEVERITIES, STATES, ExportOffer, ExportOptions, offer_for
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ class ExportOptionsDialog(QDialog):
         layout.addWidget(filters)
         layout.addWidget(self.note)
         layout.addWidget(buttons)
+        give_accessible_names(self)  # built after the tab was named
 
     def _format_changed(self, pdf: bool) -> None:
         # As GitLab defaults send_email: true for a PDF (it takes a while), false for a CSV.

@@ -15,6 +15,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QDesktopServices
 
+from console.accessibility import give_accessible_names
 from console.exports.archive_dialog import NO_PROJECT, NOT_OFFERED, ArchiveExportDialog
 from console.exports.options import ExportOptions
 from console.exports.views import ULTIMATE_ONLY
@@ -54,6 +55,7 @@ def test_pdf_export_is_saved_described_and_opened(qtbot, live_context, server, t
     pick(qtbot, tab, "project", "scanner", SCANNER_LAB)
     dialog = choose(qtbot, tab, export_format="pdf")
     assert dialog.email.isChecked()  # GitLab's default for a PDF
+    assert give_accessible_names(dialog) == []
     assert tab.options_bar.summary.text() == "PDF, every vulnerability, emailed when ready"
     qtbot.mouseClick(tab.request_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: finished_record(tab) is not None, timeout=WAIT)
@@ -153,6 +155,8 @@ def test_archive_dialog_exports_a_date_range_to_csv(qtbot, live_context, server,
     pick(qtbot, tab, "project", "scanner", SCANNER_LAB)
     qtbot.mouseClick(tab.archive_button, Qt.MouseButton.LeftButton)
     dialog = next(d for d in tab.findChildren(ArchiveExportDialog) if d.isVisible())
+    assert give_accessible_names(dialog) == []
+    assert dialog.start_edit.accessibleName() == "Start date"
     dialog.set_range(dt.date(2024, 3, 5), dt.date(2024, 3, 1))
     assert dialog.request() is None and dialog.status.text() == "The end date is before the start date."
     dialog.set_range(dt.date(2024, 3, 1), dt.date(2024, 3, 31))  # the demo's vulnerabilities: 2024-03-04
