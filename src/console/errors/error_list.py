@@ -33,7 +33,7 @@ from console.errors.event_pane import EventPane
 from console.errors.facets_pane import FacetsPane
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.markdown import error_markdown, issue_from_detail
-from console.errors.models import PENDING, ErrorListModel, list_failure
+from console.errors.models import PENDING, ErrorListModel, explained_in_place, list_failure
 from console.operations import Op, Token
 from console.window_state import SORT_CHOOSER
 
@@ -201,6 +201,8 @@ class ErrorsPage(QWidget):
             except ApiError as error:
                 if request.current:
                     self.empty_label.setText(list_failure(error))
+                if explained_in_place(error):
+                    return  # the list says what to do; it is no failure of the console's
                 raise
             finally:
                 if request.current:

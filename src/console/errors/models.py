@@ -26,6 +26,11 @@ _ERROR_ROLES = frozenset({_DISPLAY, _TOOLTIP, _ALIGNMENT, _FONT, FREQUENCY_ROLE,
 PENDING = "The server is still fetching the errors from Sentry. They appear with the next refresh."
 
 
+def explained_in_place(error: ApiError) -> bool:
+    """Whether the list's own text is the whole story (error tracking off, or not offered by this server)."""
+    return error.detail == ERROR_TRACKING_DISABLED or isinstance(error, Unsupported)
+
+
 def list_failure(error: ApiError) -> str:
     if error.detail == ERROR_TRACKING_DISABLED:
         return "Error tracking is not enabled for this project: turn it on in the Settings tab."
