@@ -93,8 +93,13 @@ class ProfileState:
             table.horizontalHeader().sortIndicatorChanged.connect(
                 lambda column, order, name=name:
                 self.set_value(name, f"{column}:{int(order == Qt.SortOrder.DescendingOrder)}"))
-        for number, splitter in enumerate(widget.findChildren(QSplitter)):
-            name = f"views/{tab_name}/splitter{number}"
+        # A named splitter is kept under its name; the others by their number among the unnamed ones.
+        splitters = widget.findChildren(QSplitter)
+        named = [(f"views/{tab_name}/{splitter.objectName()}", splitter) for splitter in splitters
+                 if splitter.objectName()]
+        numbered = [(f"views/{tab_name}/splitter{number}", splitter)
+                    for number, splitter in enumerate(s for s in splitters if not s.objectName())]
+        for name, splitter in named + numbered:
             saved = self.value(name)
             if isinstance(saved, QByteArray) and not saved.isEmpty():
                 splitter.restoreState(saved)

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -44,7 +43,6 @@ SEARCH_KEYS = "Search: words, is:resolved, release:1.2, environment:prod, level:
 # Shown in the detail pane; hidden from the list so that, at the default window size, the title has room
 # and the status and frequency bars stay in view.
 DETAIL_ONLY_COLUMNS = (ErrorListModel.TYPE, ErrorListModel.USERS, ErrorListModel.FIRST_SEEN)
-STACK_TRACE_MIN_HEIGHT = 320
 DETAIL_MIN_WIDTH = 360
 SPLIT_AT_DEFAULT_SIZE = [640, 420]
 SORT_LABELS = {"last_seen": "Last seen", "first_seen": "First seen", "frequency": "Most frequent"}
@@ -143,18 +141,12 @@ class ErrorsPage(QWidget):
         left_layout.addLayout(filters)
         left_layout.addWidget(self.table, 1)
         left_layout.addWidget(self.empty_label)
-        # The detail scrolls as a whole, so a long stack trace gets room instead of a small inner box.
-        self.detail_scroll = QScrollArea()
-        self.detail_scroll.setWidgetResizable(True)
-        self.detail_scroll.setAccessibleName("Error detail")
-        self.detail_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.detail_scroll.setWidget(self.detail)
-        self.detail_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # text wraps
-        self.detail_scroll.setMinimumWidth(DETAIL_MIN_WIDTH)
-        self.detail.stack_trace.setMinimumHeight(STACK_TRACE_MIN_HEIGHT)
+        # The detail fits its width; its summary scrolls above its sections (stack trace, events, tags).
+        self.detail.setAccessibleName("Error detail")
+        self.detail.setMinimumWidth(DETAIL_MIN_WIDTH)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
-        self.splitter.addWidget(self.detail_scroll)
+        self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setSizes(SPLIT_AT_DEFAULT_SIZE)  # pixels at the default window size; scaled to the real one
