@@ -99,6 +99,16 @@ class ErrorListModel(HeaderedTableModel):
                 self._texts[row] = self._display_texts(fresh[error.id])
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
 
+    def set_status(self, error_id: str, status: str) -> None:
+        """The error's row shows ``status`` (a list of every status keeps the error)."""
+        from dataclasses import replace
+
+        row = self.row_of(error_id)
+        if row >= 0:
+            self._errors[row] = replace(self._errors[row], status=status)
+            self._texts[row] = self._display_texts(self._errors[row])
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
+
     def remove_error(self, error_id: str) -> None:
         for row, error in enumerate(self._errors):
             if error.id == error_id:
