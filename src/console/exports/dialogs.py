@@ -19,6 +19,21 @@ from console.exports.models import SEVERITY_RANK, PreviewFilterProxy, PreviewMod
 
 STATUSES = ("detected", "confirmed", "resolved", "dismissed")
 ALL = "All"
+# The preview's first columns, and the usual width of each column as a sample text.
+PREVIEW_FIRST = ("Severity", "Status", "Vulnerability", "Project Name", "Location")
+PREVIEW_SAMPLES = {"Severity": "Severity ", "Status": "confirmed", "Vulnerability": "Improper neutralization of input",
+                   "Project Name": "scanner-lab-project", "Location": "app/models/user.rb:42", "Tool": "dependency",
+                   "Detected At": "2026-12-31 23:59:59 UTC", "CVE": "CVE-2026-12345", "CWE": "CWE-1234"}
+DEFAULT_SAMPLE = "medium text here"
+
+
+def size_columns(table: QTableView, samples: dict[int, str]) -> None:
+    """Each listed column as wide as its sample text (and at least its title), in the table's font."""
+    header, metrics, model = table.horizontalHeader(), table.fontMetrics(), table.model()
+    for column, sample in samples.items():
+        title = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
+        width = max(metrics.horizontalAdvance(sample), header.fontMetrics().horizontalAdvance(title) + 12)
+        header.resizeSection(column, width + 24)
 
 
 class PreviewDialog(QDialog):
@@ -32,12 +47,13 @@ class PreviewDialog(QDialog):
         self.proxy = PreviewFilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self.table = QTableView()
+        self.table.setObjectName("previewTable")  # its columns are remembered per profile (console.window_state)
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.setWordWrap(False)
         self.table.setAlternatingRowColors(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setDefaultSectionSize(140)
+        self._lay_out_columns(headers)
 
         self.severity_filter = QComboBox()
         self.severity_filter.addItems([ALL, *SEVERITY_RANK])
@@ -62,6 +78,15 @@ class PreviewDialog(QDialog):
             layout.addWidget(QLabel("The export is large: the preview shows its beginning. Save it to see every row."))
         layout.addWidget(buttons)
         self._apply_filters()
+
+    def _lay_out_columns(self, headers: list[str]) -> None:
+        """What triage reads first comes first (severity, status, the vulnerability, where), each column as wide
+        as its usual text; the rest follow in the file's order."""
+        header = self.table.horizontalHeader()
+        size_columns(self.table, {column: PREVIEW_SAMPLES.get(name, DEFAULT_SAMPLE)
+                                  for column, name in enumerate(headers)})
+        for visual, name in enumerate(name for name in PREVIEW_FIRST if name in headers):
+            header.moveSection(header.visualIndex(headers.index(name)), visual)
 
     def _apply_filters(self) -> None:
         severity = self.severity_filter.currentText()

@@ -25,7 +25,7 @@ from console.api.errors import Forbidden, NotFound
 from console.api.exports import DEFAULT_POLL_SECONDS, ExportsApi, ExportScope
 from console.context import AppContext
 from console.exports.actions import ACTIONS
-from console.exports.dialogs import PreviewDialog
+from console.exports.dialogs import PreviewDialog, size_columns
 from console.exports.models import ExportsModel, utcnow
 from console.exports.saving import ExportSaving
 from console.exports.scope_picker import ScopePicker
@@ -37,6 +37,10 @@ from console.tab import ConsoleTab
 # Most exports finish within a second; look once soon, then as often as the server asks.
 FIRST_POLL_SECONDS = 0.5
 # GitLab serves vulnerability exports in its Ultimate tier only: without it they answer 403 (EE) or 404 (CE).
+# Default column widths, from the widest text each column shows (the user's widths are remembered).
+EXPORT_COLUMN_SAMPLES = {ExportsModel.STATUS: "expired (deleted)", ExportsModel.REQUESTED: "2026-12-31 23:59:59",
+                         ExportsModel.ELAPSED: "59 min 59 s", ExportsModel.TIME_LEFT: "23 h 59 min",
+                         ExportsModel.ID: "1000000"}
 ULTIMATE_ONLY = ("This GitLab does not offer vulnerability exports to you: they need GitLab Ultimate and at "
                  "least the Developer role on the project or group.")
 
@@ -50,6 +54,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     """
 
     export_finished = Signal(int, str)
+    views_added = Signal(QWidget)  # a preview: the window remembers its columns like the tab's (window_state)
 
     api_factory = ExportsApi
 
@@ -72,14 +77,15 @@ class ExportsTab(ConsoleTab[ExportsApi]):
 
         self.model = ExportsModel(self)
         self.table = QTableView()
+        self.table.setObjectName("exportsTable")  # its columns are remembered per profile (console.window_state)
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         self.table.setAlternatingRowColors(True)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(ExportsModel.SCOPE, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)
+        size_columns(self.table, EXPORT_COLUMN_SAMPLES)
+        self.table.horizontalHeader().setSectionResizeMode(ExportsModel.SCOPE, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().selectionChanged.connect(self.update_actions)
         self.table.doubleClicked.connect(lambda _index: self.preview())
 
@@ -343,4 +349,5 @@ class ExportsTab(ConsoleTab[ExportsApi]):
             self.preview_dialog.close()
         self.preview_dialog = PreviewDialog(f"export {record.id} of {record.scope_label}", headers, rows,
                                             truncated=truncated, parent=self)
+        self.views_added.emit(self.preview_dialog)
         self.preview_dialog.open()
