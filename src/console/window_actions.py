@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 class WindowCommands:
     """Carries out the window's actions that are not the window's own methods."""
 
+    # Opens a folder or page with the system's launcher (False where there is none); a test puts a stand-in here.
+    open_url = staticmethod(QDesktopServices.openUrl)
+
     def __init__(self, window: MainWindow) -> None:
         self.window = window
 
@@ -116,6 +119,15 @@ class WindowCommands:
         box.open()
         return box
 
-    def open_log_folder(self) -> bool:
+    def open_log_folder(self) -> QWidget | None:
+        """Opens the folder in the file manager; where nothing can open it, shows its path to copy (returned)."""
         # The folder exists from start-up on: app.py logs into it.
-        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))
+        folder = str(log_dir())
+        if self.open_url(QUrl.fromLocalFile(folder)):
+            return None
+        from console.path_dialog import PathDialog
+
+        dialog = PathDialog("Log folder", "This system has no program to open folders with. The console's log is "
+                            "in this folder (console.log, and older logs beside it):", folder, self.window)
+        dialog.open()
+        return dialog
