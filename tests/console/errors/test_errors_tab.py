@@ -290,9 +290,9 @@ def test_rotate_wizard(qtbot, make_root_tab, api):
     wizard.confirm_page.confirmed.setChecked(True)
     assert wizard.confirm_page.isComplete()
     wizard.next()
-    assert not wizard.delete_page.isComplete()
+    assert not wizard.delete_page.done
     qtbot.mouseClick(wizard.delete_page.delete_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(wizard.delete_page.isComplete, timeout=WAIT)
+    qtbot.waitUntil(lambda: wizard.delete_page.done, timeout=WAIT)
     remaining = api.root.get(f"/projects/{project['id']}/error_tracking/client_keys").json()
     assert [k["id"] for k in remaining] == [new_key.id]
     wizard.accept()
