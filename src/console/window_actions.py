@@ -5,6 +5,7 @@ The tabs' actions are declared by the tabs (console.actions); console.menus rend
 
 from __future__ import annotations
 
+import html
 import platform
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -110,11 +111,24 @@ class WindowCommands:
         version = self.window.context.server_version or {}
         server = f"{version.get('version')} ({version.get('revision')})" if version else "not connected"
         return (f"<b>Outpost console {__version__}</b><br>Python {platform.python_version()}, "
-                f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}")
+                f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}{self.local_server_text()}")
+
+    def local_server_text(self) -> str:
+        """Connected to the local demo server: its address, root's token and how to use it with the REST API."""
+        local, client = self.window.local_server, self.window.context.client
+        if local is None or local.url is None or client is None or client.base_url != local.url:
+            return ""
+        url, token = html.escape(local.url), html.escape(local.root_token)
+        return (f"<p><b>Local demo server</b> at {url}, signed in as root with this token (a new one on each "
+                f"start):<br><code>{token}</code></p><p>With the REST API:<br>"
+                f"<code>curl -H \"PRIVATE-TOKEN: {token}\" {url}/api/v4/user</code></p>"
+                f"<p>Its data is kept in {html.escape(str(local.data_dir))} (<code>make demo-reset</code> "
+                f"removes it).</p>")
 
     def show_about(self) -> QMessageBox:
         box = QMessageBox(QMessageBox.Icon.Information, "About Outpost console", self.about_text(),
                           QMessageBox.StandardButton.Close, self.window)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # the token can be copied
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
         return box

@@ -27,12 +27,8 @@ class ProfileState:
         self._context = context
 
     def _key(self, name: str) -> str | None:
-        client, user = self._context.client, self._context.user or {}
-        if client is None:
-            return None
-        from console.exports.store import profile_key  # imported once connected: not needed at start-up
-
-        return f"profiles/{profile_key(client.base_url, str(user.get('username', '')))}/{name}"
+        key = self._context.profile_key
+        return None if key is None else f"profiles/{key}/{name}"
 
     def value(self, name: str, default: Any = None) -> Any:
         key = self._key(name)

@@ -99,6 +99,7 @@ class ErrorDetailView(QWidget):
         summary_layout.addStretch(1)
         self.summary_scroll = QScrollArea()
         self.summary_scroll.setWidgetResizable(True)
+        self.summary_scroll.setAccessibleName("Error summary")
         self.summary_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.summary_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # text wraps
         self.summary_scroll.setWidget(summary)

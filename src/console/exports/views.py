@@ -29,7 +29,7 @@ from console.exports.dialogs import PreviewDialog, size_columns
 from console.exports.models import ExportsModel, utcnow
 from console.exports.saving import ExportSaving
 from console.exports.scope_picker import ScopePicker
-from console.exports.store import ExportHistory, ExportRecord, profile_key
+from console.exports.store import ExportHistory, ExportRecord
 from console.operations import Op, Token
 from console.settings import app_data_dir
 from console.tab import ConsoleTab
@@ -141,13 +141,13 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         for task in self.watchers.values():
             task.cancel()
         self.watchers.clear()
-        client, user = self.context.client, self.context.user or {}
+        client = self.context.client
         self.history = None
         self.model.set_records([])
         reading = self.profiles.advance()
         if client is not None:
             # The file is read in a worker thread; until it is, nothing is written over it.
-            history = ExportHistory(self.history_dir, profile_key(client.base_url, str(user.get("username", ""))))
+            history = ExportHistory(self.history_dir, self.context.profile_key or "")
             Op.in_thread(self, history.load, description="Reading the export history", quiet=True).success(
                 lambda records: self._history_read(history, records)).stale_when(reading).run()
             self.picker.results.clear()
