@@ -87,8 +87,10 @@ def test_the_detail_fits_its_width_with_events_or_tags_open(qtbot, make_window, 
     sections = on_window(detail.sections)
     assert sections.top() < on_window(detail).bottom() - 200
     assert detail.summary_scroll.verticalScrollBar().value() == 0
-    # The title is whole in its tooltip; the facets' share bars are in view.
+    # The title is whole in its tooltips, and so is the exception heading the stack trace; the facets' share
+    # bars are in view.
     assert detail.title.toolTip() == TITLE
+    assert detail.stack_trace.topLevelItem(0).toolTip(0) == TITLE
     if section == "facets_pane":
         facets = page.facets_pane.facets
         header = facets.horizontalHeader()
