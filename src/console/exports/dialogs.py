@@ -15,27 +15,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console.exports.columns import DEFAULT_SAMPLE, PREVIEW_FIRST, PREVIEW_SAMPLES, size_columns
 from console.exports.models import SEVERITY_RANK, PreviewFilterProxy, PreviewModel
 
 STATUSES = ("detected", "confirmed", "resolved", "dismissed")
 ALL = "All"
-# The preview's first columns, and the usual width of each column as a sample text.
-PREVIEW_FIRST = ("Severity", "Status", "Vulnerability", "Project Name", "Location")
-PREVIEW_SAMPLES = {"Severity": "Severity ", "Status": "confirmed", "Vulnerability": "Improper neutralization of input",
-                   "Project Name": "scanner-lab-project", "Location": "app/models/user.rb:42", "Tool": "dependency",
-                   "Detected At": "2026-12-31 23:59:59 UTC", "CVE": "CVE-2026-12345", "CWE": "CWE-1234"}
-DEFAULT_SAMPLE = "medium text here"
-
-
-def size_columns(table: QTableView, samples: dict[int, str]) -> None:
-    """Each listed column as wide as its sample text (and at least its title), in the table's font."""
-    header, metrics, model = table.horizontalHeader(), table.fontMetrics(), table.model()
-    for column, sample in samples.items():
-        title = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
-        width = max(metrics.horizontalAdvance(sample), header.fontMetrics().horizontalAdvance(title) + 12)
-        header.resizeSection(column, width + 24)
-
-
 class PreviewDialog(QDialog):
     def __init__(self, title: str, headers: list[str], rows: list[list[str]], *, truncated: bool,
                  parent: QWidget | None = None) -> None:

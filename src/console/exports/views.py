@@ -25,7 +25,8 @@ from console.api.errors import Forbidden, NotFound
 from console.api.exports import DEFAULT_POLL_SECONDS, ExportsApi, ExportScope
 from console.context import AppContext
 from console.exports.actions import ACTIONS
-from console.exports.dialogs import PreviewDialog, size_columns
+from console.exports.columns import EXPORT_COLUMN_SAMPLES, size_columns
+from console.exports.dialogs import PreviewDialog
 from console.exports.models import ExportsModel, utcnow
 from console.exports.saving import ExportSaving
 from console.exports.scope_picker import ScopePicker
@@ -37,10 +38,6 @@ from console.tab import ConsoleTab
 # Most exports finish within a second; look once soon, then as often as the server asks.
 FIRST_POLL_SECONDS = 0.5
 # GitLab serves vulnerability exports in its Ultimate tier only: without it they answer 403 (EE) or 404 (CE).
-# Default column widths, from the widest text each column shows (the user's widths are remembered).
-EXPORT_COLUMN_SAMPLES = {ExportsModel.STATUS: "expired (deleted)", ExportsModel.REQUESTED: "2026-12-31 23:59:59",
-                         ExportsModel.ELAPSED: "59 min 59 s", ExportsModel.TIME_LEFT: "23 h 59 min",
-                         ExportsModel.ID: "1000000"}
 ULTIMATE_ONLY = ("This GitLab does not offer vulnerability exports to you: they need GitLab Ultimate and at "
                  "least the Developer role on the project or group.")
 
