@@ -1,5 +1,5 @@
 # Outpost: `make demo` opens the console on a local demo server; `make test` runs the whole suite headless.
-.PHONY: demo lint test test-server test-console bootstrap bench soak clean package package-check
+.PHONY: demo demo-reset lint test test-server test-console bootstrap bench soak clean package package-check
 
 PY := .venv/bin/python
 # The whole suite is guarded so a hung Qt loop cannot eat CI's time.
@@ -11,6 +11,10 @@ bootstrap:
 
 demo: bootstrap
 	$(PY) -m console --demo
+
+# Removes the demo server's data (kept between runs; the console's Help > About names the folder).
+demo-reset: bootstrap
+	$(PY) -m console --demo-reset
 
 # ruff (pycodestyle, pyflakes, import order, bugbear) over the whole repository, then mypy (pyproject.toml).
 lint: bootstrap

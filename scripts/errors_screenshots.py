@@ -45,7 +45,7 @@ async def storefront_with_errors(context: AppContext) -> str:
 
 
 async def grab(output: Path, workdir: Path) -> None:
-    async with local_console(workdir, (1600, 1000)) as window:
+    async with local_console(workdir) as window:  # at its default size, as a new administrator sees it
         await settle(lambda: window.context.is_connected)
         path = await storefront_with_errors(window.context)
         window.open_target(("errors", path))  # as a click on the overview does; it supersedes any other
@@ -53,7 +53,6 @@ async def grab(output: Path, workdir: Path) -> None:
         assert isinstance(tab, ErrorTrackingTab)
         page = tab.errors_page
         await settle(lambda: (tab.project or {}).get("path_with_namespace") == path and page.model.rowCount() == 1)
-        page.splitter.setSizes([560, 1040])
         page.table.selectRow(0)
         events = page.events_pane
         page.detail.sections.setCurrentWidget(events)

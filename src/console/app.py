@@ -32,6 +32,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="start the bundled server on this computer with demo data and connect to it as its administrator",
     )
     parser.add_argument(
+        "--demo-reset",
+        action="store_true",
+        help="remove the local demo server's data (the next --demo starts from fresh demo data) and exit",
+    )
+    parser.add_argument(
         "--self-test",
         action="store_true",
         help=("check the installation (imports, keyring, bundled server, one API call) and exit; "
@@ -58,11 +63,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.screenshot and not args.demo:
         parser.error("--screenshot needs --demo")
     _log_to_console()
+    if args.demo_reset:
+        return reset_demo()
     if args.self_test:
         from console.self_test import run_self_test
 
         return run_self_test()
     return run_gui(demo=args.demo, screenshot=args.screenshot)
+
+
+def reset_demo(folder: Path | None = None) -> int:
+    """Removes the local demo server's data folder (close the console's demo first)."""
+    import shutil
+
+    from console.settings import local_server_dir
+
+    target = folder if folder is not None else local_server_dir()
+    if not target.exists():
+        print(f"No demo data to remove: {target} does not exist.")
+        return 0
+    shutil.rmtree(target)
+    print(f"Removed the demo data in {target}; the next demo starts from fresh demo data.")
+    return 0
 
 
 def _log_to_console() -> None:

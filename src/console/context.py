@@ -38,6 +38,9 @@ class AppContext(QObject):
         self.client: ApiClient | None = None
         self.user: dict[str, Any] | None = None
         self.server_version: dict[str, Any] | None = None
+        # What the connection's profile is remembered under: the server's address, or a name that outlives it
+        # (the local demo server gets a new port on each start).
+        self.profile_address: str | None = None
         self._in_flight = 0
         self._messages_said = 0
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -57,8 +60,9 @@ class AppContext(QObject):
     def is_admin(self) -> bool:
         return bool(self.user and self.user.get("is_admin"))
 
-    async def connect_to(self, base_url: str, token: str) -> dict[str, Any]:
-        """Sign in with ``token``; on success replace the current connection and return the user."""
+    async def connect_to(self, base_url: str, token: str, *, profile_address: str | None = None) -> dict[str, Any]:
+        """Sign in with ``token``; on success replace the current connection and return the user. The profile is
+        remembered under ``profile_address`` when given, else under the server's address."""
         from console.api.client import ApiClient
         from console.api.server import detect_server
 
@@ -71,6 +75,7 @@ class AppContext(QObject):
             raise
         previous, self.client = self.client, client
         self.user, self.server_version = user, client.server.version
+        self.profile_address = profile_address or client.base_url
         if previous is not None:
             await previous.aclose()
         self.connection_changed.emit()
@@ -81,10 +86,19 @@ class AppContext(QObject):
         client, self.client = self.client, None
         if client is None:
             return
-        self.user = self.server_version = None
+        self.user = self.server_version = self.profile_address = None
         self.connection_changed.emit()
         self.say("Disconnected")
         await client.aclose()
+
+    @property
+    def profile_key(self) -> str | None:
+        """The connected profile's key (server and user) for what is remembered per profile; None unconnected."""
+        if self.client is None:
+            return None
+        from console.exports.store import profile_key
+
+        return profile_key(self.profile_address or self.client.base_url, str((self.user or {}).get("username", "")))
 
     def track(self, task: asyncio.Task[Any]) -> None:
         """Keep an operation's task (see console.operations) until it is done, so it can be cancelled."""

@@ -22,6 +22,7 @@ from console.connection.credentials import CredentialStore
 from console.context import AppContext
 from console.looks import FollowPalette, colours
 from console.settings import app_data_dir, app_settings
+from console.settings import local_server_dir as default_local_server_dir
 from console.tabs import TAB_FACTORIES, LazyTabs
 from console.window_state import ProfileState
 
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
     from console.window_actions import WindowCommands
 
 DEFAULT_SIZE = (1100, 700)
+# What the local demo server's profile is remembered under: its port changes on each start, its data does not.
+LOCAL_DEMO_PROFILE = "local demo server"
 
 __all__ = ["TAB_FACTORIES", "MainWindow"]
 
@@ -74,7 +77,7 @@ class MainWindow(QMainWindow):
         self.context = context
         self.credentials = credentials
         self._settings = settings if settings is not None else app_settings()
-        self._local_server_dir = local_server_dir if local_server_dir is not None else app_data_dir() / "local-server"
+        self._local_server_dir = local_server_dir if local_server_dir is not None else default_local_server_dir()
         self._history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
         self._notifier = notifier
         self.local_server: LocalServer | None = None
@@ -200,7 +203,7 @@ class MainWindow(QMainWindow):
         self._show_connection()
         try:
             url = await server.start()
-            await self.context.connect_to(url, server.root_token)
+            await self.context.connect_to(url, server.root_token, profile_address=LOCAL_DEMO_PROFILE)
         except BaseException:
             await self._stop_local_server()
             raise

@@ -107,15 +107,14 @@ class Watcher(QObject):
         return self._running
 
     async def check_once(self) -> None:
-        client, user = self._context.client, self._context.user or {}
+        client = self._context.client
         if client is None:
             return
         from console.api.error_tracking import ErrorTrackingApi
         from console.api.exports import ExportsApi
-        from console.exports.store import ExportHistory, profile_key
+        from console.exports.store import ExportHistory
 
-        key = profile_key(client.base_url, str(user.get("username", "")))
-        records = await blocking(ExportHistory(self._history_dir, key).load)
+        records = await blocking(ExportHistory(self._history_dir, self._context.profile_key or "").load)
         exports = ExportsApi(client)
         for record in records:
             if record.gone or record.id in self._announced_exports or record.status not in ("created", "running"):

@@ -21,6 +21,11 @@ def app_data_dir() -> Path:
     return Path(base) / ORGANIZATION
 
 
+def local_server_dir() -> Path:
+    """Where the local demo server (File > Start local server, ``--demo``) keeps its data between runs."""
+    return app_data_dir() / "local-server"
+
+
 def log_dir() -> Path:
     """Where the console writes its log (no secrets: see the logging rules in app.py)."""
     return app_data_dir() / "logs"

@@ -5,6 +5,7 @@ The tabs' actions are declared by the tabs (console.actions); console.menus rend
 
 from __future__ import annotations
 
+import html
 import platform
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
 
 class WindowCommands:
     """Carries out the window's actions that are not the window's own methods."""
+
+    # Opens a folder or page with the system's launcher (False where there is none); a test puts a stand-in here.
+    open_url = staticmethod(QDesktopServices.openUrl)
 
     def __init__(self, window: MainWindow) -> None:
         self.window = window
@@ -107,15 +111,37 @@ class WindowCommands:
         version = self.window.context.server_version or {}
         server = f"{version.get('version')} ({version.get('revision')})" if version else "not connected"
         return (f"<b>Outpost console {__version__}</b><br>Python {platform.python_version()}, "
-                f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}")
+                f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}{self.local_server_text()}")
+
+    def local_server_text(self) -> str:
+        """Connected to the local demo server: its address, root's token and how to use it with the REST API."""
+        local, client = self.window.local_server, self.window.context.client
+        if local is None or local.url is None or client is None or client.base_url != local.url:
+            return ""
+        url, token = html.escape(local.url), html.escape(local.root_token)
+        return (f"<p><b>Local demo server</b> at {url}, signed in as root with this token (a new one on each "
+                f"start):<br><code>{token}</code></p><p>With the REST API:<br>"
+                f"<code>curl -H \"PRIVATE-TOKEN: {token}\" {url}/api/v4/user</code></p>"
+                f"<p>Its data is kept in {html.escape(str(local.data_dir))} (<code>make demo-reset</code> "
+                f"removes it).</p>")
 
     def show_about(self) -> QMessageBox:
         box = QMessageBox(QMessageBox.Icon.Information, "About Outpost console", self.about_text(),
                           QMessageBox.StandardButton.Close, self.window)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # the token can be copied
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
         return box
 
-    def open_log_folder(self) -> bool:
+    def open_log_folder(self) -> QWidget | None:
+        """Opens the folder in the file manager; where nothing can open it, shows its path to copy (returned)."""
         # The folder exists from start-up on: app.py logs into it.
-        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir())))
+        folder = str(log_dir())
+        if self.open_url(QUrl.fromLocalFile(folder)):
+            return None
+        from console.path_dialog import PathDialog
+
+        dialog = PathDialog("Log folder", "This system has no program to open folders with. The console's log is "
+                            "in this folder (console.log, and older logs beside it):", folder, self.window)
+        dialog.open()
+        return dialog

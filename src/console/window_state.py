@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings
 from console.context import AppContext
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QWidget
+    from PySide6.QtWidgets import QTableView, QWidget
 
 # The object name of a combo box that chooses a sort order (the error list's, which the server sorts):
 # remember_views keeps its choice like a table's sort order.
@@ -27,12 +27,8 @@ class ProfileState:
         self._context = context
 
     def _key(self, name: str) -> str | None:
-        client, user = self._context.client, self._context.user or {}
-        if client is None:
-            return None
-        from console.exports.store import profile_key  # imported once connected: not needed at start-up
-
-        return f"profiles/{profile_key(client.base_url, str(user.get('username', '')))}/{name}"
+        key = self._context.profile_key
+        return None if key is None else f"profiles/{key}/{name}"
 
     def value(self, name: str, default: Any = None) -> Any:
         key = self._key(name)
@@ -77,14 +73,20 @@ class ProfileState:
         return self.texts("watch/projects")
 
     def remember_views(self, tab_name: str, widget: QWidget) -> None:
-        """Restores, then keeps saving, the sort order of each sortable table and each sort chooser, and each
-        splitter's sizes."""
+        """Restores, then keeps saving, the sort order of each sortable table and each sort chooser, each
+        splitter's sizes and each named table's columns (widths and order). A widget that adds views later (a
+        dialog) announces each through its ``views_added`` signal."""
         from PySide6.QtCore import QByteArray, Qt  # tabs are built once connected, never for the first frame
         from PySide6.QtWidgets import QComboBox, QSplitter, QTableView
 
-        tables = [table for table in widget.findChildren(QTableView) if table.isSortingEnabled()]
-        for number, table in enumerate(tables):
-            name = f"views/{tab_name}/table{number}/sort"
+        tables = [table for table in widget.findChildren(QTableView) if table.objectName()]
+        for table in tables:  # named: their columns as the user left them, kept under their name
+            self._remember_columns(f"views/{tab_name}/{table.objectName()}/columns", table)
+        sortable = [(f"views/{tab_name}/{table.objectName()}/sort", table) for table in tables
+                    if table.isSortingEnabled()]
+        sortable += [(f"views/{tab_name}/table{number}/sort", table) for number, table in enumerate(
+            table for table in widget.findChildren(QTableView) if table.isSortingEnabled() and not table.objectName())]
+        for name, table in sortable:
             saved = self.value(name)
             if isinstance(saved, str) and ":" in saved:
                 column, order = saved.split(":", 1)
@@ -93,8 +95,16 @@ class ProfileState:
             table.horizontalHeader().sortIndicatorChanged.connect(
                 lambda column, order, name=name:
                 self.set_value(name, f"{column}:{int(order == Qt.SortOrder.DescendingOrder)}"))
-        for number, splitter in enumerate(widget.findChildren(QSplitter)):
-            name = f"views/{tab_name}/splitter{number}"
+        added = getattr(widget, "views_added", None)
+        if added is not None:
+            added.connect(lambda view: self.remember_views(tab_name, view))
+        # A named splitter is kept under its name; the others by their number among the unnamed ones.
+        splitters = widget.findChildren(QSplitter)
+        named = [(f"views/{tab_name}/{splitter.objectName()}", splitter) for splitter in splitters
+                 if splitter.objectName()]
+        numbered = [(f"views/{tab_name}/splitter{number}", splitter)
+                    for number, splitter in enumerate(s for s in splitters if not s.objectName())]
+        for name, splitter in named + numbered:
             saved = self.value(name)
             if isinstance(saved, QByteArray) and not saved.isEmpty():
                 splitter.restoreState(saved)
@@ -109,3 +119,17 @@ class ProfileState:
                 combo.setCurrentIndex(index)
             combo.currentIndexChanged.connect(lambda _index, combo=combo, name=name:
                                               self.set_value(name, combo.currentData()))
+
+    def _remember_columns(self, name: str, table: QTableView) -> None:
+        from PySide6.QtCore import QByteArray
+
+        header = table.horizontalHeader()
+        saved = self.value(name)
+        if isinstance(saved, QByteArray) and not saved.isEmpty():
+            header.restoreState(saved)
+
+        def save(*_args: object) -> None:
+            self.set_value(name, header.saveState())
+
+        header.sectionResized.connect(save)
+        header.sectionMoved.connect(save)

@@ -20,7 +20,8 @@ from console.api.errors import NotFound, Unsupported
 from console.api.graphql import graphql
 from console.api.server import ServerInfo
 
-STATUSES = ("unresolved", "resolved", "ignored")
+EVERY_STATUS = "all"  # the status filter's "All": Outpost's search key is:all (GitLab lists unresolved errors only)
+STATUSES = ("unresolved", "resolved", "ignored", EVERY_STATUS)
 SORTS = ("last_seen", "first_seen", "frequency")
 REQUIRED_SCOPES = ("project:read", "event:read", "event:write")
 # Facts about GitLab, said in place of a failure (see console.api.server for the sources).

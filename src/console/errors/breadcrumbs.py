@@ -92,7 +92,9 @@ class BreadcrumbsView(QTableView):
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         header = self.horizontalHeader()
         metrics = self.fontMetrics()
-        for column, sample in ((BreadcrumbModel.TIME, "00:00:00.000"), (BreadcrumbModel.CATEGORY, "sqlalchemy.engine"),
+        # Narrow enough for the detail pane at the default window size: the message takes what is left (and
+        # a cut one is whole in its tooltip).
+        for column, sample in ((BreadcrumbModel.TIME, "00:00:00.000"), (BreadcrumbModel.CATEGORY, "http.client"),
                                (BreadcrumbModel.LEVEL, "warning")):
             header.resizeSection(column, metrics.horizontalAdvance(sample) + 24)
         header.setSectionResizeMode(BreadcrumbModel.MESSAGE, QHeaderView.ResizeMode.Stretch)

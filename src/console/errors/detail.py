@@ -1,6 +1,8 @@
 """The detail pane of the error list: what happened, where, how often, releases, and the stack trace.
 
-Below the summary, sections: the error's stack trace, and those its owner adds (its events, its tags).
+Below the summary, sections: the error's stack trace, and those its owner adds (its events, its tags). The
+summary scrolls on its own above a splitter, so the sections are always in view; everything fits the pane's
+width (text wraps, or is cut with the whole text in a tooltip), however narrow the pane is made.
 """
 
 from __future__ import annotations
@@ -9,13 +11,26 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QPalette
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from console.api.error_tracking import ErrorSummary
 from console.errors.stacktrace import StackTraceView
+from console.fitting import ElidedLabel, FittingLabel
 from console.timestamps import short_time
 
 STATUS_ACTIONS = (("Resolve", "resolved"), ("Ignore", "ignored"), ("Unresolve", "unresolved"))
+# The splitter between the summary and the sections at the default window size (scaled to the real one).
+SUMMARY_AND_SECTIONS = [230, 320]
+DETAIL_SPLITTER = "detailSplitter"  # remembered by this name (console.window_state)
 
 
 class ErrorDetailView(QWidget):
@@ -31,15 +46,13 @@ class ErrorDetailView(QWidget):
         super().__init__()
         self.error_id: str | None = None
         self.status: str | None = None  # the shown error's
-        self.title = QLabel("Select an error to see its details")
+        self.title = FittingLabel("Select an error to see its details", always_tip=True)
         font = self.title.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         self.title.setFont(font)
-        self.title.setWordWrap(True)
-        self.exception = QLabel()
-        self.exception.setWordWrap(True)
-        self.culprit = QLabel()
+        self.exception = FittingLabel()
+        self.culprit = ElidedLabel()
         self.culprit.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # secondary; follows the palette
         # The owner binds these to its Resolve, Ignore and Unresolve actions, which enable them.
         self.action_buttons: dict[str, QPushButton] = {}
@@ -53,36 +66,57 @@ class ErrorDetailView(QWidget):
         self.copy_button.setToolTip("The error's title, culprit, counts, dates, releases, top frames and a link, "
                                     "for pasting into an issue")
         self.copy_button.clicked.connect(self.copy_requested)
-        actions.addWidget(self.copy_button)
+        copy_row = QHBoxLayout()  # a row of its own: beside the status buttons it would not fit a narrow pane
+        copy_row.addStretch(1)
+        copy_row.addWidget(self.copy_button)
         # Where the server cannot do something (GitLab: status changes), the explanation and the way out.
-        self.notice = QLabel()
-        self.notice.setWordWrap(True)
+        self.notice = FittingLabel()
         self.browser_button = QPushButton("Open in browser")
         self.browser_button.clicked.connect(self._open_browser)
         self.browser_url = ""
         notice_row = QHBoxLayout()
         notice_row.addWidget(self.notice, 1)
         notice_row.addWidget(self.browser_button)
-        self.fields: dict[str, QLabel] = {}
+        self.fields: dict[str, FittingLabel] = {}
         form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
         for name in ("Status", "Events", "Users affected", "First seen", "Last seen", "First release",
                      "Last release", "Environment", "Tags", "Release health"):
-            label = QLabel()
-            label.setWordWrap(True)
+            label = FittingLabel()
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.fields[name] = label
             form.addRow(name, label)
+        summary = QWidget()
+        summary_layout = QVBoxLayout(summary)
+        summary_layout.addWidget(self.title)
+        summary_layout.addWidget(self.exception)
+        summary_layout.addWidget(self.culprit)
+        summary_layout.addLayout(actions)
+        summary_layout.addLayout(copy_row)
+        summary_layout.addLayout(notice_row)
+        summary_layout.addLayout(form)
+        summary_layout.addStretch(1)
+        self.summary_scroll = QScrollArea()
+        self.summary_scroll.setWidgetResizable(True)
+        self.summary_scroll.setAccessibleName("Error summary")
+        self.summary_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.summary_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # text wraps
+        self.summary_scroll.setWidget(summary)
         self.stack_trace = StackTraceView()
         self.sections = QTabWidget()
         self.sections.addTab(self.stack_trace, "Stack trace")
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName(DETAIL_SPLITTER)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.summary_scroll)
+        self.splitter.addWidget(self.sections)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes(SUMMARY_AND_SECTIONS)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.title)
-        layout.addWidget(self.exception)
-        layout.addWidget(self.culprit)
-        layout.addLayout(actions)
-        layout.addLayout(notice_row)
-        layout.addLayout(form)
-        layout.addWidget(self.sections, 1)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
         self.clear()
 
     def add_section(self, widget: QWidget, title: str) -> None:

@@ -162,7 +162,13 @@ class ConfirmDeployPage(_StepPage):
         self.completeChanged.emit()
 
 
+LATER = ("Or finish without deleting it: the old key keeps working, and you can delete it later on the Client "
+         "keys page (select it, then Delete).")
+
+
 class DeleteOldKeyPage(_StepPage):
+    """The last step, and an optional one: Finish is offered whether or not the old key was deleted."""
+
     def __init__(self, wizard: RotateKeyWizard) -> None:
         super().__init__(wizard, "4. Delete the old key", "")
         self.delete_button = QPushButton("Delete old key")
@@ -170,13 +176,17 @@ class DeleteOldKeyPage(_StepPage):
         self.layout_.addWidget(self.delete_button)
         self.layout_.addWidget(self.status)
 
+    def isComplete(self) -> bool:
+        return True
+
     def initializePage(self) -> None:
         old = self.rotation.old_key
-        self.explanation.setText(f"Delete key {old.id} now. Its DSN stops working at once." if old
+        self.explanation.setText(f"Delete key {old.id} now: its DSN stops working at once. {LATER}" if old
                                  else "There is no old key to delete.")
         self.delete_button.setEnabled(old is not None)
-        if old is None:
-            self.mark_done()
+        if old is not None:
+            self.status.clear()
+        self.done = old is None
 
     def delete(self) -> None:
         old = self.rotation.old_key
@@ -191,6 +201,7 @@ class DeleteOldKeyPage(_StepPage):
                 self.delete_button.setEnabled(True)
                 raise
             self.status.setText(f"Key {old.id} deleted. The rotation is complete.")
+            self.rotation.old_key = None  # back and forth again, there is nothing left to delete
             self.mark_done()
 
         Op(self.rotation.context, delete(), description="Deleting the old client key").run()
@@ -207,8 +218,6 @@ class RotateKeyWizard(QWizard):
         self.new_key: ClientKey | None = None
         self.setWindowTitle(f"Rotate a client key of {project['path_with_namespace']}")
         self.setWizardStyle(QWizard.WizardStyle.ClassicStyle)
-        self.setOption(QWizard.WizardOption.NoBackButtonOnLastPage, True)
-        self.setOption(QWizard.WizardOption.NoCancelButtonOnLastPage, True)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.create_page = CreateKeyPage(self)
         self.list_page = ListKeysPage(self)

@@ -9,42 +9,45 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from console.api.error_tracking import NO_STATUS_API, SORTS, STATUSES, UNRESOLVED_ONLY, ErrorPage, ErrorSummary
+from console.api.error_tracking import (
+    EVERY_STATUS,
+    NO_STATUS_API,
+    SORTS,
+    STATUSES,
+    UNRESOLVED_ONLY,
+    ErrorPage,
+    ErrorSummary,
+)
 from console.api.errors import ApiError, NotFound
 from console.errors.detail import ErrorDetailView
+from console.errors.error_table import ErrorTable
 from console.errors.event_history import EventHistory
 from console.errors.event_pane import EventPane
 from console.errors.facets_pane import FacetsPane
-from console.errors.frequency import FrequencyBarDelegate
 from console.errors.markdown import error_markdown, issue_from_detail
-from console.errors.models import PENDING, ErrorListModel, list_failure
+from console.errors.models import PENDING, ErrorListModel, explained_in_place, list_failure
 from console.operations import Op, Token
 from console.window_state import SORT_CHOOSER
 
 if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
 
-SEARCH_KEYS = "Search: words, is:resolved, release:1.2, environment:prod, level:error"
-# Shown in the detail pane; hidden from the list so that, at the default window size, the title has room
-# and the status and frequency bars stay in view.
-DETAIL_ONLY_COLUMNS = (ErrorListModel.TYPE, ErrorListModel.USERS, ErrorListModel.FIRST_SEEN)
-STACK_TRACE_MIN_HEIGHT = 320
+# Short enough to be read whole at the default window size; the tooltip has the keys.
+SEARCH_PLACEHOLDER = "Search words or key:value"
+SEARCH_KEYS = ("Words, or keys: is:resolved, release:1.2, environment:prod, level:error. Enter searches; "
+               "clearing the field lists every error again.")
 DETAIL_MIN_WIDTH = 360
 SPLIT_AT_DEFAULT_SIZE = [640, 420]
 SORT_LABELS = {"last_seen": "Last seen", "first_seen": "First seen", "frequency": "Most frequent"}
@@ -67,9 +70,12 @@ class ErrorsPage(QWidget):
         self.loading = False
         self.refreshing = False  # an auto-refresh is in flight (a slow server must not stack them up)
         self.search = QLineEdit()
-        self.search.setPlaceholderText(SEARCH_KEYS)
+        self.search.setPlaceholderText(SEARCH_PLACEHOLDER)
+        self.search.setToolTip(SEARCH_KEYS)
         self.search.setClearButtonEnabled(True)
         self.search.returnPressed.connect(self.reload)
+        self.search.textChanged.connect(self._search_edited)
+        self.searched = ""  # the search the list shows
         self.sort = QComboBox()
         self.sort.setObjectName(SORT_CHOOSER)  # remembered per profile in the console
         for value in SORTS:
@@ -91,40 +97,7 @@ class ErrorsPage(QWidget):
 
         self.model = ErrorListModel(self)
         self.model.fetch_more_requested.connect(self._fetch_more)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setItemDelegateForColumn(ErrorListModel.TREND, FrequencyBarDelegate(self.table))
-        self.table.verticalHeader().hide()
-        self.table.setWordWrap(False)
-        # Resolve, Ignore and Unresolve exist once: the detail's buttons, and in the console the Errors
-        # menu's actions, which the window also puts on this list's context menu.
-        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        # Fixed widths from the font, not ResizeToContents: measuring every cell on each page is slow.
-        header = self.table.horizontalHeader()
-        metrics = self.table.fontMetrics()
-        samples = {ErrorListModel.TYPE: "default", ErrorListModel.EVENTS: "1,000,000", ErrorListModel.USERS: "100,000",
-                   ErrorListModel.FIRST_SEEN: "2026-12-31 23:59", ErrorListModel.LAST_SEEN: "2026-12-31 23:59",
-                   ErrorListModel.STATUS: "Unresolved", ErrorListModel.TREND: "Last 24 hours"}
-        for column, sample in samples.items():
-            header.resizeSection(column, metrics.horizontalAdvance(sample) + 24)
-        header.setSectionResizeMode(ErrorListModel.TITLE, QHeaderView.ResizeMode.Stretch)
-        # At the default window size the list shows what triage needs, frequency bars included; the
-        # detail shows the rest, and the header's context menu brings any column back.
-        for column in DETAIL_ONLY_COLUMNS:
-            self.table.setColumnHidden(column, True)
-        header.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        for column, title in enumerate(ErrorListModel.HEADERS):
-            if column == ErrorListModel.TITLE:
-                continue
-            toggle = QAction(f"Show {title}", header)
-            toggle.setCheckable(True)
-            toggle.setChecked(not self.table.isColumnHidden(column))
-            toggle.toggled.connect(lambda shown, column=column: self.table.setColumnHidden(column, not shown))
-            header.addAction(toggle)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(metrics.height() + 10)
+        self.table = ErrorTable(self.model)
         self.table.selectionModel().currentRowChanged.connect(self._row_selected)
         self.empty_label = QLabel()
 
@@ -143,18 +116,12 @@ class ErrorsPage(QWidget):
         left_layout.addLayout(filters)
         left_layout.addWidget(self.table, 1)
         left_layout.addWidget(self.empty_label)
-        # The detail scrolls as a whole, so a long stack trace gets room instead of a small inner box.
-        self.detail_scroll = QScrollArea()
-        self.detail_scroll.setWidgetResizable(True)
-        self.detail_scroll.setAccessibleName("Error detail")
-        self.detail_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.detail_scroll.setWidget(self.detail)
-        self.detail_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # text wraps
-        self.detail_scroll.setMinimumWidth(DETAIL_MIN_WIDTH)
-        self.detail.stack_trace.setMinimumHeight(STACK_TRACE_MIN_HEIGHT)
+        # The detail fits its width; its summary scrolls above its sections (stack trace, events, tags).
+        self.detail.setAccessibleName("Error detail")
+        self.detail.setMinimumWidth(DETAIL_MIN_WIDTH)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
-        self.splitter.addWidget(self.detail_scroll)
+        self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setSizes(SPLIT_AT_DEFAULT_SIZE)  # pixels at the default window size; scaled to the real one
@@ -168,6 +135,11 @@ class ErrorsPage(QWidget):
         return {"status": self.status.currentData(), "sort": self.sort.currentData(),
                 "search_term": self.search.text().strip()}
 
+    def _search_edited(self, text: str) -> None:
+        """Emptying the field (its clear button, or deleting the words) lists every error again at once."""
+        if not text.strip() and self.searched:
+            self.reload()
+
     def load(self) -> None:
         self.reload()
 
@@ -179,13 +151,15 @@ class ErrorsPage(QWidget):
         if not api.can_filter_status:
             self.status.setCurrentIndex(self.status.findData("unresolved"))
         # The search keys are Outpost's; GitLab hands the words to Sentry as they are.
-        self.search.setPlaceholderText(SEARCH_KEYS if api.can_filter_status else "Search")
+        self.search.setPlaceholderText(SEARCH_PLACEHOLDER if api.can_filter_status else "Search")
+        self.search.setToolTip(SEARCH_KEYS if api.can_filter_status else "")
         for button in self.detail.action_buttons.values():
             button.setToolTip("" if api.can_change_status else NO_STATUS_API)
 
     def reload(self) -> None:
         project = self.tab.project
         request = self.requests.advance()
+        self.searched = self.search.text().strip()
         self.detail.clear()
         self.model.reset_page(ErrorPage([], None))
         self.empty_label.clear()
@@ -201,6 +175,8 @@ class ErrorsPage(QWidget):
             except ApiError as error:
                 if request.current:
                     self.empty_label.setText(list_failure(error))
+                if explained_in_place(error):
+                    return  # the list says what to do; it is no failure of the console's
                 raise
             finally:
                 if request.current:
@@ -331,7 +307,11 @@ class ErrorsPage(QWidget):
         async def update() -> None:
             await self.tab.api.update_status(project["path_with_namespace"], error_id, status)
             self.tab.context.say(f"Error {error_id} is now {status}")
-            if status != self.status.currentData():
+            if self.status.currentData() == EVERY_STATUS:
+                self.model.set_status(error_id, status)
+                if self.detail.error_id == error_id:
+                    self.detail.show_status(status)
+            elif status != self.status.currentData():
                 if self.detail.error_id == error_id:
                     self.detail_requests.advance()  # its details, if still on their way, have nowhere to go
                     self.detail.clear()

@@ -172,6 +172,7 @@ class EventHistory(QObject):
                 if self._current(stamps) and request.current:
                     self.stored = recounted
                     self.events_pane.say(PRUNED_MEANWHILE)
+                    self.events_pane.navigator.offer_ends()
                 return
             stored = self.stored
             if stored is not None and event.id not in stored.ids:  # arrived after the ids were walked

@@ -1,13 +1,25 @@
-"""The row that walks an error's events: oldest, previous, next, latest, and where the shown event stands."""
+"""The rows that walk an error's events: oldest, previous, next, latest; below them where the shown event
+stands and when it happened. Narrow enough for the detail pane at the default window size."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from console.api.sentry_events import Event
+from console.fitting import ElidedLabel
 from console.timestamps import short_time
+
+TIPS = {"oldest": "Show the error's first stored event", "previous": "Show the event before this one",
+        "next": "Show the event after this one", "latest": "Show the error's latest event"}
+
+
+def _button(text: str, tip: str) -> QToolButton:
+    button = QToolButton()
+    button.setText(text)
+    button.setToolTip(tip)
+    return button
 
 
 class EventNavigator(QWidget):
@@ -16,12 +28,12 @@ class EventNavigator(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.oldest_button = QPushButton("◀◀ Oldest")
-        self.previous_button = QPushButton("◀ Previous")
-        self.next_button = QPushButton("Next ▶")
-        self.latest_button = QPushButton("Latest ▶▶")
+        self.oldest_button = _button("◀◀ Oldest", TIPS["oldest"])
+        self.previous_button = _button("◀ Previous", TIPS["previous"])
+        self.next_button = _button("Next ▶", TIPS["next"])
+        self.latest_button = _button("Latest ▶▶", TIPS["latest"])
         self.position = QLabel()
-        self.when = QLabel()
+        self.when = ElidedLabel()
         self.when.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # secondary; follows the palette
         self._previous_id: str | None = None
         self._next_id: str | None = None
@@ -29,14 +41,17 @@ class EventNavigator(QWidget):
         self.latest_button.clicked.connect(lambda: self.requested.emit("latest"))
         self.previous_button.clicked.connect(lambda: self._previous_id and self.requested.emit(self._previous_id))
         self.next_button.clicked.connect(lambda: self._next_id and self.requested.emit(self._next_id))
-        layout = QHBoxLayout(self)
+        buttons = QHBoxLayout()
+        for button in (self.oldest_button, self.previous_button, self.next_button, self.latest_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        where = QHBoxLayout()
+        where.addWidget(self.position)
+        where.addWidget(self.when, 1)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.oldest_button)
-        layout.addWidget(self.previous_button)
-        layout.addWidget(self.position)
-        layout.addWidget(self.next_button)
-        layout.addWidget(self.latest_button)
-        layout.addWidget(self.when, 1)
+        layout.addLayout(buttons)
+        layout.addLayout(where)
         self.clear()
 
     def clear(self) -> None:
@@ -53,11 +68,16 @@ class EventNavigator(QWidget):
         if event.release:
             details.append(event.release)
         self.when.setText("  ·  ".join(part for part in details if part))
-        self.when.setToolTip(event.id)
-        # Latest stays on even at the latest: newer events may have arrived since this one was shown.
+        # At the latest event there is nothing newer to go to; Refresh (F5) finds events that arrived since.
         self.previous_button.setEnabled(event.previous_id is not None)
         self.oldest_button.setEnabled(event.previous_id is not None)
         self.next_button.setEnabled(event.next_id is not None)
+        self.latest_button.setEnabled(event.next_id is not None)
+
+    def offer_ends(self) -> None:
+        """The shown event is no longer what the position says (pruned meanwhile): the oldest and the latest
+        are the ways back."""
+        self.oldest_button.setEnabled(True)
         self.latest_button.setEnabled(True)
 
     def set_position(self, position: str) -> None:

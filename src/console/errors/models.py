@@ -26,6 +26,11 @@ _ERROR_ROLES = frozenset({_DISPLAY, _TOOLTIP, _ALIGNMENT, _FONT, FREQUENCY_ROLE,
 PENDING = "The server is still fetching the errors from Sentry. They appear with the next refresh."
 
 
+def explained_in_place(error: ApiError) -> bool:
+    """Whether the list's own text is the whole story (error tracking off, or not offered by this server)."""
+    return error.detail == ERROR_TRACKING_DISABLED or isinstance(error, Unsupported)
+
+
 def list_failure(error: ApiError) -> str:
     if error.detail == ERROR_TRACKING_DISABLED:
         return "Error tracking is not enabled for this project: turn it on in the Settings tab."
@@ -93,6 +98,16 @@ class ErrorListModel(HeaderedTableModel):
                 self._errors[row] = fresh[error.id]
                 self._texts[row] = self._display_texts(fresh[error.id])
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
+
+    def set_status(self, error_id: str, status: str) -> None:
+        """The error's row shows ``status`` (a list of every status keeps the error)."""
+        from dataclasses import replace
+
+        row = self.row_of(error_id)
+        if row >= 0:
+            self._errors[row] = replace(self._errors[row], status=status)
+            self._texts[row] = self._display_texts(self._errors[row])
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
 
     def remove_error(self, error_id: str) -> None:
         for row, error in enumerate(self._errors):

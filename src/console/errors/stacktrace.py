@@ -96,6 +96,7 @@ class StackTraceView(QTreeWidget):
                 if position < len(exceptions) - 1:
                     title += "  (led to the next exception)"
             top = QTreeWidgetItem(self, [title or "Stack trace"])
+            top.setToolTip(0, title)  # whole, where the pane cuts it
             bold = top.font(0)
             bold.setBold(True)
             top.setFont(0, bold)
@@ -130,6 +131,7 @@ class StackTraceView(QTreeWidget):
 
     def _add_frame(self, parent: QTreeWidgetItem, frame: dict[str, Any], *, in_app: bool) -> None:
         item = QTreeWidgetItem(parent, [frame_label(frame)])
+        item.setToolTip(0, item.text(0))
         item.setData(0, IN_APP_ROLE, in_app)
         font = item.font(0)
         font.setBold(in_app)

@@ -26,6 +26,7 @@ SHARE_ROLE = int(Qt.ItemDataRole.UserRole) + 30  # the value's fraction of its k
 VALUE_ROLE = int(Qt.ItemDataRole.UserRole) + 31  # the row's TagValue
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+SHARE_WIDTH = 110  # the bar and its percentage
 _RIGHT_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -112,9 +113,10 @@ class TagFacetsView(QTableView):
         self.setWordWrap(False)
         header = self.horizontalHeader()
         metrics = self.fontMetrics()
-        for column, sample in ((TagFacetModel.KEY, "Environment"), (TagFacetModel.COUNT, "1,000,000")):
+        # Narrow enough for the detail pane at the default window size: the value takes what is left.
+        for column, sample in ((TagFacetModel.KEY, "Environment"), (TagFacetModel.COUNT, "100,000")):
             header.resizeSection(column, metrics.horizontalAdvance(sample) + 24)
-        header.resizeSection(TagFacetModel.SHARE, 180)
+        header.resizeSection(TagFacetModel.SHARE, SHARE_WIDTH)
         header.setSectionResizeMode(TagFacetModel.VALUE, QHeaderView.ResizeMode.Stretch)
         self.clicked.connect(self._clicked)
 

@@ -28,6 +28,7 @@ from console.api.error_tracking import (
 )
 from console.api.errors import ApiError
 from console.errors.access import MAINTAINER_ONLY, maintainer_only
+from console.errors.connection_advice import explain_test_failure
 from console.errors.origins import AllowedOriginsBox
 from console.looks import colours
 from console.operations import Op
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
 
 MASKED_TOKEN = "*" * 12
-CONNECTION_FAILED = "Connection failed. Check auth token and try again."
 
 
 class SettingsPage(QWidget):
@@ -161,8 +161,7 @@ class SettingsPage(QWidget):
                 projects = await self.tab.api.external_projects(project["path_with_namespace"], api_host=api_host,
                                                                 token=token)
             except ApiError as error:
-                reason = error.detail or error.message
-                self.connection_status.setText(f"{CONNECTION_FAILED}\n{reason}")
+                self.connection_status.setText(explain_test_failure(error, api_host))
                 self.connection_status.setStyleSheet(f"color: {colours()['error']};")
                 self.external_project.clear()
                 self.external_project.setEnabled(False)

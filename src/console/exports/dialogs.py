@@ -15,12 +15,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console.exports.columns import DEFAULT_SAMPLE, PREVIEW_FIRST, PREVIEW_SAMPLES, size_columns
 from console.exports.models import SEVERITY_RANK, PreviewFilterProxy, PreviewModel
 
 STATUSES = ("detected", "confirmed", "resolved", "dismissed")
 ALL = "All"
-
-
 class PreviewDialog(QDialog):
     def __init__(self, title: str, headers: list[str], rows: list[list[str]], *, truncated: bool,
                  parent: QWidget | None = None) -> None:
@@ -32,12 +31,13 @@ class PreviewDialog(QDialog):
         self.proxy = PreviewFilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self.table = QTableView()
+        self.table.setObjectName("previewTable")  # its columns are remembered per profile (console.window_state)
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.setWordWrap(False)
         self.table.setAlternatingRowColors(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setDefaultSectionSize(140)
+        self._lay_out_columns(headers)
 
         self.severity_filter = QComboBox()
         self.severity_filter.addItems([ALL, *SEVERITY_RANK])
@@ -62,6 +62,15 @@ class PreviewDialog(QDialog):
             layout.addWidget(QLabel("The export is large: the preview shows its beginning. Save it to see every row."))
         layout.addWidget(buttons)
         self._apply_filters()
+
+    def _lay_out_columns(self, headers: list[str]) -> None:
+        """What triage reads first comes first (severity, status, the vulnerability, where), each column as wide
+        as its usual text; the rest follow in the file's order."""
+        header = self.table.horizontalHeader()
+        size_columns(self.table, {column: PREVIEW_SAMPLES.get(name, DEFAULT_SAMPLE)
+                                  for column, name in enumerate(headers)})
+        for visual, name in enumerate(name for name in PREVIEW_FIRST if name in headers):
+            header.moveSection(header.visualIndex(headers.index(name)), visual)
 
     def _apply_filters(self) -> None:
         severity = self.severity_filter.currentText()

@@ -25,12 +25,13 @@ from console.api.errors import Forbidden, NotFound
 from console.api.exports import DEFAULT_POLL_SECONDS, ExportsApi, ExportScope
 from console.context import AppContext
 from console.exports.actions import ACTIONS
+from console.exports.columns import EXPORT_COLUMN_SAMPLES, size_columns
 from console.exports.dialogs import PreviewDialog
 from console.exports.models import ExportsModel, utcnow
 from console.exports.options_dialog import ExportOptionsBar
 from console.exports.saving import ExportSaving
 from console.exports.scope_picker import ScopePicker
-from console.exports.store import ExportHistory, ExportRecord, profile_key
+from console.exports.store import ExportHistory, ExportRecord
 from console.operations import Op, Token
 from console.settings import app_data_dir
 from console.tab import ConsoleTab
@@ -51,6 +52,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     """
 
     export_finished = Signal(int, str)
+    views_added = Signal(QWidget)  # a preview: the window remembers its columns like the tab's (window_state)
 
     api_factory = ExportsApi
 
@@ -75,14 +77,15 @@ class ExportsTab(ConsoleTab[ExportsApi]):
 
         self.model = ExportsModel(self)
         self.table = QTableView()
+        self.table.setObjectName("exportsTable")  # its columns are remembered per profile (console.window_state)
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         self.table.setAlternatingRowColors(True)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(ExportsModel.SCOPE, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)
+        size_columns(self.table, EXPORT_COLUMN_SAMPLES)
+        self.table.horizontalHeader().setSectionResizeMode(ExportsModel.SCOPE, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().selectionChanged.connect(self.update_actions)
         self.table.doubleClicked.connect(lambda _index: self.preview())
 
@@ -141,13 +144,13 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         for task in self.watchers.values():
             task.cancel()
         self.watchers.clear()
-        client, user = self.context.client, self.context.user or {}
+        client = self.context.client
         self.history = None
         self.model.set_records([])
         reading = self.profiles.advance()
         if client is not None:
             # The file is read in a worker thread; until it is, nothing is written over it.
-            history = ExportHistory(self.history_dir, profile_key(client.base_url, str(user.get("username", ""))))
+            history = ExportHistory(self.history_dir, self.context.profile_key or "")
             Op.in_thread(self, history.load, description="Reading the export history", quiet=True).success(
                 lambda records: self._history_read(history, records)).stale_when(reading).run()
             self.picker.results.clear()
@@ -351,4 +354,5 @@ class ExportsTab(ConsoleTab[ExportsApi]):
             self.preview_dialog.close()
         self.preview_dialog = PreviewDialog(f"export {record.id} of {record.scope_label}", headers, rows,
                                             truncated=truncated, parent=self)
+        self.views_added.emit(self.preview_dialog)
         self.preview_dialog.open()

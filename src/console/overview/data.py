@@ -18,7 +18,7 @@ from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
 from console.api.errors import Forbidden, NotFound, Unauthorized, Unsupported
 from console.api.server import ServerInfo
 from console.api.variables import VariablesApi
-from console.exports.store import ExportHistory, profile_key
+from console.exports.store import ExportHistory
 from console.operations import blocking
 from console.timestamps import parse_time
 
@@ -99,8 +99,9 @@ async def count_variables(client: ApiClient) -> tuple[Count, Count]:
     return variables, Count(limit)
 
 
-def export_counts(history_dir: Path, base_url: str, username: str) -> ExportCounts:
-    records = ExportHistory(history_dir, profile_key(base_url, username)).load()
+def export_counts(history_dir: Path, key: str) -> ExportCounts:
+    """The exports requested from this console for the profile ``key`` (AppContext.profile_key)."""
+    records = ExportHistory(history_dir, key).load()
     finished = [record for record in records if record.status == "finished" and not record.gone]
     latest = max(finished, key=lambda record: record.finished_at or "", default=None)
     return ExportCounts(running=sum(record.is_active for record in records), finished=len(finished),
@@ -187,12 +188,12 @@ async def all_project_errors(client: ApiClient, *, now: dt.datetime) -> tuple[li
 
 
 async def gather_overview(client: ApiClient, *, version: dict[str, Any] | None, user: dict[str, Any] | None,
-                          history_dir: Path, now: dt.datetime | None = None) -> Overview:
+                          history_dir: Path, profile: str, now: dt.datetime | None = None) -> Overview:
     facts = server_facts(version, user)
     (variables, limit), (projects, note) = await asyncio.gather(count_variables(client),
                                                                 all_project_errors(client,
                                                                                    now=now or dt.datetime.now(dt.UTC)))
-    exports = await blocking(export_counts, history_dir, client.base_url, str((user or {}).get("username")))
+    exports = await blocking(export_counts, history_dir, profile)
     return Overview(server=facts, variables=variables, variables_limit=limit, exports=exports, projects=projects,
                     projects_note=note)
 

@@ -145,7 +145,7 @@ class OverviewTab(FeatureWidget):
             self.loaded.emit()
 
         work = gather_overview(client, version=self.context.server_version, user=self.context.user,
-                               history_dir=self.history_dir)
+                               history_dir=self.history_dir, profile=self.context.profile_key or "")
         loading = self.loads.advance()
         Op(self.context, work, description="Loading the overview").success(show).stale_when(loading).run()
 

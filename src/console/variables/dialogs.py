@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -33,6 +34,7 @@ from console.variables.rules import variable_problems
 
 SaveFunction = Callable[[Variable], Awaitable[Variable]]
 PROGRESS_INTERVAL_MS = 100
+MESSAGE_LINES = 4  # kept free below the form for the dialog's messages
 
 
 def _error_label() -> QLabel:
@@ -92,8 +94,7 @@ class VariableDialog(QDialog):
         form.addRow("Flags", flags)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(self.problems_label)
-        layout.addWidget(self.server_error_label)
+        layout.addWidget(self._message_area())
         layout.addWidget(self.buttons)
 
         initial = variable or Variable(key="", value="")
@@ -115,6 +116,24 @@ class VariableDialog(QDialog):
         self.buttons.accepted.connect(self.submit)
         self.buttons.rejected.connect(self.reject)
         self.validate()
+
+    def _message_area(self) -> QScrollArea:
+        """The problems and the server's refusal, in a space kept for them from the start: nothing moves when a
+        message appears; a long one scrolls."""
+        inner = QWidget()
+        inner_layout = QVBoxLayout(inner)
+        inner_layout.setContentsMargins(0, 0, 0, 0)
+        inner_layout.addWidget(self.problems_label)
+        inner_layout.addWidget(self.server_error_label)
+        inner_layout.addStretch(1)
+        self.messages = QScrollArea()
+        self.messages.setObjectName("messages")
+        self.messages.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.messages.setWidgetResizable(True)
+        self.messages.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.messages.setWidget(inner)
+        self.messages.setFixedHeight(self.fontMetrics().lineSpacing() * MESSAGE_LINES + 8)
+        return self.messages
 
     def current_variable(self) -> Variable:
         description = self.description_edit.text()

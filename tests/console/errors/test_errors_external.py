@@ -8,7 +8,6 @@ import socket
 import pytest
 from PySide6.QtCore import Qt
 
-from console.errors.tracking_settings import CONNECTION_FAILED
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.fake_sentry import FakeSentry
 from tests.support import ApiHelper, start_server
@@ -75,20 +74,20 @@ def test_each_connection_failure_is_explained(qtbot, tab_for, external_server, f
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    cases = [("bad token", fake.url, "wrong-token", "Sentry response status code: 401"),
-             ("refused", closed, GOOD_TOKEN, "Connection refused"),
-             ("timeout", fake.url, GOOD_TOKEN, "Connection to Sentry timed out")]
+    cases = [("bad token", fake.url, "wrong-token", "did not accept the auth token (401)"),
+             ("refused", closed, GOOD_TOKEN, "Nothing is listening at 127.0.0.1:"),
+             ("timeout", fake.url, GOOD_TOKEN, "did not answer in time")]
     for case, api_host, token, reason in cases:
         fake.delay = 3 if case == "timeout" else 0
         try:
             _connect_with(qtbot, page, api_host, token)
         finally:
             fake.delay = 0
-        assert page.connection_status.text() == f"{CONNECTION_FAILED}\n{reason}", case
+        assert reason in page.connection_status.text(), case
         assert page.external_project.count() == 0 and not page.external_project.isEnabled()
     helper.root.put(f"/projects/{project['id']}", json={"monitor_access_level": "disabled"}).raise_for_status()
     _connect_with(qtbot, page, fake.url, GOOD_TOKEN)
-    assert page.connection_status.text() == f"{CONNECTION_FAILED}\n404 Not Found"
+    assert "Monitor feature may be disabled" in page.connection_status.text()
 
 
 def test_save_then_list_detail_and_resolve_from_sentry(qtbot, tab_for, external_server, fake):

@@ -210,9 +210,10 @@ def test_error_list_fits_the_default_window(qtbot, make_window, server, noisy):
         assert 0 <= header.sectionViewportPosition(column)
         assert header.sectionViewportPosition(column) + header.sectionSize(column) <= viewport.width()
     assert header.sectionSize(ErrorListModel.TITLE) >= 200  # the title column takes what is left
-    # The detail scrolls as a whole and the stack trace keeps room of its own.
-    assert page.detail_scroll.widget() is page.detail
-    assert page.detail.stack_trace.minimumHeight() >= 300
+    # The summary scrolls on its own above the stack trace, which keeps room of its own.
+    assert page.detail.splitter.widget(0) is page.detail.summary_scroll
+    assert page.detail.splitter.widget(1) is page.detail.sections
+    assert page.detail.sections.height() >= 250
     left, right = page.splitter.sizes()
     assert left > right > 0
 

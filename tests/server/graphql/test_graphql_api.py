@@ -143,6 +143,9 @@ def test_list_pages_like_the_json_list(server, tracked):
     assert [node["title"].split(":")[0] for node in found["project"]["sentryErrors"]["errors"]["nodes"]] == ["KeyError"]
     resolved = data_of(graphql(server, LIST_QUERY, {"fullPath": path, "searchTerm": "is:resolved"}))
     assert resolved["project"]["sentryErrors"]["errors"]["nodes"] == []
+    every = data_of(graphql(server, LIST_QUERY, {"fullPath": path, "searchTerm": "is:all", "first": 100}))
+    assert {node["sentryId"] for node in every["project"]["sentryErrors"]["errors"]["nodes"]} == {
+        error["id"] for error in json_list["errors"]}, "is:all lists every status (the console's All)"
 
 
 def test_stack_trace_matches_the_json_one(server, tracked):

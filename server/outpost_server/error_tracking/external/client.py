@@ -107,11 +107,13 @@ class SentryClient:
             raise SentryError("Unexpected Error")
         return data
 
-    def list_issues(self, *, issue_status: str, limit: int, search_term: str = "", sort: str = "last_seen",
+    def list_issues(self, *, issue_status: str | None, limit: int, search_term: str = "", sort: str = "last_seen",
                     cursor: str | None = None) -> tuple[list[dict[str, Any]], dict[str, dict[str, str]]]:
+        """Without ``issue_status``, every status (Sentry's search without ``is:``)."""
         if sort not in SORTS:
             raise SentryError("Invalid value for sort param")
-        params: dict[str, Any] = {"query": f"is:{issue_status} {search_term}".strip(), "limit": limit}
+        status = f"is:{issue_status} " if issue_status else ""
+        params: dict[str, Any] = {"query": f"{status}{search_term}".strip(), "limit": limit}
         if SORTS[sort]:
             params["sort"] = SORTS[sort]
         if cursor:

@@ -94,7 +94,7 @@ def error_filters(project_id: int, status: str | None, query: SearchQuery) -> li
     return conditions
 
 
-def list_errors(session: Session, *, project_id: int, status: str, query: SearchQuery, sort: str,
+def list_errors(session: Session, *, project_id: int, status: str | None, query: SearchQuery, sort: str,
                 cursor: str | None, limit: int = PAGE_SIZE) -> ErrorPage:
     column = SORT_COLUMNS[sort]
     conditions = error_filters(project_id, status, query)

@@ -24,7 +24,7 @@ from outpost_server.error_tracking.external.sentry_settings import sentry_client
 from outpost_server.error_tracking.models import ERROR_STATUSES, ErrorTrackingSetting, TrackedError
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.entities import detailed_error_entity, error_entity
-from outpost_server.error_tracking.web.search import parse_search
+from outpost_server.error_tracking.web.search import parse_search, without_every_status
 
 SORTS = tuple(integrated.SORT_COLUMNS)
 PAGE_SIZE = integrated.PAGE_SIZE
@@ -114,17 +114,18 @@ def list_page(source: ErrorSource, *, issue_status: str = "unresolved", search_t
         raise ReadFailure("Bad Request: Invalid issue_status")
     if sort not in SORTS:
         raise ReadFailure("Invalid value for sort param")
+    query = parse_search(search_term)
     if not source.integrated:
         client = sentry_client(source)
-        issues, pagination = sentry_call(client.list_issues, issue_status=issue_status, limit=limit,
-                                         search_term=search_term, sort=sort, cursor=cursor)
+        status = None if query.every_status else issue_status
+        issues, pagination = sentry_call(client.list_issues, issue_status=status, limit=limit,
+                                         search_term=without_every_status(search_term), sort=sort, cursor=cursor)
         found = [sentry_call(mapping.error_entity, issue, api_url=source.setting.api_url) for issue in issues]
         return {"errors": found, "pagination": pagination, "external_url": source.external_url}
-    query = parse_search(search_term)
     try:
         page = integrated.list_errors(source.session, project_id=source.project.id,
-                                      status=query.status or issue_status, query=query, sort=sort, cursor=cursor,
-                                      limit=limit)
+                                      status=query.status or (None if query.every_status else issue_status),
+                                      query=query, sort=sort, cursor=cursor, limit=limit)
     except integrated.InvalidCursor:
         raise ReadFailure("Bad Request: Invalid cursor") from None
     return {

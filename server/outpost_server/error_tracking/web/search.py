@@ -1,6 +1,7 @@
 """The search box: free text plus the `key:value` filters Sentry and GlitchTip users type.
 
-Understood keys: `is:` (unresolved, resolved, ignored), `release:`, `environment:` and `level:`.
+Understood keys: `is:` (unresolved, resolved, ignored, or `all` for every status), `release:`, `environment:`
+and `level:`.
 Values may be quoted (`release:"web 1.2"`). Other `key:value` words are searched as text.
 """
 
@@ -13,12 +14,15 @@ from outpost_server.error_tracking.models import ERROR_STATUSES
 
 _TOKEN = re.compile(r'(?:(?P<key>[A-Za-z_]+):)?(?P<value>"[^"]*"|\S+)')
 FILTER_KEYS = ("release", "environment", "level")
+EVERY_STATUS = "all"  # `is:all`: the list of every status (GitLab's list reads unresolved errors without `is:`)
+_EVERY_STATUS_WORD = re.compile(r'(?i)(?:^|\s)is:"?all"?(?=\s|$)')
 
 
 @dataclass
 class SearchQuery:
     text: str = ""
     status: str | None = None
+    every_status: bool = False
     filters: dict[str, str] = field(default_factory=dict)
 
 
@@ -31,9 +35,16 @@ def parse_search(term: str | None) -> SearchQuery:
         unquoted = value[1:-1] if len(value) >= 2 and value.startswith('"') and value.endswith('"') else value
         if key == "is" and unquoted.lower() in ERROR_STATUSES:
             query.status = unquoted.lower()
+        elif key == "is" and unquoted.lower() == EVERY_STATUS:
+            query.every_status = True
         elif key in FILTER_KEYS and unquoted:
             query.filters[key] = unquoted
         else:
             words.append(match.group(0).strip('"'))
     query.text = " ".join(words)
     return query
+
+
+def without_every_status(term: str) -> str:
+    """The search without its `is:all` (for a Sentry, which lists every status when no `is:` is given)."""
+    return " ".join(_EVERY_STATUS_WORD.sub(" ", term).split())

@@ -1,0 +1,76 @@
+"""Labels that fit the width they are given: they wrap where they can, never widen their pane, and show their
+whole text in a tooltip when some of it may be out of sight."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+
+class FittingLabel(QLabel):
+    """A word-wrapped label whose width is the layout's to decide: a word longer than the line is cut rather
+    than the pane widened, and the tooltip then carries the whole text (always, with ``always_tip``)."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None, *, always_tip: bool = False) -> None:
+        super().__init__(parent)
+        self.always_tip = always_tip
+        self.setWordWrap(True)
+        policy = self.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        self.setSizePolicy(policy)
+        self.setMinimumWidth(1)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # keeps the tooltip in step
+        super().setText(text)
+        self._update_tip()
+
+    def clear(self) -> None:
+        self.setText("")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._update_tip()
+
+    def is_cut(self) -> bool:
+        """Whether a word of the text is wider than the label (so part of it is out of sight)."""
+        metrics, width = self.fontMetrics(), self.contentsRect().width()
+        return any(metrics.horizontalAdvance(word) > width for word in self.text().split())
+
+    def _update_tip(self) -> None:
+        self.setToolTip(self.text() if self.text() and (self.always_tip or self.is_cut()) else "")
+
+
+class ElidedLabel(QLabel):
+    """One line, elided at the right with "…" when narrower than its text; the tooltip then has the whole text.
+    ``full_text()`` is the text as set."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(1)
+        self._full = ""
+        self.setText(text)
+
+    def full_text(self) -> str:
+        return self._full
+
+    def setText(self, text: str) -> None:  # remembers the whole text
+        self._full = text
+        self._elide()
+
+    def clear(self) -> None:
+        self.setText("")
+
+    def is_cut(self) -> bool:
+        return bool(self._full) and self.fontMetrics().horizontalAdvance(self._full) > self.contentsRect().width()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        width = max(self.contentsRect().width(), 1)
+        QLabel.setText(self, self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width))
+        self.setToolTip(self._full if self.is_cut() else "")

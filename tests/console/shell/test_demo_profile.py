@@ -1,0 +1,66 @@
+"""The local demo server, started from the main window at its default size (1100×700): its root token is shown
+with how to use it with the REST API, and what the console remembers survives the server's new port."""
+
+from __future__ import annotations
+
+from console.app import reset_demo
+from console.main_window import DEFAULT_SIZE
+
+START = 90_000  # a fresh demo server loads its demo data first
+
+
+def start_demo(qtbot, window):
+    window.start_local_server()
+    qtbot.waitUntil(lambda: window.context.is_connected, timeout=START)
+    return window.local_server
+
+
+def test_the_demo_token_is_shown_and_the_profile_survives_a_new_port(qtbot, make_window):
+    window = make_window()
+    assert (window.width(), window.height()) == DEFAULT_SIZE
+    local = start_demo(qtbot, window)
+    first_url, token = local.url, local.root_token
+    about = window.commands.show_about()
+    text = about.text()
+    assert token and token in text and f'curl -H "PRIVATE-TOKEN: {token}" {first_url}/api/v4/user' in text
+    assert str(local.data_dir) in text and "make demo-reset" in text
+    assert about.textInteractionFlags() & about.textInteractionFlags().TextSelectableByMouse
+    about.close()
+
+    # Things to remember: the Error tracking tab on a project, and an export of the instance.
+    errors = window.tabs.show_tab("errors")
+    qtbot.waitUntil(lambda: errors.project_picker.count() > 0, timeout=START)
+    path = errors.project_picker.itemText(errors.project_picker.count() - 1)
+    errors.select_project(path)
+    exports = window.tabs.show_tab("exports")
+    exports.picker.set_kind("instance")
+    exports.request_export()
+    qtbot.waitUntil(lambda: exports.model.rowCount() == 1, timeout=START)
+    export_id = exports.model.records[0].id
+    # The history file is written in a worker thread: closing waits for nothing.
+    qtbot.waitUntil(lambda: exports.history is not None and [r.id for r in exports.history.load()] == [export_id],
+                    timeout=START)
+    window.tabs.show_tab("errors")
+    window.close()  # stops the demo server
+    qtbot.waitUntil(lambda: window.local_server is None, timeout=START)
+
+    again = make_window()
+    local = start_demo(qtbot, again)
+    assert local.url != first_url and local.root_token != token, "a new port and a new token"
+    assert again.tabs.current_name() == "errors"
+    errors = again.tabs.current_feature()
+    qtbot.waitUntil(lambda: errors.project is not None, timeout=START)
+    assert errors.project["path_with_namespace"] == path
+    exports = again.tabs.show_tab("exports")
+    qtbot.waitUntil(lambda: [record.id for record in exports.model.records] == [export_id], timeout=START)
+
+
+def test_demo_reset_removes_the_demo_data(tmp_path, capsys):
+    folder = tmp_path / "local-server"
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "outpost.db").write_text("demo")
+    assert reset_demo(folder) == 0
+    assert not folder.exists()
+    assert f"Removed the demo data in {folder}" in capsys.readouterr().out
+    assert reset_demo(folder) == 0
+    assert "No demo data to remove" in capsys.readouterr().out
