@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 
 from console.api.errors import ApiError, NotFound
 from console.context import AppContext
+from console.error_watch import ErrorWatch
 from console.operations import Op, blocking
 from console.window_state import ProfileState
 
@@ -76,9 +77,7 @@ class Watcher(QObject):
         self.notifier = notifier
         self._history_dir = history_dir
         self._announced_exports: set[int] = set()
-        # project path -> (the newest "last seen" of the previous look, ids already regressed or reported,
-        # ids listed so far)
-        self._seen: dict[str, tuple[str, set[str], set[str]]] = {}
+        self.errors = ErrorWatch()  # what each watched project's previous look saw (console.error_watch)
         self._running: Op[None] | None = None
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.poll)
@@ -87,7 +86,7 @@ class Watcher(QObject):
     def restart(self) -> None:
         """Applies the profile's watch settings; the first poll only records what is already there."""
         self._announced_exports.clear()
-        self._seen.clear()
+        self.errors.clear()
         self.timer.stop()
         if self._context.client is not None and self._state.watch_enabled:
             self.timer.start(self._state.watch_seconds * 1000)
@@ -144,30 +143,13 @@ class Watcher(QObject):
             # Only Outpost says which errors regressed; GitLab's API has no such flag.
             return api.server.is_outpost and bool((await api.details(path, error.id)).get("regressed"))
 
-        previous = self._seen.get(path)
-        if previous is None:
+        if self.errors.is_first_look(path):
             # The first look records what is already there, including which errors already regressed.
             flags = await asyncio.gather(*(regressed(error) for error in listed))
-            already = {error.id for error, flag in zip(listed, flags, strict=True) if flag}
-            self._seen[path] = (_newest(listed, ""), already, {error.id for error in listed})
+            self.errors.first_look(path, listed, (error.id for error, flag in zip(listed, flags, strict=True) if flag))
             return
-        since, known, before = previous
-        self._seen[path] = (_newest(listed, since), known, before | {error.id for error in listed})
-        # Only errors with events since the last look can be new or have regressed. Timestamps are the
-        # server's own, so the two clocks need not agree; they may count whole seconds, so "since" includes
-        # the last look's second, and an error already listed then is not new.
-        for error in listed:
-            if (error.last_seen or "") < since:
-                continue
-            if error.id not in before and (error.first_seen or "") >= since:
-                kind = "New error"
-            elif error.id not in known and await regressed(error):
-                kind = "Regressed error"
-            else:
-                continue
-            known.add(error.id)  # a new error's later events are not news either
-            self.notifier.notify(f"{kind} in {path}", error.title, ("errors", (path, error.id)))
-
-
-def _newest(errors: list[ErrorSummary], since: str) -> str:
-    return max([since, *(error.last_seen or "" for error in errors)])
+        for candidate in self.errors.next_look(path, listed):
+            if candidate.new or await regressed(candidate.error):
+                error = candidate.error
+                self.errors.reported(path, error.id)
+                self.notifier.notify(f"{candidate.kind} in {path}", error.title, ("errors", (path, error.id)))
