@@ -111,20 +111,21 @@ class Watcher(QObject):
             return
         from console.api.error_tracking import ErrorTrackingApi
         from console.api.exports import ExportsApi
+        from console.exports import polling
         from console.exports.store import ExportHistory
 
         records = await blocking(ExportHistory(self._history_dir, self._context.profile_key or "").load)
         exports = ExportsApi(client)
         for record in records:
-            if record.gone or record.id in self._announced_exports or record.status not in ("created", "running"):
+            if record.gone or record.id in self._announced_exports or not polling.is_running(record.status):
                 continue
             try:
                 state = await exports.state(record.id)
             except NotFound:
                 continue
-            if state.poll_seconds is None:  # no longer running
+            if polling.next_wait(state) is None:  # no longer running
                 status = state.body.get("status", "finished")
-                self.announce_export(record.id, f"Export {record.id} of {record.scope_label} {status}")
+                self.announce_export(record.id, polling.announcement(record.id, record.scope_label, status))
         errors = ErrorTrackingApi(client)
         for path in self._state.watched_projects:
             try:

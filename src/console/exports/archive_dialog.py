@@ -27,14 +27,14 @@ from PySide6.QtWidgets import (
 
 from console.accessibility import give_accessible_names
 from console.api.errors import NotFound
-from console.api.exports import DEFAULT_POLL_SECONDS, ExportScope
+from console.api.exports import ExportScope
+from console.exports import polling
 from console.exports.options import archive_range_problem
 from console.operations import Op, readable
 
 if TYPE_CHECKING:
     from console.exports.views import ExportsTab
 
-FIRST_POLL_SECONDS = 0.5
 NO_PROJECT = "Archive exports are made per project: choose a project in the Exports tab first."
 NOT_OFFERED = ("This GitLab does not offer archive exports to you: they need GitLab Ultimate, a version that has "
                "them (GitLab 18) and at least the Developer role on the project.")
@@ -137,22 +137,23 @@ class ArchiveExportDialog(QDialog):
                           f"{self.export_id}", quiet=True).failure(self._refused).run()
 
     async def _watch(self, export_id: int) -> None:
-        await asyncio.sleep(FIRST_POLL_SECONDS)
+        await asyncio.sleep(polling.FIRST_POLL_SECONDS)
         while True:
             state = await self.tab.api.state(export_id, archive=True)
             if export_id != self.export_id:
                 return
             self._show_state(state.body)
-            if state.poll_seconds is None:
+            wait = polling.next_wait(state)
+            if wait is None:
                 return
-            await asyncio.sleep(state.poll_seconds or DEFAULT_POLL_SECONDS)
+            await asyncio.sleep(wait)
 
     def _show_state(self, body: dict[str, Any]) -> None:
         status = str(body.get("status", ""))
         self.status.setText(f"Archive export {self.export_id}: {status}")
         finished = status == "finished"
         self.save_button.setEnabled(finished)
-        self.create_button.setEnabled(status not in ("created", "running"))
+        self.create_button.setEnabled(not polling.is_running(status))
 
     def _stop_watching(self) -> None:
         if self.watcher is not None:

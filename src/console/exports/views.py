@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -22,8 +21,9 @@ from PySide6.QtWidgets import (
 )
 
 from console.api.errors import Forbidden, NotFound
-from console.api.exports import DEFAULT_POLL_SECONDS, ExportsApi, ExportScope
+from console.api.exports import ExportsApi, ExportScope
 from console.context import AppContext
+from console.exports import polling
 from console.exports.actions import ACTIONS
 from console.exports.columns import EXPORT_COLUMN_SAMPLES, size_columns
 from console.exports.dialogs import PreviewDialog
@@ -36,8 +36,6 @@ from console.operations import Op, Token
 from console.settings import app_data_dir
 from console.tab import ConsoleTab
 
-# Most exports finish within a second; look once soon, then as often as the server asks.
-FIRST_POLL_SECONDS = 0.5
 # GitLab serves vulnerability exports in its Ultimate tier only: without it they answer 403 (EE) or 404 (CE).
 ULTIMATE_ONLY = ("This GitLab does not offer vulnerability exports to you: they need GitLab Ultimate and at "
                  "least the Developer role on the project or group.")
@@ -234,49 +232,42 @@ class ExportsTab(ConsoleTab[ExportsApi]):
             task.when_done(forget_watcher)
 
     async def _watch(self, export_id: int) -> None:
-        await asyncio.sleep(FIRST_POLL_SECONDS)
+        """Looks at the export until it stops running; what each answer means is console.exports.polling's."""
+        await asyncio.sleep(polling.FIRST_POLL_SECONDS)
         while True:
             try:
                 state = await self.api.state(export_id)
             except NotFound:
-                self._mark_gone(export_id)
+                step = polling.vanished(self._record(export_id))
+            else:
+                step = polling.answered(self._record(export_id), state)
+            if step.record is not None:
+                self._store(step.record)
+                if step.announce:
+                    self._announce(step.record)
+            if step.wait is None:
                 return
-            record = self._record(export_id)
-            if record is None:
-                return
-            record = record.updated_from(state.body)
-            self._store(record)
-            if state.poll_seconds is None:
-                self._announce(record)
-                return
-            await asyncio.sleep(state.poll_seconds or DEFAULT_POLL_SECONDS)
+            await asyncio.sleep(step.wait)
 
     def _record(self, export_id: int) -> ExportRecord | None:
         return next((r for r in self.model.records if r.id == export_id), None)
 
-    def _mark_gone(self, export_id: int) -> None:
-        record = self._record(export_id)
-        if record is not None:
-            self._store(replace(record, gone=True))
-
     def _announce(self, record: ExportRecord) -> None:
-        text = f"Export {record.id} of {record.scope_label} {record.status}"
+        text = polling.announcement(record.id, record.scope_label, record.status)
         self.notice.setText(text)
         self.export_finished.emit(record.id, text)
 
     # actions -----------------------------------------------------------------------
+    def offered(self) -> polling.Offered:
+        return polling.offered(self.selected(), utcnow(), connected=self.context.is_connected)
+
     def can_save(self) -> bool:
-        record = self.selected()
-        return (record is not None and record.can_download(utcnow()) and self.context.is_connected
-                and not self.saving.downloading)
+        return self.offered().save and not self.saving.downloading
 
     def update_actions(self) -> None:
-        record = self.selected()
-        now = utcnow()
-        can_download = record is not None and record.can_download(now) and self.context.is_connected
-        # A PDF has no table to preview: saving it says its pages and size.
-        self.preview_button.setEnabled(can_download and record is not None and record.export_format == "csv")
-        self.regenerate_button.setEnabled(record is not None and record.is_expired(now) and self.context.is_connected)
+        offered = self.offered()
+        self.preview_button.setEnabled(offered.preview)
+        self.regenerate_button.setEnabled(offered.regenerate)
         self.forget_button.setEnabled(self.can_delete_selection())
         super().update_actions()  # Save export, with its button
 
