@@ -16,6 +16,7 @@ SOURCE = Path(__file__).resolve().parents[2] / "src"
 PLAIN_MODULES = [
     "console.error_watch",
     "console.exports.polling",
+    "console.errors.event_state",
 ]
 
 

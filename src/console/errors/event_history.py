@@ -20,12 +20,12 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QTabWidget
 
 from console.api.errors import ApiError, NotFound
-from console.api.sentry_events import Event, Issue, SentryEventsApi, StoredEvents, TagValue
+from console.api.sentry_events import Event, Issue, SentryEventsApi, TagValue
 from console.errors.event_pane import EventPane
+from console.errors.event_state import EventHistoryState
 from console.errors.facets_pane import FacetsPane
 from console.errors.markdown import error_markdown
 from console.operations import Op, Stamp, Token
-from console.timestamps import parse_time
 
 if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
@@ -41,16 +41,9 @@ NONE_STORED = ("No event of this error is stored any more: retention pruned them
 TAGGED_EVENTS_SHOWN = 100
 
 
-def same_moment(one: str | None, other: str | None) -> bool:
-    """Whether two timestamps name the same second (the list and Sentry's API write them differently)."""
-    try:
-        first, second = parse_time(one), parse_time(other)
-    except ValueError:
-        return False
-    return first is not None and second is not None and abs((first - second).total_seconds()) < 1
-
-
 class EventHistory(QObject):
+    """Asks the server and fills the panes; what is known of the selected error is ``state``'s (event_state)."""
+
     event_chosen_from_tags = Signal()  # the Tags section asked to show an event: the pane switches to Events
 
     def __init__(self, tab: ErrorTrackingTab, events: EventPane, facets: FacetsPane, sections: QTabWidget) -> None:
@@ -64,10 +57,7 @@ class EventHistory(QObject):
         self._waiting: Callable[[], Coroutine[Any, Any, None]] | None = None  # makes the load's coroutine
         sections.currentChanged.connect(lambda _index: self._start_if_shown())
         self.errors, self.events, self.tagged = Token(), Token(), Token()
-        self.error_id: str | None = None
-        self.issue: Issue | None = None
-        self.stored: StoredEvents | None = None
-        self.shown: Event | None = None
+        self.state = EventHistoryState()
         events.navigator.requested.connect(self.show_event)
         facets.facets.value_chosen.connect(self.list_tagged)
         facets.tagged.event_chosen.connect(self._event_from_tags)
@@ -81,7 +71,7 @@ class EventHistory(QObject):
     def clear(self) -> None:
         self._waiting = None
         self.errors.advance()
-        self.error_id, self.issue, self.stored, self.shown = None, None, None, None
+        self.state.clear()
         self.events_pane.clear()
         self.facets_pane.clear()
 
@@ -90,7 +80,7 @@ class EventHistory(QObject):
         self.clear()
         if self.tab.project is None:
             return
-        self.error_id = error_id
+        self.state.select(error_id)
         api = self._api()
         if not api.available:
             self.events_pane.say(NEEDS_OUTPOST)
@@ -113,15 +103,13 @@ class EventHistory(QObject):
                 issue = await api.issue(error_id)
             except NotFound:
                 return self._unavailable(stamps, BACKEND_CHANGED)
-            # The server answers for the project's current backend; an id listed before a switch between
-            # the integrated store and an external Sentry may name another error there.
-            if not same_moment(issue.first_seen, first_seen):
+            if not self.state.is_listed_error(issue, first_seen):
                 return self._unavailable(stamps, BACKEND_CHANGED)
             stored, facets = await asyncio.gather(api.stored_events(error_id), api.tag_facets(error_id))
             latest = await api.event(error_id, "latest") if stored.ids else None
             if not self._current(stamps):
                 return
-            self.issue, self.stored = issue, stored
+            self.state.loaded(issue, stored)
             self.facets_pane.show_facets(facets)
             if latest is None:
                 self.events_pane.say(NONE_STORED)
@@ -151,15 +139,12 @@ class EventHistory(QObject):
             self.facets_pane.say(text)
 
     def _show(self, event: Event) -> None:
-        self.shown = event
-        total = self.issue.count if self.issue else 0
-        position = self.stored.describe(event.id, total) if self.stored else ""
-        self.events_pane.show_event(event, position)
+        self.events_pane.show_event(event, self.state.show(event))
 
     def show_event(self, which: str) -> None:
         """``oldest``, ``latest`` or an event id of the selected error."""
-        error_id, stamps = self.error_id, self._stamps()
-        if error_id is None or self.issue is None:
+        error_id, stamps = self.state.error_id, self._stamps()
+        if error_id is None or not self.state.browsable:
             return
         request = self.events.advance()
         api = self._api()
@@ -170,21 +155,21 @@ class EventHistory(QObject):
             except NotFound:  # pruned since it was listed: say so, and count the stored events afresh
                 recounted = await api.stored_events(error_id)
                 if self._current(stamps) and request.current:
-                    self.stored = recounted
+                    self.state.recounted(recounted)
                     self.events_pane.say(PRUNED_MEANWHILE)
                     self.events_pane.navigator.offer_ends()
                 return
-            stored = self.stored
-            if stored is not None and event.id not in stored.ids:  # arrived after the ids were walked
+            stored = self.state.stored
+            if self.state.needs_recount(event.id):  # arrived after the ids were walked
                 stored = await api.stored_events(error_id)
             if self._current(stamps) and request.current:
-                self.stored = stored
+                self.state.recounted(stored)
                 self._show(event)
 
         Op(self.tab, load(), description="Loading the event").run()
 
     def list_tagged(self, value: TagValue) -> None:
-        error_id, stamps = self.error_id, self._stamps()
+        error_id, stamps = self.state.error_id, self._stamps()
         if error_id is None:
             return
         request = self.tagged.advance()
@@ -204,6 +189,11 @@ class EventHistory(QObject):
 
     def markdown(self) -> str | None:
         """The error from Sentry's API with the shown event's frames; None where event history is not shown."""
-        if self.issue is None:
+        issue, shown = self.state.issue, self.state.shown
+        if issue is None:
             return None
-        return error_markdown(self.issue, self.shown.exceptions if self.shown else [])
+        return error_markdown(issue, shown.exceptions if shown else [])
+
+    @property
+    def issue(self) -> Issue | None:
+        return self.state.issue
