@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QByteArray, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QStackedWidget, QVBoxLayout, QWidget
 
+from console import settings_keys as keys
 from console.actions import MENUS  # the menu bar is there from the first frame: nothing moves when it fills
 from console.connection.bar import ConnectionBar, WelcomePage
 from console.connection.credentials import CredentialStore
@@ -228,7 +229,7 @@ class MainWindow(QMainWindow):
     # the tabs -----------------------------------------------------------------------
     def _remember_tab(self, index: int) -> None:
         if self.context.is_connected and 0 <= index < self.tabs.count():
-            self.state.set_value("last_tab", self.tabs.names[index])
+            self.state.set_value(keys.LAST_TAB, self.tabs.names[index])
 
     def _tab_created(self, name: str, widget: QWidget) -> None:
         from console.accessibility import give_accessible_names
@@ -290,7 +291,7 @@ class MainWindow(QMainWindow):
 
     # geometry and shutdown ------------------------------------------------------
     def _restore_geometry(self) -> None:
-        geometry = self._settings.value("main_window/geometry")
+        geometry = self._settings.value(keys.WINDOW_GEOMETRY)
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
         else:
@@ -303,7 +304,7 @@ class MainWindow(QMainWindow):
         await self._stop_local_server()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self._settings.setValue("main_window/geometry", self.saveGeometry())
+        self._settings.setValue(keys.WINDOW_GEOMETRY, self.saveGeometry())
         self._settings.sync()
         if self.local_server is None and self.context.client is None:
             event.accept()

@@ -14,7 +14,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.window_state import DEFAULT_WATCH_SECONDS, MIN_WATCH_SECONDS, ProfileState
+from console import settings_keys as keys
+from console.settings_keys import DEFAULT_WATCH_SECONDS, MIN_WATCH_SECONDS
+from console.window_state import ProfileState
 
 MAX_WATCH_SECONDS = 3600
 
@@ -31,7 +33,7 @@ class NotificationSettingsDialog(QDialog):
         self.interval.setAccessibleName("Check every (seconds)")
         self.interval.setRange(MIN_WATCH_SECONDS, MAX_WATCH_SECONDS)
         self.interval.setSuffix(" s")
-        self.interval.setValue(state.number("watch/interval_seconds", DEFAULT_WATCH_SECONDS))
+        self.interval.setValue(state.number(keys.WATCH_INTERVAL, DEFAULT_WATCH_SECONDS))
         self.projects = QListWidget()
         self.projects.setAccessibleName("Watched projects")
         watched = set(state.watched_projects)
@@ -51,7 +53,7 @@ class NotificationSettingsDialog(QDialog):
     def accept(self) -> None:
         checked = [self.projects.item(row).text() for row in range(self.projects.count())
                    if self.projects.item(row).checkState() == Qt.CheckState.Checked]
-        self._state.set_value("watch/enabled", self.enabled.isChecked())
-        self._state.set_value("watch/interval_seconds", self.interval.value())
-        self._state.set_value("watch/projects", checked)
+        self._state.set_value(keys.WATCH_ENABLED, self.enabled.isChecked())
+        self._state.set_value(keys.WATCH_INTERVAL, self.interval.value())
+        self._state.set_value(keys.WATCH_PROJECTS, checked)
         super().accept()

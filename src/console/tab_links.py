@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
+from console import settings_keys as keys
 from console.feature import FeatureWidget
 from console.navigation import ProjectNavigator
 
@@ -75,11 +76,11 @@ class TabLinks(QObject):
 
     def _remember_project(self, path: str) -> None:
         if path:
-            self.window.state.set_value("errors/project", path)
+            self.window.state.set_value(keys.ERRORS_PROJECT, path)
 
     def open_remembered_project(self, errors: ErrorTrackingTab) -> None:
         """The project last used in this profile, else the one with the most recent error."""
-        path = self.window.state.text("errors/project")
+        path = self.window.state.text(keys.ERRORS_PROJECT)
         if path is None:
             path = next(iter(self.project_paths()), None)
         if path is not None:
@@ -91,7 +92,7 @@ class TabLinks(QObject):
         window = self.window
         if not window.context.is_connected:
             return
-        last = window.state.text("last_tab")
+        last = window.state.text(keys.LAST_TAB)
         if last in window.tabs.names:
             window.tabs.show_tab(last)
         errors = self._errors()

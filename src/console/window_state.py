@@ -1,5 +1,8 @@
 """What the console remembers per connection profile (server and user): last tab, sort orders,
-splitter proportions, the error tracking project and the watch settings. Never secrets."""
+splitter proportions, the error tracking project and the watch settings. Never secrets.
+
+The names they are kept under, and how kept values read back, are console.settings_keys' (no Qt); this
+module reads and writes them."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings
 
+from console import settings_keys as keys
 from console.context import AppContext
 
 if TYPE_CHECKING:
@@ -15,8 +19,6 @@ if TYPE_CHECKING:
 # The object name of a combo box that chooses a sort order (the error list's, which the server sorts):
 # remember_views keeps its choice like a table's sort order.
 SORT_CHOOSER = "sortChooser"
-DEFAULT_WATCH_SECONDS = 60
-MIN_WATCH_SECONDS = 15
 
 
 class ProfileState:
@@ -27,8 +29,7 @@ class ProfileState:
         self._context = context
 
     def _key(self, name: str) -> str | None:
-        key = self._context.profile_key
-        return None if key is None else f"profiles/{key}/{name}"
+        return keys.profile_setting(self._context.profile_key, name)
 
     def value(self, name: str, default: Any = None) -> Any:
         key = self._key(name)
@@ -41,36 +42,28 @@ class ProfileState:
 
     # typed helpers ------------------------------------------------------------------
     def text(self, name: str) -> str | None:
-        value = self.value(name)
-        return str(value) if value else None
+        return keys.as_text(self.value(name))
 
     def flag(self, name: str, default: bool = False) -> bool:
-        value = self.value(name, default)
-        return value in (True, "true", "1", 1)
+        return keys.as_flag(self.value(name, default))
 
     def number(self, name: str, default: int) -> int:
-        try:
-            return int(self.value(name, default))
-        except (TypeError, ValueError):
-            return default
+        return keys.as_number(self.value(name, default), default)
 
     def texts(self, name: str) -> list[str]:
-        value = self.value(name, [])
-        if isinstance(value, str):  # QSettings gives a lone string for a one-element list
-            return [value] if value else []
-        return [str(item) for item in value or []]
+        return keys.as_texts(self.value(name, []))
 
     @property
     def watch_enabled(self) -> bool:
-        return self.flag("watch/enabled")
+        return self.flag(keys.WATCH_ENABLED)
 
     @property
     def watch_seconds(self) -> int:
-        return max(self.number("watch/interval_seconds", DEFAULT_WATCH_SECONDS), MIN_WATCH_SECONDS)
+        return keys.watch_seconds(self.value(keys.WATCH_INTERVAL, keys.DEFAULT_WATCH_SECONDS))
 
     @property
     def watched_projects(self) -> list[str]:
-        return self.texts("watch/projects")
+        return self.texts(keys.WATCH_PROJECTS)
 
     def remember_views(self, tab_name: str, widget: QWidget) -> None:
         """Restores, then keeps saving, the sort order of each sortable table and each sort chooser, each
@@ -81,28 +74,27 @@ class ProfileState:
 
         tables = [table for table in widget.findChildren(QTableView) if table.objectName()]
         for table in tables:  # named: their columns as the user left them, kept under their name
-            self._remember_columns(f"views/{tab_name}/{table.objectName()}/columns", table)
-        sortable = [(f"views/{tab_name}/{table.objectName()}/sort", table) for table in tables
+            self._remember_columns(keys.table_columns(tab_name, table.objectName()), table)
+        sortable = [(keys.table_sort(tab_name, table.objectName()), table) for table in tables
                     if table.isSortingEnabled()]
-        sortable += [(f"views/{tab_name}/table{number}/sort", table) for number, table in enumerate(
+        sortable += [(keys.unnamed_table_sort(tab_name, number), table) for number, table in enumerate(
             table for table in widget.findChildren(QTableView) if table.isSortingEnabled() and not table.objectName())]
         for name, table in sortable:
-            saved = self.value(name)
-            if isinstance(saved, str) and ":" in saved:
-                column, order = saved.split(":", 1)
-                if column.isdigit():
-                    table.sortByColumn(int(column), Qt.SortOrder(int(order == "1")))
+            saved = keys.sort_order(self.value(name))
+            if saved is not None:
+                column, descending = saved
+                table.sortByColumn(column, Qt.SortOrder(int(descending)))
             table.horizontalHeader().sortIndicatorChanged.connect(
                 lambda column, order, name=name:
-                self.set_value(name, f"{column}:{int(order == Qt.SortOrder.DescendingOrder)}"))
+                self.set_value(name, keys.sort_text(column, order == Qt.SortOrder.DescendingOrder)))
         added = getattr(widget, "views_added", None)
         if added is not None:
             added.connect(lambda view: self.remember_views(tab_name, view))
         # A named splitter is kept under its name; the others by their number among the unnamed ones.
         splitters = widget.findChildren(QSplitter)
-        named = [(f"views/{tab_name}/{splitter.objectName()}", splitter) for splitter in splitters
+        named = [(keys.splitter(tab_name, splitter.objectName()), splitter) for splitter in splitters
                  if splitter.objectName()]
-        numbered = [(f"views/{tab_name}/splitter{number}", splitter)
+        numbered = [(keys.unnamed_splitter(tab_name, number), splitter)
                     for number, splitter in enumerate(s for s in splitters if not s.objectName())]
         for name, splitter in named + numbered:
             saved = self.value(name)
@@ -112,7 +104,7 @@ class ProfileState:
                                            self.set_value(name, splitter.saveState()))
         choosers = [combo for combo in widget.findChildren(QComboBox) if combo.objectName() == SORT_CHOOSER]
         for number, combo in enumerate(choosers):
-            name = f"views/{tab_name}/sort_chooser{number}"
+            name = keys.sort_chooser(tab_name, number)
             saved = self.value(name)
             index = combo.findData(saved) if saved is not None else -1
             if index >= 0:

@@ -17,6 +17,7 @@ PLAIN_MODULES = [
     "console.error_watch",
     "console.exports.polling",
     "console.errors.event_state",
+    "console.settings_keys",
 ]
 
 

@@ -1,10 +1,13 @@
-"""Connection profiles (name and server URL) kept in QSettings; tokens live in the keyring."""
+"""Connection profiles (name and server URL) kept in QSettings under console.settings_keys' names; tokens live
+in the keyring."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from PySide6.QtCore import QSettings
+
+from console.settings_keys import LAST_PROFILE, PROFILE_BASE_URL, PROFILE_NAME, PROFILES
 
 
 @dataclass(frozen=True)
@@ -20,21 +23,22 @@ class ProfileStore:
         self._settings = settings
 
     def load(self) -> list[Profile]:
-        size = self._settings.beginReadArray("profiles")
+        size = self._settings.beginReadArray(PROFILES)
         profiles = []
         for index in range(size):
             self._settings.setArrayIndex(index)
-            profiles.append(Profile(str(self._settings.value("name", "")), str(self._settings.value("base_url", ""))))
+            profiles.append(Profile(str(self._settings.value(PROFILE_NAME, "")),
+                                    str(self._settings.value(PROFILE_BASE_URL, ""))))
         self._settings.endArray()
         return [p for p in profiles if p.name]
 
     def _write(self, profiles: list[Profile]) -> None:
-        self._settings.remove("profiles")
-        self._settings.beginWriteArray("profiles", len(profiles))
+        self._settings.remove(PROFILES)
+        self._settings.beginWriteArray(PROFILES, len(profiles))
         for index, profile in enumerate(profiles):
             self._settings.setArrayIndex(index)
-            self._settings.setValue("name", profile.name)
-            self._settings.setValue("base_url", profile.base_url)
+            self._settings.setValue(PROFILE_NAME, profile.name)
+            self._settings.setValue(PROFILE_BASE_URL, profile.base_url)
         self._settings.endArray()
         self._settings.sync()
 
@@ -49,9 +53,9 @@ class ProfileStore:
 
     @property
     def last_used(self) -> str:
-        return str(self._settings.value("last_profile", ""))
+        return str(self._settings.value(LAST_PROFILE, ""))
 
     @last_used.setter
     def last_used(self, name: str) -> None:
-        self._settings.setValue("last_profile", name)
+        self._settings.setValue(LAST_PROFILE, name)
         self._settings.sync()
