@@ -67,3 +67,16 @@ def test_application_settings_stay_out_of_the_users_config(private_user_settings
     store.setValue("probe", 1)
     store.sync()
     assert Path(store.fileName()).is_relative_to(private_user_settings)
+
+
+def test_saving_the_profile_list_keeps_what_each_profile_remembers(settings):
+    from console.settings_keys import LAST_TAB, profile_setting
+
+    key = profile_setting("https://gitlab.example.com#root", LAST_TAB)
+    settings.setValue(key, "errors")
+    store = ProfileStore(settings)
+    store.save(Profile("prod", "https://gitlab.example.com"))
+    store.save(Profile("staging", "https://staging.example.com"))
+    store.delete("staging")
+    assert settings.value(key) == "errors"
+    assert store.load() == [Profile("prod", "https://gitlab.example.com")]

@@ -33,7 +33,14 @@ class ProfileStore:
         return [p for p in profiles if p.name]
 
     def _write(self, profiles: list[Profile]) -> None:
-        self._settings.remove(PROFILES)
+        # Only the list's own entries go: each profile's remembered state lives in the same group
+        # (profiles/<profile key>/...) and must survive saving the list.
+        stored = self._settings.beginReadArray(PROFILES)
+        self._settings.endArray()
+        for index in range(1, stored + 1):  # QSettings numbers array entries from 1
+            for name in (PROFILE_NAME, PROFILE_BASE_URL):
+                self._settings.remove(f"{PROFILES}/{index}/{name}")
+        self._settings.remove(f"{PROFILES}/size")
         self._settings.beginWriteArray(PROFILES, len(profiles))
         for index, profile in enumerate(profiles):
             self._settings.setArrayIndex(index)
