@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, overload
 
@@ -19,11 +20,14 @@ from fastapi.routing import APIRoute
 from outpost_server import http_errors
 from outpost_server.db import MAX_ROW_ID
 
+# Grape validates the declared parameters of GitLab's REST API; Rails controllers (the error tracking web
+# endpoints) and Sentry's web API answer bad parameters in their own words, from their handlers.
+GRAPE_PREFIX = "/api/v4/"
 _TRUE = {"1", "t", "true", "y", "yes", "on"}
 _FALSE = {"0", "f", "false", "n", "no", "off"}
 _MISSING = object()
 
-ParamKind = Literal["string", "integer", "boolean", "array", "object"]
+ParamKind = Literal["string", "integer", "boolean", "array", "object", "datetime"]
 
 
 @dataclass(frozen=True)
@@ -39,8 +43,12 @@ class Param:
 
     def schema(self) -> dict[str, Any]:
         enum = {"enum": list(self.choices)} if self.choices else {}
-        schema: dict[str, Any] = ({"type": "array", "items": {"type": "string", **enum}} if self.kind == "array"
-                                  else {"type": self.kind, **enum})
+        if self.kind == "array":
+            schema: dict[str, Any] = {"type": "array", "items": {"type": "string", **enum}}
+        elif self.kind == "datetime":
+            schema = {"type": "string", "format": "date-time"}
+        else:
+            schema = {"type": self.kind, **enum}
         if self.default is not None:
             schema["default"] = self.default
         return schema
@@ -100,9 +108,17 @@ class Params:
         return self._get(name, default)
 
     def require(self, *names: builtins.str) -> None:
+        """For parameters required together only in some cases (the declaration enforces the rest)."""
         missing = [name for name in names if self._get(name) is None]
         if missing:
             raise http_errors.missing_params(*missing)
+
+    def values_of(self, declarations: tuple[Param, ...]) -> dict[builtins.str, Any]:
+        """The given parameters that were sent, coerced to their declared kinds (already validated)."""
+        coerce: dict[builtins.str, Callable[[builtins.str], Any]] = {
+            "boolean": self.bool, "integer": self.int, "array": self.list}
+        return {param.name: coerce.get(param.kind, self.str)(param.name) for param in declarations
+                if self.raw(param.name) is not None}
 
     @overload
     def str(self, name: builtins.str, default: builtins.str) -> builtins.str: ...
@@ -189,6 +205,17 @@ class Params:
         except ValueError:
             raise http_errors.invalid_param(name) from None
 
+    def datetime(self, name: builtins.str) -> dt.datetime | None:
+        """An ISO 8601 time (Grape's DateTime); without a zone it is UTC."""
+        value = self.str(name)
+        if value is None or value == "":
+            return None
+        try:
+            parsed = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise http_errors.invalid_param(name) from None
+        return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=dt.timezone.utc)
+
     def list(self, name: builtins.str) -> builtins.list[builtins.str] | None:
         value = self._get(name, _MISSING)
         if value is _MISSING or value is None:
@@ -222,7 +249,97 @@ async def read_params(request: Request) -> Params:
                 if isinstance(field, str):
                     _merge(values, key, field)
     route = request.scope.get("route")
-    return Params(values, declared=declared_names(route) if isinstance(route, APIRoute) else None)
+    if not isinstance(route, APIRoute):
+        return Params(values)
+    params = Params(values, declared=declared_names(route))
+    if request.url.path.startswith(GRAPE_PREFIX):
+        enforce_declared(route, params)
+    return params
+
+
+# Routes live as long as their application: their declarations are read once.
+_DECLARED: dict[int, tuple[Param, ...]] = {}
+
+
+def declared_params(route: APIRoute) -> tuple[Param, ...]:
+    """The route's declared parameters, read back from its `openapi_extra`."""
+    cached = _DECLARED.get(id(route))
+    if cached is None:
+        cached = _DECLARED[id(route)] = _read_declaration(route)
+    return cached
+
+
+def _read_declaration(route: APIRoute) -> tuple[Param, ...]:
+    extra = route.openapi_extra or {}
+    found = [Param(parameter["name"], _kind(parameter["schema"]), required=parameter.get("required", False),
+                   choices=_choices(parameter["schema"]))
+             for parameter in extra.get("parameters", ()) if parameter.get("in") == "query"]
+    for content in extra.get("requestBody", {}).get("content", {}).values():
+        schema = content["schema"]
+        required = set(schema.get("required", ()))
+        found += [Param(name, _kind(prop), required=name in required, choices=_choices(prop))
+                  for name, prop in schema.get("properties", {}).items()]
+        break  # every content type declares the same schema
+    return tuple(found)
+
+
+def _kind(schema: dict[str, Any]) -> ParamKind:
+    kind = schema.get("type", "string")
+    if kind == "string" and schema.get("format") == "date-time":
+        return "datetime"
+    return kind if kind in ("string", "integer", "boolean", "array", "object") else "string"
+
+
+def _choices(schema: dict[str, Any]) -> tuple[str, ...]:
+    return tuple((schema.get("items", {}) if schema.get("type") == "array" else schema).get("enum", ()))
+
+
+def _check_integer(name: str, value: Any) -> None:
+    """Grape's Integer coercion: a whole number, as a number or as text (its size is the handler's
+    business: an id is bounded by its column, a byte count is not)."""
+    if isinstance(value, bool):
+        raise http_errors.invalid_param(name)
+    if isinstance(value, str) and not value.strip():
+        return  # Grape coerces a blank Integer to nil
+    if isinstance(value, str):
+        try:
+            value = int(value.strip())
+        except ValueError:
+            raise http_errors.invalid_param(name) from None
+    if not isinstance(value, int) or abs(value) > 2**63 - 1:
+        raise http_errors.invalid_param(name)
+
+
+def enforce_declared(route: APIRoute, params: Params) -> None:
+    """Grape's validation of the declared parameters, before the handler runs: every problem at once, in
+    declaration order, as one 400 `{"error": "a is missing, b is invalid"}`."""
+    problems: list[str] = []
+    for param in declared_params(route):
+        if param.name not in params or params.raw(param.name) is None:
+            if param.required:
+                problems.append(f"{param.name} is missing")
+            continue
+        try:
+            if param.kind == "integer":
+                _check_integer(param.name, params.raw(param.name))
+            elif param.kind == "boolean":
+                params.bool(param.name)
+            elif param.kind == "datetime":
+                params.datetime(param.name)
+            elif param.kind == "object":
+                pass  # a JSON object (Grape's Hash): its own parser checks its keys
+            elif param.kind == "array":
+                values = params.list(param.name) or []
+                if param.choices and any(value not in param.choices for value in values):
+                    raise http_errors.invalid_value(param.name)
+            elif param.choices:
+                params.choice(param.name, param.choices)
+            else:
+                params.str(param.name)
+        except http_errors.ApiError as problem:
+            problems.append(problem.body["error"])
+    if problems:
+        raise http_errors.ApiError(400, {"error": ", ".join(problems)})
 
 
 def _merge(values: dict[str, Any], key: str, value: str) -> None:

@@ -110,3 +110,33 @@ def test_the_export_download_is_declared_as_what_it_serves(server):
     document = httpx.get(server.api_url + "/openapi.json", timeout=30).json()
     answer = document["paths"]["/api/v4/security/vulnerability_exports/{export_id}/download"]["get"]["responses"]
     assert list(answer["200"]["content"]) == ["application/octet-stream", "application/pdf"]
+
+
+# Routes that checked their parameters by hand before the declaration enforced them, with the body Grape
+# gives for what is wrong (every problem at once, before the handler looks anything up).
+ENFORCED = [
+    ("POST", "/groups", {}, "name is missing, path is missing"),
+    ("POST", "/users", {"name": "x"}, "email is missing, username is missing"),
+    ("POST", "/users/1/personal_access_tokens", {"expires_at": "2030-01-01"}, "name is missing, scopes is missing"),
+    ("POST", "/projects/999999/members", {"user_id": "1"}, "access_level is missing"),
+    ("POST", "/projects/999999/members", {"user_id": "x", "access_level": "30"}, "user_id is invalid"),
+    ("PUT", "/projects/999999/error_tracking/settings", {}, "active is missing, integrated is missing"),
+    ("PUT", "/projects/999999/error_tracking/settings", {"active": "maybe", "integrated": "true"}, "active is invalid"),
+    ("POST", "/admin/ci/variables", {"value": "v"}, "key is missing"),
+    ("POST", "/security/projects/999999/vulnerability_archive_exports", {"end_date": "2026-01-01"},
+     "start_date is missing"),
+    ("GET", "/users", {"order_by": "email"}, "order_by does not have a valid value"),
+    ("GET", "/personal_access_tokens", {"created_before": "yesterday", "state": "gone"},
+     "state does not have a valid value, created_before is invalid"),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "values", "error"), ENFORCED,
+                         ids=[f"{method} {path} {error}" for method, path, _, error in ENFORCED])
+def test_declarations_enforce_grapes_rules(server, method, path, values, error):
+    with httpx.Client(base_url=server.api_url, headers={"PRIVATE-TOKEN": server.root_token}, timeout=30) as client:
+        if method == "GET":
+            response = client.get(path, params=values)
+        else:
+            response = client.request(method, path, data=values)
+    assert (response.status_code, response.json()) == (400, {"error": error})

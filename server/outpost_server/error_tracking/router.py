@@ -28,13 +28,6 @@ def install(app: FastAPI) -> None:
     collector.install(app)
 
 
-def _required_bool(params: Params, name: str) -> bool:
-    value = params.bool(name)
-    if value is None:
-        raise http_errors.missing_params(name)
-    return value
-
-
 def _apply_allowed_origins(session, setting, params: Params) -> None:
     """Outpost extension: `allowed_origins`, a list or a comma/newline-separated string ("" = any origin)."""
     if "allowed_origins" not in params:
@@ -65,7 +58,7 @@ def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, projec
 def patch_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                                  project_id: str):
     project = managed_project(session, project_id, user)
-    active = _required_bool(params, "active")
+    active = bool(params.bool("active"))
     integrated = params.bool("integrated")
     setting = settings.save_setting(session, project=project, enabled=active, integrated=integrated)
     if setting is None:
@@ -81,11 +74,8 @@ def patch_error_tracking_setting(request: Request, session: SessionDep, user: Cu
 def put_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                                project_id: str):
     project = managed_project(session, project_id, user)
-    missing = [name for name in ("active", "integrated") if params.raw(name) is None]
-    if missing:
-        raise http_errors.missing_params(*missing)
-    setting = settings.save_setting(session, project=project, enabled=_required_bool(params, "active"),
-                                   integrated=_required_bool(params, "integrated"), create=True)
+    setting = settings.save_setting(session, project=project, enabled=bool(params.bool("active")),
+                                   integrated=bool(params.bool("integrated")), create=True)
     assert setting is not None, "save_setting(create=True) always returns the setting"
     apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
     _apply_allowed_origins(session, setting, params)

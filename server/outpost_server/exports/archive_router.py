@@ -24,7 +24,6 @@ router = APIRouter(tags=["vulnerability archive exports"])
                                        Param("export_format", choices=ARCHIVE_FORMATS, default="csv")))
 def create_archive_export(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                           project_id: str):
-    params.require("start_date", "end_date")
     start_date, end_date = params.date("start_date"), params.date("end_date")
     export_format = params.choice("export_format", ARCHIVE_FORMATS, "csv")
     if start_date is None or end_date is None:

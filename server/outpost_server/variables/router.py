@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request, Response
 
 from outpost_server import http_errors
@@ -24,28 +22,6 @@ CREATE_PARAMS = (Param("key", required=True), Param("value", required=True), Par
                  Param("variable_type", choices=tuple(VARIABLE_TYPES), default="env_var"), Param("description"))
 UPDATE_PARAMS = tuple(Param(param.name, param.kind, choices=param.choices) for param in CREATE_PARAMS)
 PLAN_NAME = Param("plan_name", choices=plan_limits.PLANS, default=plan_limits.DEFAULT_PLAN)
-
-
-def _declared(params: Params, declared_params: tuple[Param, ...]) -> dict[str, Any]:
-    """Coerces and checks the parameters as Grape does, reporting every failure in one message."""
-    problems: list[str] = []
-    declared: dict[str, Any] = {}
-    for param in declared_params:
-        name = param.name
-        if params.raw(name) is None:
-            if param.required:
-                problems.append(f"{name} is missing")
-            continue
-        try:
-            declared[name] = params.bool(name) if param.kind == "boolean" else params.str(name)
-        except http_errors.ApiError as exc:
-            problems.append(exc.body["error"])
-            continue
-        if param.choices and declared[name] not in param.choices:
-            problems.append(f"{name} does not have a valid value")
-    if problems:
-        raise http_errors.ApiError(400, {"error": ", ".join(problems)})
-    return declared
 
 
 def _secret_key(request: Request) -> str:
@@ -71,7 +47,7 @@ def get_variable(request: Request, session: SessionDep, admin: AdminUserDep, key
 
 @router.post("/admin/ci/variables", status_code=201, openapi_extra=body_params(*CREATE_PARAMS))
 def create_variable(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
-    declared = _declared(params, CREATE_PARAMS)
+    declared = params.values_of(CREATE_PARAMS)
     service.hold_creation_lock(session)
     limit = plan_limits.instance_variables_limit(session, default_variables_limit=_default_variables_limit(request))
     variable = service.create_variable(session, secret_key=_secret_key(request), limit=limit, **declared)
@@ -82,7 +58,7 @@ def create_variable(request: Request, session: SessionDep, admin: AdminUserDep, 
 def update_variable(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep, key: str):
     variable = service.get_by_key(session, key=key)
     # GitLab ignores a key in the body: a variable cannot be renamed.
-    declared = _declared(params, UPDATE_PARAMS)
+    declared = params.values_of(UPDATE_PARAMS)
     declared.pop("key", None)
     value = service.update_variable(session, variable, secret_key=_secret_key(request), **declared)
     return variable_entity(variable, value=value)

@@ -55,7 +55,6 @@ def list_group_projects(request: Request, response: Response, session: SessionDe
 @router.post("/groups", status_code=201, openapi_extra=body_params(
     Param("name", required=True), Param("path", required=True), *GROUP_FIELDS[2:], Param("parent_id", "integer")))
 def create_group(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
-    params.require("name", "path")
     visibility = params.choice("visibility", namespaces.VISIBILITIES, "private")
     parent = None
     if (parent_id := params.int("parent_id")) is not None:

@@ -42,7 +42,6 @@ def _bind(kind: str) -> None:
     @router.post(f"/{kind}/{{ident}}/members", status_code=201, name=f"add_{kind}_member", openapi_extra=MEMBER_BODY)
     def create_member(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, ident: str):
         target = _target(session, user, kind, ident, manage=True)
-        params.require("access_level")
         if params.raw("user_id") is None and params.raw("username") is None:
             raise http_errors.ApiError(400, {"error": "user_id, username are missing, "
                                                  "exactly one parameter must be provided"})

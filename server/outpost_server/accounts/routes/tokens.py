@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import datetime as dt
-from typing import Annotated
-
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
 from outpost_server import http_errors
@@ -15,39 +12,29 @@ from outpost_server.accounts.models import PersonalAccessToken, User
 from outpost_server.auth import CurrentUserDep, PrincipalDep
 from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
-from outpost_server.params import Param, ParamsDep, body_params
+from outpost_server.params import Param, ParamsDep, body_params, query_params
 
 router = APIRouter(tags=["personal_access_tokens"])
 ROTATE_BODY = body_params(Param("expires_at"))
 
 
-@router.get("/personal_access_tokens", dependencies=[PAGINATED])
-def list_personal_access_tokens(
-    request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
-    user_id: Annotated[int | None, Query()] = None,
-    state: Annotated[str | None, Query(pattern="^(active|inactive)$")] = None,
-    revoked: Annotated[bool | None, Query()] = None,
-    search: Annotated[str | None, Query()] = None,
-    created_before: Annotated[dt.datetime | None, Query()] = None,
-    created_after: Annotated[dt.datetime | None, Query()] = None,
-    last_used_before: Annotated[dt.datetime | None, Query()] = None,
-    last_used_after: Annotated[dt.datetime | None, Query()] = None,
-):
+TIMES = ("created_before", "created_after", "last_used_before", "last_used_after")
+
+
+@router.get("/personal_access_tokens", dependencies=[PAGINATED], openapi_extra=query_params(
+    Param("user_id", "integer"), Param("state", choices=("active", "inactive")), Param("revoked", "boolean"),
+    Param("search"), *(Param(name, "datetime") for name in TIMES)))
+def list_personal_access_tokens(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
+                                params: ParamsDep):
+    user_id = params.int("user_id")
+    times = {name: params.datetime(name) for name in TIMES}
     if not user.is_admin and user_id is not None and user_id != user.id:
         raise http_errors.unauthorized()  # GitLab's restrict_non_admins!
     if user.is_admin and user_id is not None and users.find_user(session, user_id) is None:
         raise http_errors.not_found()
-    filters = users.TokenFilter(
-        user_id=user_id if user.is_admin else user.id, state=state, revoked=revoked, search=search,
-        created_before=_utc(created_before), created_after=_utc(created_after),
-        last_used_before=_utc(last_used_before), last_used_after=_utc(last_used_after))
+    filters = users.TokenFilter(user_id=user_id if user.is_admin else user.id, state=params.str("state"),
+                                revoked=params.bool("revoked"), search=params.str("search"), **times)
     return [token_entity(pat) for pat in paginate(session, users.tokens_stmt(filters=filters), request, response)]
-
-
-def _utc(value: dt.datetime | None) -> dt.datetime | None:
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=dt.timezone.utc)
 
 
 def _current_token(principal) -> PersonalAccessToken:

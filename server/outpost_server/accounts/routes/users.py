@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
@@ -15,7 +15,7 @@ from outpost_server.accounts.models import User
 from outpost_server.auth import AdminUserDep, CurrentUserDep, OptionalUserDep
 from outpost_server.db import SessionDep
 from outpost_server.pagination import PAGINATED, paginate
-from outpost_server.params import Param, Params, ParamsDep, body_params
+from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 
 router = APIRouter(tags=["users"])
 
@@ -36,18 +36,16 @@ def get_current_user(request: Request, user: CurrentUserDep):
     return user_entity(request, user, with_private=True)
 
 
-@router.get("/users", dependencies=[PAGINATED])
-def list_users(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
-               username: Annotated[str | None, Query()] = None, search: Annotated[str | None, Query()] = None,
-               order_by: Annotated[str, Query()] = "id", sort: Annotated[str, Query()] = "desc"):
+@router.get("/users", dependencies=[PAGINATED], openapi_extra=query_params(
+    Param("username"), Param("search"), Param("order_by", choices=users.USER_ORDERS, default="id"),
+    Param("sort", choices=("asc", "desc"), default="desc")))
+def list_users(request: Request, response: Response, session: SessionDep, user: OptionalUserDep, params: ParamsDep):
+    username = params.str("username")
     # GitLab lets anonymous callers look up one user by username, but not list everyone.
     if user is None and not username:
         raise http_errors.forbidden("Not authorized to access /api/v4/users")
-    if order_by not in users.USER_ORDERS:
-        raise http_errors.invalid_value("order_by")
-    if sort not in ("asc", "desc"):
-        raise http_errors.invalid_value("sort")
-    stmt = users.users_stmt(username=username, search=search, order_by=order_by, sort=sort)
+    stmt = users.users_stmt(username=username, search=params.str("search"), order_by=params.str("order_by", "id"),
+                            sort=params.str("sort", "desc"))
     with_private = user is not None and user.is_admin
     return [user_entity(request, u, with_private=with_private) for u in paginate(session, stmt, request, response)]
 
@@ -79,7 +77,6 @@ def _checked_password(params: Params) -> str | None:
     *(Param(field.name, field.kind, required=field.name in ("email", "name", "username")) for field in USER_FIELDS),
     Param("reset_password", "boolean"), Param("force_random_password", "boolean")))
 def create_user(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
-    params.require("email", "name", "username")
     password = _checked_password(params)
     if password is None and not params.bool("reset_password") and not params.bool("force_random_password"):
         raise http_errors.ApiError(400, {"error": "password, reset_password, force_random_password are missing, "
@@ -144,7 +141,6 @@ def activate_user(session: SessionDep, admin: AdminUserDep, user_id: str):
 def create_personal_access_token(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep,
                                  user_id: int):
     target = _user(session, user_id)
-    params.require("name", "scopes")
     scopes = params.list("scopes") or []
     if not scopes:
         raise http_errors.empty_param("scopes")
