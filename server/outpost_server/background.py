@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any, Self, TypeVar
 
 from outpost_server.db import database_unavailable
@@ -68,6 +70,33 @@ class FailureReport:
         if self._failures:
             self._log.warning("%s works again after %d failures", self._what, self._failures)
             self._failures, self._unreported = 0, 0
+
+
+@contextmanager
+def heartbeat(beat: Callable[[], None], every_seconds: float) -> Iterator[None]:
+    """Calls `beat` every `every_seconds` on a thread of its own while the block runs: for one long step
+    that cannot stop to renew a lease (laying out a PDF). The first exception `beat` raises ends the beats
+    and is raised again when the block ends."""
+    stop = threading.Event()
+    failures: list[BaseException] = []
+
+    def beats() -> None:
+        while not stop.wait(every_seconds):
+            try:
+                beat()
+            except BaseException as failure:  # handed to the block's thread below
+                failures.append(failure)
+                return
+
+    thread = threading.Thread(target=beats, name="heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+    if failures:
+        raise failures[0]
 
 
 class BackgroundWorker:

@@ -345,7 +345,10 @@ def enforce_declared(route: APIRoute, params: Params) -> None:
 def _merge(values: dict[str, Any], key: str, value: str) -> None:
     # Rack's convention: "scopes[]=a&scopes[]=b" is a list named "scopes".
     if key.endswith("[]"):
-        values.setdefault(key[:-2], []).append(value)
+        listed = values.setdefault(key[:-2], [])
+        if not isinstance(listed, list):  # "a=1&a[]=2": Rack refuses a name that is both
+            raise http_errors.invalid_param(key[:-2])
+        listed.append(value)
     else:
         values[key] = value
 

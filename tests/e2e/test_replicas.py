@@ -96,10 +96,19 @@ def test_exports_requested_on_one_are_made_once_and_downloadable_from_the_other(
         api = ApiHelper(a)
         project = api.project()
         upload_report(api.root, project["id"], sast_report(300, tag="replica"))
-        with a.client() as on_a, b.client() as on_b:
-            created = [on_a.post(f"/security/projects/{project['id']}/vulnerability_exports").json()
-                       for _ in range(6)]
-            for export in created:
+        # Six exports waiting at once: one per requester, since GitLab allows each user one unfinished
+        # export of a project at a time.
+        requesters = []
+        for _ in range(6):
+            user, token = api.user()
+            api.member("projects", project["id"], user["id"], 40)
+            requesters.append(token)
+        created = []
+        for token in requesters:
+            with a.client(token) as on_a:
+                created.append(on_a.post(f"/security/projects/{project['id']}/vulnerability_exports").json())
+        for token, export in zip(requesters, created, strict=True):
+            with a.client(token) as on_a, b.client(token) as on_b:
                 assert wait_for_export(on_b, export["id"])["status"] == "finished"
                 from_b = on_b.get(f"/security/vulnerability_exports/{export['id']}/download")
                 from_a = on_a.get(f"/security/vulnerability_exports/{export['id']}/download")

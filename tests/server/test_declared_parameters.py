@@ -126,6 +126,8 @@ ENFORCED = [
     ("POST", "/security/projects/999999/vulnerability_archive_exports", {"end_date": "2026-01-01"},
      "start_date is missing"),
     ("GET", "/users", {"order_by": "email"}, "order_by does not have a valid value"),
+    # A name sent both plain and as a list (a 500 once).
+    ("POST", "/groups", {"name": "a", "name[]": "b", "path": "p"}, "name is invalid"),
     ("GET", "/personal_access_tokens", {"created_before": "yesterday", "state": "gone"},
      "state does not have a valid value, created_before is invalid"),
 ]

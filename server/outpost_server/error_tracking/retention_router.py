@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from outpost_server import http_errors
 from outpost_server.auth import CurrentUserDep
 from outpost_server.compat.gitlab_time import iso
-from outpost_server.db import SessionDep
+from outpost_server.db import MAX_ROW_ID, SessionDep
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.source_maps.bundles import project_usage
 
@@ -42,8 +42,9 @@ def _retention_entity(session, request: Request, project_id: int) -> dict:
     }
 
 
-# Byte budgets go beyond the 32-bit limit of ordinary integer parameters (the column is BIGINT).
-LIMIT_MAXIMUM = 2**62
+# Byte budgets go beyond the 32-bit limit of ordinary integer parameters (their column is BIGINT); days
+# and event counts live in INTEGER columns.
+LIMIT_MAXIMUM = {"max_stored_bytes": 2**62}
 
 
 def _limit(params: Params, name: str) -> int | None:
@@ -53,7 +54,7 @@ def _limit(params: Params, name: str) -> int | None:
         return None
     if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         value = int(value.strip())
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LIMIT_MAXIMUM:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LIMIT_MAXIMUM.get(name, MAX_ROW_ID):
         raise http_errors.invalid_param(name)
     return value
 

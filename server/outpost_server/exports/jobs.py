@@ -14,13 +14,13 @@ import os
 import socket
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractContextManager, asynccontextmanager
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from outpost_server.background import BackgroundWorker
+from outpost_server.background import BackgroundWorker, heartbeat
 from outpost_server.db import changed_rows, session_scope, utcnow
 from outpost_server.exports.models import VulnerabilityExport, VulnerabilityExportChunk
 from outpost_server.exports.notify import send_completion_email
@@ -109,6 +109,13 @@ class ChunkWriter:
         if time.monotonic() - self.renewed_at >= self.lease_seconds / 3:
             with session_scope(self.factory) as session:
                 self.renew_lease(session)
+
+    def renewing(self) -> AbstractContextManager[None]:
+        def renew() -> None:
+            with session_scope(self.factory) as session:
+                self.renew_lease(session)
+
+        return heartbeat(renew, self.lease_seconds / 3)
 
     def write_bytes(self, data: bytes) -> None:
         """A file built whole (the PDF): stored in chunks of CHUNK_BYTES after any buffered text."""

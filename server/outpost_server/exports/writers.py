@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -32,6 +33,9 @@ class FileWriter(Protocol):
     def keepalive(self) -> None:
         """Called often while nothing is written (a PDF being gathered and laid out); renews the lease now
         and then."""
+
+    def renewing(self) -> AbstractContextManager[None]:
+        """Keeps the lease renewed from another thread while one long step runs (the PDF's layout)."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,9 @@ def write_file(factory: sessionmaker[Session], plan: ExportPlan, writer: FileWri
     elif plan.format == "pdf":
         cover = ReportCover(scope=plan.scope, requester=plan.requester, generated_at=dt.datetime.now(dt.timezone.utc),
                             filters=plan.filters, report_data=plan.report_data)
-        writer.write_bytes(render_pdf(cover, _kept_alive(rows, writer), on_page=writer.keepalive))
+        with writer.renewing():
+            document = render_pdf(cover, _kept_alive(rows, writer), on_page=writer.keepalive)
+        writer.write_bytes(document)
     else:
         writer.write(header_row())
         for vulnerability in rows:

@@ -117,6 +117,9 @@ def test_retention_api_shows_instance_defaults_and_project_overrides(idle_server
     ({"retention_days": "soon"}, "retention_days is invalid"),
     ({"events_per_error": -1}, "events_per_error is invalid"),
     ({"max_stored_bytes": 2**70}, "max_stored_bytes is invalid"),
+    # Days and event counts are INTEGER columns: beyond them is as invalid as a word (a 500 on PostgreSQL once).
+    ({"retention_days": 2**31}, "retention_days is invalid"),
+    ({"events_per_error": 103234253785}, "events_per_error is invalid"),
     ({}, "retention_days, events_per_error, max_stored_bytes are missing, at least one parameter must be provided"),
 ])
 def test_retention_api_refuses_bad_limits_and_changes_nothing(idle_server, params, error):
