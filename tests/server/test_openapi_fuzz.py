@@ -29,11 +29,12 @@ REVOKING_SECONDS = 60
 MIN_CASES = int(os.environ.get("OUTPOST_FUZZ_MIN_CASES", "10000"))
 SEED = os.environ.get("OUTPOST_FUZZ_SEED", "20261122")
 
-# Operations that revoke or replace the caller's own token, or delete the caller (an administrator may
-# delete themselves, hard_delete even as a group's sole owner): fuzzed last, with a token of their own, so
-# that they cannot turn every later case into a 401.
+# Operations that revoke or replace the caller's own token, delete the caller or take their administrator
+# rights (an administrator may delete themselves, hard_delete even as a group's sole owner, and set their
+# own `admin` to false): fuzzed last, with a token of their own, so that they cannot turn every later case
+# into a 401 or 403.
 REVOKING = (r"^(DELETE /api/v4/personal_access_tokens/.*|POST /api/v4/personal_access_tokens/.*rotate"
-            r"|DELETE /api/v4/users/\{user_id\})$")
+            r"|DELETE /api/v4/users/\{user_id\}|PUT /api/v4/users/\{user_id\})$")
 
 
 def _fuzz(server, schema_path: Path, token: str, selection: list[str], report: Path,
