@@ -27,3 +27,10 @@ def test_token_search_takes_wildcards_literally(api):
     found = api.root.get("/personal_access_tokens", params={"user_id": user["id"], "search": "_"}).json()
     assert sorted(token["name"] for token in found) == ["ci_deploy"]
     assert api.root.get("/personal_access_tokens", params={"user_id": user["id"], "search": "%"}).json() == []
+
+
+def test_a_nul_byte_in_a_search_is_refused_as_gitlab_refuses_it(api):
+    # PostgreSQL text cannot hold NUL: a 500 there once, for lists that read their filters together.
+    for path in ("/projects", "/groups", "/users"):
+        response = api.root.get(path, params={"search": "a\x00b"})
+        assert (response.status_code, response.json()) == (400, {"error": "search is invalid"}), path

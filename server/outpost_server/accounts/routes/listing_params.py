@@ -21,6 +21,12 @@ def _choice(name: str, value: str | None, allowed: tuple[str, ...]) -> None:
         raise http_errors.invalid_value(name)
 
 
+def _text(name: str, value: str | None) -> None:
+    # PostgreSQL text cannot hold NUL; GitLab refuses such parameters before they reach it.
+    if value is not None and "\x00" in value:
+        raise http_errors.invalid_param(name)
+
+
 def _level(value: int | None) -> None:
     if value is not None and value not in ACCESS_VALUES:
         raise http_errors.invalid_value("min_access_level")
@@ -36,6 +42,7 @@ def project_filter(
     order_by: Annotated[str, Query()] = "created_at",
     sort: Annotated[str, Query()] = "desc",
 ) -> ProjectFilter:
+    _text("search", search)
     _level(min_access_level)
     _choice("visibility", visibility, VISIBILITIES)
     _choice("order_by", order_by, PROJECT_ORDERS)
@@ -53,6 +60,7 @@ def group_filter(
     order_by: Annotated[str, Query()] = "name",
     sort: Annotated[str, Query()] = "asc",
 ) -> GroupFilter:
+    _text("search", search)
     _level(min_access_level)
     _choice("order_by", order_by, GROUP_ORDERS)
     _choice("sort", sort, SORTS)
