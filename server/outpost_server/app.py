@@ -18,7 +18,7 @@ from outpost_server.accounts.auth_failures import BanPolicy
 from outpost_server.accounts.router import router as accounts_router
 from outpost_server.alerts.delivery import context_of as alert_delivery_context
 from outpost_server.alerts.evaluation import evaluate_batch as evaluate_alerts
-from outpost_server.alerts.mail_router import router as mail_router
+from outpost_server.alerts.router import api_router as mail_router
 from outpost_server.alerts.router import router as alerts_router
 from outpost_server.alerts.sender import running_alert_sender
 from outpost_server.application_settings.router import router as application_settings_router
@@ -36,9 +36,7 @@ from outpost_server.error_tracking.pipeline.spool import Spool, spool_path
 from outpost_server.error_tracking.pruner import running_pruner
 from outpost_server.error_tracking.rate_limit import SharedRateLimit
 from outpost_server.error_tracking.retention import instance_policy
-from outpost_server.error_tracking.retention_router import router as retention_router
-from outpost_server.error_tracking.web.views import router as error_tracking_web_router
-from outpost_server.exports.archive_router import router as archive_exports_router
+from outpost_server.error_tracking.web.router import router as error_tracking_web_router
 from outpost_server.exports.jobs import running_export_worker
 from outpost_server.exports.notify import mail_settings
 from outpost_server.exports.router import router as exports_router
@@ -84,9 +82,7 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     app.state.config = config
     app.state.digest_in_process = digest_in_process
     for router in (accounts_router, variables_router, vulnerabilities_router, exports_router,
-                   archive_exports_router,
-                   error_tracking_api.router, retention_router, ingestion_router, application_settings_router,
-                   mail_router):
+                   error_tracking_api.router, ingestion_router, application_settings_router, mail_router):
         app.include_router(router, prefix=API_PREFIX)
     # Prometheus metrics of the ingestion pipeline.
     app.include_router(metrics_router)

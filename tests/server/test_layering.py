@@ -99,8 +99,8 @@ def test_the_import_reader_sees_the_servers_own_imports():
     app_imports = _imports(PACKAGE_ROOT / "app.py")
     assert "outpost_server.exports.router" in app_imports
     assert "outpost_server.error_tracking.router" in app_imports
-    relative = _imports(PACKAGE_ROOT / "error_tracking" / "router.py")
-    assert "outpost_server.error_tracking.collector" in relative
+    relative = _imports(PACKAGE_ROOT / "error_tracking" / "routes" / "settings.py")
+    assert "outpost_server.error_tracking.client_keys" in relative
 
 
 @pytest.mark.parametrize("path", _sources(), ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
@@ -185,3 +185,33 @@ def test_the_background_reader_sees_a_task_start():
                          ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
 def test_background_work_starts_only_as_a_background_worker(path):
     assert _background_starts(path) == [], f"{path.relative_to(PACKAGE_ROOT)}: use background.BackgroundWorker"
+
+
+# HTTP modules are named one way: a package's HTTP surface is its `router.py`, which app.py mounts; when a
+# package serves several resources, each is `routes/<resource>.py`, mounted by that package's router.py.
+def _declares_routes(path: Path) -> bool:
+    return any(isinstance(node, ast.Call) and getattr(node.func, "id", "") == "APIRouter"
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
+
+def test_the_route_reader_sees_a_router():
+    assert _declares_routes(PACKAGE_ROOT / "variables" / "router.py")
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
+def test_http_modules_are_routers_or_routes(path):
+    if _declares_routes(path):
+        assert path.name == "router.py" or path.parent.name == "routes", (
+            f"{path.relative_to(PACKAGE_ROOT)} declares routes: name it router.py or move it into routes/")
+
+
+ROUTE_MODULES = sorted(path for path in PACKAGE_ROOT.rglob("routes/*.py") if _declares_routes(path))
+
+
+@pytest.mark.parametrize("path", ROUTE_MODULES, ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
+def test_routes_are_mounted_by_their_packages_router(path):
+    module = _module_name(path)
+    router = path.parent.parent / "router.py"
+    assert module in _imports(router), f"{router.relative_to(PACKAGE_ROOT)} does not mount {module}"
+    importers = [source for source in _sources() if module in _imports(source) and source.parent != path.parent]
+    assert importers == [router], f"{module} is imported by {importers}; only its package's router mounts it"

@@ -27,6 +27,9 @@ sed -i "1s|^#!.*|#!/opt/outpost-server/bin/python|" "$env_dir/bin/outpost-server
 rm -rf "$env_dir/include" "$env_dir/lib64"
 # Wheels' compiled modules keep their symbols; the package does not need them (uvloop alone shrinks by half).
 find "$env_dir/lib" -type f -name '*.so*' -exec strip --strip-unneeded {} + -exec chmod 644 {} +
+# reportlab's Type 1 font files: the PDF reports use the standard PDF fonts, which a PDF names and never
+# embeds, and the licences of those files do not allow redistribution (Debian's reportlab drops them too).
+find "$env_dir/lib" -path '*/reportlab/fonts/*.pfb' -delete
 # Nothing in site-packages is run directly (some wheels ship their tests executable).
 find "$env_dir/lib" -type f -perm /111 -exec chmod a-x {} +
 if grep -rIl --exclude=RECORD "$PWD/$root" "$env_dir" >/dev/null; then

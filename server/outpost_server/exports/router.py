@@ -1,109 +1,11 @@
-"""GitLab's vulnerability exports API (project, group and instance level)."""
+"""Vulnerability exports and archive exports under /api/v4."""
 
 from __future__ import annotations
 
-from typing import Any
+from fastapi import APIRouter
 
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, StreamingResponse
-from sqlalchemy.orm import Session
+from .routes import archive, exports
 
-from outpost_server import http_errors
-from outpost_server.accounts.models import Group, Project, User
-from outpost_server.accounts.service import find_group_for, find_project_for
-from outpost_server.auth import CurrentUserDep
-from outpost_server.db import SessionDep, after_commit
-from outpost_server.exports import filters, report_data, service
-from outpost_server.exports.entities import export_entity
-from outpost_server.exports.models import FORMATS, VulnerabilityExport
-from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
-from outpost_server.urls import api_base_url
-
-router = APIRouter(tags=["vulnerability exports"])
-
-EXPORT_FORMAT = Param("export_format", choices=FORMATS, default="csv")
-# Default true for pdf, false for csv (GitLab's `given export_format:` blocks).
-SEND_EMAIL = Param("send_email", "boolean")
-FILTERS = Param("filters", "object")
-REPORT_DATA = Param("report_data", "object")
-# The instance level declares no report_data in GitLab.
-SCOPED_PARAMS = body_params(EXPORT_FORMAT, SEND_EMAIL, FILTERS, REPORT_DATA)
-INSTANCE_PARAMS = body_params(EXPORT_FORMAT, SEND_EMAIL, FILTERS)
-# How long GitLab tells clients to wait before asking about an unfinished export again.
-POLL_INTERVAL_MS = 5000
-
-
-def _options(params: Params, *, with_report_data: bool) -> service.ExportOptions:
-    """Every parameter checked, as Grape does, before the project or group is looked up."""
-    export_format = params.choice("export_format", FORMATS, "csv")
-    return service.ExportOptions(
-        export_format=export_format,
-        send_email=params.bool("send_email", export_format == "pdf"),
-        filters=filters.parse(params.raw("filters")),
-        report_data=report_data.clean(params.raw("report_data")) if with_report_data else {})
-
-
-def _create(request: Request, session: Session, user: User, options: service.ExportOptions, *,
-            project: Project | None = None, group: Group | None = None) -> dict[str, Any]:
-    export = service.create_export(session, author=user, project=project, group=group, options=options,
-                                   lifetime_seconds=request.app.state.config.vulnerability_export_lifetime,
-                                   api_base_url=api_base_url(request))
-    # The worker looks for new exports in the database: wake it once this one is there.
-    after_commit(session, request.app.state.export_worker.wake)
-    return export_entity(export, api_base_url=api_base_url(request))
-
-
-@router.post("/security/projects/{project_id}/vulnerability_exports", status_code=201, openapi_extra=SCOPED_PARAMS)
-def create_project_export(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
-                          project_id: str):
-    options = _options(params, with_report_data=True)
-    project = find_project_for(session, project_id, user, service.CREATE_LEVEL)
-    return _create(request, session, user, options, project=project)
-
-
-@router.post("/security/groups/{group_id}/vulnerability_exports", status_code=201, openapi_extra=SCOPED_PARAMS)
-def create_group_export(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
-                        group_id: str):
-    options = _options(params, with_report_data=True)
-    group = find_group_for(session, group_id, user, service.CREATE_LEVEL)
-    return _create(request, session, user, options, group=group)
-
-
-@router.post("/security/vulnerability_exports", status_code=201, openapi_extra=INSTANCE_PARAMS)
-def create_instance_export(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
-    return _create(request, session, user, _options(params, with_report_data=False))
-
-
-def polled(export: VulnerabilityExport, body: dict[str, Any]) -> Any:
-    """200 once the export is finished or failed; 202 with Poll-Interval before."""
-    if export.status in ("finished", "failed"):
-        return body
-    return JSONResponse(body, status_code=202, headers={"Poll-Interval": str(POLL_INTERVAL_MS)})
-
-
-@router.get("/security/vulnerability_exports/{export_id}", openapi_extra=query_params())
-def get_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str):
-    export = service.find_export_for(session, user, export_id)
-    return polled(export, export_entity(export, api_base_url=api_base_url(request)))
-
-
-# CSV: application/octet-stream, as GitLab serves it; PDF: application/pdf.
-MEDIA_TYPES = {"pdf": "application/pdf"}
-
-
-def file_response(request: Request, export: VulnerabilityExport, resource: str) -> StreamingResponse:
-    """The finished export's file as an attachment; 404 `<resource> Not Found` before."""
-    if export.status != "finished" or export.file_name is None:
-        raise http_errors.not_found(resource)
-    name = export.file_name
-    # As Rails' send_data writes it.
-    headers = {"Content-Disposition": f"attachment; filename=\"{name}\"; filename*=UTF-8''{name}",
-               "Content-Length": str(export.byte_size)}
-    return StreamingResponse(service.iter_file(request.app.state.sessionmaker, export.id),
-                             media_type=MEDIA_TYPES.get(export.format, "application/octet-stream"), headers=headers)
-
-
-@router.get("/security/vulnerability_exports/{export_id}/download", openapi_extra=query_params(),
-            response_class=StreamingResponse)
-def download_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str):
-    return file_response(request, service.find_export_for(session, user, export_id), "Vulnerability Export")
+router = APIRouter()
+for _module in (exports, archive):
+    router.include_router(_module.router)

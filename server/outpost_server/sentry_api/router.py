@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
-from . import events, issues, project_issues, projects, tags
 from .access import not_found
+from .routes import events, issues, project_issues, projects, tags
 
 router = APIRouter(tags=["sentry api"])
 for resource in (projects, issues, project_issues, events, tags):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import api_bundles, api_releases, api_uploads
+from .routes import bundles, releases, uploads
 
 router = APIRouter(tags=["source maps"])
-for resource in (api_uploads, api_releases, api_bundles):
+for resource in (uploads, releases, bundles):
     router.include_router(resource.router)

@@ -12,9 +12,10 @@ from outpost_server.db import SessionDep, after_commit
 from outpost_server.exports import service
 from outpost_server.exports.entities import archive_export_entity
 from outpost_server.exports.models import ARCHIVE, ARCHIVE_FORMATS
-from outpost_server.exports.router import file_response, polled
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.urls import api_base_url
+
+from .exports import file_response, polled
 
 router = APIRouter(tags=["vulnerability archive exports"])
 

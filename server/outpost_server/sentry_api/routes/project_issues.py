@@ -23,8 +23,8 @@ from outpost_server.error_tracking.models import TrackedError
 from outpost_server.error_tracking.web import reading
 from outpost_server.params import query_params
 
-from . import relay
-from .access import Caller, CallerDep, not_found, project_for
+from .. import relay
+from ..access import Caller, CallerDep, not_found, project_for
 from .events import EVENT_ID, EVENT_LIST_PARAMS, events_page, issue_event
 from .issues import issue_details_response
 from .tags import TAG_PARAMS, TAG_VALUE_PARAMS, tags_of, values_of

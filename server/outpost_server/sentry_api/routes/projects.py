@@ -7,9 +7,9 @@ from fastapi import APIRouter, Request
 from outpost_server.db import SessionDep
 from outpost_server.params import Param, query_params
 
-from .access import CallerDep, readable_projects
-from .cursors import offset_links, parse_cursor, parse_limit, sentry_json
-from .serializers import project_json
+from ..access import CallerDep, readable_projects
+from ..cursors import offset_links, parse_cursor, parse_limit, sentry_json
+from ..serializers import project_json
 
 router = APIRouter()
 

@@ -14,10 +14,10 @@ from outpost_server.db import MAX_ROW_ID, SessionDep
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.source_maps.bundles import project_usage
 
-from . import retention
-from .access import managed_project
-from .models import PruneLease
-from .pruner import LEASE_ID
+from .. import retention
+from ..access import managed_project
+from ..models import PruneLease
+from ..pruner import LEASE_ID
 
 router = APIRouter(tags=["error tracking"])
 

@@ -27,12 +27,12 @@ from outpost_server.db import SessionDep, parse_id
 from outpost_server.params import Param, body_params, query_params
 from outpost_server.sentry_api.access import Caller, CallerDep, not_found, project_for
 
-from . import releases, uploads
-from .access import multipart_body, named_projects, organization_projects, releasable_project, require_release_access
-from .models import ReleaseFile
-from .releases import ReleaseFileRefused
-from .serializers import release_file_json, release_json
-from .uploads import AssembleError
+from .. import releases, uploads
+from ..access import multipart_body, named_projects, organization_projects, releasable_project, require_release_access
+from ..models import ReleaseFile
+from ..releases import ReleaseFileRefused
+from ..serializers import release_file_json, release_json
+from ..uploads import AssembleError
 
 router = APIRouter()
 RELEASE_CHANGES = body_params(Param("dateReleased"), Param("url"))

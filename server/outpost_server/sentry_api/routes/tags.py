@@ -11,9 +11,9 @@ from outpost_server.error_tracking import events
 from outpost_server.error_tracking.models import TrackedError
 from outpost_server.params import Param, query_params
 
-from .access import CallerDep, detail, issue_for, not_found
-from .cursors import offset_links, parse_cursor, parse_limit, sentry_json
-from .serializers import tag_key_json, tag_value_json
+from ..access import CallerDep, detail, issue_for, not_found
+from ..cursors import offset_links, parse_cursor, parse_limit, sentry_json
+from ..serializers import tag_key_json, tag_value_json
 
 router = APIRouter()
 

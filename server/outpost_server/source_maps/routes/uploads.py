@@ -27,9 +27,9 @@ from outpost_server.params import Param, body_params, query_params
 from outpost_server.sentry_api.access import Caller, CallerDep, may_release, not_found
 from outpost_server.urls import public_base_url
 
-from . import bundles, uploads
-from .access import multipart_body, named_projects, organization_projects, require_release_access
-from .uploads import AssembleError, ChunkRefused
+from .. import bundles, uploads
+from ..access import multipart_body, named_projects, organization_projects, require_release_access
+from ..uploads import AssembleError, ChunkRefused
 
 router = APIRouter()
 SHA1 = re.compile(r"^[0-9a-f]{40}$")

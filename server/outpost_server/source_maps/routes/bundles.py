@@ -13,9 +13,9 @@ from outpost_server.db import SessionDep
 from outpost_server.params import Param, query_params
 from outpost_server.sentry_api.access import CallerDep, not_found, project_for
 
-from . import bundles
-from .access import releasable_project
-from .serializers import bundle_files_json, bundle_json
+from .. import bundles
+from ..access import releasable_project
+from ..serializers import bundle_files_json, bundle_json
 
 router = APIRouter()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import orjson
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
@@ -18,9 +17,10 @@ from outpost_server.error_tracking.web.search import parse_search
 from outpost_server.http_errors import ApiError
 from outpost_server.params import Param, body_params, query_params
 
-from .access import CallerDep, detail, issue_for, project_for
-from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param
-from .serializers import daily_stats, issue_details_json, issue_json
+from ..access import CallerDep, detail, issue_for, project_for
+from ..bodies import json_body
+from ..cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param
+from ..serializers import daily_stats, issue_details_json, issue_json
 
 router = APIRouter()
 
@@ -69,16 +69,6 @@ def issue_details_response(request: Request, session: Session, project: Project,
 def get_issue(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
     project, error = issue_for(session, caller, issue_id)
     return issue_details_response(request, session, project, error)
-
-
-async def json_body(request: Request) -> dict[str, Any]:
-    try:
-        body = orjson.loads(await request.body() or b"{}")
-    except ValueError:
-        raise detail(400, "JSON parse error") from None
-    if not isinstance(body, dict):
-        raise detail(400, "Invalid data. Expected a dictionary.")
-    return body
 
 
 @router.put("/issues/{issue_id}/", openapi_extra=body_params(Param("status", choices=tuple(STATUS_CHANGES))))

@@ -16,9 +16,9 @@ from outpost_server.error_tracking import events
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
 from outpost_server.params import Param, query_params
 
-from .access import CallerDep, detail, issue_for, not_found
-from .cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param
-from .event_json import event_json, summary_json
+from ..access import CallerDep, detail, issue_for, not_found
+from ..cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param
+from ..event_json import event_json, summary_json
 
 router = APIRouter()
 

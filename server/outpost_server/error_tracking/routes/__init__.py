@@ -1,0 +1,1 @@
+"""GitLab's error tracking settings, client keys and retention; error_tracking/router.py mounts them."""

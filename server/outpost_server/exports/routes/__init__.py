@@ -1,0 +1,1 @@
+"""Vulnerability exports (exports.py) and archive exports (archive.py); exports/router.py mounts them."""
