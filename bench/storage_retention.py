@@ -36,7 +36,8 @@ def partitioned(engine: Engine) -> bool:
     if engine.dialect.name != "postgresql":
         return False
     with engine.connect() as connection:
-        return connection.scalar(text("SELECT relkind FROM pg_class WHERE relname = 'error_tracking_error_events'")) == "p"
+        kind = connection.scalar(text("SELECT relkind FROM pg_class WHERE relname = 'error_tracking_error_events'"))
+    return kind == "p"
 
 
 def prepare(engine: Engine, plan: Plan) -> None:
