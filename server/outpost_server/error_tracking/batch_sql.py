@@ -19,6 +19,7 @@ from .models import (
     ErrorEventPayload,
     ErrorHourlyCount,
     ErrorUser,
+    EventKey,
     ReleaseSession,
     SessionAggregate,
     TrackedError,
@@ -34,6 +35,7 @@ USERS = ErrorUser.__table__
 HOURLY = ErrorHourlyCount.__table__
 SESSIONS = ReleaseSession.__table__
 AGGREGATES = SessionAggregate.__table__
+KEYS = EventKey.__table__
 
 
 def _sqlite_datetime(value):
@@ -93,6 +95,10 @@ class BatchStatements:
             EVENTS.c.project_id == bindparam("project_id"),
             EVENTS.c.event_id.in_(bindparam("event_ids", expanding=True)),
         )
+        # PostgreSQL keeps event ids unique in the key table beside its partitioned events (models.EventKey).
+        claim = postgresql.insert(KEYS).on_conflict_do_nothing(index_elements=["project_id", "event_id"])
+        self.claim_event_ids = (claim.returning(KEYS.c.project_id, KEYS.c.event_id)
+                                if dialect_name == "postgresql" else None)
         self.errors_by_fingerprint = select(ERRORS.c.id, ERRORS.c.fingerprint).where(
             ERRORS.c.project_id == bindparam("project_id"),
             ERRORS.c.fingerprint.in_(bindparam("fingerprints", expanding=True)),
@@ -103,7 +109,8 @@ class BatchStatements:
         self.error_states = error_states.with_for_update() if dialect_name == "postgresql" else error_states
         self.create_errors = dialect.insert(ERRORS).on_conflict_do_nothing(index_elements=["project_id", "fingerprint"])
         self.insert_events = _DriverStatement(insert(EVENTS), dialect_obj, EVENT_KEYS)
-        self.insert_payloads = _DriverStatement(insert(PAYLOADS), dialect_obj, ["error_id", "event_id", "payload"])
+        self.insert_payloads = _DriverStatement(insert(PAYLOADS), dialect_obj,
+                                               ["error_id", "event_id", "payload", "received_at"])
         hourly = dialect.insert(HOURLY)
         self.count_hours = _DriverStatement(hourly.on_conflict_do_update(
             index_elements=["error_id", "hour"], set_={"count": HOURLY.c.count + hourly.excluded.count}

@@ -26,7 +26,7 @@ from outpost_server.accounts.models import Project
 from outpost_server.config import ServerConfig
 from outpost_server.db import read_only_scope, session_scope
 
-from .models import ErrorEvent, ErrorEventPayload, EventTag, RetentionOverride, TrackedError
+from .models import ErrorEvent, ErrorEventPayload, EventKey, EventTag, RetentionOverride, TrackedError
 
 BATCH = 200
 # Between two batches the pruner steps aside this long: SQLite's write lock is not fair, and without
@@ -126,15 +126,19 @@ class Victim:
     received_at: dt.datetime
     payload_id: int | None
     size: int
+    project_id: int
 
 
 def _victims(session: Session, condition, order, limit: int, offset: int = 0) -> list[Victim]:
     size = func.coalesce(func.length(ErrorEventPayload.payload), 0)
+    same_event = ((ErrorEventPayload.error_id == ErrorEvent.error_id)
+                  & (ErrorEventPayload.event_id == ErrorEvent.event_id))
+    if session.get_bind().dialect.name == "postgresql":
+        same_event &= ErrorEventPayload.received_at == ErrorEvent.received_at  # the same day's partition
     rows = session.execute(
         select(ErrorEvent.id, ErrorEvent.error_id, ErrorEvent.event_id, ErrorEvent.received_at,
-               ErrorEventPayload.id, size)
-        .outerjoin(ErrorEventPayload, (ErrorEventPayload.error_id == ErrorEvent.error_id)
-                   & (ErrorEventPayload.event_id == ErrorEvent.event_id))
+               ErrorEventPayload.id, size, ErrorEvent.project_id)
+        .outerjoin(ErrorEventPayload, same_event)
         .where(condition).order_by(*order).limit(limit).offset(offset))
     return [Victim(*row) for row in rows]
 
@@ -143,12 +147,27 @@ def delete_victims(session: Session, victims: list[Victim]) -> None:
     """Removes the events with their payloads, keeping each error's count of stored events exact."""
     if not victims:
         return
+    partitioned = session.get_bind().dialect.name == "postgresql"
+
+    def received(column) -> list:
+        # PostgreSQL: the victims' received range, so only their day partitions are searched.
+        if not partitioned:
+            return []
+        return [column >= min(victim.received_at for victim in victims),
+                column <= max(victim.received_at for victim in victims)]
+
     payload_ids = [victim.payload_id for victim in victims if victim.payload_id is not None]
     if payload_ids:
-        session.execute(delete(ErrorEventPayload).where(ErrorEventPayload.id.in_(payload_ids)))
+        session.execute(delete(ErrorEventPayload).where(ErrorEventPayload.id.in_(payload_ids),
+                                                        *received(ErrorEventPayload.received_at)))
     session.execute(delete(EventTag).where(tuple_(EventTag.event_id, EventTag.error_id).in_(
-        [(victim.event_id, victim.error_id) for victim in victims])))
-    session.execute(delete(ErrorEvent).where(ErrorEvent.id.in_([victim.row_id for victim in victims])))
+        [(victim.event_id, victim.error_id) for victim in victims]), *received(EventTag.received_at)))
+    session.execute(delete(ErrorEvent).where(ErrorEvent.id.in_([victim.row_id for victim in victims]),
+                                             *received(ErrorEvent.received_at)))
+    if partitioned:
+        # The event ids are free again, as on SQLite where the unique constraint went with the row.
+        session.execute(delete(EventKey).where(tuple_(EventKey.project_id, EventKey.event_id).in_(
+            [(victim.project_id, victim.event_id) for victim in victims])))
     per_error: dict[int, int] = {}
     for victim in victims:
         per_error[victim.error_id] = per_error.get(victim.error_id, 0) + 1
@@ -282,8 +301,9 @@ def prune_all(session_factory: Callable[[], Session], *, defaults: RetentionPoli
               on_batch: Callable[[Session], None] = lambda session: None) -> list[ProjectPrune]:
     """A pass over every project that has stored events; returns what each lost (or would lose)."""
     with session_factory() as session:
-        projects = list(session.scalars(select(Project).where(
-            Project.id.in_(select(ErrorEvent.project_id).distinct())).order_by(Project.id)))
+        # Projects with stored events, read from their errors' exact counts (not from every event row).
+        with_events = select(TrackedError.project_id).where(TrackedError.stored_events > 0)
+        projects = list(session.scalars(select(Project).where(Project.id.in_(with_events)).order_by(Project.id)))
         overrides = {row.project_id: row for row in session.scalars(select(RetentionOverride))}
         session.expunge_all()
     results = []

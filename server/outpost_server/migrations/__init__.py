@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from alembic import command
@@ -20,7 +21,9 @@ def alembic_config(engine: Engine) -> Config:
     return config
 
 
-def upgrade_database(engine: Engine) -> None:
+def upgrade_database(engine: Engine, *, report: Callable[[str], None] = lambda line: None) -> None:
+    """Applies every revision; on PostgreSQL then moves rows a revision left to move in batches
+    (partition_move.py), telling `report` how far it is."""
     if engine.dialect.name == "postgresql":
         with engine.connect() as lock_connection:
             lock_connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _PG_MIGRATION_LOCK})
@@ -29,5 +32,9 @@ def upgrade_database(engine: Engine) -> None:
             finally:
                 lock_connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _PG_MIGRATION_LOCK})
                 lock_connection.commit()
+        # Outside the migration lock: each batch is its own transaction, and replicas may share the work.
+        from outpost_server.migrations.partition_move import move_legacy_rows
+
+        move_legacy_rows(engine, report=report)
     else:
         command.upgrade(alembic_config(engine), "heads")
