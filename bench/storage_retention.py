@@ -1,9 +1,10 @@
-"""Retention for bench.storage_scale: removing the oldest day of events by rows and by partition.
+"""Retention for bench.storage_scale: removing a day of events by rows and by partition.
 
 Rows: the pruner's own pass (retention.prune_all) with a cutoff at the end of the oldest day and no
-other limit, its pauses between batches set to zero. Partitions: only when the events table is a
-PostgreSQL partitioned table; otherwise "n/a". On PostgreSQL both report the WAL written
-(pg_current_wal_lsn() before and after).
+other limit, its pauses between batches set to zero. Partitions: when the events table is a
+PostgreSQL partitioned table, the next day goes as the pruner's pass drops an expired day
+(partition_retention.drop_day: detach, correct the errors' counts, drop); otherwise "n/a". On
+PostgreSQL both report the WAL written (pg_current_wal_lsn() before and after).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.engine import Engine
 
 from outpost_server.db import make_sessionmaker
-from outpost_server.error_tracking import retention
+from outpost_server.error_tracking import partition_retention, partitions, retention
 from outpost_server.error_tracking.models import ErrorEvent
 
 from .storage_fill import Plan
@@ -33,15 +34,17 @@ class DayRemoval:
 
 
 def partitioned(engine: Engine) -> bool:
-    if engine.dialect.name != "postgresql":
-        return False
     with engine.connect() as connection:
-        kind = connection.scalar(text("SELECT relkind FROM pg_class WHERE relname = 'error_tracking_error_events'"))
-    return kind == "p"
+        return partitions.partitioned(connection)
 
 
 def prepare(engine: Engine, plan: Plan) -> None:
-    """Before a fill: nothing to do on an unpartitioned schema."""
+    """Before a fill: the day partitions of the plan's days and those ahead, as the pruner's pass keeps them."""
+    if not partitioned(engine):
+        return
+    days = [plan.start.date() + dt.timedelta(days=offset) for offset in range((plan.end - plan.start).days)]
+    with engine.begin() as connection:
+        partitions.create_days(connection, days + partitions.days_ahead(plan.end.date()))
 
 
 def analyze(engine: Engine) -> None:
@@ -93,9 +96,27 @@ def delete_day(engine: Engine) -> tuple[int, float, int | None]:
     return rows, time.perf_counter() - started, _wal_since(engine, start)
 
 
+def drop_day(engine: Engine) -> tuple[int, float, int | None]:
+    """The oldest day that has a partition goes whole: (events, seconds, WAL bytes)."""
+    with engine.connect() as connection:
+        day = partitions.attached_days(connection)[0]
+    start = _wal_position(engine)
+    started = time.perf_counter()
+    dropped = partition_retention.drop_day(make_sessionmaker(engine), day)
+    return dropped.events, time.perf_counter() - started, _wal_since(engine, start)
+
+
 def remove_oldest_day(engine: Engine) -> DayRemoval:
+    """Rows of the oldest day deleted, then (partitioned) the next day dropped: a day each way."""
     rows, seconds, wal = delete_day(engine)
-    return DayRemoval(rows, seconds, wal)
+    removal = DayRemoval(rows, seconds, wal)
+    if partitioned(engine):
+        with engine.connect() as connection:
+            emptied = partitions.attached_days(connection)[0]
+        # The day just emptied by deletes goes first, untimed, so the timed drop removes a full day.
+        partition_retention.drop_day(make_sessionmaker(engine), emptied)
+        removal.drop_rows, removal.drop_seconds, removal.drop_wal = drop_day(engine)
+    return removal
 
 
 def day_seconds(removal: DayRemoval | None) -> float | None:

@@ -279,7 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=40, help="calls per read (p95 over them)")
     parser.add_argument("--keep", action="store_true", help="keep the databases, and reuse kept ones")
     args = parser.parse_args(argv)
-    end = dt.datetime.now(dt.timezone.utc).replace(minute=0, second=0, microsecond=0)
+    # Days start at midnight UTC (partition days too), so the oldest day is a whole one.
+    end = dt.datetime.now(dt.timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
     with tempfile.TemporaryDirectory(prefix="outpost-bench-storage-") as scratch:
         base = run_one(args, args.baseline, Path(scratch), end)
         large = run_one(args, args.events, Path(scratch), end)
