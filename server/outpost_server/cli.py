@@ -53,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     prune.add_argument("--data-dir", default=None)
     prune.set_defaults(handler=run_prune)
 
-    status = commands.add_parser("status", help="show the ingestion pipeline's spool and digest figures")
+    status = commands.add_parser(
+        "status", help="show the ingestion pipeline's spool and digest figures, and the stored events per project")
     status.add_argument("--data-dir", default=None)
     status.add_argument("--prometheus", action="store_true", help="print Prometheus text, as /-/metrics serves it")
     status.set_defaults(handler=run_status)
@@ -287,9 +288,31 @@ def run_status(args: argparse.Namespace) -> int:
     snapshot = read_snapshot(config.data_dir)
     if args.prometheus:
         sys.stdout.write(prometheus_text(snapshot).decode())
-    else:
-        for line in describe(snapshot):
-            print(line)
+        return 0
+    for line in describe(snapshot):
+        print(line)
+    return _print_storage(config)
+
+
+def _print_storage(config) -> int:
+    """Stored events per project and for the instance (storage_usage.py: disk sizes are estimates)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from outpost_server.db import make_engine, make_sessionmaker, read_only_scope
+    from outpost_server.error_tracking.storage_usage import describe, instance_storage
+
+    engine = make_engine(config.sqlalchemy_url())
+    try:
+        with read_only_scope(make_sessionmaker(engine)) as session:
+            lines = describe(instance_storage(session))
+    except SQLAlchemyError as exc:
+        print(f"Stored events: the database cannot be read ({type(exc).__name__})", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    print("Stored events:")
+    for line in lines:
+        print("  " + line)
     return 0
 
 

@@ -90,6 +90,7 @@ GET    /application/plan_limits                            401  200      401    
 PUT    /application/plan_limits                            401  403      401     403   403      403       403        403   200   403       403
 GET    /application/settings                               401  200      401     403   403      403       403        403   200   403       403
 GET    /error_tracking/ingestion                           401  200      401     403   403      403       403        403   200   403       403
+GET    /error_tracking/storage                             401  200      401     403   403      403       403        403   200   403       403
 PUT    /application/settings                               401  403      401     403   403      403       403        403   200   403       403
 GET    /application/mail                                   401  200      401     403   403      403       403        403   200   403       403
 POST   /application/mail/test                              401  403      401     403   403      403       403        403   400   403       403

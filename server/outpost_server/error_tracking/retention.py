@@ -319,7 +319,7 @@ def prune_all(session_factory: Callable[[], Session], *, defaults: RetentionPoli
 def describe(results: Iterable[ProjectPrune]) -> list[str]:
     """Lines for `outpost-server prune`: one per project, then the total."""
     def amount(removed: Removed) -> str:
-        return f"{removed.events} events ({_size(removed.bytes)})"
+        return f"{removed.events} events ({human_size(removed.bytes)})"
 
     lines, events, size = [], 0, 0
     for result in results:
@@ -327,11 +327,11 @@ def describe(results: Iterable[ProjectPrune]) -> list[str]:
                      f"{amount(result.over_cap)}, over the disk budget {amount(result.over_budget)}")
         events += result.events
         size += result.bytes
-    lines.append(f"total: {events} events, {_size(size)}")
+    lines.append(f"total: {events} events, {human_size(size)}")
     return lines
 
 
-def _size(count: int) -> str:
+def human_size(count: int) -> str:
     size: float = count
     for unit in ("bytes", "KiB", "MiB", "GiB"):
         if size < 1024 or unit == "GiB":

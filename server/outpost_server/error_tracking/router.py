@@ -1,4 +1,4 @@
-"""GitLab's error tracking API under /api/v4: settings and client keys, and retention; `install`
+"""GitLab's error tracking API under /api/v4: settings and client keys, retention and the instance's storage; `install`
 adds the collector's shortcut in front of the application."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 from fastapi import APIRouter, FastAPI
 
 from . import collector
-from .routes import retention, settings
+from .routes import retention, settings, storage
 
 router = APIRouter()
-for _module in (settings, retention):
+for _module in (settings, retention, storage):
     router.include_router(_module.router)
 
 

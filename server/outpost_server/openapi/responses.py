@@ -122,6 +122,7 @@ _GITLAB: dict[str, dict[int, Body]] = {
     f"DELETE {V4}/projects/{{project_id}}/error_tracking/client_keys/{{key_id}}": {200: gitlab.CLIENT_KEY},
     f"GET {V4}/projects/{{project_id}}/error_tracking/retention": {200: gitlab.RETENTION},
     f"PUT {V4}/projects/{{project_id}}/error_tracking/retention": {200: gitlab.RETENTION},
+    f"GET {V4}/error_tracking/storage": {200: gitlab.ERROR_TRACKING_STORAGE},
 }
 
 _ALERTS = f"{S0}/projects/{{organization_slug}}/{{project_slug}}/alerts/"

@@ -121,7 +121,7 @@ def test_metrics_are_served_to_allowed_addresses_and_administrators_only(tmp_pat
         with server.client(token) as as_user:
             assert as_user.get("/error_tracking/ingestion").status_code == 403
         status = subprocess.run([sys.executable, "-m", "outpost_server", "status", "--data-dir", str(server.data_dir)],
-                                capture_output=True, text=True, cwd=REPO_ROOT, check=True).stdout
+                                capture_output=True, text=True, cwd=REPO_ROOT, env=server.env, check=True).stdout
         assert "Accepted:  3" in status and "Digested:  3 events" in status
 
 

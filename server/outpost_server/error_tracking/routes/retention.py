@@ -14,7 +14,7 @@ from outpost_server.db import MAX_ROW_ID, SessionDep
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.source_maps.bundles import project_usage
 
-from .. import retention
+from .. import retention, storage_usage
 from ..access import managed_project
 from ..models import PruneLease
 from ..pruner import LEASE_ID
@@ -35,6 +35,9 @@ def _retention_entity(session, request: Request, project_id: int) -> dict:
                        if override is not None and getattr(override, name) is not None],
         "stored_events": usage.events,
         "stored_bytes": usage.payload_bytes,
+        # The project's share of the event tables on disk, estimated (storage_usage.py; basis: how measured).
+        "disk_bytes": storage_usage.project_disk_bytes(session, events=usage.events),
+        "disk_basis": storage_usage.disk_basis(session),
         "last_pruned_at": iso(lease.last_finished_at) if lease is not None else None,
         # Source maps: bundles and release files stored, against the project's artifact budget (0 = none).
         "artifact_bytes": project_usage(session, project_id),
