@@ -82,6 +82,7 @@ def create_projects(engine: Engine) -> list[int]:
                 "name": path, "path": path, "full_path": full_path, "description": "", "visibility": "private",
                 "namespace_id": group, "creator_id": owner, "default_branch": "main",
                 "monitor_access_level": "enabled"})
+            assert project_id is not None
             connection.execute(insert(ErrorTrackingSetting), {"project_id": project_id, "enabled": True,
                                                               "integrated": True, "rejected_origin_count": 0})
             ids.append(project_id)
@@ -129,14 +130,13 @@ class EventMaker:
         release, environment = RELEASES[number % 4], ENVIRONMENTS[(number // 4) % 4]
         user = f"id:u{number % 5000}"
         server = f"web-{number % 8}"
-        raw = json.dumps({**_raw_event(error, event_id), "release": release, "environment": environment,
-                          "server_name": server, "timestamp": received_at.timestamp()},
-                         separators=(",", ":")).encode()
+        payload = json.dumps({**_raw_event(error, event_id), "release": release, "environment": environment,
+                              "server_name": server, "timestamp": received_at.timestamp()},
+                             separators=(",", ":")).encode()
         tags = [("level", "error"), ("release", release), ("environment", environment), ("user", user),
-                ("server_name", server),
-                ("transaction", f"/orders/{error % 40}")]
+                ("server_name", server), ("transaction", f"/orders/{error % 40}")]
         return dataclasses.replace(template, event_id=event_id, occurred_at=received_at, release=release,
-                                   environment=environment, user_key=user, raw_payload=raw, tags=tags)
+                                   environment=environment, user_key=user, raw_payload=payload, tags=tags)
 
 
 def accepted(project_id: int, event: NormalizedEvent, received_at: dt.datetime) -> Accepted:

@@ -75,10 +75,10 @@ def _wal_since(engine: Engine, start: str | None) -> int | None:
 def _oldest_day(engine: Engine) -> tuple[dt.datetime, int]:
     with engine.connect() as connection:
         oldest = connection.scalar(select(func.min(ErrorEvent.received_at)))
-        oldest = oldest.replace(tzinfo=dt.timezone.utc) if oldest.tzinfo is None else oldest
+        assert oldest is not None, "no events stored"
         day_end = dt.datetime.combine(oldest.date() + dt.timedelta(days=1), dt.time(), dt.timezone.utc)
         rows = connection.scalar(select(func.count()).select_from(ErrorEvent).where(ErrorEvent.received_at < day_end))
-    return day_end, int(rows)
+    return day_end, int(rows or 0)
 
 
 def delete_day(engine: Engine) -> tuple[int, float, int | None]:
