@@ -14,6 +14,7 @@ import pytest
 SOURCE = Path(__file__).resolve().parents[2] / "src"
 
 PLAIN_MODULES = [
+    "console.api.storage",
     "console.error_watch",
     "console.exports.polling",
     "console.errors.event_state",

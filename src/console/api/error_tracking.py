@@ -155,6 +155,9 @@ class Retention:
     stored_events: int
     stored_bytes: int
     last_pruned_at: str | None
+    # The project's share of the event tables on disk, estimated (0 and "" from servers without it).
+    disk_bytes: int = 0
+    disk_basis: str = ""
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> Retention:
@@ -163,7 +166,8 @@ class Retention:
                    max_stored_bytes=_int(body.get("max_stored_bytes")),
                    instance_defaults={name: _int(value) for name, value in defaults.items()},
                    overridden=tuple(body.get("overridden") or ()), stored_events=_int(body.get("stored_events")),
-                   stored_bytes=_int(body.get("stored_bytes")), last_pruned_at=body.get("last_pruned_at"))
+                   stored_bytes=_int(body.get("stored_bytes")), last_pruned_at=body.get("last_pruned_at"),
+                   disk_bytes=_int(body.get("disk_bytes")), disk_basis=str(body.get("disk_basis") or ""))
 
 
 @dataclass

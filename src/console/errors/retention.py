@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QPush
 from console.api.error_tracking import Retention
 from console.api.errors import Forbidden, NotFound
 from console.api.ingestion import IngestionStatus, ingestion_status
+from console.api.storage import disk_text, human_bytes
 from console.errors.access import MAINTAINER_ONLY
 from console.operations import Op, Stamp
 from console.timestamps import short_time
@@ -29,15 +30,6 @@ LIMITS = {
     "events_per_error": ("Events kept per error", " events", 1, 10_000_000),
     "max_stored_bytes": ("Disk budget", " MiB", MIB, 4_000_000),
 }
-
-
-def human_bytes(count: int) -> str:
-    size = float(count)
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{int(size)} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{count} bytes"
 
 
 class LimitRow(QWidget):
@@ -158,8 +150,9 @@ class RetentionPage(QWidget):
         self.loaded = result
         self.notice.hide()
         pruned = short_time(result.last_pruned_at) if result.last_pruned_at else "not yet"
+        disk = f", {disk_text(result.disk_bytes, result.disk_basis)}" if result.disk_basis else ""
         self.usage.setText(f"Stored: {result.stored_events:,} events, {human_bytes(result.stored_bytes)} of "
-                           f"payloads. Last pruned: {pruned}.")
+                           f"payloads{disk}. Last pruned: {pruned}.")
         for name, row in self.rows.items():
             row.show_limit(getattr(result, name), result.instance_defaults.get(name, 0), name in result.overridden)
         self._set_editable(True)

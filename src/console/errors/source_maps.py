@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTreeWidget, QTr
 
 from console.api.errors import Forbidden
 from console.api.source_maps import Bundle, ReleaseArtifacts, SourceMapsApi
+from console.api.storage import human_bytes
 from console.errors.access import MAINTAINER_ONLY
-from console.errors.retention import human_bytes
 from console.operations import Op, Stamp
 from console.timestamps import short_time
 

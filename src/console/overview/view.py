@@ -27,6 +27,7 @@ from console.operations import Op, Token
 from console.overview.data import Count, Overview, gather_overview, server_facts
 from console.overview.mail_status import MailStatusBox
 from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
+from console.overview.storage_box import StorageBox
 from console.settings import app_data_dir
 
 TREND_COLUMN_WIDTH = 140
@@ -108,6 +109,9 @@ class OverviewTab(FeatureWidget):
         # Administrators of an Outpost server: whether alerts can send email.
         self.mail_box = MailStatusBox(context)
         layout.addWidget(self.mail_box)
+        # Administrators: what error tracking stores on the server.
+        self.storage_box = StorageBox(context)
+        layout.addWidget(self.storage_box)
         layout.addWidget(errors_box, 1)
 
         context.connection_changed.connect(self._connection_changed)
@@ -138,6 +142,7 @@ class OverviewTab(FeatureWidget):
             return
         self._stale = False
         self.projects_note.setText("Counting errors…")
+        self.storage_box.load()
 
         def show(overview: Overview) -> None:
             self.overview = overview

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from console.api.storage import disk_text
 from console.errors.retention import MAINTAINER_ONLY, MIB
 from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
@@ -22,6 +23,9 @@ def test_storage_page_shows_usage_and_saves_limits(qtbot, qloop_running, context
     page = _open_storage(qtbot, context, server, server.root_token, project["path_with_namespace"])
     qtbot.waitUntil(lambda: page.loaded is not None and page.loaded.stored_events == 3, timeout=WAIT)
     assert "Stored: 3 events" in page.usage.text()
+    own = api.root.get(f"/projects/{project['id']}/error_tracking/retention").json()
+    assert f", {disk_text(own['disk_bytes'], own['disk_basis'])}. Last pruned:" in page.usage.text()
+    assert own["disk_bytes"] > 0 and "on disk (estimated from " in page.usage.text()
     days = page.rows["retention_days"]
     assert days.use_default.isChecked() and not days.value.isEnabled()
     assert days.use_default.text() == "Instance default (90 days)"
