@@ -34,36 +34,38 @@ def disk_text(disk_bytes: int, basis: str) -> str:
 
 
 @dataclass(frozen=True)
-class ProjectStorage:
+class Stored:
+    """What one project (`path`) or the whole instance (no path) stores."""
+
     path: str
     events: int
     payload_bytes: int
     disk_bytes: int
 
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> Stored:
+        return cls(str(body.get("path_with_namespace") or body.get("project_id") or ""), int(body.get("events") or 0),
+                   int(body.get("payload_bytes") or 0), int(body.get("disk_bytes") or 0))
+
 
 @dataclass(frozen=True)
 class InstanceStorage:
-    projects: list[ProjectStorage]
-    events: int
-    payload_bytes: int
-    disk_bytes: int
+    projects: list[Stored]
+    total: Stored
     basis: str
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> InstanceStorage:
-        projects = [ProjectStorage(str(row.get("path_with_namespace") or row.get("project_id")), int(row["events"]),
-                                   int(row["payload_bytes"]), int(row["disk_bytes"]))
-                    for row in body.get("projects") or []]
-        return cls(projects, int(body.get("events") or 0), int(body.get("payload_bytes") or 0),
-                   int(body.get("disk_bytes") or 0), str(body.get("disk_basis") or ""))
+        return cls([Stored.from_json(row) for row in body.get("projects") or []], Stored.from_json(body),
+                   str(body.get("disk_basis") or ""))
 
     def describe(self) -> str:
         """The overview's paragraph: the totals, then the projects storing the most."""
         if not self.projects:
             return "Error tracking stores no events on this server."
-        count = len(self.projects)
-        text = (f"Error tracking stores {self.events:,} events in {count:,} project{'s' if count != 1 else ''}: "
-                f"{human_bytes(self.payload_bytes)} of payloads, {disk_text(self.disk_bytes, self.basis)}.")
+        count, total = len(self.projects), self.total
+        text = (f"Error tracking stores {total.events:,} events in {count:,} project{'s' if count != 1 else ''}: "
+                f"{human_bytes(total.payload_bytes)} of payloads, {disk_text(total.disk_bytes, self.basis)}.")
         top = "; ".join(f"{row.path} {row.events:,} events, {human_bytes(row.disk_bytes)}"
                         for row in self.projects[:TOP_PROJECTS])
         return f"{text} Most events: {top}."

@@ -8,6 +8,7 @@ from shiboken6 import isValid
 
 from console.main_window import MainWindow
 from console.operations import Op
+from console.overview.view import OverviewTab
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 
 WAIT = 20_000
@@ -21,6 +22,16 @@ class RecordingNotifier:
 
     def notify(self, title: str, message: str, target: object) -> None:
         self.sent.append((title, message, target))
+
+
+def open_overview(qtbot, context, url: str, token: str, tmp_path) -> OverviewTab:
+    """The overview tab, shown, once the context is connected to `url` with `token`."""
+    Op(context, context.connect_to(url, token), description="Connecting").run()
+    qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
+    tab = OverviewTab(context, history_dir=tmp_path)
+    qtbot.addWidget(tab)
+    tab.show()
+    return tab
 
 
 def resolve(server, path: str, error_id: str) -> None:

@@ -5,27 +5,18 @@ from __future__ import annotations
 
 from console.operations import Op
 from console.overview.mail_status import NOT_CONFIGURED
-from console.overview.view import OverviewTab
+from tests.console.shell.conftest import open_overview
 from tests.server.alerts.receivers import MailBox, eventually, mailbox  # noqa: F401
 from tests.support import ApiHelper, start_server
 
 WAIT = 20_000
 
 
-def _overview(qtbot, context, url: str, token: str, tmp_path) -> OverviewTab:
-    Op(context, context.connect_to(url, token), description="Connecting").run()
-    qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
-    tab = OverviewTab(context, history_dir=tmp_path)
-    qtbot.addWidget(tab)
-    tab.show()
-    return tab
-
-
 def test_administrators_send_a_test_email(qtbot, qloop_running, context, tmp_path, mailbox: MailBox):  # noqa: F811
     env = {"OUTPOST_SMTP_HOST": "127.0.0.1", "OUTPOST_SMTP_PORT": str(mailbox.port),
            "OUTPOST_MAIL_FROM": "alerts@outpost.example.com"}
     with start_server(tmp_path / "server", extra_env=env) as server:
-        tab = _overview(qtbot, context, server.url, server.root_token, tmp_path)
+        tab = open_overview(qtbot, context, server.url, server.root_token, tmp_path)
         box = tab.mail_box
         qtbot.waitUntil(lambda: box.isVisible() and box.test_button.isEnabled(), timeout=WAIT)
         assert box.status_label.text() == (
@@ -39,7 +30,7 @@ def test_administrators_send_a_test_email(qtbot, qloop_running, context, tmp_pat
 
 def test_without_smtp_the_box_says_so_and_non_administrators_do_not_see_it(qtbot, qloop_running, context, tmp_path,
                                                                             server):
-    tab = _overview(qtbot, context, server.url, server.root_token, tmp_path)
+    tab = open_overview(qtbot, context, server.url, server.root_token, tmp_path)
     qtbot.waitUntil(lambda: tab.mail_box.isVisible(), timeout=WAIT)
     assert tab.mail_box.status_label.text() == NOT_CONFIGURED and not tab.mail_box.test_button.isEnabled()
     _, token = ApiHelper(server).user()

@@ -5,33 +5,23 @@ from __future__ import annotations
 
 from console.api.storage import NOT_AVAILABLE, InstanceStorage
 from console.operations import Op
-from console.overview.view import OverviewTab
-from tests.console.shell.conftest import WAIT
+from tests.console.shell.conftest import WAIT, open_overview
 from tests.recorded_gitlab import TOKEN as GITLAB_TOKEN
 from tests.recorded_gitlab import RecordedGitLab
 from tests.sdk_errors import enable_integrated, send_errors
-
-
-def _overview(qtbot, context, url: str, token: str, tmp_path) -> OverviewTab:
-    Op(context, context.connect_to(url, token), description="Connecting").run()
-    qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
-    tab = OverviewTab(context, history_dir=tmp_path)
-    qtbot.addWidget(tab)
-    tab.show()
-    return tab
 
 
 def test_administrators_see_the_instance_storage_and_other_users_do_not(qtbot, qloop_running, context, tmp_path,
                                                                        server, api):
     project = api.project()
     send_errors(enable_integrated(api.root, project["id"]), "stored broke")
-    tab = _overview(qtbot, context, server.url, server.root_token, tmp_path)
+    tab = open_overview(qtbot, context, server.url, server.root_token, tmp_path)
     box = tab.storage_box
     qtbot.waitUntil(lambda: box.figures is not None and any(
         row.path == project["path_with_namespace"] for row in box.figures.projects), timeout=WAIT)
     figures = InstanceStorage.from_json(api.root.get("/error_tracking/storage").json())
     assert box.isVisible() and box.text.text() == figures.describe()
-    assert box.text.text().startswith(f"Error tracking stores {figures.events:,} events in ")
+    assert box.text.text().startswith(f"Error tracking stores {figures.total.events:,} events in ")
     assert "on disk (estimated from " in box.text.text()
 
     _, token = api.user()
@@ -43,7 +33,7 @@ def test_administrators_see_the_instance_storage_and_other_users_do_not(qtbot, q
 
 def test_against_gitlab_the_box_says_the_figures_are_not_available(qtbot, qloop_running, context, tmp_path):
     with RecordedGitLab() as gitlab:
-        tab = _overview(qtbot, context, gitlab.url, GITLAB_TOKEN, tmp_path)
+        tab = open_overview(qtbot, context, gitlab.url, GITLAB_TOKEN, tmp_path)
         assert context.is_admin  # the recorded user is an administrator
         qtbot.waitUntil(lambda: tab.storage_box.isVisible(), timeout=WAIT)
         assert tab.storage_box.text.text() == NOT_AVAILABLE
