@@ -68,9 +68,14 @@ def plans(engine: sqlalchemy.Engine, read: Callable[[Session], Any]) -> list[tup
     found = []
     with engine.connect() as connection:
         for statement, parameters in statements:
-            plan = connection.exec_driver_sql("EXPLAIN (FORMAT JSON) " + statement, parameters).scalar()
-            found.append((statement, (json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]))
+            found.append((statement, explain(connection, statement, parameters)))
     return found
+
+
+def explain(connection: sqlalchemy.Connection, statement: str, parameters: Any) -> dict:
+    plan = connection.exec_driver_sql("EXPLAIN (FORMAT JSON) " + statement, parameters).scalar()
+    assert plan is not None
+    return (json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]
 
 
 def nodes(plan: dict) -> Iterator[dict]:
@@ -217,13 +222,12 @@ def test_pruning_by_age_reads_only_the_days_before_the_cutoff(filled):
     assert result.by_age.events > 0
     with engine.connect() as connection:
         attached = set(partitions.attached_days(connection))
-        victim_plans = [connection.exec_driver_sql("EXPLAIN (FORMAT JSON) " + statement, parameters).scalar()
+        victim_plans = [explain(connection, statement, parameters)
                         for statement, parameters in statements if "received_at <" in statement]
     assert victim_plans
     expected = {partitions.partition_name(partitions.EVENTS, day) for day in attached
                 if partitions.day_range(day)[0] < cutoff} | {partitions.partition_name(partitions.EVENTS, "default")}
     for plan in victim_plans:
-        scanned = partitions_scanned((json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"],
-                                     partitions.EVENTS)
+        scanned = partitions_scanned(plan, partitions.EVENTS)
         assert scanned and scanned <= expected
         assert len(scanned) < len(attached)
