@@ -11,7 +11,7 @@ import sqlalchemy
 from sqlalchemy import text
 
 from outpost_server.db import session_scope
-from outpost_server.error_tracking import partitions, pruner
+from outpost_server.error_tracking import events, partitions, pruner
 from outpost_server.error_tracking.batch_store import store_batch
 from outpost_server.error_tracking.models import RetentionOverride
 from outpost_server.error_tracking.retention import RetentionPolicy
@@ -121,3 +121,29 @@ def test_retention_drops_expired_days_and_keeps_the_aggregates(tmp_path):
         assert count(engine, f"SELECT count(*) FROM {table}") == sum(remaining.values()), table
     assert sum(result.by_age.events for result in results) == 5 + 4 + 2
     assert count(engine, "SELECT events_deleted FROM error_tracking_prune_runs") == 5 + 4 + 2
+
+
+def test_rows_waiting_in_the_default_partition_move_into_their_own_day(tmp_path):
+    engine = postgres_engine(tmp_path)
+    factory = factory_for(engine)
+    [project_id] = projects(factory, 1)
+    today = NOW.date()
+    # Received long ago (a restored backup), and beyond the days ahead (a replica's clock running fast).
+    days = [today - dt.timedelta(days=40), today + dt.timedelta(days=partitions.DAYS_AHEAD + 2)]
+    raws = [event(group=1, number=n, moment=NOW) for n in range(len(days))]
+    store(engine, [accepted(project_id, raw, dt.datetime.combine(day, dt.time(12), dt.timezone.utc))
+                   for raw, day in zip(raws, days, strict=True)])
+    default = partitions.partition_name(partitions.EVENTS, partitions.DEFAULT)
+    assert count(engine, f"SELECT count(*) FROM {default}") == 2
+    # Two days later the second day is among the days ahead: its rows must move before it can be created.
+    created, moved = partitions.prepare(factory, today=today + dt.timedelta(days=2))
+    assert moved == 2
+    assert set(days) <= set(created)
+    for table in partitions.TABLES:
+        assert count(engine, f"SELECT count(*) FROM {partitions.partition_name(table, partitions.DEFAULT)}") == 0
+    with factory() as session:
+        for raw, day in zip(raws, days, strict=True):
+            found = events.find_event(session, project_id=project_id, event_id=raw["event_id"])
+            assert found is not None and found.received_at.date() == day
+            assert events.payloads(session, error_id=found.error_id, event_ids=[found.event_id],
+                                   received=[found.received_at])
