@@ -11,7 +11,7 @@ import sqlalchemy
 from sqlalchemy import text
 
 from outpost_server.db import session_scope
-from outpost_server.error_tracking import events, partitions, pruner
+from outpost_server.error_tracking import events, partition_retention, partitions, pruner
 from outpost_server.error_tracking.batch_store import store_batch
 from outpost_server.error_tracking.models import RetentionOverride
 from outpost_server.error_tracking.retention import RetentionPolicy
@@ -147,3 +147,23 @@ def test_rows_waiting_in_the_default_partition_move_into_their_own_day(tmp_path)
             assert found is not None and found.received_at.date() == day
             assert events.payloads(session, error_id=found.error_id, event_ids=[found.event_id],
                                    received=[found.received_at])
+
+
+def test_a_day_dropped_whole_or_deleted_row_by_row_leaves_the_same_aggregates(tmp_path):
+    engine = postgres_engine(tmp_path)
+    factory = factory_for(engine)
+    [project_id] = projects(factory, 1)
+    noon = NOW.replace(hour=12, minute=0, second=0)
+    moments = [noon - dt.timedelta(days=days, minutes=n) for days in (0, 2, 3) for n in range(20)]
+    store(engine, [accepted(project_id, event(group=n % 4, number=n, moment=moment), moment)
+                   for n, moment in enumerate(moments)])
+    partitions.prepare(factory, today=NOW.date())  # the past days' partitions, out of the DEFAULT one
+    before = aggregates(engine)
+    dropped = partition_retention.drop_day(factory, (noon - dt.timedelta(days=3)).date())
+    assert (dropped.events, list(dropped.by_project)) == (20, [project_id])
+    assert partition_retention.delete_day_rows(factory, (noon - dt.timedelta(days=2)).date(), batch=7) == 20
+    assert aggregates(engine) == before
+    assert count(engine, f"SELECT count(*) FROM {partitions.EVENTS}") == 20
+    assert count(engine, "SELECT sum(stored_events) FROM error_tracking_errors") == 20
+    for table in (partitions.PAYLOADS, partitions.KEYS):
+        assert count(engine, f"SELECT count(*) FROM {table}") == 20, table
