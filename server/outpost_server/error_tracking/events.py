@@ -6,6 +6,7 @@ the page — and tag facets read the per-error value counts kept at ingestion (t
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, func, select, tuple_
 from sqlalchemy.orm import QueryableAttribute, Session
 
-from .models import ErrorEvent, ErrorEventPayload, ErrorTagValue, EventTag, TrackedError
+from .models import ErrorEvent, ErrorEventPayload, ErrorTagValue, EventKey, EventTag, TrackedError
 
 TOP_VALUES = 10
 
@@ -125,6 +126,13 @@ def edge_event(session: Session, *, error: TrackedError, oldest: bool) -> ErrorE
 def find_event(session: Session, *, project_id: int, event_id: str, error: TrackedError | None = None
                ) -> ErrorEvent | None:
     stmt = select(ErrorEvent).where(ErrorEvent.project_id == project_id, ErrorEvent.event_id == event_id.lower())
+    if _partitioned(session):
+        # The key table knows when the event arrived: only that day's partition is searched.
+        received = session.scalar(select(EventKey.received_at).where(EventKey.project_id == project_id,
+                                                                     EventKey.event_id == event_id.lower()))
+        if received is None:
+            return None
+        stmt = stmt.where(ErrorEvent.received_at == received)
     if error is not None:
         stmt = stmt.where(ErrorEvent.error_id == error.id)
     return session.scalar(stmt)
@@ -140,12 +148,26 @@ def neighbours(session: Session, *, event: ErrorEvent) -> tuple[str | None, str 
     return older, newer
 
 
-def payloads(session: Session, *, error_id: int, event_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """The kept (scrubbed) JSON of those events that still have it."""
+def _partitioned(session: Session) -> bool:
+    """PostgreSQL keeps events, payloads and tags in day partitions (partitions.py); SQLite does not."""
+    return session.get_bind().dialect.name == "postgresql"
+
+
+def _received_in(session: Session, column, received: Sequence[dt.datetime] | None) -> list[ColumnElement[bool]]:
+    """On PostgreSQL, the events' received times: only their day partitions are searched."""
+    if received is None or not _partitioned(session):
+        return []
+    return [column.in_(sorted(set(received)))]
+
+
+def payloads(session: Session, *, error_id: int, event_ids: Sequence[str],
+             received: Sequence[dt.datetime] | None = None) -> dict[str, dict[str, Any]]:
+    """The kept (scrubbed) JSON of those events that still have it; `received`: their received times."""
     if not event_ids:
         return {}
     rows = session.execute(select(ErrorEventPayload.event_id, ErrorEventPayload.payload).where(
-        ErrorEventPayload.error_id == error_id, ErrorEventPayload.event_id.in_(list(event_ids))))
+        ErrorEventPayload.error_id == error_id, ErrorEventPayload.event_id.in_(list(event_ids)),
+        *_received_in(session, ErrorEventPayload.received_at, received)))
     found = {}
     for event_id, blob in rows:
         try:
@@ -157,13 +179,16 @@ def payloads(session: Session, *, error_id: int, event_ids: Sequence[str]) -> di
     return found
 
 
-def stored_tags(session: Session, *, error_id: int, event_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-    """The tags recorded at ingestion as rows for each of those events (column_tags() gives the others)."""
+def stored_tags(session: Session, *, error_id: int, event_ids: Sequence[str],
+                received: Sequence[dt.datetime] | None = None) -> dict[str, list[tuple[str, str]]]:
+    """The tags recorded at ingestion as rows for each of those events (column_tags() gives the others);
+    `received`: their received times."""
     found: dict[str, list[tuple[str, str]]] = {event_id: [] for event_id in event_ids}
     if event_ids:
         # Selected by event id alone so the planner takes the event index, not the error's (much longer) tag list.
         rows = session.execute(select(EventTag.event_id, EventTag.error_id, EventTag.key, EventTag.value)
-                               .where(EventTag.event_id.in_(list(event_ids))))
+                               .where(EventTag.event_id.in_(list(event_ids)),
+                                      *_received_in(session, EventTag.received_at, received)))
         for event_id, row_error_id, key, value in rows:
             if row_error_id == error_id:
                 found[event_id].append((key, value))

@@ -27,8 +27,8 @@ from outpost_server.accounts.models import Project
 from outpost_server.db import read_only_scope, session_scope
 
 from . import partitions
-from .models import RetentionOverride
-from .retention import ProjectPrune, RetentionPolicy, project_policy
+from .models import ErrorEvent, RetentionOverride
+from .retention import BATCH, ProjectPrune, RetentionPolicy, delete_victims, project_policy, select_victims
 
 
 @dataclass
@@ -100,6 +100,21 @@ def drop_day(factory: Callable[[], Session], day: dt.date) -> DroppedDay:
         detach_day(session.connection(), day)
     with session_scope(factory) as session:
         return finish_day(session.connection(), day)
+
+
+def delete_day_rows(factory: Callable[[], Session], day: dt.date, *, batch: int = BATCH) -> int:
+    """The same day removed by row deletes instead, batch by batch as the pruner deletes rows (retention.py),
+    for comparing with drop_day; the day's empty partitions stay. Returns the events deleted."""
+    start, end = partitions.day_range(day)
+    deleted = 0
+    while True:
+        with session_scope(factory) as session:
+            victims = select_victims(session, (ErrorEvent.received_at >= start) & (ErrorEvent.received_at < end),
+                                     (ErrorEvent.received_at, ErrorEvent.id), batch)
+            delete_victims(session, victims)
+        deleted += len(victims)
+        if len(victims) < batch:
+            return deleted
 
 
 def drop_expired(factory: Callable[[], Session], *, defaults: RetentionPolicy, now: dt.datetime,

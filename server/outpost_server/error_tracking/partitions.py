@@ -140,20 +140,24 @@ def drain_day(connection: Connection, day: dt.date) -> int:
 
 
 def prepare(factory: Callable[[], Session], *, today: dt.date) -> tuple[list[dt.date], int]:
-    """The pass's partition upkeep: today and the days ahead exist, the DEFAULT partition is emptied.
+    """The pass's partition upkeep: the DEFAULT partition is emptied, today and the days ahead exist.
 
+    Emptied first: a day cannot get its partition while the DEFAULT one holds rows of it (received
+    ahead of time by a replica whose clock runs fast), and moving them is what creates it then.
     Each step is a transaction of its own. Returns (the days created, the events moved).
     """
     with session_scope(factory) as session:
         connection = session.connection()
         if not partitioned(connection):
             return [], 0
-        connection.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
-        created = create_days(connection, days_ahead(today))
         waiting = default_days(connection)
-    moved = 0
+    created, moved = [], 0
     for day in waiting:
         with session_scope(factory) as session:
             moved += drain_day(session.connection(), day)
         created.append(day)
+    with session_scope(factory) as session:
+        connection = session.connection()
+        connection.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
+        created += create_days(connection, days_ahead(today))
     return created, moved

@@ -129,7 +129,7 @@ class Victim:
     project_id: int
 
 
-def _victims(session: Session, condition, order, limit: int, offset: int = 0) -> list[Victim]:
+def select_victims(session: Session, condition, order, limit: int, offset: int = 0) -> list[Victim]:
     size = func.coalesce(func.length(ErrorEventPayload.payload), 0)
     same_event = ((ErrorEventPayload.error_id == ErrorEvent.error_id)
                   & (ErrorEventPayload.event_id == ErrorEvent.event_id))
@@ -218,7 +218,7 @@ def prune_project(session_factory: Callable[[], Session], *, project: Project, p
             condition = (ErrorEvent.project_id == project.id) & (ErrorEvent.received_at < cutoff)
             if cursor:
                 condition &= tuple_(ErrorEvent.received_at, ErrorEvent.id) > cursor[-1]
-            victims = _victims(session, condition, (ErrorEvent.received_at, ErrorEvent.id), BATCH)
+            victims = select_victims(session, condition, (ErrorEvent.received_at, ErrorEvent.id), BATCH)
             if victims and dry_run:
                 cursor.append((victims[-1].received_at, victims[-1].row_id))
             apply(session, victims, result.by_age)
@@ -245,7 +245,7 @@ def prune_project(session_factory: Callable[[], Session], *, project: Project, p
             condition = (ErrorEvent.project_id == project.id) & (ErrorEvent.id > after[0])
             if cutoff is not None:
                 condition &= ErrorEvent.received_at >= cutoff
-            candidates = _victims(session, condition, (ErrorEvent.id,), BATCH)
+            candidates = select_victims(session, condition, (ErrorEvent.id,), BATCH)
             if not candidates:
                 return False
             after[0] = candidates[-1].row_id
@@ -287,7 +287,7 @@ def _cap_step(error_id: int, cap: int, cutoff: dt.datetime | None, dry_run: bool
             return False
         if cap > 1:
             condition &= ErrorEvent.id > first
-        victims = _victims(session, condition, (ErrorEvent.id.desc(),), BATCH, offset=max(cap - 1, 1) + offset[0])
+        victims = select_victims(session, condition, (ErrorEvent.id.desc(),), BATCH, offset=max(cap - 1, 1) + offset[0])
         if dry_run:
             offset[0] += len(victims)
         apply(session, victims)

@@ -29,12 +29,13 @@ def upgrade_database(engine: Engine, *, report: Callable[[str], None] = lambda l
             lock_connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _PG_MIGRATION_LOCK})
             try:
                 command.upgrade(alembic_config(engine), "heads")
+                # Still under the lock, so one replica moves while the others wait to start; each batch
+                # is its own transaction, so a running server is never held up for longer than one.
+                from outpost_server.migrations.partition_move import move_legacy_rows
+
+                move_legacy_rows(engine, report=report)
             finally:
                 lock_connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _PG_MIGRATION_LOCK})
                 lock_connection.commit()
-        # Outside the migration lock: each batch is its own transaction, and replicas may share the work.
-        from outpost_server.migrations.partition_move import move_legacy_rows
-
-        move_legacy_rows(engine, report=report)
     else:
         command.upgrade(alembic_config(engine), "heads")

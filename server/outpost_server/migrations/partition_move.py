@@ -4,8 +4,9 @@ Each batch is its own short transaction: BATCH events (oldest ids first) leave t
 with their tag and payload rows, which take the event's received time on the way. Nothing is
 locked for longer than a batch, so a large table moves while other replicas keep serving. Rows that
 no event claims (tags or payloads left behind by an interrupted prune of an older version) move
-with their error's last event time. The legacy tables are dropped once empty. Several processes
-may move at once (rows are taken with SKIP LOCKED); the event keys were filled by the revision.
+with their error's last event time. The legacy tables are dropped once empty. It runs under the
+migration lock (migrations/__init__.py), one process at a time; the event keys were filled by the
+revision.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ EVENT_COLUMNS = "id, project_id, error_id, event_id, occurred_at, received_at, l
 _MOVE_EVENTS = f"""
 WITH moved AS (
     DELETE FROM {partitions.EVENTS}{LEGACY} WHERE id IN (
-        SELECT id FROM {partitions.EVENTS}{LEGACY} ORDER BY id LIMIT :batch FOR UPDATE SKIP LOCKED)
+        SELECT id FROM {partitions.EVENTS}{LEGACY} ORDER BY id LIMIT :batch)
     RETURNING {EVENT_COLUMNS}),
 inserted AS (INSERT INTO {partitions.EVENTS} ({EVENT_COLUMNS}) SELECT {EVENT_COLUMNS} FROM moved RETURNING 1),
 tags AS (

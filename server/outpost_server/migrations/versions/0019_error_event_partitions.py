@@ -2,8 +2,8 @@
 
 PostgreSQL: the three tables are renamed `<name>_legacy` (their indexes too), and partitioned tables
 take their names: the same columns, plus the event's received time on payloads and tags (the partition
-key), keys that include it, the same indexes per partition, a DEFAULT partition and one per day from
-the oldest stored event to a few days ahead. Event ids move to `error_tracking_event_keys`, filled here
+key), keys that include it, the same indexes per partition, a DEFAULT partition and one per day that
+has events, and for today and a few days ahead. Event ids move to `error_tracking_event_keys`, filled here
 (one narrow row per event). The rows themselves are moved after this revision, in batches of their own
 transactions, by migrations/partition_move.py (`outpost-server migrate` shows its progress).
 
@@ -92,12 +92,10 @@ def upgrade() -> None:
         "event_id varchar(32) NOT NULL, received_at timestamptz NOT NULL, PRIMARY KEY (project_id, event_id))")
     connection.exec_driver_sql(f"CREATE INDEX ix_{partitions.KEYS}_received_at ON {partitions.KEYS} (received_at)")
     partitions.create_default(connection)
-    today = dt.datetime.now(dt.timezone.utc).date()
-    oldest = connection.exec_driver_sql(
-        f"SELECT (min(received_at) AT TIME ZONE 'UTC')::date FROM {partitions.EVENTS}{LEGACY}").scalar()
-    first = min(oldest or today, today)
-    partitions.create_days(connection, [first + dt.timedelta(days=n) for n in range((today - first).days)]
-                           + partitions.days_ahead(today))
+    # A partition for each day that has events (days without any need none), and for the days ahead.
+    stored_days = connection.exec_driver_sql(
+        f"SELECT DISTINCT (received_at AT TIME ZONE 'UTC')::date FROM {partitions.EVENTS}{LEGACY}").scalars().all()
+    partitions.create_days(connection, [*stored_days, *partitions.days_ahead(dt.datetime.now(dt.timezone.utc).date())])
     connection.exec_driver_sql(f"INSERT INTO {partitions.KEYS} (project_id, event_id, received_at) "
                                f"SELECT project_id, event_id, received_at FROM {partitions.EVENTS}{LEGACY}")
 
