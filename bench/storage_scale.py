@@ -154,7 +154,8 @@ def measure_reads(engine: Engine, repeat: int) -> dict[str, float]:
     def page(session, **options) -> None:
         stored = session.get(TrackedError, error_id)
         window = events.events_window(session, error=stored, limit=100, **options)
-        events.stored_tags(session, error_id=error_id, event_ids=[row.event_id for row in window.rows])
+        events.stored_tags(session, error_id=error_id, event_ids=[row.event_id for row in window.rows],
+                           received=[row.received_at for row in window.rows])
 
     reads: dict[str, Callable] = {f"error list, sort {sort}": (lambda session, sort=sort:
                                                                 reading.list_page(source(session), sort=sort))
