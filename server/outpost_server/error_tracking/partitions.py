@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from sqlalchemy import text
+from sqlalchemy import ColumnElement, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from outpost_server.db import session_scope
+
+if TYPE_CHECKING:
+    from .models import TrackedError
 
 EVENTS = "error_tracking_error_events"
 TAGS = "error_tracking_event_tags"
@@ -49,6 +53,26 @@ def partitioned(connection: Connection) -> bool:
     return bool(connection.execute(text(
         "SELECT EXISTS (SELECT 1 FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid "
         "WHERE c.relname = :name AND c.relnamespace = current_schema()::regnamespace)"), {"name": EVENTS}).scalar())
+
+
+def in_use(session: Session) -> bool:
+    """Whether this session's database keeps events in partitions: PostgreSQL does (from migration 0019 on)."""
+    return session.get_bind().dialect.name == "postgresql"
+
+
+def received_in(session: Session, column, received: Sequence[dt.datetime] | None) -> list[ColumnElement[bool]]:
+    """Conditions naming those received times (of the events read), so only their days' partitions are searched."""
+    if received is None or not in_use(session):
+        return []
+    return [column.in_(sorted(set(received)))]
+
+
+def error_days(session: Session, error: TrackedError, column) -> list[ColumnElement[bool]]:
+    """Conditions keeping a read of an error's rows within its received range, so only the day partitions
+    that can hold them are searched (the range is on the error, known before the query is planned)."""
+    if not in_use(session) or error.first_received_at is None or error.last_received_at is None:
+        return []
+    return [column >= error.first_received_at, column <= error.last_received_at]
 
 
 def partition_name(table: str, day: dt.date | str) -> str:
