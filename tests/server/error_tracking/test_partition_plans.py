@@ -154,6 +154,19 @@ def test_error_list_first_page(filled, sort, search):
     assert_no_sequential_scan(found, empty_partitions(engine))
 
 
+@pytest.mark.parametrize("sort", list(events.ERROR_SORTS))
+def test_sentry_issue_list_first_page(filled, sort):
+    engine, project_ids = filled
+
+    def read(session: Session) -> None:
+        for search in ("release:shop@1.1.0", "environment:staging checkout_7", "is:unresolved"):
+            query = parse_search(search)
+            events.errors_window(session, project_id=project_ids[1], sort=sort, limit=25,
+                                 conditions=integrated.error_filters(project_ids[1], query.status, query))
+
+    assert_no_sequential_scan(plans(engine, read), empty_partitions(engine))
+
+
 def test_error_details_and_stack_trace(filled):
     engine, project_ids = filled
     error = busiest_error(engine, project_ids[0])
