@@ -41,8 +41,9 @@ KEYS = "error_tracking_event_keys"
 TABLES = (EVENTS, TAGS, PAYLOADS)
 DAYS_AHEAD = 3
 DEFAULT = "default"
-# DDL waits at most this long for a lock (a long read on the parent table), then the pass tries again later.
-LOCK_TIMEOUT = "5s"
+# DDL waits at most this long for a lock, then the pass tries again later: while a DETACH waits for a long
+# read to finish, the reads and inserts that come after it queue behind it.
+LOCK_TIMEOUT = "1s"
 _DAY_SUFFIX = re.compile(r"_p(\d{8})$")
 
 
@@ -110,22 +111,16 @@ def _day_of(name: str) -> dt.date:
     return dt.datetime.strptime(match.group(1), "%Y%m%d").date()
 
 
-def create_default(connection: Connection) -> None:
-    for table in TABLES:
-        connection.execute(text(f'CREATE TABLE IF NOT EXISTS "{partition_name(table, DEFAULT)}" '
-                                f'PARTITION OF "{table}" DEFAULT'))
-
-
 def create_days(connection: Connection, days: Iterable[dt.date]) -> list[dt.date]:
-    """Creates the missing partitions of those days (events, tags, payloads); returns the days created."""
+    """Creates the missing partitions of those days (events, tags, payloads); returns the days created.
+
+    Each is made a plain table, then attached: attaching locks the parent table only against other schema
+    changes (CREATE TABLE .. PARTITION OF would lock out every read and insert while it waits for its turn).
+    """
     have = set(attached_days(connection))
     created = []
     for day in sorted(set(days) - have):
-        start, end = day_range(day)
-        for table in TABLES:
-            connection.execute(text(
-                f'CREATE TABLE IF NOT EXISTS "{partition_name(table, day)}" PARTITION OF "{table}" '
-                f"FOR VALUES FROM ('{_bound(start)}') TO ('{_bound(end)}')"))
+        _attach_day(connection, day, move=False)
         created.append(day)
     return created
 
@@ -147,17 +142,21 @@ def drain_day(connection: Connection, day: dt.date) -> int:
     In the caller's transaction. The new partitions are filled while still plain tables, then attached
     (which builds their indexes and checks that the DEFAULT partition holds nothing of that day anymore).
     """
+    return _attach_day(connection, day, move=True)
+
+
+def _attach_day(connection: Connection, day: dt.date, *, move: bool) -> int:
     start, end = day_range(day)
     connection.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
     moved = 0
     for table in TABLES:
         name, default = partition_name(table, day), partition_name(table, DEFAULT)
         connection.execute(text(f'CREATE TABLE "{name}" (LIKE "{table}" INCLUDING DEFAULTS)'))
-        result = connection.execute(text(
-            f'WITH moved AS (DELETE FROM "{default}" WHERE received_at >= :start AND received_at < :end RETURNING *) '
-            f'INSERT INTO "{name}" SELECT * FROM moved'), {"start": start, "end": end})
-        if table == EVENTS:
-            moved = result.rowcount
+        if move:
+            result = connection.execute(text(
+                f'WITH moved AS (DELETE FROM "{default}" WHERE received_at >= :start AND received_at < :end '
+                f'RETURNING *) INSERT INTO "{name}" SELECT * FROM moved'), {"start": start, "end": end})
+            moved = result.rowcount if table == EVENTS else moved
         connection.execute(text(f'ALTER TABLE "{table}" ATTACH PARTITION "{name}" '
                                 f"FOR VALUES FROM ('{_bound(start)}') TO ('{_bound(end)}')"))
     return moved
@@ -181,7 +180,5 @@ def prepare(factory: Callable[[], Session], *, today: dt.date) -> tuple[list[dt.
             moved += drain_day(session.connection(), day)
         created.append(day)
     with session_scope(factory) as session:
-        connection = session.connection()
-        connection.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
-        created += create_days(connection, days_ahead(today))
+        created += create_days(session.connection(), days_ahead(today))
     return created, moved

@@ -102,11 +102,17 @@ def upgrade() -> None:
         f"CREATE TABLE {partitions.KEYS} (project_id integer NOT NULL REFERENCES projects (id) ON DELETE CASCADE, "
         "event_id varchar(32) NOT NULL, received_at timestamptz NOT NULL, PRIMARY KEY (project_id, event_id))")
     connection.exec_driver_sql(f"CREATE INDEX ix_{partitions.KEYS}_received_at ON {partitions.KEYS} (received_at)")
-    partitions.create_default(connection)
+    for table in partitions.TABLES:
+        connection.exec_driver_sql(f"CREATE TABLE {partitions.partition_name(table, 'default')} "
+                                   f"PARTITION OF {table} DEFAULT")
     # A partition for each day that has events (days without any need none), and for the days ahead.
     stored_days = connection.exec_driver_sql(
         f"SELECT DISTINCT (received_at AT TIME ZONE 'UTC')::date FROM {partitions.EVENTS}{LEGACY}").scalars().all()
-    partitions.create_days(connection, [*stored_days, *partitions.days_ahead(dt.datetime.now(dt.timezone.utc).date())])
+    for day in sorted({*stored_days, *partitions.days_ahead(dt.datetime.now(dt.timezone.utc).date())}):
+        start, end = (moment.strftime("%Y-%m-%d %H:%M:%S+00") for moment in partitions.day_range(day))
+        for table in partitions.TABLES:
+            connection.exec_driver_sql(f"CREATE TABLE {partitions.partition_name(table, day)} PARTITION OF {table} "
+                                       f"FOR VALUES FROM ('{start}') TO ('{end}')")
     connection.exec_driver_sql(f"INSERT INTO {partitions.KEYS} (project_id, event_id, received_at) "
                                f"SELECT project_id, event_id, received_at FROM {partitions.EVENTS}{LEGACY}")
 
