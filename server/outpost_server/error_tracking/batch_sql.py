@@ -9,7 +9,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, insert, select, update
+from sqlalchemy import and_, bindparam, case, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -150,6 +150,8 @@ class BatchStatements:
 
         resolved = ERRORS.c.status == "resolved"
         first_seen = bindparam("b_first_seen", type_=ERRORS.c.first_seen_at.type)
+        first_received = bindparam("b_first_received", type_=ERRORS.c.first_received_at.type)
+        last_received = bindparam("b_last_received", type_=ERRORS.c.last_received_at.type)
         release = bindparam("b_last_release", type_=ERRORS.c.last_release.type)
         environment = bindparam("b_last_environment", type_=ERRORS.c.last_environment.type)
         return (
@@ -160,6 +162,12 @@ class BatchStatements:
                 users_count=ERRORS.c.users_count + bindparam("b_new_users"),
                 stored_events=ERRORS.c.stored_events + bindparam("b_count"),
                 first_seen_at=case((first_seen < ERRORS.c.first_seen_at, first_seen), else_=ERRORS.c.first_seen_at),
+                first_received_at=case((or_(ERRORS.c.first_received_at.is_(None),
+                                            first_received < ERRORS.c.first_received_at), first_received),
+                                       else_=ERRORS.c.first_received_at),
+                last_received_at=case((or_(ERRORS.c.last_received_at.is_(None),
+                                           last_received > ERRORS.c.last_received_at), last_received),
+                                      else_=ERRORS.c.last_received_at),
                 last_seen_at=case((newer, bindparam("b_last_seen", type_=ERRORS.c.last_seen_at.type)),
                                   else_=ERRORS.c.last_seen_at),
                 title=if_newer("title"),

@@ -125,6 +125,8 @@ def store_batch(
                 "b_count": len(items),
                 "b_new_users": len(users.new),
                 "b_first_seen": min(item.event.occurred_at for item in items),
+                "b_first_received": min(item.received_at for item in items),
+                "b_last_received": max(item.received_at for item in items),
                 "b_last_seen": latest.occurred_at,
                 "b_title": latest.title,
                 "b_culprit": latest.culprit,

@@ -93,6 +93,10 @@ class TrackedError(Base):
     stored_events: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # When its events were received, first and last (kept wide: pruning leaves them): on PostgreSQL the
+    # reads of its events search only the day partitions in between (NULL in SQLite rows older than them).
+    first_received_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    last_received_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
 
 
 class ErrorEvent(Base):

@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from sqlalchemy import text
+from sqlalchemy import ColumnElement, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from outpost_server.db import session_scope
+
+if TYPE_CHECKING:
+    from .models import TrackedError
 
 EVENTS = "error_tracking_error_events"
 TAGS = "error_tracking_event_tags"
@@ -37,8 +41,9 @@ KEYS = "error_tracking_event_keys"
 TABLES = (EVENTS, TAGS, PAYLOADS)
 DAYS_AHEAD = 3
 DEFAULT = "default"
-# DDL waits at most this long for a lock (a long read on the parent table), then the pass tries again later.
-LOCK_TIMEOUT = "5s"
+# DDL waits at most this long for a lock, then the pass tries again later: while a DETACH waits for a long
+# read to finish, the reads and inserts that come after it queue behind it.
+LOCK_TIMEOUT = "1s"
 _DAY_SUFFIX = re.compile(r"_p(\d{8})$")
 
 
@@ -49,6 +54,26 @@ def partitioned(connection: Connection) -> bool:
     return bool(connection.execute(text(
         "SELECT EXISTS (SELECT 1 FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid "
         "WHERE c.relname = :name AND c.relnamespace = current_schema()::regnamespace)"), {"name": EVENTS}).scalar())
+
+
+def in_use(session: Session) -> bool:
+    """Whether this session's database keeps events in partitions: PostgreSQL does (from migration 0019 on)."""
+    return session.get_bind().dialect.name == "postgresql"
+
+
+def received_in(session: Session, column, received: Sequence[dt.datetime] | None) -> list[ColumnElement[bool]]:
+    """Conditions naming those received times (of the events read), so only their days' partitions are searched."""
+    if received is None or not in_use(session):
+        return []
+    return [column.in_(sorted(set(received)))]
+
+
+def error_days(session: Session, error: TrackedError, column) -> list[ColumnElement[bool]]:
+    """Conditions keeping a read of an error's rows within its received range, so only the day partitions
+    that can hold them are searched (the range is on the error, known before the query is planned)."""
+    if not in_use(session) or error.first_received_at is None or error.last_received_at is None:
+        return []
+    return [column >= error.first_received_at, column <= error.last_received_at]
 
 
 def partition_name(table: str, day: dt.date | str) -> str:
@@ -86,22 +111,16 @@ def _day_of(name: str) -> dt.date:
     return dt.datetime.strptime(match.group(1), "%Y%m%d").date()
 
 
-def create_default(connection: Connection) -> None:
-    for table in TABLES:
-        connection.execute(text(f'CREATE TABLE IF NOT EXISTS "{partition_name(table, DEFAULT)}" '
-                                f'PARTITION OF "{table}" DEFAULT'))
-
-
 def create_days(connection: Connection, days: Iterable[dt.date]) -> list[dt.date]:
-    """Creates the missing partitions of those days (events, tags, payloads); returns the days created."""
+    """Creates the missing partitions of those days (events, tags, payloads); returns the days created.
+
+    Each is made a plain table, then attached: attaching locks the parent table only against other schema
+    changes (CREATE TABLE .. PARTITION OF would lock out every read and insert while it waits for its turn).
+    """
     have = set(attached_days(connection))
     created = []
     for day in sorted(set(days) - have):
-        start, end = day_range(day)
-        for table in TABLES:
-            connection.execute(text(
-                f'CREATE TABLE IF NOT EXISTS "{partition_name(table, day)}" PARTITION OF "{table}" '
-                f"FOR VALUES FROM ('{_bound(start)}') TO ('{_bound(end)}')"))
+        _attach_day(connection, day, move=False)
         created.append(day)
     return created
 
@@ -123,17 +142,21 @@ def drain_day(connection: Connection, day: dt.date) -> int:
     In the caller's transaction. The new partitions are filled while still plain tables, then attached
     (which builds their indexes and checks that the DEFAULT partition holds nothing of that day anymore).
     """
+    return _attach_day(connection, day, move=True)
+
+
+def _attach_day(connection: Connection, day: dt.date, *, move: bool) -> int:
     start, end = day_range(day)
     connection.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
     moved = 0
     for table in TABLES:
         name, default = partition_name(table, day), partition_name(table, DEFAULT)
         connection.execute(text(f'CREATE TABLE "{name}" (LIKE "{table}" INCLUDING DEFAULTS)'))
-        result = connection.execute(text(
-            f'WITH moved AS (DELETE FROM "{default}" WHERE received_at >= :start AND received_at < :end RETURNING *) '
-            f'INSERT INTO "{name}" SELECT * FROM moved'), {"start": start, "end": end})
-        if table == EVENTS:
-            moved = result.rowcount
+        if move:
+            result = connection.execute(text(
+                f'WITH moved AS (DELETE FROM "{default}" WHERE received_at >= :start AND received_at < :end '
+                f'RETURNING *) INSERT INTO "{name}" SELECT * FROM moved'), {"start": start, "end": end})
+            moved = result.rowcount if table == EVENTS else moved
         connection.execute(text(f'ALTER TABLE "{table}" ATTACH PARTITION "{name}" '
                                 f"FOR VALUES FROM ('{_bound(start)}') TO ('{_bound(end)}')"))
     return moved
@@ -157,7 +180,5 @@ def prepare(factory: Callable[[], Session], *, today: dt.date) -> tuple[list[dt.
             moved += drain_day(session.connection(), day)
         created.append(day)
     with session_scope(factory) as session:
-        connection = session.connection()
-        connection.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
-        created += create_days(connection, days_ahead(today))
+        created += create_days(session.connection(), days_ahead(today))
     return created, moved

@@ -3,8 +3,8 @@
 Each batch is its own short transaction: BATCH events (oldest ids first) leave the `_legacy` table
 with their tag and payload rows, which take the event's received time on the way. Nothing is
 locked for longer than a batch, so a large table moves while other replicas keep serving. Rows that
-no event claims (tags or payloads left behind by an interrupted prune of an older version) move
-with their error's last event time. The legacy tables are dropped once empty. It runs under the
+no event claims (tags or payloads whose event row is gone) move with their error's last received
+time. The legacy tables are dropped once empty. It runs under the
 migration lock (migrations/__init__.py), one process at a time; the event keys were filled by the
 revision.
 """
@@ -41,7 +41,7 @@ payloads_in AS (INSERT INTO {partitions.PAYLOADS} (id, error_id, event_id, paylo
 SELECT count(*) FROM inserted
 """
 
-# Rows whose event row is gone: the error's last event time stands in for their received time.
+# Rows whose event row is gone: the error's last received time stands in for theirs.
 _MOVE_STRAYS = {
     partitions.TAGS: ("id, error_id, event_id, key, value", "t.id, t.error_id, t.event_id, t.key, t.value"),
     partitions.PAYLOADS: ("id, error_id, event_id, payload", "t.id, t.error_id, t.event_id, t.payload"),
@@ -79,8 +79,9 @@ def move_legacy_rows(engine: Engine, *, batch: int = BATCH, report: Callable[[st
             for table, (columns, selected) in _MOVE_STRAYS.items():
                 strays = connection.execute(text(
                     f"WITH gone AS (DELETE FROM {table}{LEGACY} t RETURNING {selected}) "
-                    f"INSERT INTO {table} ({columns}, received_at) SELECT gone.*, e.last_seen_at FROM gone "
-                    f"JOIN error_tracking_errors e ON e.id = gone.error_id")).rowcount
+                    f"INSERT INTO {table} ({columns}, received_at) "
+                    "SELECT gone.*, coalesce(e.last_received_at, e.last_seen_at) FROM gone "
+                    "JOIN error_tracking_errors e ON e.id = gone.error_id")).rowcount
                 if strays:
                     report(f"  {strays} {table} rows without an event moved")
             left = count_legacy(connection)

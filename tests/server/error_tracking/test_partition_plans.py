@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 import sqlalchemy
-from sqlalchemy import event, select
+from sqlalchemy import event as sql_event
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
@@ -24,10 +25,19 @@ from outpost_server.error_tracking import events, partitions, retention, tracked
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.search import parse_search
-from tests.server.error_tracking.partitioned_db import factory_for, fill, postgres_engine, projects
+from tests.server.error_tracking.partitioned_db import (
+    accepted,
+    event,
+    factory_for,
+    fill,
+    postgres_engine,
+    projects,
+    store,
+)
 
 PARTITIONED = partitions.TABLES
 DAYS = 6
+BURST = 999
 NOW = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
 
 
@@ -39,6 +49,10 @@ def filled(tmp_path_factory) -> Iterator[tuple[sqlalchemy.Engine, list[int]]]:
     with engine.begin() as connection:
         partitions.create_days(connection, [NOW.date() - dt.timedelta(days=day) for day in range(DAYS + 1)])
     fill(engine, project_ids, days=DAYS, per_day=1_000, groups=150, now=NOW)
+    # One error whose events all arrived on one day (most errors are bursts like this one).
+    burst = NOW - dt.timedelta(days=2)
+    store(engine, [accepted(project_ids[0], event(group=BURST, number=n, moment=burst), burst - dt.timedelta(minutes=n))
+                   for n in range(40)])
     with engine.connect() as connection:
         connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("ANALYZE")
     yield engine, project_ids
@@ -53,11 +67,11 @@ def captured(engine: sqlalchemy.Engine) -> Iterator[list[tuple[str, Any]]]:
         if statement.lstrip().upper().startswith("SELECT"):
             statements.append((statement, parameters))
 
-    event.listen(engine, "before_cursor_execute", record)
+    sql_event.listen(engine, "before_cursor_execute", record)
     try:
         yield statements
     finally:
-        event.remove(engine, "before_cursor_execute", record)
+        sql_event.remove(engine, "before_cursor_execute", record)
 
 
 def plans(engine: sqlalchemy.Engine, read: Callable[[Session], Any]) -> list[tuple[str, dict]]:
@@ -138,6 +152,19 @@ def test_error_list_first_page(filled, sort, search):
     found = plans(engine, lambda session: integrated.list_errors(
         session, project_id=project_ids[0], status="unresolved", query=parse_search(search), sort=sort, cursor=None))
     assert_no_sequential_scan(found, empty_partitions(engine))
+
+
+@pytest.mark.parametrize("sort", list(events.ERROR_SORTS))
+def test_sentry_issue_list_first_page(filled, sort):
+    engine, project_ids = filled
+
+    def read(session: Session) -> None:
+        for search in ("release:shop@1.1.0", "environment:staging checkout_7", "is:unresolved"):
+            query = parse_search(search)
+            events.errors_window(session, project_id=project_ids[1], sort=sort, limit=25,
+                                 conditions=integrated.error_filters(project_ids[1], query.status, query))
+
+    assert_no_sequential_scan(plans(engine, read), empty_partitions(engine))
 
 
 def test_error_details_and_stack_trace(filled):
@@ -231,3 +258,31 @@ def test_pruning_by_age_reads_only_the_days_before_the_cutoff(filled):
         scanned = partitions_scanned(plan, partitions.EVENTS)
         assert scanned and scanned <= expected
         assert len(scanned) < len(attached)
+
+
+def test_the_reads_of_an_error_search_only_the_days_its_events_arrived_on(filled):
+    engine, project_ids = filled
+    with Session(engine) as session:
+        error = session.scalars(select(TrackedError).where(TrackedError.project_id == project_ids[0],
+                                                           TrackedError.title.contains(f"ValueError{BURST}"))).one()
+        session.expunge(error)
+    day = (NOW - dt.timedelta(days=2)).date()
+    assert error.stored_events == 40 and error.first_received_at.date() == error.last_received_at.date() == day
+
+    def read(session: Session) -> None:
+        window = events.events_window(session, error=error, limit=10, tags={"shard": "2"})
+        assert window.rows
+        events.events_window(session, error=error, limit=10, boundary_id=window.rows[-1].id)
+        latest = events.edge_event(session, error=error, oldest=False)
+        assert latest is not None
+        assert events.neighbours(session, event=latest, error=error)[0] is not None
+        assert tracked_errors.latest_event_payload(session, error=error) is not None
+        assert tracked_errors.error_events(session, error=error)
+        assert integrated.error_releases(session, error)
+
+    found = plans(engine, read)
+    assert_no_sequential_scan(found, empty_partitions(engine))
+    for table in PARTITIONED:
+        scanned = set().union(*(partitions_scanned(plan, table) for _, plan in found))
+        assert scanned <= {partitions.partition_name(table, day)}, table
+    assert set().union(*(partitions_scanned(plan, partitions.EVENTS) for _, plan in found))

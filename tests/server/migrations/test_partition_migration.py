@@ -31,7 +31,9 @@ ROWS = {
     partitions.TAGS: "SELECT id, error_id, event_id, key, value FROM {table} ORDER BY id",
 }
 AGGREGATES = {
-    "errors": "SELECT * FROM error_tracking_errors ORDER BY id",
+    "errors": "SELECT id, project_id, fingerprint, title, count, users_count, first_seen_at, last_seen_at, status, "
+              "first_release, last_release, stored_events, created_at, updated_at "
+              "FROM error_tracking_errors ORDER BY id",
     "hourly": "SELECT * FROM error_tracking_error_hourly_counts ORDER BY error_id, hour",
     "tag values": "SELECT * FROM error_tracking_error_tag_values ORDER BY error_id, key, value",
     "users": "SELECT * FROM error_tracking_error_users ORDER BY error_id, user_key",
@@ -79,6 +81,10 @@ def check_moved(url: str, before: dict[str, list[Any]]) -> None:
                       "ON e.project_id = k.project_id AND e.event_id = k.event_id "
                       "AND e.received_at = k.received_at") == 300
         assert scalar(f"SELECT count(*) FROM {partitions.KEYS}") == 300
+        # Each error's received range, which the reads of its events search, is its events' exactly.
+        assert scalar(f"SELECT count(*) FROM error_tracking_errors e WHERE (e.first_received_at, e.last_received_at) "
+                      f"= (SELECT min(received_at), max(received_at) FROM {partitions.EVENTS} v "
+                      "WHERE v.error_id = e.id)") == len(after["errors"])
         for table in partitions.TABLES:
             assert scalar(f"SELECT count(*) FROM {partitions.partition_name(table, 'default')}") == 0
         days = {received.astimezone(dt.timezone.utc).date() for *_, received, _, _, _, _ in after[partitions.EVENTS]}

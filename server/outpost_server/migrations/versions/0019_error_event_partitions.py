@@ -7,7 +7,10 @@ has events, and for today and a few days ahead. Event ids move to `error_trackin
 (one narrow row per event). The rows themselves are moved after this revision, in batches of their own
 transactions, by migrations/partition_move.py (`outpost-server migrate` shows its progress).
 
-SQLite: payloads and tags get the received time as a nullable column; nothing else changes.
+Errors get the range of their events' received times, which the reads of an error's events search on
+PostgreSQL (filled here from the events).
+
+SQLite: errors get that range, payloads and tags the received time, as nullable columns it does not use.
 
 Revision ID: 0019_error_event_partitions
 Revises: 0016_error_tracking_ids
@@ -26,6 +29,8 @@ branch_labels = None
 depends_on = None
 
 LEGACY = "_legacy"
+# Each error's received range: what the reads of its events search on PostgreSQL.
+RECEIVED_RANGE = ("first_received_at", "last_received_at")
 ERRORS_FK = "REFERENCES error_tracking_errors (id) ON DELETE CASCADE"
 COLUMNS = {
     partitions.EVENTS: """
@@ -75,10 +80,16 @@ INDEXES = {
 
 def upgrade() -> None:
     connection = op.get_bind()
+    for name in RECEIVED_RANGE:
+        op.add_column("error_tracking_errors", sa.Column(name, UTCDateTime, nullable=True))
     if connection.dialect.name != "postgresql":
         for table in (partitions.TAGS, partitions.PAYLOADS):
             op.add_column(table, sa.Column("received_at", UTCDateTime, nullable=True))
         return
+    connection.exec_driver_sql(
+        "UPDATE error_tracking_errors e SET first_received_at = r.first, last_received_at = r.last "
+        "FROM (SELECT error_id, min(received_at) AS first, max(received_at) AS last "
+        f"FROM {partitions.EVENTS} GROUP BY error_id) r WHERE e.id = r.error_id")
     for table in partitions.TABLES:
         _rename_to_legacy(connection, table)
         connection.exec_driver_sql(f"CREATE TABLE {table} ({COLUMNS[table].format(errors_fk=ERRORS_FK)}, "
@@ -91,11 +102,17 @@ def upgrade() -> None:
         f"CREATE TABLE {partitions.KEYS} (project_id integer NOT NULL REFERENCES projects (id) ON DELETE CASCADE, "
         "event_id varchar(32) NOT NULL, received_at timestamptz NOT NULL, PRIMARY KEY (project_id, event_id))")
     connection.exec_driver_sql(f"CREATE INDEX ix_{partitions.KEYS}_received_at ON {partitions.KEYS} (received_at)")
-    partitions.create_default(connection)
+    for table in partitions.TABLES:
+        connection.exec_driver_sql(f"CREATE TABLE {partitions.partition_name(table, 'default')} "
+                                   f"PARTITION OF {table} DEFAULT")
     # A partition for each day that has events (days without any need none), and for the days ahead.
     stored_days = connection.exec_driver_sql(
         f"SELECT DISTINCT (received_at AT TIME ZONE 'UTC')::date FROM {partitions.EVENTS}{LEGACY}").scalars().all()
-    partitions.create_days(connection, [*stored_days, *partitions.days_ahead(dt.datetime.now(dt.timezone.utc).date())])
+    for day in sorted({*stored_days, *partitions.days_ahead(dt.datetime.now(dt.timezone.utc).date())}):
+        start, end = (moment.strftime("%Y-%m-%d %H:%M:%S+00") for moment in partitions.day_range(day))
+        for table in partitions.TABLES:
+            connection.exec_driver_sql(f"CREATE TABLE {partitions.partition_name(table, day)} PARTITION OF {table} "
+                                       f"FOR VALUES FROM ('{start}') TO ('{end}')")
     connection.exec_driver_sql(f"INSERT INTO {partitions.KEYS} (project_id, event_id, received_at) "
                                f"SELECT project_id, event_id, received_at FROM {partitions.EVENTS}{LEGACY}")
 
@@ -111,8 +128,10 @@ def _rename_to_legacy(connection: sa.Connection, table: str) -> None:
 
 def downgrade() -> None:
     if op.get_bind().dialect.name != "postgresql":
-        for table in (partitions.TAGS, partitions.PAYLOADS):
+        for table, columns in ((partitions.TAGS, ("received_at",)), (partitions.PAYLOADS, ("received_at",)),
+                               ("error_tracking_errors", RECEIVED_RANGE)):
             with op.batch_alter_table(table) as batch:
-                batch.drop_column("received_at")
+                for column in columns:
+                    batch.drop_column(column)
         return
     raise NotImplementedError("partitioned event storage on PostgreSQL cannot be downgraded; restore a backup")

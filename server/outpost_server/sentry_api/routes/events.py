@@ -48,7 +48,7 @@ def tag_filters(query: str | None) -> dict[str, str]:
 def _event_body(session: Session, project: Project, error: TrackedError, row: ErrorEvent) -> dict[str, Any]:
     payload = events.payloads(session, error_id=error.id, event_ids=[row.event_id],
                               received=[row.received_at]).get(row.event_id, {})
-    previous_id, next_id = events.neighbours(session, event=row)
+    previous_id, next_id = events.neighbours(session, event=row, error=error)
     return event_json(project, error, row, payload, size=len(json.dumps(payload)) if payload else 0,
                       previous_id=previous_id, next_id=next_id)
 
