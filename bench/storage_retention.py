@@ -4,7 +4,8 @@ Rows: the pruner's own pass (retention.prune_all) with a cutoff at the end of th
 other limit, its pauses between batches set to zero. Partitions: when the events table is a
 PostgreSQL partitioned table, the next day goes as the pruner's pass drops an expired day
 (partition_retention.drop_day: detach, correct the errors' counts, drop); otherwise "n/a". On
-PostgreSQL both report the WAL written (pg_current_wal_lsn() before and after).
+PostgreSQL both report the WAL written (pg_current_wal_lsn() before and after). That position is the
+whole cluster's: the figure holds only while nothing else writes to the same PostgreSQL.
 """
 
 from __future__ import annotations
