@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, select, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 
 from outpost_server.db import make_sessionmaker
 from outpost_server.error_tracking import partition_retention, partitions, retention
@@ -115,7 +116,16 @@ def remove_oldest_day(engine: Engine) -> DayRemoval:
         with engine.connect() as connection:
             emptied = partitions.attached_days(connection)[0]
         # The day just emptied by deletes goes first, untimed, so the timed drop removes a full day.
-        partition_retention.drop_day(make_sessionmaker(engine), emptied)
+        # Autovacuum may be cleaning that partition after the deletes: its detach then waits out its lock
+        # timeout, and the pruner's next pass would try again; here, a few seconds later.
+        for attempt in range(10):
+            try:
+                partition_retention.drop_day(make_sessionmaker(engine), emptied)
+                break
+            except OperationalError:
+                if attempt == 9:
+                    raise
+                time.sleep(3)
         removal.drop_rows, removal.drop_seconds, removal.drop_wal = drop_day(engine)
     return removal
 
