@@ -110,24 +110,30 @@ def drop_day(engine: Engine) -> tuple[int, float, int | None]:
 
 def remove_oldest_day(engine: Engine) -> DayRemoval:
     """Rows of the oldest day deleted, then (partitioned) the next day dropped: a day each way."""
+    day_end, _rows = _oldest_day(engine)
     rows, seconds, wal = delete_day(engine)
     removal = DayRemoval(rows, seconds, wal)
     if partitioned(engine):
         with engine.connect() as connection:
-            emptied = partitions.attached_days(connection)[0]
-        # The day just emptied by deletes goes first, untimed, so the timed drop removes a full day.
-        # Autovacuum may be cleaning that partition after the deletes: its detach then waits out its lock
-        # timeout, and the pruner's next pass would try again; here, a few seconds later.
-        for attempt in range(10):
-            try:
-                partition_retention.drop_day(make_sessionmaker(engine), emptied)
-                break
-            except OperationalError:
-                if attempt == 9:
-                    raise
-                time.sleep(3)
+            emptied = [day for day in partitions.attached_days(connection) if day < day_end.date()]
+        # The days just emptied by deletes go first, untimed, so the timed drop removes a full day.
+        for day in emptied:
+            _drop_untimed(engine, day)
         removal.drop_rows, removal.drop_seconds, removal.drop_wal = drop_day(engine)
     return removal
+
+
+def _drop_untimed(engine: Engine, day: dt.date) -> None:
+    # Autovacuum may be cleaning the partition after the deletes: its detach then waits out its lock
+    # timeout, and the pruner's next pass would try again; here, a few seconds later.
+    for attempt in range(10):
+        try:
+            partition_retention.drop_day(make_sessionmaker(engine), day)
+            return
+        except OperationalError:
+            if attempt == 9:
+                raise
+            time.sleep(3)
 
 
 def day_seconds(removal: DayRemoval | None) -> float | None:
