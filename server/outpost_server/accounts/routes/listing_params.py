@@ -1,5 +1,5 @@
-"""The query parameters GitLab's project and group lists share (its `collection_params`), declared once for
-every list route, and read into the listing's filters."""
+"""The query parameters of GitLab's project and group lists (its `collection_params` and
+`group_list_params`, in their order), declared once for every list route and read into the listing's filters."""
 
 from __future__ import annotations
 
@@ -17,9 +17,8 @@ PROJECT_FILTERS = (
     Param("visibility", choices=VISIBILITIES), Param("search"), Param("search_namespaces", "boolean"),
     Param("owned", "boolean", default=False), Param("membership", "boolean", default=False), MIN_ACCESS_LEVEL)
 GROUP_FILTERS = (
-    Param("search"), Param("order_by", choices=GROUP_ORDERS, default="name"),
-    Param("sort", choices=SORTS, default="asc"), Param("owned", "boolean", default=False), MIN_ACCESS_LEVEL,
-    Param("top_level_only", "boolean", default=False))
+    Param("search"), Param("owned", "boolean", default=False), Param("order_by", choices=GROUP_ORDERS, default="name"),
+    Param("sort", choices=SORTS, default="asc"), MIN_ACCESS_LEVEL, Param("top_level_only", "boolean", default=False))
 
 
 def project_filter(params: Params) -> ProjectFilter:
