@@ -25,8 +25,8 @@ router = APIRouter()
 _FILTER = re.compile(r'(?P<key>[^\s:"]+):(?P<value>"(?:[^"\\]|\\.)*"|\S+)')
 _USER_FIELDS = {"user.id": "id", "user.email": "email", "user.username": "username", "user.ip": "ip"}
 EVENT_ID = re.compile(r"[0-9a-fA-F]{32}")
-EVENT_LIST_PARAMS = (Param("query"), CURSOR, limit_param("per_page"), limit_param("limit", None),
-                     Param("full", "boolean", default=False))
+# `full` is a string as Sentry reads it: "1" or "true" asks for whole events, and any other value does not.
+EVENT_LIST_PARAMS = (Param("query"), CURSOR, limit_param("per_page"), limit_param("limit", None), Param("full"))
 
 
 def tag_filters(query: str | None) -> dict[str, str]:
