@@ -57,9 +57,10 @@ def limit_param(name: str, default: int | None = MAX_LIMIT) -> Param:
 def page_limit(params: Params, *names: str) -> int:
     """The first of `names` (declared by limit_param) given a value, at most 100; 100 when none is."""
     for name in names:
-        text = params.str(name)
-        if text:
-            return min(int(text), MAX_LIMIT)
+        # Read as declared: blank text (whitespace alone, by Python's reckoning) is no value.
+        number = params.int(name, bound=None)
+        if number is not None:
+            return min(number, MAX_LIMIT)
     return MAX_LIMIT
 
 
