@@ -14,6 +14,7 @@ from urllib.parse import quote, urlencode
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
+from outpost_server.params import Param, Params
 from outpost_server.urls import public_request_url
 
 from .access import detail
@@ -45,24 +46,21 @@ def parse_cursor(text: str | None) -> Cursor | None:
     return Cursor(value, offset, bool(is_prev))
 
 
-def text_param(request: Request, name: str) -> str | None:
-    """A query parameter; NUL bytes (which PostgreSQL text cannot hold) are refused before any query."""
-    value = request.query_params.get(name)
-    if value is not None and "\x00" in value:
-        raise detail(400, f"Invalid {name} parameter.")
-    return value
+CURSOR = Param("cursor")
 
 
-def parse_limit(text: str | None, default: int = MAX_LIMIT) -> int:
-    if text is None or text == "":
-        return default
-    try:
-        limit = int(text)
-    except ValueError:
-        raise detail(400, "Invalid per_page value.") from None
-    if limit < 1:
-        raise detail(400, "Invalid per_page value.")
-    return min(limit, MAX_LIMIT)
+def limit_param(name: str, default: int | None = MAX_LIMIT) -> Param:
+    """`per_page` or `limit`: a whole number of at least 1 (more than 100 gives 100), in Sentry's words."""
+    return Param(name, "integer", default=default, minimum=1, invalid="Invalid per_page value.")
+
+
+def page_limit(params: Params, *names: str) -> int:
+    """The first of `names` (declared by limit_param) given a value, at most 100; 100 when none is."""
+    for name in names:
+        text = params.str(name)
+        if text:
+            return min(int(text), MAX_LIMIT)
+    return MAX_LIMIT
 
 
 def links_to(request: Request, pages: list[tuple[str, str, bool]]) -> str:
