@@ -120,15 +120,16 @@ def seed(database_url: str, project_id: int, *, errors: int, events: int) -> Non
             connection.execute(insert(ErrorEvent), event_rows[start:start + 20_000])
         connection.execute(insert(ErrorHourlyCount), [{"error_id": e, "hour": h, "count": c}
                                                       for (e, h), c in hourly.items()])
-        latest = {error_id: (row_id, event_id) for error_id, row_id, event_id in connection.execute(
-            select(ErrorEvent.error_id, ErrorEvent.id, ErrorEvent.event_id).where(ErrorEvent.project_id == project_id))}
+        latest = {error_id: (row_id, event_id, received) for error_id, row_id, event_id, received in connection.execute(
+            select(ErrorEvent.error_id, ErrorEvent.id, ErrorEvent.event_id, ErrorEvent.received_at)
+            .where(ErrorEvent.project_id == project_id))}
         # Only the columns the payload table has (it keys payloads by event row or by event id).
         columns = set(ErrorEventPayload.__table__.columns.keys())
         payloads = [{name: value for name, value in (
                         ("event_row_id", row_id), ("event_id", event_id), ("error_id", error_id),
-                        ("payload", json.dumps(sample_event(error_id)).encode()))
+                        ("payload", json.dumps(sample_event(error_id)).encode()), ("received_at", received))
                      if name in columns}
-                    for error_id, (row_id, event_id) in latest.items()]
+                    for error_id, (row_id, event_id, received) in latest.items()]
         for start in range(0, len(payloads), 5_000):
             connection.execute(insert(ErrorEventPayload), payloads[start:start + 5_000])
         setting = connection.scalar(

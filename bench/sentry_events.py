@@ -91,14 +91,15 @@ def seed(database_url: str, project_id: int, events: int) -> int:
                     ("mechanism", "django"), ("url", "https://shop.example.com/cart")]
             for key, value in tags:
                 if key not in COLUMN_TAGS:
-                    tag_rows.append({"error_id": error_id, "event_id": event_id, "key": key, "value": value})
+                    tag_rows.append({"error_id": error_id, "event_id": event_id, "key": key, "value": value,
+                                     "received_at": moment})
                 seen = counts.setdefault((key, value), [0, moment, moment])
                 seen[0] += 1
                 seen[2] = moment
             hour = moment.replace(minute=0, second=0)
             hourly[hour] = hourly.get(hour, 0) + 1
             if number >= events - 100:
-                payloads.append({"error_id": error_id, "event_id": event_id,
+                payloads.append({"error_id": error_id, "event_id": event_id, "received_at": moment,
                                  "payload": json.dumps(event_payload(number, browser, system)).encode()})
             if len(tag_rows) >= CHUNK:
                 connection.execute(insert(EventTag), tag_rows)

@@ -213,7 +213,8 @@ def run_migrate(args: argparse.Namespace) -> int:
 
     config = config_from(args)
     config.data_dir.mkdir(parents=True, exist_ok=True)
-    upgrade_database(make_engine(config.sqlalchemy_url()))
+    # Rows a revision leaves to move (PostgreSQL's event partitions) move in batches, with progress here.
+    upgrade_database(make_engine(config.sqlalchemy_url()), report=lambda line: print(line, flush=True))
     print("Database is up to date")
     return 0
 

@@ -9,7 +9,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, insert, select, update
+from sqlalchemy import and_, bindparam, case, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -19,6 +19,7 @@ from .models import (
     ErrorEventPayload,
     ErrorHourlyCount,
     ErrorUser,
+    EventKey,
     ReleaseSession,
     SessionAggregate,
     TrackedError,
@@ -34,6 +35,7 @@ USERS = ErrorUser.__table__
 HOURLY = ErrorHourlyCount.__table__
 SESSIONS = ReleaseSession.__table__
 AGGREGATES = SessionAggregate.__table__
+KEYS = EventKey.__table__
 
 
 def _sqlite_datetime(value):
@@ -93,6 +95,10 @@ class BatchStatements:
             EVENTS.c.project_id == bindparam("project_id"),
             EVENTS.c.event_id.in_(bindparam("event_ids", expanding=True)),
         )
+        # PostgreSQL keeps event ids unique in the key table beside its partitioned events (models.EventKey).
+        claim = postgresql.insert(KEYS).on_conflict_do_nothing(index_elements=["project_id", "event_id"])
+        self.claim_event_ids = (claim.returning(KEYS.c.project_id, KEYS.c.event_id)
+                                if dialect_name == "postgresql" else None)
         self.errors_by_fingerprint = select(ERRORS.c.id, ERRORS.c.fingerprint).where(
             ERRORS.c.project_id == bindparam("project_id"),
             ERRORS.c.fingerprint.in_(bindparam("fingerprints", expanding=True)),
@@ -103,7 +109,8 @@ class BatchStatements:
         self.error_states = error_states.with_for_update() if dialect_name == "postgresql" else error_states
         self.create_errors = dialect.insert(ERRORS).on_conflict_do_nothing(index_elements=["project_id", "fingerprint"])
         self.insert_events = _DriverStatement(insert(EVENTS), dialect_obj, EVENT_KEYS)
-        self.insert_payloads = _DriverStatement(insert(PAYLOADS), dialect_obj, ["error_id", "event_id", "payload"])
+        self.insert_payloads = _DriverStatement(insert(PAYLOADS), dialect_obj,
+                                               ["error_id", "event_id", "payload", "received_at"])
         hourly = dialect.insert(HOURLY)
         self.count_hours = _DriverStatement(hourly.on_conflict_do_update(
             index_elements=["error_id", "hour"], set_={"count": HOURLY.c.count + hourly.excluded.count}
@@ -143,6 +150,8 @@ class BatchStatements:
 
         resolved = ERRORS.c.status == "resolved"
         first_seen = bindparam("b_first_seen", type_=ERRORS.c.first_seen_at.type)
+        first_received = bindparam("b_first_received", type_=ERRORS.c.first_received_at.type)
+        last_received = bindparam("b_last_received", type_=ERRORS.c.last_received_at.type)
         release = bindparam("b_last_release", type_=ERRORS.c.last_release.type)
         environment = bindparam("b_last_environment", type_=ERRORS.c.last_environment.type)
         return (
@@ -153,6 +162,12 @@ class BatchStatements:
                 users_count=ERRORS.c.users_count + bindparam("b_new_users"),
                 stored_events=ERRORS.c.stored_events + bindparam("b_count"),
                 first_seen_at=case((first_seen < ERRORS.c.first_seen_at, first_seen), else_=ERRORS.c.first_seen_at),
+                first_received_at=case((or_(ERRORS.c.first_received_at.is_(None),
+                                            first_received < ERRORS.c.first_received_at), first_received),
+                                       else_=ERRORS.c.first_received_at),
+                last_received_at=case((or_(ERRORS.c.last_received_at.is_(None),
+                                           last_received > ERRORS.c.last_received_at), last_received),
+                                      else_=ERRORS.c.last_received_at),
                 last_seen_at=case((newer, bindparam("b_last_seen", type_=ERRORS.c.last_seen_at.type)),
                                   else_=ERRORS.c.last_seen_at),
                 title=if_newer("title"),

@@ -90,13 +90,15 @@ def store_batch(
             for item in items
         ],
     )
-    event_tags, tag_counts = tag_rows((error_id, item.event) for error_id, items in by_error.items() for item in items)
+    event_tags, tag_counts = tag_rows((error_id, item.event, item.received_at)
+                                      for error_id, items in by_error.items() for item in items)
     sql.insert_event_tags.run(connection, event_tags)
     sql.count_tag_values.run(connection, tag_counts)
     # Every event is stored with its payload; the pruner (retention.py) enforces the limits later,
     # in small batches, so the hot path never deletes.
     sql.insert_payloads.run(connection, [
-        {"error_id": error_id, "event_id": item.event.event_id, "payload": item.event.raw_payload or b"{}"}
+        {"error_id": error_id, "event_id": item.event.event_id, "payload": item.event.raw_payload or b"{}",
+         "received_at": item.received_at}
         for error_id, items in by_error.items()
         for item in items
     ])
@@ -123,6 +125,8 @@ def store_batch(
                 "b_count": len(items),
                 "b_new_users": len(users.new),
                 "b_first_seen": min(item.event.occurred_at for item in items),
+                "b_first_received": min(item.received_at for item in items),
+                "b_last_received": max(item.received_at for item in items),
                 "b_last_seen": latest.occurred_at,
                 "b_title": latest.title,
                 "b_culprit": latest.culprit,
@@ -199,6 +203,9 @@ def _new_events(connection: Connection, sql: BatchStatements, batch: Sequence[Ac
         for event in accepted.content.events:
             pending.setdefault((accepted.project_id, event.event_id),
                                _Received(accepted.project_id, event, accepted.received_at))
+    if sql.claim_event_ids is not None:
+        claimed = _claim(connection, sql, pending)
+        return [item for key, item in pending.items() if key in claimed]  # in the batch's order, as below
     by_project: dict[int, list[str]] = defaultdict(list)
     for project_id, event_id in pending:
         by_project[project_id].append(event_id)
@@ -208,6 +215,21 @@ def _new_events(connection: Connection, sql: BatchStatements, batch: Sequence[Ac
             for (event_id,) in existing:
                 del pending[(project_id, event_id)]
     return list(pending.values())
+
+
+def _claim(connection: Connection, sql: BatchStatements, pending: dict[tuple[int, str], _Received]
+           ) -> set[tuple[int, str]]:
+    """PostgreSQL: the event ids this transaction claimed in the key table.
+
+    A key another transaction inserted and has not committed yet makes this one wait for it, then
+    skip the id: two replicas digesting the same event store it once.
+    """
+    claimed: set[tuple[int, str]] = set()
+    for chunk in chunks(sorted(pending), LOOKUP_CHUNK):  # one lock order for every writer
+        rows = [{"project_id": project_id, "event_id": event_id, "received_at": pending[(project_id, event_id)]
+                 .received_at} for project_id, event_id in chunk]
+        claimed.update((project_id, event_id) for project_id, event_id in connection.execute(sql.claim_event_ids, rows))
+    return claimed
 
 
 def _find_or_create_errors(connection: Connection, sql: BatchStatements, received: list[_Received]

@@ -6,6 +6,7 @@ the page — and tag facets read the per-error value counts kept at ingestion (t
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,7 +15,8 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, func, select, tuple_
 from sqlalchemy.orm import QueryableAttribute, Session
 
-from .models import ErrorEvent, ErrorEventPayload, ErrorTagValue, EventTag, TrackedError
+from . import partitions
+from .models import ErrorEvent, ErrorEventPayload, ErrorTagValue, EventKey, EventTag, TrackedError
 
 TOP_VALUES = 10
 
@@ -87,14 +89,15 @@ TAG_COLUMNS = {"level": ErrorEvent.level, "release": ErrorEvent.release, "enviro
                "user": ErrorEvent.user_key}
 
 
-def _tagged(error: TrackedError, tags: dict[str, str]) -> list[ColumnElement[bool]]:
+def _tagged(session: Session, error: TrackedError, tags: dict[str, str]) -> list[ColumnElement[bool]]:
     conditions: list[ColumnElement[bool]] = []
     for key, value in tags.items():
         if key in TAG_COLUMNS:
             conditions.append(TAG_COLUMNS[key] == value)
         else:
             conditions.append(ErrorEvent.event_id.in_(select(EventTag.event_id).where(
-                EventTag.error_id == error.id, EventTag.key == key, EventTag.value == value)))
+                EventTag.error_id == error.id, EventTag.key == key, EventTag.value == value,
+                *partitions.error_days(session, error, EventTag.received_at))))
     return conditions
 
 
@@ -105,11 +108,12 @@ def column_tags(event: ErrorEvent) -> list[tuple[str, str]]:
 def events_window(session: Session, *, error: TrackedError, limit: int, boundary_id: int | None = None,
                   backwards: bool = False, tags: dict[str, str] | None = None) -> Window:
     """The error's events, newest first; `boundary_id` is the row id a cursor carries."""
-    conditions = [ErrorEvent.error_id == error.id, *_tagged(error, tags or {})]
+    days = partitions.error_days(session, error, ErrorEvent.received_at)
+    conditions = [ErrorEvent.error_id == error.id, *days, *_tagged(session, error, tags or {})]
     boundary = None
     if boundary_id is not None:
         row = session.execute(select(*TIMELINE).where(ErrorEvent.id == boundary_id,
-                                                      ErrorEvent.error_id == error.id)).first()
+                                                      ErrorEvent.error_id == error.id, *days)).first()
         if row is None:
             raise UnknownBoundary()
         boundary = tuple(row)
@@ -119,33 +123,47 @@ def events_window(session: Session, *, error: TrackedError, limit: int, boundary
 
 def edge_event(session: Session, *, error: TrackedError, oldest: bool) -> ErrorEvent | None:
     order = [column.asc() if oldest else column.desc() for column in TIMELINE]
-    return session.scalar(select(ErrorEvent).where(ErrorEvent.error_id == error.id).order_by(*order).limit(1))
+    return session.scalar(select(ErrorEvent).where(ErrorEvent.error_id == error.id,
+                                                   *partitions.error_days(session, error, ErrorEvent.received_at))
+                          .order_by(*order).limit(1))
 
 
 def find_event(session: Session, *, project_id: int, event_id: str, error: TrackedError | None = None
                ) -> ErrorEvent | None:
     stmt = select(ErrorEvent).where(ErrorEvent.project_id == project_id, ErrorEvent.event_id == event_id.lower())
+    if partitions.in_use(session):
+        # The key table knows when the event arrived: only that day's partition is searched.
+        received = session.scalar(select(EventKey.received_at).where(EventKey.project_id == project_id,
+                                                                     EventKey.event_id == event_id.lower()))
+        if received is None:
+            return None
+        stmt = stmt.where(ErrorEvent.received_at == received)
     if error is not None:
         stmt = stmt.where(ErrorEvent.error_id == error.id)
     return session.scalar(stmt)
 
 
-def neighbours(session: Session, *, event: ErrorEvent) -> tuple[str | None, str | None]:
-    """(the previous — older — event id, the next — newer — event id) of the same error."""
+def neighbours(session: Session, *, event: ErrorEvent, error: TrackedError | None = None
+               ) -> tuple[str | None, str | None]:
+    """(the previous — older — event id, the next — newer — event id) of the same error (`error`, when given,
+    is the event's: its received range narrows the search)."""
     key = tuple_(*TIMELINE)
     here = (event.occurred_at, event.id)
-    base = select(ErrorEvent.event_id).where(ErrorEvent.error_id == event.error_id)
+    days = partitions.error_days(session, error, ErrorEvent.received_at) if error is not None else []
+    base = select(ErrorEvent.event_id).where(ErrorEvent.error_id == event.error_id, *days)
     older = session.scalar(base.where(key < here).order_by(*(c.desc() for c in TIMELINE)).limit(1))
     newer = session.scalar(base.where(key > here).order_by(*(c.asc() for c in TIMELINE)).limit(1))
     return older, newer
 
 
-def payloads(session: Session, *, error_id: int, event_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """The kept (scrubbed) JSON of those events that still have it."""
+def payloads(session: Session, *, error_id: int, event_ids: Sequence[str],
+             received: Sequence[dt.datetime] | None = None) -> dict[str, dict[str, Any]]:
+    """The kept (scrubbed) JSON of those events that still have it; `received`: their received times."""
     if not event_ids:
         return {}
     rows = session.execute(select(ErrorEventPayload.event_id, ErrorEventPayload.payload).where(
-        ErrorEventPayload.error_id == error_id, ErrorEventPayload.event_id.in_(list(event_ids))))
+        ErrorEventPayload.error_id == error_id, ErrorEventPayload.event_id.in_(list(event_ids)),
+        *partitions.received_in(session, ErrorEventPayload.received_at, received)))
     found = {}
     for event_id, blob in rows:
         try:
@@ -157,13 +175,16 @@ def payloads(session: Session, *, error_id: int, event_ids: Sequence[str]) -> di
     return found
 
 
-def stored_tags(session: Session, *, error_id: int, event_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-    """The tags recorded at ingestion as rows for each of those events (column_tags() gives the others)."""
+def stored_tags(session: Session, *, error_id: int, event_ids: Sequence[str],
+                received: Sequence[dt.datetime] | None = None) -> dict[str, list[tuple[str, str]]]:
+    """The tags recorded at ingestion as rows for each of those events (column_tags() gives the others);
+    `received`: their received times."""
     found: dict[str, list[tuple[str, str]]] = {event_id: [] for event_id in event_ids}
     if event_ids:
         # Selected by event id alone so the planner takes the event index, not the error's (much longer) tag list.
         rows = session.execute(select(EventTag.event_id, EventTag.error_id, EventTag.key, EventTag.value)
-                               .where(EventTag.event_id.in_(list(event_ids))))
+                               .where(EventTag.event_id.in_(list(event_ids)),
+                                      *partitions.received_in(session, EventTag.received_at, received)))
         for event_id, row_error_id, key, value in rows:
             if row_error_id == error_id:
                 found[event_id].append((key, value))

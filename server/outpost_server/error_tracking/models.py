@@ -93,10 +93,19 @@ class TrackedError(Base):
     stored_events: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # When its events were received, first and last (kept wide: pruning leaves them): on PostgreSQL the
+    # reads of its events search only the day partitions in between (NULL in SQLite rows older than them).
+    first_received_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    last_received_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
 
 
 class ErrorEvent(Base):
-    """One received event; its row stays (event ids are unique per project) after its payload goes."""
+    """One received event, with its payload and tag rows until the pruner removes them together.
+
+    On PostgreSQL this table, its payloads and its tags are partitioned by received day
+    (partitions.py); the primary key there is (id, received_at) and event ids are kept unique by
+    `error_tracking_event_keys` instead of the unique constraint below, which SQLite keeps.
+    """
 
     __tablename__ = "error_tracking_error_events"
     __table_args__ = (
@@ -134,6 +143,8 @@ class EventTag(Base):
     event_id: Mapped[str] = mapped_column(String(32))
     key: Mapped[str] = mapped_column(String(200))
     value: Mapped[str] = mapped_column(String(200))
+    # The event's received time: the partition key on PostgreSQL (NULL in SQLite rows older than it).
+    received_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
 
 
 class ErrorTagValue(Base):
@@ -163,6 +174,24 @@ class ErrorEventPayload(Base):
     error_id: Mapped[int] = mapped_column(ForeignKey("error_tracking_errors.id", ondelete="CASCADE"))
     event_id: Mapped[str] = mapped_column(String(32))
     payload: Mapped[bytes] = mapped_column(LargeBinary)
+    # The event's received time: the partition key on PostgreSQL (NULL in SQLite rows older than it).
+    received_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+
+
+class EventKey(Base):
+    """PostgreSQL only: each stored event's id, unique per project, beside the partitioned events.
+
+    A unique index on a partitioned table must contain the partition key, so (project id, event id)
+    cannot be unique on the events themselves; this narrow table is, and the digest claims an event
+    id here (INSERT .. ON CONFLICT DO NOTHING) before storing the event, on every replica. Its rows go
+    with their events: by row deletes, and by received range when a day's partitions are dropped.
+    """
+
+    __tablename__ = "error_tracking_event_keys"
+
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True)
+    event_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    received_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, index=True)
 
 
 class ErrorUser(Base):

@@ -21,7 +21,9 @@ from outpost_server.db import session_scope, utcnow
 from outpost_server.leases import Lease, LeaseLost, new_holder
 from outpost_server.source_maps.pruning import SourceMapPrune, prune_source_maps
 
+from . import partitions
 from .models import PruneLease, PruneRun
+from .partition_retention import drop_expired, with_dropped
 from .retention import ProjectPrune, RetentionPolicy, describe, prune_all
 
 log = logging.getLogger("outpost.error_tracking.pruner")
@@ -64,8 +66,18 @@ def run_pass(factory: sessionmaker[Session], *, owner: str, defaults: RetentionP
     results = []
     source_maps = SourceMapPrune()
     try:
+        # PostgreSQL: partitions for the days ahead, then whole expired days dropped before any row delete.
+        created, moved = partitions.prepare(factory, today=utcnow().date())
+        if created or moved:
+            log.info("created the partitions of %s; moved %d events out of the DEFAULT partition",
+                     ", ".join(str(day) for day in created), moved)
+        dropped = drop_expired(factory, defaults=defaults, now=utcnow(), keep_going=keep_going,
+                               on_day=lambda session: renew(session, owner=owner))
         results = prune_all(factory, defaults=defaults, now=utcnow(), dry_run=False, keep_going=keep_going,
                             on_batch=lambda session: renew(session, owner=owner))
+        results = with_dropped(factory, results, dropped)
+        for day in dropped:
+            log.info("dropped the partitions of %s: %d events", day.day, day.events)
         if keep_going():
             source_maps = prune_source_maps(factory, now=utcnow(), unused_days=unused_bundle_days)
         finished = keep_going()

@@ -9,7 +9,9 @@ Pruning only removes events (their rows, tags and payloads). An error's aggregat
 affected, first and last seen, hourly counts, tag value counts) live on the error and in their own
 tables, so they stay true.
 Deletions run in small transactions of BATCH events with a pause between them: on SQLite ingestion
-needs the same write lock, so it never waits for more than one batch.
+needs the same write lock, so it never waits for more than one batch. On PostgreSQL the pass first
+drops the day partitions no project keeps any more (partition_retention.py); what this module deletes
+is what is left.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from outpost_server.accounts.models import Project
 from outpost_server.config import ServerConfig
 from outpost_server.db import read_only_scope, session_scope
 
-from .models import ErrorEvent, ErrorEventPayload, EventTag, RetentionOverride, TrackedError
+from . import partitions
+from .models import ErrorEvent, ErrorEventPayload, EventKey, EventTag, RetentionOverride, TrackedError
 
 BATCH = 200
 # Between two batches the pruner steps aside this long: SQLite's write lock is not fair, and without
@@ -126,15 +129,19 @@ class Victim:
     received_at: dt.datetime
     payload_id: int | None
     size: int
+    project_id: int
 
 
-def _victims(session: Session, condition, order, limit: int, offset: int = 0) -> list[Victim]:
+def select_victims(session: Session, condition, order, limit: int, offset: int = 0) -> list[Victim]:
     size = func.coalesce(func.length(ErrorEventPayload.payload), 0)
+    same_event = ((ErrorEventPayload.error_id == ErrorEvent.error_id)
+                  & (ErrorEventPayload.event_id == ErrorEvent.event_id))
+    if partitions.in_use(session):
+        same_event &= ErrorEventPayload.received_at == ErrorEvent.received_at  # the same day's partition
     rows = session.execute(
         select(ErrorEvent.id, ErrorEvent.error_id, ErrorEvent.event_id, ErrorEvent.received_at,
-               ErrorEventPayload.id, size)
-        .outerjoin(ErrorEventPayload, (ErrorEventPayload.error_id == ErrorEvent.error_id)
-                   & (ErrorEventPayload.event_id == ErrorEvent.event_id))
+               ErrorEventPayload.id, size, ErrorEvent.project_id)
+        .outerjoin(ErrorEventPayload, same_event)
         .where(condition).order_by(*order).limit(limit).offset(offset))
     return [Victim(*row) for row in rows]
 
@@ -143,12 +150,27 @@ def delete_victims(session: Session, victims: list[Victim]) -> None:
     """Removes the events with their payloads, keeping each error's count of stored events exact."""
     if not victims:
         return
+    partitioned = partitions.in_use(session)
+
+    def received(column) -> list:
+        # PostgreSQL: the victims' received range, so only their day partitions are searched.
+        if not partitioned:
+            return []
+        return [column >= min(victim.received_at for victim in victims),
+                column <= max(victim.received_at for victim in victims)]
+
     payload_ids = [victim.payload_id for victim in victims if victim.payload_id is not None]
     if payload_ids:
-        session.execute(delete(ErrorEventPayload).where(ErrorEventPayload.id.in_(payload_ids)))
+        session.execute(delete(ErrorEventPayload).where(ErrorEventPayload.id.in_(payload_ids),
+                                                        *received(ErrorEventPayload.received_at)))
     session.execute(delete(EventTag).where(tuple_(EventTag.event_id, EventTag.error_id).in_(
-        [(victim.event_id, victim.error_id) for victim in victims])))
-    session.execute(delete(ErrorEvent).where(ErrorEvent.id.in_([victim.row_id for victim in victims])))
+        [(victim.event_id, victim.error_id) for victim in victims]), *received(EventTag.received_at)))
+    session.execute(delete(ErrorEvent).where(ErrorEvent.id.in_([victim.row_id for victim in victims]),
+                                             *received(ErrorEvent.received_at)))
+    if partitioned:
+        # The event ids are free again, as on SQLite where the unique constraint went with the row.
+        session.execute(delete(EventKey).where(tuple_(EventKey.project_id, EventKey.event_id).in_(
+            [(victim.project_id, victim.event_id) for victim in victims])))
     per_error: dict[int, int] = {}
     for victim in victims:
         per_error[victim.error_id] = per_error.get(victim.error_id, 0) + 1
@@ -199,7 +221,7 @@ def prune_project(session_factory: Callable[[], Session], *, project: Project, p
             condition = (ErrorEvent.project_id == project.id) & (ErrorEvent.received_at < cutoff)
             if cursor:
                 condition &= tuple_(ErrorEvent.received_at, ErrorEvent.id) > cursor[-1]
-            victims = _victims(session, condition, (ErrorEvent.received_at, ErrorEvent.id), BATCH)
+            victims = select_victims(session, condition, (ErrorEvent.received_at, ErrorEvent.id), BATCH)
             if victims and dry_run:
                 cursor.append((victims[-1].received_at, victims[-1].row_id))
             apply(session, victims, result.by_age)
@@ -226,7 +248,7 @@ def prune_project(session_factory: Callable[[], Session], *, project: Project, p
             condition = (ErrorEvent.project_id == project.id) & (ErrorEvent.id > after[0])
             if cutoff is not None:
                 condition &= ErrorEvent.received_at >= cutoff
-            candidates = _victims(session, condition, (ErrorEvent.id,), BATCH)
+            candidates = select_victims(session, condition, (ErrorEvent.id,), BATCH)
             if not candidates:
                 return False
             after[0] = candidates[-1].row_id
@@ -268,7 +290,7 @@ def _cap_step(error_id: int, cap: int, cutoff: dt.datetime | None, dry_run: bool
             return False
         if cap > 1:
             condition &= ErrorEvent.id > first
-        victims = _victims(session, condition, (ErrorEvent.id.desc(),), BATCH, offset=max(cap - 1, 1) + offset[0])
+        victims = select_victims(session, condition, (ErrorEvent.id.desc(),), BATCH, offset=max(cap - 1, 1) + offset[0])
         if dry_run:
             offset[0] += len(victims)
         apply(session, victims)
@@ -282,8 +304,9 @@ def prune_all(session_factory: Callable[[], Session], *, defaults: RetentionPoli
               on_batch: Callable[[Session], None] = lambda session: None) -> list[ProjectPrune]:
     """A pass over every project that has stored events; returns what each lost (or would lose)."""
     with session_factory() as session:
-        projects = list(session.scalars(select(Project).where(
-            Project.id.in_(select(ErrorEvent.project_id).distinct())).order_by(Project.id)))
+        # Projects with stored events, read from their errors' exact counts (not from every event row).
+        with_events = select(TrackedError.project_id).where(TrackedError.stored_events > 0)
+        projects = list(session.scalars(select(Project).where(Project.id.in_(with_events)).order_by(Project.id)))
         overrides = {row.project_id: row for row in session.scalars(select(RetentionOverride))}
         session.expunge_all()
     results = []

@@ -7,6 +7,7 @@ the statements built here as driver-level executemany, like its other per-event 
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 
 from sqlalchemy import case
@@ -17,7 +18,7 @@ from .normalize import NormalizedEvent
 
 EVENT_TAGS = EventTag.__table__
 TAG_VALUES = ErrorTagValue.__table__
-EVENT_TAG_KEYS = ["error_id", "event_id", "key", "value"]
+EVENT_TAG_KEYS = ["error_id", "event_id", "key", "value", "received_at"]
 # Tags the event row already holds as columns: counted, but not written again as tag rows.
 COLUMN_TAGS = frozenset({"level", "release", "environment", "user"})
 COUNT_KEYS = ["error_id", "key", "value", "times_seen", "first_seen_at", "last_seen_at"]
@@ -40,14 +41,16 @@ def count_upsert(dialect_name: str):
     )
 
 
-def tag_rows(events: Iterable[tuple[int, NormalizedEvent]]) -> tuple[list[dict], list[dict]]:
-    """(a row per tag of each (error id, event) but the column tags, the batch's count per error, key and value)."""
+def tag_rows(events: Iterable[tuple[int, NormalizedEvent, dt.datetime]]) -> tuple[list[dict], list[dict]]:
+    """(a row per tag of each (error id, event, received at) but the column tags, the batch's count per error,
+    key and value)."""
     rows = []
     counts: dict[tuple[int, str, str], list] = {}
-    for error_id, event in events:
+    for error_id, event, received_at in events:
         for key, value in event.tags:
             if key not in COLUMN_TAGS:
-                rows.append({"error_id": error_id, "event_id": event.event_id, "key": key, "value": value})
+                rows.append({"error_id": error_id, "event_id": event.event_id, "key": key, "value": value,
+                             "received_at": received_at})
             seen = counts.get((error_id, key, value))
             if seen is None:
                 counts[(error_id, key, value)] = [1, event.occurred_at, event.occurred_at]

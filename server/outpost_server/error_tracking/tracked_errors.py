@@ -17,6 +17,7 @@ from outpost_server import domain_errors as domain
 from outpost_server.accounts.models import Project
 from outpost_server.db import parse_id, utcnow
 
+from . import partitions
 from .models import ERROR_STATUSES, ErrorEvent, ErrorEventPayload, ErrorHourlyCount, TrackedError
 
 
@@ -31,7 +32,8 @@ def latest_event_payload(session: Session, *, error: TrackedError) -> dict[str, 
     """The newest kept event JSON of the error (as the SDK sent it), or None."""
     blob = session.scalar(
         select(ErrorEventPayload.payload)
-        .where(ErrorEventPayload.error_id == error.id)
+        .where(ErrorEventPayload.error_id == error.id,
+               *partitions.error_days(session, error, ErrorEventPayload.received_at))
         .order_by(ErrorEventPayload.id.desc())
         .limit(1)
     )
@@ -41,8 +43,10 @@ def latest_event_payload(session: Session, *, error: TrackedError) -> dict[str, 
 
 
 def error_events(session: Session, *, error: TrackedError, limit: int = 20) -> list[ErrorEvent]:
-    return list(session.scalars(select(ErrorEvent).where(ErrorEvent.error_id == error.id)
-                                .order_by(ErrorEvent.id.desc()).limit(limit)))
+    return list(session.scalars(
+        select(ErrorEvent).where(ErrorEvent.error_id == error.id,
+                                 *partitions.error_days(session, error, ErrorEvent.received_at))
+        .order_by(ErrorEvent.id.desc()).limit(limit)))
 
 
 def update_error_status(session: Session, *, error: TrackedError, status: str) -> TrackedError:

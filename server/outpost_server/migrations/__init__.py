@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from alembic import command
@@ -20,12 +21,19 @@ def alembic_config(engine: Engine) -> Config:
     return config
 
 
-def upgrade_database(engine: Engine) -> None:
+def upgrade_database(engine: Engine, *, report: Callable[[str], None] = lambda line: None) -> None:
+    """Applies every revision; on PostgreSQL then moves rows a revision left to move in batches
+    (partition_move.py), telling `report` how far it is."""
     if engine.dialect.name == "postgresql":
         with engine.connect() as lock_connection:
             lock_connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _PG_MIGRATION_LOCK})
             try:
                 command.upgrade(alembic_config(engine), "heads")
+                # Still under the lock, so one replica moves while the others wait to start; each batch
+                # is its own transaction, so a running server is never held up for longer than one.
+                from outpost_server.migrations.partition_move import move_legacy_rows
+
+                move_legacy_rows(engine, report=report)
             finally:
                 lock_connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _PG_MIGRATION_LOCK})
                 lock_connection.commit()

@@ -17,6 +17,7 @@ from sqlalchemy import ColumnElement, and_, exists, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from outpost_server.db import LIKE_ESCAPE, contains_pattern, utcnow
+from outpost_server.error_tracking import partitions
 from outpost_server.error_tracking.grouping import exception_values, frames_of
 from outpost_server.error_tracking.models import ErrorEvent, ErrorHourlyCount, TrackedError
 from outpost_server.error_tracking.web.search import SearchQuery
@@ -150,8 +151,9 @@ def hourly_frequency(session: Session, error_ids: list[int], *, now: dt.datetime
 
 
 def error_releases(session: Session, error: TrackedError) -> list[str]:
-    releases = session.scalars(select(ErrorEvent.release).where(ErrorEvent.error_id == error.id,
-                                                                ErrorEvent.release.is_not(None))
+    releases = session.scalars(select(ErrorEvent.release).where(
+        ErrorEvent.error_id == error.id, ErrorEvent.release.is_not(None),
+        *partitions.error_days(session, error, ErrorEvent.received_at))
                                .distinct().limit(MAX_RELEASES))
     found = [release for release in releases if release]
     for release in (error.first_release, error.last_release):

@@ -46,8 +46,9 @@ def tag_filters(query: str | None) -> dict[str, str]:
 
 
 def _event_body(session: Session, project: Project, error: TrackedError, row: ErrorEvent) -> dict[str, Any]:
-    payload = events.payloads(session, error_id=error.id, event_ids=[row.event_id]).get(row.event_id, {})
-    previous_id, next_id = events.neighbours(session, event=row)
+    payload = events.payloads(session, error_id=error.id, event_ids=[row.event_id],
+                              received=[row.received_at]).get(row.event_id, {})
+    previous_id, next_id = events.neighbours(session, event=row, error=error)
     return event_json(project, error, row, payload, size=len(json.dumps(payload)) if payload else 0,
                       previous_id=previous_id, next_id=next_id)
 
@@ -68,7 +69,8 @@ def events_page(request: Request, params: Params, session: Session, project: Pro
                         boundary=cursor, has_before=window.has_before, has_after=window.has_after)
     if params.str("full") in ("1", "true"):
         return sentry_json([_event_body(session, project, error, row) for row in rows], link=link)
-    tags = events.stored_tags(session, error_id=error.id, event_ids=[row.event_id for row in rows])
+    tags = events.stored_tags(session, error_id=error.id, event_ids=[row.event_id for row in rows],
+                              received=[row.received_at for row in rows])
     return sentry_json([summary_json(project, error, row, events.column_tags(row) + tags[row.event_id])
                         for row in rows], link=link)
 
