@@ -7,8 +7,9 @@ page behind them has rows, as Sentry's paginator does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote, urlencode
 
 from fastapi import Request
@@ -76,13 +77,24 @@ def link_header(request: Request, *, previous: tuple[Cursor, bool], following: t
     return links_to(request, [("previous", str(previous[0]), previous[1]), ("next", str(following[0]), following[1])])
 
 
-def keyset_links(request: Request, *, first_id: int | None, last_id: int | None, boundary: Cursor | None,
-                 has_before: bool, has_after: bool) -> str:
+class KeysetWindow(Protocol):
+    """A page of rows read by id from a boundary (the issue and event lists' windows)."""
+
+    @property
+    def rows(self) -> Sequence[Any]: ...
+    @property
+    def has_before(self) -> bool: ...
+    @property
+    def has_after(self) -> bool: ...
+
+
+def keyset_links(request: Request, window: KeysetWindow, boundary: Cursor | None) -> str:
     """Links of a keyset page: previous = before its first row, next = after its last row."""
     fallback = boundary.value if boundary else 0
-    previous = Cursor(first_id if first_id is not None else fallback, 0, True)
-    following = Cursor(last_id if last_id is not None else fallback, 0, False)
-    return link_header(request, previous=(previous, has_before), following=(following, has_after))
+    rows = window.rows
+    previous = Cursor(rows[0].id if rows else fallback, 0, True)
+    following = Cursor(rows[-1].id if rows else fallback, 0, False)
+    return link_header(request, previous=(previous, window.has_before), following=(following, window.has_after))
 
 
 def offset_links(request: Request, *, offset: int, limit: int, has_more: bool) -> str:

@@ -65,8 +65,7 @@ def events_page(request: Request, params: Params, session: Session, project: Pro
     except events.UnknownBoundary:
         raise detail(400, "Invalid cursor parameter.") from None
     rows = window.rows
-    link = keyset_links(request, first_id=rows[0].id if rows else None, last_id=rows[-1].id if rows else None,
-                        boundary=cursor, has_before=window.has_before, has_after=window.has_after)
+    link = keyset_links(request, window, cursor)
     if params.str("full") in ("1", "true"):
         return sentry_json([_event_body(session, project, error, row) for row in rows], link=link)
     tags = events.stored_tags(session, error_id=error.id, event_ids=[row.event_id for row in rows],

@@ -50,8 +50,7 @@ def list_issues(request: Request, session: SessionDep, caller: CallerDep, params
     except events.UnknownBoundary:
         raise detail(400, "Invalid cursor parameter.") from None
     rows = window.rows
-    link = keyset_links(request, first_id=rows[0].id if rows else None, last_id=rows[-1].id if rows else None,
-                        boundary=cursor, has_before=window.has_before, has_after=window.has_after)
+    link = keyset_links(request, window, cursor)
     stats = integrated.hourly_frequency(session, [row.id for row in rows])
     return sentry_json([issue_json(request, project, row, stats[row.id]) for row in rows], link=link)
 
