@@ -1,5 +1,6 @@
 """The documentation stays true to the code: the configuration table is the one ServerConfig gives, every
-file and folder the README's map names exists, and every local link leads somewhere."""
+file and folder the maps name exists (the README's short one and docs/code-map.md), the whole map names
+every server module, and every local link leads somewhere."""
 
 from __future__ import annotations
 
@@ -28,10 +29,17 @@ def _repository_paths() -> set[str]:
     return paths
 
 
-def _map_block() -> str:
-    readme = (REPO_ROOT / "README.md").read_text()
-    section = readme.split("## Map of the code", 1)[1]
+def _map_block(document: str = "docs/code-map.md", heading: str = "# Map of the code") -> str:
+    text = (REPO_ROOT / document).read_text()
+    section = text.split(heading, 1)[1]
     return section.split("```", 2)[1]
+
+
+def _missing_paths(block: str) -> tuple[set[str], list[str]]:
+    paths = _repository_paths()
+    named = set(MAP_PATH.findall(block))
+    return named, sorted(name for name in named
+                         if not any(path == name or path.endswith("/" + name) for path in paths))
 
 
 def test_the_configuration_table_is_the_one_the_code_gives():
@@ -41,11 +49,14 @@ def test_the_configuration_table_is_the_one_the_code_gives():
 
 
 def test_every_path_the_map_names_exists():
-    paths = _repository_paths()
-    named = set(MAP_PATH.findall(_map_block()))
+    named, missing = _missing_paths(_map_block())
     assert len(named) > 60
-    missing = sorted(name for name in named
-                     if not any(path == name or path.endswith("/" + name) for path in paths))
+    assert missing == []
+
+
+def test_every_path_the_readmes_short_map_names_exists():
+    named, missing = _missing_paths(_map_block("README.md", "## Map of the code"))
+    assert len(named) > 20
     assert missing == []
 
 

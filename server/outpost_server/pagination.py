@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any
+from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import Depends, Query, Request, Response
+from fastapi import Request, Response
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
-from outpost_server import http_errors
 from outpost_server.db import MAX_ROW_ID
+from outpost_server.params import Declaration, Param, Params, query_params
 from outpost_server.urls import public_request_url
 
 DEFAULT_PER_PAGE = 20
@@ -20,26 +20,30 @@ MAX_PER_PAGE = 100
 MAX_COUNT = 10_000
 
 
-def page_params(request: Request) -> tuple[int, int]:
-    def _int(name: str, default: int) -> int:
-        raw = request.query_params.get(name)
-        if raw is None or raw == "":
-            return default
-        try:
-            return int(raw)
-        except ValueError:
-            raise http_errors.invalid_param(name) from None
+# Grape's `use :pagination` (GitLab's PaginationParams): page and per_page are Integers, per_page 0 is refused.
+PAGE_PARAMS = (Param("page", "integer", default=1),
+               Param("per_page", "integer", default=DEFAULT_PER_PAGE, excluded=(0,)))
 
-    page = max(_int("page", 1), 1)
-    per_page = _int("per_page", DEFAULT_PER_PAGE)
+
+def paginated(*params: Param) -> Declaration:
+    """The `openapi_extra` of a list endpoint: its own query parameters, then page and per_page (as GitLab
+    declares them, so problems are listed in its order)."""
+    return query_params(*params, *PAGE_PARAMS)
+
+
+def page_params(params: Params) -> tuple[int, int]:
+    """Kaminari's reading of them: a page below 1 is the first, a negative per_page the default, and
+    per_page at most 100."""
+    page = max(params.int("page", 1, bound=None), 1)
+    per_page = params.int("per_page", DEFAULT_PER_PAGE, bound=None)
     if per_page < 1:
         per_page = DEFAULT_PER_PAGE
     return page, min(per_page, MAX_PER_PAGE)
 
 
-def paginate(session: Session, stmt: Select, request: Request, response: Response) -> list[Any]:
+def paginate(session: Session, stmt: Select, params: Params, request: Request, response: Response) -> list[Any]:
     """Runs `stmt` (which must already be ordered) for the requested page and sets the headers."""
-    page, per_page = page_params(request)
+    page, per_page = page_params(params)
     capped = stmt.order_by(None).limit(MAX_COUNT + 1).subquery()
     counted = session.scalar(select(func.count()).select_from(capped)) or 0
     total = counted if counted <= MAX_COUNT else None
@@ -76,12 +80,3 @@ def _page_url(request: Request, page: int, per_page: int) -> str:
     params = [(k, v) for k, v in request.query_params.multi_items() if k not in ("page", "per_page", "private_token")]
     params += [("page", str(page)), ("per_page", str(per_page))]
     return f"{public_request_url(request)}?{urlencode(params)}"
-
-
-def declare_page_params(page: Annotated[str | None, Query(description="page number, from 1")] = None,
-                        per_page: Annotated[str | None, Query(description="items per page, up to 100")] = None) -> None:
-    """Lists the pagination parameters in the OpenAPI document; page_params reads and checks them."""
-
-
-# `dependencies=[PAGINATED]` on a list route.
-PAGINATED = Depends(declare_page_params)

@@ -1,15 +1,17 @@
 """Request parameters the way Grape sees them: query string, form body and JSON body merged.
 
 Every endpoint declares the parameters it reads (`query_params(...)` or `body_params(...)` as the
-route's `openapi_extra`), so /api/v4/openapi.json lists them and fuzzing sends them. Reading a
-parameter the route did not declare is a programming error (UndeclaredParameter, a 500 in tests).
+route's `openapi_extra`), so /api/v4/openapi.json lists them and fuzzing sends them, and the declaration
+is enforced in each API's own way (see read_params). Reading a parameter the route did not declare is a
+programming error (UndeclaredParameter, a 500 in tests).
 """
 
 from __future__ import annotations
 
 import builtins
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, overload
 
@@ -17,14 +19,16 @@ import orjson
 from fastapi import Depends, Request
 from fastapi.routing import APIRoute
 
-from outpost_server import http_errors
+from outpost_server import http_errors, param_checks
 from outpost_server.db import MAX_ROW_ID
+from outpost_server.param_checks import Invalid
 
-# Grape validates the declared parameters of GitLab's REST API; Rails controllers (the error tracking web
-# endpoints) and Sentry's web API answer bad parameters in their own words, from their handlers.
+# GitLab's REST API validates the declared parameters as Grape does: all of them before the handler runs.
 GRAPE_PREFIX = "/api/v4/"
-_TRUE = {"1", "t", "true", "y", "yes", "on"}
-_FALSE = {"0", "f", "false", "n", "no", "off"}
+# Sentry's web API (and GlitchTip's alerts beside it) refuses a parameter when its handler reads it, after
+# the lookups before it, with Sentry's `{"detail": ...}`; a missing one is the handler's to answer.
+SENTRY_PREFIX = "/api/0/"
+# Elsewhere (the Rails controllers of the error tracking web endpoints) handlers answer in their own words.
 _MISSING = object()
 
 ParamKind = Literal["string", "integer", "boolean", "array", "object", "datetime"]
@@ -32,14 +36,18 @@ ParamKind = Literal["string", "integer", "boolean", "array", "object", "datetime
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter an endpoint reads: its name, type, default and allowed values (for its documentation;
-    the handler still checks and coerces the value, with GitLab's messages)."""
+    """One parameter an endpoint reads: its name, type, default and allowed values, as Grape declares them
+    (`values:` is `choices` or `minimum`, `except_values:` is `excluded`); `invalid` is what Sentry's web
+    API says of a bad value, when not "Invalid <name> parameter."."""
 
     name: str
     kind: ParamKind = "string"
     default: Any = None
     required: bool = False
-    choices: tuple[str, ...] = ()
+    choices: tuple[Any, ...] = ()
+    minimum: int | None = None
+    excluded: tuple[int, ...] = ()
+    invalid: str | None = None
 
     def schema(self) -> dict[str, Any]:
         enum = {"enum": list(self.choices)} if self.choices else {}
@@ -49,54 +57,77 @@ class Param:
             schema = {"type": "string", "format": "date-time"}
         else:
             schema = {"type": self.kind, **enum}
+        if self.minimum is not None:
+            schema["minimum"] = self.minimum
         if self.default is not None:
             schema["default"] = self.default
         return schema
 
 
-def query_params(*params: Param) -> dict[str, Any]:
+class Declaration(dict[str, Any]):
+    """A route's `openapi_extra`: what the OpenAPI document lists, keeping the declared Params for read_params."""
+
+    def __init__(self, extra: dict[str, Any], params: tuple[Param, ...]):
+        super().__init__(extra)
+        self.params = params
+
+
+def query_params(*params: Param) -> Declaration:
     """The `openapi_extra` of a GET or DELETE endpoint reading these parameters from its query string."""
-    return {"parameters": [{"name": param.name, "in": "query", "required": param.required, "schema": param.schema()}
-                           for param in params]}
+    return Declaration({"parameters": [
+        {"name": param.name, "in": "query", "required": param.required, "schema": param.schema()}
+        for param in params]}, params)
 
 
-def body_params(*params: Param) -> dict[str, Any]:
+def body_params(*params: Param) -> Declaration:
     """The `openapi_extra` of a POST, PUT or PATCH endpoint reading these parameters from its body, JSON or
     form-encoded as Grape accepts them (the query string works too, as in GitLab)."""
     schema: dict[str, Any] = {"type": "object", "properties": {param.name: param.schema() for param in params}}
     required = [param.name for param in params if param.required]
     if required:
         schema["required"] = required
-    return {"requestBody": {"required": bool(required), "content": {
+    return Declaration({"requestBody": {"required": bool(required), "content": {
         "application/json": {"schema": schema},
         "application/x-www-form-urlencoded": {"schema": schema},
-    }}}
+    }}}, params)
 
 
 class UndeclaredParameter(RuntimeError):
     """A handler read a parameter its route does not declare: add it to the route's declaration."""
 
 
-def declared_names(route: APIRoute) -> frozenset[str] | None:
-    """The names `query_params`/`body_params` declared for the route; None when it declares none."""
+def declared_params(route: APIRoute) -> tuple[Param, ...] | None:
+    """What `query_params`/`body_params` declared for the route; None when it declares nothing."""
     extra = route.openapi_extra
-    if not extra:
-        return None
-    names = {parameter["name"] for parameter in extra.get("parameters", ()) if parameter.get("in") == "query"}
-    for content in extra.get("requestBody", {}).get("content", {}).values():
-        names.update(content["schema"].get("properties", {}))
-    return frozenset(names)
+    return extra.params if isinstance(extra, Declaration) else None
+
+
+@contextmanager
+def _grape_words(name: str) -> Iterator[None]:
+    """A value that breaks its declaration, refused as Grape words it: `{"error": "<name> is invalid"}`."""
+    try:
+        yield
+    except Invalid as invalid:
+        raise http_errors.ApiError(400, {"error": f"{name} {invalid.phrase}"}) from None
 
 
 class Params:
-    def __init__(self, values: dict[str, Any], *, declared: frozenset[str] | None = None):
+    def __init__(self, values: dict[str, Any], *, declared: frozenset[str] | None = None,
+                 sent: builtins.list[tuple[builtins.str, builtins.str]] | None = None,
+                 refusals: dict[builtins.str, http_errors.ApiError] | None = None):
         self._values = values
         # None: the route declares nothing yet, so any name may be read.
         self._declared = declared
+        # The query string's (name, value) pairs, repeats kept (Django's QueryDict.getlist).
+        self._sent = sent or []
+        # Sentry's answers for the values that break their declaration, given when the handler reads them.
+        self._refusals = refusals or {}
 
     def _get(self, name: str, default: Any = None) -> Any:
         if self._declared is not None and name not in self._declared:
             raise UndeclaredParameter(name)
+        if name in self._refusals:
+            raise self._refusals[name]
         return self._values.get(name, default)
 
     # The methods below are named after the types they return, so their annotations say builtins.X.
@@ -106,6 +137,12 @@ class Params:
 
     def raw(self, name: builtins.str, default: Any = None) -> Any:
         return self._get(name, default)
+
+    def every(self, name: builtins.str) -> builtins.list[builtins.str]:
+        """Every non-empty value the query string gives `name`, as sent (to forward them unchecked)."""
+        if self._declared is not None and name not in self._declared:
+            raise UndeclaredParameter(name)
+        return [value for key, value in self._sent if key == name and value]
 
     def require(self, *names: builtins.str) -> None:
         """For parameters required together only in some cases (the declaration enforces the rest)."""
@@ -126,18 +163,11 @@ class Params:
     def str(self, name: builtins.str, default: None = None) -> builtins.str | None: ...
 
     def str(self, name: builtins.str, default: builtins.str | None = None) -> builtins.str | None:
-        value = self._get(name, _MISSING)
-        if value is _MISSING or value is None:
+        value = self._get(name)
+        if value is None:
             return default
-        if isinstance(value, (dict, list)):
-            raise http_errors.invalid_param(name)
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        text = str(value)
-        # PostgreSQL text cannot hold NUL; GitLab refuses such parameters before they reach it.
-        if "\x00" in text:
-            raise http_errors.invalid_param(name)
-        return text
+        with _grape_words(name):
+            return param_checks.text(value)
 
     @overload
     def bool(self, name: builtins.str, default: builtins.bool) -> builtins.bool: ...
@@ -145,43 +175,28 @@ class Params:
     def bool(self, name: builtins.str, default: None = None) -> builtins.bool | None: ...
 
     def bool(self, name: builtins.str, default: builtins.bool | None = None) -> builtins.bool | None:
-        value = self._get(name, _MISSING)
-        if value is _MISSING or value is None:
+        value = self._get(name)
+        if value is None:
             return default
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, int) and value in (0, 1):
-            return bool(value)
-        if isinstance(value, str):
-            lowered = value.strip().lower()
-            if lowered == "":
-                raise http_errors.empty_param(name)
-            if lowered in _TRUE:
-                return True
-            if lowered in _FALSE:
-                return False
-        raise http_errors.invalid_param(name)
+        with _grape_words(name):
+            return param_checks.boolean(value)
 
     @overload
-    def int(self, name: builtins.str, default: builtins.int) -> builtins.int: ...
+    def int(self, name: builtins.str, default: builtins.int, *, bound: builtins.int | None = ...) -> builtins.int: ...
     @overload
-    def int(self, name: builtins.str, default: None = None) -> builtins.int | None: ...
+    def int(self, name: builtins.str, default: None = None, *,
+            bound: builtins.int | None = ...) -> builtins.int | None: ...
 
-    def int(self, name: builtins.str, default: builtins.int | None = None) -> builtins.int | None:
-        value = self._get(name, _MISSING)
-        if value is _MISSING or value is None or value == "":
+    def int(self, name: builtins.str, default: builtins.int | None = None, *,
+            bound: builtins.int | None = MAX_ROW_ID) -> builtins.int | None:
+        """A whole number; by default within the INTEGER columns ids land in (a number beyond them is as
+        invalid as a word), `bound=None` for any size."""
+        value = self._get(name)
+        if value is None:
             return default
-        if isinstance(value, bool):
-            raise http_errors.invalid_param(name)
-        if isinstance(value, str):
-            try:
-                value = int(value.strip())
-            except ValueError:
-                pass
-        # Integer parameters land in INTEGER columns; a number beyond them is as invalid as a word.
-        if isinstance(value, int) and -MAX_ROW_ID <= value <= MAX_ROW_ID:
-            return value
-        raise http_errors.invalid_param(name)
+        with _grape_words(name):
+            number = param_checks.integer(value, bound)
+        return default if number is None else number
 
     @overload
     def choice(self, name: builtins.str, allowed: tuple[builtins.str, ...], default: builtins.str) -> builtins.str: ...
@@ -197,149 +212,92 @@ class Params:
         return value
 
     def date(self, name: builtins.str) -> dt.date | None:
-        value = self.str(name)
-        if value is None or value == "":
-            return None
-        try:
-            return dt.date.fromisoformat(value[:10])
-        except ValueError:
-            raise http_errors.invalid_param(name) from None
+        value = self._get(name)
+        with _grape_words(name):
+            return None if value is None else param_checks.date(value)
 
     def datetime(self, name: builtins.str) -> dt.datetime | None:
-        """An ISO 8601 time (Grape's DateTime); without a zone it is UTC."""
-        value = self.str(name)
-        if value is None or value == "":
-            return None
-        try:
-            parsed = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise http_errors.invalid_param(name) from None
-        return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=dt.timezone.utc)
+        value = self._get(name)
+        with _grape_words(name):
+            return None if value is None else param_checks.datetime(value)
 
     def list(self, name: builtins.str) -> builtins.list[builtins.str] | None:
-        value = self._get(name, _MISSING)
-        if value is _MISSING or value is None:
-            return None
-        if isinstance(value, list):
-            return [str(item) for item in value]
-        if isinstance(value, str):
-            return [part for part in value.split(",") if part]
-        raise http_errors.invalid_param(name)
+        value = self._get(name)
+        with _grape_words(name):
+            return None if value is None else param_checks.listed(value)
+
+
+def _problems(declared: tuple[Param, ...], values: dict[str, Any], *, bound: int | None,
+              required: bool, blank_unsent: bool) -> list[tuple[Param, str]]:
+    """The declared parameters whose values break their declaration, with Grape's words, in declaration order."""
+    found = []
+    for param in declared:
+        value = values.get(param.name)
+        if value is None or (blank_unsent and value == ""):
+            if required and param.required:
+                found.append((param, "is missing"))
+            continue
+        try:
+            param_checks.check(param, value, bound=bound)
+        except Invalid as invalid:
+            found.append((param, invalid.phrase))
+    return found
 
 
 async def read_params(request: Request) -> Params:
+    """The request's parameters, its route's declaration enforced the way its API does:
+
+    - GitLab's REST API, as Grape: before the handler runs, every problem at once in one 400
+      `{"error": "a is missing, b is invalid"}`;
+    - Sentry's web API, as Sentry's handlers: reading a bad value answers 400 `{"detail": "Invalid <name>
+      parameter."}` (or the parameter's own words); a blank value counts as not sent, the query string only.
+    """
+    path = request.url.path
+    sentry = path.startswith(SENTRY_PREFIX)
+    sent = request.query_params.multi_items()
     values: dict[str, Any] = {}
-    for key, value in request.query_params.multi_items():
-        _merge(values, key, value)
-    if request.method in ("POST", "PUT", "PATCH", "DELETE"):
-        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if content_type == "application/json":
-            body = await request.body()
-            if body.strip():
-                try:
-                    document = orjson.loads(body)
-                except ValueError:
-                    raise http_errors.bad_request("invalid JSON body") from None
-                if not isinstance(document, dict):
-                    raise http_errors.bad_request("the JSON body must be an object")
-                values.update(document)
-        elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
-            form = await request.form()
-            for key, field in form.multi_items():
-                if isinstance(field, str):
-                    _merge(values, key, field)
+    if sentry:
+        values.update(sent)  # Django's QueryDict: a name's last value, and `name[]` is just another name
+    else:
+        for key, value in sent:
+            _merge(values, key, value)
+    if request.method in ("POST", "PUT", "PATCH", "DELETE") and not sentry:
+        await _read_body(request, values)
     route = request.scope.get("route")
-    if not isinstance(route, APIRoute):
+    declared = declared_params(route) if isinstance(route, APIRoute) else None
+    if declared is None:
         return Params(values)
-    params = Params(values, declared=declared_names(route))
-    if request.url.path.startswith(GRAPE_PREFIX):
-        enforce_declared(route, params)
-    return params
+    names = frozenset(param.name for param in declared)
+    if sentry:
+        problems = _problems(declared, values, bound=None, required=False, blank_unsent=True)
+        refusals = {param.name: http_errors.ApiError(
+            400, {"detail": param.invalid or f"Invalid {param.name} parameter."}) for param, _ in problems}
+        return Params(values, declared=names, sent=sent, refusals=refusals)
+    if path.startswith(GRAPE_PREFIX):
+        problems = _problems(declared, values, bound=param_checks.MAX_INTEGER, required=True, blank_unsent=False)
+        if problems:
+            words = ", ".join(f"{param.name} {phrase}" for param, phrase in problems)
+            raise http_errors.ApiError(400, {"error": words})
+    return Params(values, declared=names)
 
 
-# Routes live as long as their application: their declarations are read once.
-_DECLARED: dict[int, tuple[Param, ...]] = {}
-
-
-def declared_params(route: APIRoute) -> tuple[Param, ...]:
-    """The route's declared parameters, read back from its `openapi_extra`."""
-    cached = _DECLARED.get(id(route))
-    if cached is None:
-        cached = _DECLARED[id(route)] = _read_declaration(route)
-    return cached
-
-
-def _read_declaration(route: APIRoute) -> tuple[Param, ...]:
-    extra = route.openapi_extra or {}
-    found = [Param(parameter["name"], _kind(parameter["schema"]), required=parameter.get("required", False),
-                   choices=_choices(parameter["schema"]))
-             for parameter in extra.get("parameters", ()) if parameter.get("in") == "query"]
-    for content in extra.get("requestBody", {}).get("content", {}).values():
-        schema = content["schema"]
-        required = set(schema.get("required", ()))
-        found += [Param(name, _kind(prop), required=name in required, choices=_choices(prop))
-                  for name, prop in schema.get("properties", {}).items()]
-        break  # every content type declares the same schema
-    return tuple(found)
-
-
-def _kind(schema: dict[str, Any]) -> ParamKind:
-    kind = schema.get("type", "string")
-    if kind == "string" and schema.get("format") == "date-time":
-        return "datetime"
-    return kind if kind in ("string", "integer", "boolean", "array", "object") else "string"
-
-
-def _choices(schema: dict[str, Any]) -> tuple[str, ...]:
-    return tuple((schema.get("items", {}) if schema.get("type") == "array" else schema).get("enum", ()))
-
-
-def _check_integer(name: str, value: Any) -> None:
-    """Grape's Integer coercion: a whole number, as a number or as text (its size is the handler's
-    business: an id is bounded by its column, a byte count is not)."""
-    if isinstance(value, bool):
-        raise http_errors.invalid_param(name)
-    if isinstance(value, str) and not value.strip():
-        return  # Grape coerces a blank Integer to nil
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise http_errors.invalid_param(name) from None
-    if not isinstance(value, int) or abs(value) > 2**63 - 1:
-        raise http_errors.invalid_param(name)
-
-
-def enforce_declared(route: APIRoute, params: Params) -> None:
-    """Grape's validation of the declared parameters, before the handler runs: every problem at once, in
-    declaration order, as one 400 `{"error": "a is missing, b is invalid"}`."""
-    problems: list[str] = []
-    for param in declared_params(route):
-        if param.name not in params or params.raw(param.name) is None:
-            if param.required:
-                problems.append(f"{param.name} is missing")
-            continue
-        try:
-            if param.kind == "integer":
-                _check_integer(param.name, params.raw(param.name))
-            elif param.kind == "boolean":
-                params.bool(param.name)
-            elif param.kind == "datetime":
-                params.datetime(param.name)
-            elif param.kind == "object":
-                pass  # a JSON object (Grape's Hash): its own parser checks its keys
-            elif param.kind == "array":
-                values = params.list(param.name) or []
-                if param.choices and any(value not in param.choices for value in values):
-                    raise http_errors.invalid_value(param.name)
-            elif param.choices:
-                params.choice(param.name, param.choices)
-            else:
-                params.str(param.name)
-        except http_errors.ApiError as problem:
-            problems.append(problem.body["error"])
-    if problems:
-        raise http_errors.ApiError(400, {"error": ", ".join(problems)})
+async def _read_body(request: Request, values: dict[str, Any]) -> None:
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type == "application/json":
+        body = await request.body()
+        if body.strip():
+            try:
+                document = orjson.loads(body)
+            except ValueError:
+                raise http_errors.bad_request("invalid JSON body") from None
+            if not isinstance(document, dict):
+                raise http_errors.bad_request("the JSON body must be an object")
+            values.update(document)
+    elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        form = await request.form()
+        for key, field in form.multi_items():
+            if isinstance(field, str):
+                _merge(values, key, field)
 
 
 def _merge(values: dict[str, Any], key: str, value: str) -> None:

@@ -7,17 +7,19 @@ import httpx
 import pytest
 from fastapi.routing import APIRoute
 
+from outpost_server.accounts.router import router as accounts_router
 from outpost_server.alerts.router import api_router as mail_router
 from outpost_server.alerts.router import router as alerts_router
 from outpost_server.application_settings.router import router as application_settings_router
 from outpost_server.error_tracking.router import router as error_tracking_router
 from outpost_server.error_tracking.web.router import router as error_tracking_web_router
 from outpost_server.exports.router import router as exports_router
-from outpost_server.params import Params, UndeclaredParameter
+from outpost_server.params import Params, UndeclaredParameter, declared_params, read_params
 from outpost_server.sentry_api.router import router as sentry_api_router
+from outpost_server.source_maps.router import router as source_maps_router
 from outpost_server.variables.router import router as variables_router
 from outpost_server.vulnerabilities.router import router as vulnerabilities_router
-from tests.support import start_server
+from tests.support import ApiHelper, start_server
 
 DECLARING_ROUTERS = {
     "variables": variables_router,
@@ -137,6 +139,17 @@ ENFORCED = [
     ("POST", "/groups", {"name": "a", "name[]": "b", "path": "p"}, "name is invalid"),
     ("GET", "/personal_access_tokens", {"created_before": "yesterday", "state": "gone"},
      "state does not have a valid value, created_before is invalid"),
+    # The project and group list filters (GitLab's collection_params), then its pagination.
+    ("GET", "/projects", {"order_by": "stars", "visibility": "secret", "owned": "maybe", "page": "two"},
+     "order_by does not have a valid value, visibility does not have a valid value, owned is invalid, page is invalid"),
+    ("GET", "/projects", {"search": "a\x00b"}, "search is invalid"),
+    ("GET", "/groups", {"sort": "up", "min_access_level": "7"},
+     "sort does not have a valid value, min_access_level does not have a valid value"),
+    ("GET", "/groups/999999/projects", {"include_subgroups": "perhaps"}, "include_subgroups is invalid"),
+    ("GET", "/namespaces", {"top_level_only": "sometimes", "per_page": "0"},
+     "top_level_only is invalid, per_page has a value not allowed"),
+    ("GET", "/namespaces/some-path/exists", {"parent_id": "x"}, "parent_id is invalid"),
+    ("GET", "/admin/ci/variables", {"page": str(2**64), "per_page": "1.5"}, "page is invalid, per_page is invalid"),
 ]
 
 
@@ -149,3 +162,109 @@ def test_declarations_enforce_grapes_rules(server, method, path, values, error):
         else:
             response = client.request(method, path, data=values)
     assert (response.status_code, response.json()) == (400, {"error": error})
+
+
+def _page_headers(server, **values) -> tuple[int, str, str]:
+    with httpx.Client(base_url=server.api_url, headers={"PRIVATE-TOKEN": server.root_token}, timeout=30) as client:
+        response = client.get("/projects", params=values)
+    assert response.status_code == 200, response.text
+    return len(response.json()), response.headers["X-Page"], response.headers["X-Per-Page"]
+
+
+def test_pagination_reads_page_and_per_page_as_gitlab_does(server):
+    helper = ApiHelper(server)
+    for _ in range(3):
+        helper.project()
+    # Kaminari: a page below 1 is the first, a negative per_page the default, per_page at most 100.
+    assert _page_headers(server, page="0", per_page="1") == (1, "1", "1")
+    assert _page_headers(server, page="-4", per_page="1")[1:] == ("1", "1")
+    assert _page_headers(server, per_page="-5")[2] == "20"
+    assert _page_headers(server, per_page="1000")[2] == "100"
+    assert _page_headers(server, page="", per_page="")[1:] == ("1", "20")
+    # Far past the last row: an empty page, not an overflow.
+    assert _page_headers(server, page=str(10**15)) == (0, str(10**15), "20")
+
+
+# Sentry's web API refuses a bad value when its handler reads it, after the lookups before it, in Sentry's words.
+SENTRY_REFUSED = [
+    ("/projects/", {"cursor": "0:x:0"}, "Invalid cursor parameter."),
+    ("/projects/", {"per_page": "0"}, "Invalid per_page value."),
+    ("/projects/", {"per_page": "many"}, "Invalid per_page value."),
+    ("/projects/", {"cursor": "0:0:0", "per_page": "a\x00"}, "Invalid per_page value."),
+    ("/projects/{path}/issues/", {"sort": "loudest"}, "Invalid sort parameter."),
+    ("/projects/{path}/issues/", {"query": "is:unresolved\x00"}, "Invalid query parameter."),
+    ("/projects/{path}/issues/", {"limit": "-1"}, "Invalid per_page value."),
+    ("/projects/{path}/alerts/", {"limit": "x"}, "Invalid per_page value."),
+]
+
+
+@pytest.fixture(scope="module")
+def tracked_project(server) -> dict:
+    helper = ApiHelper(server)
+    project = helper.project()
+    helper.root.put(f"/projects/{project['id']}/error_tracking/settings",
+                    json={"active": True, "integrated": True}).raise_for_status()
+    return project
+
+
+@pytest.mark.parametrize(("path", "values", "detail"), SENTRY_REFUSED,
+                         ids=[f"{path} {detail}" for path, _, detail in SENTRY_REFUSED])
+def test_sentry_routes_refuse_bad_parameters_in_sentrys_words(server, tracked_project, path, values, detail):
+    with httpx.Client(base_url=server.url + "/api/0", headers={"Authorization": f"Bearer {server.root_token}"},
+                      timeout=30) as client:
+        response = client.get(path.format(path=tracked_project["path_with_namespace"]), params=values)
+    assert (response.status_code, response.json()) == (400, {"detail": detail})
+
+
+def test_sentry_routes_look_the_project_up_before_reading_parameters(server):
+    with httpx.Client(base_url=server.url + "/api/0", headers={"Authorization": f"Bearer {server.root_token}"},
+                      timeout=30) as client:
+        response = client.get("/projects/nobody/nothing/issues/", params={"cursor": "bad", "sort": "loudest"})
+    assert response.status_code == 404
+    assert response.json() != {"detail": "Invalid cursor parameter."}
+
+
+def test_sentry_routes_treat_a_blank_value_as_not_sent(server, tracked_project):
+    with httpx.Client(base_url=server.url + "/api/0", headers={"Authorization": f"Bearer {server.root_token}"},
+                      timeout=30) as client:
+        response = client.get(f"/projects/{tracked_project['path_with_namespace']}/issues/",
+                              params={"sort": "", "limit": "", "cursor": ""})
+    assert response.status_code == 200, response.text
+    assert response.json() == []
+    # Whitespace alone (here U+0085, which Python strips) is blank too, where a limit is read.
+    with httpx.Client(base_url=server.url + "/api/0", headers={"Authorization": f"Bearer {server.root_token}"},
+                      timeout=30) as client:
+        projects = client.get("/projects/", params={"per_page": "\x85"})
+        unlimited = client.get("/projects/")
+    assert projects.status_code == 200, projects.text
+    assert [project["id"] for project in projects.json()] == [project["id"] for project in unlimited.json()]
+    assert projects.json()
+
+
+# Under /api/0 a body is read by its endpoint's own serializer, as in Sentry and GlitchTip; the query string
+# goes through the declaration.
+SENTRY_MOUNTED = (sentry_api_router, alerts_router, source_maps_router)
+
+
+def _routes_with_parameters() -> list[APIRoute]:
+    routers = [*DECLARING_ROUTERS.values(), accounts_router, source_maps_router]
+    return [route for router in routers for route in _routes_of(router)
+            if isinstance(route, APIRoute) and declared_params(route)
+            and (router not in SENTRY_MOUNTED or (route.openapi_extra or {}).get("parameters"))]
+
+
+def _reads_params(route: APIRoute) -> bool:
+    pending = list(route.dependant.dependencies)
+    while pending:
+        dependency = pending.pop()
+        if dependency.call is read_params:
+            return True
+        pending.extend(dependency.dependencies)
+    return False
+
+
+def test_every_route_declaring_parameters_reads_them_through_the_enforcing_dependency():
+    routes = _routes_with_parameters()
+    assert len(routes) > 40
+    unread = [f"{sorted(route.methods)} {route.path}" for route in routes if not _reads_params(route)]
+    assert not unread

@@ -215,3 +215,36 @@ def test_routes_are_mounted_by_their_packages_router(path):
     assert module in _imports(router), f"{router.relative_to(PACKAGE_ROOT)} does not mount {module}"
     importers = [source for source in _sources() if module in _imports(source) and source.parent != path.parent]
     assert importers == [router], f"{module} is imported by {importers}; only its package's router mounts it"
+
+
+# Parameters are read one way: through the route's declaration (params.Param), which params.py enforces
+# in each API's own way. No HTTP module reads the query string itself or declares FastAPI's Query().
+# GraphQL is its own protocol: a GET carries the operation in its query string, and the schema declares
+# the operation's arguments.
+READS_QUERY_ITSELF = {"graphql/router.py"}
+
+
+def _parameter_reads_around_declarations(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr == "query_params":
+            found.append(f"query_params (line {node.lineno})")
+        elif isinstance(node, ast.Call) and "Query" in (getattr(node.func, "id", ""), getattr(node.func, "attr", "")):
+            found.append(f"Query() (line {node.lineno})")
+    return found
+
+
+def test_the_parameter_reader_sees_a_query_string_read():
+    assert _parameter_reads_around_declarations(PACKAGE_ROOT / "params.py")
+    assert _parameter_reads_around_declarations(PACKAGE_ROOT / "graphql" / "router.py")
+
+
+HTTP_MODULES = sorted(path for path in _sources() if path.name == "router.py" or path.parent.name == "routes")
+
+
+@pytest.mark.parametrize("path", HTTP_MODULES, ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
+def test_routes_read_parameters_through_their_declarations(path):
+    if str(path.relative_to(PACKAGE_ROOT)) in READS_QUERY_ITSELF:
+        return
+    assert _parameter_reads_around_declarations(path) == [], (
+        f"{path.relative_to(PACKAGE_ROOT)}: declare the parameter with params.Param and read it from ParamsDep")

@@ -169,6 +169,9 @@ def test_events_paginate_oldest_to_latest(server_b, setup):
         full = client.get(f"/issues/{issue_id}/events/", params={"full": "true", "per_page": 2}).json()
         assert [event["eventID"] for event in full] == setup["sent"][::-1][:2]
         assert {entry["type"] for entry in full[0]["entries"]} == {"exception", "breadcrumbs", "request"}
+        # Sentry's group events read only "1" and "true" as full; any other value lists summaries.
+        other = client.get(f"/issues/{issue_id}/events/", params={"full": "maybe", "per_page": 2})
+        assert other.status_code == 200 and "entries" not in other.json()[0]
         assert client.get(f"/issues/{issue_id}/events/", params={"query": "free text"}).status_code == 400
 
 

@@ -18,6 +18,9 @@ mkdir -p "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/outpost"
 # Pin the interpreter's version: the compiled libraries are built for it, not for whatever python3 becomes.
 ln -sf "/usr/bin/$interpreter" "$env_dir/bin/python3"
 sed -i '/^command = /d' "$env_dir/pyvenv.cfg"
+# setuptools builds in server/build and never removes what an earlier build left there, so a module deleted
+# or moved since would still be installed.
+rm -rf server/build
 # Byte code is compiled by the postinst on the target (and removed by the prerm), not shipped.
 "$PY" -m pip --python "$env_dir/bin/python" install --quiet --no-compile --no-warn-script-location \
     -c constraints.txt './server[postgres]'

@@ -70,9 +70,9 @@ class _Reader:
         value = self.raw(name)
         if value is None or value == "":
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit() \
+        if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdecimal() \
                 or len(str(value).strip()) > 9:
-            self.fail(name, "A valid integer is required." if not str(value).strip().isdigit()
+            self.fail(name, "A valid integer is required." if not str(value).strip().isdecimal()
                       else f"Ensure this value is between {low} and {high}.")
             return None
         number = int(value)

@@ -108,7 +108,7 @@ async def admitted(app: FastAPI, project_ident: str, public_key: str | None,
 async def _read_body(request: Request, limit: int) -> bytes:
     """The raw body, refused with 413 as soon as it passes the limit (chunked bodies included)."""
     declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
+    if declared and declared.isdecimal() and int(declared) > limit:
         raise PayloadTooLarge()
     chunks, size = [], 0
     async for chunk in request.stream():

@@ -43,7 +43,7 @@ def normalize_level(value: Any) -> str:
         return _PYTHON_LEVELS.get(value, "error")
     if isinstance(value, str):
         name = value.strip().lower()
-        if name.isdigit():
+        if name.isdecimal():
             return _PYTHON_LEVELS.get(int(name), "error")
         name = _LEVEL_ALIASES.get(name, name)
         if name in _LEVEL_NAMES:

@@ -46,7 +46,7 @@ def _host_port(netloc: str, scheme: str | None) -> tuple[str, int | None]:
     host, _, port = netloc.rpartition(":") if netloc.count(":") == 1 else (netloc, "", "")
     if not host:
         host, port = netloc, ""
-    if port.isdigit():
+    if port.isdecimal():
         return host, int(port)
     return host, _DEFAULT_PORTS.get(scheme or "")
 
@@ -57,7 +57,10 @@ def origin_allowed(origin: str | None, allowed: list[str]) -> bool:
     parts = urlsplit(origin.lower())
     if not parts.scheme or not parts.hostname:
         return False  # "null" (sandboxed frames, file: pages) only passes `*`
-    host, port = parts.hostname, parts.port or _DEFAULT_PORTS.get(parts.scheme)
+    try:
+        host, port = parts.hostname, parts.port or _DEFAULT_PORTS.get(parts.scheme)
+    except ValueError:  # a port that is not a number from 0 to 65535: no origin a browser sends
+        return False
     for entry in allowed:
         scheme, sep, rest = entry.partition("://")
         if not sep:

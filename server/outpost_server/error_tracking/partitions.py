@@ -12,7 +12,7 @@ Partitions are created ahead of time by the pruner's pass (under its lease, so o
 replicas): today and DAYS_AHEAD days after it. An event received on a day without a partition
 (a clock far off, a database restored from the past, demo data) lands in the DEFAULT partition,
 so an insert never fails; the same pass moves such rows into their day's new partition
-(drain_default), one day per transaction.
+(drain_day), one day per transaction.
 
 SQLite has none of this: its tables stay as they were, behind the same store functions.
 """

@@ -9,7 +9,9 @@ Pruning only removes events (their rows, tags and payloads). An error's aggregat
 affected, first and last seen, hourly counts, tag value counts) live on the error and in their own
 tables, so they stay true.
 Deletions run in small transactions of BATCH events with a pause between them: on SQLite ingestion
-needs the same write lock, so it never waits for more than one batch.
+needs the same write lock, so it never waits for more than one batch. On PostgreSQL the pass first
+drops the day partitions no project keeps any more (partition_retention.py); what this module deletes
+is what is left.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from outpost_server.accounts.models import Project
 from outpost_server.config import ServerConfig
 from outpost_server.db import read_only_scope, session_scope
 
+from . import partitions
 from .models import ErrorEvent, ErrorEventPayload, EventKey, EventTag, RetentionOverride, TrackedError
 
 BATCH = 200
@@ -133,7 +136,7 @@ def select_victims(session: Session, condition, order, limit: int, offset: int =
     size = func.coalesce(func.length(ErrorEventPayload.payload), 0)
     same_event = ((ErrorEventPayload.error_id == ErrorEvent.error_id)
                   & (ErrorEventPayload.event_id == ErrorEvent.event_id))
-    if session.get_bind().dialect.name == "postgresql":
+    if partitions.in_use(session):
         same_event &= ErrorEventPayload.received_at == ErrorEvent.received_at  # the same day's partition
     rows = session.execute(
         select(ErrorEvent.id, ErrorEvent.error_id, ErrorEvent.event_id, ErrorEvent.received_at,
@@ -147,7 +150,7 @@ def delete_victims(session: Session, victims: list[Victim]) -> None:
     """Removes the events with their payloads, keeping each error's count of stored events exact."""
     if not victims:
         return
-    partitioned = session.get_bind().dialect.name == "postgresql"
+    partitioned = partitions.in_use(session)
 
     def received(column) -> list:
         # PostgreSQL: the victims' received range, so only their day partitions are searched.

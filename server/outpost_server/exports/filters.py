@@ -42,7 +42,7 @@ def _ids(name: str, value: Any) -> list[int]:
     items = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else [value]
     ids = []
     for item in items:
-        if isinstance(item, str) and item.strip().isdigit():
+        if isinstance(item, str) and item.strip().isdecimal():
             item = int(item.strip())
         if isinstance(item, bool) or not isinstance(item, int) or not 0 < item <= MAX_ROW_ID:
             raise http_errors.invalid_param(name)

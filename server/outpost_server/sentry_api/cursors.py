@@ -7,13 +7,15 @@ page behind them has rows, as Sentry's paginator does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote, urlencode
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
+from outpost_server.params import Param, Params
 from outpost_server.urls import public_request_url
 
 from .access import detail
@@ -45,24 +47,22 @@ def parse_cursor(text: str | None) -> Cursor | None:
     return Cursor(value, offset, bool(is_prev))
 
 
-def text_param(request: Request, name: str) -> str | None:
-    """A query parameter; NUL bytes (which PostgreSQL text cannot hold) are refused before any query."""
-    value = request.query_params.get(name)
-    if value is not None and "\x00" in value:
-        raise detail(400, f"Invalid {name} parameter.")
-    return value
+CURSOR = Param("cursor")
 
 
-def parse_limit(text: str | None, default: int = MAX_LIMIT) -> int:
-    if text is None or text == "":
-        return default
-    try:
-        limit = int(text)
-    except ValueError:
-        raise detail(400, "Invalid per_page value.") from None
-    if limit < 1:
-        raise detail(400, "Invalid per_page value.")
-    return min(limit, MAX_LIMIT)
+def limit_param(name: str, default: int | None = MAX_LIMIT) -> Param:
+    """`per_page` or `limit`: a whole number of at least 1 (more than 100 gives 100), in Sentry's words."""
+    return Param(name, "integer", default=default, minimum=1, invalid="Invalid per_page value.")
+
+
+def page_limit(params: Params, *names: str) -> int:
+    """The first of `names` (declared by limit_param) given a value, at most 100; 100 when none is."""
+    for name in names:
+        # Read as declared: blank text (whitespace alone, by Python's reckoning) is no value.
+        number = params.int(name, bound=None)
+        if number is not None:
+            return min(number, MAX_LIMIT)
+    return MAX_LIMIT
 
 
 def links_to(request: Request, pages: list[tuple[str, str, bool]]) -> str:
@@ -77,13 +77,24 @@ def link_header(request: Request, *, previous: tuple[Cursor, bool], following: t
     return links_to(request, [("previous", str(previous[0]), previous[1]), ("next", str(following[0]), following[1])])
 
 
-def keyset_links(request: Request, *, first_id: int | None, last_id: int | None, boundary: Cursor | None,
-                 has_before: bool, has_after: bool) -> str:
+class KeysetWindow(Protocol):
+    """A page of rows read by id from a boundary (the issue and event lists' windows)."""
+
+    @property
+    def rows(self) -> Sequence[Any]: ...
+    @property
+    def has_before(self) -> bool: ...
+    @property
+    def has_after(self) -> bool: ...
+
+
+def keyset_links(request: Request, window: KeysetWindow, boundary: Cursor | None) -> str:
     """Links of a keyset page: previous = before its first row, next = after its last row."""
     fallback = boundary.value if boundary else 0
-    previous = Cursor(first_id if first_id is not None else fallback, 0, True)
-    following = Cursor(last_id if last_id is not None else fallback, 0, False)
-    return link_header(request, previous=(previous, has_before), following=(following, has_after))
+    rows = window.rows
+    previous = Cursor(rows[0].id if rows else fallback, 0, True)
+    following = Cursor(rows[-1].id if rows else fallback, 0, False)
+    return link_header(request, previous=(previous, window.has_before), following=(following, window.has_after))
 
 
 def offset_links(request: Request, *, offset: int, limit: int, has_more: bool) -> str:

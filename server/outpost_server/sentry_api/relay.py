@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import threading
 import time
-from typing import Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
@@ -24,6 +23,7 @@ from outpost_server.error_tracking import settings
 from outpost_server.error_tracking.external.client import SentryResponse
 from outpost_server.error_tracking.web import reading
 from outpost_server.http_errors import ApiError
+from outpost_server.params import Param, Params
 from outpost_server.urls import public_base_url
 
 from .access import detail, not_found
@@ -85,17 +85,17 @@ def issue(source: reading.ErrorSource, issue_id: str) -> JSONResponse:
 
 
 def issue_resource(request: Request, source: reading.ErrorSource, issue_id: str, below: str,
-                   forwarded: tuple[str, ...] = ()) -> JSONResponse:
-    """GET `issues/:id/<below>` from the Sentry, with the request's `forwarded` parameters."""
+                   params: Params | None = None, forwarded: tuple[Param, ...] = ()) -> JSONResponse:
+    """GET `issues/:id/<below>` from the Sentry, with the `forwarded` parameters as sent (the Sentry
+    judges them)."""
     key = (source.project.id, source.setting.api_url or "", issue_id)
-    params: dict[str, Any] = {name: values for name in forwarded
-                              if (values := [value for value in request.query_params.getlist(name) if value])}
+    sent = {param.name: values for param in forwarded if params is not None and (values := params.every(param.name))}
     try:
         if not _ownership.fresh(key):
             reading.sentry_issue(source, issue_id)
             _ownership.remember(key)
         client = reading.sentry_client(source)
-        response = reading.sentry_call(client.issue_resource, issue_id, below, params)
+        response = reading.sentry_call(client.issue_resource, issue_id, below, sent)
     except reading.ReadFailure as read_failure:
         raise failure(read_failure) from None
     return _relayed(request, response)

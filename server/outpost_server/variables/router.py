@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request, Response
 from outpost_server import http_errors
 from outpost_server.auth import AdminUserDep
 from outpost_server.db import SessionDep
-from outpost_server.pagination import PAGINATED, paginate
+from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.variables import plan_limits, service
 from outpost_server.variables.entities import variable_entity
@@ -32,9 +32,10 @@ def _default_variables_limit(request: Request) -> int:
     return request.app.state.config.default_instance_variables_limit
 
 
-@router.get("/admin/ci/variables", dependencies=[PAGINATED], openapi_extra=query_params())
-def list_variables(request: Request, response: Response, session: SessionDep, admin: AdminUserDep):
-    rows = paginate(session, service.list_stmt(), request, response)
+@router.get("/admin/ci/variables", openapi_extra=paginated())
+def list_variables(request: Request, response: Response, session: SessionDep, admin: AdminUserDep,
+                   params: ParamsDep):
+    rows = paginate(session, service.list_stmt(), params, request, response)
     secret_key = _secret_key(request)
     return [variable_entity(row, value=service.reveal(row, secret_key=secret_key)) for row in rows]
 

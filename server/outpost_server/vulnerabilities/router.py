@@ -10,7 +10,7 @@ from outpost_server import http_errors
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
-from outpost_server.pagination import PAGINATED, paginate
+from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.vulnerabilities import service
 from outpost_server.vulnerabilities.entities import vulnerability_entity
@@ -53,21 +53,13 @@ def upload_report(session: SessionDep, user: CurrentUserDep, content: Annotated[
     return service.import_report(session, project=project, report=report).as_dict()
 
 
-def _filter_list(params, name: str, allowed: tuple[str, ...]) -> list[str] | None:
-    values = params.list(name)
-    if values is not None and any(value not in allowed for value in values):
-        raise http_errors.invalid_value(name)
-    return values
-
-
-@router.get("/projects/{project_id}/vulnerabilities", dependencies=[PAGINATED],
-            openapi_extra=query_params(*LIST_FILTERS))
+@router.get("/projects/{project_id}/vulnerabilities", openapi_extra=paginated(*LIST_FILTERS))
 def list_project_vulnerabilities(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
                                  params: ParamsDep, project_id: str):
     project = find_project_for(session, project_id, user, READ_LEVEL)
-    state, severity, report_type = (_filter_list(params, param.name, param.choices) for param in LIST_FILTERS)
+    state, severity, report_type = (params.list(param.name) for param in LIST_FILTERS)
     stmt = service.vulnerabilities_query(project=project, states=state, severities=severity, report_types=report_type)
-    return [vulnerability_entity(v) for v in paginate(session, stmt, request, response)]
+    return [vulnerability_entity(v) for v in paginate(session, stmt, params, request, response)]
 
 
 def _find_vulnerability(session, user, vulnerability_id: str, min_level: int) -> Vulnerability:

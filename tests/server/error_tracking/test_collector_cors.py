@@ -137,6 +137,9 @@ def test_invalid_allowed_origins_are_refused(tracked, api, value):
     ("https://app.example.com:8443", ["https://app.example.com"], False),
     ("null", ["app.example.com"], False),
     (None, ["app.example.com"], True),
+    # A port that is no number (U+00B2 passes str.isdigit but not int()) matches nothing.
+    ("http://app.example.com:\u00b2", ["app.example.com:80"], False),
+    ("http://app.example.com:http", ["app.example.com"], False),
 ])
 def test_origin_matching(origin, allowed, expected):
     assert origin_allowed(origin, parse_allowed_origins(allowed)) is expected

@@ -50,6 +50,7 @@ def exception(exc_type: str, value: str, *frames: dict) -> dict:
         (float("inf"), "error"),
         (float("nan"), "error"),
         ({"a": 1}, "error"),
+        ("\u00b2", "error"),  # a digit to str.isdigit, not to int()
     ],
 )
 def test_levels(value, level):

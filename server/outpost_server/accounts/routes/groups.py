@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
 from outpost_server import http_errors
 from outpost_server.accounts import access, listing, namespaces
 from outpost_server.accounts.entities import group_entity, project_entity
-from outpost_server.accounts.routes.listing_params import GroupFilterDep, ProjectFilterDep
+from outpost_server.accounts.routes.listing_params import GROUP_FILTERS, PROJECT_FILTERS, group_filter, project_filter
 from outpost_server.accounts.service import find_group_for
 from outpost_server.auth import CurrentUserDep, OptionalUserDep
 from outpost_server.db import SessionDep
-from outpost_server.pagination import PAGINATED, paginate
+from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, ParamsDep, body_params
 
 router = APIRouter(tags=["groups"])
@@ -22,11 +20,10 @@ GROUP_FIELDS = (Param("name"), Param("path"), Param("description"),
                 Param("visibility", choices=namespaces.VISIBILITIES))
 
 
-@router.get("/groups", dependencies=[PAGINATED])
-def list_groups(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
-                filters: GroupFilterDep):
-    stmt = listing.groups_stmt(session, user=user, filters=filters)
-    return [group_entity(request, g) for g in paginate(session, stmt, request, response)]
+@router.get("/groups", openapi_extra=paginated(*GROUP_FILTERS))
+def list_groups(request: Request, response: Response, session: SessionDep, user: OptionalUserDep, params: ParamsDep):
+    stmt = listing.groups_stmt(session, user=user, filters=group_filter(params))
+    return [group_entity(request, g) for g in paginate(session, stmt, params, request, response)]
 
 
 @router.get("/groups/{group_id}")
@@ -34,22 +31,22 @@ def get_group(request: Request, session: SessionDep, user: OptionalUserDep, grou
     return group_entity(request, find_group_for(session, group_id, user))
 
 
-@router.get("/groups/{group_id}/subgroups", dependencies=[PAGINATED])
+@router.get("/groups/{group_id}/subgroups", openapi_extra=paginated(*GROUP_FILTERS))
 def list_subgroups(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
-                   filters: GroupFilterDep, group_id: str):
+                   params: ParamsDep, group_id: str):
     group = find_group_for(session, group_id, user)
-    stmt = listing.groups_stmt(session, user=user, filters=filters, parent_id=group.id)
-    return [group_entity(request, g) for g in paginate(session, stmt, request, response)]
+    stmt = listing.groups_stmt(session, user=user, filters=group_filter(params), parent_id=group.id)
+    return [group_entity(request, g) for g in paginate(session, stmt, params, request, response)]
 
 
-@router.get("/groups/{group_id}/projects", dependencies=[PAGINATED])
+@router.get("/groups/{group_id}/projects", openapi_extra=paginated(
+    *PROJECT_FILTERS, Param("include_subgroups", "boolean", default=False)))
 def list_group_projects(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
-                        filters: ProjectFilterDep, group_id: str,
-                        include_subgroups: Annotated[bool, Query()] = False):
+                        params: ParamsDep, group_id: str):
     group = find_group_for(session, group_id, user)
-    ids = listing.group_project_namespace_ids(session, group, include_subgroups=include_subgroups)
-    stmt = listing.projects_stmt(session, user=user, filters=filters, namespace_ids=ids)
-    return [project_entity(request, p) for p in paginate(session, stmt, request, response)]
+    ids = listing.group_project_namespace_ids(session, group, include_subgroups=params.bool("include_subgroups", False))
+    stmt = listing.projects_stmt(session, user=user, filters=project_filter(params), namespace_ids=ids)
+    return [project_entity(request, p) for p in paginate(session, stmt, params, request, response)]
 
 
 @router.post("/groups", status_code=201, openapi_extra=body_params(

@@ -1,72 +1,35 @@
-"""The query parameters GitLab's project and group lists share, declared once for every list route."""
+"""The query parameters of GitLab's project and group lists (its `collection_params` and
+`group_list_params`, in their order), declared once for every list route and read into the listing's filters."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import Depends, Query
-
-from outpost_server import http_errors
 from outpost_server.accounts import access
 from outpost_server.accounts.listing import GROUP_ORDERS, PROJECT_ORDERS, SORTS, GroupFilter, ProjectFilter
 from outpost_server.accounts.namespaces import VISIBILITIES
+from outpost_server.params import Param, Params
 
 # Gitlab::Access.all_values: the roles plus "no access" and the Planner role (15).
 ACCESS_VALUES = (access.NO_ACCESS, 5, access.GUEST, 15, access.REPORTER, access.DEVELOPER, access.MAINTAINER,
                  access.OWNER)
+MIN_ACCESS_LEVEL = Param("min_access_level", "integer", choices=ACCESS_VALUES)
+PROJECT_FILTERS = (
+    Param("order_by", choices=PROJECT_ORDERS, default="created_at"), Param("sort", choices=SORTS, default="desc"),
+    Param("visibility", choices=VISIBILITIES), Param("search"), Param("search_namespaces", "boolean"),
+    Param("owned", "boolean", default=False), Param("membership", "boolean", default=False), MIN_ACCESS_LEVEL)
+GROUP_FILTERS = (
+    Param("search"), Param("owned", "boolean", default=False), Param("order_by", choices=GROUP_ORDERS, default="name"),
+    Param("sort", choices=SORTS, default="asc"), MIN_ACCESS_LEVEL, Param("top_level_only", "boolean", default=False))
 
 
-def _choice(name: str, value: str | None, allowed: tuple[str, ...]) -> None:
-    if value is not None and value not in allowed:
-        raise http_errors.invalid_value(name)
+def project_filter(params: Params) -> ProjectFilter:
+    return ProjectFilter(search=params.str("search"), search_namespaces=params.bool("search_namespaces", False),
+                         owned=params.bool("owned", False), membership=params.bool("membership", False),
+                         min_access_level=params.int("min_access_level"), visibility=params.str("visibility"),
+                         order_by=params.str("order_by", "created_at"), sort=params.str("sort", "desc"))
 
 
-def _text(name: str, value: str | None) -> None:
-    # PostgreSQL text cannot hold NUL; GitLab refuses such parameters before they reach it.
-    if value is not None and "\x00" in value:
-        raise http_errors.invalid_param(name)
-
-
-def _level(value: int | None) -> None:
-    if value is not None and value not in ACCESS_VALUES:
-        raise http_errors.invalid_value("min_access_level")
-
-
-def project_filter(
-    search: Annotated[str | None, Query()] = None,
-    search_namespaces: Annotated[bool, Query()] = False,
-    owned: Annotated[bool, Query()] = False,
-    membership: Annotated[bool, Query()] = False,
-    min_access_level: Annotated[int | None, Query()] = None,
-    visibility: Annotated[str | None, Query()] = None,
-    order_by: Annotated[str, Query()] = "created_at",
-    sort: Annotated[str, Query()] = "desc",
-) -> ProjectFilter:
-    _text("search", search)
-    _level(min_access_level)
-    _choice("visibility", visibility, VISIBILITIES)
-    _choice("order_by", order_by, PROJECT_ORDERS)
-    _choice("sort", sort, SORTS)
-    return ProjectFilter(search=search, search_namespaces=search_namespaces, owned=owned, membership=membership,
-                         min_access_level=min_access_level,
-                         visibility=visibility, order_by=order_by, sort=sort)
-
-
-def group_filter(
-    search: Annotated[str | None, Query()] = None,
-    owned: Annotated[bool, Query()] = False,
-    min_access_level: Annotated[int | None, Query()] = None,
-    top_level_only: Annotated[bool, Query()] = False,
-    order_by: Annotated[str, Query()] = "name",
-    sort: Annotated[str, Query()] = "asc",
-) -> GroupFilter:
-    _text("search", search)
-    _level(min_access_level)
-    _choice("order_by", order_by, GROUP_ORDERS)
-    _choice("sort", sort, SORTS)
-    return GroupFilter(search=search, owned=owned, min_access_level=min_access_level, top_level_only=top_level_only,
-                       order_by=order_by, sort=sort)
-
-
-ProjectFilterDep = Annotated[ProjectFilter, Depends(project_filter)]
-GroupFilterDep = Annotated[GroupFilter, Depends(group_filter)]
+def group_filter(params: Params) -> GroupFilter:
+    return GroupFilter(search=params.str("search"), owned=params.bool("owned", False),
+                       min_access_level=params.int("min_access_level"),
+                       top_level_only=params.bool("top_level_only", False),
+                       order_by=params.str("order_by", "name"), sort=params.str("sort", "asc"))

@@ -12,7 +12,7 @@ from outpost_server.accounts.models import Group, Project, User
 from outpost_server.accounts.service import find_group_for, find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
-from outpost_server.pagination import PAGINATED, paginate
+from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, ParamsDep, body_params
 
 router = APIRouter(tags=["members"])
@@ -29,10 +29,12 @@ def _target(session: Session, user: User, kind: str, ident: str, *, manage: bool
 
 
 def _bind(kind: str) -> None:
-    @router.get(f"/{kind}/{{ident}}/members", name=f"list_{kind}_members", dependencies=[PAGINATED])
-    def list_members(request: Request, response: Response, session: SessionDep, user: CurrentUserDep, ident: str):
+    @router.get(f"/{kind}/{{ident}}/members", name=f"list_{kind}_members", openapi_extra=paginated())
+    def list_members(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
+                     params: ParamsDep, ident: str):
         target = _target(session, user, kind, ident, manage=False)
-        return [member_entity(request, m) for m in paginate(session, namespaces.member_stmt(target), request, response)]
+        rows = paginate(session, namespaces.member_stmt(target), params, request, response)
+        return [member_entity(request, m) for m in rows]
 
     @router.get(f"/{kind}/{{ident}}/members/{{user_id}}", name=f"get_{kind}_member")
     def get_member(request: Request, session: SessionDep, user: CurrentUserDep, ident: str, user_id: int):

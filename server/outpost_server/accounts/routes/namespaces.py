@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Request, Response
 
 from outpost_server.accounts import access, listing
 from outpost_server.accounts.entities import namespace_entity
 from outpost_server.accounts.models import Group, Namespace, User
 from outpost_server.accounts.service import find_namespace_for, group_access_level
 from outpost_server.auth import CurrentUserDep
-from outpost_server.db import MAX_ROW_ID, SessionDep
-from outpost_server.pagination import PAGINATED, paginate
+from outpost_server.db import SessionDep
+from outpost_server.pagination import paginate, paginated
+from outpost_server.params import Param, ParamsDep, query_params
 
 router = APIRouter(tags=["namespaces"])
 
@@ -25,15 +24,16 @@ def _entity(request: Request, session, user: User, namespace: Namespace) -> dict
     return namespace_entity(request, namespace, members_count=count)
 
 
-@router.get("/namespaces", dependencies=[PAGINATED])
+@router.get("/namespaces", openapi_extra=paginated(
+    Param("search"), Param("owned_only", "boolean", default=False), Param("top_level_only", "boolean", default=False),
+    Param("full_path_search", "boolean", default=False)))
 def list_namespaces(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
-                    search: Annotated[str | None, Query()] = None,
-                    owned_only: Annotated[bool, Query()] = False,
-                    top_level_only: Annotated[bool, Query()] = False,
-                    full_path_search: Annotated[bool, Query()] = False):
-    stmt = listing.namespaces_stmt(session, user=user, search=search, owned_only=owned_only,
-                                   top_level_only=top_level_only, full_path_search=full_path_search)
-    return [_entity(request, session, user, n) for n in paginate(session, stmt, request, response)]
+                    params: ParamsDep):
+    stmt = listing.namespaces_stmt(session, user=user, search=params.str("search"),
+                                   owned_only=params.bool("owned_only", False),
+                                   top_level_only=params.bool("top_level_only", False),
+                                   full_path_search=params.bool("full_path_search", False))
+    return [_entity(request, session, user, n) for n in paginate(session, stmt, params, request, response)]
 
 
 @router.get("/namespaces/{namespace_id}")
@@ -41,10 +41,10 @@ def get_namespace(request: Request, session: SessionDep, user: CurrentUserDep, n
     return _entity(request, session, user, find_namespace_for(session, namespace_id, user))
 
 
-@router.get("/namespaces/{namespace_id}/exists")
-def namespace_exists(session: SessionDep, user: CurrentUserDep, namespace_id: str,
-                     parent_id: Annotated[int | None, Query(ge=0, le=MAX_ROW_ID)] = None):
+@router.get("/namespaces/{namespace_id}/exists", openapi_extra=query_params(Param("parent_id", "integer")))
+def namespace_exists(session: SessionDep, user: CurrentUserDep, params: ParamsDep, namespace_id: str):
     """Whether the path (namespace_id is a path here) is taken among the parent's children, or at the top."""
+    parent_id = params.int("parent_id")
     exists = listing.path_taken(session, namespace_id, parent_id=parent_id)
     suggests = [listing.free_path_suggestion(session, namespace_id, parent_id=parent_id)] if exists else []
     return {"exists": exists, "suggests": suggests}

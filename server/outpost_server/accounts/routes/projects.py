@@ -8,22 +8,22 @@ from fastapi.responses import JSONResponse
 from outpost_server import http_errors
 from outpost_server.accounts import access, listing, namespaces
 from outpost_server.accounts.entities import project_entity
-from outpost_server.accounts.routes.listing_params import ProjectFilterDep
+from outpost_server.accounts.routes.listing_params import PROJECT_FILTERS, project_filter
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep, OptionalUserDep
 from outpost_server.db import SessionDep
-from outpost_server.pagination import PAGINATED, paginate
+from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, ParamsDep, body_params
 
 router = APIRouter(tags=["projects"])
 MONITOR_LEVELS = ("disabled", "private", "enabled")
 
 
-@router.get("/projects", dependencies=[PAGINATED])
+@router.get("/projects", openapi_extra=paginated(*PROJECT_FILTERS))
 def list_projects(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
-                  filters: ProjectFilterDep):
-    stmt = listing.projects_stmt(session, user=user, filters=filters)
-    return [project_entity(request, p) for p in paginate(session, stmt, request, response)]
+                  params: ParamsDep):
+    stmt = listing.projects_stmt(session, user=user, filters=project_filter(params))
+    return [project_entity(request, p) for p in paginate(session, stmt, params, request, response)]
 
 
 @router.get("/projects/{project_id}")

@@ -11,8 +11,8 @@ from outpost_server.accounts.entities import token_entity
 from outpost_server.accounts.models import PersonalAccessToken, User
 from outpost_server.auth import CurrentUserDep, PrincipalDep
 from outpost_server.db import SessionDep
-from outpost_server.pagination import PAGINATED, paginate
-from outpost_server.params import Param, ParamsDep, body_params, query_params
+from outpost_server.pagination import paginate, paginated
+from outpost_server.params import Param, ParamsDep, body_params
 
 router = APIRouter(tags=["personal_access_tokens"])
 ROTATE_BODY = body_params(Param("expires_at"))
@@ -21,7 +21,7 @@ ROTATE_BODY = body_params(Param("expires_at"))
 TIMES = ("created_before", "created_after", "last_used_before", "last_used_after")
 
 
-@router.get("/personal_access_tokens", dependencies=[PAGINATED], openapi_extra=query_params(
+@router.get("/personal_access_tokens", openapi_extra=paginated(
     Param("user_id", "integer"), Param("state", choices=("active", "inactive")), Param("revoked", "boolean"),
     Param("search"), *(Param(name, "datetime") for name in TIMES)))
 def list_personal_access_tokens(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
@@ -34,7 +34,8 @@ def list_personal_access_tokens(request: Request, response: Response, session: S
         raise http_errors.not_found()
     filters = users.TokenFilter(user_id=user_id if user.is_admin else user.id, state=params.str("state"),
                                 revoked=params.bool("revoked"), search=params.str("search"), **times)
-    return [token_entity(pat) for pat in paginate(session, users.tokens_stmt(filters=filters), request, response)]
+    rows = paginate(session, users.tokens_stmt(filters=filters), params, request, response)
+    return [token_entity(pat) for pat in rows]
 
 
 def _current_token(principal) -> PersonalAccessToken:

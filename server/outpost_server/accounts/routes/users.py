@@ -14,8 +14,8 @@ from outpost_server.accounts.entities import token_entity, user_entity
 from outpost_server.accounts.models import User
 from outpost_server.auth import AdminUserDep, CurrentUserDep, OptionalUserDep
 from outpost_server.db import SessionDep
-from outpost_server.pagination import PAGINATED, paginate
-from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
+from outpost_server.pagination import paginate, paginated
+from outpost_server.params import Param, Params, ParamsDep, body_params
 
 router = APIRouter(tags=["users"])
 
@@ -36,7 +36,7 @@ def get_current_user(request: Request, user: CurrentUserDep):
     return user_entity(request, user, with_private=True)
 
 
-@router.get("/users", dependencies=[PAGINATED], openapi_extra=query_params(
+@router.get("/users", openapi_extra=paginated(
     Param("username"), Param("search"), Param("order_by", choices=users.USER_ORDERS, default="id"),
     Param("sort", choices=("asc", "desc"), default="desc")))
 def list_users(request: Request, response: Response, session: SessionDep, user: OptionalUserDep, params: ParamsDep):
@@ -47,7 +47,8 @@ def list_users(request: Request, response: Response, session: SessionDep, user: 
     stmt = users.users_stmt(username=username, search=params.str("search"), order_by=params.str("order_by", "id"),
                             sort=params.str("sort", "desc"))
     with_private = user is not None and user.is_admin
-    return [user_entity(request, u, with_private=with_private) for u in paginate(session, stmt, request, response)]
+    rows = paginate(session, stmt, params, request, response)
+    return [user_entity(request, u, with_private=with_private) for u in rows]
 
 
 def _user(session: Session, user_id: str | int) -> User:

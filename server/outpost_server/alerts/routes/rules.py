@@ -18,11 +18,11 @@ from outpost_server.accounts.models import Project
 from outpost_server.db import SessionDep
 from outpost_server.error_tracking.access import may_manage
 from outpost_server.http_errors import ApiError
-from outpost_server.params import Param, body_params, query_params
+from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.security import SecretBox
 from outpost_server.sentry_api.access import NO_PERMISSION, Caller, CallerDep, detail, not_found, project_for
 from outpost_server.sentry_api.bodies import json_body
-from outpost_server.sentry_api.cursors import offset_links, parse_cursor, parse_limit, sentry_json
+from outpost_server.sentry_api.cursors import CURSOR, limit_param, offset_links, page_limit, parse_cursor, sentry_json
 from outpost_server.urls import public_base_url
 
 from .. import delivery, service
@@ -69,11 +69,12 @@ def _link_base(request: Request) -> str:
     return public_base_url(request).rstrip("/")
 
 
-@router.get(ALERTS, openapi_extra=query_params(Param("cursor"), Param("limit", "integer", default=100)))
-def list_alerts(request: Request, session: SessionDep, caller: CallerDep, organization_slug: str, project_slug: str):
+@router.get(ALERTS, openapi_extra=query_params(CURSOR, limit_param("limit")))
+def list_alerts(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep, organization_slug: str,
+                project_slug: str):
     project = project_for(session, caller, organization_slug, project_slug)
-    cursor = parse_cursor(request.query_params.get("cursor"))
-    limit = parse_limit(request.query_params.get("limit"))
+    cursor = parse_cursor(params.str("cursor"))
+    limit = page_limit(params, "limit")
     offset = cursor.offset if cursor else 0
     rules = service.rules_of(session, project=project)
     link = offset_links(request, offset=offset, limit=limit, has_more=offset + limit < len(rules))
@@ -121,14 +122,14 @@ def delete_alert(session: SessionDep, caller: CallerDep, organization_slug: str,
     return Response(status_code=204)
 
 
-@router.get(ALERT + "deliveries/", openapi_extra=query_params(Param("cursor"), Param("limit", "integer", default=100)))
-def list_deliveries(request: Request, session: SessionDep, caller: CallerDep, organization_slug: str,
-                    project_slug: str, alert_id: str):
+@router.get(ALERT + "deliveries/", openapi_extra=query_params(CURSOR, limit_param("limit")))
+def list_deliveries(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
+                    organization_slug: str, project_slug: str, alert_id: str):
     """Outpost extension: the rule's delivery log, newest first."""
     project = project_for(session, caller, organization_slug, project_slug)
     rule = _rule(session, project, alert_id)
-    cursor = parse_cursor(request.query_params.get("cursor"))
-    limit = parse_limit(request.query_params.get("limit"))
+    cursor = parse_cursor(params.str("cursor"))
+    limit = page_limit(params, "limit")
     offset = cursor.offset if cursor else 0
     rows = service.deliveries_of(session, rule=rule, limit=limit + 1, offset=offset)
     link = offset_links(request, offset=offset, limit=limit, has_more=len(rows) > limit)
@@ -136,11 +137,11 @@ def list_deliveries(request: Request, session: SessionDep, caller: CallerDep, or
 
 
 @router.post(ALERT + "test/", openapi_extra=query_params(Param("recipient_id", "integer")))
-def test_alert(request: Request, session: SessionDep, caller: CallerDep, organization_slug: str, project_slug: str,
-               alert_id: str):
+def test_alert(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep, organization_slug: str,
+               project_slug: str, alert_id: str):
     """GlitchTip's test endpoint: sends a test notification to each recipient (or `recipient_id`) now and
     answers `[{recipientType, status: sent|error, message}]`; each is also written to the delivery log."""
     project = _maintained_project(session, caller, organization_slug, project_slug)
     rule = _rule(session, project, alert_id)
-    return sentry_json(delivery.send_tests(session, rule=rule, recipient_id=request.query_params.get("recipient_id"),
+    return sentry_json(delivery.send_tests(session, rule=rule, recipient_id=params.str("recipient_id"),
                                            context=delivery.context_of(request.app)))

@@ -222,7 +222,7 @@ def send_pinned(method: str, url: str, *, headers: dict[str, str], content: byte
 
 def _read_limited(response: httpx.Response, max_bytes: int) -> bytes:
     declared = response.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > max_bytes:
+    if declared and declared.isdecimal() and int(declared) > max_bytes:
         raise BodyTooLarge(int(declared))
     chunks: list[bytes] = []
     size = 0

@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 from outpost_server import http_errors
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep, after_commit
-from outpost_server.pagination import PAGINATED, paginate
+from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.urls import public_base_url
 
@@ -79,11 +79,11 @@ def put_error_tracking_setting(request: Request, session: SessionDep, user: Curr
     return setting_entity(setting)
 
 
-@router.get("/projects/{project_id}/error_tracking/client_keys", dependencies=[PAGINATED],
-            openapi_extra=query_params())
-def list_client_keys(request: Request, response: Response, session: SessionDep, user: CurrentUserDep, project_id: str):
+@router.get("/projects/{project_id}/error_tracking/client_keys", openapi_extra=paginated())
+def list_client_keys(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
+                     params: ParamsDep, project_id: str):
     project = managed_project(session, project_id, user)
-    keys = paginate(session, client_keys.client_keys_query(project=project), request, response)
+    keys = paginate(session, client_keys.client_keys_query(project=project), params, request, response)
     base_url = public_base_url(request)
     return [client_key_entity(key, base_url=base_url) for key in keys]
 

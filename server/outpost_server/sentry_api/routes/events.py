@@ -14,10 +14,10 @@ from outpost_server.accounts.models import Project
 from outpost_server.db import SessionDep
 from outpost_server.error_tracking import events
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
-from outpost_server.params import Param, query_params
+from outpost_server.params import Param, Params, ParamsDep, query_params
 
 from ..access import CallerDep, detail, issue_for, not_found
-from ..cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param
+from ..cursors import CURSOR, keyset_links, limit_param, page_limit, parse_cursor, sentry_json
 from ..event_json import event_json, summary_json
 
 router = APIRouter()
@@ -25,8 +25,8 @@ router = APIRouter()
 _FILTER = re.compile(r'(?P<key>[^\s:"]+):(?P<value>"(?:[^"\\]|\\.)*"|\S+)')
 _USER_FIELDS = {"user.id": "id", "user.email": "email", "user.username": "username", "user.ip": "ip"}
 EVENT_ID = re.compile(r"[0-9a-fA-F]{32}")
-EVENT_LIST_PARAMS = (Param("query"), Param("cursor"), Param("per_page", "integer", default=100),
-                     Param("limit", "integer"), Param("full", "boolean", default=False))
+# `full` is a string as Sentry reads it: "1" or "true" asks for whole events, and any other value does not.
+EVENT_LIST_PARAMS = (Param("query"), CURSOR, limit_param("per_page"), limit_param("limit", None), Param("full"))
 
 
 def tag_filters(query: str | None) -> dict[str, str]:
@@ -53,20 +53,20 @@ def _event_body(session: Session, project: Project, error: TrackedError, row: Er
                       previous_id=previous_id, next_id=next_id)
 
 
-def events_page(request: Request, session: Session, project: Project, error: TrackedError) -> JSONResponse:
+def events_page(request: Request, params: Params, session: Session, project: Project,
+                error: TrackedError) -> JSONResponse:
     """Newest first; `full=true` gives every event in full, as Sentry's `full` parameter does."""
-    cursor = parse_cursor(request.query_params.get("cursor"))
-    limit = parse_limit(request.query_params.get("per_page") or request.query_params.get("limit"))
+    cursor = parse_cursor(params.str("cursor"))
+    limit = page_limit(params, "per_page", "limit")
     try:
-        window = events.events_window(session, error=error, limit=limit, tags=tag_filters(text_param(request, "query")),
+        window = events.events_window(session, error=error, limit=limit, tags=tag_filters(params.str("query")),
                                       boundary_id=cursor.value if cursor else None,
                                       backwards=bool(cursor and cursor.is_prev))
     except events.UnknownBoundary:
         raise detail(400, "Invalid cursor parameter.") from None
     rows = window.rows
-    link = keyset_links(request, first_id=rows[0].id if rows else None, last_id=rows[-1].id if rows else None,
-                        boundary=cursor, has_before=window.has_before, has_after=window.has_after)
-    if request.query_params.get("full") in ("1", "true"):
+    link = keyset_links(request, window, cursor)
+    if params.str("full") in ("1", "true"):
         return sentry_json([_event_body(session, project, error, row) for row in rows], link=link)
     tags = events.stored_tags(session, error_id=error.id, event_ids=[row.event_id for row in rows],
                               received=[row.received_at for row in rows])
@@ -88,9 +88,9 @@ def issue_event(session: Session, project: Project, error: TrackedError, which: 
 
 
 @router.get("/issues/{issue_id}/events/", openapi_extra=query_params(*EVENT_LIST_PARAMS))
-def list_events(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
+def list_events(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep, issue_id: str):
     project, error = issue_for(session, caller, issue_id)
-    return events_page(request, session, project, error)
+    return events_page(request, params, session, project, error)
 
 
 @router.get("/issues/{issue_id}/events/{which}/", openapi_extra=query_params())

@@ -15,11 +15,11 @@ from outpost_server.error_tracking.models import TrackedError
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.search import parse_search
 from outpost_server.http_errors import ApiError
-from outpost_server.params import Param, body_params, query_params
+from outpost_server.params import Param, ParamsDep, body_params, query_params
 
 from ..access import CallerDep, detail, issue_for, project_for
 from ..bodies import json_body
-from ..cursors import keyset_links, parse_cursor, parse_limit, sentry_json, text_param
+from ..cursors import CURSOR, keyset_links, limit_param, page_limit, parse_cursor, sentry_json
 from ..serializers import daily_stats, issue_details_json, issue_json
 
 router = APIRouter()
@@ -32,18 +32,16 @@ STATUS_CHANGES = {"resolved": "resolved", "resolvedInNextRelease": "resolved", "
 
 @router.get("/projects/{organization_slug}/{project_slug}/issues/", openapi_extra=query_params(
     Param("query", default=DEFAULT_QUERY), Param("sort", default="date", choices=tuple(events.ERROR_SORTS)),
-    Param("cursor"), Param("limit", "integer", default=100)))
-def list_issues(request: Request, session: SessionDep, caller: CallerDep,
+    CURSOR, limit_param("limit")))
+def list_issues(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
                 organization_slug: str, project_slug: str):
     project = project_for(session, caller, organization_slug, project_slug)
     caller.require("event:read")
-    raw_query = text_param(request, "query")
+    raw_query = params.str("query")
     query = parse_search(DEFAULT_QUERY if raw_query is None else raw_query)
-    sort = text_param(request, "sort") or "date"
-    if sort not in events.ERROR_SORTS:
-        raise detail(400, "Invalid sort parameter.")
-    cursor = parse_cursor(request.query_params.get("cursor"))
-    limit = parse_limit(request.query_params.get("limit"))
+    sort = params.str("sort") or "date"
+    cursor = parse_cursor(params.str("cursor"))
+    limit = page_limit(params, "limit")
     try:
         window = events.errors_window(
             session, project_id=project.id, conditions=integrated.error_filters(project.id, query.status, query),
@@ -52,8 +50,7 @@ def list_issues(request: Request, session: SessionDep, caller: CallerDep,
     except events.UnknownBoundary:
         raise detail(400, "Invalid cursor parameter.") from None
     rows = window.rows
-    link = keyset_links(request, first_id=rows[0].id if rows else None, last_id=rows[-1].id if rows else None,
-                        boundary=cursor, has_before=window.has_before, has_after=window.has_after)
+    link = keyset_links(request, window, cursor)
     stats = integrated.hourly_frequency(session, [row.id for row in rows])
     return sentry_json([issue_json(request, project, row, stats[row.id]) for row in rows], link=link)
 

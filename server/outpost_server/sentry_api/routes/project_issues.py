@@ -21,7 +21,7 @@ from outpost_server.db import SessionDep
 from outpost_server.error_tracking import events, tracked_errors
 from outpost_server.error_tracking.models import TrackedError
 from outpost_server.error_tracking.web import reading
-from outpost_server.params import query_params
+from outpost_server.params import ParamsDep, query_params
 
 from .. import relay
 from ..access import Caller, CallerDep, not_found, project_for
@@ -57,13 +57,12 @@ def project_issue(request: Request, session: SessionDep, caller: CallerDep, orga
 
 
 @router.get(ISSUE + "events/", openapi_extra=query_params(*EVENT_LIST_PARAMS))
-def project_issue_events(request: Request, session: SessionDep, caller: CallerDep, organization_slug: str,
-                         project_slug: str, issue_id: str):
+def project_issue_events(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
+                         organization_slug: str, project_slug: str, issue_id: str):
     project, external = _target(request, session, caller, organization_slug, project_slug)
     if external is not None:
-        names = tuple(param.name for param in EVENT_LIST_PARAMS)
-        return relay.issue_resource(request, external, issue_id, "events/", names)
-    return events_page(request, session, project, _stored(session, project, issue_id))
+        return relay.issue_resource(request, external, issue_id, "events/", params, EVENT_LIST_PARAMS)
+    return events_page(request, params, session, project, _stored(session, project, issue_id))
 
 
 @router.get(ISSUE + "events/{which}/", openapi_extra=query_params())
@@ -79,22 +78,22 @@ def project_issue_event(request: Request, session: SessionDep, caller: CallerDep
 
 
 @router.get(ISSUE + "tags/", openapi_extra=query_params(*TAG_PARAMS))
-def project_issue_tags(request: Request, session: SessionDep, caller: CallerDep, organization_slug: str,
-                       project_slug: str, issue_id: str):
+def project_issue_tags(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
+                       organization_slug: str, project_slug: str, issue_id: str):
     project, external = _target(request, session, caller, organization_slug, project_slug)
     if external is not None:
-        return relay.issue_resource(request, external, issue_id, "tags/", tuple(param.name for param in TAG_PARAMS))
-    return tags_of(request, session, _stored(session, project, issue_id))
+        return relay.issue_resource(request, external, issue_id, "tags/", params, TAG_PARAMS)
+    return tags_of(params, session, _stored(session, project, issue_id))
 
 
 @router.get(ISSUE + "tags/{key}/values/", openapi_extra=query_params(*TAG_VALUE_PARAMS))
-def project_issue_tag_values(request: Request, session: SessionDep, caller: CallerDep, organization_slug: str,
-                             project_slug: str, issue_id: str, key: str):
+def project_issue_tag_values(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
+                             organization_slug: str, project_slug: str, issue_id: str, key: str):
     project, external = _target(request, session, caller, organization_slug, project_slug)
     if external is not None:
-        names = tuple(param.name for param in TAG_VALUE_PARAMS)
-        return relay.issue_resource(request, external, issue_id, f"tags/{quote(key, safe='')}/values/", names)
-    return values_of(request, session, _stored(session, project, issue_id), key)
+        below = f"tags/{quote(key, safe='')}/values/"
+        return relay.issue_resource(request, external, issue_id, below, params, TAG_VALUE_PARAMS)
+    return values_of(request, params, session, _stored(session, project, issue_id), key)
 
 
 @router.get("/projects/{organization_slug}/{project_slug}/events/{event_id}/", openapi_extra=query_params())

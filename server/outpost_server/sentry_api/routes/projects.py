@@ -5,19 +5,19 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from outpost_server.db import SessionDep
-from outpost_server.params import Param, query_params
+from outpost_server.params import ParamsDep, query_params
 
 from ..access import CallerDep, readable_projects
-from ..cursors import offset_links, parse_cursor, parse_limit, sentry_json
+from ..cursors import CURSOR, limit_param, offset_links, page_limit, parse_cursor, sentry_json
 from ..serializers import project_json
 
 router = APIRouter()
 
 
-@router.get("/projects/", openapi_extra=query_params(Param("cursor"), Param("per_page", "integer", default=100)))
-def list_projects(request: Request, session: SessionDep, caller: CallerDep):
-    cursor = parse_cursor(request.query_params.get("cursor"))
-    limit = parse_limit(request.query_params.get("per_page"))
+@router.get("/projects/", openapi_extra=query_params(CURSOR, limit_param("per_page")))
+def list_projects(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep):
+    cursor = parse_cursor(params.str("cursor"))
+    limit = page_limit(params, "per_page")
     offset = cursor.offset if cursor else 0
     projects = readable_projects(session, caller)
     page = projects[offset:offset + limit]

@@ -6,11 +6,11 @@ GET /api/0/projects/{org}/{project}/artifact-bundles/{bundle_id}/files/ (project
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
 from outpost_server.db import SessionDep
-from outpost_server.params import Param, query_params
+from outpost_server.params import Param, ParamsDep, query_params
 from outpost_server.sentry_api.access import CallerDep, not_found, project_for
 
 from .. import bundles
@@ -28,9 +28,10 @@ def list_bundles(session: SessionDep, caller: CallerDep, organization: str, proj
 
 @router.delete("/projects/{organization}/{project_slug}/files/artifact-bundles/",
                openapi_extra=query_params(Param("bundleId", required=True)))
-def delete_bundle(request: Request, session: SessionDep, caller: CallerDep, organization: str, project_slug: str):
+def delete_bundle(session: SessionDep, caller: CallerDep, params: ParamsDep, organization: str, project_slug: str):
+    """A missing `bundleId` is answered as Sentry's handler does (404, its own words)."""
     project = releasable_project(session, caller, organization, project_slug)
-    bundle_id = request.query_params.get("bundleId")
+    bundle_id = params.str("bundleId")
     if not bundle_id:
         return JSONResponse({"error": f"Supplied an invalid bundle_id {bundle_id}"}, status_code=404)
     bundle = bundles.find_bundle(session, project.id, bundle_id)

@@ -24,7 +24,7 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
 from outpost_server.db import SessionDep, parse_id
-from outpost_server.params import Param, body_params, query_params
+from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.sentry_api.access import Caller, CallerDep, not_found, project_for
 
 from .. import releases, uploads
@@ -234,10 +234,10 @@ def _release_file(session: Session, caller: Caller, organization: str, project_s
 
 @router.get("/projects/{organization}/{project_slug}/releases/{version}/files/{file_id}/",
             openapi_extra=query_params(Param("download")))
-def release_file(request: Request, session: SessionDep, caller: CallerDep, organization: str, project_slug: str,
+def release_file(session: SessionDep, caller: CallerDep, params: ParamsDep, organization: str, project_slug: str,
                  version: str, file_id: str):
     file = _release_file(session, caller, organization, project_slug, version, file_id, write=False)
-    if request.query_params.get("download") in ("1", "true"):
+    if params.str("download") in ("1", "true"):
         return Response(file.data, media_type="application/octet-stream", headers={
             "Content-Disposition": f'attachment; filename="{file.name.rsplit("/", 1)[-1]}"'})
     return release_file_json(file)
@@ -254,10 +254,11 @@ def delete_release_file(session: SessionDep, caller: CallerDep, organization: st
 
 @router.delete("/projects/{organization}/{project_slug}/files/source-maps/",
                openapi_extra=query_params(Param("name", required=True)))
-def delete_release_archive(request: Request, session: SessionDep, caller: CallerDep, organization: str,
+def delete_release_archive(session: SessionDep, caller: CallerDep, params: ParamsDep, organization: str,
                            project_slug: str):
+    """A missing `name` is answered as Sentry's handler does (400, its own words)."""
     project = releasable_project(session, caller, organization, project_slug)
-    name = request.query_params.get("name")
+    name = params.str("name")
     release = releases.find_release(session, project.id, name) if name else None
     if release is None:
         return JSONResponse({"error": f"Supplied an invalid name {name}"}, status_code=400)
