@@ -47,6 +47,7 @@ from outpost_server.error_tracking import events
 from outpost_server.error_tracking.batch_store import store_batch
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
 from outpost_server.error_tracking.web import reading
+from outpost_server.migrations import upgrade_database
 
 READ_AIM_MS = 50.0
 READ_RATIO = 2.0
@@ -214,6 +215,7 @@ def run_one(args: argparse.Namespace, events_count: int, scratch: Path, end: dt.
         try:
             if filled:
                 print(f"reusing the filled database of {events_count:,} events", flush=True)
+                upgrade_database(engine)  # a database kept by an older checkout gets this one's revisions
                 projects = storage_fill.project_ids(engine)
             else:
                 print(f"filling {events_count:,} events…", flush=True)

@@ -115,10 +115,8 @@ class BatchStatements:
         self.count_hours = _DriverStatement(hourly.on_conflict_do_update(
             index_elements=["error_id", "hour"], set_={"count": HOURLY.c.count + hourly.excluded.count}
         ), dialect_obj, ["error_id", "hour", "count"])
-        self.known_users = select(USERS.c.user_key).where(
-            USERS.c.error_id == bindparam("error_id"), USERS.c.user_key.in_(bindparam("user_keys", expanding=True))
-        )
-        self.add_users = dialect.insert(USERS).on_conflict_do_nothing(index_elements=["error_id", "user_key"])
+        self.add_users = (dialect.insert(USERS).on_conflict_do_nothing(index_elements=["error_id", "user_key"])
+                          .returning(USERS.c.error_id, USERS.c.user_key))
         self.update_errors = _DriverStatement(self._update_errors(), dialect_obj, [])
         self.insert_event_tags = _DriverStatement(insert(EVENT_TAGS), dialect_obj, EVENT_TAG_KEYS)
         self.count_tag_values = _DriverStatement(count_upsert(dialect_name), dialect_obj, COUNT_KEYS)
@@ -161,6 +159,7 @@ class BatchStatements:
                 count=ERRORS.c.count + bindparam("b_count"),
                 users_count=ERRORS.c.users_count + bindparam("b_new_users"),
                 stored_events=ERRORS.c.stored_events + bindparam("b_count"),
+                stored_bytes=ERRORS.c.stored_bytes + bindparam("b_bytes"),
                 first_seen_at=case((first_seen < ERRORS.c.first_seen_at, first_seen), else_=ERRORS.c.first_seen_at),
                 first_received_at=case((or_(ERRORS.c.first_received_at.is_(None),
                                             first_received < ERRORS.c.first_received_at), first_received),

@@ -97,7 +97,7 @@ def store_batch(
     # Every event is stored with its payload; the pruner (retention.py) enforces the limits later,
     # in small batches, so the hot path never deletes.
     sql.insert_payloads.run(connection, [
-        {"error_id": error_id, "event_id": item.event.event_id, "payload": item.event.raw_payload or b"{}",
+        {"error_id": error_id, "event_id": item.event.event_id, "payload": stored_payload(item.event),
          "received_at": item.received_at}
         for error_id, items in by_error.items()
         for item in items
@@ -113,9 +113,10 @@ def store_batch(
     # Read (and on PostgreSQL lock) before the update: a concurrent writer of the same error waits here, so
     # "new" and "regressed" are seen by exactly one of them.
     before = _states_before(connection, sql, list(by_error))
+    users_by_error = _record_users(connection, sql, by_error, known_users)
     updates = []
     for error_id, items in by_error.items():
-        users = _record_users(connection, sql, error_id, items, known_users)
+        users = users_by_error[error_id]
         result.user_pairs.update((error_id, key) for key in users.all)
         latest = max(items, key=lambda item: item.event.occurred_at).event
         released = [item.event for item in items if item.event.release]
@@ -123,6 +124,7 @@ def store_batch(
             {
                 "b_id": error_id,
                 "b_count": len(items),
+                "b_bytes": sum(len(stored_payload(item.event)) for item in items),
                 "b_new_users": len(users.new),
                 "b_first_seen": min(item.event.occurred_at for item in items),
                 "b_first_received": min(item.received_at for item in items),
@@ -149,6 +151,10 @@ def store_batch(
                                     item.event.user_key) for item in items))
         for error_id, items in by_error.items()])
     return result
+
+
+def stored_payload(event: NormalizedEvent) -> bytes:
+    return event.raw_payload or b"{}"
 
 
 def _states_before(connection: Connection, sql: BatchStatements, error_ids: list[int]) -> dict[int, tuple[str, int]]:
@@ -282,6 +288,7 @@ def _new_error_row(item: _Received) -> dict:
         "last_release": event.release,
         "last_environment": event.environment,
         "stored_events": 0,
+        "stored_bytes": 0,
         "created_at": item.received_at,
         "updated_at": item.received_at,
     }
@@ -293,15 +300,20 @@ class _Users:
     all: set[str]
 
 
-def _record_users(connection: Connection, sql: BatchStatements, error_id: int, items: list[_Received],
-                  known: Container[tuple[int, str]]) -> _Users:
-    """Insert the batch's users not yet recorded for this error."""
-    candidates = {item.event.user_key for item in items if item.event.user_key}
-    unknown = [key for key in candidates if (error_id, key) not in known]
-    if not unknown:
-        return _Users(set(), candidates)
-    existing = {key for (key,) in connection.execute(sql.known_users, {"error_id": error_id, "user_keys": unknown})}
-    new = set(unknown) - existing
-    if new:
-        connection.execute(sql.add_users, [{"error_id": error_id, "user_key": key} for key in sorted(new)])
-    return _Users(new, candidates)
+def _record_users(connection: Connection, sql: BatchStatements, by_error: dict[int, list[_Received]],
+                  known: Container[tuple[int, str]]) -> dict[int, _Users]:
+    """Insert the batch's users not yet recorded for their errors; the rows inserted are the new ones.
+
+    One statement for the whole batch: a pair another writer inserts meanwhile waits for it and is not
+    returned here, so each new user is counted once.
+    """
+    candidates = {error_id: {item.event.user_key for item in items if item.event.user_key}
+                  for error_id, items in by_error.items()}
+    unknown = sorted((error_id, key) for error_id, keys in candidates.items() for key in keys
+                     if (error_id, key) not in known)  # sorted: one lock order for every writer
+    new: dict[int, set[str]] = defaultdict(set)
+    if unknown:
+        for error_id, key in connection.execute(sql.add_users, [{"error_id": error_id, "user_key": key}
+                                                                for error_id, key in unknown]):
+            new[error_id].add(key)
+    return {error_id: _Users(new.get(error_id, set()), keys) for error_id, keys in candidates.items()}

@@ -91,6 +91,9 @@ class TrackedError(Base):
     last_environment: Mapped[str | None] = mapped_column(String(255))
     # Events stored with their payload; the pruner brings it back within the retention limits.
     stored_events: Mapped[int] = mapped_column(Integer, default=0)
+    # The stored payloads' bytes, kept beside stored_events by the same writers, so a project's usage is a
+    # sum over its errors instead of over every payload.
+    stored_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     # When its events were received, first and last (kept wide: pruning leaves them): on PostgreSQL the

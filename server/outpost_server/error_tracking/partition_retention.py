@@ -8,7 +8,7 @@ per-error and per-project byte limits always delete rows.
 
 A drop takes two transactions. The first detaches the three partitions, holding the parent tables'
 lock only for that. The second, on the detached tables no one else sees, takes their events off
-their errors' stored_events (the aggregates stay exact, as row deletes keep them), forgets their
+their errors' stored_events and stored_bytes (the aggregates stay exact, as row deletes keep them), forgets their
 event ids in the key table and drops them. A process that dies between the two leaves the detached
 tables, and the next pass finishes them (detached_days).
 """
@@ -86,6 +86,10 @@ def finish_day(connection: Connection, day: dt.date) -> DroppedDay:
     connection.execute(text(
         "UPDATE error_tracking_errors e SET stored_events = e.stored_events - gone.n "
         f'FROM (SELECT error_id, count(*) AS n FROM "{events}" GROUP BY error_id) gone WHERE e.id = gone.error_id'))
+    connection.execute(text(
+        "UPDATE error_tracking_errors e SET stored_bytes = e.stored_bytes - gone.size "
+        f'FROM (SELECT error_id, sum(length(payload)) AS size FROM "{payloads}" GROUP BY error_id) gone '
+        "WHERE e.id = gone.error_id"))
     start, end = partitions.day_range(day)
     connection.execute(text(f"DELETE FROM {partitions.KEYS} WHERE received_at >= :start AND received_at < :end"),
                        {"start": start, "end": end})

@@ -84,12 +84,13 @@ class StoredUsage:
 
 
 def stored_usage(session: Session, *, project_id: int) -> StoredUsage:
-    events = session.scalar(select(func.count()).select_from(ErrorEvent).where(ErrorEvent.project_id == project_id))
-    payload_bytes = session.scalar(
-        select(func.coalesce(func.sum(func.length(ErrorEventPayload.payload)), 0))
-        .join(TrackedError, TrackedError.id == ErrorEventPayload.error_id)
-        .where(TrackedError.project_id == project_id))
-    return StoredUsage(events=int(events or 0), payload_bytes=int(payload_bytes or 0))
+    """The project's stored events and payload bytes, from its errors' counters (kept exact by the
+    writer, the pruner and partition drops)."""
+    events, payload_bytes = session.execute(
+        select(func.coalesce(func.sum(TrackedError.stored_events), 0),
+               func.coalesce(func.sum(TrackedError.stored_bytes), 0))
+        .where(TrackedError.project_id == project_id)).one()
+    return StoredUsage(events=int(events), payload_bytes=int(payload_bytes))
 
 
 @dataclass
@@ -147,7 +148,7 @@ def select_victims(session: Session, condition, order, limit: int, offset: int =
 
 
 def delete_victims(session: Session, victims: list[Victim]) -> None:
-    """Removes the events with their payloads, keeping each error's count of stored events exact."""
+    """Removes the events with their payloads, keeping each error's stored events and bytes exact."""
     if not victims:
         return
     partitioned = partitions.in_use(session)
@@ -171,12 +172,13 @@ def delete_victims(session: Session, victims: list[Victim]) -> None:
         # The event ids are free again, as on SQLite where the unique constraint went with the row.
         session.execute(delete(EventKey).where(tuple_(EventKey.project_id, EventKey.event_id).in_(
             [(victim.project_id, victim.event_id) for victim in victims])))
-    per_error: dict[int, int] = {}
+    per_error: dict[int, Removed] = {}
     for victim in victims:
-        per_error[victim.error_id] = per_error.get(victim.error_id, 0) + 1
-    for error_id, removed in per_error.items():
-        session.execute(update(TrackedError).where(TrackedError.id == error_id)
-                        .values(stored_events=TrackedError.stored_events - removed))
+        per_error.setdefault(victim.error_id, Removed()).add([victim])
+    for error_id, removed in sorted(per_error.items()):  # one lock order for every writer
+        session.execute(update(TrackedError).where(TrackedError.id == error_id).values(
+            stored_events=TrackedError.stored_events - removed.events,
+            stored_bytes=TrackedError.stored_bytes - removed.bytes))
 
 
 # A step hands out batches of victims. In a real pass each batch is deleted before the next is asked

@@ -1,8 +1,8 @@
 """What error tracking's stored events take, per project and for the instance.
 
-Events and payload bytes are exact: events are the sum of the errors' stored_events (kept exact by
-the writer and the pruner), payload bytes the sum of the payloads' stored lengths. The size on disk
-of a project's share is an estimate: the event tables' size on disk (rows, indexes and TOAST; on
+Events and payload bytes are exact: the sums of the errors' stored_events and stored_bytes, which the
+writer, the pruner and partition drops keep exact, so no payload is read. The size on disk of a
+project's share is an estimate: the event tables' size on disk (rows, indexes and TOAST; on
 PostgreSQL pg_total_relation_size summed over every partition, on SQLite the pages dbstat counts)
 times the project's fraction of the stored events. Measuring a project's rows exactly would mean
 reading all of them.
@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 
-from .models import ErrorEventPayload, TrackedError
+from .models import TrackedError
 from .retention import human_size
 
 # The tables an event's rows live in (the key table exists on partitioned PostgreSQL only).
@@ -75,16 +75,12 @@ def event_tables_bytes(session: Session) -> int:
         return int((session.scalar(text("PRAGMA page_count")) or 0) * page_size)
 
 
-def _events_by_project(session: Session) -> dict[int, int]:
-    return {row[0]: int(row[1]) for row in session.execute(
-        select(TrackedError.project_id, func.coalesce(func.sum(TrackedError.stored_events), 0))
+def _usage_by_project(session: Session) -> dict[int, tuple[int, int]]:
+    """project id -> (stored events, payload bytes), from the errors' counters."""
+    return {row[0]: (int(row[1]), int(row[2])) for row in session.execute(
+        select(TrackedError.project_id, func.coalesce(func.sum(TrackedError.stored_events), 0),
+               func.coalesce(func.sum(TrackedError.stored_bytes), 0))
         .group_by(TrackedError.project_id))}
-
-
-def _payload_bytes_by_project(session: Session) -> dict[int, int]:
-    return {row[0]: int(row[1]) for row in session.execute(
-        select(TrackedError.project_id, func.coalesce(func.sum(func.length(ErrorEventPayload.payload)), 0))
-        .join(TrackedError, TrackedError.id == ErrorEventPayload.error_id).group_by(TrackedError.project_id))}
 
 
 def _share(part: int, whole: int, size: int) -> int:
@@ -93,22 +89,24 @@ def _share(part: int, whole: int, size: int) -> int:
 
 def project_disk_bytes(session: Session, *, events: int) -> int:
     """The estimated size on disk of a project's `events` (see the module's docstring)."""
-    total = sum(_events_by_project(session).values())
-    return _share(events, total, event_tables_bytes(session)) if events else 0
+    if not events:
+        return 0
+    total = session.scalar(select(func.coalesce(func.sum(TrackedError.stored_events), 0))) or 0
+    return _share(events, int(total), event_tables_bytes(session))
 
 
 def instance_storage(session: Session) -> InstanceStorage:
     """Every project that has stored events (most events first), and the instance's totals."""
-    events = _events_by_project(session)
-    payloads = _payload_bytes_by_project(session)
+    usage = {project_id: counts for project_id, counts in _usage_by_project(session).items() if any(counts)}
     size = event_tables_bytes(session)
-    total = sum(events.values())
-    paths = dict(session.execute(select(Project.id, Project.full_path).where(Project.id.in_(list(events)))).all())
-    projects = [ProjectStorage(project_id, paths.get(project_id, ""), count, payloads.get(project_id, 0),
-                               _share(count, total, size))
-                for project_id, count in events.items() if count > 0 or payloads.get(project_id)]
+    total = sum(events for events, _ in usage.values())
+    paths = dict(session.execute(select(Project.id, Project.full_path).where(Project.id.in_(list(usage)))).all())
+    projects = [ProjectStorage(project_id, paths.get(project_id, ""), events, payload_bytes,
+                               _share(events, total, size))
+                for project_id, (events, payload_bytes) in usage.items()]
     projects.sort(key=lambda row: (-row.events, row.project_id))
-    return InstanceStorage(projects, total, sum(payloads.values()), size if total else 0, disk_basis(session))
+    return InstanceStorage(projects, total, sum(row.payload_bytes for row in projects), size if total else 0,
+                           disk_basis(session))
 
 
 def describe(storage: InstanceStorage) -> list[str]:

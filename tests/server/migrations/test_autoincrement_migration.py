@@ -62,14 +62,25 @@ def test_every_row_survives_the_rebuilds(upgraded):
             # The one new column: updated_at, set from created_at.
             assert [{**row, "updated_at": row["created_at"]} for row in rows] == after[table]
         elif table in ("error_tracking_event_payloads", "error_tracking_event_tags", "error_tracking_errors"):
-            # The new columns of 0019_error_event_partitions: received times.
-            assert rows == [{name: value for name, value in row.items() if not name.endswith("received_at")}
+            # The new columns of 0019_error_event_partitions (received times) and 0020 (stored_bytes).
+            assert rows == [{name: value for name, value in row.items()
+                             if not name.endswith("received_at") and name != "stored_bytes"}
                             for row in after[table]], table
         elif table == "vulnerability_exports":
             assert [row["id"] for row in rows] == [row["id"] for row in after[table]]
             assert {row["kind"] for row in after[table]} <= {"vulnerability"}
         else:
             assert rows == after[table], table
+
+
+def test_stored_bytes_are_filled_from_the_payloads(upgraded):
+    _, _, _, after = upgraded
+    sizes: dict[int, int] = {}
+    for payload in after["error_tracking_event_payloads"]:
+        sizes[payload["error_id"]] = sizes.get(payload["error_id"], 0) + len(payload["payload"])
+    assert sizes, "the recorded database has payloads"
+    assert {row["id"]: row["stored_bytes"] for row in after["error_tracking_errors"]} == {
+        row["id"]: sizes.get(row["id"], 0) for row in after["error_tracking_errors"]}
 
 
 def test_upgraded_server_never_reuses_an_id(upgraded):

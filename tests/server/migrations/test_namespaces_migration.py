@@ -63,7 +63,9 @@ def table_rows(engine: sqlalchemy.Engine) -> dict[str, list[dict[str, Any]]]:
     metadata = sqlalchemy.MetaData()
     metadata.reflect(engine)
     with engine.connect() as connection:
-        return {table.name: [dict(row) for row in connection.execute(sqlalchemy.select(table)).mappings()]
+        # In key order: a migration that rewrites rows (an UPDATE) moves them on PostgreSQL's pages.
+        return {table.name: [dict(row) for row in connection.execute(
+                    sqlalchemy.select(table).order_by(*(table.primary_key.columns or table.columns))).mappings()]
                 for table in metadata.sorted_tables}
 
 
