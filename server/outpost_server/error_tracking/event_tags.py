@@ -13,6 +13,11 @@ from typing import Any
 MAX_TAG = 200
 
 
+def tag_text(value: str) -> str:
+    """A searched value as the counts hold it: stripped and cut to the length tags keep."""
+    return value.strip()[:MAX_TAG]
+
+
 def _text(value: Any) -> str | None:
     if type(value) is str:  # the common case first: this runs dozens of times per event
         stripped = value.strip()

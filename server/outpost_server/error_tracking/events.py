@@ -42,6 +42,11 @@ def keyset_window(session: Session, stmt: Select, columns: Sequence[ColumnElemen
         stmt = stmt.where(key > boundary if backwards else key < boundary)
     order = [column.asc() for column in columns] if backwards else [column.desc() for column in columns]
     rows = list(session.scalars(stmt.order_by(*order).limit(limit + 1)))
+    return _window(rows, limit=limit, boundary=boundary, backwards=backwards)
+
+
+def _window(rows: list[Any], *, limit: int, boundary: tuple | None, backwards: bool) -> Window:
+    """The Window of up to `limit` + 1 rows read in walking order (ascending when `backwards`)."""
     more = len(rows) > limit
     rows = rows[:limit]
     if backwards:
@@ -89,16 +94,81 @@ TAG_COLUMNS = {"level": ErrorEvent.level, "release": ErrorEvent.release, "enviro
                "user": ErrorEvent.user_key}
 
 
-def _tagged(session: Session, error: TrackedError, tags: dict[str, str]) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = []
+# A page filtered by tag rows walks the timeline in chunks when its values are common enough that a chunk
+# of at most this many events is expected to fill it; rarer values are searched through their tag rows.
+CHUNK_MAX = 20_000
+CHUNK_MARGIN = 1.25
+
+
+def _carried_by_rows(session: Session, error: TrackedError, tags: dict[str, str]) -> list[ColumnElement[bool]]:
+    """Conditions on events: their tag rows hold every one of `tags` (one query over the values' rows)."""
+    return [ErrorEvent.event_id.in_(select(EventTag.event_id).where(
+        EventTag.error_id == error.id, EventTag.key == key, EventTag.value == value,
+        *partitions.error_days(session, error, EventTag.received_at))) for key, value in tags.items()]
+
+
+def _chunk_size(session: Session, error: TrackedError, tags: dict[str, str], limit: int) -> int | None:
+    """How many events a timeline chunk should hold to fill a page, from the values' counts (the values
+    taken as independent); None when that is more than CHUNK_MAX, or a value was never seen."""
+    share = 1.0
     for key, value in tags.items():
-        if key in TAG_COLUMNS:
-            conditions.append(TAG_COLUMNS[key] == value)
-        else:
-            conditions.append(ErrorEvent.event_id.in_(select(EventTag.event_id).where(
-                EventTag.error_id == error.id, EventTag.key == key, EventTag.value == value,
-                *partitions.error_days(session, error, EventTag.received_at))))
-    return conditions
+        seen = session.scalar(select(ErrorTagValue.times_seen).where(
+            ErrorTagValue.error_id == error.id, ErrorTagValue.key == key, ErrorTagValue.value == value))
+        if not seen:
+            return None
+        share *= min(1.0, seen / max(error.count, 1))
+    size = (limit + 1) * CHUNK_MARGIN / share
+    return None if size > CHUNK_MAX else max(limit + 1, int(size))
+
+
+def _carrying(session: Session, error: TrackedError, tags: dict[str, str], rows: list[Any]) -> set[str]:
+    """The ids of those events (rows with event_id and received_at) whose tag rows hold every one of `tags`.
+
+    On PostgreSQL the value's rows are read over the events' received range rather than by their ids: the
+    range names the chunk's day partitions, and a thousand ids would cost more to send than the few rows
+    of other events in the same range cost to read. SQLite takes the ids.
+    """
+    carrying = {row.event_id for row in rows}
+    if not rows:
+        return carrying
+    if partitions.in_use(session):
+        received = [row.received_at for row in rows]
+        within = [EventTag.received_at >= min(received), EventTag.received_at <= max(received)]
+    else:
+        within = [EventTag.event_id.in_(sorted(carrying))]
+    for key, value in tags.items():
+        if not carrying:
+            break
+        carrying &= set(session.scalars(select(EventTag.event_id).where(
+            EventTag.error_id == error.id, EventTag.key == key, EventTag.value == value, *within)))
+    return carrying
+
+
+def _walk_timeline(session: Session, *, error: TrackedError, conditions: list[ColumnElement[bool]],
+                   tags: dict[str, str], boundary: tuple | None, backwards: bool, limit: int, chunk: int) -> Window:
+    """The page of events carrying `tags`: chunks of the timeline (their keys only) from the boundary on,
+    each checked against the tag rows in one query, until the page is full (each chunk four times the
+    last, up to CHUNK_MAX); then the page's events."""
+    key = tuple_(*TIMELINE)
+    order = [column.asc() if backwards else column.desc() for column in TIMELINE]
+    found: list[Any] = []
+    position = boundary
+    while len(found) <= limit:
+        stmt = select(*TIMELINE, ErrorEvent.event_id, ErrorEvent.received_at).where(*conditions)
+        if position is not None:
+            stmt = stmt.where(key > position if backwards else key < position)
+        rows = list(session.execute(stmt.order_by(*order).limit(chunk)))
+        carrying = _carrying(session, error, tags, rows)
+        found.extend(row for row in rows if row.event_id in carrying)
+        if len(rows) < chunk:
+            break
+        position = (rows[-1].occurred_at, rows[-1].id)
+        chunk = min(chunk * 4, CHUNK_MAX)
+    found = found[:limit + 1]
+    by_id = {event.id: event for event in session.scalars(select(ErrorEvent).where(
+        ErrorEvent.error_id == error.id, partitions.one_of(session, ErrorEvent.id, [row.id for row in found]),
+        *partitions.received_in(session, ErrorEvent.received_at, [row.received_at for row in found])))}
+    return _window([by_id[row.id] for row in found], limit=limit, boundary=boundary, backwards=backwards)
 
 
 def column_tags(event: ErrorEvent) -> list[tuple[str, str]]:
@@ -109,7 +179,10 @@ def events_window(session: Session, *, error: TrackedError, limit: int, boundary
                   backwards: bool = False, tags: dict[str, str] | None = None) -> Window:
     """The error's events, newest first; `boundary_id` is the row id a cursor carries."""
     days = partitions.error_days(session, error, ErrorEvent.received_at)
-    conditions = [ErrorEvent.error_id == error.id, *days, *_tagged(session, error, tags or {})]
+    tags = tags or {}
+    conditions = [ErrorEvent.error_id == error.id, *days,
+                  *(TAG_COLUMNS[key] == value for key, value in tags.items() if key in TAG_COLUMNS)]
+    row_tags = {key: value for key, value in tags.items() if key not in TAG_COLUMNS}
     boundary = None
     if boundary_id is not None:
         row = session.execute(select(*TIMELINE).where(ErrorEvent.id == boundary_id,
@@ -117,6 +190,12 @@ def events_window(session: Session, *, error: TrackedError, limit: int, boundary
         if row is None:
             raise UnknownBoundary()
         boundary = tuple(row)
+    if row_tags:
+        chunk = _chunk_size(session, error, row_tags, limit)
+        if chunk is not None:
+            return _walk_timeline(session, error=error, conditions=conditions, tags=row_tags, boundary=boundary,
+                                  backwards=backwards, limit=limit, chunk=chunk)
+        conditions.extend(_carried_by_rows(session, error, row_tags))
     return keyset_window(session, select(ErrorEvent).where(*conditions), TIMELINE, boundary=boundary,
                          backwards=backwards, limit=limit)
 
@@ -162,7 +241,7 @@ def payloads(session: Session, *, error_id: int, event_ids: Sequence[str],
     if not event_ids:
         return {}
     rows = session.execute(select(ErrorEventPayload.event_id, ErrorEventPayload.payload).where(
-        ErrorEventPayload.error_id == error_id, ErrorEventPayload.event_id.in_(list(event_ids)),
+        ErrorEventPayload.error_id == error_id, partitions.one_of(session, ErrorEventPayload.event_id, event_ids),
         *partitions.received_in(session, ErrorEventPayload.received_at, received)))
     found = {}
     for event_id, blob in rows:
@@ -183,7 +262,7 @@ def stored_tags(session: Session, *, error_id: int, event_ids: Sequence[str],
     if event_ids:
         # Selected by event id alone so the planner takes the event index, not the error's (much longer) tag list.
         rows = session.execute(select(EventTag.event_id, EventTag.error_id, EventTag.key, EventTag.value)
-                               .where(EventTag.event_id.in_(list(event_ids)),
+                               .where(partitions.one_of(session, EventTag.event_id, event_ids),
                                       *partitions.received_in(session, EventTag.received_at, received)))
         for event_id, row_error_id, key, value in rows:
             if row_error_id == error_id:

@@ -17,9 +17,9 @@ from sqlalchemy import ColumnElement, and_, exists, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from outpost_server.db import LIKE_ESCAPE, contains_pattern, utcnow
-from outpost_server.error_tracking import partitions
 from outpost_server.error_tracking.grouping import exception_values, frames_of
-from outpost_server.error_tracking.models import ErrorEvent, ErrorHourlyCount, TrackedError
+from outpost_server.error_tracking.event_tags import tag_text
+from outpost_server.error_tracking.models import ErrorHourlyCount, ErrorTagValue, TrackedError
 from outpost_server.error_tracking.web.search import SearchQuery
 
 PAGE_SIZE = 20
@@ -89,9 +89,12 @@ def error_filters(project_id: int, status: str | None, query: SearchQuery) -> li
                                  TrackedError.exception_type))))
     if "level" in query.filters:
         conditions.append(TrackedError.level == query.filters["level"].lower())
-    for name, column in (("release", ErrorEvent.release), ("environment", ErrorEvent.environment)):
+    for name in ("release", "environment"):
         if name in query.filters:
-            conditions.append(exists().where(ErrorEvent.error_id == TrackedError.id, column == query.filters[name]))
+            # The error's value counts (kept at ingestion for every event, pruned or not) answer "seen in
+            # this release" with one index probe per error, where its events would be a scan of each.
+            conditions.append(exists().where(ErrorTagValue.error_id == TrackedError.id, ErrorTagValue.key == name,
+                                             ErrorTagValue.value == tag_text(query.filters[name])))
     return conditions
 
 
@@ -151,11 +154,10 @@ def hourly_frequency(session: Session, error_ids: list[int], *, now: dt.datetime
 
 
 def error_releases(session: Session, error: TrackedError) -> list[str]:
-    releases = session.scalars(select(ErrorEvent.release).where(
-        ErrorEvent.error_id == error.id, ErrorEvent.release.is_not(None),
-        *partitions.error_days(session, error, ErrorEvent.received_at))
-                               .distinct().limit(MAX_RELEASES))
-    found = [release for release in releases if release]
+    """The releases the error was seen in, the latest first (from its value counts, not its events)."""
+    found = list(session.scalars(select(ErrorTagValue.value).where(
+        ErrorTagValue.error_id == error.id, ErrorTagValue.key == "release")
+        .order_by(ErrorTagValue.last_seen_at.desc(), ErrorTagValue.value).limit(MAX_RELEASES)))
     for release in (error.first_release, error.last_release):
         if release and release not in found:
             found.append(release)
