@@ -17,8 +17,8 @@ from sqlalchemy import ColumnElement, and_, exists, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from outpost_server.db import LIKE_ESCAPE, contains_pattern, utcnow
-from outpost_server.error_tracking.grouping import exception_values, frames_of
 from outpost_server.error_tracking.event_tags import tag_text
+from outpost_server.error_tracking.grouping import exception_values, frames_of
 from outpost_server.error_tracking.models import ErrorHourlyCount, ErrorTagValue, TrackedError
 from outpost_server.error_tracking.web.search import SearchQuery
 
