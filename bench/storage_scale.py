@@ -7,10 +7,12 @@ Two databases (SQLite files by default; with --postgres, databases `bench_storag
 through ADMIN_URL) are filled through the digest stage's own store_batch (bench.storage_fill: 50
 projects, up to --errors errors, received times over 90 days), the baseline first. Then, on each:
 
-- server time (p95 of --repeat calls, each in its own session, HTTP left out) of the reads the routes
-  make: the error list's first page by each sort, an error's details and stack trace, a page of its
-  events by cursor, its tag facets, a tag-filtered page of its events, and a search (release:,
-  environment: and words), all on the project and error with the most events;
+- server time (p95 of --repeat calls, each in its own committed session, HTTP left out, after
+  WARM_CALLS calls that prepare the statements as a running server's connections have) of the reads
+  the routes make: the error list's first page by each sort, an error's details and stack trace, a
+  page of its events by cursor, its tag facets, a tag-filtered page of its events, and a search
+  (release:, environment: and words), all on the project and error with the most events; the first
+  call of each is printed too;
 - the insert rate: 20,000 new events stored in batches of 500 (the digester's largest batch) by one
   writer, as the digester stores them;
 - retention: the time and WAL bytes (PostgreSQL) to remove the oldest day's events row by row through
@@ -58,8 +60,8 @@ DIGEST_BATCH = 500
 SEARCH = "release:shop@1.4.0 environment:production could not be priced"
 # Calls before the timed ones, as a running server's pooled connections have made them: the driver
 # prepares a statement on its 5th run, and PostgreSQL weighs a generic plan after 5 custom ones. Before
-# that, planning a read over every day partition costs more than running it; the first calls are
-# reported apart ("cold").
+# that, planning a read over every day partition costs more than running it; the first call is printed
+# apart.
 WARM_CALLS = 12
 
 
@@ -142,7 +144,8 @@ def p95(samples: list[float]) -> float:
     return ordered[max(0, round(len(ordered) * 0.95) - 1)]
 
 
-def measure_reads(engine: Engine, repeat: int) -> dict[str, float]:
+def measure_reads(engine: Engine, repeat: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Per read: the p95 of `repeat` calls after the warm-up ones, and the first call's time."""
     factory = make_sessionmaker(engine)
     with read_only_scope(factory) as session:
         error = session.scalar(select(TrackedError).order_by(TrackedError.count.desc()).limit(1))
@@ -174,7 +177,7 @@ def measure_reads(engine: Engine, repeat: int) -> dict[str, float]:
         "tag-filtered event page": lambda session: page(session, tags={"server_name": "web-3"}),
         "search": lambda session: reading.list_page(source(session), search_term=SEARCH),
     })
-    results = {}
+    results, first_calls = {}, {}
     for name, read in reads.items():
         samples = []
         for attempt in range(repeat + WARM_CALLS):
@@ -183,10 +186,13 @@ def measure_reads(engine: Engine, repeat: int) -> dict[str, float]:
             # connection's prepared statements (psycopg clears them on ROLLBACK), which a server keeps.
             with session_scope(factory) as session:
                 read(session)
-            if attempt >= WARM_CALLS:
-                samples.append((time.perf_counter() - started) * 1000)
+            elapsed = (time.perf_counter() - started) * 1000
+            if attempt == 0:
+                first_calls[name] = elapsed
+            elif attempt >= WARM_CALLS:
+                samples.append(elapsed)
         results[name] = p95(samples)
-    return results
+    return results, first_calls
 
 
 def insert_rate(engine: Engine, plan: Plan, projects: list[int]) -> float:
@@ -233,7 +239,7 @@ def run_one(args: argparse.Namespace, events_count: int, scratch: Path, end: dt.
                 _mark_filled(engine, events_count)
             storage_retention.analyze(engine)
             figures.size_bytes = database_size(engine)
-            figures.reads = measure_reads(engine, args.repeat)
+            figures.reads, figures.first_calls = measure_reads(engine, args.repeat)
             figures.insert_rate = insert_rate(engine, plan, projects)
             figures.retention = storage_retention.remove_oldest_day(engine)
         finally:
@@ -272,6 +278,8 @@ def report(base: Figures, large: Figures, backend: str) -> bool:
             ok &= passed
             goal = f"< {RETENTION_AIM_S:.0f} s: {'ok' if passed else 'MISSED'}"
         print(f"{label:34} {cells[0]:>12} {cells[1]:>12} {'':>7}  {goal}")
+    print(f"  first call of each read on its connection (before its plan is prepared), ms: "
+          + ", ".join(f"{name} {large.first_calls[name]:.0f}" for name in large.reads))
     for figures in (base, large):
         if figures.retention:
             print(f"  {figures.events:,} events: the oldest day held {figures.retention.rows:,} events; "
