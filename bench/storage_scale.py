@@ -278,7 +278,7 @@ def report(base: Figures, large: Figures, backend: str) -> bool:
             ok &= passed
             goal = f"< {RETENTION_AIM_S:.0f} s: {'ok' if passed else 'MISSED'}"
         print(f"{label:34} {cells[0]:>12} {cells[1]:>12} {'':>7}  {goal}")
-    print(f"  first call of each read on its connection (before its plan is prepared), ms: "
+    print("  first call of each read on its connection (before its plan is prepared), ms: "
           + ", ".join(f"{name} {large.first_calls[name]:.0f}" for name in large.reads))
     for figures in (base, large):
         if figures.retention:
