@@ -73,6 +73,7 @@ class Figures:
     fill_rate: float | None = None
     size_bytes: int = 0
     reads: dict[str, float] = field(default_factory=dict)  # name -> p95 ms
+    first_calls: dict[str, float] = field(default_factory=dict)  # name -> ms of its first call
     insert_rate: float = 0.0
     retention: storage_retention.DayRemoval | None = None
 
