@@ -76,20 +76,21 @@ def finish_day(connection: Connection, day: dt.date) -> DroppedDay:
     """The second transaction (the caller's): aggregates corrected, keys forgotten, detached tables dropped."""
     events, payloads = (partitions.partition_name(table, day) for table in (partitions.EVENTS, partitions.PAYLOADS))
     dropped = DroppedDay(day)
-    counts = {project_id: count for project_id, count in connection.execute(text(
-        f'SELECT project_id, count(*) FROM "{events}" GROUP BY project_id'))}
-    sizes = {project_id: size for project_id, size in connection.execute(text(
-        f'SELECT e.project_id, sum(pg_column_size(p.payload)) FROM "{payloads}" p '
-        "JOIN error_tracking_errors e ON e.id = p.error_id GROUP BY e.project_id"))}
-    dropped.by_project = {project_id: (count, int(sizes.get(project_id) or 0)) for project_id, count in counts.items()}
-    dropped.events = sum(counts.values())
-    connection.execute(text(
-        "UPDATE error_tracking_errors e SET stored_events = e.stored_events - gone.n "
-        f'FROM (SELECT error_id, count(*) AS n FROM "{events}" GROUP BY error_id) gone WHERE e.id = gone.error_id'))
-    connection.execute(text(
-        "UPDATE error_tracking_errors e SET stored_bytes = e.stored_bytes - gone.size "
-        f'FROM (SELECT error_id, sum(length(payload)) AS size FROM "{payloads}" GROUP BY error_id) gone '
-        "WHERE e.id = gone.error_id"))
+    # One pass over each detached table: per error, its events and payload bytes come off its counters,
+    # and the per-project figures (payload bytes as stored, compressed or not) come back from the update.
+    rows = connection.execute(text(
+        f'WITH gone_events AS (SELECT error_id, count(*) AS n FROM "{events}" GROUP BY error_id), '
+        "gone_payloads AS (SELECT error_id, sum(length(payload)) AS size, sum(pg_column_size(payload)) AS stored "
+        f'FROM "{payloads}" GROUP BY error_id), '
+        "gone AS (SELECT coalesce(g.error_id, p.error_id) AS error_id, coalesce(g.n, 0) AS n, "
+        "coalesce(p.size, 0) AS size, coalesce(p.stored, 0) AS stored "
+        "FROM gone_events g FULL JOIN gone_payloads p ON p.error_id = g.error_id), "
+        "updated AS (UPDATE error_tracking_errors e SET stored_events = e.stored_events - gone.n, "
+        "stored_bytes = e.stored_bytes - gone.size FROM gone WHERE e.id = gone.error_id "
+        "RETURNING e.project_id, gone.n, gone.stored) "
+        "SELECT project_id, sum(n), sum(stored) FROM updated GROUP BY project_id")).all()
+    dropped.by_project = {project_id: (int(count), int(stored)) for project_id, count, stored in rows if count}
+    dropped.events = sum(count for count, _ in dropped.by_project.values())
     start, end = partitions.day_range(day)
     connection.execute(text(f"DELETE FROM {partitions.KEYS} WHERE received_at >= :start AND received_at < :end"),
                        {"start": start, "end": end})

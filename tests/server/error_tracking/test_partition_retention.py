@@ -114,9 +114,11 @@ def test_retention_drops_expired_days_and_keeps_the_aggregates(tmp_path):
                                    p=project_id) for project_id in (default_project, long_project, short_project)}
     assert remaining == {default_project: 5, long_project: 7, short_project: 2}
     assert aggregates(engine) == before
-    # stored_events stays the exact number of events kept, error by error.
+    # stored_events and stored_bytes stay the exact number and size of what is kept, error by error.
     assert count(engine, f"SELECT count(*) FROM error_tracking_errors e WHERE e.stored_events <> "
                          f"(SELECT count(*) FROM {partitions.EVENTS} v WHERE v.error_id = e.id)") == 0
+    assert count(engine, "SELECT count(*) FROM error_tracking_errors e WHERE e.stored_bytes <> coalesce((SELECT "
+                         f"sum(length(p.payload)) FROM {partitions.PAYLOADS} p WHERE p.error_id = e.id), 0)") == 0
     for table in (partitions.PAYLOADS, partitions.KEYS):
         assert count(engine, f"SELECT count(*) FROM {table}") == sum(remaining.values()), table
     assert sum(result.by_age.events for result in results) == 5 + 4 + 2
@@ -165,5 +167,7 @@ def test_a_day_dropped_whole_or_deleted_row_by_row_leaves_the_same_aggregates(tm
     assert aggregates(engine) == before
     assert count(engine, f"SELECT count(*) FROM {partitions.EVENTS}") == 20
     assert count(engine, "SELECT sum(stored_events) FROM error_tracking_errors") == 20
+    assert count(engine, "SELECT sum(stored_bytes) FROM error_tracking_errors") == count(
+        engine, f"SELECT sum(length(payload)) FROM {partitions.PAYLOADS}") > 0
     for table in (partitions.PAYLOADS, partitions.KEYS):
         assert count(engine, f"SELECT count(*) FROM {table}") == 20, table

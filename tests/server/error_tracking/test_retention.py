@@ -199,6 +199,10 @@ def test_disk_budget_removes_the_oldest_events_first(pruning_server):
     body = project.wait_for_stored(4)
 
     assert body["stored_bytes"] <= per_event * 4.5
+    # The counters the pass corrected are the payloads' exact size.
+    kept = scalar(project.db, "SELECT sum(length(p.payload)) FROM error_tracking_event_payloads p "
+                              "JOIN error_tracking_errors e ON e.id = p.error_id WHERE e.project_id = :p", p=project.id)
+    assert body["stored_bytes"] == kept
     assert project.stored_event_ids() == sent[-4:]
     assert project.error_details() == before
 
