@@ -85,6 +85,10 @@ def check_moved(url: str, before: dict[str, list[Any]]) -> None:
         assert scalar(f"SELECT count(*) FROM error_tracking_errors e WHERE (e.first_received_at, e.last_received_at) "
                       f"= (SELECT min(received_at), max(received_at) FROM {partitions.EVENTS} v "
                       "WHERE v.error_id = e.id)") == len(after["errors"])
+        # Migration 0020 counted each error's payload bytes while they still waited in the legacy table.
+        assert scalar("SELECT count(*) FROM error_tracking_errors e WHERE e.stored_bytes > 0 AND e.stored_bytes = "
+                      f"(SELECT sum(length(p.payload)) FROM {partitions.PAYLOADS} p WHERE p.error_id = e.id)"
+                      ) == len(after["errors"])
         for table in partitions.TABLES:
             assert scalar(f"SELECT count(*) FROM {partitions.partition_name(table, 'default')}") == 0
         days = {received.astimezone(dt.timezone.utc).date() for *_, received, _, _, _, _ in after[partitions.EVENTS]}
