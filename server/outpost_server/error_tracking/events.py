@@ -168,7 +168,9 @@ def _walk_timeline(session: Session, *, error: TrackedError, conditions: list[Co
     by_id = {event.id: event for event in session.scalars(select(ErrorEvent).where(
         ErrorEvent.error_id == error.id, partitions.one_of(session, ErrorEvent.id, [row.id for row in found]),
         *partitions.received_in(session, ErrorEvent.received_at, [row.received_at for row in found])))}
-    return _window([by_id[row.id] for row in found], limit=limit, boundary=boundary, backwards=backwards)
+    # An event pruned since the walk read it is left out, as a later page would not show it either.
+    return _window([by_id[row.id] for row in found if row.id in by_id], limit=limit, boundary=boundary,
+                   backwards=backwards)
 
 
 def column_tags(event: ErrorEvent) -> list[tuple[str, str]]:
