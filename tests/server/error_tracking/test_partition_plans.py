@@ -286,3 +286,27 @@ def test_the_reads_of_an_error_search_only_the_days_its_events_arrived_on(filled
         scanned = set().union(*(partitions_scanned(plan, table) for _, plan in found))
         assert scanned <= {partitions.partition_name(table, day)}, table
     assert set().union(*(partitions_scanned(plan, partitions.EVENTS) for _, plan in found))
+
+
+def test_a_page_sends_the_same_statements_whatever_its_size(filled):
+    """Pages of 5 and of 12 events send the same statement texts (their ids and received times go as one
+    array each), so a server's connection prepares each once and PostgreSQL keeps its plan instead of
+    planning every day partition again on each call."""
+    engine, project_ids = filled
+    error = busiest_error(engine, project_ids[0])
+
+    def texts(limit: int, tags: dict[str, str]) -> list[str]:
+        with captured(engine) as statements, Session(engine) as session:
+            window = events.events_window(session, error=error, limit=limit, tags=tags)
+            rows = window.rows
+            assert len(rows) == limit
+            events.stored_tags(session, error_id=error.id, event_ids=[row.event_id for row in rows],
+                               received=[row.received_at for row in rows])
+            events.payloads(session, error_id=error.id, event_ids=[row.event_id for row in rows],
+                            received=[row.received_at for row in rows])
+        return [statement for statement, _ in statements]
+
+    with Session(engine) as session:
+        common = events.tag_values(session, error=error, key="tenant", offset=0, limit=1)[0][0].value
+    for tags in ({}, {"tenant": common}):
+        assert texts(5, tags) == texts(12, tags)
