@@ -96,8 +96,8 @@ def main() -> int:
                 def pruned(_elapsed: float) -> bool:
                     with engine.connect() as connection:
                         left = connection.scalar(sqlalchemy.text(
-                            "SELECT stored_events FROM error_tracking_errors WHERE project_id = :p "
-                            "ORDER BY stored_events DESC LIMIT 1"), {"p": project["id"]})
+                            "SELECT sum(events) FROM error_tracking_error_stored_days WHERE project_id = :p "
+                            "GROUP BY error_id ORDER BY 1 DESC LIMIT 1"), {"p": project["id"]})
                     return left <= 10
 
                 during = sender_latencies(client, project["id"], key, until=pruned)

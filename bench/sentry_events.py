@@ -29,8 +29,10 @@ from outpost_server.error_tracking.models import (
     ErrorEvent,
     ErrorEventPayload,
     ErrorHourlyCount,
+    ErrorStoredDay,
     ErrorTagValue,
     EventTag,
+    ProjectStoredDay,
     TrackedError,
 )
 from outpost_server.error_tracking.tag_store import COLUMN_TAGS
@@ -70,12 +72,13 @@ def seed(database_url: str, project_id: int, events: int) -> int:
             exception_type="ZeroDivisionError", culprit="shop.module_9 in step_9", message="division by zero",
             level="error", platform="python", count=events, users_count=1000, first_seen_at=first,
             last_seen_at=now, status="unresolved", regressed=False, first_release=RELEASES[-1],
-            last_release=RELEASES[0], last_environment="production", stored_events=events, created_at=first,
+            last_release=RELEASES[0], last_environment="production", created_at=first,
             updated_at=now)).inserted_primary_key
         assert inserted is not None  # a single-row INSERT always reports its key
         error_id = inserted[0]
         counts: dict[tuple[str, str], list] = {}
         hourly: dict[dt.datetime, int] = {}
+        stored_days: dict[dt.datetime, list[int]] = {}  # the storage counters the digest would keep
         event_rows, tag_rows, payloads = [], [], []
         for number in range(events):
             moment = first + dt.timedelta(seconds=number)
@@ -98,9 +101,12 @@ def seed(database_url: str, project_id: int, events: int) -> int:
                 seen[2] = moment
             hour = moment.replace(minute=0, second=0)
             hourly[hour] = hourly.get(hour, 0) + 1
+            stored = stored_days.setdefault(hour.replace(hour=0), [0, 0])
+            stored[0] += 1
             if number >= events - 100:
                 payloads.append({"error_id": error_id, "event_id": event_id, "received_at": moment,
                                  "payload": json.dumps(event_payload(number, browser, system)).encode()})
+                stored[1] += len(payloads[-1]["payload"])
             if len(tag_rows) >= CHUNK:
                 connection.execute(insert(EventTag), tag_rows)
                 tag_rows = []
@@ -112,6 +118,10 @@ def seed(database_url: str, project_id: int, events: int) -> int:
                 connection.execute(insert(table), rows)
         connection.execute(insert(ErrorHourlyCount), [{"error_id": error_id, "hour": hour, "count": count}
                                                       for hour, count in hourly.items()])
+        for table, owner in ((ErrorStoredDay, {"error_id": error_id, "project_id": project_id}),
+                             (ProjectStoredDay, {"project_id": project_id})):
+            connection.execute(insert(table), [{**owner, "received_day": day, "events": count, "bytes": size}
+                                               for day, (count, size) in stored_days.items()])
         connection.execute(insert(ErrorTagValue), [
             {"error_id": error_id, "key": key, "value": value, "times_seen": times, "first_seen_at": low,
              "last_seen_at": high} for (key, value), (times, low, high) in counts.items()])

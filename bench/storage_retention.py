@@ -3,8 +3,8 @@
 Rows: the pruner's own pass (retention.prune_all) with a cutoff at the end of the oldest day and no
 other limit, its pauses between batches set to zero. Partitions: when the events table is a
 PostgreSQL partitioned table, the next day goes as the pruner's pass drops an expired day
-(partition_retention.drop_day: detach, correct the errors' counts, drop); otherwise "n/a". On
-PostgreSQL both report the WAL written (pg_current_wal_lsn() before and after). That position is the
+(partition_retention.drop_day: detach the day's partitions, forget its event keys, drop them);
+otherwise "n/a". On PostgreSQL both report the WAL written (pg_current_wal_lsn() before and after). That position is the
 whole cluster's: the figure holds only while nothing else writes to the same PostgreSQL.
 """
 

@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import create_engine, select, text
+from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import Engine
 
 from bench import storage_fill, storage_retention
@@ -47,7 +47,7 @@ from outpost_server.accounts.models import Project
 from outpost_server.db import make_engine, make_sessionmaker, read_only_scope, session_scope
 from outpost_server.error_tracking import events
 from outpost_server.error_tracking.batch_store import store_batch
-from outpost_server.error_tracking.models import ErrorEvent, TrackedError
+from outpost_server.error_tracking.models import ErrorEvent, ErrorStoredDay, TrackedError
 from outpost_server.error_tracking.web import reading
 from outpost_server.migrations import upgrade_database
 
@@ -152,9 +152,10 @@ def measure_reads(engine: Engine, repeat: int) -> tuple[dict[str, float], dict[s
         error = session.scalar(select(TrackedError).order_by(TrackedError.count.desc()).limit(1))
         assert error is not None, "no errors stored"
         error_id, project_id = error.id, error.project_id
+        stored = session.scalar(select(func.sum(ErrorStoredDay.events)).where(ErrorStoredDay.error_id == error_id)) or 0
         timeline = list(session.scalars(select(ErrorEvent.id).where(ErrorEvent.error_id == error_id)
                                         .order_by(ErrorEvent.occurred_at.desc(), ErrorEvent.id.desc())
-                                        .limit(1).offset(error.stored_events // 2)))
+                                        .limit(1).offset(stored // 2)))
     middle = timeline[0] if timeline else None
 
     def source(session) -> reading.ErrorSource:

@@ -93,6 +93,6 @@ def test_replicas_store_an_event_once_and_drop_expired_days_once(tmp_path):
     assert [rows(url, sql, p=project["id"]) for sql in AGGREGATES] == before
     assert scalar(url, "SELECT sum(count) FROM error_tracking_errors WHERE project_id = :p",
                   p=project["id"]) == 1 + len(old)
-    assert scalar(url, "SELECT sum(stored_events) FROM error_tracking_errors WHERE project_id = :p",
+    assert scalar(url, f"SELECT sum(events) FROM {partitions.PROJECT_DAYS} WHERE project_id = :p",
                   p=project["id"]) == 1
     assert scalar(url, f"SELECT count(*) FROM {partitions.KEYS} WHERE project_id = :p", p=project["id"]) == 1

@@ -18,8 +18,10 @@ from .models import (
     ErrorEvent,
     ErrorEventPayload,
     ErrorHourlyCount,
+    ErrorStoredDay,
     ErrorUser,
     EventKey,
+    ProjectStoredDay,
     ReleaseSession,
     SessionAggregate,
     TrackedError,
@@ -36,6 +38,8 @@ HOURLY = ErrorHourlyCount.__table__
 SESSIONS = ReleaseSession.__table__
 AGGREGATES = SessionAggregate.__table__
 KEYS = EventKey.__table__
+ERROR_DAYS = ErrorStoredDay.__table__
+PROJECT_DAYS = ProjectStoredDay.__table__
 
 
 def _sqlite_datetime(value):
@@ -115,6 +119,12 @@ class BatchStatements:
         self.count_hours = _DriverStatement(hourly.on_conflict_do_update(
             index_elements=["error_id", "hour"], set_={"count": HOURLY.c.count + hourly.excluded.count}
         ), dialect_obj, ["error_id", "hour", "count"])
+        self.count_error_days = _DriverStatement(
+            _add_counts(dialect, ERROR_DAYS, ["error_id", "received_day"]), dialect_obj,
+            ["error_id", "received_day", "project_id", "events", "bytes"])
+        self.count_project_days = _DriverStatement(
+            _add_counts(dialect, PROJECT_DAYS, ["project_id", "received_day"]), dialect_obj,
+            ["project_id", "received_day", "events", "bytes"])
         self.add_users = (dialect.insert(USERS).on_conflict_do_nothing(index_elements=["error_id", "user_key"])
                           .returning(USERS.c.error_id, USERS.c.user_key))
         self.update_errors = _DriverStatement(self._update_errors(), dialect_obj, [])
@@ -158,8 +168,6 @@ class BatchStatements:
             .values(
                 count=ERRORS.c.count + bindparam("b_count"),
                 users_count=ERRORS.c.users_count + bindparam("b_new_users"),
-                stored_events=ERRORS.c.stored_events + bindparam("b_count"),
-                stored_bytes=ERRORS.c.stored_bytes + bindparam("b_bytes"),
                 first_seen_at=case((first_seen < ERRORS.c.first_seen_at, first_seen), else_=ERRORS.c.first_seen_at),
                 first_received_at=case((or_(ERRORS.c.first_received_at.is_(None),
                                             first_received < ERRORS.c.first_received_at), first_received),
@@ -187,6 +195,13 @@ class BatchStatements:
         )
 
 
+def _add_counts(dialect, table, key: list[str]):
+    """Adds a row's events and bytes to the storage counter of its key (ErrorStoredDay, ProjectStoredDay)."""
+    statement = dialect.insert(table)
+    return statement.on_conflict_do_update(index_elements=key, set_={
+        "events": table.c.events + statement.excluded.events, "bytes": table.c.bytes + statement.excluded.bytes})
+
+
 _BY_DIALECT: dict[str, BatchStatements] = {}
 
 
@@ -203,3 +218,8 @@ def chunks(items: Sequence, size: int) -> Iterable[Sequence]:
 
 def hour_of(moment: dt.datetime) -> dt.datetime:
     return moment.replace(minute=0, second=0, microsecond=0)
+
+
+def day_of(moment: dt.datetime) -> dt.datetime:
+    """The first instant of the moment's UTC day (the storage counters' key)."""
+    return moment.astimezone(dt.timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)

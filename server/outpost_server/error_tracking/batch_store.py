@@ -2,7 +2,8 @@
 
 Events are matched to their errors (created when new), stored with their payloads and tags, and the
 error's aggregates (count, users, first and last seen, hourly counts) are updated in the same statement
-per error, so they are exact whatever is pruned later.
+per error, so they are exact whatever is pruned later. The storage counters per error and per project
+and received day (models.ErrorStoredDay) get the batch's events and payload bytes.
 """
 
 
@@ -19,6 +20,7 @@ from .batch_sql import (
     LOOKUP_CHUNK,
     BatchStatements,
     chunks,
+    day_of,
     hour_of,
     statements_for,
 )
@@ -124,7 +126,6 @@ def store_batch(
             {
                 "b_id": error_id,
                 "b_count": len(items),
-                "b_bytes": sum(len(stored_payload(item.event)) for item in items),
                 "b_new_users": len(users.new),
                 "b_first_seen": min(item.event.occurred_at for item in items),
                 "b_first_received": min(item.received_at for item in items),
@@ -150,7 +151,31 @@ def store_batch(
             events=tuple(EventFacts(item.event.environment, item.event.level, item.event.release,
                                     item.event.user_key) for item in items))
         for error_id, items in by_error.items()])
+    _count_stored(connection, sql, by_error)
     return result
+
+
+def _count_stored(connection: Connection, sql: BatchStatements, by_error: dict[int, list[_Received]]) -> None:
+    """The batch's events and payload bytes added to the storage counters, per error and per project and day.
+
+    Last of the batch's writes, in key order: a project's counter row is the one other writers of that
+    project wait for, so it is held for as short a time as the transaction allows.
+    """
+    per_error: dict[tuple[int, dt.datetime], list[int]] = defaultdict(lambda: [0, 0, 0])
+    per_project: dict[tuple[int, dt.datetime], list[int]] = defaultdict(lambda: [0, 0])
+    for error_id, items in by_error.items():
+        for item in items:
+            day, size = day_of(item.received_at), len(stored_payload(item.event))
+            counts = per_error[(error_id, day)]
+            counts[0], counts[1], counts[2] = item.project_id, counts[1] + 1, counts[2] + size
+            project = per_project[(item.project_id, day)]
+            project[0], project[1] = project[0] + 1, project[1] + size
+    sql.count_error_days.run(connection, [
+        {"error_id": error_id, "received_day": day, "project_id": project_id, "events": events, "bytes": size}
+        for (error_id, day), (project_id, events, size) in sorted(per_error.items())])
+    sql.count_project_days.run(connection, [
+        {"project_id": project_id, "received_day": day, "events": events, "bytes": size}
+        for (project_id, day), (events, size) in sorted(per_project.items())])
 
 
 def stored_payload(event: NormalizedEvent) -> bytes:
@@ -287,8 +312,6 @@ def _new_error_row(item: _Received) -> dict:
         "first_release": event.release,
         "last_release": event.release,
         "last_environment": event.environment,
-        "stored_events": 0,
-        "stored_bytes": 0,
         "created_at": item.received_at,
         "updated_at": item.received_at,
     }

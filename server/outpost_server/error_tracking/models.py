@@ -89,11 +89,6 @@ class TrackedError(Base):
     first_release: Mapped[str | None] = mapped_column(String(255))
     last_release: Mapped[str | None] = mapped_column(String(255))
     last_environment: Mapped[str | None] = mapped_column(String(255))
-    # Events stored with their payload; the pruner brings it back within the retention limits.
-    stored_events: Mapped[int] = mapped_column(Integer, default=0)
-    # The stored payloads' bytes, kept beside stored_events by the same writers, so a project's usage is a
-    # sum over its errors instead of over every payload.
-    stored_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     # When its events were received, first and last (kept wide: pruning leaves them): on PostgreSQL the
@@ -195,6 +190,38 @@ class EventKey(Base):
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True)
     event_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     received_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, index=True)
+
+
+class ErrorStoredDay(Base):
+    """An error's stored events and their payloads' bytes, per received day (its storage counters).
+
+    Kept by the writers of events: the digest adds, the pruner's row deletes subtract. On PostgreSQL
+    it is partitioned by received day like the events (partitions.py), so dropping a day's partitions
+    takes that day's counters with them and no error row is touched. An error's stored events are
+    the sum of its rows.
+    """
+
+    __tablename__ = "error_tracking_error_stored_days"
+    __table_args__ = (Index("ix_error_tracking_error_stored_days_project", "project_id", "error_id"),)
+
+    error_id: Mapped[int] = mapped_column(ForeignKey("error_tracking_errors.id", ondelete="CASCADE"), primary_key=True)
+    # The first instant (UTC) of the day its events were received: the partition key on PostgreSQL.
+    received_day: Mapped[dt.datetime] = mapped_column(UTCDateTime, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    events: Mapped[int] = mapped_column(Integer, default=0)
+    bytes: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class ProjectStoredDay(Base):
+    """A project's stored events and payload bytes per received day: ErrorStoredDay summed by project,
+    kept by the same writers in the same transactions, so usage and budgets read a few rows per project."""
+
+    __tablename__ = "error_tracking_project_stored_days"
+
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True)
+    received_day: Mapped[dt.datetime] = mapped_column(UTCDateTime, primary_key=True)
+    events: Mapped[int] = mapped_column(BigInteger, default=0)
+    bytes: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class ErrorUser(Base):

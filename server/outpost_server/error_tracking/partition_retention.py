@@ -6,11 +6,12 @@ has passed the day's end, or the projects keeping it have nothing there. Project
 retention than others lose their older events by row deletes as before (retention.py), and the
 per-error and per-project byte limits always delete rows.
 
-A drop takes two transactions. The first detaches the three partitions, holding the parent tables'
-lock only for that. The second, on the detached tables no one else sees, takes their events off
-their errors' stored_events and stored_bytes (the aggregates stay exact, as row deletes keep them), forgets their
-event ids in the key table and drops them. A process that dies between the two leaves the detached
-tables, and the next pass finishes them (detached_days).
+A drop takes two transactions. The first detaches the day's partitions (events, tags, payloads and
+the storage counters), holding the parent tables' lock only for that. The second reads what the day
+held per project from its detached counters, forgets its event ids in the key table and drops the
+detached tables. The storage counters stay exact without updating any error or project row: the
+dropped day's counters went with it. A process that dies between the two leaves the detached tables,
+and the next pass finishes them (detached_days).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .retention import BATCH, ProjectPrune, RetentionPolicy, delete_victims, pro
 class DroppedDay:
     day: dt.date
     events: int = 0
-    # Per project: (events, payload bytes as stored, compressed or not).
+    # Per project: (events, payload bytes).
     by_project: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
@@ -68,35 +69,34 @@ def expired_days(connection: Connection, *, defaults: RetentionPolicy, now: dt.d
 def detach_day(connection: Connection, day: dt.date) -> None:
     """The first transaction of a drop (the caller's): the day's partitions leave their tables."""
     connection.execute(text(f"SET LOCAL lock_timeout = '{partitions.LOCK_TIMEOUT}'"))
-    for table in partitions.TABLES:
+    for table in partitions.DAY_TABLES:
         connection.execute(text(f'ALTER TABLE "{table}" DETACH PARTITION "{partitions.partition_name(table, day)}"'))
 
 
 def finish_day(connection: Connection, day: dt.date) -> DroppedDay:
-    """The second transaction (the caller's): aggregates corrected, keys forgotten, detached tables dropped."""
-    events, payloads = (partitions.partition_name(table, day) for table in (partitions.EVENTS, partitions.PAYLOADS))
+    """The second transaction (the caller's): what the day held is read, its keys forgotten, its tables dropped."""
     dropped = DroppedDay(day)
-    # One pass over each detached table: per error, its events and payload bytes come off its counters,
-    # and the per-project figures (payload bytes as stored, compressed or not) come back from the update.
-    rows = connection.execute(text(
-        f'WITH gone_events AS (SELECT error_id, count(*) AS n FROM "{events}" GROUP BY error_id), '
-        "gone_payloads AS (SELECT error_id, sum(length(payload)) AS size, sum(pg_column_size(payload)) AS stored "
-        f'FROM "{payloads}" GROUP BY error_id), '
-        "gone AS (SELECT coalesce(g.error_id, p.error_id) AS error_id, coalesce(g.n, 0) AS n, "
-        "coalesce(p.size, 0) AS size, coalesce(p.stored, 0) AS stored "
-        "FROM gone_events g FULL JOIN gone_payloads p ON p.error_id = g.error_id), "
-        "updated AS (UPDATE error_tracking_errors e SET stored_events = e.stored_events - gone.n, "
-        "stored_bytes = e.stored_bytes - gone.size FROM gone WHERE e.id = gone.error_id "
-        "RETURNING e.project_id, gone.n, gone.stored) "
-        "SELECT project_id, sum(n), sum(stored) FROM updated GROUP BY project_id")).all()
-    dropped.by_project = {project_id: (int(count), int(stored)) for project_id, count, stored in rows if count}
+    names = {table: partitions.partition_name(table, day) for table in partitions.DAY_TABLES}
+    held = _HELD_BY_PROJECT if connection.execute(text("SELECT to_regclass(:name) IS NOT NULL"), {
+        "name": names[partitions.PROJECT_DAYS]}).scalar() else _HELD_BY_PROJECT_IN_ROWS
+    rows = connection.execute(text(held.format(counters=names[partitions.PROJECT_DAYS],
+                                               events=names[partitions.EVENTS], payloads=names[partitions.PAYLOADS])))
+    dropped.by_project = {project_id: (int(count), int(size)) for project_id, count, size in rows if count}
     dropped.events = sum(count for count, _ in dropped.by_project.values())
     start, end = partitions.day_range(day)
     connection.execute(text(f"DELETE FROM {partitions.KEYS} WHERE received_at >= :start AND received_at < :end"),
                        {"start": start, "end": end})
-    for table in partitions.TABLES:
-        connection.execute(text(f'DROP TABLE "{partitions.partition_name(table, day)}"'))
+    for name in names.values():
+        connection.execute(text(f'DROP TABLE IF EXISTS "{name}"'))
     return dropped
+
+
+# Per project, the events and payload bytes of a detached day: from its counters, or, for a day detached
+# before the counters were partitioned (a drop cut short across migration 0021), from its rows.
+_HELD_BY_PROJECT = 'SELECT project_id, sum(events), sum(bytes) FROM "{counters}" GROUP BY project_id'
+_HELD_BY_PROJECT_IN_ROWS = (
+    'SELECT e.project_id, count(*), coalesce(sum(length(p.payload)), 0) FROM "{events}" e '
+    'LEFT JOIN "{payloads}" p ON p.error_id = e.error_id AND p.event_id = e.event_id GROUP BY e.project_id')
 
 
 def drop_day(factory: Callable[[], Session], day: dt.date) -> DroppedDay:

@@ -2,11 +2,12 @@
 
 Why a day. Retention is counted in days and may differ per project: a day partition can be dropped
 as soon as every project's cutoff has passed its end, so nothing is kept more than a day longer
-than its retention allows, and removing a day of events is a DROP TABLE of three partitions
-instead of row deletes, with their WAL and the bloat VACUUM must chase. A week would keep up to
-seven days too long and make each drop seven times larger. At the default retention (90 days) a
-day grain is about 95 partitions per table (with the days created ahead), few enough for the
-planner; GlitchTip partitions its events by day too.
+than its retention allows, and removing a day of events is a DROP TABLE of its partitions
+instead of row deletes, with their WAL and the bloat VACUUM must chase. The storage counters per
+error and project (models.ErrorStoredDay) are partitioned the same way, so a drop updates no row
+that stays. A week would keep up to seven days too long and make each drop seven times larger. At
+the default retention (90 days) a day grain is about 95 partitions per table (with the days created
+ahead), few enough for the planner; GlitchTip partitions its events by day too.
 
 Partitions are created ahead of time by the pruner's pass (under its lease, so once across
 replicas): today and DAYS_AHEAD days after it. An event received on a day without a partition
@@ -38,8 +39,17 @@ EVENTS = "error_tracking_error_events"
 TAGS = "error_tracking_event_tags"
 PAYLOADS = "error_tracking_event_payloads"
 KEYS = "error_tracking_event_keys"
-# Every statement touching several of them takes them in this order, the order store_batch inserts in.
+# The storage counters per error and per project and received day (models.ErrorStoredDay), partitioned
+# with the events so a dropped day takes its counts along and no error or project row is updated.
+ERROR_DAYS = "error_tracking_error_stored_days"
+PROJECT_DAYS = "error_tracking_project_stored_days"
+# The event tables, partitioned by migration 0019 (which, like partition_move.py, knows only these).
 TABLES = (EVENTS, TAGS, PAYLOADS)
+# Every table partitioned by day. Statements touching several take them in this order, the order
+# store_batch writes in.
+DAY_TABLES = (*TABLES, ERROR_DAYS, PROJECT_DAYS)
+# Each table's partition key: the received time, or for the counters the first instant of its day.
+KEY_COLUMN = {ERROR_DAYS: "received_day", PROJECT_DAYS: "received_day"}
 DAYS_AHEAD = 3
 DEFAULT = "default"
 # DDL waits at most this long for a lock, then the pass tries again later: while a DETACH waits for a long
@@ -122,7 +132,7 @@ def _day_of(name: str) -> dt.date:
 
 
 def create_days(connection: Connection, days: Iterable[dt.date]) -> list[dt.date]:
-    """Creates the missing partitions of those days (events, tags, payloads); returns the days created.
+    """Creates the missing partitions of those days (DAY_TABLES); returns the days created.
 
     Each is made a plain table, then attached: attaching locks the parent table only against other schema
     changes (CREATE TABLE .. PARTITION OF would lock out every read and insert while it waits for its turn).
@@ -140,9 +150,11 @@ def days_ahead(today: dt.date) -> list[dt.date]:
 
 
 def default_days(connection: Connection) -> list[dt.date]:
-    """The received days of the events waiting in the DEFAULT partition."""
+    """The received days of the rows waiting in the DEFAULT partitions (of events, or of counters that a
+    migration counted for events still on their way into partitions)."""
     return list(connection.execute(text(
-        f"SELECT DISTINCT (received_at AT TIME ZONE 'UTC')::date FROM \"{partition_name(EVENTS, DEFAULT)}\" "
+        f"SELECT (received_at AT TIME ZONE 'UTC')::date FROM \"{partition_name(EVENTS, DEFAULT)}\" UNION "
+        f"SELECT (received_day AT TIME ZONE 'UTC')::date FROM \"{partition_name(ERROR_DAYS, DEFAULT)}\" "
         "ORDER BY 1")).scalars())
 
 
@@ -159,12 +171,13 @@ def _attach_day(connection: Connection, day: dt.date, *, move: bool) -> int:
     start, end = day_range(day)
     connection.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
     moved = 0
-    for table in TABLES:
+    for table in DAY_TABLES:
         name, default = partition_name(table, day), partition_name(table, DEFAULT)
+        key = KEY_COLUMN.get(table, "received_at")
         connection.execute(text(f'CREATE TABLE "{name}" (LIKE "{table}" INCLUDING DEFAULTS)'))
         if move:
             result = connection.execute(text(
-                f'WITH moved AS (DELETE FROM "{default}" WHERE received_at >= :start AND received_at < :end '
+                f'WITH moved AS (DELETE FROM "{default}" WHERE {key} >= :start AND {key} < :end '
                 f'RETURNING *) INSERT INTO "{name}" SELECT * FROM moved'), {"start": start, "end": end})
             moved = result.rowcount if table == EVENTS else moved
         connection.execute(text(f'ALTER TABLE "{table}" ATTACH PARTITION "{name}" '

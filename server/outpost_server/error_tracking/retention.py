@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from sqlalchemy import delete, func, select, tuple_, update
+from sqlalchemy import bindparam, delete, func, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
@@ -29,7 +29,16 @@ from outpost_server.config import ServerConfig
 from outpost_server.db import read_only_scope, session_scope
 
 from . import partitions
-from .models import ErrorEvent, ErrorEventPayload, EventKey, EventTag, RetentionOverride, TrackedError
+from .batch_sql import day_of
+from .models import (
+    ErrorEvent,
+    ErrorEventPayload,
+    ErrorStoredDay,
+    EventKey,
+    EventTag,
+    ProjectStoredDay,
+    RetentionOverride,
+)
 
 BATCH = 200
 # Between two batches the pruner steps aside this long: SQLite's write lock is not fair, and without
@@ -84,12 +93,11 @@ class StoredUsage:
 
 
 def stored_usage(session: Session, *, project_id: int) -> StoredUsage:
-    """The project's stored events and payload bytes, from its errors' counters (kept exact by the
+    """The project's stored events and payload bytes, from its storage counters (kept exact by the
     writer, the pruner and partition drops)."""
     events, payload_bytes = session.execute(
-        select(func.coalesce(func.sum(TrackedError.stored_events), 0),
-               func.coalesce(func.sum(TrackedError.stored_bytes), 0))
-        .where(TrackedError.project_id == project_id)).one()
+        select(func.coalesce(func.sum(ProjectStoredDay.events), 0), func.coalesce(func.sum(ProjectStoredDay.bytes), 0))
+        .where(ProjectStoredDay.project_id == project_id)).one()
     return StoredUsage(events=int(events), payload_bytes=int(payload_bytes))
 
 
@@ -148,7 +156,7 @@ def select_victims(session: Session, condition, order, limit: int, offset: int =
 
 
 def delete_victims(session: Session, victims: list[Victim]) -> None:
-    """Removes the events with their payloads, keeping each error's stored events and bytes exact."""
+    """Removes the events with their payloads, keeping the storage counters exact."""
     if not victims:
         return
     partitioned = partitions.in_use(session)
@@ -172,13 +180,21 @@ def delete_victims(session: Session, victims: list[Victim]) -> None:
         # The event ids are free again, as on SQLite where the unique constraint went with the row.
         session.execute(delete(EventKey).where(tuple_(EventKey.project_id, EventKey.event_id).in_(
             [(victim.project_id, victim.event_id) for victim in victims])))
-    per_error: dict[int, Removed] = {}
+    per_error: dict[tuple[int, dt.datetime], Removed] = {}
+    per_project: dict[tuple[int, dt.datetime], Removed] = {}
     for victim in victims:
-        per_error.setdefault(victim.error_id, Removed()).add([victim])
-    for error_id, removed in sorted(per_error.items()):  # one lock order for every writer
-        session.execute(update(TrackedError).where(TrackedError.id == error_id).values(
-            stored_events=TrackedError.stored_events - removed.events,
-            stored_bytes=TrackedError.stored_bytes - removed.bytes))
+        day = day_of(victim.received_at)
+        per_error.setdefault((victim.error_id, day), Removed()).add([victim])
+        per_project.setdefault((victim.project_id, day), Removed()).add([victim])
+    # In key order, error counters before project ones, as the digest takes them: writers wait, never deadlock.
+    for table, owner, removed in ((ErrorStoredDay.__table__, "error_id", per_error),
+                                  (ProjectStoredDay.__table__, "project_id", per_project)):
+        key = (table.c[owner] == bindparam("b_owner")) & (table.c.received_day == bindparam("b_day"))
+        rows = [{"b_owner": owner_id, "b_day": day, "b_events": gone.events, "b_bytes": gone.bytes}
+                for (owner_id, day), gone in sorted(removed.items())]
+        session.execute(update(table).where(key).values(events=table.c.events - bindparam("b_events"),
+                                                        bytes=table.c.bytes - bindparam("b_bytes")), rows)
+        session.execute(delete(table).where(key, table.c.events <= 0), rows)
 
 
 # A step hands out batches of victims. In a real pass each batch is deleted before the next is asked
@@ -271,8 +287,9 @@ def prune_project(session_factory: Callable[[], Session], *, project: Project, p
 
 def _errors_over_cap(session_factory: Callable[[], Session], *, project_id: int, cap: int) -> list[int]:
     with session_factory() as session:
-        return list(session.scalars(select(TrackedError.id).where(
-            TrackedError.project_id == project_id, TrackedError.stored_events > cap).order_by(TrackedError.id)))
+        return list(session.scalars(select(ErrorStoredDay.error_id).where(ErrorStoredDay.project_id == project_id)
+                                    .group_by(ErrorStoredDay.error_id).having(func.sum(ErrorStoredDay.events) > cap)
+                                    .order_by(ErrorStoredDay.error_id)))
 
 
 def _cap_step(error_id: int, cap: int, cutoff: dt.datetime | None, dry_run: bool, chosen: set[int],
@@ -306,8 +323,8 @@ def prune_all(session_factory: Callable[[], Session], *, defaults: RetentionPoli
               on_batch: Callable[[Session], None] = lambda session: None) -> list[ProjectPrune]:
     """A pass over every project that has stored events; returns what each lost (or would lose)."""
     with session_factory() as session:
-        # Projects with stored events, read from their errors' exact counts (not from every event row).
-        with_events = select(TrackedError.project_id).where(TrackedError.stored_events > 0)
+        # Projects with stored events, read from their storage counters (not from every event row).
+        with_events = select(ProjectStoredDay.project_id).where(ProjectStoredDay.events > 0)
         projects = list(session.scalars(select(Project).where(Project.id.in_(with_events)).order_by(Project.id)))
         overrides = {row.project_id: row for row in session.scalars(select(RetentionOverride))}
         session.expunge_all()

@@ -1,7 +1,8 @@
 """What error tracking's stored events take, per project and for the instance.
 
-Events and payload bytes are exact: the sums of the errors' stored_events and stored_bytes, which the
-writer, the pruner and partition drops keep exact, so no payload is read. The size on disk of a
+Events and payload bytes are exact: the sums of the projects' storage counters per day
+(models.ProjectStoredDay), which the writer, the pruner and partition drops keep exact, so no
+payload is read. The size on disk of a
 project's share is an estimate: the event tables' size on disk (rows, indexes and TOAST; on
 PostgreSQL pg_total_relation_size summed over every partition, on SQLite the pages dbstat counts)
 times the project's fraction of the stored events. Measuring a project's rows exactly would mean
@@ -18,12 +19,13 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 
-from .models import TrackedError
+from .models import ProjectStoredDay
 from .retention import human_size
 
-# The tables an event's rows live in (the key table exists on partitioned PostgreSQL only).
+# The tables an event's rows live in, and the counters that count them (the key table exists on
+# partitioned PostgreSQL only).
 EVENT_TABLES = ("error_tracking_error_events", "error_tracking_event_tags", "error_tracking_event_payloads",
-                "error_tracking_event_keys")
+                "error_tracking_event_keys", "error_tracking_error_stored_days", "error_tracking_project_stored_days")
 BASIS = {"postgresql": "pg_total_relation_size", "sqlite": "dbstat"}
 
 
@@ -62,8 +64,7 @@ def event_tables_bytes(session: Session) -> int:
                 " WHERE isleaf"), {"t": table}) or 0)
         return total
     names = list(session.scalars(text(
-        "SELECT name FROM sqlite_master WHERE tbl_name IN ('error_tracking_error_events', "
-        "'error_tracking_event_tags', 'error_tracking_event_payloads', 'error_tracking_event_keys')")))
+        f"SELECT name FROM sqlite_master WHERE tbl_name IN ({', '.join(repr(table) for table in EVENT_TABLES)})")))
     if not names:
         return 0
     try:
@@ -76,11 +77,11 @@ def event_tables_bytes(session: Session) -> int:
 
 
 def _usage_by_project(session: Session) -> dict[int, tuple[int, int]]:
-    """project id -> (stored events, payload bytes), from the errors' counters."""
+    """project id -> (stored events, payload bytes), from the storage counters."""
     return {row[0]: (int(row[1]), int(row[2])) for row in session.execute(
-        select(TrackedError.project_id, func.coalesce(func.sum(TrackedError.stored_events), 0),
-               func.coalesce(func.sum(TrackedError.stored_bytes), 0))
-        .group_by(TrackedError.project_id))}
+        select(ProjectStoredDay.project_id, func.coalesce(func.sum(ProjectStoredDay.events), 0),
+               func.coalesce(func.sum(ProjectStoredDay.bytes), 0))
+        .group_by(ProjectStoredDay.project_id))}
 
 
 def _share(part: int, whole: int, size: int) -> int:
@@ -91,7 +92,7 @@ def project_disk_bytes(session: Session, *, events: int) -> int:
     """The estimated size on disk of a project's `events` (see the module's docstring)."""
     if not events:
         return 0
-    total = session.scalar(select(func.coalesce(func.sum(TrackedError.stored_events), 0))) or 0
+    total = session.scalar(select(func.coalesce(func.sum(ProjectStoredDay.events), 0))) or 0
     return _share(events, int(total), event_tables_bytes(session))
 
 

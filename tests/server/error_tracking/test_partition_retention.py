@@ -16,6 +16,7 @@ from outpost_server.error_tracking.batch_store import store_batch
 from outpost_server.error_tracking.models import RetentionOverride
 from outpost_server.error_tracking.retention import RetentionPolicy
 from tests.server.error_tracking.partitioned_db import accepted, event, factory_for, postgres_engine, projects, store
+from tests.server.error_tracking.stored_counters import kept, recount
 
 NOW = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
 
@@ -114,11 +115,8 @@ def test_retention_drops_expired_days_and_keeps_the_aggregates(tmp_path):
                                    p=project_id) for project_id in (default_project, long_project, short_project)}
     assert remaining == {default_project: 5, long_project: 7, short_project: 2}
     assert aggregates(engine) == before
-    # stored_events and stored_bytes stay the exact number and size of what is kept, error by error.
-    assert count(engine, f"SELECT count(*) FROM error_tracking_errors e WHERE e.stored_events <> "
-                         f"(SELECT count(*) FROM {partitions.EVENTS} v WHERE v.error_id = e.id)") == 0
-    assert count(engine, "SELECT count(*) FROM error_tracking_errors e WHERE e.stored_bytes <> coalesce((SELECT "
-                         f"sum(length(p.payload)) FROM {partitions.PAYLOADS} p WHERE p.error_id = e.id), 0)") == 0
+    # The storage counters stay the exact number and size of what is kept, per error, project and day.
+    assert kept(engine) == recount(engine)
     for table in (partitions.PAYLOADS, partitions.KEYS):
         assert count(engine, f"SELECT count(*) FROM {table}") == sum(remaining.values()), table
     assert sum(result.by_age.events for result in results) == 5 + 4 + 2
@@ -135,14 +133,16 @@ def test_rows_waiting_in_the_default_partition_move_into_their_own_day(tmp_path)
     raws = [event(group=1, number=n, moment=NOW) for n in range(len(days))]
     store(engine, [accepted(project_id, raw, dt.datetime.combine(day, dt.time(12), dt.timezone.utc))
                    for raw, day in zip(raws, days, strict=True)])
-    default = partitions.partition_name(partitions.EVENTS, partitions.DEFAULT)
-    assert count(engine, f"SELECT count(*) FROM {default}") == 2
+    for table in (partitions.EVENTS, partitions.ERROR_DAYS, partitions.PROJECT_DAYS):
+        default = partitions.partition_name(table, partitions.DEFAULT)
+        assert count(engine, f"SELECT count(*) FROM {default}") == 2, table
     # Two days later the second day is among the days ahead: its rows must move before it can be created.
     created, moved = partitions.prepare(factory, today=today + dt.timedelta(days=2))
     assert moved == 2
     assert set(days) <= set(created)
-    for table in partitions.TABLES:
+    for table in partitions.DAY_TABLES:
         assert count(engine, f"SELECT count(*) FROM {partitions.partition_name(table, partitions.DEFAULT)}") == 0
+    assert kept(engine) == recount(engine)
     with factory() as session:
         for raw, day in zip(raws, days, strict=True):
             found = events.find_event(session, project_id=project_id, event_id=raw["event_id"])
@@ -166,8 +166,7 @@ def test_a_day_dropped_whole_or_deleted_row_by_row_leaves_the_same_aggregates(tm
     assert partition_retention.delete_day_rows(factory, (noon - dt.timedelta(days=2)).date(), batch=7) == 20
     assert aggregates(engine) == before
     assert count(engine, f"SELECT count(*) FROM {partitions.EVENTS}") == 20
-    assert count(engine, "SELECT sum(stored_events) FROM error_tracking_errors") == 20
-    assert count(engine, "SELECT sum(stored_bytes) FROM error_tracking_errors") == count(
-        engine, f"SELECT sum(length(payload)) FROM {partitions.PAYLOADS}") > 0
+    assert kept(engine) == recount(engine)
+    assert sum(events for events, _ in kept(engine)[1].values()) == 20
     for table in (partitions.PAYLOADS, partitions.KEYS):
         assert count(engine, f"SELECT count(*) FROM {table}") == 20, table

@@ -13,6 +13,7 @@ import sqlalchemy
 
 from tests.e2e.databases import database_url, rows, scalar
 from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, store_request
+from tests.server.error_tracking.stored_counters import kept, rebuild, recount
 from tests.support import REPO_ROOT, ApiHelper, RunningServer, start_server
 
 WAIT_SECONDS = 60
@@ -152,8 +153,8 @@ def test_per_error_limit_keeps_the_first_and_latest_events_and_the_aggregates(pr
     assert project.stored_event_ids() == [sent[0], *sent[-3:], *other]
     assert project.error_details() == before
     assert project.hourly_total() == 14
-    stored = scalar(project.db, "SELECT stored_events FROM error_tracking_errors WHERE project_id = :p "
-                                "ORDER BY stored_events DESC LIMIT 1", p=project.id)
+    stored = scalar(project.db, "SELECT sum(events) FROM error_tracking_error_stored_days WHERE project_id = :p "
+                                "GROUP BY error_id ORDER BY 1 DESC LIMIT 1", p=project.id)
     assert stored == 4
     # The pruned events' tags go with them; the tag value counts, aggregates, stay.
     tagged = scalar(project.db, "SELECT count(DISTINCT t.event_id) FROM error_tracking_event_tags t JOIN "
@@ -179,6 +180,7 @@ def test_events_older_than_the_retention_period_go(pruning_server):
         connection.execute(statement.bindparams(sqlalchemy.bindparam("ids", expanding=True)),
                            {"at": long_ago if engine.dialect.name == "postgresql" else long_ago.replace(tzinfo=None),
                             "ids": old})
+    rebuild(engine)
     engine.dispose()
 
     project.set_retention(retention_days=30)
@@ -200,9 +202,12 @@ def test_disk_budget_removes_the_oldest_events_first(pruning_server):
 
     assert body["stored_bytes"] <= per_event * 4.5
     # The counters the pass corrected are the payloads' exact size.
-    kept = scalar(project.db, "SELECT sum(length(p.payload)) FROM error_tracking_event_payloads p "
+    payload_bytes = scalar(project.db, "SELECT sum(length(p.payload)) FROM error_tracking_event_payloads p "
                               "JOIN error_tracking_errors e ON e.id = p.error_id WHERE e.project_id = :p", p=project.id)
-    assert body["stored_bytes"] == kept
+    assert body["stored_bytes"] == payload_bytes
+    engine = sqlalchemy.create_engine(project.db)
+    assert kept(engine) == recount(engine)
+    engine.dispose()
     assert project.stored_event_ids() == sent[-4:]
     assert project.error_details() == before
 

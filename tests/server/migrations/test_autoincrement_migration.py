@@ -13,9 +13,11 @@ from typing import Any
 import gitlab
 import httpx
 import pytest
+import sqlalchemy
 from alembic import command
 
 from outpost_server.migrations import alembic_config, upgrade_database
+from tests.server.error_tracking.stored_counters import kept, recount
 from tests.server.migrations.test_namespaces_migration import FIXTURE, load_old_database, table_rows
 from tests.support import database_url_for, launch_server, unique
 
@@ -62,10 +64,11 @@ def test_every_row_survives_the_rebuilds(upgraded):
             # The one new column: updated_at, set from created_at.
             assert [{**row, "updated_at": row["created_at"]} for row in rows] == after[table]
         elif table in ("error_tracking_event_payloads", "error_tracking_event_tags", "error_tracking_errors"):
-            # The new columns of 0019_error_event_partitions (received times) and 0020 (stored_bytes).
-            assert rows == [{name: value for name, value in row.items()
-                             if not name.endswith("received_at") and name != "stored_bytes"}
-                            for row in after[table]], table
+            # The new columns of 0019_error_event_partitions (received times); 0021 moved stored_events into
+            # the storage counters.
+            assert [{name: value for name, value in row.items() if name != "stored_events"} for row in rows] == [
+                {name: value for name, value in row.items() if not name.endswith("received_at")}
+                for row in after[table]], table
         elif table == "vulnerability_exports":
             assert [row["id"] for row in rows] == [row["id"] for row in after[table]]
             assert {row["kind"] for row in after[table]} <= {"vulnerability"}
@@ -73,14 +76,19 @@ def test_every_row_survives_the_rebuilds(upgraded):
             assert rows == after[table], table
 
 
-def test_stored_bytes_are_filled_from_the_payloads(upgraded):
-    _, _, _, after = upgraded
-    sizes: dict[int, int] = {}
-    for payload in after["error_tracking_event_payloads"]:
-        sizes[payload["error_id"]] = sizes.get(payload["error_id"], 0) + len(payload["payload"])
-    assert sizes, "the recorded database has payloads"
-    assert {row["id"]: row["stored_bytes"] for row in after["error_tracking_errors"]} == {
-        row["id"]: sizes.get(row["id"], 0) for row in after["error_tracking_errors"]}
+def test_storage_counters_are_filled_from_the_events_and_payloads(upgraded):
+    _, url, before, _ = upgraded
+    engine = sqlalchemy.create_engine(url)
+    try:
+        per_error, per_project = kept(engine)
+        assert (per_error, per_project) == recount(engine)
+    finally:
+        engine.dispose()
+    assert per_error, "the recorded database has events"
+    # What the errors' stored_events said before, their counters say now.
+    assert {row["id"]: row["stored_events"] for row in before["error_tracking_errors"] if row["stored_events"]} == {
+        error_id: sum(events for (owner, _), (events, _) in per_error.items() if owner == error_id)
+        for error_id in {owner for owner, _ in per_error}}
 
 
 def test_upgraded_server_never_reuses_an_id(upgraded):

@@ -20,6 +20,7 @@ from outpost_server.db import make_engine
 from outpost_server.error_tracking import partitions
 from outpost_server.migrations import alembic_config
 from outpost_server.migrations.partition_move import move_legacy_rows
+from tests.server.error_tracking.stored_counters import kept, recount
 from tests.server.migrations.record_pre_partitions import PREVIOUS_HEADS
 from tests.support import REPO_ROOT, database_url_for
 
@@ -32,12 +33,16 @@ ROWS = {
 }
 AGGREGATES = {
     "errors": "SELECT id, project_id, fingerprint, title, count, users_count, first_seen_at, last_seen_at, status, "
-              "first_release, last_release, stored_events, created_at, updated_at "
+              "first_release, last_release, created_at, updated_at "
               "FROM error_tracking_errors ORDER BY id",
     "hourly": "SELECT * FROM error_tracking_error_hourly_counts ORDER BY error_id, hour",
     "tag values": "SELECT * FROM error_tracking_error_tag_values ORDER BY error_id, key, value",
     "users": "SELECT * FROM error_tracking_error_users ORDER BY error_id, user_key",
 }
+# Each error's stored events: a column of the error before migration 0021, its storage counters after.
+STORED_BEFORE_0021 = "SELECT id, stored_events FROM error_tracking_errors WHERE stored_events > 0 ORDER BY id"
+STORED = (f"SELECT error_id, sum(events) FROM {partitions.ERROR_DAYS} GROUP BY error_id HAVING sum(events) > 0 "
+          "ORDER BY error_id")
 
 
 def recorded_database(tmp_path: Path) -> str:
@@ -59,6 +64,8 @@ def snapshot(url: str, *, legacy: bool) -> dict[str, list[Any]]:
         found = {table: [tuple(row) for row in connection.exec_driver_sql(
                      sql.format(table=table + ("_legacy" if legacy else "")))] for table, sql in ROWS.items()}
         found |= {name: [tuple(row) for row in connection.exec_driver_sql(sql)] for name, sql in AGGREGATES.items()}
+        counters = connection.exec_driver_sql(f"SELECT to_regclass('{partitions.ERROR_DAYS}')").scalar()
+        found["stored"] = [tuple(row) for row in connection.exec_driver_sql(STORED if counters else STORED_BEFORE_0021)]
     engine.dispose()
     return found
 
@@ -85,15 +92,14 @@ def check_moved(url: str, before: dict[str, list[Any]]) -> None:
         assert scalar(f"SELECT count(*) FROM error_tracking_errors e WHERE (e.first_received_at, e.last_received_at) "
                       f"= (SELECT min(received_at), max(received_at) FROM {partitions.EVENTS} v "
                       "WHERE v.error_id = e.id)") == len(after["errors"])
-        # Migration 0020 counted each error's payload bytes while they still waited in the legacy table.
-        assert scalar("SELECT count(*) FROM error_tracking_errors e WHERE e.stored_bytes > 0 AND e.stored_bytes = "
-                      f"(SELECT sum(length(p.payload)) FROM {partitions.PAYLOADS} p WHERE p.error_id = e.id)"
-                      ) == len(after["errors"])
-        for table in partitions.TABLES:
+        for table in partitions.DAY_TABLES:
             assert scalar(f"SELECT count(*) FROM {partitions.partition_name(table, 'default')}") == 0
         days = {received.astimezone(dt.timezone.utc).date() for *_, received, _, _, _, _ in after[partitions.EVENTS]}
         assert days <= set(partitions.attached_days(connection))
         assert scalar("SELECT max(id) < nextval('error_tracking_error_events_id_seq') FROM error_tracking_error_events")
+    # Migration 0021 counted the events and payload bytes per error and day while they still waited in the
+    # legacy tables; moving them changed nothing.
+    assert kept(engine) == recount(engine)
     engine.dispose()
 
 
