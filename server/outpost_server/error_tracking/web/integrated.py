@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, or_, select, tuple_
+from sqlalchemy import ColumnElement, exists, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from outpost_server.db import LIKE_ESCAPE, contains_pattern, utcnow
@@ -29,6 +29,11 @@ SORT_COLUMNS = {
     "frequency": TrackedError.count,
 }
 MAX_RELEASES = 10
+# A search walks the errors in a chunk of this many, then one CHUNK_GROWTH times larger, then checks the
+# rest in one query (see _walk).
+FIRST_CHUNK = 50
+CHUNK_GROWTH = 4
+WALKED_CHUNKS = 2
 
 
 class InvalidCursor(Exception):
@@ -79,9 +84,19 @@ def _decode_cursor(cursor: str, sort: str) -> tuple[Any, int, str]:
 
 def error_filters(project_id: int, status: str | None, query: SearchQuery) -> list[ColumnElement[bool]]:
     """The project's errors matching the search; every status when `status` is None."""
+    return [*_listed(project_id, status), *_matching(query)]
+
+
+def _listed(project_id: int, status: str | None) -> list[ColumnElement[bool]]:
     conditions: list[ColumnElement[bool]] = [TrackedError.project_id == project_id]
     if status is not None:
         conditions.append(TrackedError.status == status)
+    return conditions
+
+
+def _matching(query: SearchQuery) -> list[ColumnElement[bool]]:
+    """The search's own conditions (words, level, release, environment)."""
+    conditions: list[ColumnElement[bool]] = []
     if query.text:
         pattern = contains_pattern(query.text)
         conditions.append(or_(*(column.ilike(pattern, escape=LIKE_ESCAPE) for column in
@@ -101,16 +116,20 @@ def error_filters(project_id: int, status: str | None, query: SearchQuery) -> li
 def list_errors(session: Session, *, project_id: int, status: str | None, query: SearchQuery, sort: str,
                 cursor: str | None, limit: int = PAGE_SIZE) -> ErrorPage:
     column = SORT_COLUMNS[sort]
-    conditions = error_filters(project_id, status, query)
+    listed = _listed(project_id, status)
     direction = "next"
     if cursor:
         value, row_id, direction = _decode_cursor(cursor, sort)
         key = tuple_(column, TrackedError.id)
         bound = (value, row_id)
-        conditions.append(key < bound if direction == "next" else key > bound)
+        listed.append(key < bound if direction == "next" else key > bound)
     ascending = direction == "previous"
     order = (column.asc(), TrackedError.id.asc()) if ascending else (column.desc(), TrackedError.id.desc())
-    rows = list(session.scalars(select(TrackedError).where(and_(*conditions)).order_by(*order).limit(limit + 1)))
+    matching = _matching(query)
+    if matching:
+        rows = _walk(session, listed, matching, column, order, ascending, limit + 1)
+    else:
+        rows = list(session.scalars(select(TrackedError).where(*listed).order_by(*order).limit(limit + 1)))
     has_more = len(rows) > limit
     rows = rows[:limit]
     if ascending:
@@ -124,6 +143,41 @@ def list_errors(session: Session, *, project_id: int, status: str | None, query:
         if more_before:
             pagination["previous"] = {"cursor": _encode_cursor(sort, rows[0], "previous")}
     return ErrorPage(rows, pagination, hourly_frequency(session, [row.id for row in rows]))
+
+
+def _walk(session: Session, listed: list[ColumnElement[bool]], matching: list[ColumnElement[bool]], column,
+          order: tuple, ascending: bool, wanted: int) -> list[TrackedError]:
+    """The first `wanted` errors that match, walking the listed ones in the page's order by growing chunks.
+
+    The planner cannot tell how many errors words or tag filters keep; guessing few, it checks every
+    error of the project and sorts the matches, which at thousands of errors (each with its tag value
+    probes) costs more than walking the sort's index until a page is full. Common matches fill a page
+    from the first chunk; for rare ones, after WALKED_CHUNKS chunks, the rest is checked in one query as
+    before, so a search matching nothing costs little more than it did.
+    """
+    found: list[TrackedError] = []
+    after: tuple | None = None  # the sort key of the last error walked
+    size = FIRST_CHUNK
+
+    def beyond() -> list[ColumnElement[bool]]:
+        if after is None:
+            return listed
+        key = tuple_(column, TrackedError.id)
+        return [*listed, key > after if ascending else key < after]
+
+    for _ in range(WALKED_CHUNKS):
+        chunk = select(TrackedError.id).where(*beyond()).order_by(*order).limit(size).scalar_subquery()
+        found += session.scalars(select(TrackedError).where(TrackedError.id.in_(chunk), *matching)
+                                 .order_by(*order).limit(wanted - len(found)))
+        if len(found) >= wanted:
+            return found
+        last = session.execute(select(column, TrackedError.id).where(*beyond()).order_by(*order)
+                               .offset(size - 1).limit(1)).first()
+        if last is None:  # the chunk held every error left
+            return found
+        after, size = tuple(last), size * CHUNK_GROWTH
+    return found + list(session.scalars(select(TrackedError).where(*beyond(), *matching).order_by(*order)
+                                        .limit(wanted - len(found))))
 
 
 # --- frequencies ----------------------------------------------------------------------------
