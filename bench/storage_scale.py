@@ -5,7 +5,8 @@
 
 Two databases (SQLite files by default; with --postgres, databases `bench_storage_<events>` created
 through ADMIN_URL) are filled through the digest stage's own store_batch (bench.storage_fill: 50
-projects, up to --errors errors, received times over 90 days), the baseline first. Then, on each:
+projects, up to --errors errors, received times over 90 days), the baseline first. Then, in ROUNDS
+rounds alternating between the two databases (each figure is the median of its rounds):
 
 - server time (p95 of --repeat calls, each in its own committed session, HTTP left out, after
   WARM_CALLS calls that prepare the statements as a running server's connections have) of the reads
@@ -14,7 +15,10 @@ projects, up to --errors errors, received times over 90 days), the baseline firs
   (release:, environment: and words), all on the project and error with the most events; the first
   call of each is printed too;
 - the insert rate: 20,000 new events stored in batches of 500 (the digester's largest batch) by one
-  writer, as the digester stores them;
+  writer, as the digester stores them.
+
+Then, once on each:
+
 - retention: the time and WAL bytes (PostgreSQL) to remove the oldest day's events row by row through
   the pruner (its pauses between batches left out), and by dropping that day's partition when the
   events table is partitioned ("n/a" otherwise).
@@ -31,6 +35,7 @@ import argparse
 import contextlib
 import datetime as dt
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -63,6 +68,7 @@ SEARCH = "release:shop@1.4.0 environment:production could not be priced"
 # that, planning a read over every day partition costs more than running it; the first call is printed
 # apart.
 WARM_CALLS = 12
+ROUNDS = 3
 
 
 @dataclass
@@ -222,7 +228,10 @@ def database_size(engine: Engine) -> int:
         return int(connection.scalar(text("PRAGMA page_count")) * connection.scalar(text("PRAGMA page_size")))
 
 
-def run_one(args: argparse.Namespace, events_count: int, scratch: Path, end: dt.datetime) -> Figures:
+@contextlib.contextmanager
+def opened(args: argparse.Namespace, events_count: int, scratch: Path, end: dt.datetime
+           ) -> Iterator[tuple[Engine, Plan, list[int], Figures]]:
+    """A database of `events_count` events, filled (or reused with --keep) and analysed."""
     figures = Figures(events_count)
     plan = Plan(events_count, args.errors, end)
     with database(args.postgres, events_count, args.keep, scratch) as (target, filled):
@@ -241,12 +250,32 @@ def run_one(args: argparse.Namespace, events_count: int, scratch: Path, end: dt.
                 _mark_filled(engine, events_count)
             storage_retention.analyze(engine)
             figures.size_bytes = database_size(engine)
-            figures.reads, figures.first_calls = measure_reads(engine, args.repeat)
-            figures.insert_rate = insert_rate(engine, plan, projects)
-            figures.retention = storage_retention.remove_oldest_day(engine)
+            yield engine, plan, projects, figures
         finally:
             engine.dispose()
-    return figures
+
+
+def measure(args: argparse.Namespace, scratch: Path, end: dt.datetime) -> tuple[Figures, Figures]:
+    """Both databases measured in ROUNDS alternating rounds (baseline, large, baseline, ...), each figure the
+    median of its rounds, so a shared machine's slower minutes weigh on both sides alike; then retention."""
+    with contextlib.ExitStack() as stack:
+        sides = [stack.enter_context(opened(args, events, scratch, end)) for events in (args.baseline, args.events)]
+        reads: list[list[dict[str, float]]] = [[], []]
+        inserts: list[list[float]] = [[], []]
+        for round_number in range(ROUNDS):
+            for side, (engine, plan, projects, figures) in enumerate(sides):
+                measured, first_calls = measure_reads(engine, args.repeat)
+                reads[side].append(measured)
+                if round_number == 0:
+                    figures.first_calls = first_calls
+                inserts[side].append(insert_rate(engine, plan, projects))
+            print(f"  round {round_number + 1} of {ROUNDS} measured", flush=True)
+        for side, (engine, _, _, figures) in enumerate(sides):
+            figures.reads = {name: statistics.median(rounds[name] for rounds in reads[side])
+                             for name in reads[side][0]}
+            figures.insert_rate = statistics.median(inserts[side])
+            figures.retention = storage_retention.remove_oldest_day(engine)
+        return sides[0][3], sides[1][3]
 
 
 def report(base: Figures, large: Figures, backend: str) -> bool:
@@ -302,8 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     # Days start at midnight UTC (partition days too), so the oldest day is a whole one.
     end = dt.datetime.now(dt.timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
     with tempfile.TemporaryDirectory(prefix="outpost-bench-storage-") as scratch:
-        base = run_one(args, args.baseline, Path(scratch), end)
-        large = run_one(args, args.events, Path(scratch), end)
+        base, large = measure(args, Path(scratch), end)
     return 0 if report(base, large, "PostgreSQL" if args.postgres else "SQLite") else 1
 
 
