@@ -123,6 +123,21 @@ def remove_oldest_day(engine: Engine) -> DayRemoval:
     return removal
 
 
+def clear_day(engine: Engine, day: dt.date) -> None:
+    """Removes every event received on `day`, leaving its partitions in place (PostgreSQL): the insert
+    rounds write a day of their own, cleared before and after them, so a kept database keeps the events it
+    was filled with (the errors' aggregates keep counting what was inserted, as they would)."""
+    if not partitioned(engine):
+        partition_retention.delete_day_rows(make_sessionmaker(engine), day)
+        return
+    with engine.connect() as connection:
+        attached = day in partitions.attached_days(connection)
+    if attached:
+        _drop_untimed(engine, day)
+    with engine.begin() as connection:
+        partitions.create_days(connection, [day])
+
+
 def _drop_untimed(engine: Engine, day: dt.date) -> None:
     # Autovacuum may be cleaning the partition after the deletes: its detach then waits out its lock
     # timeout, and the pruner's next pass would try again; here, a few seconds later.

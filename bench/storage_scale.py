@@ -15,7 +15,8 @@ rounds alternating between the two databases (each figure is the median of its r
   (release:, environment: and words), all on the project and error with the most events; the first
   call of each is printed too;
 - the insert rate: 20,000 new events stored in batches of 500 (the digester's largest batch) by one
-  writer, as the digester stores them.
+  writer, as the digester stores them, received on the day after the fill's end; that day is emptied
+  before and after the rounds, so a kept database stays as it was filled.
 
 Then, once on each:
 
@@ -203,14 +204,14 @@ def measure_reads(engine: Engine, repeat: int) -> tuple[dict[str, float], dict[s
     return results, first_calls
 
 
-def insert_rate(engine: Engine, plan: Plan, projects: list[int]) -> float:
-    """Events per second stored by one writer in digester-sized batches, just after the plan's end."""
+def insert_rate(engine: Engine, plan: Plan, projects: list[int], day: dt.date) -> float:
+    """Events per second stored by one writer in digester-sized batches, received on `day`."""
     maker = storage_fill.EventMaker(plan.end)
     run = f"{int(time.time()):x}"
     chosen = Plan(INSERT_EVENTS, plan.errors, plan.end).error_numbers()
     batches = []
     for number, error in enumerate(chosen):
-        received_at = plan.end + dt.timedelta(milliseconds=number)
+        received_at = dt.datetime.combine(day, dt.time(), dt.timezone.utc) + dt.timedelta(milliseconds=number)
         event = maker.event(error, number, received_at, prefix=run + "f")
         batches.append(storage_fill.accepted(projects[error % len(projects)], event, received_at))
     known: set[tuple[int, str]] = set()
@@ -262,15 +263,20 @@ def measure(args: argparse.Namespace, scratch: Path, end: dt.datetime) -> tuple[
         sides = [stack.enter_context(opened(args, events, scratch, end)) for events in (args.baseline, args.events)]
         reads: list[list[dict[str, float]]] = [[], []]
         inserts: list[list[float]] = [[], []]
+        # The day after the fill's end holds nothing else (see storage_retention.clear_day).
+        insert_day = end.date() + dt.timedelta(days=1)
+        for engine, *_ in sides:
+            storage_retention.clear_day(engine, insert_day)
         for round_number in range(ROUNDS):
             for side, (engine, plan, projects, figures) in enumerate(sides):
                 measured, first_calls = measure_reads(engine, args.repeat)
                 reads[side].append(measured)
                 if round_number == 0:
                     figures.first_calls = first_calls
-                inserts[side].append(insert_rate(engine, plan, projects))
+                inserts[side].append(insert_rate(engine, plan, projects, insert_day))
             print(f"  round {round_number + 1} of {ROUNDS} measured", flush=True)
         for side, (engine, _, _, figures) in enumerate(sides):
+            storage_retention.clear_day(engine, insert_day)
             figures.reads = {name: statistics.median(rounds[name] for rounds in reads[side])
                              for name in reads[side][0]}
             figures.insert_rate = statistics.median(inserts[side])
