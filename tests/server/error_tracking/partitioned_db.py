@@ -40,6 +40,15 @@ def postgres_engine(tmp_path: Path) -> sqlalchemy.Engine:
     return engine
 
 
+def engine_for(dialect: str, directory: Path) -> sqlalchemy.Engine:
+    """A fresh database at the current revisions: an SQLite file in `directory`, or PostgreSQL (skips without)."""
+    if dialect == "postgresql":
+        return postgres_engine(directory)
+    engine = make_engine(f"sqlite:///{directory}/outpost.db")
+    upgrade_database(engine)
+    return engine
+
+
 def projects(factory: sessionmaker[Session], count: int) -> list[int]:
     with session_scope(factory) as session:
         root = ensure_root(session, token="glpat-" + secrets.token_hex(8), secret_key=secrets.token_hex(16))

@@ -12,18 +12,16 @@ import sqlalchemy
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from outpost_server.db import make_engine
 from outpost_server.error_tracking.models import TrackedError
 from outpost_server.error_tracking.web import integrated
 from outpost_server.error_tracking.web.search import parse_search
-from outpost_server.migrations import upgrade_database
 from tests.server.error_tracking.partitioned_db import (
     ENVIRONMENTS,
     RELEASES,
     accepted,
+    engine_for,
     event,
     factory_for,
-    postgres_engine,
     projects,
     store,
 )
@@ -46,12 +44,7 @@ SEARCHES = {
 def stored(request, tmp_path_factory) -> Iterator[tuple[sqlalchemy.Engine, int, dict[int, int]]]:
     """The engine, a project with ERRORS errors (error `group` has 1 + group % 4 events, its tags set by
     its group number), and error id -> group."""
-    directory = tmp_path_factory.mktemp(request.param)
-    if request.param == "sqlite":
-        engine = make_engine(f"sqlite:///{directory}/outpost.db")
-        upgrade_database(engine)
-    else:
-        engine = postgres_engine(directory)
+    engine = engine_for(request.param, tmp_path_factory.mktemp(request.param))
     project_id = projects(factory_for(engine), 1)[0]
     batch = []
     for group in range(ERRORS):

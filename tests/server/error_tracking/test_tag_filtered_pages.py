@@ -16,11 +16,9 @@ import sqlalchemy
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from outpost_server.db import make_engine
 from outpost_server.error_tracking import events
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
-from outpost_server.migrations import upgrade_database
-from tests.server.error_tracking.partitioned_db import accepted, event, factory_for, postgres_engine, projects, store
+from tests.server.error_tracking.partitioned_db import accepted, engine_for, event, factory_for, projects, store
 
 NOW = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
 EVENTS = 700
@@ -43,12 +41,7 @@ def raw_events() -> list[tuple[dict, dt.datetime]]:
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def stored(request, tmp_path_factory) -> Iterator[tuple[sqlalchemy.Engine, int, dict[str, dict[str, str]]]]:
-    directory = tmp_path_factory.mktemp(request.param)
-    if request.param == "sqlite":
-        engine = make_engine(f"sqlite:///{directory}/outpost.db")
-        upgrade_database(engine)
-    else:
-        engine = postgres_engine(directory)
+    engine = engine_for(request.param, tmp_path_factory.mktemp(request.param))
     project_id = projects(factory_for(engine), 1)[0]
     made = raw_events()
     store(engine, [accepted(project_id, raw, received) for raw, received in made])
