@@ -118,9 +118,9 @@ def seed(database_url: str, project_id: int, events: int) -> int:
                 connection.execute(insert(table), rows)
         connection.execute(insert(ErrorHourlyCount), [{"error_id": error_id, "hour": hour, "count": count}
                                                       for hour, count in hourly.items()])
-        for table, owner in ((ErrorStoredDay, {"error_id": error_id, "project_id": project_id}),
-                             (ProjectStoredDay, {"project_id": project_id})):
-            connection.execute(insert(table), [{**owner, "received_day": day, "events": count, "bytes": size}
+        for counter, owner in ((ErrorStoredDay, {"error_id": error_id, "project_id": project_id}),
+                               (ProjectStoredDay, {"project_id": project_id})):
+            connection.execute(insert(counter), [{**owner, "received_day": day, "events": count, "bytes": size}
                                                for day, (count, size) in stored_days.items()])
         connection.execute(insert(ErrorTagValue), [
             {"error_id": error_id, "key": key, "value": value, "times_seen": times, "first_seen_at": low,

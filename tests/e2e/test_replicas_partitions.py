@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-import time
 
 import httpx
 import pytest
 
-from outpost_server.db import make_engine, make_sessionmaker, session_scope, utcnow
-from outpost_server.error_tracking import partitions, pruner
+from outpost_server.db import make_engine
+from outpost_server.error_tracking import partitions
 from tests.e2e.databases import rows, scalar
 from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, store_request
 from tests.e2e.test_replicas import replicas
 from tests.e2e.test_replicas_retention import finished_passes_once_pruned
-from tests.server.error_tracking.partitioned_db import accepted, event, store
+from tests.server.error_tracking.partitioned_db import accepted, event, pruner_held, store
 from tests.support import ApiHelper, RunningServer
 
 pytestmark = pytest.mark.postgres
@@ -63,20 +62,11 @@ def test_replicas_store_an_event_once_and_drop_expired_days_once(tmp_path):
         # They are written while the test holds the pruning lease, so no pass is midway (it would delete
         # them row by row from the DEFAULT partition, rightly, but this test is about dropping days).
         engine = make_engine(url)
-        factory = make_sessionmaker(engine)
         now = dt.datetime.now(dt.timezone.utc)
         old = [(now - dt.timedelta(days=days)).replace(hour=12, minute=n) for days in (8, 9) for n in range(6)]
-        deadline = time.monotonic() + 30
-        while True:
-            with session_scope(factory) as session:
-                if pruner.claim(session, owner="test", interval_seconds=0, now=utcnow(), force=True):
-                    break
-            assert time.monotonic() < deadline, "the replicas never left the pruning lease free"
-            time.sleep(0.1)
-        store(engine, [accepted(project["id"], event(group=n % 3, number=n, moment=moment), moment)
-                       for n, moment in enumerate(old)])
-        with session_scope(factory) as session:
-            pruner.release(session, owner="test", finished=False)
+        with pruner_held(engine):
+            store(engine, [accepted(project["id"], event(group=n % 3, number=n, moment=moment), moment)
+                           for n, moment in enumerate(old)])
         engine.dispose()
         before = [rows(url, sql, p=project["id"]) for sql in AGGREGATES]
         finished = finished_passes_once_pruned(url, project["id"], kept=1)

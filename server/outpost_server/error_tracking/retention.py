@@ -20,6 +20,7 @@ import datetime as dt
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import bindparam, delete, func, select, tuple_, update
 from sqlalchemy.orm import Session
@@ -187,14 +188,18 @@ def delete_victims(session: Session, victims: list[Victim]) -> None:
         per_error.setdefault((victim.error_id, day), Removed()).add([victim])
         per_project.setdefault((victim.project_id, day), Removed()).add([victim])
     # In key order, error counters before project ones, as the digest takes them: writers wait, never deadlock.
-    for table, owner, removed in ((ErrorStoredDay.__table__, "error_id", per_error),
-                                  (ProjectStoredDay.__table__, "project_id", per_project)):
-        key = (table.c[owner] == bindparam("b_owner")) & (table.c.received_day == bindparam("b_day"))
+    # Run on the session's connection: executemany of plain UPDATE and DELETE statements, one row each.
+    connection = session.connection()
+    counters: tuple[tuple[type[ErrorStoredDay] | type[ProjectStoredDay], Any, dict], ...] = (
+        (ErrorStoredDay, ErrorStoredDay.error_id, per_error),
+        (ProjectStoredDay, ProjectStoredDay.project_id, per_project))
+    for counter, owner, removed in counters:
+        key = (owner == bindparam("b_owner")) & (counter.received_day == bindparam("b_day"))
         rows = [{"b_owner": owner_id, "b_day": day, "b_events": gone.events, "b_bytes": gone.bytes}
                 for (owner_id, day), gone in sorted(removed.items())]
-        session.execute(update(table).where(key).values(events=table.c.events - bindparam("b_events"),
-                                                        bytes=table.c.bytes - bindparam("b_bytes")), rows)
-        session.execute(delete(table).where(key, table.c.events <= 0), rows)
+        connection.execute(update(counter).where(key).values(events=counter.events - bindparam("b_events"),
+                                                             bytes=counter.bytes - bindparam("b_bytes")), rows)
+        connection.execute(delete(counter).where(key, counter.events <= 0), rows)
 
 
 # A step hands out batches of victims. In a real pass each batch is deleted before the next is asked

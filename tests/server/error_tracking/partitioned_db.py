@@ -5,11 +5,13 @@ For the partition tests: they need OUTPOST_TEST_PG_ADMIN_URL (CI sets it) and sk
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import secrets
+import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from outpost_server.accounts.models import Project
 from outpost_server.accounts.namespaces import create_project
 from outpost_server.accounts.users import ensure_root
-from outpost_server.db import make_engine, make_sessionmaker, session_scope
+from outpost_server.db import make_engine, make_sessionmaker, session_scope, utcnow
+from outpost_server.error_tracking import pruner
 from outpost_server.error_tracking.batch_store import Accepted, store_batch
 from outpost_server.error_tracking.dsn import AuthInfo
 from outpost_server.error_tracking.normalize import normalize_event
@@ -38,6 +41,24 @@ def postgres_engine(tmp_path: Path) -> sqlalchemy.Engine:
     engine = make_engine(url)
     upgrade_database(engine)
     return engine
+
+
+@contextlib.contextmanager
+def pruner_held(engine: sqlalchemy.Engine, owner: str = "test") -> Iterator[None]:
+    """Holds the pruning lease (once no pass is midway), so no server's pass runs until the block ends."""
+    factory = make_sessionmaker(engine)
+    deadline = time.monotonic() + 30
+    while True:
+        with session_scope(factory) as session:
+            if pruner.claim(session, owner=owner, interval_seconds=0, now=utcnow(), force=True):
+                break
+        assert time.monotonic() < deadline, "the servers never left the pruning lease free"
+        time.sleep(0.1)
+    try:
+        yield
+    finally:
+        with session_scope(factory) as session:
+            pruner.release(session, owner=owner, finished=False)
 
 
 def engine_for(dialect: str, directory: Path) -> sqlalchemy.Engine:

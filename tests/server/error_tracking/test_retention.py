@@ -13,6 +13,7 @@ import sqlalchemy
 
 from tests.e2e.databases import database_url, rows, scalar
 from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, store_request
+from tests.server.error_tracking.partitioned_db import pruner_held
 from tests.server.error_tracking.stored_counters import kept, rebuild, recount
 from tests.support import REPO_ROOT, ApiHelper, RunningServer, start_server
 
@@ -176,11 +177,12 @@ def test_events_older_than_the_retention_period_go(pruning_server):
     long_ago = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=31)
     engine = sqlalchemy.create_engine(project.db)
     statement = sqlalchemy.text("UPDATE error_tracking_error_events SET received_at = :at WHERE event_id IN :ids")
-    with engine.begin() as connection:
-        connection.execute(statement.bindparams(sqlalchemy.bindparam("ids", expanding=True)),
-                           {"at": long_ago if engine.dialect.name == "postgresql" else long_ago.replace(tzinfo=None),
-                            "ids": old})
-    rebuild(engine)
+    with pruner_held(engine):
+        with engine.begin() as connection:
+            connection.execute(statement.bindparams(sqlalchemy.bindparam("ids", expanding=True)),
+                               {"at": long_ago if engine.dialect.name == "postgresql" else long_ago.replace(
+                                   tzinfo=None), "ids": old})
+        rebuild(engine, project.id)
     engine.dispose()
 
     project.set_retention(retention_days=30)

@@ -54,7 +54,7 @@ def stored(request, tmp_path_factory) -> Iterator[tuple[sqlalchemy.Engine, int, 
             batch.append(accepted(project_id, event(group=group, number=group, moment=moment), moment))
     store(engine, batch)
     with Session(engine) as session:
-        groups = {error.id: int(error.exception_type.removeprefix("ValueError")) for error in session.scalars(
+        groups = {error.id: int((error.exception_type or "").removeprefix("ValueError")) for error in session.scalars(
             select(TrackedError).where(TrackedError.project_id == project_id))}
     assert len(groups) == ERRORS
     yield engine, project_id, groups

@@ -84,8 +84,8 @@ def _create_partitioned(connection: sa.Connection) -> None:
             start, end = (moment.strftime("%Y-%m-%d %H:%M:%S+00") for moment in partitions.day_range(day))
             connection.exec_driver_sql(f"CREATE TABLE {partitions.partition_name(table, day)} PARTITION OF {table} "
                                        f"FOR VALUES FROM ('{start}') TO ('{end}')")
-    name, columns = PROJECT_INDEX
-    connection.exec_driver_sql(f"CREATE INDEX {name} ON {ERROR_DAYS} ({', '.join(columns)})")
+    index, indexed = PROJECT_INDEX
+    connection.exec_driver_sql(f"CREATE INDEX {index} ON {ERROR_DAYS} ({', '.join(indexed)})")
 
 
 def _create_plain() -> None:
