@@ -170,3 +170,34 @@ def test_a_day_dropped_whole_or_deleted_row_by_row_leaves_the_same_aggregates(tm
     assert sum(events for events, _ in kept(engine)[1].values()) == 20
     for table in (partitions.PAYLOADS, partitions.KEYS):
         assert count(engine, f"SELECT count(*) FROM {table}") == 20, table
+
+
+def test_a_day_detached_before_the_counters_were_partitioned_is_finished_from_its_rows(tmp_path):
+    """A drop cut short by an upgrade across migration 0021: the day's event tables are detached, and
+    the counters never had that day's partitions; the next pass still finishes it and reports it."""
+    engine = postgres_engine(tmp_path)
+    factory = factory_for(engine)
+    [project_id] = projects(factory, 1)
+    noon = NOW.replace(hour=12, minute=0, second=0)
+    day = (noon - dt.timedelta(days=20)).date()
+    moments = [noon - dt.timedelta(days=20, minutes=n) for n in range(6)] + [noon - dt.timedelta(minutes=n)
+                                                                              for n in range(3)]
+    store(engine, [accepted(project_id, event(group=n % 2, number=n, moment=moment), moment)
+                   for n, moment in enumerate(moments)])
+    partitions.prepare(factory, today=NOW.date())
+    with engine.begin() as connection:
+        for table in partitions.TABLES:
+            partition = partitions.partition_name(table, day)
+            connection.execute(text(f'ALTER TABLE "{table}" DETACH PARTITION "{partition}"'))
+        for table in (partitions.ERROR_DAYS, partitions.PROJECT_DAYS):
+            connection.execute(text(f'DROP TABLE "{partitions.partition_name(table, day)}"'))
+    payload_bytes = count(engine, "SELECT sum(length(payload)) FROM "
+                                  f'"{partitions.partition_name(partitions.PAYLOADS, day)}"')
+    assert payload_bytes > 0
+    dropped = partition_retention.drop_expired(factory, defaults=RetentionPolicy(
+        retention_days=90, events_per_error=0, max_stored_bytes=0), now=NOW)
+    assert [(found.day, found.by_project) for found in dropped] == [(day, {project_id: (6, payload_bytes)})]
+    with engine.connect() as connection:
+        assert partitions.detached_days(connection) == []
+    assert count(engine, f"SELECT count(*) FROM {partitions.KEYS}") == 3
+    assert kept(engine) == recount(engine)
