@@ -55,7 +55,14 @@ class RetentionPolicy:
     max_stored_bytes: int
 
     def cutoff(self, now: dt.datetime) -> dt.datetime | None:
-        return now - dt.timedelta(days=self.retention_days) if self.retention_days > 0 else None
+        """Events received before it go; None keeps every event (no limit, or one reaching back before year 1,
+        which the API accepts: days up to 2^31 - 1)."""
+        if self.retention_days <= 0:
+            return None
+        try:
+            return now - dt.timedelta(days=self.retention_days)
+        except OverflowError:
+            return None
 
 
 def instance_policy(config: ServerConfig) -> RetentionPolicy:

@@ -11,6 +11,7 @@ import httpx
 import pytest
 import sqlalchemy
 
+from outpost_server.error_tracking.retention import RetentionPolicy
 from tests.e2e.databases import database_url, rows, scalar
 from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, store_request
 from tests.server.error_tracking.partitioned_db import pruner_held
@@ -256,3 +257,13 @@ def test_a_limit_of_one_event_keeps_the_latest(pruning_server):
     project.set_retention(events_per_error=1)
     project.wait_for_stored(1)
     assert project.stored_event_ids() == [sent[-1]]
+
+
+def test_a_retention_longer_than_the_calendar_keeps_everything():
+    """The API accepts up to 2^31 - 1 days, more than lie between year 1 and now: such a policy keeps every
+    event instead of failing the pruner's pass (the API fuzzer found it)."""
+    now = dt.datetime(2026, 11, 26, tzinfo=dt.timezone.utc)
+    for days in (2**31 - 1, 740_000):
+        assert RetentionPolicy(retention_days=days, events_per_error=0, max_stored_bytes=0).cutoff(now) is None
+    assert RetentionPolicy(retention_days=700_000, events_per_error=0, max_stored_bytes=0).cutoff(now) == (
+        now - dt.timedelta(days=700_000))
