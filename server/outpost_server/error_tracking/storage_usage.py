@@ -88,18 +88,22 @@ def _share(part: int, whole: int, size: int) -> int:
     return round(size * part / whole) if whole > 0 else 0
 
 
-def project_disk_bytes(session: Session, *, events: int) -> int:
-    """The estimated size on disk of a project's `events` (see the module's docstring)."""
+def project_disk_bytes(session: Session, *, events: int, tables_bytes: int) -> int:
+    """The estimated size on disk of a project's `events` (see the module's docstring), given
+    event_tables_bytes, which the caller measures before reading any counter (see instance_storage)."""
     if not events:
         return 0
     total = session.scalar(select(func.coalesce(func.sum(ProjectStoredDay.events), 0))) or 0
-    return _share(events, int(total), event_tables_bytes(session))
+    return _share(events, int(total), tables_bytes)
 
 
 def instance_storage(session: Session) -> InstanceStorage:
     """Every project that has stored events (most events first), and the instance's totals."""
-    usage = {project_id: counts for project_id, counts in _usage_by_project(session).items() if any(counts)}
+    # Sized first: measuring takes the partitions' locks in the order the pruner's partition upkeep takes them
+    # (partitions.DAY_TABLES); a counter read before it would hold a lock the upkeep waits for while this
+    # waits for the upkeep, a deadlock.
     size = event_tables_bytes(session)
+    usage = {project_id: counts for project_id, counts in _usage_by_project(session).items() if any(counts)}
     total = sum(events for events, _ in usage.values())
     paths = dict(session.execute(select(Project.id, Project.full_path).where(Project.id.in_(list(usage)))).all())
     projects = [ProjectStorage(project_id, paths.get(project_id, ""), events, payload_bytes,

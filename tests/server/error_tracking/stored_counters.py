@@ -10,7 +10,7 @@ import datetime as dt
 from collections import defaultdict
 
 import sqlalchemy
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import func, select
 
 from outpost_server.error_tracking.models import ErrorEvent, ErrorEventPayload, ErrorStoredDay, ProjectStoredDay
 
@@ -55,22 +55,3 @@ def error_stored_events(engine: sqlalchemy.Engine, error_id: int) -> int:
         return int(connection.scalar(select(func.coalesce(func.sum(ErrorStoredDay.events), 0))
                                      .where(ErrorStoredDay.error_id == error_id)) or 0)
 
-
-def rebuild(engine: sqlalchemy.Engine, project_id: int) -> None:
-    """Rewrites a project's counters from its rows, for a test that moves events to other received days in
-    SQL (the server never does: an event's received day is set once); with the pruner held off meanwhile."""
-    per_error, per_project = recount(engine)
-    with engine.connect() as connection:
-        errors = dict(connection.execute(select(ErrorEvent.error_id, ErrorEvent.project_id).distinct()).all())
-    per_error = {key: counts for key, counts in per_error.items() if errors[key[0]] == project_id}
-    per_project = {key: counts for key, counts in per_project.items() if key[0] == project_id}
-    with engine.begin() as connection:
-        connection.execute(delete(ErrorStoredDay).where(ErrorStoredDay.project_id == project_id))
-        connection.execute(delete(ProjectStoredDay).where(ProjectStoredDay.project_id == project_id))
-        if per_error:
-            connection.execute(insert(ErrorStoredDay), [
-                {"error_id": error_id, "received_day": day, "project_id": project_id, "events": events,
-                 "bytes": size} for (error_id, day), (events, size) in per_error.items()])
-            connection.execute(insert(ProjectStoredDay), [
-                {"project_id": owner, "received_day": day, "events": events, "bytes": size}
-                for (owner, day), (events, size) in per_project.items()])

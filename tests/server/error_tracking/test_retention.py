@@ -11,11 +11,12 @@ import httpx
 import pytest
 import sqlalchemy
 
+from outpost_server.db import make_engine
 from outpost_server.error_tracking.retention import RetentionPolicy
 from tests.e2e.databases import database_url, rows, scalar
 from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, store_request
-from tests.server.error_tracking.partitioned_db import pruner_held
-from tests.server.error_tracking.stored_counters import kept, rebuild, recount
+from tests.server.error_tracking.partitioned_db import accepted, pruner_held, store
+from tests.server.error_tracking.stored_counters import kept, recount
 from tests.support import REPO_ROOT, ApiHelper, RunningServer, start_server
 
 WAIT_SECONDS = 60
@@ -171,20 +172,19 @@ def test_per_error_limit_keeps_the_first_and_latest_events_and_the_aggregates(pr
 
 def test_events_older_than_the_retention_period_go(pruning_server):
     project = Project(pruning_server)
-    old = project.send(5, group=3)
-    recent = project.send(3, group=3, user_prefix="recent")
-    before = project.error_details()
-    # Arrival times are the server's clock; age the first events as if they had arrived 31 days ago.
+    # Received 31 days ago (a spool digested late, a restored backup), stored as the digest stores them,
+    # with no pruning pass midway.
     long_ago = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=31)
-    engine = sqlalchemy.create_engine(project.db)
-    statement = sqlalchemy.text("UPDATE error_tracking_error_events SET received_at = :at WHERE event_id IN :ids")
+    old_events = [sentry_event(group=3, message=f"failure {index}") for index in range(5)]
+    engine = make_engine(project.db)
     with pruner_held(engine):
-        with engine.begin() as connection:
-            connection.execute(statement.bindparams(sqlalchemy.bindparam("ids", expanding=True)),
-                               {"at": long_ago if engine.dialect.name == "postgresql" else long_ago.replace(
-                                   tzinfo=None), "ids": old})
-        rebuild(engine, project.id)
+        store(engine, [accepted(project.id, raw, long_ago + dt.timedelta(seconds=index))
+                       for index, raw in enumerate(old_events)])
     engine.dispose()
+    old = [raw["event_id"] for raw in old_events]
+    recent = project.send(3, group=3, user_prefix="recent")
+    assert sorted(project.stored_event_ids()) == sorted(old + recent)
+    before = project.error_details()
 
     project.set_retention(retention_days=30)
     project.wait_for_stored(3)

@@ -26,6 +26,7 @@ def _retention_entity(session, request: Request, project_id: int) -> dict:
     defaults = retention.instance_policy(request.app.state.config)
     override = retention.find_override(session, project_id=project_id)
     policy = retention.project_policy(defaults, override)
+    tables_bytes = storage_usage.event_tables_bytes(session)  # before the counters (storage_usage.instance_storage)
     usage = retention.stored_usage(session, project_id=project_id)
     lease = session.get(PruneLease, LEASE_ID)
     return {
@@ -36,7 +37,7 @@ def _retention_entity(session, request: Request, project_id: int) -> dict:
         "stored_events": usage.events,
         "stored_bytes": usage.payload_bytes,
         # The project's share of the event tables on disk, estimated (storage_usage.py; basis: how measured).
-        "disk_bytes": storage_usage.project_disk_bytes(session, events=usage.events),
+        "disk_bytes": storage_usage.project_disk_bytes(session, events=usage.events, tables_bytes=tables_bytes),
         "disk_basis": storage_usage.disk_basis(session),
         "last_pruned_at": iso(lease.last_finished_at) if lease is not None else None,
         # Source maps: bundles and release files stored, against the project's artifact budget (0 = none).
