@@ -32,7 +32,8 @@ from console.errors.alert_models import DeliveryModel, RecipientModel, RuleModel
 from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.errors.tab import ErrorTrackingTab
+    from console.api.error_tracking import ErrorTrackingApi
+    from console.page_host import ProjectHost
 
 NEEDS_OUTPOST = "Alert rules need an Outpost server: GitLab's API has no alerts for integrated error tracking."
 SECRET_ONCE = "Copy the signing secret now, it is shown only once: {secret}"
@@ -56,9 +57,9 @@ def _table(model) -> QTableView:
 
 
 class AlertsPage(QWidget):
-    def __init__(self, tab: ErrorTrackingTab) -> None:
+    def __init__(self, host: ProjectHost[ErrorTrackingApi]) -> None:
         super().__init__()
-        self.tab = tab
+        self.host = host
         self.editing: AlertRule | None = None
         # The project whose rules are on screen (None until they arrive).
         self.loaded_project: int | None = None
@@ -231,7 +232,7 @@ class AlertsPage(QWidget):
         self.problems.setVisible(bool(problems))
         self.add_recipient_button.setEnabled(pending is None and (
             bool(self.target.text().strip()) or self.channel.currentData() == "email"))
-        self.save_button.setEnabled(not self.form().problems() and self.tab.project is not None)
+        self.save_button.setEnabled(not self.form().problems() and self.host.project is not None)
         self.delete_button.setEnabled(self.editing is not None)
         self.test_button.setEnabled(self.editing is not None and bool(self.editing.recipients))
         self.remove_recipient_button.setEnabled(bool(self.recipients.items))
@@ -257,13 +258,13 @@ class AlertsPage(QWidget):
 
     @property
     def api(self) -> AlertsApi:
-        return AlertsApi(self.tab.api.client)
+        return AlertsApi(self.host.api.client)
 
     def load(self) -> None:
-        project = self.tab.project
+        project = self.host.project
         if project is None:
             return
-        if not self.tab.context.server.is_outpost:  # GitLab has no such API: say so without asking
+        if not self.host.context.server.is_outpost:  # GitLab has no such API: say so without asking
             self._say(NEEDS_OUTPOST)
             return
 
@@ -274,8 +275,8 @@ class AlertsPage(QWidget):
             keep = next((rule for rule in rules if self.editing and rule.id == self.editing.id), None)
             self.edit(keep)
 
-        Op(self.tab, self.api.rules(project["path_with_namespace"]), description="Loading alert rules").success(
-            show).stale_when(self.tab.project_choice).run()
+        Op(self.host, self.api.rules(project["path_with_namespace"]), description="Loading alert rules").success(
+            show).stale_when(self.host.project_choice).run()
 
     def _say(self, text: str) -> None:
         self.notice.setText(text)
@@ -287,7 +288,7 @@ class AlertsPage(QWidget):
             self.edit(rule)
 
     def save(self) -> None:
-        project = self.tab.project
+        project = self.host.project
         if project is None or self.form().problems():
             return
         rule = self.form().to_rule(self.editing.id if self.editing else None)
@@ -305,10 +306,10 @@ class AlertsPage(QWidget):
                 self.result.setText("Only Maintainers and Owners of the project can change alert rules.")
                 raise
 
-        Op(self.tab, work(), description="Saving the alert rule").success(saved).run()
+        Op(self.host, work(), description="Saving the alert rule").success(saved).run()
 
     def delete_rule(self) -> None:
-        project, rule = self.tab.project, self.editing
+        project, rule = self.host.project, self.editing
         if project is None or rule is None or rule.id is None:
             return
 
@@ -316,11 +317,11 @@ class AlertsPage(QWidget):
             self.editing = None
             self.load()
 
-        Op(self.tab, self.api.delete(project["path_with_namespace"], rule.id),
+        Op(self.host, self.api.delete(project["path_with_namespace"], rule.id),
            description="Deleting the alert rule").success(deleted).run()
 
     def send_test(self) -> None:
-        project, rule = self.tab.project, self.editing
+        project, rule = self.host.project, self.editing
         if project is None or rule is None or rule.id is None:
             return
 
@@ -329,11 +330,11 @@ class AlertsPage(QWidget):
                 f"{r.recipient_type}: " + ("sent" if r.sent else f"failed: {r.message}") for r in results))
             self.load_deliveries()
 
-        Op(self.tab, self.api.send_test(project["path_with_namespace"], rule.id),
+        Op(self.host, self.api.send_test(project["path_with_namespace"], rule.id),
            description="Sending test notifications").success(show).run()
 
     def load_deliveries(self) -> None:
-        project, rule = self.tab.project, self.editing
+        project, rule = self.host.project, self.editing
         if project is None or rule is None or rule.id is None:
             return
 
@@ -341,5 +342,5 @@ class AlertsPage(QWidget):
             if self.editing is not None and self.editing.id == rule.id:
                 self.deliveries.set_items(rows)
 
-        Op(self.tab, self.api.deliveries(project["path_with_namespace"], rule.id),
+        Op(self.host, self.api.deliveries(project["path_with_namespace"], rule.id),
            description="Loading the delivery log").success(show).run()

@@ -26,7 +26,8 @@ from console.errors.models import ClientKeyModel
 from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.errors.tab import ErrorTrackingTab
+    from console.api.error_tracking import ErrorTrackingApi
+    from console.page_host import ProjectHost
 
 INTEGRATED_ONLY = ("Client keys are used only by integrated error tracking. This project's errors come from an "
                    "external Sentry, so applications send them there, not with these keys.")
@@ -40,9 +41,9 @@ def _keys_used(settings: TrackingSettings | None) -> bool:
 class ClientKeysPage(QWidget):
     """Client keys (DSNs) of the integrated backend: reveal, copy, create, delete and rotate."""
 
-    def __init__(self, tab: ErrorTrackingTab) -> None:
+    def __init__(self, host: ProjectHost[ErrorTrackingApi]) -> None:
         super().__init__()
-        self.tab = tab
+        self.host = host
         self.model = ClientKeyModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -90,14 +91,14 @@ class ClientKeysPage(QWidget):
             button.setEnabled(key is not None)
         self.reveal_button.setText("Hide DSN" if key is not None and self.model.is_revealed(key.id) else "Reveal DSN")
         self.rotate_button.setEnabled(bool(self.model.keys))
-        self.create_button.setEnabled(self.tab.project is not None and self.allowed)
+        self.create_button.setEnabled(self.host.project is not None and self.allowed)
 
     def load(self) -> None:
-        project = self.tab.project
+        project = self.host.project
         if project is None:
             return
 
-        api, choice = self.tab.api, self.tab.project_choice.stamp()
+        api, choice = self.host.api, self.host.project_choice.stamp()
 
         async def load() -> tuple[TrackingSettings | None, list[ClientKey] | None]:
             return await asyncio.gather(maintainer_only(api.settings(project["id"])),
@@ -114,7 +115,7 @@ class ClientKeysPage(QWidget):
             self.model.set_keys(keys or [])
             self._update_buttons()
 
-        Op(self.tab, load(), description="Loading client keys").success(show).run()
+        Op(self.host, load(), description="Loading client keys").success(show).run()
 
     def toggle_reveal(self) -> None:
         key = self.selected_key()
@@ -126,19 +127,19 @@ class ClientKeysPage(QWidget):
         key = self.selected_key()
         if key is not None:
             QGuiApplication.clipboard().setText(key.sentry_dsn)
-            self.tab.context.say(f"DSN of key {key.id} copied to the clipboard")
+            self.host.context.say(f"DSN of key {key.id} copied to the clipboard")
 
     def create_key(self) -> None:
-        project = self.tab.project
+        project = self.host.project
         if project is None:
             return
 
         async def create() -> None:
-            key = await self.tab.api.create_client_key(project["id"])
-            self.tab.context.say(f"Client key {key.id} created")
+            key = await self.host.api.create_client_key(project["id"])
+            self.host.context.say(f"Client key {key.id} created")
             self.load()
 
-        Op(self.tab, create(), description="Creating a client key").run()
+        Op(self.host, create(), description="Creating a client key").run()
 
     def confirm_delete(self) -> None:
         key = self.selected_key()
@@ -154,23 +155,23 @@ class ClientKeysPage(QWidget):
         box.open()
 
     def _delete_confirmed(self, key: ClientKey) -> None:
-        project = self.tab.project
+        project = self.host.project
         if project is None:
             return
 
         async def delete() -> None:
-            await self.tab.api.delete_client_key(project["id"], key.id)
-            self.tab.context.say(f"Client key {key.id} deleted")
+            await self.host.api.delete_client_key(project["id"], key.id)
+            self.host.context.say(f"Client key {key.id} deleted")
             self.load()
 
-        Op(self.tab, delete(), description="Deleting the client key").run()
+        Op(self.host, delete(), description="Deleting the client key").run()
 
     def open_rotate_wizard(self) -> RotateKeyWizard | None:
-        project = self.tab.project
+        project = self.host.project
         if project is None:
             return None
         old = self.selected_key() or (self.model.keys[0] if self.model.keys else None)
-        wizard = RotateKeyWizard(self.tab.context, self.tab.api, project, old_key=old, parent=self)
+        wizard = RotateKeyWizard(self.host.context, self.host.api, project, old_key=old, parent=self)
         wizard.finished.connect(lambda _result: self.load())
         self.wizard = wizard
         wizard.open()

@@ -42,7 +42,8 @@ from console.operations import Op, Token
 from console.window_state import SORT_CHOOSER
 
 if TYPE_CHECKING:
-    from console.errors.tab import ErrorTrackingTab
+    from console.api.error_tracking import ErrorTrackingApi
+    from console.page_host import ProjectHost
 
 # Short enough to be read whole at the default window size; the tooltip has the keys.
 SEARCH_PLACEHOLDER = "Search words or key:value"
@@ -62,9 +63,9 @@ class ErrorsPage(QWidget):
 
     errors_loaded = Signal()
 
-    def __init__(self, tab: ErrorTrackingTab) -> None:
+    def __init__(self, host: ProjectHost[ErrorTrackingApi]) -> None:
         super().__init__()
-        self.tab = tab
+        self.host = host
         self.requests = Token()  # list requests; an answer counts only while its stamp is current
         self.detail_requests = Token()  # likewise for the selected error's details
         self.loading = False
@@ -105,7 +106,7 @@ class ErrorsPage(QWidget):
         self.events_pane, self.facets_pane = EventPane(), FacetsPane()
         self.detail.add_section(self.events_pane, "Events")
         self.detail.add_section(self.facets_pane, "Tags")
-        self.history = EventHistory(tab, self.events_pane, self.facets_pane, self.detail.sections)
+        self.history = EventHistory(host, self.events_pane, self.facets_pane, self.detail.sections)
         self.history.event_chosen_from_tags.connect(lambda: self.detail.sections.setCurrentWidget(self.events_pane))
         self.detail.cleared.connect(self.history.clear)
         self.detail.copy_requested.connect(self.copy_markdown)
@@ -145,7 +146,7 @@ class ErrorsPage(QWidget):
 
     def adapt_to_server(self) -> None:
         """Offer only what the connected server does; say why where a control does nothing there."""
-        api = self.tab.api
+        api = self.host.api
         self.status.setEnabled(api.can_filter_status)
         self.status.setToolTip("" if api.can_filter_status else UNRESOLVED_ONLY)
         if not api.can_filter_status:
@@ -157,7 +158,7 @@ class ErrorsPage(QWidget):
             button.setToolTip("" if api.can_change_status else NO_STATUS_API)
 
     def reload(self) -> None:
-        project = self.tab.project
+        project = self.host.project
         request = self.requests.advance()
         self.searched = self.search.text().strip()
         self.detail.clear()
@@ -171,7 +172,7 @@ class ErrorsPage(QWidget):
 
         async def load() -> None:
             try:
-                page = await self.tab.api.list_errors(project["path_with_namespace"], **self._query())
+                page = await self.host.api.list_errors(project["path_with_namespace"], **self._query())
             except ApiError as error:
                 if request.current:
                     self.empty_label.setText(list_failure(error))
@@ -186,7 +187,7 @@ class ErrorsPage(QWidget):
                 self._show_empty_state(page)
                 self.errors_loaded.emit()
 
-        Op(self.tab, load(), description="Loading errors").run()
+        Op(self.host, load(), description="Loading errors").run()
 
     def _show_empty_state(self, page: ErrorPage | None = None) -> None:
         if page is not None and page.pending:
@@ -195,13 +196,13 @@ class ErrorsPage(QWidget):
             self.empty_label.setText("" if self.model.rowCount() else "No errors match.")
 
     def _fetch_more(self, cursor: str) -> None:
-        project, request = self.tab.project, self.requests.stamp()
+        project, request = self.host.project, self.requests.stamp()
         if project is None:
             return
 
         async def load_more() -> None:
             try:
-                page = await self.tab.api.list_errors(project["path_with_namespace"], cursor=cursor, **self._query())
+                page = await self.host.api.list_errors(project["path_with_namespace"], cursor=cursor, **self._query())
             except BaseException:
                 if request.current:
                     self.model.more_failed()
@@ -210,18 +211,18 @@ class ErrorsPage(QWidget):
                 self.model.append_page(page)
                 self.errors_loaded.emit()
 
-        Op(self.tab, load_more(), description="Loading more errors").run()
+        Op(self.host, load_more(), description="Loading more errors").run()
 
     def auto_refresh(self) -> None:
         """Fresh counts for the rows on screen; the first page is re-read when only it is shown."""
-        project, request = self.tab.project, self.requests.stamp()
+        project, request = self.host.project, self.requests.stamp()
         if project is None or self.loading or self.refreshing or not self.isVisible():
             return
         self.refreshing = True
 
         async def refresh() -> None:
             try:
-                page = await self.tab.api.list_errors(project["path_with_namespace"], **self._query())
+                page = await self.host.api.list_errors(project["path_with_namespace"], **self._query())
             finally:
                 self.refreshing = False
             if not request.current:
@@ -240,7 +241,7 @@ class ErrorsPage(QWidget):
             else:
                 self.model.refresh_rows(page)
 
-        Op(self.tab, refresh(), description="Refreshing errors").run()
+        Op(self.host, refresh(), description="Refreshing errors").run()
 
     # --- selection and detail ----------------------------------------------------------------
 
@@ -252,7 +253,7 @@ class ErrorsPage(QWidget):
             self.show_detail(error)
 
     def show_detail(self, error: ErrorSummary) -> None:
-        project, request = self.tab.project, self.requests.stamp()
+        project, request = self.host.project, self.requests.stamp()
         if project is None:
             return
         self.detail.show_summary(error)
@@ -262,7 +263,7 @@ class ErrorsPage(QWidget):
 
         async def load() -> None:
             try:
-                detail, trace = await self.tab.api.error(path, error.id)
+                detail, trace = await self.host.api.error(path, error.id)
             except NotFound as missing:  # gone meanwhile, or GitLab still fetching it from Sentry: say so here
                 if request.current and shown.current:
                     self.detail.stack_trace.show_message(f"The details could not be loaded. {missing.message}")
@@ -272,20 +273,20 @@ class ErrorsPage(QWidget):
                 self.detail.show_details(detail)
                 self.detail.show_stack_trace(trace.exceptions, trace.message)
 
-        Op(self.tab, load(), description="Loading the error").run()
+        Op(self.host, load(), description="Loading the error").run()
 
     def copy_markdown(self) -> None:
         """From Sentry's API with the shown event where event history is on; else from the details shown."""
         text = self.history.markdown()
-        project = self.tab.project
+        project = self.host.project
         if text is None and self.shown_error is not None and project is not None:
             detail, exceptions = self.shown_error
-            link = detail.get("external_url") or self.tab.api.error_page_url(project["path_with_namespace"],
+            link = detail.get("external_url") or self.host.api.error_page_url(project["path_with_namespace"],
                                                                               str(detail["id"]))
             text = error_markdown(issue_from_detail(detail, link), exceptions)
         if text:
             QGuiApplication.clipboard().setText(text)
-            self.tab.context.say("The error is on the clipboard as Markdown")
+            self.host.context.say("The error is on the clipboard as Markdown")
 
     def selected_error(self) -> ErrorSummary | None:
         return self.model.error_at(self.table.currentIndex().row())
@@ -296,17 +297,17 @@ class ErrorsPage(QWidget):
 
     def set_status(self, status: str) -> None:
         """Give the shown error ``status`` (Resolve, Ignore, Unresolve)."""
-        project, error_id, api = self.tab.project, self.detail.error_id, self.tab.api
+        project, error_id, api = self.host.project, self.detail.error_id, self.host.api
         if project is None or error_id is None:
-            self.tab.context.say("Select an error in the list first")
+            self.host.context.say("Select an error in the list first")
             return
         if not api.can_change_status:  # say so, and offer the error's page instead of failing
             self.detail.offer_browser(NO_STATUS_API, api.error_page_url(project["path_with_namespace"], error_id))
             return
 
         async def update() -> None:
-            await self.tab.api.update_status(project["path_with_namespace"], error_id, status)
-            self.tab.context.say(f"Error {error_id} is now {status}")
+            await self.host.api.update_status(project["path_with_namespace"], error_id, status)
+            self.host.context.say(f"Error {error_id} is now {status}")
             if self.status.currentData() == EVERY_STATUS:
                 self.model.set_status(error_id, status)
                 if self.detail.error_id == error_id:
@@ -320,4 +321,4 @@ class ErrorsPage(QWidget):
             elif self.detail.error_id == error_id:
                 self.detail.show_status(status)
 
-        Op(self.tab, update(), description=f"Marking the error {status}").run()
+        Op(self.host, update(), description=f"Marking the error {status}").run()

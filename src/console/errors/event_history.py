@@ -28,7 +28,8 @@ from console.errors.markdown import error_markdown
 from console.operations import Op, Stamp, Token
 
 if TYPE_CHECKING:
-    from console.errors.tab import ErrorTrackingTab
+    from console.api.error_tracking import ErrorTrackingApi
+    from console.page_host import ProjectHost
 
 NEEDS_OUTPOST = ("Event history needs an Outpost server: GitLab's API offers one latest stack trace per error, "
                  "shown under Stack trace.")
@@ -46,9 +47,10 @@ class EventHistory(QObject):
 
     event_chosen_from_tags = Signal()  # the Tags section asked to show an event: the pane switches to Events
 
-    def __init__(self, tab: ErrorTrackingTab, events: EventPane, facets: FacetsPane, sections: QTabWidget) -> None:
+    def __init__(self, host: ProjectHost[ErrorTrackingApi], events: EventPane, facets: FacetsPane,
+                 sections: QTabWidget) -> None:
         super().__init__(events)
-        self.tab = tab
+        self.host = host
         self.events_pane = events
         self.facets_pane = facets
         self.sections = sections
@@ -63,7 +65,7 @@ class EventHistory(QObject):
         facets.tagged.event_chosen.connect(self._event_from_tags)
 
     def _stamps(self) -> tuple[Stamp, Stamp]:
-        return self.tab.project_choice.stamp(), self.errors.stamp()
+        return self.host.project_choice.stamp(), self.errors.stamp()
 
     def _current(self, stamps: tuple[Stamp, Stamp]) -> bool:
         return stamps[0].current and stamps[1].current
@@ -78,7 +80,7 @@ class EventHistory(QObject):
     def load(self, error_id: str, first_seen: str | None) -> None:
         """The selected error's latest event, its stored events' ids (for "event 3 of 25") and its facets."""
         self.clear()
-        if self.tab.project is None:
+        if self.host.project is None:
             return
         self.state.select(error_id)
         api = self._api()
@@ -127,11 +129,11 @@ class EventHistory(QObject):
     def _start_if_shown(self) -> None:
         if self._waiting is not None and self.sections.currentWidget() in (self.events_pane, self.facets_pane):
             work, self._waiting = self._waiting, None
-            Op(self.tab, work(), description="Loading the error's events").run()
+            Op(self.host, work(), description="Loading the error's events").run()
 
     def _api(self) -> SentryEventsApi:
-        project = self.tab.project or {}
-        return SentryEventsApi(self.tab.api.client, str(project.get("path_with_namespace") or ""))
+        project = self.host.project or {}
+        return SentryEventsApi(self.host.api.client, str(project.get("path_with_namespace") or ""))
 
     def _unavailable(self, stamps: tuple[Stamp, Stamp], text: str) -> None:
         if self._current(stamps):
@@ -166,7 +168,7 @@ class EventHistory(QObject):
                 self.state.recounted(stored)
                 self._show(event)
 
-        Op(self.tab, load(), description="Loading the event").run()
+        Op(self.host, load(), description="Loading the event").run()
 
     def list_tagged(self, value: TagValue) -> None:
         error_id, stamps = self.state.error_id, self._stamps()
@@ -181,7 +183,7 @@ class EventHistory(QObject):
             if self._current(stamps) and request.current:
                 self.facets_pane.show_tagged(value, page.events, more_available=page.next_cursor is not None)
 
-        Op(self.tab, load(), description=f"Loading the events with {value.key} = {value.name}").run()
+        Op(self.host, load(), description=f"Loading the events with {value.key} = {value.name}").run()
 
     def _event_from_tags(self, event_id: str) -> None:
         self.show_event(event_id)

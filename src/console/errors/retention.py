@@ -18,7 +18,8 @@ from console.operations import Op, Stamp
 from console.timestamps import short_time
 
 if TYPE_CHECKING:
-    from console.errors.tab import ErrorTrackingTab
+    from console.api.error_tracking import ErrorTrackingApi
+    from console.page_host import ProjectHost
 
 __all__ = ["MAINTAINER_ONLY", "NOT_AVAILABLE", "RetentionPage"]
 NOT_AVAILABLE = ("This server does not offer retention settings (GitLab keeps error tracking data by its own "
@@ -67,9 +68,9 @@ class LimitRow(QWidget):
 
 
 class RetentionPage(QWidget):
-    def __init__(self, tab: ErrorTrackingTab) -> None:
+    def __init__(self, host: ProjectHost[ErrorTrackingApi]) -> None:
         super().__init__()
-        self.tab = tab
+        self.host = host
         self.loaded: Retention | None = None
         self.usage = QLabel()
         self.usage.setWordWrap(True)
@@ -111,26 +112,26 @@ class RetentionPage(QWidget):
         self.save_button.setEnabled(editable)
 
     def load(self) -> None:
-        project, choice = self.tab.project, self.tab.project_choice.stamp()
+        project, choice = self.host.project, self.host.project_choice.stamp()
         if project is None:
             return
         self.saved_label.clear()
-        if not self.tab.context.server.is_outpost:  # GitLab has no such API: say so without asking
+        if not self.host.context.server.is_outpost:  # GitLab has no such API: say so without asking
             self._show(choice, NOT_AVAILABLE)
             return
 
         async def load() -> Retention | str:
             try:
-                return await self.tab.api.retention(project["id"])
+                return await self.host.api.retention(project["id"])
             except Forbidden:
                 return MAINTAINER_ONLY
             except NotFound:
                 return NOT_AVAILABLE
 
-        Op(self.tab, load(), description="Loading retention settings").success(
+        Op(self.host, load(), description="Loading retention settings").success(
             lambda result: self._show(choice, result)).run()
-        if self.tab.context.is_admin:
-            Op(self.tab, ingestion_status(self.tab.api.client), description="Loading ingestion figures").success(
+        if self.host.context.is_admin:
+            Op(self.host, ingestion_status(self.host.api.client), description="Loading ingestion figures").success(
                 self._show_ingestion).run()
 
     def _show_ingestion(self, status: IngestionStatus) -> None:
@@ -158,17 +159,17 @@ class RetentionPage(QWidget):
         self._set_editable(True)
 
     def save(self) -> None:
-        project, choice = self.tab.project, self.tab.project_choice.stamp()
+        project, choice = self.host.project, self.host.project_choice.stamp()
         if project is None or self.loaded is None:
             return
         limits = {name: row.chosen() for name, row in self.rows.items()}
         self.saved_label.clear()
 
         async def save() -> Retention:
-            return await self.tab.api.save_retention(project["id"], limits)
+            return await self.host.api.save_retention(project["id"], limits)
 
         def saved(result: Retention) -> None:
             self._show(choice, result)
             self.saved_label.setText("Saved.")
 
-        Op(self.tab, save(), description="Saving retention settings").success(saved).run()
+        Op(self.host, save(), description="Saving retention settings").success(saved).run()

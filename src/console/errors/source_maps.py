@@ -20,7 +20,8 @@ from console.operations import Op, Stamp
 from console.timestamps import short_time
 
 if TYPE_CHECKING:
-    from console.errors.tab import ErrorTrackingTab
+    from console.api.error_tracking import ErrorTrackingApi
+    from console.page_host import ProjectHost
 
 NOT_AVAILABLE = ("Source maps need an Outpost server: GitLab's error tracking does not apply them. "
                  "Connect to Outpost to see the uploaded bundles and releases.")
@@ -32,9 +33,9 @@ TARGET_ROLE = Qt.ItemDataRole.UserRole + 20
 
 
 class SourceMapsPage(QWidget):
-    def __init__(self, tab: ErrorTrackingTab) -> None:
+    def __init__(self, host: ProjectHost[ErrorTrackingApi]) -> None:
         super().__init__()
-        self.tab = tab
+        self.host = host
         self.loaded = False
         self.notice = QLabel()
         self.notice.setWordWrap(True)
@@ -59,13 +60,13 @@ class SourceMapsPage(QWidget):
         layout.addLayout(buttons)
 
     def _api(self) -> SourceMapsApi | None:
-        project = self.tab.project
-        if project is None or self.tab.context.client is None:
+        project = self.host.project
+        if project is None or self.host.context.client is None:
             return None
-        return SourceMapsApi(self.tab.context.client, project["path_with_namespace"])
+        return SourceMapsApi(self.host.context.client, project["path_with_namespace"])
 
     def load(self) -> None:
-        api, choice = self._api(), self.tab.project_choice.stamp()
+        api, choice = self._api(), self.host.project_choice.stamp()
         if api is None:
             return
         if not api.available:
@@ -75,7 +76,7 @@ class SourceMapsPage(QWidget):
         async def load() -> tuple[list[Bundle], list[ReleaseArtifacts]]:
             return await api.bundles(), await api.releases()
 
-        Op(self.tab, load(), description="Loading source maps").success(
+        Op(self.host, load(), description="Loading source maps").success(
             lambda found: self._show(choice, *found)).run()
 
     def _say(self, text: str) -> None:
@@ -145,4 +146,4 @@ class SourceMapsPage(QWidget):
                 return
             self.load()
 
-        Op(self.tab, delete(), description="Deleting source maps").success(done).run()
+        Op(self.host, delete(), description="Deleting source maps").success(done).run()

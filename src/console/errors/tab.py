@@ -44,7 +44,6 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
     """The feature tab: pick a project, then its errors, settings and client keys."""
 
     api_factory = ErrorTrackingApi
-    settings_saved = Signal()
     projects_loaded = Signal()  # the project picker lists the connection's projects
 
     def __init__(self, context: AppContext) -> None:
@@ -81,7 +80,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.refresh_timer = QTimer(self)
         self.refresh_timer.setInterval(AUTO_REFRESH_MS)
         self.refresh_timer.timeout.connect(self.errors_page.auto_refresh)
-        self.settings_saved.connect(self.errors_page.reload)
+        self.settings_page.saved.connect(self.errors_page.reload)
         context.connection_changed.connect(self.load_projects)
         self.install_actions(ACTIONS)
         for name, status in BUTTONS.items():

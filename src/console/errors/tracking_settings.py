@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -34,17 +35,24 @@ from console.looks import colours
 from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.errors.tab import ErrorTrackingTab
+    from console.api.error_tracking import ErrorTrackingApi
+    from console.page_host import ProjectHost
 
 MASKED_TOKEN = "*" * 12
 
 
 class SettingsPage(QWidget):
-    """Active, backend choice and, for an external Sentry, its address, token and project."""
+    """Active, backend choice and, for an external Sentry, its address, token and project.
 
-    def __init__(self, tab: ErrorTrackingTab) -> None:
+    Signals:
+        saved: the project's error tracking settings were saved (the error list may come from elsewhere now).
+    """
+
+    saved = Signal()
+
+    def __init__(self, host: ProjectHost[ErrorTrackingApi]) -> None:
         super().__init__()
-        self.tab = tab
+        self.host = host
         self.loaded: TrackingSettings | None = None
         self.active = QCheckBox("Active")
         self.integrated = QRadioButton("Integrated (this server receives the errors)")
@@ -113,7 +121,7 @@ class SettingsPage(QWidget):
         self.origins_box.setEnabled(self.integrated.isChecked())
 
     def load(self) -> None:
-        project, choice = self.tab.project, self.tab.project_choice.stamp()
+        project, choice = self.host.project, self.host.project_choice.stamp()
         if project is None:
             return
 
@@ -141,15 +149,15 @@ class SettingsPage(QWidget):
             self.connection_status.clear()
             self.connection_status.setStyleSheet("")
             self.saved_label.clear()
-            if not self.tab.context.server.web_routes_take_tokens:  # GitLab: the project list is session-only
+            if not self.host.context.server.web_routes_take_tokens:  # GitLab: the project list is session-only
                 self.connect_button.setEnabled(False)
                 self.connection_status.setText(PROJECTS_SESSION_ONLY)
 
-        Op(self.tab, maintainer_only(self.tab.api.settings(project["id"])),
+        Op(self.host, maintainer_only(self.host.api.settings(project["id"])),
            description="Loading error tracking settings").success(show).run()
 
     def test_connection(self) -> None:
-        project = self.tab.project
+        project = self.host.project
         if project is None:
             return
         api_host, token = self.api_host.text().strip(), self.token.text().strip()
@@ -158,7 +166,7 @@ class SettingsPage(QWidget):
 
         async def connect() -> None:
             try:
-                projects = await self.tab.api.external_projects(project["path_with_namespace"], api_host=api_host,
+                projects = await self.host.api.external_projects(project["path_with_namespace"], api_host=api_host,
                                                                 token=token)
             except ApiError as error:
                 self.connection_status.setText(explain_test_failure(error, api_host))
@@ -181,10 +189,10 @@ class SettingsPage(QWidget):
                            if linked == (item.organization_slug, item.slug)), 0)
             self.external_project.setCurrentIndex(chosen if projects else -1)
 
-        Op(self.tab, connect(), description="Testing the connection").run()
+        Op(self.host, connect(), description="Testing the connection").run()
 
     def save(self) -> None:
-        project = self.tab.project
+        project = self.host.project
         if project is None:
             return
         integrated = self.integrated.isChecked()
@@ -197,13 +205,13 @@ class SettingsPage(QWidget):
         self.saved_label.clear()
 
         async def save() -> None:
-            saved = await self.tab.api.save_settings(project["id"], active=self.active.isChecked(),
+            saved = await self.host.api.save_settings(project["id"], active=self.active.isChecked(),
                                                      integrated=integrated, api_url=api_url, token=token,
                                                      project_name=chosen.name if chosen else None,
                                                      allowed_origins=self.origins_box.allowed_origins())
             self.loaded = saved
             self.origins_box.show_settings(saved)
             self.saved_label.setText("Saved.")
-            self.tab.settings_saved.emit()
+            self.saved.emit()
 
-        Op(self.tab, save(), description="Saving error tracking settings").run()
+        Op(self.host, save(), description="Saving error tracking settings").run()

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QVBoxLayout,
+    QWidget,
 )
 
 from console.accessibility import give_accessible_names
@@ -33,7 +34,9 @@ from console.exports.options import archive_range_problem
 from console.operations import Op, readable
 
 if TYPE_CHECKING:
+    from console.api.exports import ExportsApi
     from console.exports.views import ExportsTab
+    from console.page_host import PageHost
 
 NO_PROJECT = "Archive exports are made per project: choose a project in the Exports tab first."
 NOT_OFFERED = ("This GitLab does not offer archive exports to you: they need GitLab Ultimate, a version that has "
@@ -56,15 +59,15 @@ def open_archive_dialog(tab: ExportsTab) -> ArchiveExportDialog:
             old.raise_()  # an export still being watched stays; the user saves it from there
             return old
     scope = tab.picker.scope()
-    dialog = ArchiveExportDialog(tab, scope if scope is not None and scope.kind == "project" else None)
+    dialog = ArchiveExportDialog(tab, scope if scope is not None and scope.kind == "project" else None, tab)
     dialog.open()
     return dialog
 
 
 class ArchiveExportDialog(QDialog):
-    def __init__(self, tab: ExportsTab, project: ExportScope | None) -> None:
-        super().__init__(tab)
-        self.tab = tab
+    def __init__(self, host: PageHost[ExportsApi], project: ExportScope | None, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.host = host
         self.project = project
         self.export_id: int | None = None
         self.watcher: Op[None] | None = None
@@ -121,25 +124,25 @@ class ArchiveExportDialog(QDialog):
         self.save_button.setEnabled(False)
         self.create_button.setEnabled(False)
         self.status.setText(f"Requesting the archive export of {start} to {end}…")
-        return Op(self.tab, self.tab.api.create_archive(self.project.id, start, end),
+        return Op(self.host, self.host.api.create_archive(self.project.id, start, end),
                   description=f"Requesting an archive export of {self.project.label}").success(
             self._created).failure(self._refused).run()
 
     def _refused(self, exc: Exception) -> None:
         self.create_button.setEnabled(True)
-        not_offered = isinstance(exc, NotFound) and not self.tab.context.server.is_outpost
+        not_offered = isinstance(exc, NotFound) and not self.host.context.server.is_outpost
         self.status.setText(NOT_OFFERED if not_offered else readable(exc))
 
     def _created(self, body: dict[str, Any]) -> None:
         self.export_id = int(body["id"])
         self._show_state(body)
-        self.watcher = Op(self.tab, self._watch(self.export_id), description=f"Checking archive export "
+        self.watcher = Op(self.host, self._watch(self.export_id), description=f"Checking archive export "
                           f"{self.export_id}", quiet=True).failure(self._refused).run()
 
     async def _watch(self, export_id: int) -> None:
         await asyncio.sleep(polling.FIRST_POLL_SECONDS)
         while True:
-            state = await self.tab.api.state(export_id, archive=True)
+            state = await self.host.api.state(export_id, archive=True)
             if export_id != self.export_id:
                 return
             self._show_state(state.body)
@@ -182,7 +185,7 @@ class ArchiveExportDialog(QDialog):
         if export_id is None:
             return None
         self.status.setText(f"Saving archive export {export_id}…")
-        self.saving = Op(self.tab, self.tab.api.download(export_id, target, archive=True),
+        self.saving = Op(self.host, self.host.api.download(export_id, target, archive=True),
                          description=f"Saving archive export {export_id}").success(
             lambda size: self.status.setText(f"Archive export {export_id} saved to {target} ({size:,} bytes)")
         ).failure(self._refused).run()

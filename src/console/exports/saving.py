@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QApplication, QFileDialog, QHBoxLayout, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from console.api.exports import DownloadCancelled
 from console.exports import saved_pdf
@@ -19,7 +19,8 @@ from console.operations import Op, blocking
 from console.timestamps import parse_time
 
 if TYPE_CHECKING:
-    from console.exports.views import ExportsTab
+    from console.api.exports import ExportsApi
+    from console.page_host import PageHost
 
 
 def suggested_file_name(record: ExportRecord) -> str:
@@ -32,11 +33,19 @@ FILE_TYPES = {"csv": "CSV files (*.csv);;All files (*)", "pdf": "PDF files (*.pd
 
 
 class ExportSaving(QWidget):
-    """The progress of the download in flight and its Cancel button; the tab's Save export action uses it."""
+    """The progress of the download in flight and its Cancel button; the tab's Save export action uses it.
+    What happened is said in ``notice``, the tab's line under the list.
 
-    def __init__(self, tab: ExportsTab) -> None:
+    Signals:
+        downloading_changed: a download started or ended (what Save export offers changes with it).
+    """
+
+    downloading_changed = Signal()
+
+    def __init__(self, host: PageHost[ExportsApi], notice: QLabel) -> None:
         super().__init__()
-        self.tab = tab
+        self.host = host
+        self.notice = notice
         self.task: Op[None] | None = None
         self.cancel_requested = False
         self.file_dialog: QFileDialog | None = None
@@ -62,20 +71,20 @@ class ExportSaving(QWidget):
         return self.task is not None and not self.task.done()
 
     def save_as(self, record: ExportRecord) -> QFileDialog:
-        dialog = QFileDialog(self.tab, "Save vulnerability export", str(Path.home() / suggested_file_name(record)),
+        dialog = QFileDialog(self, "Save vulnerability export", str(Path.home() / suggested_file_name(record)),
                              FILE_TYPES.get(record.export_format, FILE_TYPES["csv"]))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, QApplication.platformName() == "offscreen")
-        dialog.fileSelected.connect(lambda path, export_id=record.id: self.save_to(export_id, Path(path)))
+        dialog.fileSelected.connect(lambda path, record=record: self.save_to(record, Path(path)))
         self.file_dialog = dialog
         dialog.open()
         return dialog
 
-    def save_to(self, export_id: int, target: Path) -> Op[None] | None:
+    def save_to(self, record: ExportRecord, target: Path) -> Op[None] | None:
         self.cancel_requested = False
         self.saved_pdf = None
         self.open_button.hide()
-        download = Op(self.tab, self._save(export_id, target), description=f"Saving export {export_id}").run()
+        download = Op(self.host, self._save(record, target), description=f"Saving export {record.id}").run()
         if not download.started:
             return None
         self.task = download
@@ -83,17 +92,16 @@ class ExportSaving(QWidget):
         self._show(True)
         return download
 
-    async def _save(self, export_id: int, target: Path) -> None:
-        notice, context = self.tab.notice, self.tab.context
+    async def _save(self, record: ExportRecord, target: Path) -> None:
+        notice, context, export_id = self.notice, self.host.context, record.id
         try:
-            size = await self.tab.api.download(export_id, target, progress=self._progress,
+            size = await self.host.api.download(export_id, target, progress=self._progress,
                                                cancelled=lambda: self.cancel_requested)
         except DownloadCancelled:
             notice.setText(f"Saving export {export_id} cancelled")
             context.say(f"Saving export {export_id} cancelled")
             return
-        record = next((r for r in self.tab.model.records if r.id == export_id), None)
-        if record is not None and record.export_format == "pdf":
+        if record.export_format == "pdf":
             pages, size = await blocking(saved_pdf.describe, target)
             notice.setText(f"Export {export_id} saved to {target} ({saved_pdf.summary(pages, size)})")
             self.saved_pdf = target
@@ -124,4 +132,4 @@ class ExportSaving(QWidget):
         if active:
             self.progress.setRange(0, 1000)
             self.progress.setValue(0)
-        self.tab.update_actions()
+        self.downloading_changed.emit()

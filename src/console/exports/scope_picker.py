@@ -11,7 +11,8 @@ from console.api.exports import ExportScope
 from console.operations import Op, Token
 
 if TYPE_CHECKING:
-    from console.exports.views import ExportsTab
+    from console.api.exports import ExportsApi
+    from console.page_host import PageHost
 
 SEARCH_DELAY_MS = 300
 
@@ -19,9 +20,9 @@ SEARCH_DELAY_MS = 300
 class ScopePicker(QWidget):
     """Chooses the export's scope: a project or group found by searching the API, or the instance."""
 
-    def __init__(self, tab: ExportsTab) -> None:
+    def __init__(self, host: PageHost[ExportsApi]) -> None:
         super().__init__()
-        self.tab = tab
+        self.host = host
         self.kind = "project"
         self.searches = Token()
         self.kind_buttons = QButtonGroup(self)
@@ -71,13 +72,13 @@ class ScopePicker(QWidget):
                 button.setChecked(True)
 
     def search(self) -> None:
-        if self.kind == "instance" or not self.tab.context.is_connected:
+        if self.kind == "instance" or not self.host.context.is_connected:
             return
         kind, text = self.kind, self.search_edit.text().strip()
-        api = self.tab.api
+        api = self.host.api
         finder = api.search_projects if kind == "project" else api.search_groups
         # A newer search (or another kind) supersedes this one.
-        Op(self.tab, finder(text), description=f"Searching {kind}s").success(self._fill).stale_when(
+        Op(self.host, finder(text), description=f"Searching {kind}s").success(self._fill).stale_when(
             self.searches.advance()).run()
 
     def _fill(self, found: list[dict[str, Any]]) -> None:

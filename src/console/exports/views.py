@@ -102,7 +102,8 @@ class ExportsTab(ConsoleTab[ExportsApi]):
                        self.archive_button):
             actions.addWidget(widget)
         actions.addStretch(1)
-        self.saving = ExportSaving(self)
+        self.saving = ExportSaving(self, self.notice)
+        self.saving.downloading_changed.connect(self.update_actions)
         actions.addWidget(self.saving)
 
         layout = QVBoxLayout(self)
@@ -328,7 +329,8 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         return self.saving.save_as(record) if self.can_save() and (record := self.selected()) else None
 
     def save_to(self, export_id: int, target: Path) -> Op[None] | None:
-        return self.saving.save_to(export_id, target)
+        record = next((record for record in self.model.records if record.id == export_id), None)
+        return self.saving.save_to(record, target) if record is not None else None
 
     def cancel_download(self) -> None:
         self.saving.cancel()
