@@ -20,7 +20,9 @@ from urllib.parse import urljoin, urlsplit
 
 from sqlalchemy import Table, and_, bindparam, select, update
 from sqlalchemy.engine import Connection
-from symbolic.sourcemap import SourceMapView, SourceView
+from symbolic.exceptions import SymbolicError
+from symbolic.sourcemap import SourceMapView
+from symbolic.sourcemapcache import SourceMapCache
 
 from outpost_server.db import utcnow
 
@@ -53,7 +55,8 @@ class Unmapped(Exception):
 @dataclass
 class ParsedMap:
     view: SourceMapView
-    minified: SourceView | None
+    # The minified file's scopes named through the map (naming.py); None without the minified file.
+    scopes: SourceMapCache | None
     # Where it came from, for the frame's data: "debug-id" or "release", and the map's URL.
     resolved_with: str
     url: str
@@ -119,9 +122,20 @@ def _parse(key: tuple, load, resolved_with: str, url: str, bundle_row: int | Non
     except Exception:
         CACHE.put(key, MALFORMED)
         raise Unmapped(MALFORMED) from None
-    parsed = ParsedMap(view, SourceView.from_bytes(minified) if minified else None, resolved_with, url, bundle_row)
+    parsed = ParsedMap(view, _scopes(minified, map_bytes), resolved_with, url, bundle_row)
     CACHE.put(key, parsed)
     return parsed
+
+
+def _scopes(minified: bytes | None, map_bytes: bytes) -> SourceMapCache | None:
+    """The minified file's named scopes; None when there is no minified file or it does not parse as
+    JavaScript (its frames then keep the names the map gives at their positions)."""
+    if not minified:
+        return None
+    try:
+        return SourceMapCache.from_bytes(minified, map_bytes)
+    except SymbolicError:
+        return None
 
 
 def _bundle_data(connection: Connection, bundle_row: int) -> bytes:

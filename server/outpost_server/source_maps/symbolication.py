@@ -1,9 +1,9 @@
 """Applying source maps to a raw event's JavaScript frames, in the digest stage before normalization.
 
-Each frame with a line and column is mapped to its original file, line, column and function (symbolic's
-SourceMapView, Sentry's own library), with five lines of context either side from the map's
-sourcesContent, and marked in-app by its original path. The exception keeps its minified frames as
-`raw_stacktrace`, as Sentry does; a frame that cannot be mapped stays minified and says why in its
+Each frame with a line and column is mapped to its original file, line and column (symbolic's
+SourceMapView, Sentry's own library) and named as Sentry names it (naming.py), with five lines of context
+either side from the map's sourcesContent, and marked in-app by its original path. The exception keeps its
+minified frames as `raw_stacktrace`, as Sentry does; a frame that cannot be mapped stays minified and says why in its
 `data.unmapped_reason`.
 """
 
@@ -16,7 +16,7 @@ from urllib.parse import urljoin
 
 from sqlalchemy.engine import Connection
 
-from . import lookup
+from . import lookup, naming
 from .archive import normalize_debug_id
 from .lookup import ParsedMap, Unmapped
 
@@ -24,6 +24,8 @@ JS_PLATFORMS = ("javascript", "node")
 CONTEXT_LINES = 5
 # Source lines longer than this are cut around the column (minified sources in maps have huge lines).
 MAX_LINE = 150
+# Positions are 32-bit in symbolic's lookups.
+MAX_POSITION = 2**32 - 1
 NOT_APP = re.compile(r"(^|/)node_modules/|webpack/(runtime|bootstrap)")
 
 
@@ -49,8 +51,11 @@ def symbolicate(connection: Connection, project_id: int, event: dict[str, Any]) 
         # The frames are replaced key by key (nested values too), so copying each frame keeps the raw ones.
         raw = [dict(frame) if isinstance(frame, dict) else frame for frame in frames]
         touched = False
+        # Frames run from the outermost call in; a mapped call site names the function called next.
+        call_site: str | None = None
         for frame in frames:
             if not isinstance(frame, dict) or not _mappable(frame):
+                call_site = None
                 continue
             touched = True
             location = _location(frame) or ""
@@ -63,10 +68,11 @@ def symbolicate(connection: Connection, project_id: int, event: dict[str, Any]) 
                 parsed = found[location]
                 if isinstance(parsed, Unmapped):
                     raise parsed
-                _map_frame(frame, parsed)
+                call_site = _map_frame(frame, parsed, call_site)
                 if parsed.bundle_row is not None:
                     used.add(parsed.bundle_row)
             except Unmapped as reason:
+                call_site = None
                 _set_data(frame, symbolicated=False, unmapped_reason=str(reason))
         if touched:
             exception["raw_stacktrace"] = {**stacktrace, "frames": raw}
@@ -136,24 +142,29 @@ def _find_map(connection: Connection, project_id: int, frame: dict[str, Any], im
     return lookup.by_release(connection, project_id, release, dist, abs_path)
 
 
-def _map_frame(frame: dict[str, Any], parsed: ParsedMap) -> None:
+def _map_frame(frame: dict[str, Any], parsed: ParsedMap, call_site: str | None) -> str | None:
+    """Maps the frame in place; returns the original name at its position (it names the next frame's function)."""
     line, column = frame["lineno"] - 1, frame["colno"] - 1
-    minified_name = frame.get("function") if isinstance(frame.get("function"), str) else None
-    token = parsed.view.lookup(line, column, minified_name, parsed.minified) if parsed.minified and minified_name \
-        else parsed.view.lookup(line, column)
+    if not (0 <= line < MAX_POSITION and 0 <= column < MAX_POSITION):
+        raise Unmapped(f"no mapping for line {line + 1}, column {column + 1}")
+    token = parsed.view.lookup(line, column)
     if token is None or not token.src:
         raise Unmapped(f"no mapping for line {line + 1}, column {column + 1}")
+    minified_name = frame.get("function") if isinstance(frame.get("function"), str) else None
+    scope = parsed.scopes.lookup(line + 1, column + 1, 0) if parsed.scopes is not None else None
     filename = original_path(token.src)
     frame["abs_path"] = _resolve(_location(frame) or "", token.src)
     frame["filename"] = filename
     frame["lineno"], frame["colno"] = token.src_line + 1, token.src_col + 1
-    if token.function_name:
-        frame["function"] = token.function_name
+    if scope is not None:
+        frame["function"] = naming.function_name(scope=scope.function_name, minified=minified_name,
+                                                 call_site=call_site)
     frame.pop("module", None)
     frame["in_app"] = NOT_APP.search(filename) is None
     _add_context(frame, parsed, token.src_id, token.src_line, token.src_col)
     _set_data(frame, symbolicated=True, resolved_with=parsed.resolved_with, sourcemap=parsed.url)
     frame["data"].pop("unmapped_reason", None)
+    return scope.name if scope is not None else token.name
 
 
 def original_path(source: str) -> str:

@@ -38,14 +38,17 @@ def install_app() -> Path:
     return modules
 
 
-def build(name: str, *, plugin: dict | None = None) -> Path:
-    """Bundles the app into dist/<name>/{browser,node}; returns dist/<name>."""
+def build(name: str, *, plugin: dict | None = None, variant: dict | None = None) -> Path:
+    """Bundles the app into dist/<name>/{browser,node}; returns dist/<name>. `variant` picks another entry
+    and what else goes in (build.mjs's OUTPOST_VARIANT)."""
     install_app()
     out = APP / "dist" / name
     shutil.rmtree(out, ignore_errors=True)
     env = {**os.environ, "OUTPOST_OUT": f"dist/{name}"}
     if plugin is not None:
         env["OUTPOST_PLUGIN"] = json.dumps(plugin)
+    if variant is not None:
+        env["OUTPOST_VARIANT"] = json.dumps(variant)
     subprocess.run([require_tool("node", "nodejs"), "build.mjs"], cwd=APP, check=True, timeout=RUN_TIMEOUT, env=env)
     return out
 

@@ -4,69 +4,16 @@ Node groups with it; the legacy `~/` upload maps the page's script by release an
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import shutil
-import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-
-from tests.server.error_tracking.test_browser_sdk import CHROMIUM_FLAGS
 from tests.server.error_tracking.through_api import ErrorsApi
 
 from .sourcemap_app import build, inject, run_node, sentry_cli_2
 
 WAIT_SECONDS = 30
 TITLE = "Error: discount code SPRING expired"
-PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>shop</title>
-<script>window.OUTPOST_APP = JSON.parse(decodeURIComponent(location.hash.slice(1)));</script>
-<script src="static/app.min.js"></script></head><body>shop</body></html>"""
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
-        pass
-
-
-@pytest.fixture
-def site(tmp_path) -> Iterator[tuple[str, Path]]:
-    """A loopback site serving index.html and static/ (the build's browser directory, copied in by the test)."""
-    root = tmp_path / "site"
-    (root / "static").mkdir(parents=True)
-    (root / "index.html").write_text(PAGE)
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", root / "static"
-    finally:
-        httpd.shutdown()
-        thread.join()
-        httpd.server_close()
-
-
-@pytest.fixture
-def browser(tmp_path) -> Iterator:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    from tests.server.error_tracking.toolchains import require_tool
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = require_tool("chromium", "chromium")
-    for flag in [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(options=options,
-                              service=Service(executable_path=require_tool("chromedriver", "chromium-driver")))
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def open_shop(browser, url: str, *, dsn: str, release: str) -> None:
