@@ -233,6 +233,8 @@ def _install_error_handlers(app: FastAPI) -> None:
             raise exc
         log.warning("request %s: %s already taken (unique constraint)",
                     getattr(request.state, "request_id", "-"), field)
+        # A full path is taken: GitLab reports its route's error on the path.
+        field = "path" if field == "full_path" else field
         return JSONResponse({"message": {field: ["has already been taken"]}}, status_code=400)
 
     @app.exception_handler(RequestValidationError)

@@ -173,7 +173,10 @@ def taken_field(error: sa_exc.IntegrityError) -> str | None:
     """The column a unique constraint was violated on (SQLite's and PostgreSQL's messages), or None."""
     message = str(error.orig)
     if "UNIQUE constraint failed:" in message:  # SQLite: "UNIQUE constraint failed: users.username"
-        return message.split("UNIQUE constraint failed:", 1)[1].split(",")[0].strip().rsplit(".", 1)[-1]
+        failed = message.split("UNIQUE constraint failed:", 1)[1].split(",")[0].strip()
+        if failed.startswith("index '"):  # an index on an expression: "index 'ix_users__lower_username'"
+            return failed.removeprefix("index '").rstrip("'").rsplit("__lower_", 1)[-1]
+        return failed.rsplit(".", 1)[-1]
     diagnostics = getattr(error.orig, "diag", None)
     detail = getattr(diagnostics, "message_detail", None) or ""
     if detail.startswith("Key (") and ")=(" in detail:  # PostgreSQL: "Key (lower(path))=(x) already exists."

@@ -1,5 +1,5 @@
-"""Uniqueness with letters beyond ASCII: a second "Ölaf" is refused as GitLab refuses a taken name, never
-with a 500, and case-folding agrees with uniqueness on SQLite as on PostgreSQL."""
+"""Uniqueness with letters beyond ASCII: a second "Ö@example.com" is refused as GitLab refuses a taken email,
+never with a 500, and case-folding agrees with uniqueness on SQLite as on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -12,20 +12,17 @@ def _user(api, username: str, email: str):
                                          "password": "s3cret-pass-1"})
 
 
-def test_a_taken_non_ascii_username_or_email_is_refused_not_a_500(api):
+def test_a_taken_non_ascii_email_is_refused_not_a_500(api):
+    # Usernames are ASCII (GitLab's path rules, test_name_rules.py); emails need not be.
     suffix = uuid.uuid4().hex[:6]
-    first = _user(api, f"Ölaf{suffix}", f"Ö{suffix}@example.com")
+    first = _user(api, f"olaf{suffix}", f"Ö{suffix}@example.com")
     assert first.status_code == 201, first.text
-    same_name = _user(api, f"Ölaf{suffix}", f"other{suffix}@example.com")
-    assert (same_name.status_code, same_name.json()) == (409, {"message": "Username has already been taken"})
-    other_case = _user(api, f"ölaf{suffix}", f"third{suffix}@example.com")
-    assert (other_case.status_code, other_case.json()) == (409, {"message": "Username has already been taken"})
-    same_email = _user(api, f"Olaf{suffix}", f"ö{suffix}@example.com")
+    same_email = _user(api, f"olof{suffix}", f"ö{suffix}@example.com")
     assert (same_email.status_code, same_email.json()) == (409, {"message": "Email has already been taken"})
 
 
-def test_a_taken_non_ascii_project_path_is_refused_not_a_500(api):
-    path = f"bücher-{uuid.uuid4().hex[:6]}"
+def test_a_taken_project_path_under_a_non_ascii_name_is_refused_not_a_500(api):
+    path = f"buecher-{uuid.uuid4().hex[:6]}"
     first = api.root.post("/projects", json={"name": "Bücher", "path": path})
     assert first.status_code == 201, first.text
     again = api.root.post("/projects", json={"name": "Bücher 2", "path": path})

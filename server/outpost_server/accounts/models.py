@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Date, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
 
 from outpost_server.db import Base, UTCDateTime, utcnow
@@ -10,8 +10,10 @@ from outpost_server.db import Base, UTCDateTime, utcnow
 
 class User(Base):
     __tablename__ = "users"
-    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases).
-    __table_args__ = {"sqlite_autoincrement": True}
+    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases). A username is
+    # unique in any case, as GitLab's index on lower(username) makes it (migration 0022).
+    __table_args__ = (Index("ix_users__lower_username", text("lower(username)"), unique=True),
+                      {"sqlite_autoincrement": True})
 
     id: Mapped[int] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(255), unique=True)
@@ -56,8 +58,10 @@ class Namespace(Base):
     """
 
     __tablename__ = "namespaces"
-    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases).
-    __table_args__ = {"sqlite_autoincrement": True}
+    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases); a full path
+    # is unique in any case (GitLab's index on lower(routes.path); migration 0022).
+    __table_args__ = (Index("ix_namespaces__lower_full_path", text("lower(full_path)"), unique=True),
+                      {"sqlite_autoincrement": True})
 
     id: Mapped[int] = mapped_column(primary_key=True)
     kind: Mapped[str] = mapped_column(String(16))
@@ -87,8 +91,10 @@ class Group(Namespace):
 
 class Project(Base):
     __tablename__ = "projects"
-    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases).
-    __table_args__ = {"sqlite_autoincrement": True}
+    # Ids are never reused (SQLite AUTOINCREMENT; migrations 0014-0018 for existing databases); a full path
+    # is unique in any case (migration 0022).
+    __table_args__ = (Index("ix_projects__lower_full_path", text("lower(full_path)"), unique=True),
+                      {"sqlite_autoincrement": True})
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(255))

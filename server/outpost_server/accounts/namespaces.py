@@ -8,7 +8,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from outpost_server import domain_errors as domain
-from outpost_server.accounts import access
+from outpost_server.accounts import access, path_rules
 from outpost_server.accounts.models import (
     Group,
     GroupMember,
@@ -24,19 +24,14 @@ from outpost_server.db import MAX_ROW_ID
 VISIBILITIES = ("private", "internal", "public")
 
 
-def _top_level_path_taken(session: Session, path: str) -> bool:
-    # Users' namespaces and top-level groups share one set of paths (GitLab's routes).
-    return session.scalar(select(Namespace.id).where(Namespace.parent_id.is_(None),
-                                                     func.lower(Namespace.full_path) == path.lower())) is not None
-
-
 def create_group(session: Session, *, name: str, path: str, creator: User, parent: Group | None = None,
                  visibility: str = "private", description: str = "") -> Group:
     full_path = f"{parent.full_path}/{path}" if parent else path
-    taken = (session.scalar(select(Namespace.id).where(Namespace.full_path == full_path)) is not None
-             or (parent is None and _top_level_path_taken(session, path)))
-    if taken:
+    # Users' namespaces and groups share one set of full paths (GitLab's routes), in any case.
+    if session.scalar(select(Namespace.id).where(func.lower(Namespace.full_path) == full_path.lower())) is not None:
         raise domain.Invalid({"path": ["has already been taken"]})
+    if errors := path_rules.namespace_path_errors(path, top_level=parent is None):
+        raise domain.Invalid({"path": errors})
     group = Group(name=name, path=path, full_path=full_path, parent_id=parent.id if parent else None,
                   full_name=f"{parent.full_name} / {name}" if parent else name,
                   visibility=visibility, description=description)
@@ -58,6 +53,8 @@ def update_group(session: Session, *, group: Group, name: str | None = None, pat
     if (name is not None and name != group.name) or (path is not None and path != group.path):
         parent = session.get(Group, group.parent_id) if group.parent_id is not None else None
         new_path = path if path is not None else group.path
+        if new_path != group.path and (errors := path_rules.namespace_path_errors(new_path, top_level=parent is None)):
+            raise domain.Invalid({"path": errors})
         full_path = f"{parent.full_path}/{new_path}" if parent else new_path
         if full_path != group.full_path and session.scalar(
                 select(Namespace.id).where(func.lower(Namespace.full_path) == full_path.lower(),
@@ -116,6 +113,8 @@ def create_project(session: Session, *, name: str, path: str, creator: User, nam
     full_path = f"{namespace.full_path}/{path}"
     if session.scalar(select(Project.id).where(func.lower(Project.full_path) == full_path.lower())) is not None:
         raise domain.Invalid({"name": ["has already been taken"], "path": ["has already been taken"]})
+    if errors := path_rules.project_path_errors(path):
+        raise domain.Invalid({"path": errors})
     project = Project(name=name, path=path, full_path=full_path, namespace_id=namespace.id, namespace=namespace,
                       creator_id=creator.id, visibility=visibility, description=description)
     session.add(project)

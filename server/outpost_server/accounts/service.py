@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, false, or_, select
+from sqlalchemy import ColumnElement, Select, false, func, or_, select
 from sqlalchemy.orm import Session
 
 from outpost_server import domain_errors as domain
@@ -99,7 +99,8 @@ def _find_by_ident(session: Session, model: Any, ident: str | int) -> Any:
     ident = str(ident).replace(ENCODED_SLASH, "/")
     if (row_id := parse_id(ident)) is not None:
         return session.get(model, row_id)
-    return session.scalar(select(model).where(model.full_path == ident))
+    # GitLab finds a route by its path in any case (Routable.find_by_full_path), through the lower() index.
+    return session.scalar(select(model).where(func.lower(model.full_path) == ident.lower()))
 
 
 def find_project(session: Session, ident: str | int) -> Project | None:

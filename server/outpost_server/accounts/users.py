@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from outpost_server import domain_errors as domain
-from outpost_server.accounts import access
+from outpost_server.accounts import access, path_rules
 from outpost_server.accounts.models import (
     Group,
     GroupMember,
@@ -57,13 +57,20 @@ def _taken(session: Session, *, email: str | None = None, username: str | None =
     return None
 
 
+def _check_username(username: str) -> None:
+    # A username is its personal namespace's path: GitLab reports the namespace's errors on the username.
+    if errors := path_rules.namespace_path_errors(username, top_level=True):
+        raise domain.Invalid({"username": errors})
+
+
 def find_user(session: Session, ident: str | int) -> User | None:
     row_id = parse_id(ident)
     return session.get(User, row_id) if row_id is not None else None
 
 
 def find_user_by_username(session: Session, username: str) -> User | None:
-    return session.scalar(select(User).where(User.username == username))
+    # GitLab's User.find_by_username: in any case.
+    return session.scalar(select(User).where(func.lower(User.username) == username.lower()))
 
 
 # GET /users' order_by values (GitLab's API::Users); the default is id, newest first.
@@ -78,7 +85,7 @@ def users_stmt(*, username: str | None = None, search: str | None = None, order_
     stmt = select(User).order_by(column.asc(), User.id.asc()) if sort == "asc" else \
         select(User).order_by(column.desc(), User.id.desc())
     if username:
-        stmt = stmt.where(User.username == username)
+        stmt = stmt.where(func.lower(User.username) == username.lower())
     if search:
         pattern = contains_pattern(search)
         stmt = stmt.where(or_(*(column.ilike(pattern, escape=LIKE_ESCAPE)
@@ -92,6 +99,7 @@ def create_user(session: Session, *, username: str, name: str, email: str, passw
     """A user and their personal namespace (its id comes from the namespaces' own sequence)."""
     if (conflict := _taken(session, email=email, username=username)) is not None:
         raise domain.Conflict(conflict)
+    _check_username(username)
     user = User(username=username, name=name, email=email, is_admin=is_admin, bio=bio, state=state,
                 can_create_group=can_create_group, projects_limit=projects_limit,
                 password_digest=hash_password(password) if password else None)
@@ -122,6 +130,8 @@ def update_user(session: Session, *, user: User, changes: UserChanges) -> User:
                       username=changes.username if changes.username != user.username else None, other_than=user.id)
     if conflict is not None:
         raise domain.Conflict(conflict)
+    if changes.username not in (None, user.username):
+        _check_username(changes.username)
     renamed = (changes.username not in (None, user.username)) or (changes.name not in (None, user.name))
     for field in ("name", "username", "email", "is_admin", "can_create_group", "projects_limit", "bio"):
         if (value := getattr(changes, field)) is not None:

@@ -43,8 +43,8 @@ def resolve_project(_root: None, info: GraphQLResolveInfo, fullPath: str) -> Pro
         project = find_project_for(context.session, fullPath, context.user)
     except DomainError:
         return None
-    # find_project_for also takes numeric ids; GitLab's fullPath is a path only.
-    return project if project.full_path == fullPath else None
+    # find_project_for also takes numeric ids; GitLab's fullPath is a path only (in any case).
+    return project if project.full_path.lower() == fullPath.lower() else None
 
 
 @project_type.field("id")
