@@ -60,12 +60,13 @@ def frame_json(frame: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _stacktrace(holder: dict[str, Any]) -> dict[str, Any] | None:
-    frames = frames_of(holder)
+def _stacktrace(stacktrace: Any) -> dict[str, Any] | None:
+    """StacktraceInterface's API context, or None without frames."""
+    frames = frames_of({"stacktrace": stacktrace})
     if not frames:
         return None
     return {"frames": [frame_json(frame) for frame in frames], "framesOmitted": None,
-            "registers": _dict(holder.get("stacktrace")).get("registers"),
+            "registers": _dict(stacktrace).get("registers"),
             "hasSystemFrames": any(frame.get("in_app") is not True for frame in frames)}
 
 
@@ -75,7 +76,9 @@ def _exception_entry(payload: dict[str, Any]) -> dict[str, Any] | None:
         return None
     serialized = [{"type": value.get("type"), "value": value.get("value"), "module": value.get("module"),
                    "mechanism": value.get("mechanism") if isinstance(value.get("mechanism"), dict) else None,
-                   "threadId": value.get("thread_id"), "stacktrace": _stacktrace(value), "rawStacktrace": None}
+                   "threadId": value.get("thread_id"), "stacktrace": _stacktrace(value.get("stacktrace")),
+                   # The frames as sent, before source maps applied (None when nothing was mapped).
+                   "rawStacktrace": _stacktrace(value.get("raw_stacktrace"))}
                   for value in values]
     return {"type": "exception", "data": {
         "values": serialized, "excOmitted": None,
@@ -135,7 +138,7 @@ def _threads_entry(payload: dict[str, Any]) -> dict[str, Any] | None:
         return None
     return {"type": "threads", "data": {"values": [
         {"id": thread.get("id"), "name": thread.get("name"), "crashed": thread.get("crashed"),
-         "current": thread.get("current"), "stacktrace": _stacktrace(thread)} for thread in values]}}
+         "current": thread.get("current"), "stacktrace": _stacktrace(thread.get("stacktrace"))} for thread in values]}}
 
 
 def entries(payload: dict[str, Any]) -> list[dict[str, Any]]:

@@ -61,6 +61,19 @@ def test_a_node_error_maps_to_the_original_function_file_and_line(server, upload
     [exception] = [entry for entry in latest["entries"] if entry["type"] == "exception"]
     frame = exception["data"]["values"][-1]["stacktrace"]["frames"][-1]
     assert (frame["function"], frame["filename"], frame["lineNo"]) == ("applyDiscount", "src/pricing.js", 4)
+    # Sentry's rawStacktrace: the frames as the SDK sent them, in the minified file (one line of it).
+    sent = exception["data"]["values"][-1]["rawStacktrace"]["frames"]
+    assert [(f["function"], f["lineNo"], f["colNo"]) for f in sent] == [
+        (f["function"], f["lineNo"], f["colNo"]) for f in raw]
+    minified_sent = [f for f in sent if f["filename"].endswith("app.min.js")]
+    assert len(minified_sent) == 4 and len({f["lineNo"] for f in minified_sent}) == 1
+    assert not any(f["filename"].startswith("src/") for f in sent)
+
+    # GitLab's stack trace entries carry the mapped column (GitLab itself always sends 0).
+    entries = api.stack_trace(error)["stack_trace_entries"]
+    crash_entry = entries[-1]
+    assert (crash_entry["function"], crash_entry["lineNo"]) == ("applyDiscount", 4)
+    assert crash_entry["colNo"] == frame["colNo"] == crash["colNo"] > 1
 
     # The same bug from the same build again is the same error.
     run_node(copy, dsn=tracked.dsn, release="shop@1.0.0")

@@ -236,15 +236,18 @@ def _context(frame: dict[str, Any]) -> list[list[Any]]:
 
 
 def gitlab_frame(frame: dict[str, Any]) -> dict[str, Any]:
+    """GitLab's StacktraceBuilder entry. GitLab sends `colNo` 0 always ("not supported yet"); the column is
+    given where the event has it, and 0 where it has none, so readers of GitLab's shape see an integer."""
+    column = frame.get("colno")
     return {"lineNo": frame.get("lineno"), "context": _context(frame), "filename": frame.get("filename"),
-            "abs_path": frame.get("abs_path"), "function": frame.get("function"), "colNo": 0}
+            "abs_path": frame.get("abs_path"), "function": frame.get("function"),
+            "colNo": column if isinstance(column, int) and not isinstance(column, bool) else 0}
 
 
 def _full_frame(frame: dict[str, Any]) -> dict[str, Any]:
     data = frame.get("data")
     reason = data.get("unmapped_reason") if isinstance(data, dict) else None
     return gitlab_frame(frame) | {"module": frame.get("module"), "in_app": frame.get("in_app") is True,
-                                  "colNo": frame.get("colno") if isinstance(frame.get("colno"), int) else 0,
                                   # Source maps: why a JavaScript frame stayed minified.
                                   "unmapped_reason": reason if isinstance(reason, str) else None}
 
