@@ -62,7 +62,7 @@ def make_engine(url: str, *, wait_seconds: float = 30.0) -> Engine:
     connection, before failing with what `database_unavailable` recognises (the API then answers 503)."""
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": wait_seconds},
-                               pool_size=20, max_overflow=20, pool_timeout=wait_seconds)
+                               pool_size=20, max_overflow=20, pool_timeout=wait_seconds, hide_parameters=True)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_connection, _record):
@@ -74,11 +74,16 @@ def make_engine(url: str, *, wait_seconds: float = 30.0) -> Engine:
             cursor.close()
             # SQLite's lower() folds ASCII only, PostgreSQL's every letter: with the built-in, "Ölaf" and
             # "ölaf" were two usernames to the uniqueness checks but one to the rest. Python's lower()
-            # makes SQLite agree with PostgreSQL (no index is built on lower(), so none goes stale).
+            # makes SQLite agree with PostgreSQL. The lower() indexes of migration 0022 are built and
+            # kept with it too (every connection registers it); what they index is ASCII since GitLab's
+            # path rules, so SQLite's own lower() would index the same, older rows aside.
             dbapi_connection.create_function("lower", 1, _lower, deterministic=True)
 
         return engine
-    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True, pool_timeout=wait_seconds)
+    # hide_parameters: an error's text (logged with its traceback) never carries the statement's values,
+    # which are user data.
+    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True, pool_timeout=wait_seconds,
+                         hide_parameters=True)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

@@ -17,6 +17,8 @@ MANIFEST = "manifest.json"
 # Zip members beyond this many, or expanding beyond this many bytes, make a bundle invalid (a zip bomb).
 MAX_FILES = 20_000
 MAX_EXPANDED_BYTES = 2 * 1024**3
+# The longest file type the database keeps (Sentry's are "source", "minified_source", "source_map", ...).
+MAX_FILE_TYPE_LENGTH = 32
 
 
 class InvalidBundle(Exception):
@@ -72,6 +74,8 @@ def read_bundle(data: bytes) -> Bundle:
         raise InvalidBundle(str(error)) from error
     if not isinstance(manifest, dict) or not isinstance(manifest.get("files", {}), dict):
         raise InvalidBundle("manifest")
+    if _holds_nul(manifest):  # neither database keeps it in text
+        raise InvalidBundle("manifest holds a NUL character")
     attributes = manifest.get("attributes") or {}
     if not isinstance(attributes, dict):
         raise InvalidBundle("attributes")
@@ -85,11 +89,24 @@ def read_bundle(data: bytes) -> Bundle:
         raw_headers = entry.get("headers") or {}
         headers = {str(key).lower(): str(value) for key, value in raw_headers.items()} \
             if isinstance(raw_headers, dict) else {}
-        files.append(ManifestFile(path=path, url=str(entry.get("url") or path), file_type=str(entry.get("type") or ""),
+        file_type = str(entry.get("type") or "")
+        if len(file_type) > MAX_FILE_TYPE_LENGTH:
+            raise InvalidBundle(f"unknown file type of {path}")
+        files.append(ManifestFile(path=path, url=str(entry.get("url") or path), file_type=file_type,
                                   debug_id=normalize_debug_id(headers.get("debug-id")),
                                   sourcemap=headers.get("sourcemap") or headers.get("x-sourcemap"),
                                   size=members[path].file_size, headers=headers))
     return Bundle({str(key): str(value) for key, value in attributes.items()}, files)
+
+
+def _holds_nul(value: object) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
 
 
 def read_member(data: bytes, path: str) -> bytes:

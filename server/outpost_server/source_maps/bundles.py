@@ -22,6 +22,23 @@ from .uploads import AssembleError, bundle_id_from_checksum
 
 # Bundles deleted per pruning transaction.
 BATCH = 500
+# The longest release and dist names kept (Sentry's Release.version and Distribution.name columns).
+MAX_RELEASE_LENGTH = 250
+MAX_DIST_LENGTH = 64
+
+
+def valid_release(version: str) -> bool:
+    """Sentry's Release.is_valid_version, within the column: no '/', no NUL, not empty, '.' or '..'."""
+    return ("/" not in version and "\x00" not in version and version.strip() not in ("", ".", "..")
+            and len(version) <= MAX_RELEASE_LENGTH)
+
+
+def check_release_and_dist(release: str, dist: str) -> None:
+    """A bundle's release (when it has one) and dist, as the releases API would take them."""
+    if release and not valid_release(release):
+        raise AssembleError("the bundle's release is not a valid release name")
+    if len(dist) > MAX_DIST_LENGTH or "\x00" in dist:
+        raise AssembleError(f"the bundle's dist is not a valid dist name (at most {MAX_DIST_LENGTH} characters)")
 
 
 def project_usage(session: Session, project_id: int) -> int:
@@ -54,6 +71,7 @@ def store_bundle(session: Session, *, projects: Sequence[Project], data: bytes, 
     dist = dist or bundle.attributes.get("dist") or ""
     if not bundle.has_debug_ids() and not release:
         raise AssembleError("uploading a bundle without debug ids or release is prohibited")
+    check_release_and_dist(release, dist)
     bundle_id = bundle.debug_id or bundle_id_from_checksum(checksum)
     now = utcnow()
     for project in projects:

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from outpost_server.accounts.models import Project
 
 from .archive import read_member
-from .bundles import check_budget, parse
+from .bundles import MAX_DIST_LENGTH, check_budget, check_release_and_dist, parse
 from .models import Release, ReleaseFile
 from .uploads import AssembleError
 
@@ -81,6 +81,10 @@ def add_release_file(session: Session, release: Release, *, name: str, dist: str
     """A new file of the release; 409 when the name (and dist) is taken, as Sentry answers."""
     if SPECIAL_WHITESPACE.search(name.rsplit("/", 1)[-1]):
         raise ReleaseFileRefused(400, "File name must not contain special whitespace characters")
+    if any("\x00" in text for text in (name, dist, *headers, *headers.values())):
+        raise ReleaseFileRefused(400, "Null characters are not allowed.")
+    if len(dist) > MAX_DIST_LENGTH:
+        raise ReleaseFileRefused(400, f"Dist must be at most {MAX_DIST_LENGTH} characters")
     taken = session.scalar(select(ReleaseFile.id).where(
         ReleaseFile.release_id == release.id, ReleaseFile.name == name, ReleaseFile.dist == dist))
     if taken is not None:
@@ -109,6 +113,7 @@ def store_release_bundle(session: Session, *, organization: str, releases: Seque
     if bundle.attributes.get("release") != version:
         raise AssembleError("release does not match uploaded bundle")
     dist = bundle.attributes.get("dist") or ""
+    check_release_and_dist(version, dist)
     for release in releases:
         check_budget(session, release.project_id, len(data), budget)
         for file in bundle.files:

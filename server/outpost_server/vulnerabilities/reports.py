@@ -84,6 +84,8 @@ def _require_string(container: dict[str, Any], key: str, where: str, *, max_leng
         raise ReportError(f"{where}.{key} must be a non-empty string")
     if max_length is not None and len(value) > max_length:
         raise ReportError(f"{where}.{key} is longer than {max_length} characters")
+    if "\x00" in value:  # neither database keeps it in text
+        raise ReportError(f"{where}.{key} must not contain a NUL character")
     return value
 
 
@@ -95,6 +97,8 @@ def _optional_string(container: dict[str, Any], key: str, where: str, *, max_len
         raise ReportError(f"{where}.{key} must be a string")
     if max_length is not None and len(value) > max_length:
         raise ReportError(f"{where}.{key} is longer than {max_length} characters")
+    if "\x00" in value:  # neither database keeps it in text
+        raise ReportError(f"{where}.{key} must not contain a NUL character")
     return value
 
 

@@ -27,7 +27,7 @@ from outpost_server.db import SessionDep, parse_id
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.sentry_api.access import Caller, CallerDep, not_found, project_for
 
-from .. import releases, uploads
+from .. import bundles, releases, uploads
 from ..access import multipart_body, named_projects, organization_projects, releasable_project, require_release_access
 from ..models import ReleaseFile
 from ..releases import ReleaseFileRefused
@@ -55,7 +55,11 @@ def _version_problem(body: Any) -> dict[str, list[str]] | None:
     version = body.get("version")
     if version is None or version == "":
         return {"version": ["This field is required."]}
-    if not isinstance(version, str) or "/" in version or version in (".", "..") or len(version) > 250:
+    # Django REST framework's CharField refuses NUL before any other check of the field.
+    for field in ("version", "url"):
+        if isinstance(body.get(field), str) and "\x00" in body[field]:
+            return {field: ["Null characters are not allowed."]}
+    if not isinstance(version, str) or not bundles.valid_release(version):
         return {"version": ["Release with name %s is not allowed" % version]}
     return None
 
@@ -138,6 +142,8 @@ def _update(session: Session, projects: list, version: str, body: Any):
     """Sets a release's dateReleased and url (sentry-cli's `releases finalize`) in the projects that have it."""
     if not isinstance(body, dict):
         return JSONResponse({"non_field_errors": ["Invalid data."]}, status_code=400)
+    if isinstance(body.get("url"), str) and "\x00" in body["url"]:
+        return JSONResponse({"url": ["Null characters are not allowed."]}, status_code=400)
     released = body.get("dateReleased")
     when = parse_timestamp(released) if released is not None else None
     if released is not None and when is None:
