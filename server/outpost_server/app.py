@@ -41,7 +41,7 @@ from outpost_server.exports.jobs import running_export_worker
 from outpost_server.exports.notify import mail_settings
 from outpost_server.exports.router import router as exports_router
 from outpost_server.graphql.router import router as graphql_router
-from outpost_server.middleware import RequestMiddleware
+from outpost_server.middleware import DATABASE_OUTAGE, RequestMiddleware
 from outpost_server.migrations import upgrade_database
 from outpost_server.request_throttle import Throttle, UnauthenticatedThrottles
 from outpost_server.sentry_api.router import router as sentry_api_router
@@ -170,6 +170,7 @@ def open_database(app: FastAPI, config: ServerConfig, *, demo: bool, database_re
     config.data_dir.mkdir(parents=True, exist_ok=True)
     app.state.secret_key = config.resolved_secret_key()
     engine = make_engine(config.sqlalchemy_url(), wait_seconds=config.database_wait_seconds)
+    DATABASE_OUTAGE.watch(engine)
     if not database_ready:
         _initialize(engine, config, secret_key=app.state.secret_key, demo=demo)
     app.state.engine = engine

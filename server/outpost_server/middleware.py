@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import threading
 import time
 import uuid
 from urllib.parse import unquote
 
 import orjson
+from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Engine
 from starlette.requests import ClientDisconnect
 
 from outpost_server.accounts.service import ENCODED_SLASH
@@ -60,21 +63,34 @@ REPEATED_ERRORS = _RepeatedErrors()
 
 
 class _DatabaseOutage:
-    """Logs an outage once when it begins and once when a request succeeds again."""
+    """Logs an outage once when a request finds the database away, and once when a statement succeeds
+    again. Only a statement ends it: an answer that never touched the database (a collector's 200, a 404,
+    a 401) says nothing of it, and ending on those made the log flap."""
 
     def __init__(self) -> None:
         self.since: float | None = None
+        self._lock = threading.Lock()
+
+    def watch(self, engine: Engine) -> None:
+        """Every statement the engine runs successfully ends an outage under way."""
+        event.listen(engine, "after_cursor_execute", lambda *_args: self.end())
 
     def begin(self, error: Exception) -> None:
-        if self.since is None:
+        with self._lock:
+            if self.since is not None:
+                return
             self.since = time.monotonic()
-            error_log.error("the database is unreachable; answering 503 until it is back (%s)",
-                            type(error.orig if isinstance(error, sa_exc.DBAPIError) else error).__name__)
+        error_log.error("the database is unreachable; answering 503 until it is back (%s)",
+                        type(error.orig if isinstance(error, sa_exc.DBAPIError) else error).__name__)
 
     def end(self) -> None:
-        if self.since is not None:
-            error_log.warning("the database is reachable again after %.1f s", time.monotonic() - self.since)
-            self.since = None
+        if self.since is None:  # the common case, without the lock
+            return
+        with self._lock:
+            if self.since is None:
+                return
+            lasted, self.since = time.monotonic() - self.since, None
+        error_log.warning("the database is reachable again after %.1f s", lasted)
 
 
 DATABASE_OUTAGE = _DatabaseOutage()
@@ -143,9 +159,6 @@ class RequestMiddleware:
                 status = 500
                 if not response_started:
                     await _send_error(send, request_id, 500, INTERNAL_ERROR_BODY)
-        else:
-            if status < 500:
-                DATABASE_OUTAGE.end()
         finally:
             request_log.info(orjson.dumps({
                 "request_id": request_id,
