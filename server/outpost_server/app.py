@@ -27,7 +27,7 @@ from outpost_server.config import ServerConfig, load_config
 from outpost_server.db import make_engine, make_sessionmaker, session_scope, taken_field
 from outpost_server.domain_errors import DomainError
 from outpost_server.error_tracking import router as error_tracking_api
-from outpost_server.error_tracking.batch_outcome import observe_batches
+from outpost_server.error_tracking.batch_outcome import observe_batches, store_check_ins_with
 from outpost_server.error_tracking.origin_refusals import OriginRefusals
 from outpost_server.error_tracking.pipeline.router import api_router as ingestion_router
 from outpost_server.error_tracking.pipeline.router import metrics_router
@@ -43,6 +43,9 @@ from outpost_server.exports.router import router as exports_router
 from outpost_server.graphql.router import router as graphql_router
 from outpost_server.middleware import DATABASE_OUTAGE, RequestMiddleware
 from outpost_server.migrations import upgrade_database
+from outpost_server.monitors.clock import running_monitor_clock
+from outpost_server.monitors.ingest import store_check_ins
+from outpost_server.monitors.router import router as monitors_router
 from outpost_server.request_throttle import Throttle, UnauthenticatedThrottles
 from outpost_server.sentry_api.router import router as sentry_api_router
 from outpost_server.source_maps.router import router as source_maps_router
@@ -56,6 +59,8 @@ log = logging.getLogger("outpost.app")
 # Alert rules are evaluated in the transaction of every stored batch, in whichever process digests it
 # (workers.py forks the digester after importing this module).
 observe_batches(evaluate_alerts)
+# Monitor check-ins are stored in the same transactions, by the monitors package.
+store_check_ins_with(store_check_ins)
 
 # Allocations minus deallocations between young-generation collections (CPython's default: 700).
 GC_THRESHOLD = 10_000
@@ -88,10 +93,11 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     app.include_router(metrics_router)
     # GitLab's GraphQL API at /api/graphql (not part of the REST OpenAPI document).
     app.include_router(graphql_router)
-    # GlitchTip's project alerts API and Sentry's source map uploads, before the catch-all of Sentry's web
+    # GlitchTip's project alerts API, Sentry's source map uploads and monitors, before the catch-all of Sentry's web
     # API over the integrated error tracking backend.
     app.include_router(alerts_router, prefix="/api/0")
     app.include_router(source_maps_router, prefix="/api/0")
+    app.include_router(monitors_router, prefix="/api/0")
     app.include_router(sentry_api_router, prefix="/api/0")
     # GitLab's web (non-API) JSON endpoints under /<namespace>/<project>/-/error_tracking.
     app.include_router(error_tracking_web_router)
@@ -149,6 +155,9 @@ async def background_workers(app: FastAPI) -> AsyncIterator[None]:
         app.state.alert_sender = await workers.enter_async_context(running_alert_sender(
             app.state.sessionmaker, alert_delivery_context(app), enabled=config.alert_sender,
             lease_seconds=config.alert_lease_seconds, retry_seconds=config.alert_retry_seconds))
+        await workers.enter_async_context(running_monitor_clock(
+            app.state.sessionmaker, enabled=config.monitor_clock,
+            interval_seconds=config.monitor_clock_interval_seconds, retention=instance_policy(config)))
         yield
 
 

@@ -120,6 +120,11 @@ class ServerConfig(BaseSettings):
     alert_lease_seconds: int = 60
     # The first retry of a failed delivery waits this long; each further one twice as long (at most an hour).
     alert_retry_seconds: float = 30.0
+    # Cron monitors: False means this process never marks missed or timed-out check-ins (another process
+    # sharing the database does; one of them at a time holds the clock's lease).
+    monitor_clock: bool = True
+    # How often the clock looks for missed and timed-out check-ins.
+    monitor_clock_interval_seconds: float = 10.0
 
     def sqlalchemy_url(self) -> str:
         if self.database_url:

@@ -44,6 +44,8 @@ ALLOWED: dict[str, set[str]] = {
     # Alerts read errors (evaluated in error tracking's batches through batch_outcome, registered by app.py),
     # serve under Sentry's web API with its access rules, send mail and use the outbound URL policy.
     "alerts": BOTTOM | {AUTH, "accounts", "application_settings", "error_tracking", "sentry_api", "mail"},
+    # Monitors store the check-ins error tracking's pipeline digests and serve under Sentry's web API.
+    "monitors": BOTTOM | {AUTH, "accounts", "error_tracking", "sentry_api"},
     # Source maps are uploaded through Sentry's web API (its access helpers) and applied by the digest.
     "source_maps": BOTTOM | {AUTH, "accounts", "sentry_api"},
     "graphql": BOTTOM | {AUTH, "accounts", "error_tracking", "application_settings"},

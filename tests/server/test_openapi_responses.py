@@ -130,3 +130,26 @@ def test_sentry_answers_match_their_declared_shapes(demo, document):
     for response in responses:
         assert response.status_code < 300, (response.request.url, response.text)
         _check(document, response)
+
+
+def test_monitor_answers_match_their_declared_shapes(demo, document):
+    sentry = httpx.Client(base_url=demo.url, headers={"Authorization": f"Bearer {demo.root_token}"}, timeout=30)
+    project = sentry.get("/api/0/projects/").json()[0]
+    org = project["organization"]["slug"]
+    [key] = httpx.get(f"{demo.api_url}/projects/{project['id']}/error_tracking/client_keys",
+                      headers={"PRIVATE-TOKEN": demo.root_token}).json()[:1]
+    check_in = httpx.post(
+        f"{demo.api_url}/error_tracking/collector/api/{project['id']}/cron/shape-job/{key['public_key']}/",
+        json={"status": "ok", "duration": 2, "monitor_config": {"schedule": {"type": "interval", "value": 1,
+                                                                            "unit": "day"}}})
+    assert check_in.status_code == 202, check_in.text
+    demo.wait_for_digest()
+    monitors = f"/api/0/organizations/{org}/monitors/"
+    change = {"isMuted": True, "config": {"schedule": "0 3 * * *", "schedule_type": "crontab"}}
+    responses = [sentry.get(monitors), sentry.get(f"{monitors}shape-job/"),
+                 sentry.get(f"{monitors}shape-job/checkins/"), sentry.put(f"{monitors}shape-job/", json=change)]
+    for response in responses:
+        assert response.status_code == 200, (response.request.url, response.text)
+        _check(document, response)
+    assert [monitor["slug"] for monitor in responses[0].json()] == ["shape-job"]
+    assert responses[3].json()["config"]["schedule"] == "0 3 * * *"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.engine import Connection
 
 from . import batch_outcome
-from .batch_outcome import ErrorActivity, EventFacts
+from .batch_outcome import ErrorActivity, EventFacts, ReceivedCheckIns
 from .batch_sql import (
     LOOKUP_CHUNK,
     BatchStatements,
@@ -63,6 +63,10 @@ def store_batch(
     sql = statements_for(connection.dialect)
     result = BatchResult()
     _store_sessions(connection, sql, batch)
+    check_ins = [ReceivedCheckIns(item.project_id, item.received_at, tuple(item.content.check_ins))
+                 for item in batch if item.content.check_ins]
+    if check_ins:
+        batch_outcome.report_check_ins(connection, check_ins)
     received = _new_events(connection, sql, batch)
     if not received:
         return result

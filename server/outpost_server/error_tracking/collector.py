@@ -12,25 +12,18 @@ from __future__ import annotations
 
 import orjson
 from fastapi import FastAPI, Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
-from outpost_server import http_errors
-
-from . import authentication
+from . import authentication, intake
 from .authentication import Authenticate, CollectorRequest, Refused, admitted
-from .dsn import ENDPOINTS, extract_public_key, match_collector_url
-from .pipeline.accept import SpoolFull, SpoolUnavailable
+from .cron_endpoint import cron_check_in
+from .dsn import ENDPOINTS, extract_public_key, match_collector_url, match_cron_url
 from .pipeline.spool import NewEntry
 
 # What the browser SDKs send and need to read (Sentry's Relay allows the same).
 CORS_ALLOW_HEADERS = "content-type, content-encoding, authorization, x-sentry-auth, sentry-trace, baggage"
 CORS_EXPOSE_HEADERS = "retry-after, x-sentry-error, x-sentry-rate-limits"
 CORS_MAX_AGE = "3600"
-# How each refusal before the spool is counted in the pipeline's figures (`refused{reason}`).
-REFUSAL_REASONS = {400: "invalid", 403: "origin", 404: "unknown_key_or_project", 413: "too_large",
-                   503: "database_unavailable"}
-# Seconds an SDK is asked to wait when the spool cannot be written (a full disk).
-UNAVAILABLE_RETRY_AFTER = 5
 
 
 def install(app: FastAPI) -> None:
@@ -53,42 +46,21 @@ def _cors(response: Response, origin: str | None) -> Response:
     return response
 
 
-async def _rate_limited(app: FastAPI, project_id: int, events: int) -> Response | None:
-    """The refusal when the project's shared per-minute limit (rate_limit.py) has no room for the events."""
-    limiter = app.state.error_tracking_rate_limit
-    if limiter is None or events == 0:
-        return None
-    retry_after = await limiter.admit(project_id, events)
-    if retry_after is None:
-        return None
-    refused = http_errors.too_many_requests(retry_after)
-    refused.headers["X-Sentry-Rate-Limits"] = f"{retry_after}:error;default:project"
-    return JSONResponse(refused.body, status_code=refused.status, headers=refused.headers)
-
-
 async def collect(request: Request, incoming: CollectorRequest) -> Response:
     app = request.app
     content = incoming.content
-    limited = await _rate_limited(app, incoming.project_id, 1 if content.response_id else 0)
+    limited = await intake.rate_limited(app, incoming.project_id, (1 if content.response_id else 0) + content.check_ins)
     if limited is not None:
         app.state.error_tracking_spool_writer.refused("rate_limited")
         return _cors(limited, incoming.origin)
     if content.stores_something:
-        entry = NewEntry(
+        refused = await intake.spool(app, NewEntry(
             project_id=incoming.project_id, public_key=incoming.public_key, endpoint=incoming.endpoint,
             event_id=content.response_id, received_at=incoming.received_at.timestamp(),
             client_ip=incoming.client_ip, encoding=incoming.content_encoding,
-            body=app.state.error_tracking_sealer.seal(incoming.body))
-        try:
-            await app.state.error_tracking_spool_writer.append(entry)
-        except SpoolFull as full:
-            # Relay's answer under backpressure: the SDK backs off for Retry-After.
-            return _cors(JSONResponse({"message": "429 Too Many Requests"}, status_code=429, headers={
-                "Retry-After": str(full.retry_after),
-                "X-Sentry-Rate-Limits": f"{full.retry_after}::organization"}), incoming.origin)
-        except SpoolUnavailable:
-            return _cors(JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
-                                      headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)}), incoming.origin)
+            body=app.state.error_tracking_sealer.seal(incoming.body)))
+        if refused is not None:
+            return _cors(refused, incoming.origin)
     body = orjson.dumps({"id": content.response_id} if content.response_id else {})
     return _cors(Response(body, media_type="application/json"), incoming.origin)
 
@@ -114,7 +86,7 @@ async def _serve(request: Request, endpoint: str, project_id: str) -> Response:
     except Refused as refused:
         if request.method == "POST":
             request.app.state.error_tracking_spool_writer.refused(
-                REFUSAL_REASONS.get(refused.response.status_code, "other"))
+                intake.REFUSAL_REASONS.get(refused.response.status_code, "other"))
         return refused.response
 
 
@@ -129,6 +101,12 @@ class CollectorShortcut:
             match = match_collector_url(scope["path"])
             if match:
                 response = await _serve(Request(scope, receive), match[1], match[0])
+                await response(scope, receive, send)
+                return
+        if scope["type"] == "http" and scope["method"] in ("GET", "POST"):
+            cron = match_cron_url(scope["path"])
+            if cron:
+                response = await cron_check_in(Request(scope, receive), *cron)
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 API_PREFIX = "/api/v4"
 # The DSN path, under the public base URL (the project id follows).
@@ -20,6 +20,8 @@ ENVELOPE = "envelope"
 ENDPOINTS = (STORE, ENVELOPE)
 # The store and envelope URLs, as the collector's shortcut matches them on the raw path.
 COLLECTOR_URL = re.compile(rf"^{re.escape(COLLECTOR_PREFIX)}/api/([^/]+)/({STORE}|{ENVELOPE})/?$")
+# Sentry's HTTP check-in URL (Relay's monitor endpoint): `…/api/{id}/cron/{monitor_slug}[/{public_key}]/`.
+CRON_URL = re.compile(rf"^{re.escape(COLLECTOR_PREFIX)}/api/([^/]+)/cron/([^/]+)(?:/([^/]+))?/?$")
 
 
 def dsn_for(*, base_url: str, public_key: str, project_id: int) -> str:
@@ -32,6 +34,12 @@ def match_collector_url(path: str) -> tuple[str, str] | None:
     """(project id as sent, endpoint) of a collector URL path; None for any other path."""
     match = COLLECTOR_URL.match(path)
     return (match.group(1), match.group(2)) if match else None
+
+
+def match_cron_url(path: str) -> tuple[str, str, str | None] | None:
+    """(project id as sent, monitor slug, public key or None) of a check-in URL path; None for any other."""
+    match = CRON_URL.match(path)
+    return (match.group(1), unquote(match.group(2)), match.group(3)) if match else None
 
 
 # --- the public key -------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import msgspec
 
 from outpost_server import json_text
 
+from .check_in_items import CheckInItem, InvalidCheckIn, read_check_in
 from .dsn import STORE, AuthInfo, extract_public_key
 from .normalize import NormalizedEvent, normalize_event, normalize_event_id
 from .session_items import SessionBucket, SessionUpdate, normalize_session, normalize_session_aggregates
@@ -230,6 +231,7 @@ class IngestRequest:
     events: list[NormalizedEvent] = field(default_factory=list)
     sessions: list[SessionUpdate] = field(default_factory=list)
     session_buckets: list[SessionBucket] = field(default_factory=list)
+    check_ins: list[CheckInItem] = field(default_factory=list)
 
 
 @dataclass
@@ -241,8 +243,10 @@ class OpenedRequest:
     response_id: str | None
     # The body with its encodings undone (the spool keeps it as sent, which is smaller).
     data: bytes
-    # Whether it carries anything that is stored (an event, sessions).
+    # Whether it carries anything that is stored (an event, sessions, check-ins).
     stores_something: bool
+    # How many monitor check-ins it carries (each counts against the rate limit, as an event does).
+    check_ins: int = 0
 
 
 def body_limit(endpoint: str) -> int:
@@ -266,7 +270,7 @@ def open_request(endpoint: str, *, headers: dict[str, str], query: dict[str, str
     envelope = parse_envelope(data)
     auth = _required_key(extract_public_key(headers, query, envelope.headers.get("dsn")))
     header_event_id = normalize_event_id(envelope.headers.get("event_id"))
-    response_id, stored_items, session_items = None, 0, 0
+    response_id, stored_items, session_items, check_ins = None, 0, 0, 0
     for item in envelope.items:
         if item.type == "event":
             if response_id is not None:
@@ -282,8 +286,20 @@ def open_request(endpoint: str, *, headers: dict[str, str], query: dict[str, str
                 raise ProtocolError("envelope exceeded size limits for type 'session'")
             check_object(item.payload, f"{item.type} item")
             stored_items += 1
-        # client_report, transaction and unknown types are accepted and not stored.
-    return OpenedRequest(auth, response_id, data, stored_items > 0)
+        elif item.type == "check_in" and _check_in(item) is not None:
+            check_ins += 1
+            stored_items += 1
+        # client_report, transaction and unknown types are accepted and not stored; so are the check-ins
+        # Relay drops.
+    return OpenedRequest(auth, response_id, data, stored_items > 0, check_ins)
+
+
+def _check_in(item: EnvelopeItem) -> CheckInItem | None:
+    """The item's check-in, or None when Relay would drop it (the envelope is accepted all the same)."""
+    try:
+        return read_check_in(load_json_object(item.payload, "check_in item"))
+    except (ProtocolError, InvalidCheckIn):
+        return None
 
 
 def decode_body(endpoint: str, body: bytes, content_encoding: str | None) -> bytes:
@@ -314,6 +330,8 @@ def read_request(endpoint: str, data: bytes, *, public_key: str | None, response
         elif item.type == "sessions":
             request.session_buckets.extend(normalize_session_aggregates(
                 load_json_object(item.payload, "sessions item"), received_at=received_at))
+        elif item.type == "check_in" and (check_in := _check_in(item)) is not None:
+            request.check_ins.append(check_in)
     return request
 
 

@@ -129,6 +129,7 @@ _ALERTS = f"{S0}/projects/{{organization_slug}}/{{project_slug}}/alerts/"
 _RELEASES = f"{S0}/projects/{{organization}}/{{project_slug}}/releases/"
 _FILES = f"{_RELEASES}{{version}}/files/"
 _PROJECT_FILES = f"{S0}/projects/{{organization}}/{{project_slug}}/files/"
+_MONITORS = f"{S0}/organizations/{{organization_slug}}/monitors/"
 
 _SENTRY: dict[str, dict[int, Body]] = {
     f"GET {_ALERTS}": {200: array(sentry.ALERT_RULE)},
@@ -158,6 +159,11 @@ _SENTRY: dict[str, dict[int, Body]] = {
     f"GET {S0}/projects/{{organization}}/{{project_slug}}/artifact-bundles/{{bundle_id}}/files/": {
         200: sentry.ARTIFACT_BUNDLE_FILES},
     f"GET {S0}/projects/": {200: array(sentry.PROJECT)},
+    f"GET {_MONITORS}": {200: array(sentry.MONITOR)},
+    f"GET {_MONITORS}{{monitor_slug}}/": {200: sentry.MONITOR},
+    f"PUT {_MONITORS}{{monitor_slug}}/": {200: sentry.MONITOR},
+    f"DELETE {_MONITORS}{{monitor_slug}}/": {202: None},
+    f"GET {_MONITORS}{{monitor_slug}}/checkins/": {200: array(sentry.MONITOR_CHECK_IN)},
     f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/issues/": {200: array(sentry.ISSUE)},
     f"PUT {S0}/issues/{{issue_id}}/": {200: sentry.ISSUE_DETAILS},
     f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/events/{{event_id}}/": {200: sentry.EVENT},

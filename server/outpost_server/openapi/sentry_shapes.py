@@ -1,6 +1,6 @@
 """Sentry's (and GlitchTip's) JSON as JSON Schemas: what /api/0 answers, from the serializers Outpost
 writes after Sentry's (sentry_api/serializers.py, event_json.py, source_maps/serializers.py,
-alerts/entities.py), and GitLab's error tracking web entities (ErrorTracking::ErrorEntity and
+alerts/entities.py, monitors/entities.py), and GitLab's error tracking web entities (ErrorTracking::ErrorEntity and
 DetailedErrorEntity, which an external Sentry also feeds, so their values keep Sentry's looser types)."""
 
 from __future__ import annotations
@@ -71,6 +71,19 @@ ALERT_DELIVERY = obj({"id": INTEGER, "created": TIME, "trigger": STRING, "channe
                       "nextAttempt": TIME, "finished": TIME, "title": _TEXT})
 ALERT_TEST_RESULT = obj({"recipientType": STRING, "status": STRING, "message": _TEXT})
 
+_MONITOR_CONFIG = obj({"schedule_type": STRING, "schedule": {"type": ["string", "array"]},
+                      "checkin_margin": nullable(INTEGER), "max_runtime": nullable(INTEGER), "timezone": STRING,
+                      "failure_issue_threshold": nullable(INTEGER), "recovery_threshold": nullable(INTEGER),
+                      "alert_rule_id": nullable(INTEGER)})
+MONITOR_ENVIRONMENT = obj({"name": STRING, "status": STRING, "isMuted": BOOLEAN, "dateCreated": TIME,
+                           "lastCheckIn": TIME, "nextCheckIn": TIME,
+                           "nextCheckInLatest": TIME})
+MONITOR = obj({"id": STRING, "status": STRING, "isMuted": BOOLEAN, "type": STRING, "name": STRING, "slug": STRING,
+               "config": _MONITOR_CONFIG, "dateCreated": TIME, "project": PROJECT, "owner": nullable(ANY_OBJECT),
+               "environments": array(MONITOR_ENVIRONMENT)})
+MONITOR_CHECK_IN = obj({"id": STRING, "environment": STRING, "status": STRING, "duration": nullable(INTEGER),
+                        "dateCreated": TIME, "dateUpdated": TIME, "attachmentId": nullable(STRING),
+                        "expectedTime": TIME, "monitorConfig": _MONITOR_CONFIG})
 CHUNK_UPLOAD_OPTIONS = obj({"url": STRING, "chunkSize": INTEGER, "chunksPerRequest": INTEGER,
                             "maxFileSize": INTEGER, "maxRequestSize": INTEGER, "concurrency": INTEGER,
                             "hashAlgorithm": STRING, "compression": array(STRING), "accept": array(STRING)})

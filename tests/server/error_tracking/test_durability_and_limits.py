@@ -59,7 +59,7 @@ def test_per_project_rate_limit(tmp_path):
             assert limited.json() == {"message": "429 Too Many Requests"}
             retry_after = int(limited.headers["Retry-After"])
             assert 1 <= retry_after <= 60
-            assert limited.headers["X-Sentry-Rate-Limits"] == f"{retry_after}:error;default:project"
+            assert limited.headers["X-Sentry-Rate-Limits"] == f"{retry_after}:error;default;monitor:project"
             # A browser page may read the refusal: the CORS headers expose Retry-After and the limits.
             from_page = client.post(tracked.collector_path("store"), params={"sentry_key": tracked.public_key},
                                     content=json.dumps({"message": "from a page"}),
