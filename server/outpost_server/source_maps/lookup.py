@@ -1,6 +1,7 @@
 """Finding a frame's source map, as Sentry does: by the debug id of the frame's file (from the event's
 `debug_meta.images`), else by the event's release (and dist) and the frame's URL, matched exactly or
-with the `~/` prefix that stands for any scheme and host (sentry-cli's `--url-prefix '~/…'`).
+with the `~/` prefix that stands for any scheme and host (sentry-cli's `--url-prefix '~/…'`), by the
+symbolicator's release file candidates (candidate_urls).
 
 Runs on the digest's connection (SQLAlchemy Core). Parsed maps are cached per bundle file, so a burst
 of events from one build parses its map once; bundles are immutable (a re-upload is a new row).
@@ -16,7 +17,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import cast
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from sqlalchemy import Table, and_, bindparam, select, update
 from sqlalchemy.engine import Connection
@@ -40,12 +41,15 @@ TOUCH_EVERY = dt.timedelta(hours=12)
 SOURCE_MAPPING_URL = re.compile(rb"//[#@]\s*sourceMappingURL=(\S+)\s*$")
 MINIFIED_TYPES = ("minified_source", "source")
 
-# Why a frame could not be mapped (kept on the frame, shown by the console).
+# Why a frame could not be mapped (kept on the frame, shown by the console), naming what was looked up.
 NO_BUNDLE = "no bundle for debug id {debug_id}"
-NO_RELEASE = "no debug id, and the event has no release"
-NOT_IN_RELEASE = "file not in release {release}"
-NO_MAP = "no source map for the file"
+NO_RELEASE = "no debug id for {url}, and the event has no release"
+NOT_IN_RELEASE = "file not in release {release} (looked for {urls})"
+NO_MAP_IN_BUNDLE = "no source map for debug id {debug_id} in its bundle"
+NO_MAP_NAMED = "the file names no source map (no Sourcemap header or sourceMappingURL)"
+NO_MAP_AT = "no source map at {url} in release {release}"
 MALFORMED = "malformed source map"
+BUNDLE_GONE = "the bundle was deleted while the event was mapped"
 
 
 class Unmapped(Exception):
@@ -97,17 +101,23 @@ CACHE = MapCache()
 
 
 def candidate_urls(abs_path: str) -> list[str]:
-    """The URL as sent, without query and fragment, and as `~/path` (Sentry's release file candidates)."""
-    parts = urlsplit(abs_path)
-    candidates = [abs_path]
-    bare = abs_path.split("#", 1)[0].split("?", 1)[0]
-    candidates.append(bare)
-    path = parts.path if parts.scheme else bare
-    if path:
-        tilde = "~" + (path if path.startswith("/") else "/" + path)
-        candidates.append(tilde + (f"?{parts.query}" if parts.query else ""))
-        candidates.append(tilde)
-    return list(dict.fromkeys(candidates))
+    """Sentry's release file candidates (the symbolicator's get_release_file_candidate_urls): the URL without
+    its fragment, then without its query, then both relative to the host as `~/path` (a path without scheme
+    and host, such as a Node frame's `/srv/app/dist/app.js`, is its own relative part)."""
+    url = abs_path.split("#", 1)[0]
+    relative = _strip_host(url)
+    found = [url, url.split("?", 1)[0], "~" + relative, "~" + relative.split("?", 1)[0]]
+    return list(dict.fromkeys(found))
+
+
+def _strip_host(url: str) -> str:
+    if url.startswith("~"):
+        return url[1:]
+    _, separator, rest = url.partition("://")
+    if not separator:
+        return url
+    slash = rest.find("/")
+    return rest[slash:] if slash >= 0 else rest
 
 
 def _parse(key: tuple, load, resolved_with: str, url: str, bundle_row: int | None) -> ParsedMap:
@@ -141,7 +151,7 @@ def _scopes(minified: bytes | None, map_bytes: bytes) -> SourceMapCache | None:
 def _bundle_data(connection: Connection, bundle_row: int) -> bytes:
     data = connection.scalar(select(bundles.c.data).where(bundles.c.id == bundle_row))
     if data is None:  # deleted since its files were read
-        raise Unmapped(NO_MAP)
+        raise Unmapped(BUNDLE_GONE)
     return bytes(data)
 
 
@@ -168,7 +178,7 @@ def by_debug_id(connection: Connection, project_id: int, debug_id: str) -> Parse
     in_bundle = {row.file_type: row for row in rows if row.bundle_id == newest}
     source_map = in_bundle.get("source_map")
     if source_map is None:
-        raise Unmapped(NO_MAP)
+        raise Unmapped(NO_MAP_IN_BUNDLE.format(debug_id=debug_id))
     minified = next((in_bundle[kind] for kind in MINIFIED_TYPES if kind in in_bundle), None)
     return _parse(("bundle", newest, source_map.path), _bundle_loader(
         connection, newest, source_map.path, minified.path if minified else None), "debug-id", source_map.url, newest)
@@ -188,14 +198,18 @@ def _map_url(file_url: str, header: str | None, content: bytes | None) -> str | 
 
 def by_release(connection: Connection, project_id: int, release: str | None, dist: str, abs_path: str) -> ParsedMap:
     if not release:
-        raise Unmapped(NO_RELEASE)
+        raise Unmapped(NO_RELEASE.format(url=abs_path))
     candidates = candidate_urls(abs_path)
     found = _in_release_bundles(connection, project_id, release, dist, candidates)
     if found is None:
         found = _in_release_files(connection, project_id, release, dist, candidates)
     if found is None:
-        raise Unmapped(NOT_IN_RELEASE.format(release=release))
+        raise Unmapped(NOT_IN_RELEASE.format(release=release, urls=", ".join(candidates)))
     return found
+
+
+def _no_map(map_url: str | None, release: str) -> Unmapped:
+    return Unmapped(NO_MAP_AT.format(url=map_url, release=release) if map_url else NO_MAP_NAMED)
 
 
 def _in_release_bundles(connection: Connection, project_id: int, release: str, dist: str,
@@ -219,7 +233,7 @@ def _in_release_bundles(connection: Connection, project_id: int, release: str, d
         select(bundle_files.c.path).where(bundle_files.c.bundle_id == minified.bundle_id,
                                           bundle_files.c.url == map_url)).first() if map_url else None
     if source_map is None:
-        raise Unmapped(NO_MAP)
+        raise _no_map(map_url, release)
     return _parse(key, lambda: (read_member(data, source_map.path), content), "release", map_url or "",
                   minified.bundle_id)
 
@@ -240,7 +254,7 @@ def _in_release_files(connection: Connection, project_id: int, release: str, dis
         .where(release_files.c.release_id.in_(owner.scalar_subquery()), release_files.c.dist == dist,
                release_files.c.name == map_url)).first() if map_url else None
     if source_map is None:
-        raise Unmapped(NO_MAP)
+        raise _no_map(map_url, release)
     return _parse(("release_file", source_map.id, minified.id), lambda: (source_map.data, minified.data),
                   "release", map_url or "", None)
 

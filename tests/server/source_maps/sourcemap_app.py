@@ -107,9 +107,11 @@ class Uploader:
         self.run("sourcemaps", "upload", *extra, str(directory))
 
 
-def run_node(directory: Path, *, dsn: str, release: str) -> None:
-    """Runs the Node build once; it reports its error and flushes before printing `sent`."""
-    env = {**os.environ, "OUTPOST_APP": json.dumps({"dsn": dsn, "release": release}),
+def run_node(directory: Path, *, dsn: str, release: str, rewrite_frames: bool = False) -> None:
+    """Runs the Node build once; it reports its error and flushes before printing `sent`. With
+    `rewrite_frames` the app's frames name their file `app:///app.min.js` (rewriteFramesIntegration)."""
+    settings = {"dsn": dsn, "release": release, "rewriteFrames": rewrite_frames}
+    env = {**os.environ, "OUTPOST_APP": json.dumps(settings),
            "NODE_PATH": str(APP / "node_modules")}
     result = subprocess.run([require_tool("node", "nodejs"), str(directory / "node" / "app.min.js")], env=env,
                             capture_output=True, text=True, timeout=RUN_TIMEOUT)

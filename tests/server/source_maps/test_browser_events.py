@@ -29,7 +29,7 @@ def in_app(api: ErrorsApi, error: dict) -> list[tuple]:
     return [(frame["function"], frame["filename"], frame["lineNo"]) for frame in frames if frame["in_app"]]
 
 
-EXPECTED = [("placeOrder", "src/app.js", 15), ("checkout", "src/checkout.js", 4),
+EXPECTED = [("placeOrder", "src/app.js", 18), ("checkout", "src/checkout.js", 4),
             ("computeTotal", "src/cart.js", 5), ("applyDiscount", "src/pricing.js", 4)]
 
 

@@ -37,6 +37,11 @@ def test_sentry_cli_2_release_files_map_by_release_and_path(server, upload_proje
     listed = httpx.get(server.url + upload_project.api0("releases/"), timeout=30,
                        headers={"Authorization": f"Bearer {upload_project.maintainer}"}).json()
     assert [release["version"] for release in listed] == ["shop@2.0.0"]
+    # sentry-cli 2.58 sent them as a release bundle: not release files, but an artifact bundle of the release.
+    assert "app.min.js" not in cli.run("releases", "files", "shop@2.0.0", "list").stdout
+    bundles = httpx.get(server.url + upload_project.api0("files/artifact-bundles/"), timeout=30,
+                        headers={"Authorization": f"Bearer {upload_project.maintainer}"}).json()
+    assert [bundle["associations"][0]["release"] for bundle in bundles] == ["shop@2.0.0"]
 
     tracked = upload_project.tracked
     run_node(copy, dsn=tracked.dsn, release="shop@2.0.0")
@@ -51,7 +56,35 @@ def test_sentry_cli_2_release_files_map_by_release_and_path(server, upload_proje
     assert len(other) == 1
     reasons = {frame["unmapped_reason"] for frame in api.stack_trace(other[0])["exceptions"][-1]["frames"]
                if frame["filename"].endswith("app.min.js")}
-    assert reasons == {"file not in release shop@9.9.9"}
+    minified = copy / "node" / "app.min.js"
+    assert reasons == {f"file not in release shop@9.9.9 (looked for {minified}, ~{minified})"}
+
+
+def test_node_frames_map_against_tilde_names_as_sentry_matches_them(server, upload_project, built, tmp_path):
+    """Uploaded with `--url-prefix '~/'`, the files are `~/app.min.js`: a Node frame's absolute path
+    `/…/node/app.min.js` is looked up as itself and as `~/…/node/app.min.js` (Sentry's candidates), so it
+    stays minified and says what was tried; with rewriteFramesIntegration the frame is `app:///app.min.js`,
+    looked up as `~/app.min.js`, and maps."""
+    copy = tmp_path / "app"
+    shutil.copytree(built, copy)
+    cli = upload_project.uploader(server, executable=sentry_cli_2())
+    cli.run("releases", "new", "shop@4.0.0")
+    cli.run("releases", "files", "shop@4.0.0", "upload-sourcemaps", str(copy / "node"), "--url-prefix", "~/")
+    tracked = upload_project.tracked
+    api = ErrorsApi.of(server, tracked.id)
+
+    run_node(copy, dsn=tracked.dsn, release="shop@4.0.0")
+    [unmapped] = api.wait_for(1, WAIT_SECONDS)
+    minified = copy / "node" / "app.min.js"
+    reasons = {frame["unmapped_reason"] for frame in api.stack_trace(unmapped)["exceptions"][-1]["frames"]
+               if frame["filename"].endswith("app.min.js")}
+    assert reasons == {f"file not in release shop@4.0.0 (looked for {minified}, ~{minified})"}
+
+    run_node(copy, dsn=tracked.dsn, release="shop@4.0.0", rewrite_frames=True)
+    [mapped] = [error for error in api.wait_for(2, WAIT_SECONDS) if error["id"] != unmapped["id"]]
+    assert crash_frame(api, mapped) == CRASH
+    sent = api.stack_trace(mapped)["exceptions"][-1]["raw_frames"]
+    assert "app:///app.min.js" in {frame["filename"] for frame in sent}
 
 
 def test_release_files_uploaded_one_by_one_are_listed_by_sentry_cli_and_map(server, upload_project, built, tmp_path):

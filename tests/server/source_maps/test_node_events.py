@@ -39,7 +39,7 @@ def test_a_node_error_maps_to_the_original_function_file_and_line(server, upload
     assert error["culprit"] == "applyDiscount(src/pricing.js)"
     frames = [frame for frame in raised_frames(api, error) if frame["in_app"]]
     assert [(frame["function"], frame["filename"], frame["lineNo"]) for frame in frames] == [
-        ("placeOrder", "src/app.js", 15), ("checkout", "src/checkout.js", 4), ("computeTotal", "src/cart.js", 5),
+        ("placeOrder", "src/app.js", 18), ("checkout", "src/checkout.js", 4), ("computeTotal", "src/cart.js", 5),
         ("applyDiscount", "src/pricing.js", 4)]
     crash = frames[-1]
     assert [4, "    throw new Error(`discount code ${code.name} expired`);"] in crash["context"]
