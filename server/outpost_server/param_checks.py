@@ -7,6 +7,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Any
 
+from outpost_server.compat.ruby_date import parse_date
+
 if TYPE_CHECKING:
     from outpost_server.params import Param
 
@@ -73,13 +75,18 @@ def integer(value: Any, bound: int | None = MAX_INTEGER) -> int | None:
 
 
 def date(value: Any) -> dt.date | None:
+    """Grape's Date: what Ruby's Date.parse reads (`2026-01-31`, `31/01/2026`, `20260131`, ...). A day Ruby
+    reads but Python's dates cannot hold (years before 1 or after 9999) is out of range."""
     written = text(value)
     if written == "":
         return None
     try:
-        return dt.date.fromisoformat(written[:10])
+        year, month, day = parse_date(written, this_year=dt.datetime.now(dt.timezone.utc).year)
     except ValueError:
         raise Invalid() from None
+    if not dt.MINYEAR <= year <= dt.MAXYEAR:
+        raise Invalid("is out of range")
+    return dt.date(year, month, day)
 
 
 def datetime(value: Any) -> dt.datetime | None:

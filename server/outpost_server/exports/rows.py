@@ -37,7 +37,8 @@ class Selection:
         if self.start_date is not None:
             start = dt.datetime.combine(self.start_date, dt.time(), dt.timezone.utc)
             clause = clause & (Vulnerability.created_at >= start)
-        if self.end_date is not None:
+        # The last day (9999-12-31) has no day after it: nothing is detected later.
+        if self.end_date is not None and self.end_date < dt.date.max:
             end = dt.datetime.combine(self.end_date + dt.timedelta(days=1), dt.time(), dt.timezone.utc)
             clause = clause & (Vulnerability.created_at < end)
         return clause

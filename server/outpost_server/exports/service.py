@@ -28,8 +28,9 @@ CREATE_LEVEL = access.DEVELOPER
 
 
 # GitLab answers a second export of the same scope by the same user, while the first is unfinished,
-# with 429 (doc/api/vulnerability_exports.md). Its exact message was not found in the sources read.
-IN_PROGRESS_MESSAGE = "Export already in progress. Wait for the previous export to finish before starting another."
+# with 429 (doc/api/vulnerability_exports.md) and this message, the one its own frontend's specs of the
+# vulnerability report's export button expect from the server.
+IN_PROGRESS_MESSAGE = "Export already in progress. Please retry after the current export completes."
 
 
 @dataclass(frozen=True)

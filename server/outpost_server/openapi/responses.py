@@ -26,7 +26,7 @@ Body = Schema | Binary | None
 V4 = "/api/v4"
 S0 = "/api/0"
 # An export's file: CSV as GitLab serves it (octet-stream), or a PDF.
-EXPORT_FILE = Binary(("application/octet-stream", "application/pdf"))
+EXPORT_FILE = Binary(("application/octet-stream",))
 # GitLab's answer to block, unblock, deactivate and activate: true, false, or null when nothing changed.
 STATE_CHANGE = nullable(BOOLEAN)
 

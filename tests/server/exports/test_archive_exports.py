@@ -4,12 +4,15 @@ vulnerabilities detected within the requested days."""
 import csv
 import datetime as dt
 import io
+import json
 import re
+import subprocess
 
 from sqlalchemy import update
 
 from outpost_server.vulnerabilities.models import Vulnerability
 from tests.e2e.flows import wait_for_export
+from tests.server.error_tracking.toolchains import require_tool
 from tests.server.exports.helpers import engine_of, upload_report
 
 COLUMNS = ["Tool", "Scanner Name", "Status", "Vulnerability", "Details", "Severity", "CVE", "CWE",
@@ -83,7 +86,7 @@ def test_archive_export_parameters(server, api):
         assert (missing.status_code, missing.json()) == (400, {"error": "end_date is missing"})
         wrong = client.post(path, json={"start_date": "2024-01-01", "end_date": "2024-02-01", "export_format": "pdf"})
         assert (wrong.status_code, wrong.json()) == (400, {"error": "export_format does not have a valid value"})
-        invalid = client.post(path, json={"start_date": "January", "end_date": "2024-02-01"})
+        invalid = client.post(path, json={"start_date": "soon", "end_date": "2024-02-01"})
         assert (invalid.status_code, invalid.json()) == (400, {"error": "start_date is invalid"})
         backwards = client.post(path, json={"start_date": "2024-02-01", "end_date": "2024-01-01"})
         assert backwards.status_code == 400
@@ -92,3 +95,27 @@ def test_archive_export_parameters(server, api):
     with server.client(tokens["reporter"]) as client:
         refused = client.post(path, json={"start_date": "2024-01-01", "end_date": "2024-02-01"})
         assert (refused.status_code, refused.json()) == (403, {"message": "403 Forbidden"})
+
+
+def test_archive_dates_are_what_rubys_date_parse_reads_and_any_range_that_is_taken_finishes(server, api):
+    """Grape's Date parameters go through Ruby's Date.parse: the real `ruby` says what each form means. The
+    widest range Python's dates hold finishes (no day after 9999-12-31 is needed); a year beyond them is
+    refused at creation, never a failed job."""
+    project, tokens = api.project_with_roles({"developer": 30})
+    written = ["31/01/2026", "20260131", "2026-01-31T00:00:00", "January 31, 2026", "31.01.2026"]
+    script = "puts(JSON.parse(STDIN.read).map { |text| Date.parse(text).iso8601 }.to_json)"
+    ruby = subprocess.run([require_tool("ruby", "ruby"), "-rdate", "-rjson", "-e", script], check=True,
+                          input=json.dumps(written), capture_output=True, text=True, timeout=60)
+    path = f"/security/projects/{project['id']}/vulnerability_archive_exports"
+    with server.client(tokens["developer"]) as client:
+        for text, day in zip(written, json.loads(ruby.stdout), strict=True):
+            created = client.post(path, json={"start_date": text, "end_date": "2026-12-31"})
+            assert created.status_code == 201, (text, created.text)
+            assert created.json()["start_date"] == day == "2026-01-31"
+            wait_for_export(client, created.json()["id"], resource="vulnerability_archive_exports")
+        widest = client.post(path, json={"start_date": "0001-01-01", "end_date": "9999-12-31"})
+        assert widest.status_code == 201, widest.text
+        done = wait_for_export(client, widest.json()["id"], resource="vulnerability_archive_exports")
+        assert done["status"] == "finished"
+        beyond = client.post(path, json={"start_date": "2026-01-01", "end_date": "10000-01-01"})
+        assert (beyond.status_code, beyond.json()) == (400, {"error": "end_date is out of range"})

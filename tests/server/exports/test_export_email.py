@@ -33,12 +33,15 @@ def test_author_is_mailed_a_link_when_asked(mailing_server, mailbox: MailBox):  
         assert created["send_email"] is True
         assert wait_for_status(client, created["id"])["status"] == "finished"
         message = eventually(lambda: messages_to(mailbox, author["email"]), what="the export email")[0]
+        # report_data naming a dashboard type: the Security Dashboard's export (GitLab's ExportMailer).
         csv_export = client.post(f"/security/projects/{project['id']}/vulnerability_exports",
-                                 json={"send_email": True}).json()
+                                 json={"send_email": True, "report_data": {"dashboard_type": "project"}}).json()
         assert wait_for_status(client, csv_export["id"])["status"] == "finished"
-        eventually(lambda: len(messages_to(mailbox, author["email"])) == 2, what="the second export email")
+        both = eventually(lambda: len(messages_to(mailbox, author["email"])) == 2 and messages_to(
+            mailbox, author["email"]), what="the second export email")
     assert message["From"] == "outpost@example.com"
-    assert message["Subject"] == "Your PDF vulnerability export is ready"
+    assert message["Subject"] == f"{project['name']} | Vulnerability Report export"
+    assert both[1]["Subject"] == f"{project['name']} | Security Dashboard export"
     body = message.get_body(("plain",)).get_content()
     assert f"https://gitlab.example.com/api/v4/security/vulnerability_exports/{created['id']}/download" in body
     assert author["name"] in body

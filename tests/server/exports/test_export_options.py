@@ -13,7 +13,7 @@ from outpost_server.exports.models import VulnerabilityExport
 from tests.server.exports.helpers import engine_of, upload_report, wait_for_status
 from tests.support import ApiHelper, start_server
 
-IN_PROGRESS = {"message": "Export already in progress. Wait for the previous export to finish before starting another."}
+IN_PROGRESS = {"message": "Export already in progress. Please retry after the current export completes."}
 
 
 def csv_rows(client, path: str, body: dict | None = None) -> list[list[str]]:

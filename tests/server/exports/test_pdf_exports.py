@@ -53,7 +53,7 @@ def test_project_pdf(server, api):
         pages, headers = pdf_export(client, f"/security/projects/{project['id']}/vulnerability_exports",
                                     {"report_data": {"dashboard_type": "project", "full_path": "shown/path",
                                                      "secret_component": "dropped"}})
-    assert headers["content-type"] == "application/pdf"
+    assert headers["content-type"] == "application/octet-stream"
     name = re.escape(project["path_with_namespace"].replace("/", "-").lower())
     assert re.fullmatch(rf'attachment; filename="({name}_vulnerabilities_\d{{4}}-\d{{2}}-\d{{2}}T\d{{4}}\.pdf)"; '
                         rf"filename\*=UTF-8''\1", headers["content-disposition"])
