@@ -206,7 +206,7 @@ def _initialize(engine, config: ServerConfig, *, secret_key: str, demo: bool) ->
     from outpost_server.accounts.users import ensure_root
     from outpost_server.demo import seed_demo_once
 
-    upgrade_database(engine, report=log.info)
+    upgrade_database(engine, secret_key=secret_key, report=log.info)
     factory = make_sessionmaker(engine)
     with session_scope(factory) as session:
         if config.root_token:

@@ -215,7 +215,8 @@ def run_migrate(args: argparse.Namespace) -> int:
     config = config_from(args)
     config.data_dir.mkdir(parents=True, exist_ok=True)
     # Rows a revision leaves to move (PostgreSQL's event partitions) move in batches, with progress here.
-    upgrade_database(make_engine(config.sqlalchemy_url()), report=lambda line: print(line, flush=True))
+    upgrade_database(make_engine(config.sqlalchemy_url()), secret_key=config.resolved_secret_key(),
+                     report=lambda line: print(line, flush=True))
     print("Database is up to date")
     return 0
 
@@ -235,7 +236,7 @@ def run_import_report(args: argparse.Namespace) -> int:
         return 1
     config.data_dir.mkdir(parents=True, exist_ok=True)
     engine = make_engine(config.sqlalchemy_url())
-    upgrade_database(engine)
+    upgrade_database(engine, secret_key=config.resolved_secret_key())
     with session_scope(make_sessionmaker(engine)) as session:
         project = find_project(session, args.project)
         if project is None:
@@ -255,7 +256,7 @@ def run_prune(args: argparse.Namespace) -> int:
     config = config_from(args)
     config.data_dir.mkdir(parents=True, exist_ok=True)
     engine = make_engine(config.sqlalchemy_url())
-    upgrade_database(engine)
+    upgrade_database(engine, secret_key=config.resolved_secret_key())
     factory = make_sessionmaker(engine)
     defaults = retention.instance_policy(config)
     if args.dry_run:

@@ -30,7 +30,7 @@ from outpost_server.security import SecretBox
 from . import messages
 from .messages import ErrorFacts, Frame, Notice
 from .models import AlertDelivery, AlertHourlyCount, AlertRecipient, AlertRule
-from .service import member_addresses, target_of
+from .service import member_addresses, recipient_url
 
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 MAX_ANSWER_BYTES = 64 * 1024
@@ -132,7 +132,7 @@ def send(session: Session, recipient: AlertRecipient, notice: Notice, *, project
         body = messages.encode(messages.discord_payload(notice))
     else:
         body = messages.encode(messages.slack_payload(notice))
-    _post(session, recipient.url, headers, body)
+    _post(session, recipient_url(recipient, context.box), headers, body)
 
 
 def _post(session: Session, url: str, headers: dict[str, str], body: bytes) -> None:
@@ -202,7 +202,7 @@ def send_tests(session: Session, *, rule: AlertRule, recipient_id: str | None,
     for recipient in recipients:
         row = AlertDelivery(rule_id=rule.id, recipient_id=recipient.id, project_id=project.id,
                             error_id=latest.id if latest else None, trigger="test", channel=recipient.recipient_type,
-                            target=target_of(recipient), details={}, status="sending", attempts=1)
+                            target=recipient.target, details={}, status="sending", attempts=1)
         session.add(row)
         session.flush()
         try:

@@ -10,9 +10,10 @@ from outpost_server.compat.gitlab_time import iso
 from .models import AlertDelivery, AlertRecipient, AlertRule
 
 
-def recipient_json(recipient: AlertRecipient, new_secret: str | None = None) -> dict[str, Any]:
+def recipient_json(recipient: AlertRecipient, url: str, new_secret: str | None = None) -> dict[str, Any]:
+    """`url`: the URL as the caller may see it (service.shown_url)."""
     body: dict[str, Any] = {
-        "id": recipient.id, "recipientType": recipient.recipient_type, "url": recipient.url,
+        "id": recipient.id, "recipientType": recipient.recipient_type, "url": url,
         "config": {}, "tagsToAdd": [],
         # Outpost extensions.
         "addresses": list(recipient.addresses), "hasSecret": recipient.encrypted_secret is not None,
@@ -22,13 +23,14 @@ def recipient_json(recipient: AlertRecipient, new_secret: str | None = None) -> 
     return body
 
 
-def rule_json(rule: AlertRule, new_secrets: dict[int, str] | None = None) -> dict[str, Any]:
+def rule_json(rule: AlertRule, urls: dict[int, str], new_secrets: dict[int, str] | None = None) -> dict[str, Any]:
+    """`urls`: each recipient's URL as the caller may see it, by recipient id."""
     new_secrets = new_secrets or {}
     environments = list(rule.environments or [])
     return {
         "id": rule.id, "name": rule.name, "timespanMinutes": rule.timespan_minutes, "quantity": rule.quantity,
         "uptime": False,
-        "alertRecipients": [recipient_json(r, new_secrets.get(r.id)) for r in rule.recipients],
+        "alertRecipients": [recipient_json(r, urls[r.id], new_secrets.get(r.id)) for r in rule.recipients],
         # GlitchTip's single environment filter: the one environment, "" when any (or several) match.
         "environment": environments[0] if len(environments) == 1 else "",
         # Outpost extensions.

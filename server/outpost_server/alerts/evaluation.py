@@ -30,7 +30,6 @@ from .models import (
     AlertRule,
     AlertRulesVersion,
 )
-from .service import target_of
 
 RULES = AlertRule.__table__
 RECIPIENTS = AlertRecipient.__table__
@@ -96,8 +95,7 @@ class _RuleCache:
 def _load_rules(connection: Connection) -> dict[int, list[CachedRule]]:
     recipients: dict[int, list[CachedRecipient]] = defaultdict(list)
     for row in connection.execute(select(RECIPIENTS).order_by(RECIPIENTS.c.id)).mappings():
-        recipient = AlertRecipient(recipient_type=row["recipient_type"], url=row["url"], addresses=row["addresses"])
-        recipients[row["rule_id"]].append(CachedRecipient(row["id"], row["recipient_type"], target_of(recipient)))
+        recipients[row["rule_id"]].append(CachedRecipient(row["id"], row["recipient_type"], row["target"]))
     rules: dict[int, list[CachedRule]] = defaultdict(list)
     for row in connection.execute(select(RULES).order_by(RULES.c.id)).mappings():
         if not recipients[row["id"]]:

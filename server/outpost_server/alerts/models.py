@@ -56,7 +56,11 @@ class AlertRecipient(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     rule_id: Mapped[int] = mapped_column(ForeignKey("alert_rules.id", ondelete="CASCADE"), index=True)
     recipient_type: Mapped[str] = mapped_column(String(32))
-    url: Mapped[str] = mapped_column(String(2000), default="")
+    # The webhook's URL ("" for email), encrypted with the server's SecretBox: Slack's and Discord's, and
+    # many others, carry a token in the path (migration 0023 encrypted those stored before).
+    encrypted_url: Mapped[str] = mapped_column(Text, default="")
+    # What the delivery log and a reader may see of it: the addresses, or the URL's scheme and host.
+    target: Mapped[str] = mapped_column(Text, default="")
     # Email: the addresses (empty: the project's members).
     addresses: Mapped[list[str]] = mapped_column(JSON, default=list)
     # The webhook's signing secret or GitLab's authorization key, encrypted with the server's SecretBox.

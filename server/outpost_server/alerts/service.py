@@ -25,6 +25,8 @@ from .rule_input import (
     check_complete,
 )
 
+# What stands for the part of a webhook URL only Maintainers see (GitLab's masked value).
+MASK = "*****"
 RULE_DEFAULTS: dict[str, Any] = {
     "name": "", "timespan_minutes": None, "quantity": None, "users": None, "on_new_error": False,
     "on_regression": False, "environments": [], "min_level": None, "release": None,
@@ -51,7 +53,7 @@ def find_rule(session: Session, *, project: Project, rule_id: str | int) -> Aler
 
 def create_rule(session: Session, *, project: Project, data: RuleInput, box: SecretBox, link_base: str) -> SavedRule:
     values = {**RULE_DEFAULTS, **data.fields}
-    _check(session, values, data.recipients or [])
+    _check(session, values, data.recipients or [], box)
     rule = AlertRule(project_id=project.id, link_base=link_base[:255], **values)
     session.add(rule)
     session.flush()
@@ -64,8 +66,8 @@ def create_rule(session: Session, *, project: Project, data: RuleInput, box: Sec
 def update_rule(session: Session, *, rule: AlertRule, data: RuleInput, box: SecretBox, link_base: str) -> SavedRule:
     values = {name: getattr(rule, name) for name in RULE_DEFAULTS} | data.fields
     recipients = data.recipients
-    current = [RecipientInput(r.recipient_type, r.url, list(r.addresses)) for r in rule.recipients]
-    _check(session, values, recipients if recipients is not None else current, existing=rule)
+    current = [RecipientInput(r.recipient_type, recipient_url(r, box), list(r.addresses)) for r in rule.recipients]
+    _check(session, values, recipients if recipients is not None else current, box, existing=rule)
     for name, value in values.items():
         setattr(rule, name, value)
     rule.link_base = link_base[:255]
@@ -84,11 +86,12 @@ def delete_rule(session: Session, *, rule: AlertRule) -> None:
     session.flush()
 
 
-def _check(session: Session, values: dict[str, Any], recipients: list[RecipientInput],
+def _check(session: Session, values: dict[str, Any], recipients: list[RecipientInput], box: SecretBox,
            existing: AlertRule | None = None) -> None:
     messages = check_complete(values)
     allow_local = local_requests_allowed(session)
-    stored_keys = {(r.recipient_type, r.url) for r in existing.recipients if r.encrypted_secret} if existing else set()
+    stored_keys = {(r.recipient_type, recipient_url(r, box)) for r in existing.recipients
+                   if r.encrypted_secret} if existing else set()
     for index, recipient in enumerate(recipients):
         if recipient.url:
             try:
@@ -106,12 +109,14 @@ def _check(session: Session, values: dict[str, Any], recipients: list[RecipientI
 def _replace_recipients(session: Session, saved: SavedRule, wanted: list[RecipientInput], box: SecretBox) -> None:
     """As GlitchTip: recipients matching one given (type and url) stay, with their id and secret; others go."""
     rule = saved.rule
-    existing = {(r.recipient_type, r.url, tuple(r.addresses)): r for r in rule.recipients}
+    existing = {(r.recipient_type, recipient_url(r, box), tuple(r.addresses)): r for r in rule.recipients}
     keep = []
     for item in wanted:
         recipient = existing.pop((item.recipient_type, item.url, tuple(item.addresses)), None)
         if recipient is None:
-            recipient = AlertRecipient(rule_id=rule.id, recipient_type=item.recipient_type, url=item.url,
+            recipient = AlertRecipient(rule_id=rule.id, recipient_type=item.recipient_type,
+                                       encrypted_url=box.encrypt(item.url) if item.url else "",
+                                       target=target_of(item.recipient_type, item.url, item.addresses),
                                        addresses=list(item.addresses))
             if item.recipient_type == "json_webhook":
                 secret = "whsec_" + secrets.token_urlsafe(32)
@@ -133,12 +138,25 @@ def _bump_version(session: Session) -> None:
                     .values(version=AlertRulesVersion.version + 1))
 
 
-def target_of(recipient: AlertRecipient) -> str:
+def target_of(recipient_type: str, url: str, addresses: list[str]) -> str:
     """What the delivery log may show: the addresses, or the URL's scheme, host and port (paths carry tokens)."""
-    if recipient.recipient_type == "email":
-        return ", ".join(recipient.addresses) or "project members"
-    parts = urlsplit(recipient.url)
+    if recipient_type == "email":
+        return ", ".join(addresses) or "project members"
+    parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
+
+
+def recipient_url(recipient: AlertRecipient, box: SecretBox) -> str:
+    """The webhook's URL in clear ("" for email, or when OUTPOST_SECRET_KEY changed and it cannot be read)."""
+    return (box.decrypt(recipient.encrypted_url) or "") if recipient.encrypted_url else ""
+
+
+def shown_url(recipient: AlertRecipient, box: SecretBox, *, maintainer: bool) -> str:
+    """The URL as the API shows it: whole to the project's Maintainers, else only its scheme and host, the
+    rest masked (a Slack or Discord URL's path is its token)."""
+    if maintainer or not recipient.encrypted_url:
+        return recipient_url(recipient, box)
+    return f"{recipient.target}/{MASK}"
 
 
 def member_addresses(session: Session, project: Project) -> list[str]:

@@ -65,6 +65,13 @@ def _read(body: dict[str, Any], *, partial: bool):
         raise ApiError(400, invalid.messages) from None
 
 
+def _shown_urls(request: Request, rules: list[AlertRule], *, maintainer: bool) -> dict[int, str]:
+    """Each recipient's URL as the caller may see it: whole for a Maintainer, masked for anyone else."""
+    box = SecretBox(request.app.state.secret_key)
+    return {recipient.id: service.shown_url(recipient, box, maintainer=maintainer)
+            for rule in rules for recipient in rule.recipients}
+
+
 def _link_base(request: Request) -> str:
     return public_base_url(request).rstrip("/")
 
@@ -78,7 +85,9 @@ def list_alerts(request: Request, session: SessionDep, caller: CallerDep, params
     offset = cursor.offset if cursor else 0
     rules = service.rules_of(session, project=project)
     link = offset_links(request, offset=offset, limit=limit, has_more=offset + limit < len(rules))
-    return sentry_json([rule_json(rule) for rule in rules[offset:offset + limit]], link=link)
+    page = rules[offset:offset + limit]
+    urls = _shown_urls(request, page, maintainer=may_manage(session, caller.user, project))
+    return sentry_json([rule_json(rule, urls) for rule in page], link=link)
 
 
 def _saved(session: Session, change: Callable[[], service.SavedRule]) -> service.SavedRule:
@@ -99,7 +108,8 @@ def create_alert(request: Request, session: SessionDep, caller: CallerDep, body:
     saved = _saved(session, lambda: service.create_rule(
         session, project=project, data=data, box=SecretBox(request.app.state.secret_key),
         link_base=_link_base(request)))
-    response = sentry_json(rule_json(saved.rule, saved.new_secrets))
+    response = sentry_json(rule_json(saved.rule, _shown_urls(request, [saved.rule], maintainer=True),
+                                     saved.new_secrets))
     response.status_code = 201
     return response
 
@@ -112,7 +122,8 @@ def update_alert(request: Request, session: SessionDep, caller: CallerDep, body:
     data = _read(body, partial=True)
     saved = _saved(session, lambda: service.update_rule(
         session, rule=rule, data=data, box=SecretBox(request.app.state.secret_key), link_base=_link_base(request)))
-    return sentry_json(rule_json(saved.rule, saved.new_secrets))
+    return sentry_json(rule_json(saved.rule, _shown_urls(request, [saved.rule], maintainer=True),
+                                 saved.new_secrets))
 
 
 @router.delete(ALERT, status_code=204, openapi_extra=query_params())
