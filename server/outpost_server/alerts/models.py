@@ -57,7 +57,7 @@ class AlertRecipient(Base):
     rule_id: Mapped[int] = mapped_column(ForeignKey("alert_rules.id", ondelete="CASCADE"), index=True)
     recipient_type: Mapped[str] = mapped_column(String(32))
     # The webhook's URL ("" for email), encrypted with the server's SecretBox: Slack's and Discord's, and
-    # many others, carry a token in the path (migration 0023 encrypted those stored before).
+    # many others, carry a token in the path (migration 0024 encrypted those stored before).
     encrypted_url: Mapped[str] = mapped_column(Text, default="")
     # What the delivery log and a reader may see of it: the addresses, or the URL's scheme and host.
     target: Mapped[str] = mapped_column(Text, default="")

@@ -18,7 +18,7 @@ def alembic_config(engine: Engine, *, secret_key: str | None = None) -> Config:
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).parent))
     config.attributes["engine"] = engine
-    # For a revision that encrypts what was stored in clear (0023's webhook URLs).
+    # For a revision that encrypts what was stored in clear (0024's webhook URLs).
     config.attributes["secret_key"] = secret_key
     return config
 

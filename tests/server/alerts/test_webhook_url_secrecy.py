@@ -1,6 +1,6 @@
 """A webhook URL carries a token in its path (Slack's, Discord's): a Reporter or Developer reading the rules
 sees only its scheme and host, a Maintainer the whole URL; the database keeps it encrypted, and an older
-database's URLs are encrypted by migration 0023."""
+database's URLs are encrypted by migration 0024."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def test_readers_see_a_masked_url_and_maintainers_the_whole_one(server):
     assert [r["id"] for r in again.json()["alertRecipients"]] == [r["id"] for r in created["alertRecipients"][:2]]
 
 
-def test_migration_0023_encrypts_the_stored_urls(tmp_path):
+def test_migration_0024_encrypts_the_stored_urls(tmp_path):
     engine = make_engine(database_url_for(tmp_path) or f"sqlite:///{tmp_path}/outpost.db")
     for revision in ("0022_lower_unique_names", "0017_alerts_autoincrement"):
         command.upgrade(alembic_config(engine), revision)

@@ -6,7 +6,7 @@ when there are URLs to encrypt; `outpost-server serve` and `migrate` pass it), a
 the delivery log may show (the addresses, or the URL's scheme and host), so the digest's rule cache never
 needs the key.
 
-Revision ID: 0023_alert_url_encryption
+Revision ID: 0024_alert_url_encryption
 Revises: 0017_alerts_autoincrement
 """
 from urllib.parse import urlsplit
@@ -16,7 +16,7 @@ from alembic import context, op
 
 from outpost_server.security import SecretBox
 
-revision = "0023_alert_url_encryption"
+revision = "0024_alert_url_encryption"
 down_revision = "0017_alerts_autoincrement"
 branch_labels = None
 depends_on = None
