@@ -176,7 +176,7 @@ def _settle_garbage_collector() -> None:
 
 def open_database(app: FastAPI, config: ServerConfig, *, demo: bool, database_ready: bool) -> None:
     """Opens the database for this process; unless `database_ready`, prepares it first (see below)."""
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    config.prepare_data_dir()
     app.state.secret_key = config.resolved_secret_key()
     engine = make_engine(config.sqlalchemy_url(), wait_seconds=config.database_wait_seconds)
     DATABASE_OUTAGE.watch(engine)
@@ -192,7 +192,7 @@ def prepare_database(config: ServerConfig, *, demo: bool) -> None:
     Run once before worker processes are forked, so they neither migrate concurrently nor inherit
     a connection.
     """
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    config.prepare_data_dir()
     engine = make_engine(config.sqlalchemy_url())
     try:
         _initialize(engine, config, secret_key=config.resolved_secret_key(), demo=demo)

@@ -213,7 +213,7 @@ def run_migrate(args: argparse.Namespace) -> int:
     from outpost_server.migrations import upgrade_database
 
     config = config_from(args)
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    config.prepare_data_dir()
     # Rows a revision leaves to move (PostgreSQL's event partitions) move in batches, with progress here.
     upgrade_database(make_engine(config.sqlalchemy_url()), secret_key=config.resolved_secret_key(),
                      report=lambda line: print(line, flush=True))
@@ -234,7 +234,7 @@ def run_import_report(args: argparse.Namespace) -> int:
     except (OSError, ReportError) as exc:
         print(f"Cannot import {args.file}: {exc}", file=sys.stderr)
         return 1
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    config.prepare_data_dir()
     engine = make_engine(config.sqlalchemy_url())
     upgrade_database(engine, secret_key=config.resolved_secret_key())
     with session_scope(make_sessionmaker(engine)) as session:
@@ -254,7 +254,7 @@ def run_prune(args: argparse.Namespace) -> int:
     from outpost_server.migrations import upgrade_database
 
     config = config_from(args)
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    config.prepare_data_dir()
     engine = make_engine(config.sqlalchemy_url())
     upgrade_database(engine, secret_key=config.resolved_secret_key())
     factory = make_sessionmaker(engine)
@@ -319,6 +319,9 @@ def _print_storage(config) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # Whatever the server writes (the database and its -wal and -shm, the spool, exports) is for its own
+    # user alone: files 0600, directories 0700 (ServerConfig.prepare_data_dir tightens older ones).
+    os.umask(0o077)
     if hasattr(signal, "SIGTERM"):
         # Until a command installs its own handling (serve does), SIGTERM ends the process quietly.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

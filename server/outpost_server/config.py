@@ -6,6 +6,7 @@ database (application_settings).
 
 from __future__ import annotations
 
+import os
 import secrets
 from functools import lru_cache
 from pathlib import Path
@@ -131,13 +132,27 @@ class ServerConfig(BaseSettings):
             return self.database_url
         return f"sqlite:///{(self.data_dir / 'outpost.sqlite3').resolve()}"
 
+    def prepare_data_dir(self) -> None:
+        """The data dir, readable by the server's user alone: the directory and those in it 0700, every file
+        0600 (the SQLite database with its -wal and -shm, the spool, the key, exports). Tightens what an
+        older version left readable; what the server creates later is private through its umask (cli.py)."""
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.data_dir.chmod(0o700)
+        for folder, folders, files in os.walk(self.data_dir):
+            for name in folders:
+                os.chmod(os.path.join(folder, name), 0o700, follow_symlinks=False)
+            for name in files:
+                path = os.path.join(folder, name)
+                if not os.path.islink(path):
+                    os.chmod(path, 0o600)
+
     def resolved_secret_key(self) -> str:
         if self.secret_key:
             return self.secret_key
         path = self.data_dir / "secret_key"
         if path.exists():
             return path.read_text().strip()
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.prepare_data_dir()
         key = secrets.token_hex(32)
         # Exclusive create so two processes starting together agree on one key.
         try:
