@@ -18,6 +18,7 @@ from outpost_server.accounts.auth_failures import BanPolicy
 from outpost_server.accounts.router import router as accounts_router
 from outpost_server.alerts.delivery import context_of as alert_delivery_context
 from outpost_server.alerts.evaluation import evaluate_batch as evaluate_alerts
+from outpost_server.alerts.metrics import DeliveryFigures
 from outpost_server.alerts.router import api_router as mail_router
 from outpost_server.alerts.router import router as alerts_router
 from outpost_server.alerts.sender import running_alert_sender
@@ -38,6 +39,7 @@ from outpost_server.error_tracking.rate_limit import SharedRateLimit
 from outpost_server.error_tracking.retention import instance_policy
 from outpost_server.error_tracking.web.router import router as error_tracking_web_router
 from outpost_server.exports.jobs import running_export_worker
+from outpost_server.exports.metrics import ExportFigures
 from outpost_server.exports.notify import mail_settings
 from outpost_server.exports.router import router as exports_router
 from outpost_server.graphql.router import router as graphql_router
@@ -184,6 +186,8 @@ def open_database(app: FastAPI, config: ServerConfig, *, demo: bool, database_re
         _initialize(engine, config, secret_key=app.state.secret_key, demo=demo)
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
+    # /-/metrics: figures read from the database at each scrape, beside the pipeline's.
+    app.state.metrics_sources = (DeliveryFigures, ExportFigures)
 
 
 def prepare_database(config: ServerConfig, *, demo: bool) -> None:

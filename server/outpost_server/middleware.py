@@ -18,6 +18,7 @@ from starlette.requests import ClientDisconnect
 
 from outpost_server.accounts.service import ENCODED_SLASH
 from outpost_server.db import database_unavailable
+from outpost_server.http_metrics import HTTP_METRICS
 
 request_log = logging.getLogger("outpost.request")
 error_log = logging.getLogger("outpost.error")
@@ -160,6 +161,9 @@ class RequestMiddleware:
                 if not response_started:
                     await _send_error(send, request_id, 500, INTERNAL_ERROR_BODY)
         finally:
+            route = scope.get("route")
+            HTTP_METRICS.observe(route=getattr(route, "path", None), method=scope["method"], status=status,
+                                 seconds=time.perf_counter() - started)
             request_log.info(orjson.dumps({
                 "request_id": request_id,
                 "method": scope["method"],

@@ -99,8 +99,10 @@ def test_metrics_are_served_to_allowed_addresses_and_administrators_only(tmp_pat
         server.wait_for_digest()
         user, token = ApiHelper(server).user()
         anonymous = httpx.get(f"{server.url}/-/metrics")
-        assert (anonymous.status_code, anonymous.json()) == (404, {"error": "404 Not Found"})
-        assert httpx.get(f"{server.url}/-/metrics", headers={"PRIVATE-TOKEN": token}).status_code == 404
+        # 403, so a refused address is told apart from a wrong metrics_path (404).
+        assert (anonymous.status_code, anonymous.json()) == (403, {"message": "403 Forbidden"})
+        assert httpx.get(f"{server.url}/-/metrics", headers={"PRIVATE-TOKEN": token}).status_code == 403
+        assert httpx.get(f"{server.url}/-/metric").status_code == 404
         answer = httpx.get(f"{server.url}/-/metrics", headers={"PRIVATE-TOKEN": server.root_token})
         assert answer.status_code == 200
         assert answer.headers["content-type"].startswith("text/plain; version=0.0.4")

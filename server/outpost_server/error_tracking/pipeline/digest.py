@@ -40,7 +40,9 @@ MAX_BACKOFF_SECONDS = 5.0
 # Upper bounds of the batch size and duration histograms (Prometheus buckets).
 BATCH_SIZE_BUCKETS = (1, 5, 10, 25, 50, 100, 250, 500)
 DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
-LAG_BUCKETS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+# Lag reaches up to the spool's default age limit (6 hours): past it, the backlog is refused anyway.
+LAG_BUCKETS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0,
+               14400.0, 21600.0)
 
 
 

@@ -13,14 +13,26 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.registry import Collector
 
+from .digest import BATCH_SIZE_BUCKETS, DURATION_BUCKETS, LAG_BUCKETS
 from .spool import Spool, spool_path
 
+# Every bucket is exported from the start (a bucket without observations counts 0), so a rule over one
+# works before the first event.
 HISTOGRAMS = {
-    "digest_batch_size": ("outpost_ingest_digest_batch_size", "Requests per digest batch"),
-    "digest_duration": ("outpost_ingest_digest_duration_seconds", "Time to digest and commit one batch"),
-    "digest_lag": ("outpost_ingest_lag_seconds", "Time from an event's acceptance to its commit in the database"),
+    "digest_batch_size": ("outpost_ingest_digest_batch_size", "Requests per digest batch", BATCH_SIZE_BUCKETS),
+    "digest_duration": ("outpost_ingest_digest_duration_seconds", "Time to digest and commit one batch",
+                        DURATION_BUCKETS),
+    "digest_lag": ("outpost_ingest_lag_seconds", "Time from an event's acceptance to its commit in the database",
+                   LAG_BUCKETS),
 }
+# Every reason a request is refused or dropped for, each with a series from the start: the collector's
+# answers (intake.REFUSAL_REASONS and "other"), its rate limit, a full or unwritable spool; what the
+# digest could not store.
+REFUSAL_REASONS = ("invalid", "origin", "unknown_key_or_project", "too_large", "database_unavailable", "other",
+                   "rate_limited", "queue_full", "spool_unavailable")
+DROP_REASONS = ("invalid", "unsealable", "store_failed")
 
 
 @dataclass
@@ -87,19 +99,22 @@ class _SnapshotCollector:
                                 value=snap.oldest_age_seconds or 0.0)
         yield CounterMetricFamily("outpost_ingest_accepted", "Requests accepted into the spool",
                                   value=snap.accepted)
-        for name, help_text, label, values in (
-                ("outpost_ingest_refused", "Requests refused by the collector", "reason", snap.refused),
-                ("outpost_ingest_digested", "Items stored by the digest stage", "kind", snap.digested),
-                ("outpost_ingest_dropped", "Accepted requests dropped at digest", "reason", snap.dropped)):
+        for name, help_text, label, values, known in (
+                ("outpost_ingest_refused", "Requests refused by the collector", "reason", snap.refused,
+                 REFUSAL_REASONS),
+                ("outpost_ingest_digested", "Items stored by the digest stage", "kind", snap.digested, ()),
+                ("outpost_ingest_dropped", "Accepted requests dropped at digest", "reason", snap.dropped,
+                 DROP_REASONS)):
             family = CounterMetricFamily(name, help_text, labels=[label])
-            for value_label, value in sorted(values.items()):
-                family.add_metric([value_label], value)
+            for value_label in sorted({*known, *values}):
+                family.add_metric([value_label], values.get(value_label, 0))
             yield family
-        for prefix, (name, help_text) in HISTOGRAMS.items():
+        for prefix, (name, help_text, bounds) in HISTOGRAMS.items():
             buckets, total = snap.histograms.get(prefix, ({}, 0.0))
+            labels = {repr(float(bound)) for bound in bounds} | {b for b in buckets if b != "+Inf"}
             cumulative, running = [], 0.0
-            for bound in sorted((b for b in buckets if b != "+Inf"), key=float):
-                running += buckets[bound]
+            for bound in sorted(labels, key=float):
+                running += buckets.get(bound, 0.0)
                 cumulative.append((bound, running))
             running += buckets.get("+Inf", 0.0)
             cumulative.append(("+Inf", running))
@@ -127,7 +142,9 @@ def _pairs(values: dict[str, int]) -> str:
     return ", ".join(f"{value} {name.replace('_', ' ')}" for name, value in sorted(values.items())) or "none"
 
 
-def prometheus_text(snapshot: PipelineSnapshot) -> bytes:
+def prometheus_text(snapshot: PipelineSnapshot, *others: Collector) -> bytes:
+    """The snapshot's families, and those of the other collectors given."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(_SnapshotCollector(snapshot))
+    for collector in (_SnapshotCollector(snapshot), *others):
+        registry.register(collector)
     return generate_latest(registry)

@@ -1,5 +1,9 @@
 """`GET /-/metrics` (Prometheus text) and `GET /api/v4/error_tracking/ingestion` (an Outpost extension:
-the same figures as JSON, for the console's Storage page)."""
+the same figures as JSON, for the console's Storage page).
+
+`/-/metrics` gives the pipeline's figures, those of the collectors app.py lists in
+`app.state.metrics_sources` (made per scrape from the sessionmaker: alerts, exports), and this process's
+HTTP and process figures (http_metrics.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +13,8 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 
-from outpost_server import http_errors
 from outpost_server.auth import AdminUserDep, OptionalUserDep
+from outpost_server.http_metrics import HTTP_METRICS
 
 from .metrics import prometheus_text, read_snapshot
 
@@ -18,6 +22,8 @@ metrics_router = APIRouter(include_in_schema=False)
 api_router = APIRouter(tags=["error tracking"])
 
 PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# 403, not 404: a scraper refused for its address can tell that from a wrong metrics_path.
+REFUSED_BODY = {"message": "403 Forbidden"}
 
 
 def _address_allowed(request: Request) -> bool:
@@ -44,10 +50,14 @@ def _address_allowed(request: Request) -> bool:
 async def metrics(request: Request, user: OptionalUserDep) -> Response:
     """For the allowed addresses (OUTPOST_METRICS_ALLOWED_IPS) and administrators' tokens."""
     if not _address_allowed(request) and not (user is not None and user.is_admin):
-        error = http_errors.route_not_found()
-        return JSONResponse(error.body, status_code=error.status)
-    snapshot = await run_in_threadpool(read_snapshot, request.app.state.config.data_dir)
-    return Response(prometheus_text(snapshot), media_type=PROMETHEUS_CONTENT_TYPE)
+        return JSONResponse(REFUSED_BODY, status_code=403)
+    return Response(await run_in_threadpool(_text, request), media_type=PROMETHEUS_CONTENT_TYPE)
+
+
+def _text(request: Request) -> bytes:
+    state = request.app.state
+    sources = [source(state.sessionmaker) for source in state.metrics_sources]
+    return prometheus_text(read_snapshot(state.config.data_dir), *sources) + HTTP_METRICS.text()
 
 
 @api_router.get("/error_tracking/ingestion")
