@@ -51,6 +51,7 @@ from outpost_server.monitors.router import router as monitors_router
 from outpost_server.request_throttle import Throttle, UnauthenticatedThrottles
 from outpost_server.sentry_api.router import router as sentry_api_router
 from outpost_server.source_maps.router import router as source_maps_router
+from outpost_server.unauthenticated_cap import UnauthenticatedRequestCap
 from outpost_server.variables.router import router as variables_router
 from outpost_server.vulnerabilities.router import router as vulnerabilities_router
 from outpost_server.write_gate import SqliteWriteGate
@@ -109,6 +110,7 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     if config.sqlalchemy_url().startswith("sqlite"):
         app.add_middleware(SqliteWriteGate, concurrent=config.sqlite_concurrent_writes,
                            wait_seconds=config.database_wait_seconds)
+    app.add_middleware(UnauthenticatedRequestCap, per_address=config.unauthenticated_requests_per_address)
     app.add_middleware(BanGate)
     app.add_middleware(RequestMiddleware)
     return app

@@ -176,14 +176,15 @@ def _on_stop_signals(handler) -> None:
 
 
 def _http_protocol(config):
-    """uvicorn's httptools protocol with one send per response and the header bounds, where httptools is
-    installed."""
+    """uvicorn's httptools protocol with one send per response and the header and body bounds, where
+    httptools is installed."""
     try:
         from outpost_server.http_protocol import protocol_with_limits
     except ImportError:
         return "auto"
     return protocol_with_limits(max_header_bytes=config.max_header_bytes,
-                                header_timeout=config.header_timeout_seconds)
+                                header_timeout=config.header_timeout_seconds,
+                                body_timeout=config.body_timeout_seconds)
 
 
 def _loop_factory():

@@ -45,6 +45,12 @@ class ServerConfig(BaseSettings):
     max_header_bytes: int = 64 * 1024
     header_timeout_seconds: float = 20.0
     max_connections: int = 2048
+    # Seconds a request's body may pause between two reads (nginx's client_body_timeout); beyond, 408
+    # and the connection is closed.
+    body_timeout_seconds: float = Field(default=60.0, gt=0)
+    # Requests without a token one address may have in flight at once, in each process (the collector's
+    # are not counted); beyond, 429 `Retry later` and the connection is closed. 0 = no cap.
+    unauthenticated_requests_per_address: int = Field(default=32, ge=0)
     # GitLab's failed-authentication ban: this many failed token authentications (unknown, revoked or
     # expired tokens) from one address within the window ban it for ban_seconds (0 failures = off);
     # addresses in the allowlist (comma-separated addresses or networks) are never banned.

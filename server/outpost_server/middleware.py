@@ -146,7 +146,8 @@ class RequestMiddleware:
         except ClientDisconnect:
             # The client went away before sending its whole request: nothing to answer, nothing broken.
             error_log.info("request %s: the client disconnected before sending its whole request", request_id)
-            status = CLIENT_CLOSED
+            # 408 when the server gave up waiting for the body (http_protocol.py answered it).
+            status = scope["state"].get("answered_status", CLIENT_CLOSED)
         except Exception as error:
             if database_unavailable(error):
                 # PostgreSQL restarting, or SQLite's lock held too long: the client may retry, and the log

@@ -89,3 +89,26 @@ def test_headers_that_never_finish_or_never_start_are_closed(limited):
     slow_answers, silent_answers = answers[:30], answers[30:]
     assert all(answer is not None and answer.startswith(b"HTTP/1.1 408 ") for answer in slow_answers), slow_answers[:3]
     assert silent_answers == [b""] * 30
+
+
+@pytest.mark.parametrize(("header_bytes", "piece"), [(100_000, None), (127_000, None), (66_000, 8192)],
+                         ids=["100000-in-one-write", "127000-in-one-write", "66000-in-8KiB-pieces"])
+def test_the_header_limit_holds_however_the_headers_are_written(limited, header_bytes, piece):
+    request = (b"GET /api/v4/version HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: " + limited.root_token.encode()
+               + b"\r\nX-Padding: " + b"a" * header_bytes + b"\r\n\r\n")
+    sock = _connect(limited)
+    try:
+        for start in range(0, len(request), piece or len(request)):
+            sock.sendall(request[start:start + (piece or len(request))])
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # refused before the last piece
+    answer = _answer_or_close(sock)
+    sock.close()
+    assert answer is not None and answer.startswith(b"HTTP/1.1 431 "), answer
+    # A request just under the limit is served.
+    sock = _connect(limited)
+    sock.sendall(b"GET /api/v4/version HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nPRIVATE-TOKEN: "
+                 + limited.root_token.encode() + b"\r\nX-Padding: " + b"a" * 60_000 + b"\r\n\r\n")
+    answer = _answer_or_close(sock)
+    sock.close()
+    assert answer is not None and answer.startswith(b"HTTP/1.1 200 "), answer[:200] if answer else answer

@@ -26,6 +26,7 @@ SHARED = "(top level)"
 # Top-level modules that resolve the request's user, and so read accounts.
 AUTH = "(auth)"
 AUTH_MODULES = {"outpost_server.auth", "outpost_server.auth_bans", "outpost_server.request_throttle",
+                "outpost_server.unauthenticated_cap",
                 "outpost_server.middleware"}
 BOTTOM = {SHARED, "compat"}
 ALLOWED: dict[str, set[str]] = {
