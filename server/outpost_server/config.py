@@ -101,6 +101,11 @@ class ServerConfig(BaseSettings):
     source_maps_max_file_bytes: int = 256 * 1024**2
     source_maps_project_bytes: int = 1024**3
     source_maps_unused_days: int = 90
+    # What an uploaded bundle may expand to, checked as it is read when assembled: each file in it (a
+    # release file is held in memory while it is stored) and all of them together. Beyond, the assemble
+    # state is `error` and nothing is stored.
+    source_maps_max_member_bytes: int = Field(default=24 * 1024**2, gt=0)
+    source_maps_max_expanded_bytes: int = Field(default=1024**3, gt=0)
     # Addresses or networks (comma-separated) allowed to read /-/metrics without a token.
     metrics_allowed_ips: str = "127.0.0.1,::1"
     # Seconds after its creation a vulnerability export (and an archive export) is deleted with its file;

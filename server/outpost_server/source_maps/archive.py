@@ -11,18 +11,40 @@ import io
 import json
 import uuid
 import zipfile
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import BinaryIO
 
 MANIFEST = "manifest.json"
-# Zip members beyond this many, or expanding beyond this many bytes, make a bundle invalid (a zip bomb).
+# A bundle of more members than this is invalid.
 MAX_FILES = 20_000
-MAX_EXPANDED_BYTES = 2 * 1024**3
 # The longest file type the database keeps (Sentry's are "source", "minified_source", "source_map", ...).
 MAX_FILE_TYPE_LENGTH = 32
+# The manifest lists files and a few attributes: a few MB is plenty, and it is the one member read whole.
+MAX_MANIFEST_BYTES = 4 * 1024**2
+# A member expanding beyond RATIO_FLOOR may expand at most MAX_RATIO times its compressed size (source code
+# and maps compress 3 to 10 times; a zip bomb a thousand times).
+MAX_RATIO = 100
+RATIO_FLOOR = 1024**2
+# Members are expanded in pieces of this size, and never whole, while they are checked.
+PIECE = 1024**2
+
+
+@dataclass(frozen=True)
+class ExpansionLimits:
+    """What a bundle may expand to: each member, and all of them together."""
+
+    member_bytes: int
+    total_bytes: int
 
 
 class InvalidBundle(Exception):
     """The upload is not a readable source bundle."""
+
+
+class BundleTooLarge(InvalidBundle):
+    """The bundle expands beyond a limit; the message says which."""
 
 
 @dataclass(frozen=True)
@@ -62,16 +84,37 @@ def normalize_debug_id(value: object) -> str | None:
     return None
 
 
-def read_bundle(data: bytes) -> Bundle:
-    """The bundle's manifest, checked against its members; InvalidBundle when it cannot be read."""
+def read_bundle(source: BinaryIO, limits: ExpansionLimits) -> Bundle:
+    """The bundle's manifest, checked against its members; InvalidBundle when it cannot be read, or expands
+    beyond its limits (each member is expanded once, in pieces, and its real size counted: a member
+    that expands beyond what the zip declares fails its CRC check)."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        members = {info.filename: info for info in archive.infolist()}
-        if len(members) > MAX_FILES or sum(info.file_size for info in members.values()) > MAX_EXPANDED_BYTES:
-            raise InvalidBundle("too large")
-        manifest = json.loads(archive.read(MANIFEST))
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, EOFError) as error:
+        archive = zipfile.ZipFile(source)
+        entries = archive.infolist()
+        if len(entries) > MAX_FILES:
+            raise BundleTooLarge(f"the bundle holds more than {MAX_FILES} files")
+        members = {info.filename: info for info in entries}
+        manifest_bytes = b""
+        total = 0
+        for info in entries:
+            cap = MAX_MANIFEST_BYTES if info.filename == MANIFEST else limits.member_bytes
+            _check_declared(info, cap)
+            pieces = []
+            for piece in _expanded(archive, info, cap):
+                total += len(piece)
+                if total > limits.total_bytes:
+                    raise BundleTooLarge(f"the bundle expands beyond {limits.total_bytes} bytes")
+                if info.filename == MANIFEST:
+                    pieces.append(piece)
+            if info.filename == MANIFEST:
+                manifest_bytes = b"".join(pieces)
+        manifest = json.loads(manifest_bytes) if MANIFEST in members else None
+    except (zipfile.BadZipFile, zlib.error, ValueError, OSError, EOFError, RecursionError, RuntimeError,
+            NotImplementedError) as error:
+        # RuntimeError: an encrypted member; NotImplementedError: a compression zipfile does not know.
         raise InvalidBundle(str(error)) from error
+    if manifest is None:
+        raise InvalidBundle("the bundle has no manifest")
     if not isinstance(manifest, dict) or not isinstance(manifest.get("files", {}), dict):
         raise InvalidBundle("manifest")
     if _holds_nul(manifest):  # neither database keeps it in text
@@ -110,5 +153,33 @@ def _holds_nul(value: object) -> bool:
 
 
 def read_member(data: bytes, path: str) -> bytes:
+    """A member of a stored bundle (read_bundle accepted it, so its size is bounded)."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         return archive.read(path)
+
+
+def read_members(source: BinaryIO, paths: list[str]) -> Iterator[bytes]:
+    """The members of a bundle read_bundle accepted, one at a time, in the order given."""
+    with zipfile.ZipFile(source) as archive:
+        for path in paths:
+            yield archive.read(path)
+
+
+def _check_declared(info: zipfile.ZipInfo, cap: int) -> None:
+    """Refuses a member by what the zip declares, before expanding any of it."""
+    what = "the bundle's manifest" if info.filename == MANIFEST else "a file of the bundle"
+    if info.file_size > cap:
+        raise BundleTooLarge(f"{what} expands beyond {cap} bytes")
+    if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        raise BundleTooLarge(f"{what} expands more than {MAX_RATIO} times its compressed size")
+
+
+def _expanded(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int):
+    """The member's content in pieces, counted as it expands (zipfile stops at the declared size)."""
+    seen = 0
+    with archive.open(info) as member:
+        while piece := member.read(PIECE):
+            seen += len(piece)
+            if seen > cap:
+                raise BundleTooLarge(f"a file of the bundle expands beyond {cap} bytes")
+            yield piece

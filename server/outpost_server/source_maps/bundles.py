@@ -8,7 +8,9 @@ and a bundle with neither debug ids nor a release is refused. Re-uploading a bun
 from __future__ import annotations
 
 import datetime as dt
+import io
 from collections.abc import Sequence
+from typing import BinaryIO
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
@@ -16,7 +18,7 @@ from sqlalchemy.orm import Session
 from outpost_server.accounts.models import Project
 from outpost_server.db import utcnow
 
-from .archive import Bundle, InvalidBundle, read_bundle
+from .archive import Bundle, BundleTooLarge, ExpansionLimits, InvalidBundle, read_bundle
 from .models import ArtifactBundle, BundleFile, ReleaseFile
 from .uploads import AssembleError, bundle_id_from_checksum
 
@@ -55,18 +57,24 @@ def check_budget(session: Session, project_id: int, adding: int, budget: int, *,
         raise AssembleError(f"the project's artifact storage budget of {budget} bytes is exhausted")
 
 
-def parse(data: bytes) -> Bundle:
+def parse(source: BinaryIO, limits: ExpansionLimits) -> Bundle:
     try:
-        return read_bundle(data)
+        return read_bundle(source, limits)
+    except BundleTooLarge as refused:
+        raise AssembleError(str(refused)) from None
     except InvalidBundle:
         raise AssembleError("the bundle is invalid") from None
 
 
-def store_bundle(session: Session, *, projects: Sequence[Project], data: bytes, checksum: str,
-                 release: str | None, dist: str | None, budget: int) -> None:
-    bundle = parse(data)
+def store_bundle(session: Session, *, projects: Sequence[Project], source: BinaryIO, checksum: str,
+                 release: str | None, dist: str | None, budget: int, limits: ExpansionLimits) -> None:
+    """Stores the bundle in `source` for each project; the bundle is read into memory once, when a project
+    needs it stored."""
+    bundle = parse(source, limits)
     if not bundle.files:
         return
+    size = source.seek(0, io.SEEK_END)
+    data: bytes | None = None
     release = release or bundle.attributes.get("release") or ""
     dist = dist or bundle.attributes.get("dist") or ""
     if not bundle.has_debug_ids() and not release:
@@ -81,12 +89,15 @@ def store_bundle(session: Session, *, projects: Sequence[Project], data: bytes, 
             existing.release, existing.dist = release, dist
             existing.created_at = existing.last_used_at = now
             continue
-        check_budget(session, project.id, len(data), budget, replacing=existing.size if existing else 0)
+        check_budget(session, project.id, size, budget, replacing=existing.size if existing else 0)
         if existing is not None:
             session.delete(existing)
             session.flush()
+        if data is None:
+            source.seek(0)
+            data = source.read()
         row = ArtifactBundle(project_id=project.id, bundle_id=bundle_id, checksum=checksum, release=release,
-                             dist=dist, file_count=len(bundle.files), size=len(data), data=data,
+                             dist=dist, file_count=len(bundle.files), size=size, data=data,
                              created_at=now, last_used_at=now)
         session.add(row)
         session.flush()

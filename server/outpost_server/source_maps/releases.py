@@ -8,16 +8,18 @@ name and dist, as Sentry's ReleaseFile.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 from collections.abc import Sequence
+from typing import BinaryIO
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 
-from .archive import read_member
+from .archive import ExpansionLimits, read_members
 from .bundles import MAX_DIST_LENGTH, check_budget, check_release_and_dist, parse
 from .models import Release, ReleaseFile
 from .uploads import AssembleError
@@ -100,11 +102,12 @@ def add_release_file(session: Session, release: Release, *, name: str, dist: str
     return row
 
 
-def store_release_bundle(session: Session, *, organization: str, releases: Sequence[Release], data: bytes,
-                         budget: int) -> None:
+def store_release_bundle(session: Session, *, organization: str, releases: Sequence[Release], source: BinaryIO,
+                         budget: int, limits: ExpansionLimits) -> None:
     """The legacy release assemble: the bundle's files become release files of the release (upserted),
-    after Sentry's checks of the manifest's org and release (ReleaseBundlePostAssembler)."""
-    bundle = parse(data)
+    after Sentry's checks of the manifest's org and release (ReleaseBundlePostAssembler). Files are read
+    one at a time (each at most `limits.member_bytes`)."""
+    bundle = parse(source, limits)
     if not bundle.files:
         return
     if bundle.attributes.get("org") != organization:
@@ -114,15 +117,20 @@ def store_release_bundle(session: Session, *, organization: str, releases: Seque
         raise AssembleError("release does not match uploaded bundle")
     dist = bundle.attributes.get("dist") or ""
     check_release_and_dist(version, dist)
+    size = source.seek(0, io.SEEK_END)
     for release in releases:
-        check_budget(session, release.project_id, len(data), budget)
-        for file in bundle.files:
-            content = read_member(data, file.path)
+        check_budget(session, release.project_id, size, budget)
+        for file, content in zip(bundle.files, read_members(source, [file.path for file in bundle.files]),
+                                 strict=True):
             existing = session.scalar(select(ReleaseFile).where(
                 ReleaseFile.release_id == release.id, ReleaseFile.name == file.url, ReleaseFile.dist == dist))
             if existing is not None:
                 session.delete(existing)
                 session.flush()
-            session.add(ReleaseFile(release_id=release.id, project_id=release.project_id, name=file.url[:2048],
-                                    dist=dist, headers=json.dumps(file.headers), size=len(content),
-                                    sha1=hashlib.sha1(content).hexdigest(), data=content))
+            row = ReleaseFile(release_id=release.id, project_id=release.project_id, name=file.url[:2048],
+                              dist=dist, headers=json.dumps(file.headers), size=len(content),
+                              sha1=hashlib.sha1(content).hexdigest(), data=content)
+            session.add(row)
+            session.flush()
+            # Written: the session need not keep the content (one file in memory at a time).
+            session.expunge(row)

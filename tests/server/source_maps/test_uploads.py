@@ -8,29 +8,20 @@ import io
 import json
 import shutil
 import time
+import uuid
 import zipfile
 
 import httpx
 import pytest
 
 from .sourcemap_app import build, debug_id_of, inject
+from .uploading import assemble, assembled_state, bearer, bundles_of, chunk_upload
 
 
 @pytest.fixture(scope="module")
 def built():
     """The app built and its debug ids injected."""
     return inject(build("uploads"))
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def bundles_of(server, project, token: str | None = None) -> list[dict]:
-    response = httpx.get(server.url + project.api0("files/artifact-bundles/"),
-                         headers=bearer(token or project.maintainer), timeout=30)
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def test_sentry_cli_injects_and_uploads_a_bundle_with_its_debug_ids(server, upload_project, built, tmp_path):
@@ -62,45 +53,23 @@ def test_a_developer_may_not_upload(server, upload_project, built, tmp_path):
     assert bundles_of(server, upload_project) == []
 
 
-def _chunk_upload(server, project, chunks: list[tuple[str, bytes]], token: str | None = None) -> httpx.Response:
-    files = [("file", (name, data, "application/octet-stream")) for name, data in chunks]
-    return httpx.post(f"{server.url}/api/0/organizations/{project.organization}/chunk-upload/", files=files,
-                      headers=bearer(token or project.maintainer), timeout=60)
-
-
-def _assemble(server, project, body: dict, token: str | None = None) -> httpx.Response:
-    return httpx.post(f"{server.url}/api/0/organizations/{project.organization}/artifactbundle/assemble/",
-                      json=body, headers=bearer(token or project.maintainer), timeout=60)
-
-
-def _assembled_state(server, project, body: dict) -> dict:
-    deadline = time.monotonic() + 30
-    while True:
-        answer = _assemble(server, project, body)
-        assert answer.status_code == 200, answer.text
-        state = answer.json()
-        if state["state"] in ("ok", "error") or time.monotonic() > deadline:
-            return state
-        time.sleep(0.1)
-
-
 def test_limits_and_malformed_uploads_get_sentrys_answers_and_store_nothing(server, upload_project):
     options = httpx.get(f"{server.url}/api/0/organizations/{upload_project.organization}/chunk-upload/",
                         headers=bearer(upload_project.maintainer), timeout=30).json()
     assert {"artifact_bundles", "release_files", "sources"} <= set(options["accept"])
     big = b"x" * (options["chunkSize"] + 1)
-    answer = _chunk_upload(server, upload_project, [(hashlib.sha1(big).hexdigest(), big)])
+    answer = chunk_upload(server, upload_project, [(hashlib.sha1(big).hexdigest(), big)])
     assert (answer.status_code, answer.json()) == (400, {"error": "Chunk size too large"})
-    answer = _chunk_upload(server, upload_project, [("0" * 40, b"not what the name says")])
+    answer = chunk_upload(server, upload_project, [("0" * 40, b"not what the name says")])
     assert (answer.status_code, answer.json()) == (400, {"error": "Checksum mismatch"})
 
     # Chunks that are not a source bundle: the assemble state says so, and no bundle is stored.
     garbage = b"this is not a zip archive"
     checksum = hashlib.sha1(garbage).hexdigest()
     body = {"checksum": checksum, "chunks": [checksum], "projects": [upload_project.slug]}
-    assert _assemble(server, upload_project, body).json() == {"state": "not_found", "missingChunks": [checksum]}
-    assert _chunk_upload(server, upload_project, [(checksum, garbage)]).status_code == 200
-    assert _assembled_state(server, upload_project, body) == {
+    assert assemble(server, upload_project, body).json() == {"state": "not_found", "missingChunks": [checksum]}
+    assert chunk_upload(server, upload_project, [(checksum, garbage)]).status_code == 200
+    assert assembled_state(server, upload_project, body) == {
         "state": "error", "detail": "the bundle is invalid", "missingChunks": []}
 
     # A readable bundle whose files carry neither debug ids nor a release is refused, as Sentry refuses it.
@@ -110,16 +79,16 @@ def test_limits_and_malformed_uploads_get_sentrys_answers_and_store_nothing(serv
         writer.writestr("manifest.json", '{"files": {"_/_/app.js": {"type": "minified_source", "url": "~/app.js"}}}')
     data = archive.getvalue()
     checksum = hashlib.sha1(data).hexdigest()
-    assert _chunk_upload(server, upload_project, [(checksum, data)]).status_code == 200
-    state = _assembled_state(server, upload_project,
+    assert chunk_upload(server, upload_project, [(checksum, data)]).status_code == 200
+    state = assembled_state(server, upload_project,
                              {"checksum": checksum, "chunks": [checksum], "projects": [upload_project.slug]})
     assert state["detail"] == "uploading a bundle without debug ids or release is prohibited"
     assert bundles_of(server, upload_project) == []
 
-    answer = _assemble(server, upload_project, {"checksum": "xyz", "chunks": [], "projects": []})
+    answer = assemble(server, upload_project, {"checksum": "xyz", "chunks": [], "projects": []})
     assert (answer.status_code, answer.json()) == (400, {
         "error": "The checksum field is required and must be a 40-character hexadecimal string."})
-    answer = _assemble(server, upload_project, {"checksum": checksum, "chunks": [], "projects": ["no-such"]})
+    answer = assemble(server, upload_project, {"checksum": checksum, "chunks": [], "projects": ["no-such"]})
     assert (answer.status_code, answer.json()) == (400, {"error": "One or more projects are invalid"})
 
 
@@ -155,7 +124,7 @@ def test_the_legacy_release_assemble_makes_release_files_of_the_bundle(server, u
                       "_/_/app.js.map": {"type": "source_map", "url": "~/app.js.map"}}}))
     data = archive.getvalue()
     checksum = hashlib.sha1(data).hexdigest()
-    assert _chunk_upload(server, upload_project, [(checksum, data)]).status_code == 200
+    assert chunk_upload(server, upload_project, [(checksum, data)]).status_code == 200
     url = f"{server.url}/api/0/organizations/{upload_project.organization}/releases/shop@4.0.0/assemble/"
     body = {"checksum": checksum, "chunks": [checksum]}
     deadline = time.monotonic() + 30
@@ -181,8 +150,8 @@ def test_an_event_whose_map_is_malformed_stays_minified_and_says_so(server, uplo
             "_/_/app.js.map": {"type": "source_map", "url": "~/app.js.map", "headers": {"debug-id": debug_id}}}}))
     data = archive.getvalue()
     checksum = hashlib.sha1(data).hexdigest()
-    assert _chunk_upload(server, upload_project, [(checksum, data)]).status_code == 200
-    assert _assembled_state(server, upload_project, {"checksum": checksum, "chunks": [checksum],
+    assert chunk_upload(server, upload_project, [(checksum, data)]).status_code == 200
+    assert assembled_state(server, upload_project, {"checksum": checksum, "chunks": [checksum],
                                                      "projects": [upload_project.slug]})["state"] == "ok"
     tracked = upload_project.tracked
     event = {"platform": "javascript", "exception": {"values": [{"type": "Error", "value": "x", "stacktrace": {
@@ -197,3 +166,27 @@ def test_an_event_whose_map_is_malformed_stays_minified_and_says_so(server, uplo
     [error] = api.wait_for(1, 30)
     [frame] = api.stack_trace(error)["exceptions"][-1]["frames"]
     assert (frame["function"], frame["unmapped_reason"]) == ("a", "malformed source map")
+
+
+def test_the_same_bundle_assembled_for_another_project_lands_there_too(server, sm_sessions):
+    from .conftest import make_upload_project
+
+    shop, other = make_upload_project(server, sm_sessions), make_upload_project(server, sm_sessions)
+    assert shop.organization == other.organization
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as writer:
+        writer.writestr("_/_/app.js", "function a(){}")
+        writer.writestr("manifest.json", json.dumps({"files": {"_/_/app.js": {
+            "type": "minified_source", "url": "~/app.js",
+            "headers": {"debug-id": "7d3e6b1a-2c4f-4e8a-9b0c-1d2e3f4a5b6c"}}}}))
+    data = archive.getvalue()
+    checksum = hashlib.sha1(data).hexdigest()
+    assert chunk_upload(server, shop, [(checksum, data)], token=server.root_token).status_code == 200
+    for project in (shop, other):
+        state = assembled_state(server, project, {"checksum": checksum, "chunks": [checksum],
+                                                  "projects": [project.slug]}, token=server.root_token)
+        assert state["state"] == "ok", state
+        # Before the fix the second project's assemble read the first one's state and stored nothing.
+        # (the bundle id is the checksum's, as the manifest names none)
+        assert [bundle["bundleId"] for bundle in bundles_of(server, project, token=server.root_token)] == [
+            str(uuid.UUID(checksum[:32]))]

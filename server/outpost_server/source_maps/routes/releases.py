@@ -33,6 +33,7 @@ from ..models import ReleaseFile
 from ..releases import ReleaseFileRefused
 from ..serializers import release_file_json, release_json
 from ..uploads import AssembleError
+from .uploads import assembled_file, expansion_limits
 
 router = APIRouter()
 RELEASE_CHANGES = body_params(Param("dateReleased"), Param("url"))
@@ -301,9 +302,9 @@ def _assemble_release(request: Request, session: Session, caller: Caller, organi
         return {"state": uploads.NOT_FOUND, "missingChunks": missing}
     config = request.app.state.config
     try:
-        data = uploads.assemble(session, organization, checksum, chunks, config.source_maps_max_file_bytes)
-        releases.store_release_bundle(session, organization=organization, releases=found, data=data,
-                                      budget=config.source_maps_project_bytes)
+        with assembled_file(session, config, organization, checksum, chunks) as file:
+            releases.store_release_bundle(session, organization=organization, releases=found, source=file,
+                                          budget=config.source_maps_project_bytes, limits=expansion_limits(config))
         uploads.set_status(session, organization, task, checksum, uploads.OK)
     except AssembleError as failure:
         session.rollback()

@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
+from outpost_server.config import ServerConfig
 from outpost_server.db import SessionDep
 from outpost_server.params import Param, body_params, query_params
 from outpost_server.sentry_api.access import Caller, CallerDep, may_release, not_found
@@ -29,6 +30,7 @@ from outpost_server.urls import public_base_url
 
 from .. import bundles, uploads
 from ..access import multipart_body, named_projects, organization_projects, require_release_access
+from ..archive import ExpansionLimits
 from ..uploads import AssembleError, ChunkRefused
 
 router = APIRouter()
@@ -157,7 +159,8 @@ def _assemble(request: Request, session: Session, caller: Caller, organization: 
     missing = uploads.missing_chunks(session, organization, chunks)
     if missing:
         return {"state": uploads.NOT_FOUND, "missingChunks": missing}
-    status = uploads.get_status(session, organization, uploads.ARTIFACT_BUNDLE, checksum)
+    task = uploads.bundle_task(project.id for project in projects)
+    status = uploads.get_status(session, organization, task, checksum)
     if status is not None:
         state, detail = status
         return {"state": state, "detail": None if state == uploads.OK else detail, "missingChunks": []}
@@ -168,12 +171,22 @@ def _assemble(request: Request, session: Session, caller: Caller, organization: 
         return error(400, "You need to specify a release together with a dist")
     config = request.app.state.config
     try:
-        data = uploads.assemble(session, organization, checksum, chunks, config.source_maps_max_file_bytes)
-        bundles.store_bundle(session, projects=projects, data=data, checksum=checksum, release=version,
-                             dist=dist, budget=config.source_maps_project_bytes)
-        uploads.set_status(session, organization, uploads.ARTIFACT_BUNDLE, checksum, uploads.OK)
+        with assembled_file(session, config, organization, checksum, chunks) as file:
+            bundles.store_bundle(session, projects=projects, source=file, checksum=checksum, release=version,
+                                 dist=dist, budget=config.source_maps_project_bytes, limits=expansion_limits(config))
+        uploads.set_status(session, organization, task, checksum, uploads.OK)
     except AssembleError as failure:
         session.rollback()
-        uploads.set_status(session, organization, uploads.ARTIFACT_BUNDLE, checksum, uploads.ERROR, str(failure))
+        uploads.set_status(session, organization, task, checksum, uploads.ERROR, str(failure))
     return {"state": uploads.CREATED, "missingChunks": []}
 
+
+def expansion_limits(config: ServerConfig) -> ExpansionLimits:
+    return ExpansionLimits(member_bytes=config.source_maps_max_member_bytes,
+                           total_bytes=config.source_maps_max_expanded_bytes)
+
+
+def assembled_file(session: Session, config: ServerConfig, organization: str, checksum: str, chunks: list[str]):
+    """The assembled upload as a temporary file in the data directory (not /tmp, which may be memory)."""
+    return uploads.assembled(session, organization, checksum, chunks, max_size=config.source_maps_max_file_bytes,
+                             directory=config.data_dir)
