@@ -11,7 +11,7 @@ import zipfile
 import httpx
 import pytest
 
-from .test_uploads import _assembled_state, _chunk_upload, bearer
+from .uploading import assembled_state, bearer, chunk_upload
 
 DEBUG_ID = "5b1c9a3e-2f4d-4e6a-8b7c-9d0e1f2a3b4c"
 LONG = "r" * 100_000
@@ -41,11 +41,11 @@ def test_a_manifest_field_no_column_can_hold_fails_the_assemble_not_the_server(s
                                                                                attributes, detail):
     data = _bundle(entry, attributes)
     checksum = hashlib.sha1(data).hexdigest()
-    assert _chunk_upload(server, upload_project, [(checksum, data)]).status_code == 200
+    assert chunk_upload(server, upload_project, [(checksum, data)]).status_code == 200
     body = {"checksum": checksum, "chunks": [checksum], "projects": [upload_project.slug]}
     expected = {"state": "error", "detail": detail, "missingChunks": []}
-    assert _assembled_state(server, upload_project, body) == expected
-    assert _assembled_state(server, upload_project, body) == expected  # and every later poll
+    assert assembled_state(server, upload_project, body) == expected
+    assert assembled_state(server, upload_project, body) == expected  # and every later poll
 
 
 def test_the_releases_api_refuses_nul_as_sentrys_serializer_does(server, upload_project):
