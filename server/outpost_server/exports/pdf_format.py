@@ -66,7 +66,16 @@ def identifiers_text(identifiers: Iterable[Mapping[str, Any]]) -> str:
     return ", ".join(str(identifier.get("name", "")) for identifier in identifiers if identifier.get("name"))
 
 
+# A table row cannot split across pages, so a cell longer than a page fails the whole report (reportlab's
+# LayoutError). At 7.5 pt in the narrowest free-text column (45 mm) this many characters take about 20
+# lines, wide letters 32: a row always fits on a page. Longer text ends in an ellipsis.
+MAX_CELL_CHARACTERS = 600
+ELLIPSIS = "\u2026"
+
+
 def _cell(text: str, style) -> Paragraph:
+    if len(text) > MAX_CELL_CHARACTERS:
+        text = text[:MAX_CELL_CHARACTERS - 1] + ELLIPSIS
     return Paragraph(escape(text), style)
 
 
@@ -124,7 +133,8 @@ def render_pdf(cover: ReportCover, vulnerabilities: Iterable[ExportVulnerability
     """The whole report; the vulnerabilities are read once, and `on_page` is called as each page is laid
     out (a long report takes a while: 5,000 vulnerabilities about 12 s)."""
     styles = getSampleStyleSheet()
-    small = styles["BodyText"].clone("Cell", fontSize=7.5, leading=9)
+    # wordWrap CJK: a line may break inside a word, so a path or identifier without spaces wraps in its cell.
+    small = styles["BodyText"].clone("Cell", fontSize=7.5, leading=9, wordWrap="CJK")
     rows: list[list[Any]] = [[_cell(header, small) for header in TABLE_HEADERS]]
     by_severity: Counter[str] = Counter()
     by_state: Counter[str] = Counter()
