@@ -43,7 +43,7 @@ from outpost_server.exports.metrics import ExportFigures
 from outpost_server.exports.notify import mail_settings
 from outpost_server.exports.router import router as exports_router
 from outpost_server.graphql.router import router as graphql_router
-from outpost_server.middleware import DATABASE_OUTAGE, RequestMiddleware
+from outpost_server.middleware import DATABASE_OUTAGE, LITERAL_SECRETS, RequestMiddleware
 from outpost_server.migrations import upgrade_database
 from outpost_server.monitors.clock import running_monitor_clock
 from outpost_server.monitors.ingest import store_check_ins
@@ -113,6 +113,7 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     app.add_middleware(UnauthenticatedRequestCap, per_address=config.unauthenticated_requests_per_address)
     app.add_middleware(BanGate)
     app.add_middleware(RequestMiddleware)
+    LITERAL_SECRETS.add(config.root_token)  # the request log filters it whatever it looks like
     return app
 
 

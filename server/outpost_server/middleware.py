@@ -175,19 +175,39 @@ class RequestMiddleware:
             }).decode())
 
 
-# A token can hide in a path too: "/user;private_token=…", "/projects/1%3Fprivate_token%3D…".
-_TOKEN_IN_PATH = re.compile(r"(token)(=)[^/;&?#]*", re.IGNORECASE)
+# What the tokens Outpost issues look like (security.PAT_PREFIX and the root token's, client keys, webhook
+# signing secrets), wherever they stand: after `private_token=`, `private_token:`, `%20=%20`, or as a path
+# segment of their own. Filtering by a parameter's spelling missed every form it did not foresee.
+_TOKEN_SHAPES = re.compile(r"(?:glpat-|glet_|whsec_)[A-Za-z0-9_-]{8,}")
+FILTERED = "[FILTERED]"
+
+
+class _LiteralSecrets:
+    """Secrets of no known shape the request log must never show (an OUTPOST_ROOT_TOKEN of the
+    administrator's choosing); app.py registers them."""
+
+    def __init__(self) -> None:
+        self.values: tuple[str, ...] = ()
+
+    def add(self, value: str) -> None:
+        if value and value not in self.values:
+            # Longest first, so a secret that contains another is filtered whole.
+            self.values = tuple(sorted((*self.values, value), key=len, reverse=True))
+
+
+LITERAL_SECRETS = _LiteralSecrets()
 
 
 def loggable_path(path: str) -> str:
-    """The path for the request log; if it carries anything given to a `…token=` (however often
-    percent-encoded), the decoded path with those values filtered."""
+    """The path for the request log; if it carries a token (however often percent-encoded), the decoded
+    path with each token replaced by [FILTERED]."""
     decoded, previous = path, None
     while decoded != previous and "%" in decoded:
         previous, decoded = decoded, unquote(decoded)
-    if not _TOKEN_IN_PATH.search(decoded):
-        return path
-    return _TOKEN_IN_PATH.sub(r"\1\2[FILTERED]", decoded)
+    filtered = _TOKEN_SHAPES.sub(FILTERED, decoded)
+    for secret in LITERAL_SECRETS.values:
+        filtered = filtered.replace(secret, FILTERED)
+    return path if filtered == decoded else filtered
 
 
 async def _send_error(send, request_id: str, status: int, body: bytes, *, retry_after: bool = False) -> None:
