@@ -21,31 +21,31 @@ from outpost_server.alerts.evaluation import evaluate_batch as evaluate_alerts
 from outpost_server.alerts.metrics import DeliveryFigures
 from outpost_server.alerts.router import api_router as mail_router
 from outpost_server.alerts.router import router as alerts_router
-from outpost_server.alerts.sender import running_alert_sender
+from outpost_server.alerts.sender import AlertSender
 from outpost_server.application_settings.router import router as application_settings_router
 from outpost_server.auth_bans import BanGate, BanList
 from outpost_server.config import ServerConfig, load_config
 from outpost_server.db import make_engine, make_sessionmaker, session_scope, taken_field
+from outpost_server.deps import OutpostApp, Services
 from outpost_server.domain_errors import DomainError
 from outpost_server.error_tracking import router as error_tracking_api
 from outpost_server.error_tracking.batch_outcome import observe_batches, store_check_ins_with
-from outpost_server.error_tracking.origin_refusals import OriginRefusals
+from outpost_server.error_tracking.pipeline.metrics import MetricsSources
 from outpost_server.error_tracking.pipeline.router import api_router as ingestion_router
 from outpost_server.error_tracking.pipeline.router import metrics_router
-from outpost_server.error_tracking.pipeline.runtime import running_pipeline
+from outpost_server.error_tracking.pipeline.runtime import running_collector
 from outpost_server.error_tracking.pipeline.spool import Spool, spool_path
-from outpost_server.error_tracking.pruner import running_pruner
-from outpost_server.error_tracking.rate_limit import SharedRateLimit
+from outpost_server.error_tracking.pruner import Pruner
 from outpost_server.error_tracking.retention import instance_policy
 from outpost_server.error_tracking.web.router import router as error_tracking_web_router
-from outpost_server.exports.jobs import running_export_worker
+from outpost_server.exports.jobs import ExportWorker
 from outpost_server.exports.metrics import ExportFigures
 from outpost_server.exports.notify import mail_settings
 from outpost_server.exports.router import router as exports_router
 from outpost_server.graphql.router import router as graphql_router
 from outpost_server.middleware import DATABASE_OUTAGE, LITERAL_SECRETS, RequestMiddleware
 from outpost_server.migrations import upgrade_database
-from outpost_server.monitors.clock import running_monitor_clock
+from outpost_server.monitors.clock import MonitorClockWorker
 from outpost_server.monitors.ingest import store_check_ins
 from outpost_server.monitors.router import router as monitors_router
 from outpost_server.request_throttle import Throttle, UnauthenticatedThrottles
@@ -70,25 +70,23 @@ GC_THRESHOLD = 10_000
 
 
 def create_app(config: ServerConfig | None = None, *, demo: bool = False, database_ready: bool = False,
-               digest_in_process: bool = True) -> FastAPI:
+               digest_in_process: bool = True) -> OutpostApp:
     """The application; `database_ready` means `prepare_database` already ran (worker processes), and
     without `digest_in_process` another process digests the collector's spool (workers.py)."""
     config = config or load_config()
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        open_database(app, config, demo=demo, database_ready=database_ready)
+    async def lifespan(app: OutpostApp) -> AsyncIterator[None]:
+        app.services = open_database(config, demo=demo, database_ready=database_ready)
         try:
-            async with background_workers(app):
+            async with background_workers(app.services, digest_in_process=digest_in_process):
                 _settle_garbage_collector()
                 yield
         finally:
-            app.state.engine.dispose()
+            app.services.engine.dispose()
 
-    app = FastAPI(title="Outpost", version=__version__, lifespan=lifespan,
-                  openapi_url=f"{API_PREFIX}/openapi.json", docs_url=None, redoc_url=None)
-    app.state.config = config
-    app.state.digest_in_process = digest_in_process
+    app = OutpostApp(title="Outpost", version=__version__, lifespan=lifespan,
+                     openapi_url=f"{API_PREFIX}/openapi.json", docs_url=None, redoc_url=None)
     for router in (accounts_router, variables_router, vulnerabilities_router, exports_router,
                    error_tracking_api.router, ingestion_router, application_settings_router, mail_router):
         app.include_router(router, prefix=API_PREFIX)
@@ -118,51 +116,40 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
 
 
 @asynccontextmanager
-async def background_workers(app: FastAPI) -> AsyncIterator[None]:
-    """Every background worker of this process: started once the database is ready, stopped in
-    reverse order before it closes."""
-    config = app.state.config
+async def background_workers(services: Services, *, digest_in_process: bool) -> AsyncIterator[None]:
+    """Every background worker of this process, each entered on one exit stack: started once the
+    database is ready, stopped in reverse order before it closes. What routes and middleware use is
+    registered on `services`."""
+    config = services.config
+    sessions = services.sessions
     async with AsyncExitStack() as workers:
-        app.state.export_worker = await workers.enter_async_context(running_export_worker(
-            app.state.sessionmaker, lease_seconds=config.export_lease_seconds,
-            generate_files=config.export_worker, mail=mail_settings(config)))
+        # Without OUTPOST_EXPORT_WORKER other replicas produce the files and wake() does nothing.
+        export_worker = services.provide(ExportWorker(sessions, lease_seconds=config.export_lease_seconds,
+                                                      mail=mail_settings(config)))
+        if config.export_worker:
+            await workers.enter_async_context(export_worker)
         if config.error_tracking_pruner:
-            await workers.enter_async_context(running_pruner(
-                app.state.sessionmaker, defaults=instance_policy(config),
+            await workers.enter_async_context(Pruner(
+                sessions, defaults=instance_policy(config),
                 interval_seconds=config.error_tracking_prune_interval_seconds,
                 unused_bundle_days=config.source_maps_unused_days))
-        bans = BanList(app.state.sessionmaker, BanPolicy(
+        services.provide(await workers.enter_async_context(BanList(sessions, BanPolicy(
             max_failures=config.auth_ban_max_failures, find_seconds=config.auth_ban_window_seconds,
-            ban_seconds=config.auth_ban_seconds, allowlist=BanPolicy.parse_allowlist(config.auth_ban_allowlist)))
-        bans.start()
-        workers.push_async_callback(bans.stop)
-        app.state.auth_bans = bans
-        throttles = UnauthenticatedThrottles(app.state.engine, [
+            ban_seconds=config.auth_ban_seconds, allowlist=BanPolicy.parse_allowlist(config.auth_ban_allowlist)))))
+        services.provide(await workers.enter_async_context(UnauthenticatedThrottles(services.engine, [
             Throttle("throttle_unauthenticated_api", config.throttle_unauthenticated_api_requests_per_period,
                      config.throttle_unauthenticated_api_period_in_seconds),
             Throttle("throttle_unauthenticated_web", config.throttle_unauthenticated_web_requests_per_period,
-                     config.throttle_unauthenticated_web_period_in_seconds)])
-        throttles.start()
-        workers.push_async_callback(throttles.stop)
-        app.state.unauthenticated_throttles = throttles
-        # The collector's spool writer and digester (error_tracking/pipeline), and its shared rate limit.
-        await workers.enter_async_context(running_pipeline(app))
-        limit = config.error_tracking_rate_limit_per_minute
-        rate_limit = SharedRateLimit(app.state.engine, limit_per_minute=limit) if limit > 0 else None
-        if rate_limit is not None:
-            rate_limit.start()
-            workers.push_async_callback(rate_limit.stop)
-        app.state.error_tracking_rate_limit = rate_limit
-        origin_refusals = OriginRefusals(app.state.sessionmaker)
-        origin_refusals.start()
-        workers.push_async_callback(origin_refusals.stop)
-        app.state.origin_refusals = origin_refusals
-        app.state.alert_sender = await workers.enter_async_context(running_alert_sender(
-            app.state.sessionmaker, alert_delivery_context(app), enabled=config.alert_sender,
-            lease_seconds=config.alert_lease_seconds, retry_seconds=config.alert_retry_seconds))
-        await workers.enter_async_context(running_monitor_clock(
-            app.state.sessionmaker, enabled=config.monitor_clock,
-            interval_seconds=config.monitor_clock_interval_seconds, retention=instance_policy(config)))
+                     config.throttle_unauthenticated_web_period_in_seconds)])))
+        services.provide(await workers.enter_async_context(
+            running_collector(services, digest_in_process=digest_in_process)))
+        if config.alert_sender:
+            await workers.enter_async_context(AlertSender(
+                sessions, alert_delivery_context(config, secret_key=services.secret_key),
+                lease_seconds=config.alert_lease_seconds, retry_seconds=config.alert_retry_seconds))
+        if config.monitor_clock:
+            await workers.enter_async_context(MonitorClockWorker(
+                sessions, interval_seconds=config.monitor_clock_interval_seconds, retention=instance_policy(config)))
         yield
 
 
@@ -179,18 +166,18 @@ def _settle_garbage_collector() -> None:
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
-def open_database(app: FastAPI, config: ServerConfig, *, demo: bool, database_ready: bool) -> None:
+def open_database(config: ServerConfig, *, demo: bool, database_ready: bool) -> Services:
     """Opens the database for this process; unless `database_ready`, prepares it first (see below)."""
     config.prepare_data_dir()
-    app.state.secret_key = config.resolved_secret_key()
+    secret_key = config.resolved_secret_key()
     engine = make_engine(config.sqlalchemy_url(), wait_seconds=config.database_wait_seconds)
     DATABASE_OUTAGE.watch(engine)
     if not database_ready:
-        _initialize(engine, config, secret_key=app.state.secret_key, demo=demo)
-    app.state.engine = engine
-    app.state.sessionmaker = make_sessionmaker(engine)
+        _initialize(engine, config, secret_key=secret_key, demo=demo)
+    services = Services(config=config, secret_key=secret_key, engine=engine, sessions=make_sessionmaker(engine))
     # /-/metrics: figures read from the database at each scrape, beside the pipeline's.
-    app.state.metrics_sources = (DeliveryFigures, ExportFigures)
+    services.provide(MetricsSources((DeliveryFigures, ExportFigures)))
+    return services
 
 
 def prepare_database(config: ServerConfig, *, demo: bool) -> None:

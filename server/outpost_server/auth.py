@@ -16,7 +16,9 @@ from sqlalchemy.orm import Session
 from outpost_server import http_errors
 from outpost_server.accounts.models import PersonalAccessToken, User
 from outpost_server.accounts.users import note_token_use, token_by_digest
+from outpost_server.auth_bans import BanList
 from outpost_server.db import SessionDep
+from outpost_server.deps import services_of
 from outpost_server.security import token_digest
 
 READ_METHODS = ("GET", "HEAD")
@@ -98,7 +100,7 @@ def resolve_token(request: Request, session: Session, secret: str | None) -> Per
     """
     if secret is None:
         return None
-    pat = token_by_digest(session, token_digest(secret, request.app.state.secret_key))
+    pat = token_by_digest(session, token_digest(secret, services_of(request.app).secret_key))
     if pat is None:
         raise _counted(request, TokenRefused("unknown"))
     if pat.revoked:
@@ -112,9 +114,7 @@ def resolve_token(request: Request, session: Session, secret: str | None) -> Per
 
 def _counted(request: Request, refused: TokenRefused) -> TokenRefused:
     """Failed authentications count towards the address's ban (auth_bans.py)."""
-    bans = getattr(request.app.state, "auth_bans", None)
-    if bans is not None:
-        bans.failed(request.client.host if request.client else None)
+    services_of(request.app).part(BanList).failed(request.client.host if request.client else None)
     return refused
 
 

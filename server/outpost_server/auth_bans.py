@@ -15,6 +15,8 @@ import math
 from outpost_server.accounts.auth_failures import BanPolicy, active_bans, record_failure
 from outpost_server.background import BackgroundWorker
 from outpost_server.db import session_scope, utcnow
+from outpost_server.deps import services_of
+from outpost_server.request_throttle import UnauthenticatedThrottles
 
 log = logging.getLogger("outpost.auth")
 
@@ -74,14 +76,12 @@ class BanGate:
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http" and not scope["path"].startswith(UNGATED_PREFIX) and "app" in scope:
-            state = scope["app"].state
-            bans: BanList | None = getattr(state, "auth_bans", None)
+            services = services_of(scope["app"])
             client = scope.get("client")
-            retry_after = bans.retry_after(client[0] if client else None) if bans is not None else None
+            retry_after = services.part(BanList).retry_after(client[0] if client else None)
             headers = None if retry_after is None else [(b"retry-after", str(retry_after).encode())]
-            throttles = getattr(state, "unauthenticated_throttles", None)
-            if headers is None and throttles is not None:
-                headers = await throttles.refusal(scope)
+            if headers is None:
+                headers = await services.part(UnauthenticatedThrottles).refusal(scope)
             if headers is not None:
                 # GitLab's throttled answer (Rack::Attack's throttled_responder).
                 await send({"type": "http.response.start", "status": 429,

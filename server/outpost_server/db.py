@@ -15,6 +15,8 @@ from sqlalchemy.engine import CursorResult, Engine, Result
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
 
+from outpost_server.deps import services_of
+
 # Largest value of the INTEGER id columns (32-bit on PostgreSQL): a bigger number in a URL names no row.
 MAX_ROW_ID = 2**31 - 1
 
@@ -141,7 +143,7 @@ def changed_rows(result: Result[Any]) -> int:
 
 
 def get_session(request: Request) -> Iterator[Session]:
-    with session_scope(request.app.state.sessionmaker) as session:
+    with session_scope(services_of(request.app).sessions) as session:
         yield session
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 import logging
 import math
 import time
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from email.utils import formatdate
+from typing import Self
 
 from sqlalchemy.engine import Engine
 
@@ -67,14 +69,15 @@ class UnauthenticatedThrottles:
                 window_seconds=throttle.period_seconds, name=throttle.name, log=log,
                 count_refused=True, scope={"throttle": throttle.name}, clock=clock))
             for throttle in throttles if throttle.limit > 0}
+        self._running = AsyncExitStack()
 
-    def start(self) -> None:
+    async def __aenter__(self) -> Self:
         for _, counter in self._counters.values():
-            counter.start()
+            await self._running.enter_async_context(counter)
+        return self
 
-    async def stop(self) -> None:
-        for _, counter in self._counters.values():
-            await counter.stop()
+    async def __aexit__(self, *_exc: object) -> None:
+        await self._running.aclose()
 
     async def refusal(self, scope) -> list[tuple[bytes, bytes]] | None:
         """The throttled answer's headers when this request is over its throttle's limit, else None."""

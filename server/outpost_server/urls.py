@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from fastapi import Request
 
+from outpost_server.deps import services_of
+
 
 def public_base_url(request: Request) -> str:
-    configured = request.app.state.config.external_url
+    configured = services_of(request.app).config.external_url
     if configured:
         return configured.rstrip("/")
     return f"{request.url.scheme}://{request.url.netloc}"

@@ -190,6 +190,43 @@ def test_background_work_starts_only_as_a_background_worker(path):
     assert _background_starts(path) == [], f"{path.relative_to(PACKAGE_ROOT)}: use background.BackgroundWorker"
 
 
+# What a process shares reaches routes and middleware one way: deps.Services, typed, never an attribute
+# looked up on the application's `state`. Workers are started and stopped one way: entered on app.py's exit
+# stack (no stop callbacks pushed beside it), and a worker's blocking work goes through its own `blocking()`.
+def _wiring_faults(source: str) -> list[str]:
+    tree = ast.parse(source)
+    workers = {node.lineno for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+               and any(getattr(base, "id", "") == "BackgroundWorker" for base in node.bases)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "state" and "app" in (
+                getattr(node.value, "id", ""), getattr(node.value, "attr", ""),
+                getattr(getattr(node.value, "slice", None), "value", "")):
+            found.append(f"app.state (line {node.lineno})")
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name == "push_async_callback" or (name == "run_in_threadpool" and workers):
+                found.append(f"{name} (line {node.lineno})")
+    return found
+
+
+def test_the_wiring_reader_sees_each_fault():
+    assert _wiring_faults("key = request.app.state.secret_key") == ["app.state (line 1)"]
+    assert _wiring_faults("bans = getattr(app.state, 'auth_bans', None)") == ["app.state (line 1)"]
+    assert _wiring_faults("stack.push_async_callback(worker.stop)") == ["push_async_callback (line 1)"]
+    worker = "class Cache(BackgroundWorker):\n    async def tick(self):\n        await run_in_threadpool(self.read)\n"
+    assert _wiring_faults(worker) == ["run_in_threadpool (line 3)"]
+    assert _wiring_faults("state = scope['app'].state") == ["app.state (line 1)"]
+    assert _wiring_faults("request.state.user_id = 1") == []
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
+def test_services_are_received_and_workers_entered(path):
+    assert _wiring_faults(path.read_text(encoding="utf-8")) == [], (
+        f"{path.relative_to(PACKAGE_ROOT)}: receive deps.Services; enter workers on app.py's exit stack; "
+        "a worker's blocking work goes through BackgroundWorker.blocking")
+
+
 # HTTP modules are named one way: a package's HTTP surface is its `router.py`, which app.py mounts; when a
 # package serves several resources, each is `routes/<resource>.py`, mounted by that package's router.py.
 def _declares_routes(path: Path) -> bool:

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.compat.gitlab_time import iso
+from outpost_server.config import ServerConfig
 from outpost_server.db import parse_id, utcnow
 from outpost_server.error_tracking import tracked_errors
 from outpost_server.error_tracking.external.client import BodyTooLarge, UnexpectedStatus, send_pinned
@@ -49,10 +50,8 @@ class DeliveryContext:
     external_url: str
 
 
-def context_of(app: Any) -> DeliveryContext:
-    config = app.state.config
-    return DeliveryContext(SecretBox(app.state.secret_key), MailSettings.from_config(config),
-                           config.external_url.rstrip("/"))
+def context_of(config: ServerConfig, *, secret_key: str) -> DeliveryContext:
+    return DeliveryContext(SecretBox(secret_key), MailSettings.from_config(config), config.external_url.rstrip("/"))
 
 
 def deliver(session: Session, row: AlertDelivery, context: DeliveryContext) -> None:

@@ -14,8 +14,6 @@ import itertools
 import logging
 import os
 import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 from sqlalchemy import and_, select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -113,13 +111,3 @@ class AlertSender(BackgroundWorker):
     async def tick(self) -> bool:
         """One round; True when a whole batch was due, so more may be waiting."""
         return await self.blocking(self.send_due) >= CLAIM_BATCH
-
-
-@asynccontextmanager
-async def running_alert_sender(factory: sessionmaker[Session], context: DeliveryContext, *, enabled: bool,
-                               lease_seconds: int, retry_seconds: float) -> AsyncIterator[AlertSender | None]:
-    if not enabled:
-        yield None
-        return
-    async with AlertSender(factory, context, lease_seconds=lease_seconds, retry_seconds=retry_seconds) as sender:
-        yield sender

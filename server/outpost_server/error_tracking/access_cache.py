@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass
 
 from sqlalchemy.orm import sessionmaker
-from starlette.concurrency import run_in_threadpool
 
 from outpost_server.background import BackgroundWorker
 from outpost_server.db import database_unavailable, session_scope
@@ -70,7 +69,7 @@ class AccessCache(BackgroundWorker):
             self._entries.clear()
         self._entries[key] = pending
         try:
-            target = await run_in_threadpool(self._lookup, [key])
+            target = await self.blocking(self._lookup, [key])
         except BaseException as error:
             self._entries.pop(key, None)
             pending.set_exception(error)
@@ -106,7 +105,7 @@ class AccessCache(BackgroundWorker):
         if not admitted:
             return
         try:
-            fresh = await run_in_threadpool(self._lookup, admitted)
+            fresh = await self.blocking(self._lookup, admitted)
         except DatabaseUnavailable:
             return  # keep the last decisions while the database is away
         decided_at = time.monotonic()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from fastapi import FastAPI, Request
+from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
@@ -27,6 +27,7 @@ from . import collector_access
 from .access_cache import DatabaseUnavailable
 from .dsn import STORE, extract_public_key
 from .origins import origin_allowed
+from .pipeline.runtime import Collector
 from .protocol import PARSE_FAILURE, OpenedRequest, PayloadTooLarge, ProtocolError, body_limit, open_request
 
 # Bodies above this are parsed off the event loop so one large envelope cannot stall the others.
@@ -71,34 +72,24 @@ def protocol_refusal(error: ProtocolError) -> Refused:
                                 headers={"X-Sentry-Error": reason}))
 
 
-def install(app: FastAPI) -> None:
-    app.state.error_tracking_access = None  # an AccessCache once the database is open (pipeline/runtime.py)
-
-
-def forget_access(app: FastAPI) -> None:
-    """Called after settings or keys change, so this process sees the change at once."""
-    cache = getattr(app.state, "error_tracking_access", None)
-    if cache is not None:
-        cache.forget()
-
-
-async def resolve_target(app: FastAPI, project_ident: str, public_key: str | None) -> collector_access.CollectorTarget:
+async def resolve_target(collector: Collector, project_ident: str,
+                         public_key: str | None) -> collector_access.CollectorTarget:
     try:
-        return await app.state.error_tracking_access.target(project_ident, public_key)
+        return await collector.access.target(project_ident, public_key)
     except DatabaseUnavailable:
         raise Refused(JSONResponse({"message": "503 Service Unavailable"}, status_code=503,
                                    headers={"Retry-After": "5"})) from None
 
 
-async def admitted(app: FastAPI, project_ident: str, public_key: str | None,
+async def admitted(collector: Collector, project_ident: str, public_key: str | None,
                    origin: str | None) -> collector_access.CollectorTarget:
     """The target when project, key and origin are accepted; raises `Refused` otherwise."""
-    target = await resolve_target(app, project_ident, public_key)
+    target = await resolve_target(collector, project_ident, public_key)
     if target.refusal is not None:
         raise refusal(http_errors.from_domain(target.refusal))
     assert target.project_id is not None  # set whenever there is no refusal
     if origin is not None and not origin_allowed(origin, list(target.allowed_origins)):
-        await app.state.origin_refusals.record(target.project_id, origin)
+        await collector.origin_refusals.record(target.project_id, origin)
         error = http_errors.forbidden("Invalid origin")
         error.headers["X-Sentry-Error"] = "Invalid origin: " + origin.encode("ascii", "replace").decode()
         raise refusal(error)
@@ -125,8 +116,7 @@ class Authenticate:
     def __init__(self, endpoint: str):
         self.endpoint = endpoint
 
-    async def __call__(self, request: Request, project_id: str) -> CollectorRequest:
-        app = request.app
+    async def __call__(self, collector: Collector, request: Request, project_id: str) -> CollectorRequest:
         project_ident = project_id
         received_at = utcnow()
         headers = {name.decode("latin-1").lower(): value.decode("latin-1")
@@ -136,7 +126,7 @@ class Authenticate:
         outside = extract_public_key(headers, query)
         # Without a key outside the body, the project alone decides first: an unknown project is a
         # 404 even for a request that names no key.
-        target = await admitted(app, project_ident, outside.key or None, origin)
+        target = await admitted(collector, project_ident, outside.key or None, origin)
         if not outside.key and (outside.source == "query" or self.endpoint == STORE):
             raise refusal(http_errors.bad_request(PARSE_FAILURE))
         try:
@@ -151,7 +141,7 @@ class Authenticate:
         public_key = content.auth.key
         assert public_key is not None  # open_request refuses requests without one
         if not outside.key:
-            target = await admitted(app, project_ident, public_key, origin)
+            target = await admitted(collector, project_ident, public_key, origin)
         assert target.project_id is not None  # admitted() refuses otherwise
         client_ip = request.client.host if request.client else None
         return CollectorRequest(target.project_id, self.endpoint, public_key, target.allowed_origins, origin,

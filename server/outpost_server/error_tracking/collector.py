@@ -14,10 +14,13 @@ import orjson
 from fastapi import FastAPI, Request
 from starlette.responses import Response
 
-from . import authentication, intake
+from outpost_server.deps import services_of
+
+from . import intake
 from .authentication import Authenticate, CollectorRequest, Refused, admitted
 from .cron_endpoint import cron_check_in
 from .dsn import ENDPOINTS, extract_public_key, match_collector_url, match_cron_url
+from .pipeline.runtime import Collector
 from .pipeline.spool import NewEntry
 
 # What the browser SDKs send and need to read (Sentry's Relay allows the same).
@@ -27,7 +30,6 @@ CORS_MAX_AGE = "3600"
 
 
 def install(app: FastAPI) -> None:
-    authentication.install(app)
     app.add_exception_handler(Refused, _refused)
     app.add_middleware(CollectorShortcut)
 
@@ -46,30 +48,30 @@ def _cors(response: Response, origin: str | None) -> Response:
     return response
 
 
-async def collect(request: Request, incoming: CollectorRequest) -> Response:
-    app = request.app
+async def collect(collector: Collector, incoming: CollectorRequest) -> Response:
     content = incoming.content
-    limited = await intake.rate_limited(app, incoming.project_id, (1 if content.response_id else 0) + content.check_ins)
+    events = (1 if content.response_id else 0) + content.check_ins
+    limited = await intake.rate_limited(collector, incoming.project_id, events)
     if limited is not None:
-        app.state.error_tracking_spool_writer.refused("rate_limited")
+        collector.writer.refused("rate_limited")
         return _cors(limited, incoming.origin)
     if content.stores_something:
-        refused = await intake.spool(app, NewEntry(
+        refused = await intake.spool(collector, NewEntry(
             project_id=incoming.project_id, public_key=incoming.public_key, endpoint=incoming.endpoint,
             event_id=content.response_id, received_at=incoming.received_at.timestamp(),
             client_ip=incoming.client_ip, encoding=incoming.content_encoding,
-            body=app.state.error_tracking_sealer.seal(incoming.body)))
+            body=collector.sealer.seal(incoming.body)))
         if refused is not None:
             return _cors(refused, incoming.origin)
     body = orjson.dumps({"id": content.response_id} if content.response_id else {})
     return _cors(Response(body, media_type="application/json"), incoming.origin)
 
 
-async def preflight(request: Request, project_id: str) -> Response:
+async def preflight(collector: Collector, request: Request, project_id: str) -> Response:
     """OPTIONS: allowed when the project accepts events and the origin is one it allows."""
     origin = request.headers.get("origin")
     key = extract_public_key({}, dict(request.query_params)).key or None
-    await admitted(request.app, project_id, key, origin)
+    await admitted(collector, project_id, key, origin)
     response = Response(status_code=200, headers={
         "Access-Control-Allow-Methods": "POST, OPTIONS",
         "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS,
@@ -78,15 +80,14 @@ async def preflight(request: Request, project_id: str) -> Response:
     return _cors(response, origin)
 
 
-async def _serve(request: Request, endpoint: str, project_id: str) -> Response:
+async def _serve(collector: Collector, request: Request, endpoint: str, project_id: str) -> Response:
     try:
         if request.method == "OPTIONS":
-            return await preflight(request, project_id)
-        return await collect(request, await AUTHENTICATE[endpoint](request, project_id))
+            return await preflight(collector, request, project_id)
+        return await collect(collector, await AUTHENTICATE[endpoint](collector, request, project_id))
     except Refused as refused:
         if request.method == "POST":
-            request.app.state.error_tracking_spool_writer.refused(
-                intake.REFUSAL_REASONS.get(refused.response.status_code, "other"))
+            collector.writer.refused(intake.REFUSAL_REASONS.get(refused.response.status_code, "other"))
         return refused.response
 
 
@@ -100,13 +101,15 @@ class CollectorShortcut:
         if scope["type"] == "http" and scope["method"] in ("POST", "OPTIONS"):
             match = match_collector_url(scope["path"])
             if match:
-                response = await _serve(Request(scope, receive), match[1], match[0])
+                collector = services_of(scope["app"]).part(Collector)
+                response = await _serve(collector, Request(scope, receive), match[1], match[0])
                 await response(scope, receive, send)
                 return
         if scope["type"] == "http" and scope["method"] in ("GET", "POST"):
             cron = match_cron_url(scope["path"])
             if cron:
-                response = await cron_check_in(Request(scope, receive), *cron)
+                collector = services_of(scope["app"]).part(Collector)
+                response = await cron_check_in(collector, Request(scope, receive), *cron)
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

@@ -21,6 +21,7 @@ from . import intake
 from .authentication import Refused, admitted, protocol_refusal, refusal
 from .check_in_items import InvalidCheckIn, read_check_in
 from .dsn import ENVELOPE, extract_public_key
+from .pipeline.runtime import Collector
 from .pipeline.spool import NewEntry
 from .protocol import MAX_EVENT_ITEM, PARSE_FAILURE, ProtocolError, load_json_object
 
@@ -55,14 +56,14 @@ def envelope_of(check_in: dict) -> bytes:
     return b"{}\n" + header + b"\n" + payload
 
 
-async def cron_check_in(request: Request, project_ident: str, slug: str, path_key: str | None) -> Response:
-    app = request.app
+async def cron_check_in(collector: Collector, request: Request, project_ident: str, slug: str,
+                        path_key: str | None) -> Response:
     received_at = utcnow()
     headers = {name.lower(): value for name, value in request.headers.items()}
     query = dict(request.query_params)
     try:
         key = path_key or extract_public_key(headers, query).key
-        target = await admitted(app, project_ident, key or None, None)
+        target = await admitted(collector, project_ident, key or None, None)
         if not key:
             raise refusal(http_errors.bad_request(PARSE_FAILURE))
         try:
@@ -77,16 +78,16 @@ async def cron_check_in(request: Request, project_ident: str, slug: str, path_ke
         except ProtocolError as error:
             raise protocol_refusal(error) from None
     except Refused as refused:
-        app.state.error_tracking_spool_writer.refused(intake.REFUSAL_REASONS.get(refused.response.status_code, "other"))
+        collector.writer.refused(intake.REFUSAL_REASONS.get(refused.response.status_code, "other"))
         return refused.response
     assert target.project_id is not None  # admitted() refuses otherwise
-    limited = await intake.rate_limited(app, target.project_id, 1)
+    limited = await intake.rate_limited(collector, target.project_id, 1)
     if limited is not None:
-        app.state.error_tracking_spool_writer.refused("rate_limited")
+        collector.writer.refused("rate_limited")
         return limited
-    refused_by_spool = await intake.spool(app, NewEntry(
+    refused_by_spool = await intake.spool(collector, NewEntry(
         project_id=target.project_id, public_key=key, endpoint=ENVELOPE, event_id=None,
         received_at=received_at.timestamp(), client_ip=request.client.host if request.client else None,
-        encoding="", body=app.state.error_tracking_sealer.seal(envelope_of(check_in))))
+        encoding="", body=collector.sealer.seal(envelope_of(check_in))))
     return refused_by_spool or Response(status_code=202)
 

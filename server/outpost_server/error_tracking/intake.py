@@ -3,12 +3,12 @@ append to the spool, with the answers Relay gives when either says no."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
 from starlette.responses import JSONResponse, Response
 
 from outpost_server import http_errors
 
 from .pipeline.accept import SpoolFull, SpoolUnavailable
+from .pipeline.runtime import Collector
 from .pipeline.spool import NewEntry
 
 # How each refusal before the spool is counted in the pipeline's figures (`refused{reason}`).
@@ -18,9 +18,9 @@ REFUSAL_REASONS = {400: "invalid", 403: "origin", 404: "unknown_key_or_project",
 UNAVAILABLE_RETRY_AFTER = 5
 
 
-async def rate_limited(app: FastAPI, project_id: int, events: int) -> Response | None:
+async def rate_limited(collector: Collector, project_id: int, events: int) -> Response | None:
     """The refusal when the project's shared per-minute limit (rate_limit.py) has no room for the events."""
-    limiter = app.state.error_tracking_rate_limit
+    limiter = collector.rate_limit
     if limiter is None or events == 0:
         return None
     retry_after = await limiter.admit(project_id, events)
@@ -31,10 +31,10 @@ async def rate_limited(app: FastAPI, project_id: int, events: int) -> Response |
     return JSONResponse(refused.body, status_code=refused.status, headers=refused.headers)
 
 
-async def spool(app: FastAPI, entry: NewEntry) -> Response | None:
+async def spool(collector: Collector, entry: NewEntry) -> Response | None:
     """Appends the accepted entry to the spool; the refusal to answer when it cannot be kept."""
     try:
-        await app.state.error_tracking_spool_writer.append(entry)
+        await collector.writer.append(entry)
     except SpoolFull as full:
         # Relay's answer under backpressure: the SDK backs off for Retry-After.
         return JSONResponse({"message": "429 Too Many Requests"}, status_code=429, headers={

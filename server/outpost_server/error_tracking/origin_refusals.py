@@ -16,7 +16,6 @@ import time
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session, sessionmaker
-from starlette.concurrency import run_in_threadpool
 
 from outpost_server.background import BackgroundWorker
 from outpost_server.db import session_scope, utcnow
@@ -79,7 +78,7 @@ class OriginRefusals(BackgroundWorker):
     async def record(self, project_id: int, origin: str) -> None:
         due = self.note(project_id, origin)
         if due is not None:
-            await run_in_threadpool(self.write, {project_id: due})
+            await self.blocking(self.write, {project_id: due})
 
     # --- the flusher --------------------------------------------------------------------------
 
@@ -94,7 +93,7 @@ class OriginRefusals(BackgroundWorker):
         if not pending:
             return
         try:
-            await run_in_threadpool(self.write, pending)
+            await self.blocking(self.write, pending)
         except BaseException:
             self._restore(pending)  # counted again at the next flush
             raise

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 from sqlalchemy import or_
 from sqlalchemy.orm import Session, sessionmaker
@@ -124,13 +122,3 @@ class Pruner(BackgroundWorker):
                 return
         run_pass(self.factory, owner=self.owner, defaults=self.defaults, unused_bundle_days=self.unused_bundle_days,
                  keep_going=lambda: not self.stopping)
-
-
-@asynccontextmanager
-async def running_pruner(factory: sessionmaker[Session], *, defaults: RetentionPolicy, interval_seconds: float,
-                         unused_bundle_days: int) -> AsyncIterator[Pruner]:
-    """The process's pruner for the lifetime of the block."""
-    pruner = Pruner(factory, defaults=defaults, interval_seconds=interval_seconds,
-                    unused_bundle_days=unused_bundle_days)
-    async with pruner:
-        yield pruner

@@ -13,8 +13,8 @@ import logging
 import os
 import socket
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractContextManager, asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, or_, select, update
@@ -239,16 +239,3 @@ class ExportWorker(BackgroundWorker):
             log.exception("vulnerability export %s failed", export_id)
             release(self.factory, export_id, worker_id=self.worker_id, lease=self.lease, failed=True,
                     error=type(exc).__name__)
-
-
-@asynccontextmanager
-async def running_export_worker(factory: sessionmaker[Session], *, lease_seconds: int, generate_files: bool,
-                                mail: MailSettings | None = None) -> AsyncIterator[ExportWorker]:
-    """The process's worker for the lifetime of the block; with `generate_files` false it never
-    claims a job (other replicas produce the files) and `wake()` does nothing."""
-    worker = ExportWorker(factory, lease_seconds=lease_seconds, mail=mail)
-    if not generate_files:
-        yield worker
-        return
-    async with worker:
-        yield worker

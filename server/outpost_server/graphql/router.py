@@ -37,6 +37,7 @@ from outpost_server import json_text
 from outpost_server.accounts.models import User
 from outpost_server.auth import TokenRefused, admit, extract_token, resolve_token
 from outpost_server.db import SessionDep
+from outpost_server.deps import services_of
 from outpost_server.graphql.context import GraphContext
 from outpost_server.graphql.executable import executable_schema
 from outpost_server.graphql.limits import Limits, limits_for, limits_rule
@@ -218,9 +219,10 @@ def _respond(request: Request, session: Session, operations: list[dict[str, Any]
             raise Refusal(422, f"Mutations are forbidden in {request.method} requests")
     except Refusal as refusal:
         return refusal.response()
+    services = services_of(request.app)
     context = GraphContext(session=session, user=user, base_url=public_base_url(request),
-                           secret_key=request.app.state.secret_key,
-                           external_timeout=request.app.state.config.error_tracking_external_timeout)
+                           secret_key=services.secret_key,
+                           external_timeout=services.config.error_tracking_external_timeout)
     results = []
     for operation, document in zip(operations, documents, strict=True):
         limits = limits_for(signed_in=user is not None, admin=bool(user and user.is_admin),

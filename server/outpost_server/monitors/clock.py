@@ -17,8 +17,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -151,14 +149,3 @@ class MonitorClockWorker(BackgroundWorker):
     def _release(self) -> None:
         with session_scope(self.factory) as session:
             LEASE.release(session, THE_ROW, holder=self.owner)
-
-
-@asynccontextmanager
-async def running_monitor_clock(factory: sessionmaker[Session], *, enabled: bool, interval_seconds: float,
-                                retention: RetentionPolicy) -> AsyncIterator[MonitorClockWorker | None]:
-    if not enabled:
-        yield None
-        return
-    clock = MonitorClockWorker(factory, interval_seconds=interval_seconds, retention=retention)
-    async with clock:
-        yield clock

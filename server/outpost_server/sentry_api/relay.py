@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
+from outpost_server.deps import services_of
 from outpost_server.error_tracking import settings
 from outpost_server.error_tracking.external.client import SentryResponse
 from outpost_server.error_tracking.web import reading
@@ -39,8 +40,9 @@ def external_source(request: Request, session: Session, project: Project) -> rea
     setting = settings.get_setting(session, project=project)
     if setting is None or not setting.enabled or setting.integrated:
         return None
-    return reading.ErrorSource(session, project, setting, request.app.state.secret_key,
-                               request.app.state.config.error_tracking_external_timeout, public_base_url(request))
+    services = services_of(request.app)
+    return reading.ErrorSource(session, project, setting, services.secret_key,
+                               services.config.error_tracking_external_timeout, public_base_url(request))
 
 
 def failure(read_failure: reading.ReadFailure) -> ApiError:

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Request, Response
 from outpost_server import http_errors
 from outpost_server.auth import AdminUserDep
 from outpost_server.db import SessionDep
+from outpost_server.deps import ConfigDep, SecretKeyDep
 from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.variables import plan_limits, service
@@ -24,44 +25,37 @@ UPDATE_PARAMS = tuple(Param(param.name, param.kind, choices=param.choices) for p
 PLAN_NAME = Param("plan_name", choices=plan_limits.PLANS, default=plan_limits.DEFAULT_PLAN)
 
 
-def _secret_key(request: Request) -> str:
-    return request.app.state.secret_key
-
-
-def _default_variables_limit(request: Request) -> int:
-    return request.app.state.config.default_instance_variables_limit
-
-
 @router.get("/admin/ci/variables", openapi_extra=paginated())
 def list_variables(request: Request, response: Response, session: SessionDep, admin: AdminUserDep,
-                   params: ParamsDep):
+                   params: ParamsDep, secret_key: SecretKeyDep):
     rows = paginate(session, service.list_stmt(), params, request, response)
-    secret_key = _secret_key(request)
     return [variable_entity(row, value=service.reveal(row, secret_key=secret_key)) for row in rows]
 
 
 @router.get("/admin/ci/variables/{key}", openapi_extra=query_params())
-def get_variable(request: Request, session: SessionDep, admin: AdminUserDep, key: str):
+def get_variable(session: SessionDep, admin: AdminUserDep, secret_key: SecretKeyDep, key: str):
     variable = service.get_by_key(session, key=key)
-    return variable_entity(variable, value=service.reveal(variable, secret_key=_secret_key(request)))
+    return variable_entity(variable, value=service.reveal(variable, secret_key=secret_key))
 
 
 @router.post("/admin/ci/variables", status_code=201, openapi_extra=body_params(*CREATE_PARAMS))
-def create_variable(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
+def create_variable(session: SessionDep, admin: AdminUserDep, params: ParamsDep, secret_key: SecretKeyDep,
+                    config: ConfigDep):
     declared = params.values_of(CREATE_PARAMS)
     service.hold_creation_lock(session)
-    limit = plan_limits.instance_variables_limit(session, default_variables_limit=_default_variables_limit(request))
-    variable = service.create_variable(session, secret_key=_secret_key(request), limit=limit, **declared)
+    limit = plan_limits.instance_variables_limit(session,
+                                                 default_variables_limit=config.default_instance_variables_limit)
+    variable = service.create_variable(session, secret_key=secret_key, limit=limit, **declared)
     return variable_entity(variable, value=declared["value"])
 
 
 @router.put("/admin/ci/variables/{key}", openapi_extra=body_params(*UPDATE_PARAMS))
-def update_variable(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep, key: str):
+def update_variable(session: SessionDep, admin: AdminUserDep, params: ParamsDep, secret_key: SecretKeyDep, key: str):
     variable = service.get_by_key(session, key=key)
     # GitLab ignores a key in the body: a variable cannot be renamed.
     declared = params.values_of(UPDATE_PARAMS)
     declared.pop("key", None)
-    value = service.update_variable(session, variable, secret_key=_secret_key(request), **declared)
+    value = service.update_variable(session, variable, secret_key=secret_key, **declared)
     return variable_entity(variable, value=value)
 
 
@@ -83,17 +77,17 @@ def _plan_name(params: Params, *, required: bool) -> tuple[str | None, list[str]
 
 
 @router.get("/application/plan_limits", openapi_extra=query_params(PLAN_NAME))
-def get_plan_limits(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
+def get_plan_limits(session: SessionDep, admin: AdminUserDep, params: ParamsDep, config: ConfigDep):
     plan, problems = _plan_name(params, required=False)
     if problems or plan is None:
         raise http_errors.ApiError(400, {"error": ", ".join(problems)})
-    return plan_limits.limits_for(session, plan=plan, default_variables_limit=_default_variables_limit(request))
+    return plan_limits.limits_for(session, plan=plan, default_variables_limit=config.default_instance_variables_limit)
 
 
 @router.put("/application/plan_limits", openapi_extra=body_params(
     Param(PLAN_NAME.name, required=True, choices=PLAN_NAME.choices),
     *(Param(name, "integer") for name in plan_limits.UPDATABLE_LIMITS)))
-def update_plan_limits(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
+def update_plan_limits(session: SessionDep, admin: AdminUserDep, params: ParamsDep, config: ConfigDep):
     plan, problems = _plan_name(params, required=True)
     changes: dict[str, int] = {}
     for name in plan_limits.UPDATABLE_LIMITS:
@@ -110,4 +104,4 @@ def update_plan_limits(request: Request, session: SessionDep, admin: AdminUserDe
     if negative:
         raise http_errors.validation_error(negative)
     plan_limits.update_limits(session, plan=plan, changes=changes, user=admin)
-    return plan_limits.limits_for(session, plan=plan, default_variables_limit=_default_variables_limit(request))
+    return plan_limits.limits_for(session, plan=plan, default_variables_limit=config.default_instance_variables_limit)

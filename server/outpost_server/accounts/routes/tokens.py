@@ -11,6 +11,7 @@ from outpost_server.accounts.entities import token_entity
 from outpost_server.accounts.models import PersonalAccessToken, User
 from outpost_server.auth import CurrentUserDep, PrincipalDep
 from outpost_server.db import SessionDep
+from outpost_server.deps import SecretKeyDep
 from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, ParamsDep, body_params
 
@@ -80,17 +81,17 @@ def revoke_personal_access_token(session: SessionDep, user: CurrentUserDep, toke
 
 
 @router.post("/personal_access_tokens/self/rotate", openapi_extra=ROTATE_BODY)
-def rotate_own_token(request: Request, session: SessionDep, principal: PrincipalDep, params: ParamsDep):
-    return _rotate(request, session, _current_token(principal), params)
+def rotate_own_token(session: SessionDep, principal: PrincipalDep, params: ParamsDep, secret_key: SecretKeyDep):
+    return _rotate(secret_key, session, _current_token(principal), params)
 
 
 @router.post("/personal_access_tokens/{token_id}/rotate", openapi_extra=ROTATE_BODY)
-def rotate_personal_access_token(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+def rotate_personal_access_token(session: SessionDep, user: CurrentUserDep, params: ParamsDep, secret_key: SecretKeyDep,
                                  token_id: str):
-    return _rotate(request, session, _token_for(session, user, token_id), params)
+    return _rotate(secret_key, session, _token_for(session, user, token_id), params)
 
 
-def _rotate(request: Request, session: Session, token: PersonalAccessToken, params) -> dict:
-    new_token, plaintext = users.rotate_token(session, token=token, secret_key=request.app.state.secret_key,
+def _rotate(secret_key: str, session: Session, token: PersonalAccessToken, params) -> dict:
+    new_token, plaintext = users.rotate_token(session, token=token, secret_key=secret_key,
                                               expires_at=params.date("expires_at"))
     return token_entity(new_token, plaintext=plaintext)

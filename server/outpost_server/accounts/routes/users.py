@@ -14,6 +14,7 @@ from outpost_server.accounts.entities import token_entity, user_entity
 from outpost_server.accounts.models import User
 from outpost_server.auth import AdminUserDep, CurrentUserDep, OptionalUserDep
 from outpost_server.db import SessionDep
+from outpost_server.deps import SecretKeyDep
 from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, Params, ParamsDep, body_params
 
@@ -139,7 +140,7 @@ def activate_user(session: SessionDep, admin: AdminUserDep, user_id: str):
 
 @router.post("/users/{user_id}/personal_access_tokens", status_code=201, openapi_extra=body_params(
     Param("name", required=True), Param("scopes", "array", required=True), Param("expires_at")))
-def create_personal_access_token(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep,
+def create_personal_access_token(session: SessionDep, admin: AdminUserDep, params: ParamsDep, secret_key: SecretKeyDep,
                                  user_id: int):
     target = _user(session, user_id)
     scopes = params.list("scopes") or []
@@ -148,5 +149,5 @@ def create_personal_access_token(request: Request, session: SessionDep, admin: A
     if any(scope not in users.AVAILABLE_SCOPES for scope in scopes):
         raise http_errors.validation_error({"scopes": ["can only contain available scopes"]})
     pat, plaintext = users.create_token(session, user=target, name=params.str("name", ""), scopes=scopes,
-                                        expires_at=params.date("expires_at"), secret_key=request.app.state.secret_key)
+                                        expires_at=params.date("expires_at"), secret_key=secret_key)
     return token_entity(pat, plaintext=plaintext)

@@ -10,24 +10,21 @@ from __future__ import annotations
 import asyncio
 import html
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from outpost_server import http_errors
 from outpost_server.auth import AdminUserDep
+from outpost_server.deps import ConfigDep
 from outpost_server.mail import MailError, MailSettings, build_message, send_message
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 
 router = APIRouter()
 
 
-def _settings(request: Request) -> MailSettings | None:
-    return MailSettings.from_config(request.app.state.config)
-
-
 @router.get("/application/mail", openapi_extra=query_params())
-def show_mail(request: Request, _admin: AdminUserDep):
-    settings = _settings(request)
+def show_mail(config: ConfigDep, _admin: AdminUserDep):
+    settings = MailSettings.from_config(config)
     if settings is None:
         return {"configured": False, "host": None, "port": None, "security": None, "from": None,
                 "authentication": False}
@@ -36,8 +33,8 @@ def show_mail(request: Request, _admin: AdminUserDep):
 
 
 @router.post("/application/mail/test", status_code=201, openapi_extra=body_params(Param("to")))
-async def send_test_mail(request: Request, admin: AdminUserDep, params: ParamsDep):
-    settings = _settings(request)
+async def send_test_mail(config: ConfigDep, admin: AdminUserDep, params: ParamsDep):
+    settings = MailSettings.from_config(config)
     if settings is None:
         raise http_errors.bad_request("email is not configured (OUTPOST_SMTP_HOST is unset)")
     to = params.str("to") or admin.email

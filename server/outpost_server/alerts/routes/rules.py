@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.db import SessionDep
+from outpost_server.deps import SecretKeyDep, ServicesDep
 from outpost_server.error_tracking.access import may_manage
 from outpost_server.http_errors import ApiError
 from outpost_server.params import Param, ParamsDep, body_params, query_params
@@ -65,9 +66,9 @@ def _read(body: dict[str, Any], *, partial: bool):
         raise ApiError(400, invalid.messages) from None
 
 
-def _shown_urls(request: Request, rules: list[AlertRule], *, maintainer: bool) -> dict[int, str]:
+def _shown_urls(secret_key: str, rules: list[AlertRule], *, maintainer: bool) -> dict[int, str]:
     """Each recipient's URL as the caller may see it: whole for a Maintainer, masked for anyone else."""
-    box = SecretBox(request.app.state.secret_key)
+    box = SecretBox(secret_key)
     return {recipient.id: service.shown_url(recipient, box, maintainer=maintainer)
             for rule in rules for recipient in rule.recipients}
 
@@ -77,8 +78,8 @@ def _link_base(request: Request) -> str:
 
 
 @router.get(ALERTS, openapi_extra=query_params(CURSOR, limit_param("limit")))
-def list_alerts(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep, organization_slug: str,
-                project_slug: str):
+def list_alerts(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep, secret_key: SecretKeyDep,
+                organization_slug: str, project_slug: str):
     project = project_for(session, caller, organization_slug, project_slug)
     cursor = parse_cursor(params.str("cursor"))
     limit = page_limit(params, "limit")
@@ -86,7 +87,7 @@ def list_alerts(request: Request, session: SessionDep, caller: CallerDep, params
     rules = service.rules_of(session, project=project)
     link = offset_links(request, offset=offset, limit=limit, has_more=offset + limit < len(rules))
     page = rules[offset:offset + limit]
-    urls = _shown_urls(request, page, maintainer=may_manage(session, caller.user, project))
+    urls = _shown_urls(secret_key, page, maintainer=may_manage(session, caller.user, project))
     return sentry_json([rule_json(rule, urls) for rule in page], link=link)
 
 
@@ -101,28 +102,28 @@ def _saved(session: Session, change: Callable[[], service.SavedRule]) -> service
 
 
 @router.post(ALERTS, status_code=201, openapi_extra=body_params(*RULE_PARAMS))
-def create_alert(request: Request, session: SessionDep, caller: CallerDep, body: BodyDep,
+def create_alert(request: Request, session: SessionDep, caller: CallerDep, body: BodyDep, secret_key: SecretKeyDep,
                  organization_slug: str, project_slug: str):
     project = _maintained_project(session, caller, organization_slug, project_slug)
     data = _read(body, partial=False)
     saved = _saved(session, lambda: service.create_rule(
-        session, project=project, data=data, box=SecretBox(request.app.state.secret_key),
+        session, project=project, data=data, box=SecretBox(secret_key),
         link_base=_link_base(request)))
-    response = sentry_json(rule_json(saved.rule, _shown_urls(request, [saved.rule], maintainer=True),
+    response = sentry_json(rule_json(saved.rule, _shown_urls(secret_key, [saved.rule], maintainer=True),
                                      saved.new_secrets))
     response.status_code = 201
     return response
 
 
 @router.put(ALERT, openapi_extra=body_params(*RULE_PARAMS))
-def update_alert(request: Request, session: SessionDep, caller: CallerDep, body: BodyDep,
+def update_alert(request: Request, session: SessionDep, caller: CallerDep, body: BodyDep, secret_key: SecretKeyDep,
                  organization_slug: str, project_slug: str, alert_id: str):
     project = _maintained_project(session, caller, organization_slug, project_slug)
     rule = _rule(session, project, alert_id)
     data = _read(body, partial=True)
     saved = _saved(session, lambda: service.update_rule(
-        session, rule=rule, data=data, box=SecretBox(request.app.state.secret_key), link_base=_link_base(request)))
-    return sentry_json(rule_json(saved.rule, _shown_urls(request, [saved.rule], maintainer=True),
+        session, rule=rule, data=data, box=SecretBox(secret_key), link_base=_link_base(request)))
+    return sentry_json(rule_json(saved.rule, _shown_urls(secret_key, [saved.rule], maintainer=True),
                                  saved.new_secrets))
 
 
@@ -148,11 +149,12 @@ def list_deliveries(request: Request, session: SessionDep, caller: CallerDep, pa
 
 
 @router.post(ALERT + "test/", openapi_extra=query_params(Param("recipient_id", "integer")))
-def test_alert(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep, organization_slug: str,
-               project_slug: str, alert_id: str):
+def test_alert(services: ServicesDep, session: SessionDep, caller: CallerDep, params: ParamsDep,
+               organization_slug: str, project_slug: str, alert_id: str):
     """GlitchTip's test endpoint: sends a test notification to each recipient (or `recipient_id`) now and
     answers `[{recipientType, status: sent|error, message}]`; each is also written to the delivery log."""
     project = _maintained_project(session, caller, organization_slug, project_slug)
     rule = _rule(session, project, alert_id)
-    return sentry_json(delivery.send_tests(session, rule=rule, recipient_id=params.str("recipient_id"),
-                                           context=delivery.context_of(request.app)))
+    context = delivery.context_of(services.config, secret_key=services.secret_key)
+    tests = delivery.send_tests(session, rule=rule, recipient_id=params.str("recipient_id"), context=context)
+    return sentry_json(tests)

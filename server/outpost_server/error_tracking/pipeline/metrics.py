@@ -7,13 +7,14 @@ Counters live in the spool file, so whichever worker process answers, the figure
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
+from sqlalchemy.orm import Session, sessionmaker
 
 from .digest import BATCH_SIZE_BUCKETS, DURATION_BUCKETS, LAG_BUCKETS
 from .spool import Spool, spool_path
@@ -140,6 +141,14 @@ def describe(snapshot: PipelineSnapshot) -> list[str]:
 
 def _pairs(values: dict[str, int]) -> str:
     return ", ".join(f"{value} {name.replace('_', ' ')}" for name, value in sorted(values.items())) or "none"
+
+
+@dataclass(frozen=True)
+class MetricsSources:
+    """The collectors /-/metrics reads beside the pipeline's, each made per scrape from the sessions; app.py
+    names them (alerts' and exports' figures), as error tracking does not import those domains."""
+
+    makers: tuple[Callable[[sessionmaker[Session]], Collector], ...]
 
 
 def prometheus_text(snapshot: PipelineSnapshot, *others: Collector) -> bytes:

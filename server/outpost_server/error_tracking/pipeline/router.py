@@ -1,9 +1,9 @@
 """`GET /-/metrics` (Prometheus text) and `GET /api/v4/error_tracking/ingestion` (an Outpost extension:
 the same figures as JSON, for the console's Storage page).
 
-`/-/metrics` gives the pipeline's figures, those of the collectors app.py lists in
-`app.state.metrics_sources` (made per scrape from the sessionmaker: alerts, exports), and this process's
-HTTP and process figures (http_metrics.py)."""
+`/-/metrics` gives the pipeline's figures, those of the collectors app.py registers as `MetricsSources`
+(made per scrape from the sessions: alerts, exports), and this process's HTTP and process figures
+(http_metrics.py)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 
 from outpost_server.auth import AdminUserDep, OptionalUserDep
+from outpost_server.config import ServerConfig
+from outpost_server.deps import ConfigDep, Services, ServicesDep
 from outpost_server.http_metrics import HTTP_METRICS
 
-from .metrics import prometheus_text, read_snapshot
+from .metrics import MetricsSources, prometheus_text, read_snapshot
 
 metrics_router = APIRouter(include_in_schema=False)
 api_router = APIRouter(tags=["error tracking"])
@@ -26,7 +28,7 @@ PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 REFUSED_BODY = {"message": "403 Forbidden"}
 
 
-def _address_allowed(request: Request) -> bool:
+def _address_allowed(request: Request, config: ServerConfig) -> bool:
     host = request.client.host if request.client else None
     if not host:
         return False
@@ -34,7 +36,7 @@ def _address_allowed(request: Request) -> bool:
         address = ipaddress.ip_address(host)
     except ValueError:
         return False
-    for entry in request.app.state.config.metrics_allowed_ips.split(","):
+    for entry in config.metrics_allowed_ips.split(","):
         entry = entry.strip()
         if not entry:
             continue
@@ -47,21 +49,20 @@ def _address_allowed(request: Request) -> bool:
 
 
 @metrics_router.get("/-/metrics")
-async def metrics(request: Request, user: OptionalUserDep) -> Response:
+async def metrics(request: Request, services: ServicesDep, user: OptionalUserDep) -> Response:
     """For the allowed addresses (OUTPOST_METRICS_ALLOWED_IPS) and administrators' tokens."""
-    if not _address_allowed(request) and not (user is not None and user.is_admin):
+    if not _address_allowed(request, services.config) and not (user is not None and user.is_admin):
         return JSONResponse(REFUSED_BODY, status_code=403)
-    return Response(await run_in_threadpool(_text, request), media_type=PROMETHEUS_CONTENT_TYPE)
+    return Response(await run_in_threadpool(_text, services), media_type=PROMETHEUS_CONTENT_TYPE)
 
 
-def _text(request: Request) -> bytes:
-    state = request.app.state
-    sources = [source(state.sessionmaker) for source in state.metrics_sources]
-    return prometheus_text(read_snapshot(state.config.data_dir), *sources) + HTTP_METRICS.text()
+def _text(services: Services) -> bytes:
+    sources = [make(services.sessions) for make in services.part(MetricsSources).makers]
+    return prometheus_text(read_snapshot(services.config.data_dir), *sources) + HTTP_METRICS.text()
 
 
 @api_router.get("/error_tracking/ingestion")
-async def ingestion_status(request: Request, _admin: AdminUserDep) -> dict:
+async def ingestion_status(config: ConfigDep, _admin: AdminUserDep) -> dict:
     """This host's ingest spool and digest figures (administrators)."""
-    snapshot = await run_in_threadpool(read_snapshot, request.app.state.config.data_dir)
+    snapshot = await run_in_threadpool(read_snapshot, config.data_dir)
     return snapshot.as_json()

@@ -1,5 +1,5 @@
-"""Starting and stopping this process's part of the pipeline: the access cache, the spool writer and
-the digester."""
+"""Starting and stopping this process's part of the collector: the access cache, the digester, the spool
+writer, the shared rate limit and the origin refusals' counts; and the digester process of `serve --workers`."""
 
 from __future__ import annotations
 
@@ -8,49 +8,72 @@ import os
 import signal
 import threading
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from typing import Annotated
 
-from fastapi import FastAPI
+from fastapi import Depends
 
 from outpost_server.config import ServerConfig
 from outpost_server.db import make_engine
+from outpost_server.deps import Services, part_of
 
 from ..access_cache import AccessCache
+from ..origin_refusals import OriginRefusals
+from ..rate_limit import SharedRateLimit
 from .accept import SpoolLimits, SpoolWriter
 from .digest import Digester
 from .sealing import Sealer
 from .spool import spool_path
 
 
+@dataclass(frozen=True)
+class Collector:
+    """What a collector request passes through in this process (collector.py, authentication.py)."""
+
+    access: AccessCache
+    sealer: Sealer
+    writer: SpoolWriter
+    rate_limit: SharedRateLimit | None  # None without OUTPOST_ERROR_TRACKING_RATE_LIMIT_PER_MINUTE
+    origin_refusals: OriginRefusals
+
+
+CollectorDep = Annotated[Collector, Depends(part_of(Collector))]
+
+
 @asynccontextmanager
-async def running_pipeline(app: FastAPI) -> AsyncIterator[None]:
-    config = app.state.config
-    access = AccessCache(app.state.sessionmaker)
-    access.start()
-    app.state.error_tracking_access = access
-    app.state.error_tracking_sealer = Sealer(app.state.secret_key)
+async def running_collector(services: Services, *, digest_in_process: bool) -> AsyncIterator[Collector]:
+    """The collector for the block; without `digest_in_process` another process digests the spool."""
+    config = services.config
+    sealer = Sealer(services.secret_key)
     wake = threading.Event()
-    writer = SpoolWriter(spool_path(config.data_dir), SpoolLimits(
-        max_bytes=config.error_tracking_spool_max_bytes,
-        max_age_seconds=config.error_tracking_spool_max_age_seconds), on_commit=wake)
-    await writer.prepare()
-    writer.start()
-    app.state.error_tracking_spool_writer = writer
-    digester = None
-    if app.state.digest_in_process:
-        digester = Digester(app.state.engine, data_dir=config.data_dir, sealer=app.state.error_tracking_sealer,
-                            wake=wake)
-        digester.start()
+    async with AsyncExitStack() as workers:
+        access = await workers.enter_async_context(AccessCache(services.sessions))
+        if digest_in_process:
+            # Entered before the writer, so it stops after it: what requests in flight queued is written
+            # first, then digested within the grace; whatever is left waits in the spool for the next start.
+            await workers.enter_async_context(_digesting(
+                Digester(services.engine, data_dir=config.data_dir, sealer=sealer, wake=wake),
+                drain_seconds=config.shutdown_grace_seconds))
+        writer = await workers.enter_async_context(SpoolWriter(spool_path(config.data_dir), SpoolLimits(
+            max_bytes=config.error_tracking_spool_max_bytes,
+            max_age_seconds=config.error_tracking_spool_max_age_seconds), on_commit=wake))
+        limit = config.error_tracking_rate_limit_per_minute
+        rate_limit = None
+        if limit > 0:
+            rate_limit = await workers.enter_async_context(SharedRateLimit(services.engine, limit_per_minute=limit))
+        origin_refusals = await workers.enter_async_context(OriginRefusals(services.sessions))
+        yield Collector(access, sealer, writer, rate_limit, origin_refusals)
+
+
+@asynccontextmanager
+async def _digesting(digester: Digester, *, drain_seconds: float) -> AsyncIterator[None]:
+    """The digester's thread for the block (it has no event loop to run a BackgroundWorker on)."""
+    digester.start()
     try:
         yield
     finally:
-        # Requests in flight have been answered by now; what they queued is drained within the grace,
-        # and whatever is left waits in the spool for the next start.
-        await writer.stop()
-        if digester is not None:
-            await asyncio.get_running_loop().run_in_executor(
-                None, lambda: digester.stop(drain_seconds=config.shutdown_grace_seconds))
-        await access.stop()
+        await asyncio.get_running_loop().run_in_executor(None, lambda: digester.stop(drain_seconds=drain_seconds))
 
 
 def run_digester(config: ServerConfig, *, parent: int) -> None:

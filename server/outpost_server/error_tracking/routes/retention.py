@@ -5,12 +5,14 @@ GET and PUT /projects/:id/error_tracking/retention (Maintainer or more, like the
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
 from outpost_server import http_errors
 from outpost_server.auth import CurrentUserDep
 from outpost_server.compat.gitlab_time import iso
+from outpost_server.config import ServerConfig
 from outpost_server.db import MAX_ROW_ID, SessionDep
+from outpost_server.deps import ConfigDep
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.source_maps.bundles import project_usage
 
@@ -22,8 +24,8 @@ from ..pruner import LEASE_ID
 router = APIRouter(tags=["error tracking"])
 
 
-def _retention_entity(session, request: Request, project_id: int) -> dict:
-    defaults = retention.instance_policy(request.app.state.config)
+def _retention_entity(session, config: ServerConfig, project_id: int) -> dict:
+    defaults = retention.instance_policy(config)
     override = retention.find_override(session, project_id=project_id)
     policy = retention.project_policy(defaults, override)
     tables_bytes = storage_usage.event_tables_bytes(session)  # before the counters (storage_usage.instance_storage)
@@ -42,7 +44,7 @@ def _retention_entity(session, request: Request, project_id: int) -> dict:
         "last_pruned_at": iso(lease.last_finished_at) if lease is not None else None,
         # Source maps: bundles and release files stored, against the project's artifact budget (0 = none).
         "artifact_bytes": project_usage(session, project_id),
-        "artifact_budget_bytes": request.app.state.config.source_maps_project_bytes,
+        "artifact_budget_bytes": config.source_maps_project_bytes,
     }
 
 
@@ -64,15 +66,15 @@ def _limit(params: Params, name: str) -> int | None:
 
 
 @router.get("/projects/{project_id}/error_tracking/retention", openapi_extra=query_params())
-def get_retention(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str):
+def get_retention(config: ConfigDep, session: SessionDep, user: CurrentUserDep, project_id: str):
     project = managed_project(session, project_id, user)
-    return _retention_entity(session, request, project.id)
+    return _retention_entity(session, config, project.id)
 
 
 # Each limit: a whole number, 0 for no limit, empty for the instance default.
 @router.put("/projects/{project_id}/error_tracking/retention", openapi_extra=body_params(
     *(Param(name, "integer") for name in retention.LIMIT_NAMES)))
-def put_retention(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
+def put_retention(config: ConfigDep, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
     project = managed_project(session, project_id, user)
     changes = {name: _limit(params, name) for name in retention.LIMIT_NAMES if name in params}
     if not changes:
@@ -80,4 +82,4 @@ def put_retention(request: Request, session: SessionDep, user: CurrentUserDep, p
         raise http_errors.ApiError(400, {"error": f"{', '.join(retention.LIMIT_NAMES)} are missing, "
                                              "at least one parameter must be provided"})
     retention.save_override(session, project_id=project.id, changes=changes)
-    return _retention_entity(session, request, project.id)
+    return _retention_entity(session, config, project.id)

@@ -8,15 +8,17 @@ from sqlalchemy.orm import Session
 from outpost_server import http_errors
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep, after_commit
+from outpost_server.deps import SecretKeyDep
 from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.urls import public_base_url
 
-from .. import authentication, client_keys, settings
+from .. import client_keys, settings
 from ..access import managed_project
 from ..entities import client_key_entity, setting_entity
 from ..external.sentry_settings import EXTERNAL_SENTRY_PARAMS, apply_external_params
 from ..origins import parse_allowed_origins
+from ..pipeline.runtime import Collector, CollectorDep
 
 router = APIRouter(tags=["error tracking"])
 SETTINGS_PARAMS = (*EXTERNAL_SENTRY_PARAMS,
@@ -34,10 +36,10 @@ def _apply_allowed_origins(session, setting, params: Params) -> None:
     settings.save_allowed_origins(session, setting=setting, origins=origins)
 
 
-def _setting_changed(request: Request, session: Session) -> None:
+def _setting_changed(collector: Collector, session: Session) -> None:
     """Forget the cached collector access once the change is committed: forgetting it earlier would let
     a lookup in between cache the old state again."""
-    after_commit(session, lambda: authentication.forget_access(request.app))
+    after_commit(session, collector.access.forget)
 
 
 @router.get("/projects/{project_id}/error_tracking/settings", openapi_extra=query_params())
@@ -51,31 +53,31 @@ def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, projec
 
 @router.patch("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
     Param("active", "boolean", required=True), Param("integrated", "boolean"), *SETTINGS_PARAMS))
-def patch_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
-                                 project_id: str):
+def patch_error_tracking_setting(session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                                 secret_key: SecretKeyDep, collector: CollectorDep, project_id: str):
     project = managed_project(session, project_id, user)
     active = bool(params.bool("active"))
     integrated = params.bool("integrated")
     setting = settings.save_setting(session, project=project, enabled=active, integrated=integrated)
     if setting is None:
         raise http_errors.not_found("Error Tracking Setting")
-    apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
+    apply_external_params(session, setting, params, secret_key=secret_key)
     _apply_allowed_origins(session, setting, params)
-    _setting_changed(request, session)
+    _setting_changed(collector, session)
     return setting_entity(setting)
 
 
 @router.put("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
     Param("active", "boolean", required=True), Param("integrated", "boolean", required=True), *SETTINGS_PARAMS))
-def put_error_tracking_setting(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
-                               project_id: str):
+def put_error_tracking_setting(session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                               secret_key: SecretKeyDep, collector: CollectorDep, project_id: str):
     project = managed_project(session, project_id, user)
     setting = settings.save_setting(session, project=project, enabled=bool(params.bool("active")),
                                    integrated=bool(params.bool("integrated")), create=True)
     assert setting is not None, "save_setting(create=True) always returns the setting"
-    apply_external_params(session, setting, params, secret_key=request.app.state.secret_key)
+    apply_external_params(session, setting, params, secret_key=secret_key)
     _apply_allowed_origins(session, setting, params)
-    _setting_changed(request, session)
+    _setting_changed(collector, session)
     return setting_entity(setting)
 
 
@@ -89,20 +91,22 @@ def list_client_keys(request: Request, response: Response, session: SessionDep, 
 
 
 @router.post("/projects/{project_id}/error_tracking/client_keys", status_code=201, openapi_extra=body_params())
-def create_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str):
+def create_client_key(request: Request, session: SessionDep, user: CurrentUserDep, collector: CollectorDep,
+                      project_id: str):
     project = managed_project(session, project_id, user)
     key = client_keys.create_client_key(session, project=project)
-    _setting_changed(request, session)
+    _setting_changed(collector, session)
     return client_key_entity(key, base_url=public_base_url(request))
 
 
 @router.delete("/projects/{project_id}/error_tracking/client_keys/{key_id}", openapi_extra=query_params())
-def delete_client_key(request: Request, session: SessionDep, user: CurrentUserDep, project_id: str, key_id: str):
+def delete_client_key(request: Request, session: SessionDep, user: CurrentUserDep, collector: CollectorDep,
+                      project_id: str, key_id: str):
     project = managed_project(session, project_id, user)
     key = client_keys.find_client_key(session, project=project, key_id=key_id)
     if key is None:
         raise http_errors.record_not_found()
     body = client_key_entity(key, base_url=public_base_url(request))
     client_keys.delete_client_key(session, key=key)
-    _setting_changed(request, session)
+    _setting_changed(collector, session)
     return body

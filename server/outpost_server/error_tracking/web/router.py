@@ -19,6 +19,7 @@ from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
+from outpost_server.deps import ServicesDep, services_of
 from outpost_server.error_tracking import settings, tracked_errors
 from outpost_server.error_tracking.access import may_manage, may_read
 from outpost_server.error_tracking.external import mapping
@@ -67,8 +68,9 @@ def _failure(failure: reading.ReadFailure) -> http_errors.ApiError:
 def _source(request: Request, session: Session, user: User, project_path: str) -> reading.ErrorSource:
     project = _project(session, user, project_path)
     try:
-        return reading.open_source(session, project=project, secret_key=request.app.state.secret_key,
-                                   external_timeout=request.app.state.config.error_tracking_external_timeout,
+        services = services_of(request.app)
+        return reading.open_source(session, project=project, secret_key=services.secret_key,
+                                   external_timeout=services.config.error_tracking_external_timeout,
                                    base_url=public_base_url(request))
     except reading.ReadFailure as failure:
         raise _failure(failure) from None
@@ -140,7 +142,7 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
 
 @router.get(BASE + "/projects", openapi_extra=SENTRY_PROJECTS_QUERY)
 @router.get(BASE + "/projects.json", openapi_extra=SENTRY_PROJECTS_QUERY)
-def external_projects(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+def external_projects(services: ServicesDep, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
                       project_path: str):
     project = _project(session, user, project_path, manage=True)
     api_host = params.str("api_host") or ""
@@ -151,13 +153,13 @@ def external_projects(request: Request, session: SessionDep, user: CurrentUserDe
         setting = settings.get_setting(session, project=project)
         stored = None
         if setting is not None and setting.api_url and same_origin(setting.api_url, api_host):
-            stored = stored_token(setting, request.app.state.secret_key)
+            stored = stored_token(setting, services.secret_key)
         token = stored or ""
     api_url = build_api_url_from(api_host=api_host, organization_slug="org", project_slug="proj") if api_host else None
     messages = validation_messages(session, api_url=api_url, token=token)
     if messages or api_url is None:  # without an api_url there is always a message
         raise _message(full_messages(messages))
     client = sentry_client_for(session, api_url=api_url, token=token,
-                               timeout=request.app.state.config.error_tracking_external_timeout)
+                               timeout=services.config.error_tracking_external_timeout)
     projects = _read(reading.sentry_call, client.list_projects)
     return {"projects": [_read(reading.sentry_call, mapping.project_entity, item) for item in projects]}

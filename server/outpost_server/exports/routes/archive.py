@@ -9,8 +9,10 @@ from outpost_server import http_errors
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep, after_commit
+from outpost_server.deps import ServicesDep
 from outpost_server.exports import service
 from outpost_server.exports.entities import archive_export_entity
+from outpost_server.exports.jobs import ExportWorker
 from outpost_server.exports.models import ARCHIVE, ARCHIVE_FORMATS
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.urls import api_base_url
@@ -23,8 +25,8 @@ router = APIRouter(tags=["vulnerability archive exports"])
 @router.post("/security/projects/{project_id}/vulnerability_archive_exports", status_code=201,
              openapi_extra=body_params(Param("start_date", required=True), Param("end_date", required=True),
                                        Param("export_format", choices=ARCHIVE_FORMATS, default="csv")))
-def create_archive_export(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
-                          project_id: str):
+def create_archive_export(request: Request, services: ServicesDep, session: SessionDep, user: CurrentUserDep,
+                          params: ParamsDep, project_id: str):
     start_date, end_date = params.date("start_date"), params.date("end_date")
     export_format = params.choice("export_format", ARCHIVE_FORMATS, "csv")
     if start_date is None or end_date is None:
@@ -36,9 +38,9 @@ def create_archive_export(request: Request, session: SessionDep, user: CurrentUs
     options = service.ExportOptions(export_format=export_format, kind=ARCHIVE, start_date=start_date,
                                     end_date=end_date)
     export = service.create_export(session, author=user, project=project, options=options,
-                                   lifetime_seconds=request.app.state.config.vulnerability_export_lifetime,
+                                   lifetime_seconds=services.config.vulnerability_export_lifetime,
                                    api_base_url=api_base_url(request))
-    after_commit(session, request.app.state.export_worker.wake)
+    after_commit(session, services.part(ExportWorker).wake)
     return archive_export_entity(export, api_base_url=api_base_url(request))
 
 
@@ -50,5 +52,5 @@ def get_archive_export(request: Request, session: SessionDep, user: CurrentUserD
 
 @router.get("/security/vulnerability_archive_exports/{export_id}/download", openapi_extra=query_params(),
             response_class=StreamingResponse)
-def download_archive_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str):
-    return file_response(request, service.find_export_for(session, user, export_id, kind=ARCHIVE), "Archive Export")
+def download_archive_export(services: ServicesDep, session: SessionDep, user: CurrentUserDep, export_id: str):
+    return file_response(services, service.find_export_for(session, user, export_id, kind=ARCHIVE), "Archive Export")

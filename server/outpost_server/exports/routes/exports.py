@@ -13,8 +13,10 @@ from outpost_server.accounts.models import Group, Project, User
 from outpost_server.accounts.service import find_group_for, find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep, after_commit
+from outpost_server.deps import Services, ServicesDep
 from outpost_server.exports import filters, report_data, service
 from outpost_server.exports.entities import export_entity
+from outpost_server.exports.jobs import ExportWorker
 from outpost_server.exports.models import FORMATS, VulnerabilityExport
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.urls import api_base_url
@@ -43,35 +45,36 @@ def _options(params: Params, *, with_report_data: bool) -> service.ExportOptions
         report_data=report_data.clean(params.raw("report_data")) if with_report_data else {})
 
 
-def _create(request: Request, session: Session, user: User, options: service.ExportOptions, *,
+def _create(request: Request, services: Services, session: Session, user: User, options: service.ExportOptions, *,
             project: Project | None = None, group: Group | None = None) -> dict[str, Any]:
     export = service.create_export(session, author=user, project=project, group=group, options=options,
-                                   lifetime_seconds=request.app.state.config.vulnerability_export_lifetime,
+                                   lifetime_seconds=services.config.vulnerability_export_lifetime,
                                    api_base_url=api_base_url(request))
     # The worker looks for new exports in the database: wake it once this one is there.
-    after_commit(session, request.app.state.export_worker.wake)
+    after_commit(session, services.part(ExportWorker).wake)
     return export_entity(export, api_base_url=api_base_url(request))
 
 
 @router.post("/security/projects/{project_id}/vulnerability_exports", status_code=201, openapi_extra=SCOPED_PARAMS)
-def create_project_export(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
-                          project_id: str):
+def create_project_export(request: Request, services: ServicesDep, session: SessionDep, user: CurrentUserDep,
+                          params: ParamsDep, project_id: str):
     options = _options(params, with_report_data=True)
     project = find_project_for(session, project_id, user, service.CREATE_LEVEL)
-    return _create(request, session, user, options, project=project)
+    return _create(request, services, session, user, options, project=project)
 
 
 @router.post("/security/groups/{group_id}/vulnerability_exports", status_code=201, openapi_extra=SCOPED_PARAMS)
-def create_group_export(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
-                        group_id: str):
+def create_group_export(request: Request, services: ServicesDep, session: SessionDep, user: CurrentUserDep,
+                        params: ParamsDep, group_id: str):
     options = _options(params, with_report_data=True)
     group = find_group_for(session, group_id, user, service.CREATE_LEVEL)
-    return _create(request, session, user, options, group=group)
+    return _create(request, services, session, user, options, group=group)
 
 
 @router.post("/security/vulnerability_exports", status_code=201, openapi_extra=INSTANCE_PARAMS)
-def create_instance_export(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
-    return _create(request, session, user, _options(params, with_report_data=False))
+def create_instance_export(request: Request, services: ServicesDep, session: SessionDep, user: CurrentUserDep,
+                           params: ParamsDep):
+    return _create(request, services, session, user, _options(params, with_report_data=False))
 
 
 def polled(export: VulnerabilityExport, body: dict[str, Any]) -> Any:
@@ -87,7 +90,7 @@ def get_export(request: Request, session: SessionDep, user: CurrentUserDep, expo
     return polled(export, export_entity(export, api_base_url=api_base_url(request)))
 
 
-def file_response(request: Request, export: VulnerabilityExport, resource: str) -> StreamingResponse:
+def file_response(services: Services, export: VulnerabilityExport, resource: str) -> StreamingResponse:
     """The finished export's file as an attachment; 404 `<resource> Not Found` before."""
     if export.status != "finished" or export.file_name is None:
         raise http_errors.not_found(resource)
@@ -95,7 +98,7 @@ def file_response(request: Request, export: VulnerabilityExport, resource: str) 
     # As Rails' send_data writes it.
     headers = {"Content-Disposition": f"attachment; filename=\"{name}\"; filename*=UTF-8''{name}",
                "Content-Length": str(export.byte_size)}
-    return StreamingResponse(service.iter_file(request.app.state.sessionmaker, export.id),
+    return StreamingResponse(service.iter_file(services.sessions, export.id),
                              # GitLab's present_carrierwave_file! -> present_disk_file!: its default
                              # content type, for the PDF as well as the CSV.
                              media_type="application/octet-stream", headers=headers)
@@ -103,5 +106,5 @@ def file_response(request: Request, export: VulnerabilityExport, resource: str) 
 
 @router.get("/security/vulnerability_exports/{export_id}/download", openapi_extra=query_params(),
             response_class=StreamingResponse)
-def download_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str):
-    return file_response(request, service.find_export_for(session, user, export_id), "Vulnerability Export")
+def download_export(services: ServicesDep, session: SessionDep, user: CurrentUserDep, export_id: str):
+    return file_response(services, service.find_export_for(session, user, export_id), "Vulnerability Export")

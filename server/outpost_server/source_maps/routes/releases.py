@@ -24,6 +24,7 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
 from outpost_server.db import SessionDep, parse_id
+from outpost_server.deps import services_of
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.sentry_api.access import Caller, CallerDep, not_found, project_for
 
@@ -200,7 +201,7 @@ def list_release_files(session: SessionDep, caller: CallerDep, organization: str
 async def upload_release_file(request: Request, session: SessionDep, caller: CallerDep, organization: str,
                               project_slug: str, version: str):
     release = await run_in_threadpool(_release, session, caller, organization, project_slug, version, write=True)
-    config = request.app.state.config
+    config = services_of(request.app).config
     try:
         form = await request.form(max_files=1, max_part_size=config.source_maps_max_file_bytes)
     except MultiPartException:
@@ -300,7 +301,7 @@ def _assemble_release(request: Request, session: Session, caller: Caller, organi
     missing = uploads.missing_chunks(session, organization, chunks)
     if missing:
         return {"state": uploads.NOT_FOUND, "missingChunks": missing}
-    config = request.app.state.config
+    config = services_of(request.app).config
     try:
         with assembled_file(session, config, organization, checksum, chunks) as file:
             releases.store_release_bundle(session, organization=organization, releases=found, source=file,

@@ -24,6 +24,7 @@ from starlette.formparsers import MultiPartException
 
 from outpost_server.config import ServerConfig
 from outpost_server.db import SessionDep
+from outpost_server.deps import services_of
 from outpost_server.params import Param, body_params, query_params
 from outpost_server.sentry_api.access import Caller, CallerDep, may_release, not_found
 from outpost_server.urls import public_base_url
@@ -55,7 +56,7 @@ def chunk_upload_options(request: Request, session: SessionDep, caller: CallerDe
         "url": f"{public_base_url(request)}/api/0/organizations/{organization}/chunk-upload/",
         "chunkSize": uploads.CHUNK_SIZE,
         "chunksPerRequest": uploads.MAX_CHUNKS_PER_REQUEST,
-        "maxFileSize": request.app.state.config.source_maps_max_file_bytes,
+        "maxFileSize": services_of(request.app).config.source_maps_max_file_bytes,
         "maxRequestSize": uploads.MAX_REQUEST_SIZE,
         "concurrency": uploads.MAX_CONCURRENCY,
         "hashAlgorithm": uploads.HASH_ALGORITHM,
@@ -169,7 +170,7 @@ def _assemble(request: Request, session: Session, caller: Caller, organization: 
     version, dist = body.get("version"), body.get("dist")
     if not version and dist:
         return error(400, "You need to specify a release together with a dist")
-    config = request.app.state.config
+    config = services_of(request.app).config
     try:
         with assembled_file(session, config, organization, checksum, chunks) as file:
             bundles.store_bundle(session, projects=projects, source=file, checksum=checksum, release=version,
