@@ -11,7 +11,7 @@ from typing import Annotated, Any, cast
 from fastapi import Depends, Request
 from sqlalchemy import DateTime, create_engine, event
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import CursorResult, Engine, Result
+from sqlalchemy.engine import Connection, CursorResult, Engine, Result
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
 
@@ -104,6 +104,14 @@ def session_scope(factory: Callable[[], Session]) -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+@contextmanager
+def connection_scope(engine: Engine) -> Iterator[Connection]:
+    """A Core connection whose transaction commits on success and rolls back on error: the unit of work of
+    what writes without the ORM (the digest's batches, the shared window counters)."""
+    with engine.begin() as connection:
+        yield connection
 
 
 def after_commit(session: Session, action: Callable[[], None]) -> None:

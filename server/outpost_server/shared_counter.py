@@ -22,7 +22,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
 from outpost_server.background import BackgroundWorker
-from outpost_server.db import Base
+from outpost_server.db import Base, connection_scope
 
 SYNC_SECONDS = 0.5
 # Keys read back per statement (bounded by the databases' parameter limits).
@@ -123,7 +123,7 @@ class SharedWindowCounter(BackgroundWorker):
 
     def _share(self, counted: dict[tuple[Hashable, int], int], watched: set[Hashable], current: int
                ) -> dict[tuple[Hashable, int], int]:
-        with self.engine.begin() as connection:
+        with connection_scope(self.engine) as connection:
             if counted:
                 dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
                 insert = dialect.insert(self.table)

@@ -6,13 +6,15 @@ vulnerabilities, Sentry's web API reads error tracking, and alerts read error tr
 Sentry's web API; mail is shared by the domains that notify.
 Nothing imports back up into the composition modules (app, cli, demo, workers), compat imports nothing of
 ours, and services know nothing of HTTP (no web framework, no http_errors). Commits have one owner: the
-unit of work of db.py (a request's session, or a background job's session_scope); no router or service
-commits.
+units of work of db.py (a request's session, a background job's session_scope, or connection_scope for
+Core writes); no router or service commits. The other transactions are not the main database's: the
+ingest spool's own file (spool.py) and Alembic's migrations.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -146,20 +148,44 @@ def test_services_know_nothing_of_http(path):
     assert not http, f"{path.relative_to(PACKAGE_ROOT)} imports {http}"
 
 
-def _commit_calls(path: Path) -> list[int]:
-    return [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "commit"]
+# Raw SQL that ends a transaction: COMMIT, or END (SQLite's and PostgreSQL's synonym), as a statement in
+# capitals as the server writes SQL (lower case "commit" and "end" are words and keys).
+RAW_COMMIT = re.compile(r"^\s*(COMMIT|END)(\s+TRANSACTION)?\s*;?\s*$")
+# Their own units of work, outside the main database's: the ingest spool file (sqlite3, BEGIN IMMEDIATE ...
+# COMMIT), and Alembic's migrations.
+OWN_TRANSACTIONS = {"db.py", "error_tracking/pipeline/spool.py"}
 
 
-def test_the_commit_reader_sees_a_commit():
-    assert _commit_calls(PACKAGE_ROOT / "db.py")
+def _commits(source: str) -> list[str]:
+    """Every way a module could end a transaction itself: `.commit()`, `.begin()` (a connection or engine
+    transaction committed at the block's end) and raw COMMIT statements."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args and (
+                node.func.attr in ("commit", "begin")):
+            found.append(f"{node.func.attr}() (line {node.lineno})")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and RAW_COMMIT.match(node.value):
+            found.append(f"{node.value.strip()} (line {node.lineno})")
+    return found
+
+
+def test_the_commit_reader_sees_every_kind_of_commit():
+    assert _commits("session.commit()") == ["commit() (line 1)"]
+    assert _commits("with engine.begin() as connection:\n    pass\n") == ["begin() (line 1)"]
+    assert _commits("db.execute('COMMIT')") == ["COMMIT (line 1)"]
+    assert _commits("db.execute('END TRANSACTION;')") == ["END TRANSACTION; (line 1)"]
+    assert _commits("fields = ('commit', 'end')") == []
+    assert _commits("with session.begin_nested():\n    pass\n") == []  # a savepoint, released not committed
+    assert _commits((PACKAGE_ROOT / "db.py").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("path", [path for path in _sources()
-                                  if path.name != "db.py" and "migrations" not in path.parts],
+                                  if str(path.relative_to(PACKAGE_ROOT)) not in OWN_TRANSACTIONS
+                                  and "migrations" not in path.parts],
                          ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
-def test_only_the_unit_of_work_commits(path):
-    assert _commit_calls(path) == [], f"{path.relative_to(PACKAGE_ROOT)} commits; let db.session_scope do it"
+def test_only_the_units_of_work_commit(path):
+    assert _commits(path.read_text(encoding="utf-8")) == [], (
+        f"{path.relative_to(PACKAGE_ROOT)} commits; let db.session_scope or db.connection_scope do it")
 
 
 # Background work has one way to start: background.BackgroundWorker. The exceptions, by design: the

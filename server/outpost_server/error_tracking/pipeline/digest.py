@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Connection, Engine
 
-from outpost_server.db import database_unavailable
+from outpost_server.db import connection_scope, database_unavailable
 from outpost_server.source_maps.symbolication import symbolicate
 
 from ..batch_sql import statements_for
@@ -221,7 +221,7 @@ class Digester:
         """One transaction; returns what was stored. Entries of revoked keys are dropped and counted."""
         if not decoded:
             return []
-        with self._engine.begin() as connection:
+        with connection_scope(self._engine) as connection:
             done = progress.digested_until(connection, self._spool_id)
             fresh = [item for item in decoded if item.entry.id > done]
             # Access was decided at accept from a cache; a key deleted since (here or on another
