@@ -5,8 +5,9 @@ words (`password`, `token`, `auth`, ... matched case-insensitively and as a subs
 so `author` is filtered too), and the request headers `Authorization`, `Cookie`, `Set-Cookie` and
 `X-Api-Key` are always filtered. Names are looked for wherever events carry them: object keys at any
 depth (frame variables, extra, contexts, breadcrumb data, user data), `[name, value]` pairs (headers,
-tags, query strings as lists) and `name=value` strings (query strings, form bodies, cookies, the
-query of the request URL).
+tags, query strings as lists) and `name=value` strings (query strings, form bodies, cookies, and the query
+of a URL: the request's, and any value named `url` at any depth, such as a breadcrumb's `data.url` of an
+HTTP request the app made).
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ class _Scrubber:
                     value[key] = self.filtered(item)
                 elif (type(item) is dict or type(item) is list) and key not in _SOURCE_LINES:
                     self.walk(item)
+                elif key == "url" and type(item) is str and "?" in item:
+                    value[key] = self.url(item)
         else:
             for item in value:
                 kind = type(item)
