@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import re
 import threading
@@ -112,6 +113,7 @@ class RequestMiddleware:
             await self.app(scope, receive, send)
             return
         _keep_encoded_slashes(scope)
+        _normalize_client(scope)
         request_id = uuid.uuid4().hex[:16]
         scope.setdefault("state", {})["request_id"] = request_id
         started = time.perf_counter()
@@ -222,6 +224,24 @@ async def _refuse_null_bytes(_scope, _receive, send) -> None:
     """GitLab refuses NUL bytes in a request (its HandleNullBytes middleware); PostgreSQL cannot store them."""
     await send({"type": "http.response.start", "status": 400, "headers": [(b"content-type", b"application/json")]})
     await send({"type": "http.response.body", "body": b'{"message":"400 Bad request"}'})
+
+
+def _normalize_client(scope) -> None:
+    """The client's address in one spelling, before anything counts, bans or throttles by it: an IPv4
+    address mapped into IPv6 (`::ffff:10.9.9.9`, from a dual-stack socket or X-Forwarded-For) is the IPv4
+    address, and an IPv6 address is in its compressed lowercase form. Otherwise one address had several
+    spellings, and a ban on one was dodged through another."""
+    client = scope.get("client")
+    if not client:
+        return
+    try:
+        address = ipaddress.ip_address(client[0])
+    except ValueError:
+        return
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if str(address) != client[0]:
+        scope["client"] = (str(address), *client[1:])
 
 
 def _keep_encoded_slashes(scope) -> None:
