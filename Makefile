@@ -4,6 +4,11 @@
 PY := .venv/bin/python
 # The whole suite is guarded so a hung Qt loop cannot eat CI's time.
 TEST_TIMEOUT ?= 2400
+# Parallel workers: the tests mostly wait on servers, sockets and subprocesses, so more workers than cores pay
+# off. One test file stays on one worker (its module fixtures and servers are shared), and files holding a
+# declared long test start first (tests/conftest.py). The order is random; the summary prints its seed.
+TEST_WORKERS ?= 4
+PYTEST := $(PY) -m pytest -q -p randomly -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -22,13 +27,14 @@ lint: bootstrap
 	$(PY) -m mypy
 
 test: lint
-	QT_QPA_PLATFORM=offscreen timeout --kill-after=30 $(TEST_TIMEOUT) $(PY) -m pytest -q
+	QT_QPA_PLATFORM=offscreen timeout --kill-after=30 $(TEST_TIMEOUT) $(PYTEST)
 
+# The server and end-to-end tests alone (.ci/run runs them again on PostgreSQL).
 test-server: bootstrap
-	timeout --kill-after=30 $(TEST_TIMEOUT) $(PY) -m pytest -q tests/server
+	QT_QPA_PLATFORM=offscreen timeout --kill-after=30 $(TEST_TIMEOUT) $(PYTEST) tests/server tests/e2e
 
 test-console: bootstrap
-	QT_QPA_PLATFORM=offscreen timeout --kill-after=30 $(TEST_TIMEOUT) $(PY) -m pytest -q tests/console
+	QT_QPA_PLATFORM=offscreen timeout --kill-after=30 $(TEST_TIMEOUT) $(PYTEST) tests/console
 
 bench: bootstrap
 	$(PY) -m bench

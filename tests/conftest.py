@@ -7,6 +7,38 @@ import pytest  # noqa: E402
 
 from tests.support import ApiHelper, launch_server  # noqa: E402
 
+# A test that takes longer than this on CI's machine declares it (`budget`) and is listed, with why, in
+# docs/development.md.
+LONG_TEST_SECONDS = 60
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "budget(seconds): the test needs more than a minute on CI's machine "
+                            "(docs/development.md says why); files holding one start first in a parallel run")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Files holding a declared long test go first, longest first, so that no parallel worker picks one up
+    near the end of the run; every other file keeps its (random) place."""
+    budgets: dict[object, float] = {}
+    for item in items:
+        marker = item.get_closest_marker("budget")
+        if marker is not None:
+            budgets[item.path] = max(budgets.get(item.path, 0), marker.args[0])
+    items.sort(key=lambda item: -budgets.get(item.path, 0))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    seed = getattr(config.option, "randomly_seed", None)
+    if seed is not None:
+        terminalreporter.write_line(f"Tests ran in random order: -p randomly --randomly-seed={seed} repeats it")
+    undeclared = [report for report in terminalreporter.getreports("passed") + terminalreporter.getreports("failed")
+                  if report.when == "call" and report.duration > LONG_TEST_SECONDS
+                  and "budget" not in report.keywords]
+    for report in undeclared:
+        terminalreporter.write_line(f"{report.nodeid} took {report.duration:.0f} s without a declared budget")
+
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):

@@ -1,9 +1,11 @@
 """The documentation stays true to the code: the configuration table is the one ServerConfig gives, every
 file and folder the maps name exists (the README's short one and docs/code-map.md), the whole map names
-every server module, and every local link leads somewhere."""
+every server module, every local link leads somewhere, and every test with a declared long budget is listed
+with why."""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -126,3 +128,23 @@ def test_every_local_link_of_the_documentation_leads_somewhere():
               for target in LOCAL_LINK.findall(document.read_text())
               if not (document.parent / target.split("#", 1)[0]).exists()]
     assert broken == []
+
+
+def _tests_with_a_budget() -> list[str]:
+    """`path::name` of every test function decorated with `pytest.mark.budget(...)`."""
+    found = []
+    for path in sorted((REPO_ROOT / "tests").rglob("test_*.py")):
+        if SKIPPED_DIRECTORIES.intersection(path.relative_to(REPO_ROOT).parts):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+                    ast.unparse(decorator).startswith("pytest.mark.budget(") for decorator in node.decorator_list):
+                found.append(f"{path.relative_to(REPO_ROOT)}::{node.name}")
+    return found
+
+
+def test_every_test_with_a_long_budget_is_listed_with_why():
+    listed = (REPO_ROOT / "docs" / "development.md").read_text()
+    budgeted = _tests_with_a_budget()
+    assert budgeted, "no test declares a budget: the fuzz test at least does"
+    assert [test for test in budgeted if f"`{test}`" not in listed] == []

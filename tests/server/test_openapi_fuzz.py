@@ -60,7 +60,8 @@ def _cases(run: subprocess.CompletedProcess) -> int:
     return int(found.group(1))
 
 
-# Two bounded runs, plus the server's start.
+# The two bounded runs are the test's declared budget; the timeout adds their grace and the server's start.
+@pytest.mark.budget(MAX_SECONDS + REVOKING_SECONDS)
 @pytest.mark.timeout(MAX_SECONDS + REVOKING_SECONDS + 2 * 120 + 120)
 def test_no_request_gets_a_500(tmp_path):
     server = launch_server(tmp_path / "server", demo=True)

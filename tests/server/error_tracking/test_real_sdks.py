@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from .through_api import collector_paths
+from .toolchains import installing
 
 HERE = Path(__file__).resolve().parent
 PYTHON_APPS = HERE / "sdk_apps"
@@ -26,8 +27,9 @@ TIMEOUT = 120
 def node_modules() -> Path:
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.fail("Node.js and npm are required for the Node SDK tests (CI installs them)")
-    if not (NODE_DIR / "node_modules" / "@sentry" / "node").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True, timeout=600)
+    with installing("node"):
+        if not (NODE_DIR / "node_modules" / "@sentry" / "node").exists():
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True, timeout=600)
     return NODE_DIR / "node_modules"
 
 

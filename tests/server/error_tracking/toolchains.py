@@ -7,10 +7,13 @@ are installed by the tests themselves at the versions pinned in this directory.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,16 +44,27 @@ def require_tool(command: str, debian_package: str) -> str:
     return found
 
 
+@contextlib.contextmanager
+def installing(what: str) -> Iterator[None]:
+    """Held while one test process checks and installs `what`: the suite's parallel workers would otherwise
+    run npm or pip into the same directory at once; a worker that waited finds the install done."""
+    SDK_CACHE.mkdir(exist_ok=True)
+    with open(SDK_CACHE / f"{what}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def python_latest() -> Path:
     """A directory holding the newest sentry-sdk and sentry-cli, for PYTHONPATH and PATH."""
     target = SDK_CACHE / "python-latest"
     requirements = SDK_APPS / "requirements-latest.txt"
     stamp = target / ".requirements"
-    if not stamp.exists() or stamp.read_text() != requirements.read_text():
-        shutil.rmtree(target, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                        "--target", str(target), "-r", str(requirements)], check=True, timeout=INSTALL_TIMEOUT)
-        stamp.write_text(requirements.read_text())
+    with installing("python-latest"):
+        if not stamp.exists() or stamp.read_text() != requirements.read_text():
+            shutil.rmtree(target, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                            "--target", str(target), "-r", str(requirements)], check=True, timeout=INSTALL_TIMEOUT)
+            stamp.write_text(requirements.read_text())
     return target
 
 
@@ -64,8 +78,9 @@ def node_latest_modules() -> Path:
     modules = NODE_LATEST / "node_modules"
     lock = NODE_LATEST / "package-lock.json"
     stamp = modules / ".installed-lock"
-    if not stamp.exists() or stamp.read_text() != lock.read_text():
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--no-save"], cwd=NODE_LATEST, check=True,
-                       timeout=INSTALL_TIMEOUT)
-        stamp.write_text(lock.read_text())
+    with installing("node-latest"):
+        if not stamp.exists() or stamp.read_text() != lock.read_text():
+            subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--no-save"], cwd=NODE_LATEST, check=True,
+                           timeout=INSTALL_TIMEOUT)
+            stamp.write_text(lock.read_text())
     return modules

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.server.error_tracking.toolchains import INSTALL_TIMEOUT, SDK_CACHE, require_tool
+from tests.server.error_tracking.toolchains import INSTALL_TIMEOUT, SDK_CACHE, installing, require_tool
 from tests.support import REPO_ROOT, RunningServer
 
 APP = REPO_ROOT / "tests" / "fixtures" / "sourcemap_app"
@@ -32,9 +32,10 @@ def install_app() -> Path:
     modules = APP / "node_modules"
     lock = APP / "package-lock.json"
     stamp = modules / ".installed-lock"
-    if not stamp.exists() or stamp.read_text() != lock.read_text():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=APP, check=True, timeout=INSTALL_TIMEOUT)
-        stamp.write_text(lock.read_text())
+    with installing("sourcemap-app"):
+        if not stamp.exists() or stamp.read_text() != lock.read_text():
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=APP, check=True, timeout=INSTALL_TIMEOUT)
+            stamp.write_text(lock.read_text())
     return modules
 
 
@@ -70,10 +71,11 @@ def sentry_cli_2() -> Path:
     """A sentry-cli 2.x executable installed into the SDK cache (PyPI's sentry-cli wheel)."""
     target = SDK_CACHE / "sentry-cli-2"
     executable = target / "bin" / "sentry-cli"
-    if not executable.exists():
-        shutil.rmtree(target, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                        "--target", str(target), SENTRY_CLI_2], check=True, timeout=INSTALL_TIMEOUT)
+    with installing("sentry-cli-2"):
+        if not executable.exists():
+            shutil.rmtree(target, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                            "--target", str(target), SENTRY_CLI_2], check=True, timeout=INSTALL_TIMEOUT)
     assert executable.exists(), list(target.rglob("sentry-cli"))
     return executable
 
