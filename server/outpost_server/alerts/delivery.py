@@ -31,7 +31,7 @@ from outpost_server.security import SecretBox
 from . import messages
 from .messages import ErrorFacts, Frame, Notice
 from .models import AlertDelivery, AlertHourlyCount, AlertRecipient, AlertRule
-from .service import member_addresses, recipient_url
+from .service import blocked_text, member_addresses, recipient_url
 
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 MAX_ANSWER_BYTES = 64 * 1024
@@ -48,10 +48,20 @@ class DeliveryContext:
     box: SecretBox
     mail: MailSettings | None
     external_url: str
+    # Keys the Message-IDs: unique to this installation, the same for every attempt of one delivery.
+    message_id_key: bytes
 
 
 def context_of(config: ServerConfig, *, secret_key: str) -> DeliveryContext:
-    return DeliveryContext(SecretBox(secret_key), MailSettings.from_config(config), config.external_url.rstrip("/"))
+    return DeliveryContext(SecretBox(secret_key), MailSettings.from_config(config), config.external_url.rstrip("/"),
+                           hashlib.sha256(("outpost-message-id:" + secret_key).encode()).digest())
+
+
+def message_id(context: DeliveryContext, delivery_id: int, domain: str) -> str:
+    """`<alert-<delivery id>.<20 hex>@<mail domain>>`: the hex part is keyed with the installation's secret, so
+    two installations never repeat one, and every attempt of a delivery carries the same."""
+    part = hmac.new(context.message_id_key, str(delivery_id).encode(), hashlib.sha256).hexdigest()[:20]
+    return f"<alert-{delivery_id}.{part}@{domain}>"
 
 
 def deliver(session: Session, row: AlertDelivery, context: DeliveryContext) -> None:
@@ -76,11 +86,13 @@ def notice_for(session: Session, *, row: AlertDelivery, rule: AlertRule, project
     organization, _, below = project.full_path.partition("/")
     rule_url = f"{base}/api/0/projects/{organization}/{below.replace('/', '~')}/alerts/{rule.id}/"
     details = dict(row.details or {}) | (extra or {})
+    # A new error is told by the event that made it; later events of its batch may have retitled it.
+    first_title = details.get("title") if row.trigger == "new_error" else None
     facts = None
     if error is not None:
         facts = ErrorFacts(
-            id=error.id, title=error.title, culprit=error.culprit, level=error.level, status=error.status,
-            count=error.count, users=error.users_count, first_seen=iso(error.first_seen_at),
+            id=error.id, title=first_title or error.title, culprit=error.culprit, level=error.level,
+            status=error.status, count=error.count, users=error.users_count, first_seen=iso(error.first_seen_at),
             last_seen=iso(error.last_seen_at), environment=details.get("environment") or error.last_environment,
             release=details.get("release") or error.last_release,
             url=f"{base}/{project.full_path}/-/error_tracking/{error.id}/details",
@@ -140,7 +152,7 @@ def _post(session: Session, url: str, headers: dict[str, str], body: bytes) -> N
         send_pinned("POST", url, headers=headers, content=body, pin=lambda u: pin_url(u, allow_local=allow_local),
                     timeout=TIMEOUT, max_bytes=MAX_ANSWER_BYTES)
     except BlockedUrl as blocked:
-        raise DeliveryFailed(f"url is blocked: {blocked}") from None
+        raise DeliveryFailed(blocked_text(blocked)) from None
     except UnexpectedStatus as status:
         raise DeliveryFailed(f"the receiver answered {status.status}") from None
     except BodyTooLarge:
@@ -173,7 +185,7 @@ def _send_email(session: Session, recipient: AlertRecipient, notice: Notice, *, 
     domain = context.mail.sender.rpartition("@")[2] or "localhost"
     headers = {
         # The same id if a delivery is ever sent again, so mail clients show it once.
-        "Message-ID": f"<alert-{notice.delivery_id}@{domain}>",
+        "Message-ID": message_id(context, notice.delivery_id, domain),
         "List-Id": f"Outpost alert {notice.rule_id} <alert-{notice.rule_id}.{project.id}.{domain}>",
         "List-Unsubscribe": f"<{notice.rule_url}>",
     }

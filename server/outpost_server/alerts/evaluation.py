@@ -32,6 +32,8 @@ from .models import (
 )
 
 RULES = AlertRule.__table__
+# A window's distinct users are counted up to this many (the stored list is bounded).
+USERS_COUNTED = 100
 RECIPIENTS = AlertRecipient.__table__
 STATES = AlertErrorState.__table__
 VERSION = AlertRulesVersion.__table__
@@ -147,10 +149,15 @@ def evaluate_batch(connection: Connection, activity: list[ErrorActivity]) -> Non
 
 def _decide(rule: CachedRule, item: ErrorActivity, matched: list[EventFacts], state: _State, now: dt.datetime
             ) -> tuple[str | None, dict]:
-    """The trigger this batch fires for the rule and error (at most one), updating the counting window."""
+    """The trigger this batch fires for the rule and error (at most one), updating the counting window.
+
+    Every trigger's details carry the documented figures: `events` and `users` (distinct) of the batch, or of
+    the window for a counting rule, and `window_minutes` (None without a window)."""
     latest = matched[-1]
+    users = [event.user_key for event in matched if event.user_key]
     details: dict = {"title": item.title, "environment": latest.environment, "level": latest.level,
-                     "release": latest.release, "events": len(matched)}
+                     "release": latest.release, "events": len(matched), "users": len(set(users)),
+                     "window_minutes": rule.timespan_minutes if rule.counts else None}
     candidates = []
     if rule.on_new_error and item.new:
         candidates.append("new_error")
@@ -158,12 +165,12 @@ def _decide(rule: CachedRule, item: ErrorActivity, matched: list[EventFacts], st
         candidates.append("regression")
     if rule.counts:
         window = dt.timedelta(minutes=rule.timespan_minutes or 0)
-        users = [event.user_key for event in matched if event.user_key]
         if state.window_started_at is None or now - state.window_started_at > window:
             state.window_started_at, state.window_events, state.window_users = now, 0, ()
         state.window_events += len(matched)
-        # Only as many distinct users as the condition needs are remembered.
-        state.window_users = tuple(dict.fromkeys(state.window_users + tuple(users)))[: rule.users or 0]
+        # Distinct users are remembered up to what the condition needs, and USERS_COUNTED for the figure.
+        state.window_users = tuple(dict.fromkeys(state.window_users + tuple(users)))[
+            : max(rule.users or 0, USERS_COUNTED)]
         if rule.quantity and state.window_events >= rule.quantity:
             candidates.append("frequency")
         elif rule.users and len(state.window_users) >= rule.users:

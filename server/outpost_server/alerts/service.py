@@ -12,7 +12,12 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import GroupMember, Namespace, Project, ProjectMember, User
 from outpost_server.db import parse_id, utcnow
-from outpost_server.error_tracking.external.url_policy import BlockedUrl, check_url, local_requests_allowed
+from outpost_server.error_tracking.external.url_policy import (
+    BlockedUrl,
+    LocalNetworkBlocked,
+    check_url,
+    local_requests_allowed,
+)
 from outpost_server.security import SecretBox
 
 from .models import AlertDelivery, AlertRecipient, AlertRule, AlertRulesVersion
@@ -86,22 +91,32 @@ def delete_rule(session: Session, *, rule: AlertRule) -> None:
     session.flush()
 
 
+def blocked_text(blocked: BlockedUrl) -> str:
+    """`url is blocked: <GitLab's reason>`, and for a local target the setting that allows it."""
+    text = f"url is blocked: {blocked}"
+    if isinstance(blocked, LocalNetworkBlocked):
+        text += (". An administrator allows it with the application setting "
+                 "allow_local_requests_from_web_hooks_and_services.")
+    return text
+
+
 def _check(session: Session, values: dict[str, Any], recipients: list[RecipientInput], box: SecretBox,
            existing: AlertRule | None = None) -> None:
     messages = check_complete(values)
     allow_local = local_requests_allowed(session)
     stored_keys = {(r.recipient_type, recipient_url(r, box)) for r in existing.recipients
                    if r.encrypted_secret} if existing else set()
-    for index, recipient in enumerate(recipients):
+    # Recipients are named by their position counted from 1, as a person counts them.
+    for position, recipient in enumerate(recipients, start=1):
         if recipient.url:
             try:
                 check_url(recipient.url, allow_local=allow_local)
             except BlockedUrl as blocked:
-                messages.setdefault("alertRecipients", []).append(f"{index}: url is blocked: {blocked}")
+                messages.setdefault("alertRecipients", []).append(f"recipient {position}: {blocked_text(blocked)}")
         if (recipient.recipient_type == "gitlab" and recipient.authorization_key is None
                 and ("gitlab", recipient.url) not in stored_keys):
             messages.setdefault("alertRecipients", []).append(
-                f"{index}: authorizationKey is required (GitLab's key of the HTTP endpoint).")
+                f"recipient {position}: authorizationKey is required (GitLab's key of the HTTP endpoint).")
     if messages:
         raise RuleInvalid(messages)
 

@@ -28,6 +28,7 @@ class EventFacts:
 class ErrorActivity:
     project_id: int
     error_id: int
+    # As the batch's first event of the error titles it: for a new error, the event that made it.
     title: str
     # First stored by this batch.
     new: bool

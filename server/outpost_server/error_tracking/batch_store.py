@@ -150,7 +150,7 @@ def store_batch(
     sql.update_errors.run(connection, updates)
     batch_outcome.report(connection, [
         ErrorActivity(
-            project_id=items[0].project_id, error_id=error_id, title=items[-1].event.title,
+            project_id=items[0].project_id, error_id=error_id, title=items[0].event.title,
             new=before[error_id][1] == 0, regressed=before[error_id][0] == "resolved",
             events=tuple(EventFacts(item.event.environment, item.event.level, item.event.release,
                                     item.event.user_key) for item in items))

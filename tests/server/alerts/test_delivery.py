@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import re
 
 import pytest
 import sqlalchemy
@@ -53,7 +54,10 @@ def test_a_new_error_sends_one_email_and_one_signed_webhook(server: RunningServe
                            what="the email")
     assert message["Subject"].strip() == f"[Outpost] {project.path}: New error: RuntimeError: Checkout exploded"
     assert message["To"] == "oncall@example.com"
-    assert message["Message-ID"].startswith("<alert-") and message["List-Unsubscribe"]
+    # Globally unique: the delivery id and a part keyed with the installation's secret, at the mail domain.
+    assert re.fullmatch(rf"<alert-{deliveries[0]['id']}\.[0-9a-f]{{20}}@outpost\.example\.com>|"
+                        rf"<alert-{deliveries[1]['id']}\.[0-9a-f]{{20}}@outpost\.example\.com>", message["Message-ID"])
+    assert message["List-Unsubscribe"]
     text = message.get_body(("plain",)).get_content()
     html = message.get_body(("html",)).get_content()
     link = f"{server.url}/{project.path}/-/error_tracking/{deliveries[0]['issueId']}/details"
@@ -64,7 +68,9 @@ def test_a_new_error_sends_one_email_and_one_signed_webhook(server: RunningServe
     expected = "sha256=" + hmac.new(secret.encode(), hook.body, hashlib.sha256).hexdigest()
     assert hmac.compare_digest(hook.headers["x-outpost-signature"], expected)
     payload = hook.json()
-    assert payload["version"] == "1" and payload["trigger"]["kind"] == "new_error"
+    assert payload["version"] == "1" and payload["trigger"] == {
+        "kind": "new_error", "description": "New error", "events": 1, "users": 0, "window_minutes": None,
+        "environment": "production", "level": "error", "release": None}
     assert payload["rule"] == {"id": rule["id"], "name": "New errors", "url": payload["rule"]["url"]}
     assert payload["error"]["title"] == "RuntimeError: Checkout exploded" and payload["error"]["url"] == link
     assert payload["project"]["path"] == project.path
@@ -179,7 +185,8 @@ def test_loopback_is_refused_again_at_send_time(server, project, receiver):  # n
         project.send("Sent after the permission went")
         row = eventually(lambda: next((r for r in project.deliveries(rule["id"]) if r["lastError"]), None),
                          what="a refused attempt")
-        assert row["lastError"] == "url is blocked: Requests to localhost are not allowed"
+        assert row["lastError"] == ("url is blocked: Requests to localhost are not allowed. An administrator allows "
+                                    "it with the application setting allow_local_requests_from_web_hooks_and_services.")
         assert receiver.at("/later-refused") == []
     finally:
         allow_local_requests(server)
@@ -220,6 +227,74 @@ def test_send_test_notification(project, receiver):  # noqa: F811
                                {"recipientType": "email", "status": "sent", "message": None}]
     assert receiver.at("/test")[0].json()["text"] == "Outpost alert: Test notification"
     assert {row["trigger"] for row in project.deliveries(rule["id"])} == {"test"}
+
+
+# What docs/error-tracking.md says a signed webhook's `trigger` holds, per kind.
+TRIGGER_KEYS = {"kind", "description", "events", "users", "window_minutes", "environment", "level", "release"}
+
+
+def _trigger(receiver: HttpReceiver, path: str) -> dict:  # noqa: F811
+    [hook] = eventually(lambda: receiver.at(path), what=f"the webhook at {path}")
+    return hook.json()["trigger"]
+
+
+def test_every_trigger_carries_its_documented_figures(server, project, receiver):  # noqa: F811
+    """new_error, regression, frequency, users, summary and test, each through the signed webhook."""
+    def rule_to(path: str, **conditions) -> dict:
+        return project.create_rule({**conditions, "alertRecipients": [
+            {"recipientType": "json_webhook", "url": receiver.url + path}]})
+
+    frequency = rule_to("/frequency", timespanMinutes=10, quantity=3)
+    for user in ("ada", "grace", "ada"):
+        project.send("Cart total wrong", user=user, release="shop@2")
+    _sent(project, frequency["id"])
+    assert _trigger(receiver, "/frequency") == {
+        "kind": "frequency", "description": "3 events within 10 minutes", "events": 3, "users": 2,
+        "window_minutes": 10, "environment": "production", "level": "error", "release": "shop@2"}
+
+    users = rule_to("/users", timespanMinutes=5, users=2)
+    for user in ("linus", "margaret"):
+        project.send("Search times out", user=user, level="warning")
+    _sent(project, users["id"])
+    assert _trigger(receiver, "/users") == {
+        "kind": "users", "description": "2 users within 5 minutes", "events": 2, "users": 2, "window_minutes": 5,
+        "environment": "production", "level": "warning", "release": None}
+
+    regression = rule_to("/regression", onRegression=True)
+    project.send("Refund twice")
+    server.wait_for_digest()
+    with project.sentry() as client:
+        [issue] = [i for i in client.get(project.alerts_path.replace("alerts/", "issues/")).json()
+                   if i["title"].endswith("Refund twice")]
+        assert client.put(f"/issues/{issue['id']}/", json={"status": "resolved"}).status_code == 200
+    project.send("Refund twice", user="ada")
+    _sent(project, regression["id"])
+    assert _trigger(receiver, "/regression") == {
+        "kind": "regression", "description": "Regression: a resolved error happened again", "events": 1,
+        "users": 1, "window_minutes": None, "environment": "production", "level": "error", "release": None}
+
+    capped = rule_to("/capped", onNewError=True, hourlyCap=1)
+    for number in range(3):
+        project.send(f"Flood {number}")
+    server.wait_for_digest()
+    [summary] = eventually(lambda: [row for row in project.deliveries(capped["id"]) if row["trigger"] == "summary"],
+                           what="the summary's delivery")
+    with database(server) as connection:
+        connection.execute(sqlalchemy.text("UPDATE alert_deliveries SET next_attempt_at = created_at WHERE id = :id"),
+                           {"id": summary["id"]})
+        connection.commit()
+    eventually(lambda: len(receiver.at("/capped")) == 2, what="the summary")
+    summary_trigger = receiver.at("/capped")[-1].json()["trigger"]
+    assert {key: value for key, value in summary_trigger.items() if key != "hour"} == {
+        "kind": "summary", "description": f'2 more notifications held back by the hourly cap of rule "#{capped["id"]}"',
+        "suppressed": 2}
+
+    tested = rule_to("/tested", onNewError=True)
+    with project.sentry() as client:
+        assert client.post(f"{project.alerts_path}{tested['id']}/test/").status_code == 200
+    assert _trigger(receiver, "/tested") == {"kind": "test", "description": "Test notification"}
+    for path in ("/frequency", "/users", "/regression"):
+        assert set(_trigger(receiver, path)) == TRIGGER_KEYS
 
 
 def test_secrets_stay_out_of_the_log_and_the_delivery_log(server, project, receiver):  # noqa: F811

@@ -85,7 +85,9 @@ def test_a_loopback_webhook_needs_the_administrators_permission(server, helper):
     with project.sentry() as client:
         refused = client.post(project.alerts_path, json=body)
         assert refused.status_code == 400
-        assert refused.json() == {"alertRecipients": ["0: url is blocked: Requests to localhost are not allowed"]}
+        assert refused.json() == {"alertRecipients": [
+            "recipient 1: url is blocked: Requests to localhost are not allowed. An administrator allows it with "
+            "the application setting allow_local_requests_from_web_hooks_and_services."]}
         allow_local_requests(server)
         try:
             assert client.post(project.alerts_path, json=body).status_code == 201

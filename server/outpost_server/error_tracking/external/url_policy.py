@@ -23,6 +23,10 @@ class BlockedUrl(Exception):
     """The reason is phrased like GitLab's, e.g. "Requests to localhost are not allowed"."""
 
 
+class LocalNetworkBlocked(BlockedUrl):
+    """A loopback, private or link-local target: allowed once an administrator allows local requests."""
+
+
 def local_requests_allowed(session: Session) -> bool:
     return bool(get_setting(session, ALLOW_LOCAL_SETTING, False))
 
@@ -121,13 +125,13 @@ def pin_url(url: str, *, allow_local: bool, resolve: Resolver = system_resolver)
     host, port = _parsed(url)
     name = host.lower()
     if not allow_local and (name in ("localhost", "localhost.localdomain") or name.endswith(".localhost")):
-        raise BlockedUrl("Requests to localhost are not allowed")
+        raise LocalNetworkBlocked("Requests to localhost are not allowed")
     addresses = _addresses(host, port, resolve)
     if not allow_local:
         for address in addresses:
             reason = _refusal(address)
             if reason:
-                raise BlockedUrl(reason)
+                raise LocalNetworkBlocked(reason)
     return addresses[0]
 
 
