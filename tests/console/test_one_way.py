@@ -9,7 +9,8 @@ CONSOLE = Path(__file__).resolve().parents[2] / "src" / "console"
 OPERATIONS = CONSOLE / "operations.py"
 # Starting a task or a thread any other way skips the status line, the busy indicator, failure reporting
 # and the stale-answer check.
-ELSEWHERE = re.compile(r"\b(create_task|ensure_future|run_in_executor|to_thread)\b")
+ELSEWHERE = re.compile(r"\b(?:(?:create_task|ensure_future|run_in_executor|to_thread|QThread|QThreadPool|QRunnable"
+                       r"|ThreadPoolExecutor|ProcessPoolExecutor)\b|Thread\s*\()")
 # The status line is said through AppContext.say, so an operation's "…: done" never replaces it.
 STATUS_EMIT = re.compile(r"\bstatus_message\.emit\b")
 
@@ -34,7 +35,10 @@ def test_the_status_line_is_said_one_way():
     assert offenders(STATUS_EMIT, CONSOLE / "context.py") == []
 
 
-def test_the_check_finds_what_it_looks_for(tmp_path):
-    sample = "task = loop.create_task(work())\nawait asyncio.to_thread(read)\nloop.run_in_executor(None, f)\n"
-    assert len([line for line in sample.splitlines() if ELSEWHERE.search(line)]) == 3
+def test_the_check_finds_what_it_looks_for():
+    sample = ("task = loop.create_task(work())\nawait asyncio.to_thread(read)\nloop.run_in_executor(None, f)\n"
+              "worker = QThread(self)\nthreading.Thread(target=read).start()\nThread (target=read)\n"
+              "QThreadPool.globalInstance().start(job)\nclass Job(QRunnable):\nThreadPoolExecutor(2)\n")
+    assert len([line for line in sample.splitlines() if ELSEWHERE.search(line)]) == 9
     assert not ELSEWHERE.search("created_tasks = 0  # to_threads")
+    assert not ELSEWHERE.search("self._lock = threading.Lock()")

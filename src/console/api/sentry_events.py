@@ -230,6 +230,17 @@ class StoredEvents:
         return f"event {position} of {stored} stored ({total} received; retention pruned the others)"
 
 
+def frame_label(frame: dict[str, Any]) -> str:
+    """A frame in one line: where, which function, which line, and why it was not mapped if it was not."""
+    where = frame.get("filename") or frame.get("abs_path") or frame.get("module") or "?"
+    label = f"{where} in {frame.get('function') or '?'}"
+    if frame.get("lineNo") is not None:
+        label += f" at line {frame['lineNo']}"
+    if frame.get("unmapped_reason"):
+        label += f"  (not mapped: {frame['unmapped_reason']})"
+    return label
+
+
 def _int(value: Any) -> int:
     try:
         return int(value)

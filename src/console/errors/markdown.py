@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.api.sentry_events import Issue
-from console.errors.stacktrace import frame_label
+from console.api.sentry_events import Issue, frame_label
 from console.timestamps import short_time
 
 TOP_FRAMES = 5

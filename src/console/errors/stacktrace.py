@@ -13,6 +13,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QBrush, QFont, QFontDatabase
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator
 
+from console.api.sentry_events import frame_label
 from console.looks import colour
 
 # Item data roles marking what a row is (read by tests).
@@ -20,16 +21,6 @@ IN_APP_ROLE = Qt.ItemDataRole.UserRole + 10
 LIBRARY_GROUP_ROLE = Qt.ItemDataRole.UserRole + 11
 ERROR_LINE_ROLE = Qt.ItemDataRole.UserRole + 12
 SHOW_MINIFIED = "Show minified (the frames as sent, before source maps)"
-
-
-def frame_label(frame: dict[str, Any]) -> str:
-    where = frame.get("filename") or frame.get("abs_path") or frame.get("module") or "?"
-    label = f"{where} in {frame.get('function') or '?'}"
-    if frame.get("lineNo") is not None:
-        label += f" at line {frame['lineNo']}"
-    if frame.get("unmapped_reason"):
-        label += f"  (not mapped: {frame['unmapped_reason']})"
-    return label
 
 
 class StackTraceView(QTreeWidget):

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from console.api.variables import VariablesApi
-from console.context import AppContext
 from console.operations import blocking
 from console.variables import bulk
 
 if TYPE_CHECKING:
+    from console.context import AppContext
     from console.variables.views import VariablesTab
 
 
