@@ -218,11 +218,17 @@ class Digester:
         return _Decoded(entry, Accepted(entry.project_id, content, received_at, entry.public_key))
 
     def _store(self, decoded: list[_Decoded], counts: dict[tuple[str, str], float]) -> list[_Decoded]:
-        """One transaction; returns what was stored. Entries of revoked keys are dropped and counted."""
+        """One transaction; returns what is stored, to be counted as digested. Entries of revoked keys are
+        dropped and counted.
+
+        Entries stored already (up to the spool's progress) are returned too: they are read again only
+        when the process died between the store's commit and the spool's removal, which is also where their
+        counts were to be written, so they are counted now (digested_total survives a kill -9)."""
         if not decoded:
             return []
         with connection_scope(self._engine) as connection:
             done = progress.digested_until(connection, self._spool_id)
+            stored_before = [item for item in decoded if item.entry.id <= done]
             fresh = [item for item in decoded if item.entry.id > done]
             # Access was decided at accept from a cache; a key deleted since (here or on another
             # replica) keeps its events out of the store.
@@ -240,7 +246,7 @@ class Digester:
         revoked = len(fresh) - len(kept)
         if revoked:
             counts[("dropped", "key_revoked")] += revoked
-        return kept
+        return stored_before + kept
 
     def _note_unreachable(self, error: Exception) -> None:
         if self._unreachable_since is None:
