@@ -95,6 +95,9 @@ class ServerConfig(BaseSettings):
     # oldest entry waits longer than the age below, the collector answers 429 until digest catches up.
     error_tracking_spool_max_bytes: int = 1024**3
     error_tracking_spool_max_age_seconds: float = 6 * 3600.0
+    # The digest pauses while the data dir's disk has less free space than this, so the spool always has
+    # room to remove a batch once it is stored (removing writes too); it says so once and resumes by itself.
+    error_tracking_digest_min_free_bytes: int = 16 * 1024**2
     # Source maps (artifact bundles and release files uploaded with sentry-cli): the largest file one
     # upload may assemble (advertised as maxFileSize, as Sentry does), the bytes a project may store
     # (bundles and release files together), and the days a bundle no event used is kept (0 = forever).

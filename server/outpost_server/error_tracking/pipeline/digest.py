@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import shutil
 import sqlite3
 import threading
 import time
@@ -75,9 +76,12 @@ class _Decoded:
 
 
 class Digester:
-    def __init__(self, engine: Engine, *, data_dir: Path, sealer: Sealer, wake: threading.Event):
+    def __init__(self, engine: Engine, *, data_dir: Path, sealer: Sealer, wake: threading.Event,
+                 min_free_bytes: int):
         self._engine = engine
         self._data_dir = data_dir
+        self._min_free_bytes = min_free_bytes
+        self._short_of_space = False
         self._path = spool_path(data_dir)
         self._sealer = sealer
         self._wake = wake
@@ -136,8 +140,31 @@ class Digester:
                 self._wake.wait(IDLE_POLL_SECONDS)
                 self._wake.clear()
                 continue
+            if not self._space_left():
+                self._stop.wait(1.0)
+                continue
             if self._digest(spool, entries):
                 after = entries[-1].id
+
+    def _space_left(self) -> bool:
+        """Whether the data dir's disk keeps the floor free. Storing a batch (the main database too, on
+        SQLite) with less left could fill the disk, and then the spool could not remove what was stored:
+        the digest would be wedged, retrying the removal, until space came back. Says so once."""
+        try:
+            free = shutil.disk_usage(self._data_dir).free
+        except OSError:
+            return True
+        if free >= self._min_free_bytes:
+            if self._short_of_space:
+                self._short_of_space = False
+                log.warning("free space on the data dir's disk is back above the floor; digesting resumes")
+            return True
+        if not self._short_of_space:
+            self._short_of_space = True
+            log.error("only %d bytes are free on the data dir's disk, less than "
+                      "OUTPOST_ERROR_TRACKING_DIGEST_MIN_FREE_BYTES (%d): digesting pauses until there is more; "
+                      "accepted events wait in the ingest spool", free, self._min_free_bytes)
+        return False
 
     def _digest(self, spool: Spool, entries: list[Entry]) -> bool:
         """Stores the batch and removes it from the spool; False when it must be read again."""
@@ -174,15 +201,21 @@ class Digester:
             content = item.accepted.content
             counts[("digested", "events")] += len(content.events)
             counts[("digested", "sessions")] += len(content.sessions) + len(content.session_buckets)
+        failed = False
         while True:
             try:
                 spool.remove(entries, dict(counts))
                 break
             except sqlite3.Error as error:
                 # Stored but still queued: reading it again would only find its events stored already.
-                log.warning("removing digested entries from the ingest spool failed (%s); retrying", error)
+                if not failed:
+                    log.warning("removing digested entries from the ingest spool failed (%s); retrying each "
+                                "second", error)
+                    failed = True
                 if self._stop.wait(1.0) and time.monotonic() >= self._deadline:
                     return False
+        if failed:
+            log.warning("the digested entries are removed from the ingest spool")
         return True
 
     def _store_retrying(self, decoded: list[_Decoded], counts: dict[tuple[str, str], float]) -> list[_Decoded]:

@@ -53,7 +53,8 @@ async def running_collector(services: Services, *, digest_in_process: bool) -> A
             # Entered before the writer, so it stops after it: what requests in flight queued is written
             # first, then digested within the grace; whatever is left waits in the spool for the next start.
             await workers.enter_async_context(_digesting(
-                Digester(services.engine, data_dir=config.data_dir, sealer=sealer, wake=wake),
+                Digester(services.engine, data_dir=config.data_dir, sealer=sealer, wake=wake,
+                         min_free_bytes=config.error_tracking_digest_min_free_bytes),
                 drain_seconds=config.shutdown_grace_seconds))
         writer = await workers.enter_async_context(SpoolWriter(spool_path(config.data_dir), SpoolLimits(
             max_bytes=config.error_tracking_spool_max_bytes,
@@ -84,7 +85,7 @@ def run_digester(config: ServerConfig, *, parent: int) -> None:
         signal.signal(signum, lambda *_: stop.set())
     engine = make_engine(config.sqlalchemy_url())
     digester = Digester(engine, data_dir=config.data_dir, sealer=Sealer(config.resolved_secret_key()),
-                        wake=threading.Event())
+                        wake=threading.Event(), min_free_bytes=config.error_tracking_digest_min_free_bytes)
     digester.start()
     try:
         while not stop.wait(0.5):
