@@ -72,12 +72,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_gui(demo=args.demo, screenshot=args.screenshot)
 
 
-def reset_demo(folder: Path | None = None) -> int:
-    """Removes the local demo server's data folder (close the console's demo first)."""
+def reset_demo(folder: Path | None = None, *, history_dir: Path | None = None) -> int:
+    """Removes the local demo server's data folder and the demo profile's export history, whose exports
+    were in that data (close the console's demo first)."""
     import shutil
 
-    from console.settings import local_server_dir
+    from console.exports.store import ExportHistory, profile_key
+    from console.main_window import LOCAL_DEMO_PROFILE
+    from console.settings import app_data_dir, local_server_dir
 
+    history = ExportHistory(history_dir if history_dir is not None else app_data_dir() / "exports",
+                            profile_key(LOCAL_DEMO_PROFILE, "root"))
+    history.path.unlink(missing_ok=True)
     target = folder if folder is not None else local_server_dir()
     if not target.exists():
         print(f"No demo data to remove: {target} does not exist.")

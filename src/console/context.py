@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from console.messages import Kind, Message, MessageLog
+from console.store import Store
+
 # What runs on the loop is imported there: the window's first frame is painted without asyncio, httpx
 # (under the client) or the API modules.
 if TYPE_CHECKING:
@@ -19,18 +22,26 @@ log = logging.getLogger(__name__)
 
 
 class AppContext(QObject):
-    """The current connection, the status line and the operations in flight (console.operations runs them).
+    """The current connection, the store of what its server said (console.store), the status line and the
+    operations in flight (console.operations runs them).
+
+    What is said is kept by kind in ``messages`` (console.messages): progress and outcomes go to the status
+    bar, failures where the user acted, news to the notification list.
 
     Signals:
         connection_changed: the client or the signed-in user changed (connected or disconnected).
-        status_message: a line for the status bar (emitted by :meth:`say` only).
-        error_reported: (title, message) an operation failed; shown to the user.
+        status_message: a transient line for the status bar (progress, or an action's success).
+        error_reported: (title, message) an operation failed.
+        window_failure: (title, message) a failure no tab's message bar shows: the window's shows it.
+        news: (title, message, target) news from the server, now in the notification list.
         busy: True while at least one operation (console.operations.Op) that is not quiet is in flight.
     """
 
     connection_changed = Signal()
     status_message = Signal(str)
     error_reported = Signal(str, str)
+    window_failure = Signal(str, str)
+    news = Signal(str, str, object)
     busy = Signal(bool)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -41,6 +52,8 @@ class AppContext(QObject):
         # What the connection's profile is remembered under: the server's address, or a name that outlives it
         # (the local demo server gets a new port on each start).
         self.profile_address: str | None = None
+        self.store = Store()  # what this connection's server said; emptied on every connection change
+        self.messages = MessageLog()
         self._in_flight = 0
         self._messages_said = 0
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -78,6 +91,7 @@ class AppContext(QObject):
         self.profile_address = profile_address or client.base_url
         if previous is not None:
             await previous.aclose()
+        self.store.begin(f"{client.base_url}\n{user.get('username', '')}")
         self.connection_changed.emit()
         self.say(f"Connected to {client.base_url} as {user.get('username', '?')}")
         return user
@@ -87,6 +101,7 @@ class AppContext(QObject):
         if client is None:
             return
         self.user = self.server_version = self.profile_address = None
+        self.store.begin(None)
         self.connection_changed.emit()
         self.say("Disconnected")
         await client.aclose()
@@ -120,14 +135,26 @@ class AppContext(QObject):
         """How many status lines have been said so far (an operation keeps a line said while it ran)."""
         return self._messages_said
 
-    def say(self, message: str) -> None:
-        """Show ``message`` in the status bar: the one way to do so."""
+    def say(self, message: str, kind: Kind = Kind.DONE) -> None:
+        """Show ``message`` in the status bar for a while: the one way to do so (progress, or a success)."""
         self._messages_said += 1
+        self.messages.add(kind, message)
         self.status_message.emit(message)
 
-    def report_error(self, title: str, message: str) -> None:
+    def report_error(self, title: str, message: str, *, shown_in_place: bool = False) -> None:
+        """A failure; unless a tab's message bar shows it already (``shown_in_place``), the window's does."""
         log.warning("%s: %s", title, message)
+        self._messages_said += 1  # an operation says no "…: done" after its failure
+        self.messages.add(Kind.FAILURE, f"{title}: {message}")
+        if not shown_in_place:
+            self.window_failure.emit(title, message)
         self.error_reported.emit(title, message)
+
+    def announce(self, title: str, message: str, target: object) -> Message:
+        """News from the server (a new error, a finished export) for the notification list."""
+        news = self.messages.add(Kind.NEWS, f"{title}: {message}", target=target)
+        self.news.emit(title, message, target)
+        return news
 
     def set_busy(self, delta: int) -> None:
         """An operation that marks the window busy starts (+1) or ends (-1)."""

@@ -36,7 +36,7 @@ E = TypeVar("E", bound=Listed)
 @dataclass
 class ProjectLook:
     since: str  # the newest "last seen" of the looks so far
-    known: set[str] = field(default_factory=set)  # ids already regressed or reported
+    known: set[str] = field(default_factory=set)  # ids whose regression is already known (announced or there)
     listed: set[str] = field(default_factory=set)  # ids listed so far
 
 
@@ -77,12 +77,14 @@ class ErrorWatch:
         """Record what is already there, including which errors already regressed: nothing of it is news."""
         self._looks[path] = ProjectLook(newest(listed, ""), set(regressed), {error.id for error in listed})
 
-    def next_look(self, path: str, listed: Sequence[E]) -> list[Candidate[E]]:
+    def next_look(self, path: str, listed: Sequence[E], *, complete: bool = False) -> list[Candidate[E]]:
         """The errors of a later look that may be news, in the list's order; the look is recorded.
 
         Only errors with events since the previous look can be new or have regressed. A new error is one
         not listed before whose first event is since then; any other not yet reported is a candidate for a
-        regression, which only the server can tell (:meth:`reported` once it is announced).
+        regression, which only the server can tell (:meth:`reported` once it is announced). When ``listed``
+        is every unresolved error (``complete``), a known regression missing from it was resolved meanwhile:
+        it is forgotten, so regressing again is news again.
         """
         previous = self._looks.get(path)
         if previous is None:
@@ -91,6 +93,8 @@ class ErrorWatch:
         since, before = previous.since, set(previous.listed)
         previous.since = newest(listed, since)
         previous.listed = before | {error.id for error in listed}
+        if complete:
+            previous.known &= {error.id for error in listed}
         candidates: list[Candidate[E]] = []
         for error in listed:
             if (error.last_seen or "") < since:
@@ -102,7 +106,7 @@ class ErrorWatch:
         return candidates
 
     def reported(self, path: str, error_id: str) -> None:
-        """The error was announced: its later events are not news either."""
+        """The error's regression was announced: its later events are not news either, until it is resolved."""
         look = self._looks.get(path)
         if look is not None:
             look.known.add(error_id)

@@ -43,6 +43,7 @@ QLabel#warning {{ color: {warning}; }}
 QLabel#statusError {{ color: {error}; }}
 QLabel#serverLabel {{ font-weight: bold; }}
 QFrame#connectionBar {{ border-bottom: 1px solid palette(mid); }}
+QFrame#messageBar {{ background: {notice}; border: 1px solid {error}; border-radius: 4px; }}
 """
 
 

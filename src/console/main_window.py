@@ -21,7 +21,8 @@ from console.actions import MENUS  # the menu bar is there from the first frame:
 from console.connection.bar import ConnectionBar, WelcomePage
 from console.connection.credentials import CredentialStore
 from console.context import AppContext
-from console.looks import FollowPalette, colours
+from console.looks import FollowPalette
+from console.message_bar import MessageBar
 from console.settings import app_data_dir, app_settings
 from console.settings import local_server_dir as default_local_server_dir
 from console.tabs import TAB_FACTORIES, LazyTabs
@@ -36,12 +37,14 @@ if TYPE_CHECKING:
     from console.connection.dialog import ConnectionDialog
     from console.connection.local_server import LocalServer
     from console.menus import WindowActions
+    from console.messages_view import NotificationsButton
     from console.notifications import Notifier, Target, TrayNotifier, Watcher
     from console.operations import Op
     from console.tab_links import TabLinks
     from console.window_actions import WindowCommands
 
 DEFAULT_SIZE = (1100, 700)
+STATUS_SECONDS = 8  # how long a line of success stays in the status bar
 # What the local demo server's profile is remembered under: its port changes on each start, its data does not.
 LOCAL_DEMO_PROFILE = "local demo server"
 
@@ -59,7 +62,9 @@ class MainWindow(QMainWindow):
     actions_: WindowActions
     commands: WindowCommands
     links: TabLinks
+    notifications_button: NotificationsButton
     tray: TrayNotifier
+    notifier: Notifier
     watcher: Watcher
 
     def __init__(
@@ -87,6 +92,7 @@ class MainWindow(QMainWindow):
         self._setup_scheduled = False
 
         self.connection_bar = ConnectionBar()
+        self.message_bar = MessageBar()  # failures of what belongs to no tab (connecting, the local server)
         self.welcome_page = WelcomePage()
         self.state = ProfileState(self._settings, context)
         self.tabs = LazyTabs(context, history_dir=self._history_dir)
@@ -99,6 +105,7 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.connection_bar)
+        layout.addWidget(self.message_bar)
         layout.addWidget(self.pages, 1)
         self.setCentralWidget(central)
         self.menus = {name: self.menuBar().addMenu(title) for name, title in MENUS}
@@ -109,6 +116,10 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.status_label = QLabel()
         self.statusBar().addWidget(self.status_label, 1)
+        self.status_expiry = QTimer(self)  # status lines are transient
+        self.status_expiry.setSingleShot(True)
+        self.status_expiry.setInterval(STATUS_SECONDS * 1000)
+        self.status_expiry.timeout.connect(self.status_label.clear)
         self.statusBar().addPermanentWidget(self.progress)
 
         bar = self.connection_bar
@@ -117,7 +128,9 @@ class MainWindow(QMainWindow):
         bar.disconnect_button.clicked.connect(self.disconnect_server)
         context.connection_changed.connect(self._show_connection)
         context.status_message.connect(self.show_status)
-        context.error_reported.connect(self.show_error)
+        context.window_failure.connect(self.show_error)
+        context.news.connect(self._news)
+        context.connection_changed.connect(self.message_bar.dismiss)
         context.busy.connect(self.progress.setVisible)
         self._show_connection()
         self._restore_geometry()
@@ -140,6 +153,7 @@ class MainWindow(QMainWindow):
         from console.accessibility import give_accessible_names
         from console.icons import app_icon
         from console.menus import WindowActions
+        from console.messages_view import NotificationsButton
         from console.notifications import TrayNotifier, Watcher
         from console.tab_links import TabLinks
         from console.window_actions import WindowCommands
@@ -156,8 +170,10 @@ class MainWindow(QMainWindow):
             QApplication.setWindowIcon(app_icon())  # for this window, later ones and the tray
         self.tray = TrayNotifier(QApplication.windowIcon(), self.context, self)
         self.tray.activated.connect(self.open_notified)
-        self.watcher = Watcher(self.context, self.state, self._notifier if self._notifier is not None else self.tray,
-                               history_dir=self._history_dir, parent=self)
+        self.notifier = self._notifier if self._notifier is not None else self.tray  # news while in the background
+        self.watcher = Watcher(self.context, self.state, history_dir=self._history_dir, parent=self)
+        self.notifications_button = NotificationsButton(self.context.messages, self.open_target)
+        self.statusBar().addPermanentWidget(self.notifications_button)
         self.context.connection_changed.connect(self.links.restore_profile)
         give_accessible_names(self)  # the window's own controls; each tab's when it is built
         if self.context.is_connected:  # connected while this was being connected: catch up
@@ -246,6 +262,22 @@ class MainWindow(QMainWindow):
         """Open what an overview item or a notification points at (console.tab_links)."""
         self.links.open_target(target)
 
+    def _news(self, title: str, message: str, target: Target) -> None:
+        """News is in the notification list; the desktop shows it too while the console is in the background."""
+        if not self.isActiveWindow():
+            self.notifier.notify(title, message, target)
+
+    def open_messages(self) -> QWidget:
+        """View > Messages…: everything said since start, with its time and kind."""
+        from PySide6.QtCore import Qt
+
+        from console.messages_view import MessageLogModel, MessagesDialog
+
+        dialog = MessagesDialog("Messages", MessageLogModel(self.context.messages), self, self.open_target)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
     def open_notified(self, target: Target) -> None:
         """A click on a notification: bring the window forward, then open what it was about."""
         self.showNormal()
@@ -264,16 +296,17 @@ class MainWindow(QMainWindow):
 
     # status bar -----------------------------------------------------------------
     def show_status(self, message: str) -> None:
-        self.status_label.setObjectName("")
-        self.status_label.setStyleSheet("")
+        """A transient line: progress until the next line, a success for a few seconds."""
         self.status_label.setText(message)
-        self.status_label.setToolTip("")
+        self.status_label.setToolTip(message)
+        if message.endswith("…"):
+            self.status_expiry.stop()
+        else:
+            self.status_expiry.start()
 
     def show_error(self, title: str, message: str) -> None:
-        self.status_label.setObjectName("statusError")
-        self.status_label.setStyleSheet(f"color: {colours()['error']};")
-        self.status_label.setText(f"{title}: {message}".splitlines()[0])
-        self.status_label.setToolTip(message)
+        """A failure that belongs to no tab: it stays in the window's message bar until dismissed."""
+        self.message_bar.show_failure(title, f"{title}: {message}")
 
     def show_unexpected_error(self, summary: str, details: str) -> QMessageBox:
         """Non-modal report of a bug; the traceback is under "Show Details"."""

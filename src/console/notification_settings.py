@@ -24,7 +24,7 @@ MAX_WATCH_SECONDS = 3600
 class NotificationSettingsDialog(QDialog):
     def __init__(self, state: ProfileState, projects: list[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Notifications")
+        self.setWindowTitle("Notification settings")
         self._state = state
         self.enabled = QCheckBox("Watch while the console runs: finished exports, new and regressed errors")
         self.enabled.setAccessibleName("Watch for news")

@@ -2,8 +2,9 @@
 
 The watcher runs while the console runs, at the interval chosen per profile, and only when watching is
 switched on (it is off by default). It reports exports of this profile that finish, and new or
-regressed errors in the watched projects. Notifications go through a :class:`Notifier`; tests swap in
-a recording one. Clicking a notification asks the window to open what it is about.
+regressed errors in the watched projects, as news (AppContext.announce): the notification list has it, and
+the window hands it to a :class:`Notifier` (the tray) when it is not the active window; tests swap in a
+recording one. Clicking a notification asks the window to open what it is about.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 from console.api.errors import ApiError, NotFound
 from console.context import AppContext
 from console.error_watch import ErrorWatch
+from console.errors import records
 from console.operations import Op, blocking
 from console.window_state import ProfileState
 
 if TYPE_CHECKING:  # the API modules are imported when watching starts, not at start-up
+    from console.api.alerts import AlertsApi
     from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
 
 log = logging.getLogger(__name__)
@@ -67,17 +70,18 @@ class TrayNotifier(QObject):
 
 
 class Watcher(QObject):
-    """Polls for finished exports and new or regressed errors and hands them to the notifier."""
+    """Polls for finished exports and new or regressed errors and announces them as news (AppContext.announce).
+    A poll says nothing else: what it reads goes into the store, and the views show it."""
 
-    def __init__(self, context: AppContext, state: ProfileState, notifier: Notifier, *, history_dir: Path,
+    def __init__(self, context: AppContext, state: ProfileState, *, history_dir: Path,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._context = context
         self._state = state
-        self.notifier = notifier
         self._history_dir = history_dir
         self._announced_exports: set[int] = set()
         self.errors = ErrorWatch()  # what each watched project's previous look saw (console.error_watch)
+        self._failing_deliveries: dict[str, set[int]] = {}  # per watched project, as the previous look saw them
         self._running: Op[None] | None = None
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.poll)
@@ -87,6 +91,7 @@ class Watcher(QObject):
         """Applies the profile's watch settings; the first poll only records what is already there."""
         self._announced_exports.clear()
         self.errors.clear()
+        self._failing_deliveries.clear()
         self.timer.stop()
         if self._context.client is not None and self._state.watch_enabled:
             self.timer.start(self._state.watch_seconds * 1000)
@@ -97,18 +102,19 @@ class Watcher(QObject):
         if export_id in self._announced_exports:
             return
         self._announced_exports.add(export_id)
-        self.notifier.notify("Vulnerability export", text, ("exports", export_id))
+        self._context.announce("Vulnerability export", text, ("exports", export_id))
 
     def poll(self) -> Op[None] | None:
         if self._context.client is None or (self._running is not None and not self._running.done()):
             return None
-        self._running = Op(self._context, self.check_once(), description="Checking for news").run()
+        self._running = Op(self._context, self.check_once(), description="Checking for news", quiet=True).run()
         return self._running
 
     async def check_once(self) -> None:
         client = self._context.client
         if client is None:
             return
+        from console.api.alerts import AlertsApi
         from console.api.error_tracking import ErrorTrackingApi
         from console.api.exports import ExportsApi
         from console.exports import polling
@@ -130,6 +136,8 @@ class Watcher(QObject):
         for path in self._state.watched_projects:
             try:
                 await self._check_project(errors, path)
+                if errors.server.is_outpost:  # GitLab has no alert rules for integrated error tracking
+                    await self._check_deliveries(AlertsApi(client), path)
             except ApiError as exc:  # one project failing does not stop the others
                 log.info("watching %s: %s", path, exc.message)
 
@@ -138,19 +146,50 @@ class Watcher(QObject):
 
         from console.overview.data import unresolved_errors
 
-        listed, _more = await unresolved_errors(api, path, pages=1)
+        listed, more = await unresolved_errors(api, path, pages=1)
+        store = self._context.store
+        records.write_summaries(store, path, listed)  # the list and an open detail show what the poll saw
 
         async def regressed(error: ErrorSummary) -> bool:
             # Only Outpost says which errors regressed; GitLab's API has no such flag.
-            return api.server.is_outpost and bool((await api.details(path, error.id)).get("regressed"))
+            if not api.server.is_outpost:
+                return False
+            detail = await api.details(path, error.id)
+            records.write_detail(store, path, detail)
+            return bool(detail.get("regressed"))
 
         if self.errors.is_first_look(path):
             # The first look records what is already there, including which errors already regressed.
             flags = await asyncio.gather(*(regressed(error) for error in listed))
             self.errors.first_look(path, listed, (error.id for error, flag in zip(listed, flags, strict=True) if flag))
             return
-        for candidate in self.errors.next_look(path, listed):
+        for candidate in self.errors.next_look(path, listed, complete=not more):
             if candidate.new or await regressed(candidate.error):
                 error = candidate.error
-                self.errors.reported(path, error.id)
-                self.notifier.notify(f"{candidate.kind} in {path}", error.title, ("errors", (path, error.id)))
+                if not candidate.new:  # a new error stays a candidate: it may be resolved and regress later
+                    self.errors.reported(path, error.id)
+                self._context.announce(f"{candidate.kind} in {path}", error.title, ("errors", (path, error.id)))
+
+    async def _check_deliveries(self, api: AlertsApi, path: str) -> None:
+        """Alert deliveries that started failing since the previous look (not test sends: the user sees those)."""
+        from console.errors.alert_form import CHANNEL_LABELS
+
+        rules = await api.rules(path)
+        self._context.store.replace_all("alert_rule", path, {str(rule.id): rule for rule in rules})
+        failing: dict[int, str] = {}
+        delivered = {}
+        for rule in rules:
+            if rule.id is None:
+                continue
+            deliveries = await api.deliveries(path, rule.id)
+            delivered.update({str(item.id): item for item in deliveries})
+            failing.update({item.id: f"{rule.name}: {CHANNEL_LABELS.get(item.channel, item.channel)} to "
+                                     f"{item.target}: {item.last_error or item.status}"
+                            for item in deliveries if item.failing and item.trigger != "test"})
+        self._context.store.replace_all("alert_delivery", path, delivered)
+        known = self._failing_deliveries.get(path)
+        self._failing_deliveries[path] = set(failing)
+        if known is None:
+            return  # the first look records what already failed
+        for delivery_id in sorted(set(failing) - known):
+            self._context.announce(f"Alert delivery failing in {path}", failing[delivery_id], ("errors", path))

@@ -12,9 +12,11 @@ An operation is built, described, then run::
 - **What the user sees.** The window is busy while the operation runs and the status bar says
   "Loading projects…"; afterwards it says "Loading projects: done", unless something more telling was said
   meanwhile through :meth:`AppContext.say` (the one way to talk in the status bar). ``quiet`` operations
-  (watchers polling for minutes) neither mark the window busy nor talk.
-- **Failures.** An API or local-server failure is reported ("Loading projects failed: …") or handed to the
-  :meth:`Op.failure` handler; anything else is a bug and goes to the application's exception hook.
+  (background polls) neither mark the window busy nor talk: what they find is shown, or announced as news.
+- **Failures.** An API or local-server failure is handed to the :meth:`Op.failure` handler or reported:
+  in the owner's message bar when it has one (:class:`ShowsFailures`, a tab), where it stays until dismissed
+  or the same operation runs again, else in the window's; anything else is a bug and goes to the
+  application's exception hook.
 - **Late answers.** A :class:`Token` numbers the requests of one kind; :meth:`Op.stale_when` drops the success
   handler of an answer whose request has been superseded (its failure is still reported: the user asked).
   Work owned by a tab is also stale once the connection it was started on has changed, and refused while
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Coroutine, Generator
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     import asyncio
@@ -66,6 +68,15 @@ class Token:
         return Stamp(self, self.number)
 
 
+@runtime_checkable
+class ShowsFailures(Protocol):
+    """An owner with a message bar (console.message_bar): its operations' failures stay there."""
+
+    def show_failure(self, action: str, text: str) -> None: ...
+
+    def clear_failure(self, action: str) -> None: ...
+
+
 class WorkOwner(Protocol):
     """A tab that owns operations: it needs a connection, and an answer from an old connection is stale."""
 
@@ -94,6 +105,7 @@ class Op(Generic[T]):
         self._on_failure: Callable[[Exception], object] | None = None
         self._stamps: list[Stamp] = []
         self._task: asyncio.Task[None] | None = None
+        self._failures = owner if isinstance(owner, ShowsFailures) else None
         if isinstance(owner, AppContext):
             self.context = owner
         else:
@@ -195,11 +207,14 @@ class Op(Generic[T]):
 
         from console.api.errors import ApiError
         from console.connection.local_server import LocalServerError
+        from console.messages import Kind
 
         context = self.context
+        if self._failures is not None:
+            self._failures.clear_failure(self.description)  # tried again: the earlier failure no longer stands
         if not self.quiet:
             context.set_busy(+1)
-            context.say(f"{self.description}…")
+            context.say(f"{self.description}…", Kind.PROGRESS)
         said_before = context.messages_said
         try:
             result = await work
@@ -213,7 +228,10 @@ class Op(Generic[T]):
             if self._on_failure is not None:
                 self._on_failure(exc)
             else:
-                context.report_error(f"{self.description} failed", readable(exc))
+                text = readable(exc)
+                if self._failures is not None:
+                    self._failures.show_failure(self.description, f"{self.description} failed: {text}")
+                context.report_error(f"{self.description} failed", text, shown_in_place=self._failures is not None)
         except Exception:
             # Anything else is a bug: the application exception hook shows it with the traceback.
             sys.excepthook(*sys.exc_info())

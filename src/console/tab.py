@@ -8,7 +8,8 @@
 - late answers: a :class:`~console.operations.Token` per kind of request and ``Op.stale_when``;
 - what the window asks of it: its actions, refresh, find, delete and copy (:class:`FeatureWidget`);
 - failures: every message a person reads comes from ``USER_MESSAGES`` in :mod:`console.api.errors`
-  (``ApiError.message``); tabs only add where to show it (:meth:`ConsoleTab.explain`).
+  (``ApiError.message``); tabs only add where to show it (:meth:`ConsoleTab.explain`). An operation's failure
+  stays in the tab's message bar, at its top, until dismissed or the operation runs again.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any, Generic, TypeVar
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QBoxLayout, QWidget
 
 from console.api.client import ApiClient
 from console.api.errors import NotConnected
 from console.context import AppContext
 from console.feature import FeatureWidget
+from console.message_bar import MessageBar
 from console.operations import Token
 
 ApiT = TypeVar("ApiT")
@@ -36,8 +38,24 @@ class ConsoleTab(FeatureWidget, Generic[ApiT]):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
         self._connection = Token()
+        self.message_bar = MessageBar()  # put at the top of the tab's layout when first needed
         # Connected before any subclass slot, so the stamp is fresh when their handlers run.
         context.connection_changed.connect(self._connection.advance)
+        context.connection_changed.connect(self.message_bar.dismiss)  # failures about another server
+
+    def show_failure(self, action: str, text: str) -> None:
+        layout = self.layout()
+        if self.message_bar.parent() is None and isinstance(layout, QBoxLayout):
+            layout.insertWidget(0, self.message_bar)
+        self.message_bar.show_failure(action, text)
+
+    def report_failure(self, action: str, title: str, message: str) -> None:
+        """A failure the tab finds itself (a file it cannot read): shown and kept as an operation's is."""
+        self.show_failure(action, f"{title}: {message}")
+        self.context.report_error(title, message, shown_in_place=True)
+
+    def clear_failure(self, action: str) -> None:
+        self.message_bar.clear_failure(action)
 
     @property
     def connection(self) -> Token:

@@ -62,8 +62,10 @@ class WindowCommands:
             WindowAction("delete", "edit", "&Delete…", "Delete", self.delete, enabled=self.can_delete),
             WindowAction("refresh", "view", "&Refresh", "Refresh", self.refresh, enabled=connected),
             *tabs,
-            WindowAction("notifications", "view", "&Notifications…", None, window.open_notification_settings,
-                         separator=True),
+            WindowAction("notification_list", "view", "&Notifications", "Ctrl+Shift+N",
+                         lambda: window.notifications_button.open_list(), separator=True),
+            WindowAction("messages", "view", "&Messages…", None, window.open_messages),
+            WindowAction("notifications", "view", "Notification &settings…", None, window.open_notification_settings),
             WindowAction("log_folder", "help", "Open &log folder", None, self.open_log_folder),
             WindowAction("about", "help", "&About Outpost console", "HelpContents", self.show_about),
         ]

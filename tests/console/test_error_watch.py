@@ -39,16 +39,16 @@ def test_the_first_look_only_records_what_is_there():
     assert ids(watch.next_look("acme/web", [OLD, OLDER])) == [("1", REGRESSED)]  # events in the same second
 
 
-def test_an_error_first_seen_since_the_last_look_is_new_and_reported_once():
+def test_an_error_first_seen_since_the_last_look_is_new_and_may_regress_later():
     watch = ErrorWatch()
     watch.first_look("acme/web", [OLD], regressed=[])
     fresh = Error("9", "2026-11-26T09:05:00Z", "2026-11-26T09:05:00Z")
     candidates = watch.next_look("acme/web", [fresh, OLD])
     assert ids(candidates) == [("9", NEW), ("1", REGRESSED)]  # "1" has events in the look's second: ask
     assert candidates[0].new and not candidates[1].new
-    watch.reported("acme/web", "9")
     later = Error("9", "2026-11-26T09:05:00Z", "2026-11-26T09:07:00Z")
-    assert ids(watch.next_look("acme/web", [later])) == []  # a new error's later events are not news
+    # Not new again; resolved and sent again it regressed, which only the server can tell: ask it.
+    assert ids(watch.next_look("acme/web", [later])) == [("9", REGRESSED)]
     assert watch.look("acme/web").since == "2026-11-26T09:07:00Z"
 
 
@@ -77,6 +77,16 @@ def test_a_regressed_error_once_reported_is_not_offered_again_and_projects_are_a
     watch.reported("acme/web", "1")
     assert ids(watch.next_look("acme/web", [again])) == []
     assert ids(watch.next_look("acme/api", [again])) == [("1", REGRESSED)]
+
+
+def test_a_reported_regression_resolved_meanwhile_is_news_again_when_it_regresses_again():
+    watch = ErrorWatch()
+    watch.first_look("acme/web", [OLD], regressed=["1"])
+    watch.next_look("acme/web", [OLDER], complete=False)  # a first page only: "1" may be further down
+    assert watch.look("acme/web").known == {"1"}
+    watch.next_look("acme/web", [OLDER], complete=True)  # every unresolved error: "1" was resolved
+    again = Error("1", OLD.first_seen, "2026-11-26T09:10:00Z")
+    assert ids(watch.next_look("acme/web", [again, OLDER], complete=True)) == [("1", REGRESSED)]
 
 
 def test_clear_makes_every_look_a_first_look_again():

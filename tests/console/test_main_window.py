@@ -82,15 +82,18 @@ def test_disconnect_returns_to_the_welcome_page(window, qtbot, server):
     assert window.connection_bar.admin_badge.isHidden()
 
 
-def test_failed_operation_is_shown_in_the_status_bar(window, qtbot, server):
+def test_a_failure_of_no_tab_stays_in_the_windows_message_bar_until_dismissed(window, qtbot, server):
     connect(window, qtbot, server.url, server.root_token)
-    shown: list[str] = []
-    # Connected after the window's own slot, so this sees the status bar right after the error was shown
-    # (the tabs' own loading messages may replace it later).
-    window.context.error_reported.connect(lambda title, message: shown.append(window.status_label.text()))
     Op(window.context, window.context.client.get_json("/projects/987654321"), description="Loading the project").run()
-    qtbot.waitUntil(lambda: any("Loading the project failed" in text for text in shown), timeout=WAIT)
-    assert any("404 Project Not Found" in text for text in shown)
+    qtbot.waitUntil(lambda: window.message_bar.isVisible(), timeout=WAIT)
+    assert "Loading the project failed: Not found (404)" in window.message_bar.label.text()
+    # Later work that succeeds, with its "…: done", does not take the failure away.
+    later = Op(window.context, window.context.client.get_json("/version"), description="Reading the version").run()
+    qtbot.waitUntil(later.done, timeout=WAIT)
+    assert window.status_label.text() == "Reading the version: done"
+    assert window.message_bar.isVisible() and "404 Project Not Found" in window.message_bar.label.text()
+    window.message_bar.dismiss_button.click()
+    assert not window.message_bar.isVisible()
 
 
 def test_unexpected_error_in_async_work_is_shown_in_a_dialog(window, qtbot):
@@ -111,7 +114,7 @@ def test_unexpected_error_in_async_work_is_shown_in_a_dialog(window, qtbot):
     assert box.isVisible()
     assert box.text() == "ValueError: cannot parse the answer"
     assert "Traceback" in box.detailedText()
-    assert "cannot parse the answer" in window.status_label.text()
+    assert "cannot parse the answer" in window.message_bar.label.text()
     assert not window.progress.isVisible()
     box.close()
 

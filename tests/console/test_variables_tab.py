@@ -123,6 +123,23 @@ def test_reveal_row_by_row_and_copy(tab, rest):
     assert QGuiApplication.clipboard().text() == secret
 
 
+def test_a_revealed_value_is_hidden_again_when_the_selection_moves_or_the_table_reloads(tab, qtbot, rest):
+    secret = rest.get("/admin/ci/variables/DOCKER_AUTH_TOKEN").json()["value"]
+    tab.select_key("DOCKER_AUTH_TOKEN")
+    tab.reveal_button.click()
+    assert shown_value(tab, "DOCKER_AUTH_TOKEN") == secret
+    tab.select_key("SONAR_TOKEN")
+    assert shown_value(tab, "DOCKER_AUTH_TOKEN") == HIDDEN_VALUE
+    assert tab.reveal_button.text() == "Reveal value"
+
+    tab.select_key("DOCKER_AUTH_TOKEN")
+    tab.reveal_button.click()
+    assert shown_value(tab, "DOCKER_AUTH_TOKEN") == secret
+    reload = tab.refresh()
+    qtbot.waitUntil(reload.done, timeout=WAIT)
+    assert shown_value(tab, "DOCKER_AUTH_TOKEN") == HIDDEN_VALUE
+
+
 def test_add_variable_explains_problems_while_typing(tab, qtbot, rest):
     dialog = tab.add_variable()
     qtbot.waitExposed(dialog)

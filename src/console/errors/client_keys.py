@@ -61,7 +61,7 @@ class ClientKeysPage(QWidget):
         self.create_button.clicked.connect(self.create_key)
         self.delete_button.clicked.connect(self.confirm_delete)
         self.rotate_button.clicked.connect(self.open_rotate_wizard)
-        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._update_buttons())
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._selection_moved())
         buttons = QHBoxLayout()
         for button in (self.reveal_button, self.copy_button, self.create_button, self.delete_button,
                        self.rotate_button):
@@ -84,6 +84,11 @@ class ClientKeysPage(QWidget):
 
     def selected_key(self) -> ClientKey | None:
         return self.model.key_at(self.table.currentIndex().row())
+
+    def _selection_moved(self) -> None:
+        key = self.selected_key()
+        self.model.hide_unless(key.id if key is not None else None)
+        self._update_buttons()
 
     def _update_buttons(self) -> None:
         key = self.selected_key()

@@ -46,6 +46,7 @@ class ErrorDetailView(QWidget):
         super().__init__()
         self.error_id: str | None = None
         self.status: str | None = None  # the shown error's
+        self.shown_count: int | None = None  # the shown error's events, as last shown
         self.title = FittingLabel("Select an error to see its details", always_tip=True)
         font = self.title.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)
@@ -133,7 +134,7 @@ class ErrorDetailView(QWidget):
             self.open_url(QUrl(self.browser_url))
 
     def clear(self) -> None:
-        self.error_id = None
+        self.error_id = self.shown_count = None
         self.notice.hide()
         self.browser_button.hide()
         self.title.setText("Select an error to see its details")
@@ -147,7 +148,10 @@ class ErrorDetailView(QWidget):
 
     def show_summary(self, error: ErrorSummary) -> None:
         """What the list already knows, shown at once while the details load."""
+        if error.id != self.error_id:  # another error: its title and buttons first, not where the last one was
+            self.summary_scroll.verticalScrollBar().setValue(0)
         self.error_id = error.id
+        self.shown_count = error.count
         self.copy_button.setEnabled(False)  # until this error's details are in
         self.title.setText(error.title)
         self.culprit.setText(error.culprit or "")
@@ -165,6 +169,7 @@ class ErrorDetailView(QWidget):
 
     def show_details(self, detail: dict[str, Any]) -> None:
         self.error_id = str(detail["id"])
+        self.shown_count = int(detail.get("count") or 0)
         self.copy_button.setEnabled(True)
         self.title.setText(str(detail.get("title") or ""))
         kind = detail.get("exception_type") or (detail.get("tags") or {}).get("level") or detail.get("type") or ""

@@ -2,6 +2,8 @@
 
 Answers that arrive after the user moved on (another project, another filter) are dropped: each list
 request takes a stamp from ``self.requests`` and its answer is used only while the stamp is current.
+Every answer about an error (the list, its detail, a status change, the watcher's poll) is written into the
+console's store (console.errors.records); the list's rows and the detail render from it when told it changed.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from console.api.error_tracking import (
     ErrorSummary,
 )
 from console.api.errors import ApiError, NotFound
+from console.errors import records
 from console.errors.detail import ErrorDetailView
 from console.errors.error_table import ErrorTable
 from console.errors.event_history import EventHistory
@@ -39,6 +42,7 @@ from console.errors.facets_pane import FacetsPane
 from console.errors.markdown import error_markdown, issue_from_detail
 from console.errors.models import PENDING, ErrorListModel, explained_in_place, list_failure
 from console.operations import Op, Token
+from console.store import Change
 from console.window_state import SORT_CHOOSER
 
 if TYPE_CHECKING:
@@ -111,6 +115,8 @@ class ErrorsPage(QWidget):
         self.detail.cleared.connect(self.history.clear)
         self.detail.copy_requested.connect(self.copy_markdown)
         self.shown_error: tuple[dict[str, Any], list[dict[str, Any]]] | None = None  # details, stack trace
+        self.store = host.context.store
+        self.store.subscribe(self._store_changed)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -182,6 +188,7 @@ class ErrorsPage(QWidget):
             finally:
                 if request.current:
                     self.loading = False
+            records.write_summaries(self.store, project["path_with_namespace"], page.errors)
             if request.current:
                 self.model.reset_page(page)
                 self._show_empty_state(page)
@@ -207,6 +214,7 @@ class ErrorsPage(QWidget):
                 if request.current:
                     self.model.more_failed()
                 raise
+            records.write_summaries(self.store, project["path_with_namespace"], page.errors)
             if request.current:
                 self.model.append_page(page)
                 self.errors_loaded.emit()
@@ -225,6 +233,7 @@ class ErrorsPage(QWidget):
                 page = await self.host.api.list_errors(project["path_with_namespace"], **self._query())
             finally:
                 self.refreshing = False
+            records.write_summaries(self.store, project["path_with_namespace"], page.errors)  # rows follow
             if not request.current:
                 return
             shown = {error.id for error in self.model.errors}
@@ -238,10 +247,9 @@ class ErrorsPage(QWidget):
                 else:
                     self.detail.clear()
                 self.errors_loaded.emit()
-            else:
-                self.model.refresh_rows(page)
 
-        Op(self.host, refresh(), description="Refreshing errors").run()
+        # A poll says nothing: what it finds shows in the rows, news in the notifications.
+        Op(self.host, refresh(), description="Refreshing errors", quiet=True).run()
 
     # --- selection and detail ----------------------------------------------------------------
 
@@ -268,9 +276,10 @@ class ErrorsPage(QWidget):
                 if request.current and shown.current:
                     self.detail.stack_trace.show_message(f"The details could not be loaded. {missing.message}")
                 return
+            records.write_detail(self.store, path, detail)
             if request.current and shown.current:
                 self.shown_error = (detail, trace.exceptions)
-                self.detail.show_details(detail)
+                self.detail.show_details(records.detail(self.store, path, error.id) or detail)
                 self.detail.show_stack_trace(trace.exceptions, trace.message)
 
         Op(self.host, load(), description="Loading the error").run()
@@ -287,6 +296,27 @@ class ErrorsPage(QWidget):
         if text:
             QGuiApplication.clipboard().setText(text)
             self.host.context.say("The error is on the clipboard as Markdown")
+
+    def _store_changed(self, change: Change) -> None:
+        """The rows and the open detail show what the store now holds about the chosen project's errors."""
+        project = self.host.project
+        if project is None:
+            return
+        path = project["path_with_namespace"]
+        if change.touches(records.SUMMARY, path):
+            self.model.refresh_rows([error for error_id in change.ids
+                                     if (error := records.summary(self.store, path, error_id)) is not None])
+        shown = self.detail.error_id
+        if shown is None or not (change.touches(records.SUMMARY, path, shown)
+                                 or change.touches(records.DETAIL, path, shown)):
+            return
+        held, summary = records.detail(self.store, path, shown), records.summary(self.store, path, shown)
+        if summary is not None and summary.count != self.detail.shown_count:
+            self.show_detail(summary)  # new events: its details, stack trace and events are read again
+        elif held is not None:
+            self.detail.show_details(held)
+        elif summary is not None:
+            self.detail.show_summary(summary)
 
     def selected_error(self) -> ErrorSummary | None:
         return self.model.error_at(self.table.currentIndex().row())
@@ -307,18 +337,13 @@ class ErrorsPage(QWidget):
 
         async def update() -> None:
             await self.host.api.update_status(project["path_with_namespace"], error_id, status)
-            self.host.context.say(f"Error {error_id} is now {status}")
-            if self.status.currentData() == EVERY_STATUS:
-                self.model.set_status(error_id, status)
-                if self.detail.error_id == error_id:
-                    self.detail.show_status(status)
-            elif status != self.status.currentData():
+            self.host.context.say(f"The error is now {status}")
+            records.write_status(self.store, project["path_with_namespace"], error_id, status)  # row and detail
+            if self.status.currentData() not in (EVERY_STATUS, status):
                 if self.detail.error_id == error_id:
                     self.detail_requests.advance()  # its details, if still on their way, have nowhere to go
                     self.detail.clear()
                 self.model.remove_error(error_id)
                 self._show_empty_state()
-            elif self.detail.error_id == error_id:
-                self.detail.show_status(status)
 
         Op(self.host, update(), description=f"Marking the error {status}").run()

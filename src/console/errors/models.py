@@ -90,24 +90,14 @@ class ErrorListModel(HeaderedTableModel):
     def more_failed(self) -> None:
         self._loading_more = False
 
-    def refresh_rows(self, page: ErrorPage) -> None:
-        """Updates rows already shown with fresher data of the same errors (auto-refresh)."""
-        fresh = {error.id: error for error in page.errors}
+    def refresh_rows(self, errors: list[ErrorSummary]) -> None:
+        """Updates rows already shown with fresher data of the same errors (from the store)."""
+        fresh = {error.id: error for error in errors}
         for row, error in enumerate(self._errors):
             if error.id in fresh and fresh[error.id] != error:
                 self._errors[row] = fresh[error.id]
                 self._texts[row] = self._display_texts(fresh[error.id])
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
-
-    def set_status(self, error_id: str, status: str) -> None:
-        """The error's row shows ``status`` (a list of every status keeps the error)."""
-        from dataclasses import replace
-
-        row = self.row_of(error_id)
-        if row >= 0:
-            self._errors[row] = replace(self._errors[row], status=status)
-            self._texts[row] = self._display_texts(self._errors[row])
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
 
     def remove_error(self, error_id: str) -> None:
         for row, error in enumerate(self._errors):
@@ -200,7 +190,7 @@ class ClientKeyModel(HeaderedTableModel):
     def set_keys(self, keys: list[ClientKey]) -> None:
         self.beginResetModel()
         self._keys = list(keys)
-        self._revealed &= {key.id for key in keys}
+        self._revealed.clear()  # a reloaded table shows every DSN hidden again
         self.endResetModel()
 
     def key_at(self, row: int) -> ClientKey | None:
@@ -208,6 +198,12 @@ class ClientKeyModel(HeaderedTableModel):
 
     def is_revealed(self, key_id: int) -> bool:
         return key_id in self._revealed
+
+    def hide_unless(self, key_id: int | None) -> None:
+        """Hide every revealed DSN but that of ``key_id`` (the selected key)."""
+        for key in self._keys:
+            if key.id != key_id and key.id in self._revealed:
+                self.set_revealed(key.id, False)
 
     def set_revealed(self, key_id: int, revealed: bool) -> None:
         if revealed:

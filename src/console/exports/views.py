@@ -167,16 +167,24 @@ class ExportsTab(ConsoleTab[ExportsApi]):
                 self.watch(record)
         if requested_meanwhile:
             self._save_history()
+        else:
+            self._publish()
         if self.wanted_export is not None:
             self.select_export(self.wanted_export)
         self.update_actions()
 
     def _save_history(self) -> None:
-        """Write the list in a worker thread; a later list written first is never replaced by an earlier one."""
+        """Write the list in a worker thread; a later list written first is never replaced by an earlier one.
+        The store (and so the overview) learns the list too."""
+        self._publish()
         history = self.history
         if history is not None:
             Op.in_thread(self.context, history.save, list(self.model.records), history.next_save(),
                          description="Saving the export history", quiet=True).run()
+
+    def _publish(self) -> None:
+        if self.context.is_connected:
+            self.context.store.replace_all("export", "", {str(r.id): r for r in self.model.records})
 
     def _store(self, record: ExportRecord) -> None:
         self.model.upsert(record)
@@ -187,7 +195,8 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     def request_export(self) -> Op[None] | None:
         scope = self.picker.scope()
         if scope is None:
-            self.context.report_error("No scope chosen", f"Search for a {self.picker.kind} and pick one first.")
+            self.report_failure("Requesting an export", "No scope chosen",
+                                f"Search for a {self.picker.kind} and pick one first.")
             return None
         return Op(self, self._request(scope), description=f"Requesting an export of {scope.label}").run()
 
@@ -205,8 +214,8 @@ class ExportsTab(ConsoleTab[ExportsApi]):
             # refresh the list rather than leave a choice that cannot work.
             if self.picker.kind == scope.kind:
                 self.picker.search()
-            self.context.report_error(
-                f"Cannot export {scope.label}",
+            self.report_failure(
+                f"Requesting an export of {scope.label}", f"Cannot export {scope.label}",
                 f"The {scope.kind} {scope.label} no longer exists, or you can no longer export it. "
                 f"The {scope.kind} list has been refreshed: pick another.")
             return

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,6 +29,12 @@ from console.overview.mail_status import MailStatusBox
 from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
 from console.overview.storage_box import StorageBox
 from console.settings import app_data_dir
+from console.store import Change
+
+# What the overview counts: when the store learns something new of these, its figures are read again.
+COUNTED_KINDS = frozenset({"error", "error_detail", "variable", "export"})
+FIGURES = ("overview", "", "figures")  # where the overview's figures are kept in the store
+SETTLE_MS = 500  # a burst of answers (a list, then its details) reads the figures once
 
 TREND_COLUMN_WIDTH = 140
 
@@ -114,6 +120,11 @@ class OverviewTab(FeatureWidget):
         layout.addWidget(self.storage_box)
         layout.addWidget(errors_box, 1)
 
+        self.recount = QTimer(self)
+        self.recount.setSingleShot(True)
+        self.recount.setInterval(SETTLE_MS)
+        self.recount.timeout.connect(self.refresh)
+        context.store.subscribe(self._store_changed)
         context.connection_changed.connect(self._connection_changed)
         self._connection_changed()
 
@@ -127,6 +138,17 @@ class OverviewTab(FeatureWidget):
         self._stale = True
         if self.isVisible():
             self.refresh()
+
+    def _store_changed(self, change: Change) -> None:
+        if change.kind == FIGURES[0]:
+            figures = self.context.store.get(*FIGURES)
+            self.overview = figures if isinstance(figures, Overview) else None
+            self._show_counts()
+        elif change.kind in COUNTED_KINDS:
+            # The figures are out of date: read them again now if on screen, else when next shown.
+            self._stale = True
+            if self.isVisible():
+                self.recount.start()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -145,8 +167,7 @@ class OverviewTab(FeatureWidget):
         self.storage_box.load()
 
         def show(overview: Overview) -> None:
-            self.overview = overview
-            self._show_counts()
+            self.context.store.put(*FIGURES, overview)  # shown from there (see _store_changed)
             self.loaded.emit()
 
         work = gather_overview(client, version=self.context.server_version, user=self.context.user,

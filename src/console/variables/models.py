@@ -49,8 +49,7 @@ class VariablesModel(HeaderedTableModel):
     def set_variables(self, variables: list[Variable]) -> None:
         self.beginResetModel()
         self._variables = sorted(variables, key=self._sort_key, reverse=self._descending)
-        keys = {variable.key for variable in variables}
-        self._revealed &= keys
+        self._revealed.clear()  # a reloaded table shows every masked value hidden again
         self.endResetModel()
 
     def upsert(self, variable: Variable) -> None:
@@ -75,6 +74,15 @@ class VariablesModel(HeaderedTableModel):
     def is_hidden(self, row: int) -> bool:
         variable = self._variables[row]
         return variable.masked and variable.key not in self._revealed
+
+    def hide_unless(self, rows: list[int]) -> None:
+        """Hide every revealed value but those of ``rows`` (the selection): a value is revealed only while
+        it is selected."""
+        keep = {self._variables[row].key for row in rows}
+        for row, variable in enumerate(self._variables):
+            if variable.key in self._revealed and variable.key not in keep:
+                self._revealed.discard(variable.key)
+                self._row_changed(row)
 
     def set_revealed(self, row: int, revealed: bool) -> None:
         key = self._variables[row].key

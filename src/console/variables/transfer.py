@@ -22,7 +22,7 @@ async def read_import(tab: VariablesTab, api: VariablesApi, path: Path) -> None:
         text = await blocking(path.read_text, "utf-8")
         incoming = await blocking(bulk.parse_file, path.name, text)
     except (OSError, UnicodeDecodeError, bulk.ImportFileError) as exc:
-        tab.context.report_error(f"Cannot import {path.name}", str(exc))
+        tab.report_failure(f"Reading {path.name}", f"Cannot import {path.name}", str(exc))
         return
     current = await api.list()
     tab.show_variables(current)

@@ -108,7 +108,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.export_button.clicked.connect(self.choose_export_file)
         self.refresh_button.clicked.connect(self.refresh)
         self.table.doubleClicked.connect(lambda _index: self.edit_selected())
-        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_moved())
         context.connection_changed.connect(self._connection_changed)
         self.install_actions(ACTIONS)
         self.bind_button(self.add_button, "new_variable")
@@ -127,6 +127,10 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.table.selectionModel().select(index, QItemSelectionModel.SelectionFlag.ClearAndSelect
                                            | QItemSelectionModel.SelectionFlag.Rows)
         self.table.scrollTo(index)
+
+    def _selection_moved(self) -> None:
+        self.model.hide_unless(self.selected_rows())
+        self._update_buttons()
 
     def _update_buttons(self) -> None:
         rows = self.selected_rows()
@@ -162,6 +166,8 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         return True
 
     def _update_count(self) -> None:
+        if self.context.is_connected:  # after every change of the list: the store (the overview) learns it
+            self.context.store.replace_all("variable", "", {v.key: v for v in self.model.variables})
         count = self.model.rowCount()
         if self.limit:
             text = f"{count} of {self.limit}"
@@ -313,7 +319,8 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         if not self.context.is_connected:
             return None
         if self.import_dialog is not None and self.import_dialog.applying:
-            self.context.report_error(f"Cannot import {path.name}", "The previous import is still being applied.")
+            self.report_failure(f"Reading {path.name}", f"Cannot import {path.name}",
+                                "The previous import is still being applied.")
             self.import_dialog.raise_()
             return None
         return Op(self, read_import(self, self.api, path), description=f"Reading {path.name}").run()

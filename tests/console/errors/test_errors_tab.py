@@ -66,6 +66,21 @@ def test_list_sort_and_search(qtbot, make_root_tab, shop):
     assert page.empty_label.text() == "No errors match."
 
 
+def test_selecting_another_error_shows_its_detail_from_the_top(qtbot, make_root_tab, shop):
+    root_tab = make_root_tab()
+    root_tab.resize(900, 560)
+    page = root_tab.errors_page
+    choose_project(qtbot, root_tab, shop["path_with_namespace"])
+    qtbot.waitUntil(lambda: page.model.rowCount() == 3, timeout=WAIT)
+    page.table.selectRow(0)
+    qtbot.waitUntil(lambda: page.detail.copy_button.isEnabled(), timeout=WAIT)
+    scroll = page.detail.summary_scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: scroll.maximum() > 0, timeout=WAIT)
+    scroll.setValue(scroll.maximum())
+    page.table.selectRow(1)
+    assert scroll.value() == 0 and page.detail.title.text() == page.model.error_at(1).title
+
+
 def test_detail_with_stack_trace_then_resolve(qtbot, make_root_tab, shop):
     root_tab = make_root_tab()
     page = root_tab.errors_page
@@ -251,6 +266,11 @@ def test_client_keys_reveal_copy_create_delete(qtbot, make_root_tab, api):
 
     qtbot.mouseClick(keys_page.create_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: model.rowCount() == 2, timeout=WAIT)
+    assert model.data(model.index(0, ClientKeyModel.DSN)) == HIDDEN_DSN  # the reloaded table hides it again
+    keys_page.table.selectRow(0)
+    qtbot.mouseClick(keys_page.reveal_button, Qt.MouseButton.LeftButton)
+    keys_page.table.selectRow(1)
+    assert model.data(model.index(0, ClientKeyModel.DSN)) == HIDDEN_DSN  # and so does moving the selection
     keys_page.table.selectRow(1)
     created = model.key_at(1)
     qtbot.mouseClick(keys_page.delete_button, Qt.MouseButton.LeftButton)

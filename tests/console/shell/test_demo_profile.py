@@ -4,7 +4,8 @@ with how to use it with the REST API, and what the console remembers survives th
 from __future__ import annotations
 
 from console.app import reset_demo
-from console.main_window import DEFAULT_SIZE
+from console.exports.store import ExportHistory, ExportRecord, profile_key
+from console.main_window import DEFAULT_SIZE, LOCAL_DEMO_PROFILE
 
 START = 90_000  # a fresh demo server loads its demo data first
 
@@ -55,12 +56,30 @@ def test_the_demo_token_is_shown_and_the_profile_survives_a_new_port(qtbot, make
     qtbot.waitUntil(lambda: [record.id for record in exports.model.records] == [export_id], timeout=START)
 
 
+def test_after_a_demo_reset_the_exports_of_the_old_data_are_not_listed(qtbot, make_window, tmp_path):
+    # The console asked the old demo data for an export (its history is kept per profile, across ports).
+    history = ExportHistory(tmp_path / "exports", profile_key(LOCAL_DEMO_PROFILE, "root"))
+    history.save([ExportRecord(id=1, scope_kind="instance", scope_id=None, scope_label="Instance",
+                               status="finished", created_at="2026-11-27T09:00:00Z")])
+    (tmp_path / "local-server").mkdir()
+    assert reset_demo(tmp_path / "local-server", history_dir=tmp_path / "exports") == 0
+    window = make_window()
+    start_demo(qtbot, window)
+    exports = window.tabs.show_tab("exports")
+    qtbot.waitUntil(lambda: exports.history is not None, timeout=START)
+    assert exports.model.records == [] and window.context.store.items("export", "") == {}
+
+
 def test_demo_reset_removes_the_demo_data(tmp_path, capsys):
     folder = tmp_path / "local-server"
     (folder / "data").mkdir(parents=True)
     (folder / "data" / "outpost.db").write_text("demo")
-    assert reset_demo(folder) == 0
+    history = tmp_path / "exports"
+    history.mkdir()
+    (history / "some other profile.json").write_text("[]")
+    assert reset_demo(folder, history_dir=history) == 0
     assert not folder.exists()
+    assert [path.name for path in history.iterdir()] == ["some other profile.json"]
     assert f"Removed the demo data in {folder}" in capsys.readouterr().out
-    assert reset_demo(folder) == 0
+    assert reset_demo(folder, history_dir=history) == 0
     assert "No demo data to remove" in capsys.readouterr().out

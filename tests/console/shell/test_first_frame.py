@@ -40,7 +40,7 @@ def test_the_menus_shortcuts_tray_and_names_follow_the_first_frame(qtbot, unshow
     assert {"Ctrl+O", "Ctrl+L", "Ctrl+Q", "Ctrl+1", "Ctrl+4", "F5"} <= shortcuts
     connect_button = window.connection_bar.connect_button
     assert connect_button.accessibleName() == "Connect…" and "Ctrl+O" in connect_button.toolTip()
-    assert window.watcher.notifier is notifier and window.tray.activated is not None
+    assert window.notifier is notifier and window.tray.activated is not None
     window.complete_setup()  # as a connection does: nothing is set up twice
     assert readiness == [True] and [menu.text() for menu in window.menuBar().actions()] == MENUS
 

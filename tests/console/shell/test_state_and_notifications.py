@@ -151,28 +151,30 @@ def test_notifications_on_a_finished_export_and_a_new_or_regressed_error(qtbot, 
     send_errors(dsn, "already known")
     error_list(server, path, lambda body: len(body["errors"]) == 2 and sum(e["count"] for e in body["errors"]) == 3)
 
+    news = window.context.messages.news
+
     def polled_until(count: int) -> bool:
         window.watcher.poll()
-        return len(notifier.sent) >= count
+        return len(news()) >= count
 
     qtbot.waitUntil(lambda: polled_until(3), timeout=60_000)
-    titles = {title: (message, target) for title, message, target in notifier.sent}
-    assert titles["Vulnerability export"][0] == f"Export {export['id']} of {path} finished"
-    assert titles["Vulnerability export"][1] == ("exports", export["id"])
-    assert titles[f"New error in {path}"][0] == "brand new"
-    assert titles[f"Regressed error in {path}"][0] == "already known"
+    texts = {message.text: message.target for message in news()}
+    assert texts[f"Vulnerability export: Export {export['id']} of {path} finished"] == ("exports", export["id"])
+    assert f"New error in {path}: brand new" in texts
+    assert f"Regressed error in {path}: already known" in texts
+    assert window.notifications_button.text() == "Notifications: 3 new"
     window.watcher.poll()
-    qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=WAIT)
-    assert len(notifier.sent) == 3  # each once
+    qtbot.waitUntil(lambda: window.watcher._running is not None and window.watcher._running.done(), timeout=WAIT)
+    assert len(news()) == 3  # each once
 
     # Clicking the error's notification opens the project with that error selected.
-    target = titles[f"New error in {path}"][1]
+    target = texts[f"New error in {path}: brand new"]
     window.tray.activated.emit(target)
     errors = window.tabs.current_feature()
     page = errors.errors_page
     qtbot.waitUntil(lambda: page.selected_error() is not None and page.selected_error().id == target[1][1],
                     timeout=WAIT)
-    window.tray.activated.emit(titles["Vulnerability export"][1])
+    window.tray.activated.emit(("exports", export["id"]))
     assert window.tabs.current_name() == "exports"
     exports = window.tabs.current_feature()
     # The history is read off the UI thread; the export is selected as soon as it is listed.

@@ -1,0 +1,101 @@
+"""The console's one copy of what the server said, which every view renders from; no Qt here.
+
+Every answer the console gets (a list, a detail, the watcher's poll, the answer to a Resolve) is written
+here, keyed by kind (``"error"``, ``"export"``…), project (its path, or ``""`` for instance-wide things) and
+id. Writing a value equal to the one held changes nothing and tells nobody; writing a different one tells
+every listener which ids of which kind and project changed, so a list row and an open detail showing the
+same error are both told and cannot disagree. Listeners are plain callables (a view's slot), called on the
+thread that writes, which in the console is the event loop's.
+
+Everything held belongs to one connection: :meth:`Store.begin` (called when the connection changes) drops
+it all and tells every listener, so nothing from an earlier server, user or demo data shows again.
+
+The pattern is that of evented models: state in a plain object, a change event per write that changed
+something, and views that only render and subscribe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple
+
+EVERYTHING = "*"  # the kind of the change :meth:`Store.begin` announces
+
+
+class Change(NamedTuple):
+    """Which values changed: ``ids`` of ``kind`` in ``project`` (kind ``"*"``: everything was dropped)."""
+
+    kind: str
+    project: str
+    ids: frozenset[str]
+
+    def touches(self, kind: str, project: str | None = None, item: str | None = None) -> bool:
+        """Whether a view showing ``item`` of ``kind`` in ``project`` (None: any) must render again."""
+        if self.kind == EVERYTHING:
+            return True
+        return self.kind == kind and (project is None or self.project == project) and (
+            item is None or item in self.ids)
+
+
+Listener = Callable[[Change], object]
+
+
+class Store:
+    """Values by (kind, project, id) for the current connection, and who to tell when they change."""
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[str, str], dict[str, Any]] = {}
+        self._listeners: list[Listener] = []
+        self.scope: str | None = None  # the connection whose values are held
+
+    # listening ----------------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with each :class:`Change`; returns the function that stops it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _tell(self, change: Change) -> None:
+        for listener in list(self._listeners):
+            listener(change)
+
+    # the connection -----------------------------------------------------------------------------
+    def begin(self, scope: str | None) -> None:
+        """Hold values for the connection ``scope`` (None: none) from now on; drops everything held."""
+        self.scope = scope
+        self._values.clear()
+        self._tell(Change(EVERYTHING, "", frozenset()))
+
+    # reading ------------------------------------------------------------------------------------
+    def get(self, kind: str, project: str, item: str) -> Any | None:
+        return self._values.get((kind, project), {}).get(item)
+
+    def items(self, kind: str, project: str) -> dict[str, Any]:
+        """Every value of ``kind`` held for ``project``, by id."""
+        return dict(self._values.get((kind, project), {}))
+
+    # writing ------------------------------------------------------------------------------------
+    def put(self, kind: str, project: str, item: str, value: Any) -> bool:
+        """Hold ``value``; True (and listeners told) when it differs from what was held."""
+        return bool(self.put_many(kind, project, {item: value}))
+
+    def put_many(self, kind: str, project: str, values: Mapping[str, Any]) -> frozenset[str]:
+        """Hold several values with one change told; returns the ids whose value changed."""
+        held = self._values.setdefault((kind, project), {})
+        changed = frozenset(item for item, value in values.items() if held.get(item) != value)
+        for item in changed:
+            held[item] = values[item]
+        if changed:
+            self._tell(Change(kind, project, changed))
+        return changed
+
+    def remove(self, kind: str, project: str, items: Iterable[str]) -> None:
+        """Forget values the server no longer has (a deleted variable, an export gone)."""
+        held = self._values.get((kind, project), {})
+        gone = frozenset(item for item in items if held.pop(item, None) is not None)
+        if gone:
+            self._tell(Change(kind, project, gone))
+
+    def replace_all(self, kind: str, project: str, values: Mapping[str, Any]) -> None:
+        """What a full list says: these values, and no others, of ``kind`` in ``project``."""
+        self.remove(kind, project, set(self.items(kind, project)) - set(values))
+        self.put_many(kind, project, values)
