@@ -18,6 +18,7 @@ from outpost_server.accounts.auth_failures import BanPolicy
 from outpost_server.accounts.router import router as accounts_router
 from outpost_server.alerts.delivery import context_of as alert_delivery_context
 from outpost_server.alerts.evaluation import evaluate_batch as evaluate_alerts
+from outpost_server.alerts.evaluation import evaluate_monitor_turns
 from outpost_server.alerts.metrics import DeliveryFigures
 from outpost_server.alerts.router import api_router as mail_router
 from outpost_server.alerts.router import router as alerts_router
@@ -48,6 +49,7 @@ from outpost_server.migrations import upgrade_database
 from outpost_server.monitors.clock import MonitorClockWorker
 from outpost_server.monitors.ingest import store_check_ins
 from outpost_server.monitors.router import router as monitors_router
+from outpost_server.monitors.state import observe_turns
 from outpost_server.request_throttle import Throttle, UnauthenticatedThrottles
 from outpost_server.sentry_api.router import router as sentry_api_router
 from outpost_server.source_maps.router import router as source_maps_router
@@ -62,8 +64,10 @@ log = logging.getLogger("outpost.app")
 # Alert rules are evaluated in the transaction of every stored batch, in whichever process digests it
 # (workers.py forks the digester after importing this module).
 observe_batches(evaluate_alerts)
-# Monitor check-ins are stored in the same transactions, by the monitors package.
+# Monitor check-ins are stored in the same transactions, by the monitors package; the monitors that turn
+# failing or recover are evaluated against the alert rules in the transaction that turned them.
 store_check_ins_with(store_check_ins)
+observe_turns(evaluate_monitor_turns)
 
 # Allocations minus deallocations between young-generation collections (CPython's default: 700).
 GC_THRESHOLD = 10_000

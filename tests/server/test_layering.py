@@ -44,9 +44,11 @@ ALLOWED: dict[str, set[str]] = {
     "mail": BOTTOM,
     "error_tracking": BOTTOM | {AUTH, "accounts", "application_settings", "source_maps"},
     "sentry_api": BOTTOM | {AUTH, "accounts", "error_tracking"},
-    # Alerts read errors (evaluated in error tracking's batches through batch_outcome, registered by app.py),
+    # Alerts read errors (evaluated in error tracking's batches through batch_outcome, registered by app.py)
+    # and monitors' turns (state.observe_turns, registered by app.py too),
     # serve under Sentry's web API with its access rules, send mail and use the outbound URL policy.
-    "alerts": BOTTOM | {AUTH, "accounts", "application_settings", "error_tracking", "sentry_api", "mail"},
+    "alerts": BOTTOM | {AUTH, "accounts", "application_settings", "error_tracking", "sentry_api", "mail",
+                        "monitors"},
     # Monitors store the check-ins error tracking's pipeline digests and serve under Sentry's web API.
     "monitors": BOTTOM | {AUTH, "accounts", "error_tracking", "sentry_api"},
     # Source maps are uploaded through Sentry's web API (its access helpers) and applied by the digest.

@@ -97,7 +97,7 @@ def notice_for(session: Session, *, row: AlertDelivery, rule: AlertRule, project
             release=details.get("release") or error.last_release,
             url=f"{base}/{project.full_path}/-/error_tracking/{error.id}/details",
             frames=_top_frames(tracked_errors.latest_event_payload(session, error=error)))
-    elif "title" in details and row.trigger != "summary":
+    elif "title" in details and row.trigger != "summary" and not row.trigger.startswith("monitor_"):
         details.setdefault("note", "the error has since been deleted")
     return Notice(delivery_id=row.id, trigger=row.trigger, rule_id=rule.id, rule_name=rule.name or f"#{rule.id}",
                   rule_url=rule_url, project_id=project.id, project_path=project.full_path,

@@ -35,7 +35,8 @@ def rule_json(rule: AlertRule, urls: dict[int, str], new_secrets: dict[int, str]
         "environment": environments[0] if len(environments) == 1 else "",
         # Outpost extensions.
         "environments": environments, "users": rule.users, "onNewError": rule.on_new_error,
-        "onRegression": rule.on_regression, "minLevel": rule.min_level, "release": rule.release,
+        "onRegression": rule.on_regression, "onMonitorFailure": rule.on_monitor_failure,
+        "monitorSlug": rule.monitor_slug, "minLevel": rule.min_level, "release": rule.release,
         "cooldownMinutes": rule.cooldown_minutes, "hourlyCap": rule.hourly_cap,
     }
 

@@ -1,4 +1,5 @@
-"""Evaluating the rules against what a stored batch did, inside the batch's transaction.
+"""Evaluating the rules against what a stored batch did, inside the batch's transaction; and against cron
+monitors that turned failing or recovered, inside the turn's.
 
 Called once per batch with each touched error's activity (batch_outcome). The rules are cached per process
 and reloaded only when the one-row rules version moves, so a batch of a project without rules costs one
@@ -17,9 +18,11 @@ from dataclasses import dataclass
 from sqlalchemy import and_, bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
 
 from outpost_server.db import utcnow
 from outpost_server.error_tracking.batch_outcome import ErrorActivity, EventFacts
+from outpost_server.monitors.state import MonitorTurn
 
 from .models import (
     LEVELS,
@@ -55,6 +58,8 @@ class CachedRule:
     users: int | None
     on_new_error: bool
     on_regression: bool
+    on_monitor_failure: bool
+    monitor_slug: str | None
     environments: frozenset[str]
     min_level: int
     release: str | None
@@ -105,7 +110,8 @@ def _load_rules(connection: Connection) -> dict[int, list[CachedRule]]:
         rules[row["project_id"]].append(CachedRule(
             id=row["id"], project_id=row["project_id"], timespan_minutes=row["timespan_minutes"],
             quantity=row["quantity"], users=row["users"], on_new_error=row["on_new_error"],
-            on_regression=row["on_regression"], environments=frozenset(row["environments"] or ()),
+            on_regression=row["on_regression"], on_monitor_failure=row["on_monitor_failure"],
+            monitor_slug=row["monitor_slug"], environments=frozenset(row["environments"] or ()),
             min_level=level_rank(row["min_level"]) if row["min_level"] else 0, release=row["release"],
             cooldown=dt.timedelta(minutes=row["cooldown_minutes"]), hourly_cap=row["hourly_cap"],
             recipients=tuple(recipients[row["id"]])))
@@ -145,6 +151,24 @@ def evaluate_batch(connection: Connection, activity: list[ErrorActivity]) -> Non
     _write_states(connection, states, new_states)
     for firings in fired.values():
         _write_outbox(connection, firings, now, _allowed_by_cap(connection, firings[0][0], len(firings), now))
+
+
+def evaluate_monitor_turns(session: Session, turns: list[MonitorTurn]) -> None:
+    """"A monitor fails": an outbox row per recipient of each matching rule, in the turn's transaction (the
+    environment's row lock makes a turn happen once, so it is notified once). No cooldown: a monitor only
+    turns failing again after it recovered."""
+    connection = session.connection()
+    by_project = _cache.rules(connection)
+    now = utcnow()
+    rows = [_delivery(rule, recipient, None, f"monitor_{'failure' if turn.kind == 'failing' else 'recovery'}",
+                      {"monitor": turn.monitor_slug, "title": turn.monitor_name, "environment": turn.environment,
+                       "status": turn.check_in_status}, now)
+            for turn in turns for rule in by_project.get(turn.project_id, ())
+            if rule.on_monitor_failure and rule.monitor_slug in (None, turn.monitor_slug)
+            and (not rule.environments or turn.environment in rule.environments)
+            for recipient in rule.recipients]
+    if rows:
+        connection.execute(insert(AlertDelivery), rows)
 
 
 def _decide(rule: CachedRule, item: ErrorActivity, matched: list[EventFacts], state: _State, now: dt.datetime

@@ -69,18 +69,27 @@ class Notice:
             "users": f"{d.get('users')} users within {d.get('window_minutes')} minutes",
             "summary": f"{d.get('suppressed')} more notifications held back by the hourly cap "
                        f"of rule \"{self.rule_name}\"",
+            "monitor_failure": f"Monitor {d.get('monitor')} is failing in {d.get('environment')}: "
+                               f"check-in {d.get('status')}",
+            "monitor_recovery": f"Monitor {d.get('monitor')} recovered in {d.get('environment')}",
             "test": "Test notification",
         }.get(self.trigger, self.trigger)
 
     def title(self) -> str:
         return self.error.title if self.error else self.headline()
 
+    def monitor_facts(self) -> list[tuple[str, str]]:
+        if not self.trigger.startswith("monitor_"):
+            return []
+        return [("Monitor", str(self.details.get("monitor"))), ("Environment", str(self.details.get("environment"))),
+                ("Check-in", str(self.details.get("status")))]
+
     def link(self) -> str:
         return self.error.url if self.error else self.rule_url
 
 
 def _facts(notice: Notice) -> list[tuple[str, str]]:
-    facts = [("Project", notice.project_path), ("Trigger", notice.headline())]
+    facts = [("Project", notice.project_path), ("Trigger", notice.headline()), *notice.monitor_facts()]
     error = notice.error
     if error:
         facts += [("Level", error.level), ("Status", error.status), ("Events", str(error.count)),
@@ -185,13 +194,22 @@ def gitlab_payload(notice: Notice) -> dict[str, Any]:
         "description": email_text(notice),
         "start_time": notice.created,
         "severity": GITLAB_SEVERITY.get(error.level, "unknown") if error else "info",
-        "fingerprint": f"outpost-error-{error.id}" if error else f"outpost-rule-{notice.rule_id}-{notice.trigger}",
+        "fingerprint": f"outpost-error-{error.id}" if error else _fingerprint(notice),
         "monitoring_tool": "Outpost",
         "service": notice.project_path,
     }
     if error and error.environment:
         payload["gitlab_environment_name"] = error.environment
+    if notice.trigger == "monitor_recovery":  # resolves the alert its failure opened
+        payload["end_time"] = notice.created
     return payload
+
+
+def _fingerprint(notice: Notice) -> str:
+    if notice.trigger in ("monitor_failure", "monitor_recovery"):
+        details = notice.details
+        return f"outpost-monitor-{notice.project_id}-{details.get('monitor')}-{details.get('environment')}"
+    return f"outpost-rule-{notice.rule_id}-{notice.trigger}"
 
 
 def encode(payload: dict[str, Any]) -> bytes:

@@ -31,6 +31,9 @@ class AlertRule(Base):
     users: Mapped[int | None] = mapped_column(Integer)
     on_new_error: Mapped[bool] = mapped_column(Boolean, default=False)
     on_regression: Mapped[bool] = mapped_column(Boolean, default=False)
+    # "A monitor fails" (and recovers): cron monitors turning failing or ok, of `monitor_slug` only when set.
+    on_monitor_failure: Mapped[bool] = mapped_column(Boolean, default=False)
+    monitor_slug: Mapped[str | None] = mapped_column(String(50))
     # Filters: any of these environments (empty: every one), at least this level, this release.
     environments: Mapped[list[str]] = mapped_column(JSON, default=list)
     min_level: Mapped[str | None] = mapped_column(String(16))
@@ -89,7 +92,7 @@ class AlertDelivery(Base):
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), index=True)
     error_id: Mapped[int | None] = mapped_column(ForeignKey("error_tracking_errors.id", ondelete="SET NULL"),
                                                  index=True)
-    # new_error, regression, frequency, users, summary or test.
+    # new_error, regression, frequency, users, monitor_failure, monitor_recovery, summary or test.
     trigger: Mapped[str] = mapped_column(String(16))
     channel: Mapped[str] = mapped_column(String(32))
     # What the log shows as the target: an address list or the URL's scheme and host, never a secret.

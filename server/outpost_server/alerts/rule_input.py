@@ -117,9 +117,11 @@ def read_rule(body: Any, *, partial: bool) -> RuleInput:
     for name, high in (("timespan_minutes", MAX_TIMESPAN_MINUTES), ("quantity", 1_000_000), ("users", 1_000_000)):
         if reader.has(name):
             fields[name] = reader.integer(name, low=1, high=high)
-    for name in ("on_new_error", "on_regression"):
+    for name in ("on_new_error", "on_regression", "on_monitor_failure"):
         if reader.has(name):
             fields[name] = reader.boolean(name)
+    if reader.has("monitor_slug"):
+        fields["monitor_slug"] = reader.text("monitor_slug", limit=50) or None
     if reader.has("uptime") and reader.boolean("uptime"):
         reader.fail("uptime", "Outpost has no uptime monitors; only false is accepted.")
     _read_filters(reader, fields)
@@ -243,8 +245,8 @@ def check_complete(values: dict[str, Any]) -> dict[str, list[str]]:
         messages["timespanMinutes"] = [f"Required with {' and '.join(counting)}."]
     if values.get("timespan_minutes") and not counting:
         messages["quantity"] = ["Required with timespanMinutes (or give users)."]
-    if not (counting or values.get("on_new_error") or values.get("on_regression")):
+    if not (counting or values.get("on_new_error") or values.get("on_regression") or values.get("on_monitor_failure")):
         messages.setdefault("non_field_errors", []).append(
-            "A rule needs a condition: quantity and timespanMinutes, users and timespanMinutes, onNewError or "
-            "onRegression.")
+            "A rule needs a condition: quantity and timespanMinutes, users and timespanMinutes, onNewError, "
+            "onRegression or onMonitorFailure.")
     return messages

@@ -34,7 +34,8 @@ from .rule_input import (
 MASK = "*****"
 RULE_DEFAULTS: dict[str, Any] = {
     "name": "", "timespan_minutes": None, "quantity": None, "users": None, "on_new_error": False,
-    "on_regression": False, "environments": [], "min_level": None, "release": None,
+    "on_regression": False, "on_monitor_failure": False, "monitor_slug": None,
+    "environments": [], "min_level": None, "release": None,
     "cooldown_minutes": DEFAULT_COOLDOWN_MINUTES, "hourly_cap": DEFAULT_HOURLY_CAP,
 }
 

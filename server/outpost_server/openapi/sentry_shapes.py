@@ -65,7 +65,8 @@ ALERT_RECIPIENT = obj({"id": INTEGER, "recipientType": STRING, "url": _TEXT},
                        "hasSecret": BOOLEAN, "secret": STRING})
 ALERT_RULE = obj({"id": INTEGER, "name": _TEXT, "timespanMinutes": nullable(INTEGER), "quantity": nullable(INTEGER),
                   "uptime": BOOLEAN, "alertRecipients": array(ALERT_RECIPIENT)},
-                 {"environment": STRING, "environments": array(STRING)})
+                 {"environment": STRING, "environments": array(STRING), "onMonitorFailure": BOOLEAN,
+                  "monitorSlug": _TEXT})
 ALERT_DELIVERY = obj({"id": INTEGER, "created": TIME, "trigger": STRING, "channel": STRING, "target": _TEXT,
                       "status": STRING, "attempts": INTEGER, "lastError": _TEXT, "issueId": nullable(INTEGER),
                       "nextAttempt": TIME, "finished": TIME, "title": _TEXT})

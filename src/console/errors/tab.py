@@ -1,4 +1,5 @@
-"""The Error tracking tab: pick a project, then its errors, settings, client keys, storage and alerts."""
+"""The Error tracking tab: pick a project, then its errors, settings, client keys, storage, alerts, source maps
+and cron monitors."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from console.errors.actions import ACTIONS, BUTTONS
 from console.errors.alerts_page import AlertsPage
 from console.errors.client_keys import ClientKeysPage
 from console.errors.error_list import ErrorsPage
+from console.errors.monitors_page import MonitorsPage
 from console.errors.retention import RetentionPage
 from console.errors.source_maps import SourceMapsPage
 from console.errors.tracking_settings import SettingsPage
@@ -65,6 +67,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.retention_page = RetentionPage(self)
         self.alerts_page = AlertsPage(self)
         self.source_maps_page = SourceMapsPage(self)
+        self.monitors_page = MonitorsPage(self)
         self.pages = QTabWidget()
         self.pages.addTab(self.errors_page, "Errors")
         self.pages.addTab(self.settings_page, "Settings")
@@ -72,6 +75,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.pages.addTab(self.retention_page, "Storage")
         self.pages.addTab(self.alerts_page, "Alerts")
         self.pages.addTab(self.source_maps_page, "Source maps")
+        self.pages.addTab(self.monitors_page, "Monitors")
         self._stale_pages: set[QWidget] = set()
         self.pages.currentChanged.connect(lambda _index: self._load_current_page())
         layout = QVBoxLayout(self)
@@ -155,7 +159,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         # Each page loads the chosen project's data when it is shown: choosing a project costs only
         # the requests of the page on screen.
         self._stale_pages = {self.errors_page, self.settings_page, self.keys_page, self.retention_page,
-                             self.alerts_page, self.source_maps_page}
+                             self.alerts_page, self.source_maps_page, self.monitors_page}
         if project is None:
             self.errors_page.reload()
             self.keys_page.model.set_keys([])
@@ -165,7 +169,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
     def _load_current_page(self) -> None:
         current = self.pages.currentWidget()
         for page in (self.errors_page, self.settings_page, self.keys_page, self.retention_page, self.alerts_page,
-                     self.source_maps_page):
+                     self.source_maps_page, self.monitors_page):
             if page is current and self.project is not None and page in self._stale_pages:
                 self._stale_pages.discard(page)
                 page.load()

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from console.api.client import ApiClient
 from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
-from console.api.errors import Forbidden, NotFound, Unauthorized, Unsupported
+from console.api.errors import ApiError, Forbidden, NotFound, Unauthorized, Unsupported
+from console.api.monitors import MonitorsApi
 from console.api.server import ServerInfo
 from console.api.variables import VariablesApi
 from console.exports.store import ExportHistory
@@ -53,6 +54,9 @@ class ServerFacts:
     role: str
 
 
+NO_MONITORS_ON_GITLAB = "GitLab has no cron monitors"
+
+
 @dataclass(frozen=True)
 class ProjectErrors:
     path: str
@@ -61,6 +65,7 @@ class ProjectErrors:
     regressions: Count
     frequency: tuple[int, ...] = ()
     last_seen: str | None = None
+    failing_monitors: Count = Count(None, NO_MONITORS_ON_GITLAB)
 
 
 @dataclass(frozen=True)
@@ -163,6 +168,15 @@ async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ErrorSumma
                  capped=len(errors) > len(recent))
 
 
+async def failing_monitors(client: ApiClient, project: dict[str, Any]) -> Count:
+    """How many of the project's cron monitors are failing in some environment (paused ones not counted)."""
+    try:
+        monitors = await MonitorsApi(client).monitors(project)
+    except ApiError as error:
+        return Count(None, error.message)
+    return Count(sum(1 for monitor in monitors if monitor.failing and not monitor.paused))
+
+
 async def all_project_errors(client: ApiClient, *, now: dt.datetime) -> tuple[list[ProjectErrors], str]:
     """Error counts of the most recently active projects, most recent error first."""
     api = ErrorTrackingApi(client)
@@ -177,7 +191,10 @@ async def all_project_errors(client: ApiClient, *, now: dt.datetime) -> tuple[li
     async def one(project: dict[str, Any]) -> ProjectErrors | None:
         async with gate:
             try:
-                return await project_errors(api, project["path_with_namespace"], now=now)
+                found = await project_errors(api, project["path_with_namespace"], now=now)
+                if found is not None and api.server.is_outpost:
+                    found = replace(found, failing_monitors=await failing_monitors(client, project))
+                return found
             except NotFound:  # deleted, or access lost, since the project list came
                 return None
 

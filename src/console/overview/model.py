@@ -19,8 +19,8 @@ _RIGHT_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
 class ProjectErrorsModel(HeaderedTableModel):
-    HEADERS = ("Project", "New in 24 hours", "Unresolved", "Regressions", "Last 24 hours")
-    PROJECT, NEW, UNRESOLVED, REGRESSIONS, TREND = range(5)
+    HEADERS = ("Project", "New in 24 hours", "Unresolved", "Regressions", "Failing monitors", "Last 24 hours")
+    PROJECT, NEW, UNRESOLVED, REGRESSIONS, MONITORS, TREND = range(6)
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -39,7 +39,8 @@ class ProjectErrorsModel(HeaderedTableModel):
         return 0 if parent.isValid() else len(self._rows)
 
     def _count(self, row: ProjectErrors, column: int) -> Count | None:
-        return {self.NEW: row.new_today, self.UNRESOLVED: row.unresolved, self.REGRESSIONS: row.regressions}.get(column)
+        return {self.NEW: row.new_today, self.UNRESOLVED: row.unresolved, self.REGRESSIONS: row.regressions,
+                self.MONITORS: row.failing_monitors}.get(column)
 
     def data(self, index: Index, role: int = _DISPLAY) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import httpx
 import pytest
 from PySide6.QtCore import Qt
 
@@ -31,7 +32,19 @@ def row_of(model: ProjectErrorsModel, path: str) -> int:
     return next(row for row in range(model.rowCount()) if model.index(row, 0).data(PROJECT_ROLE) == path)
 
 
+def _failing_monitor(server, root_client, project: dict) -> None:
+    """A cron monitor of the project whose one check-in failed, and a healthy one beside it."""
+    key = root_client.get(f"/projects/{project['id']}/error_tracking/client_keys").json()[0]["public_key"]
+    for slug, status in (("nightly-report", "error"), ("hourly-sync", "ok")):
+        response = httpx.post(f"{server.api_url}/error_tracking/collector/api/{project['id']}/cron/{slug}/{key}/",
+                              json={"status": status, "monitor_config": {"schedule": {"type": "crontab",
+                                                                                      "value": "0 * * * *"}}})
+        assert response.status_code == 202, response.text
+    server.wait_for_digest()
+
+
 def test_overview_numbers(qtbot, make_window, server, noisy, tmp_path, root_client):
+    _failing_monitor(server, root_client, noisy)
     history = tmp_path / "exports"
     ExportHistory(history, profile_key(server.url, "root")).save([record(1, "running"), record(2, "finished"),
                                                                    record(3, "finished")])
@@ -52,6 +65,7 @@ def test_overview_numbers(qtbot, make_window, server, noisy, tmp_path, root_clie
     row = row_of(model, path)
     texts = [model.index(row, column).data() for column in range(model.columnCount())]
     assert texts[:4] == [path, "2", "2", "1"]  # both new today, both unresolved, beta regressed
+    assert texts[ProjectErrorsModel.MONITORS] == "1"  # nightly-report failed; hourly-sync is fine
     assert sum(model.index(row, ProjectErrorsModel.TREND).data(FREQUENCY_ROLE)) == 3  # events in the last 24 hours
 
 

@@ -26,7 +26,9 @@ PREVIOUS_HEADS = ("0013_unauthenticated_requests", "0004_vulnerabilities", "0010
 AUTOINCREMENT_TABLES = {"users", "personal_access_tokens", "namespaces", "projects", "vulnerabilities",
                         "vulnerability_notes", "vulnerability_exports", "error_tracking_errors",
                         "error_tracking_client_keys", "alert_rules", "alert_recipients", "alert_deliveries",
-                        "source_map_releases", "source_map_release_files"}
+                        "source_map_releases", "source_map_release_files",
+                        # Made with AUTOINCREMENT by their own later revision (0023).
+                        "monitors", "monitor_environments", "monitor_checkins"}
 
 
 @pytest.fixture

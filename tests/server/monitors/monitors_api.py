@@ -17,12 +17,14 @@ class MonitorsApi:
     server: RunningServer
     tracked: TrackedProject
     organization: str
+    project_slug: str
 
     @classmethod
     def of(cls, server: RunningServer, tracked: TrackedProject) -> MonitorsApi:
         with server.client() as client:
             project = client.get(f"/projects/{tracked.id}").json()
-        return cls(server, tracked, project["path_with_namespace"].split("/")[0])
+        organization, _, below = project["path_with_namespace"].partition("/")
+        return cls(server, tracked, organization, below.replace("/", "~"))
 
     def request(self, method: str, suffix: str, **kwargs: Any) -> httpx.Response:
         return httpx.request(method, f"{self.server.url}/api/0/organizations/{self.organization}/monitors/{suffix}",

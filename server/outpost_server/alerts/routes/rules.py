@@ -39,6 +39,7 @@ RULE_PARAMS = (
     Param("name"), Param("timespanMinutes", "integer"), Param("quantity", "integer"), Param("uptime", "boolean"),
     Param("alertRecipients", "array"), Param("environment"), Param("environments", "array"),
     Param("users", "integer"), Param("onNewError", "boolean"), Param("onRegression", "boolean"),
+    Param("onMonitorFailure", "boolean"), Param("monitorSlug"),
     Param("minLevel", choices=("debug", "info", "warning", "error", "fatal")), Param("release"),
     Param("cooldownMinutes", "integer"), Param("hourlyCap", "integer"))
 BodyDep = Annotated[dict[str, Any], Depends(json_body)]

@@ -1,0 +1,78 @@
+"""A project's cron monitors and their check-ins through Sentry's monitors API on an Outpost server
+(``/api/0/organizations/:org/monitors/``); muting and pausing are a PUT of ``isMuted`` or ``status``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from console.api.client import ApiClient
+from console.api.sentry_events import sentry_slugs
+
+
+@dataclass(frozen=True)
+class MonitorEnvironment:
+    name: str
+    status: str  # active (no check-in yet), ok or error
+    last_check_in: str | None
+    next_check_in: str | None
+
+
+@dataclass(frozen=True)
+class Monitor:
+    slug: str
+    name: str
+    status: str  # active or disabled (paused)
+    is_muted: bool
+    config: dict[str, Any]
+    environments: tuple[MonitorEnvironment, ...] = field(default_factory=tuple)
+
+    @property
+    def paused(self) -> bool:
+        return self.status == "disabled"
+
+    @property
+    def failing(self) -> bool:
+        return any(environment.status == "error" for environment in self.environments)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Monitor:
+        return cls(slug=data["slug"], name=data.get("name") or data["slug"], status=data["status"],
+                   is_muted=bool(data.get("isMuted")), config=dict(data.get("config") or {}),
+                   environments=tuple(MonitorEnvironment(
+                       name=item["name"], status=item["status"], last_check_in=item.get("lastCheckIn"),
+                       next_check_in=item.get("nextCheckIn")) for item in data.get("environments") or ()))
+
+
+@dataclass(frozen=True)
+class CheckIn:
+    status: str  # ok, error, in_progress, missed, timeout
+    created: str | None
+    duration_ms: int | None
+    environment: str
+
+
+class MonitorsApi:
+    def __init__(self, client: ApiClient) -> None:
+        self.client = client
+
+    @staticmethod
+    def _path(project_path: str, slug: str | None = None) -> str:
+        organization, _project = sentry_slugs(project_path)
+        return f"/organizations/{organization}/monitors/" + (f"{slug}/" if slug else "")
+
+    async def monitors(self, project: dict[str, Any]) -> list[Monitor]:
+        response = await self.client.sentry_request(self._path(project["path_with_namespace"]),
+                                                    params={"project": str(project["id"])})
+        return [Monitor.from_json(item) for item in response.json()]
+
+    async def check_ins(self, project_path: str, slug: str) -> list[CheckIn]:
+        """The latest check-ins, newest first."""
+        response = await self.client.sentry_request(f"{self._path(project_path, slug)}checkins/",
+                                                    params={"per_page": 50})
+        return [CheckIn(status=item["status"], created=item.get("dateCreated"), duration_ms=item.get("duration"),
+                        environment=item.get("environment") or "") for item in response.json()]
+
+    async def update(self, project_path: str, slug: str, changes: dict[str, Any]) -> Monitor:
+        response = await self.client.sentry_request(self._path(project_path, slug), method="PUT", json=changes)
+        return Monitor.from_json(response.json())

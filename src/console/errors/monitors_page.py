@@ -1,0 +1,216 @@
+"""The Monitors page: a project's cron monitors with their schedule in words, status, environment, last
+and next check-in; the selected monitor's recent check-ins as a timeline coloured by status; Mute and
+Pause."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QModelIndex, QRect, Qt
+from PySide6.QtGui import QBrush, QPainter, QPaintEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console.api.monitors import CheckIn, Monitor, MonitorsApi
+from console.errors.monitor_words import STATUS_COLOURS, schedule_words, status_words
+from console.looks import colour
+from console.operations import Op
+from console.table_model import HeaderedTableModel, Index
+from console.timestamps import short_time
+
+if TYPE_CHECKING:
+    from console.api.error_tracking import ErrorTrackingApi
+    from console.page_host import ProjectHost
+
+NEEDS_OUTPOST = "Cron monitors need an Outpost server: GitLab has no cron monitoring."
+EMPTY = ("No monitors yet. A monitor is created by the first check-in that carries its configuration: "
+         "an SDK's monitor_config, sentry-cli monitors run --schedule, or the HTTP check-in URL.")
+BOX = 14
+GAP = 3
+
+
+class MonitorModel(HeaderedTableModel):
+    HEADERS = ("Monitor", "Schedule", "Status", "Environment", "Last check-in", "Next check-in")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.monitors: list[Monitor] = []
+
+    def set_monitors(self, monitors: list[Monitor]) -> None:
+        self.beginResetModel()
+        self.monitors = list(monitors)
+        self.endResetModel()
+
+    def monitor_at(self, row: int) -> Monitor | None:
+        return self.monitors[row] if 0 <= row < len(self.monitors) else None
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.monitors)
+
+    def cell(self, monitor: Monitor, column: int) -> str:
+        latest = monitor.environments[0] if monitor.environments else None
+        return (monitor.name, schedule_words(monitor.config), status_words(monitor),
+                ", ".join(environment.name for environment in monitor.environments),
+                short_time(latest.last_check_in) if latest else "",
+                "" if monitor.paused or latest is None else short_time(latest.next_check_in))[column]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        monitor = self.monitor_at(index.row()) if index.isValid() else None
+        if monitor is None:
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return self.cell(monitor, index.column())
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 2:
+            if monitor.failing and not monitor.paused:
+                return QBrush(colour("error"))
+            if monitor.paused or monitor.is_muted:
+                return QBrush(colour("muted"))
+        return None
+
+
+class Timeline(QWidget):
+    """The latest check-ins, oldest on the left, one box each in its status's colour."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.check_ins: list[CheckIn] = []
+        self.setMinimumHeight(BOX + 2 * GAP)
+        self.setMouseTracking(True)
+
+    def set_check_ins(self, check_ins: list[CheckIn]) -> None:
+        self.check_ins = list(reversed(check_ins))
+        self.setToolTip("")
+        self.update()
+
+    def box(self, position: int) -> QRect:
+        return QRect(GAP + position * (BOX + GAP), GAP, BOX, BOX)
+
+    def colour_name(self, check_in: CheckIn) -> str:
+        return STATUS_COLOURS.get(check_in.status, "badge")
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        for position, check_in in enumerate(self.check_ins):
+            painter.fillRect(self.box(position), colour(self.colour_name(check_in)))
+        painter.end()
+
+    def mouseMoveEvent(self, event) -> None:
+        position = int(event.position().x()) // (BOX + GAP)
+        if 0 <= position < len(self.check_ins):
+            check_in = self.check_ins[position]
+            took = f", {check_in.duration_ms / 1000:g} s" if check_in.duration_ms is not None else ""
+            self.setToolTip(f"{short_time(check_in.created)}: {check_in.status.replace('_', ' ')}{took} "
+                            f"({check_in.environment})")
+
+
+class MonitorsPage(QWidget):
+    def __init__(self, host: ProjectHost[ErrorTrackingApi]) -> None:
+        super().__init__()
+        self.host = host
+        self.loaded_project: int | None = None
+        self.model = MonitorModel(self)
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.hide()
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._chosen())
+        self.timeline = Timeline()
+        self.timeline_label = QLabel("Recent check-ins")
+        self.mute_button = QPushButton("Mute")
+        self.pause_button = QPushButton("Pause")
+        self.refresh_button = QPushButton("Refresh")
+        self.mute_button.clicked.connect(self.toggle_mute)
+        self.pause_button.clicked.connect(self.toggle_pause)
+        self.refresh_button.clicked.connect(self.load)
+        buttons = QHBoxLayout()
+        for button in (self.mute_button, self.pause_button, self.refresh_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.timeline_label)
+        layout.addWidget(self.timeline)
+        layout.addLayout(buttons)
+        self._update_buttons()
+
+    @property
+    def api(self) -> MonitorsApi:
+        return MonitorsApi(self.host.api.client)
+
+    def selected(self) -> Monitor | None:
+        return self.model.monitor_at(self.table.currentIndex().row())
+
+    def load(self) -> None:
+        project = self.host.project
+        if project is None:
+            return
+        if not self.host.context.server.is_outpost:
+            self._say(NEEDS_OUTPOST)
+            return
+        keep = self.selected()
+
+        def show(monitors: list[Monitor]) -> None:
+            self.loaded_project = project["id"]
+            self._say("" if monitors else EMPTY)
+            self.model.set_monitors(monitors)
+            slugs = [monitor.slug for monitor in monitors]
+            if keep is not None and keep.slug in slugs:
+                self.table.selectRow(slugs.index(keep.slug))
+            self._chosen()
+
+        Op(self.host, self.api.monitors(project), description="Loading monitors").success(show).stale_when(
+            self.host.project_choice).run()
+
+    def _say(self, text: str) -> None:
+        self.notice.setText(text)
+        self.notice.setVisible(bool(text))
+
+    def _update_buttons(self) -> None:
+        monitor = self.selected()
+        self.mute_button.setEnabled(monitor is not None)
+        self.pause_button.setEnabled(monitor is not None)
+        self.mute_button.setText("Unmute" if monitor and monitor.is_muted else "Mute")
+        self.pause_button.setText("Resume" if monitor and monitor.paused else "Pause")
+
+    def _chosen(self) -> None:
+        self._update_buttons()
+        monitor, project = self.selected(), self.host.project
+        if monitor is None or project is None:
+            self.timeline.set_check_ins([])
+            return
+        Op(self.host, self.api.check_ins(project["path_with_namespace"], monitor.slug),
+           description="Loading check-ins").success(self.timeline.set_check_ins).stale_when(
+            self.host.project_choice).run()
+
+    def _change(self, changes: dict[str, Any], description: str) -> None:
+        monitor, project = self.selected(), self.host.project
+        if monitor is None or project is None:
+            return
+        Op(self.host, self.api.update(project["path_with_namespace"], monitor.slug, changes),
+           description=description).success(lambda _monitor: self.load()).run()
+
+    def toggle_mute(self) -> None:
+        monitor = self.selected()
+        if monitor is not None:
+            self._change({"isMuted": not monitor.is_muted}, "Unmuting the monitor" if monitor.is_muted
+                         else "Muting the monitor")
+
+    def toggle_pause(self) -> None:
+        monitor = self.selected()
+        if monitor is not None:
+            self._change({"status": "active" if monitor.paused else "disabled"},
+                         "Resuming the monitor" if monitor.paused else "Pausing the monitor")

@@ -1,0 +1,72 @@
+"""The Monitors page against the real server: monitors made by check-ins, their schedule in words, status,
+environment and times; the selected monitor's timeline coloured by status; Mute and Pause through Sentry's
+monitors API."""
+
+from __future__ import annotations
+
+import httpx
+from PySide6.QtCore import Qt
+
+from console.errors.monitors_page import MonitorModel
+from console.looks import colour
+from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
+from tests.server.error_tracking.conftest import make_tracked_project, server_sessionmaker
+from tests.server.monitors.monitors_api import MonitorsApi
+
+BACKUP = {"schedule": {"type": "crontab", "value": "0 2 * * *"}, "timezone": "Europe/Berlin"}
+SYNC = {"schedule": {"type": "interval", "value": 10, "unit": "minute"}}
+
+
+def _check_in(monitors: MonitorsApi, slug: str, status: str, config: dict | None = None) -> None:
+    body = {"status": status, **({"monitor_config": config} if config else {})}
+    assert httpx.post(monitors.cron_url(slug), json=body, timeout=30).status_code == 202
+
+
+def test_monitors_page_shows_times_timeline_and_mutes_and_pauses(qtbot, qtmodeltester, qloop_running, context,
+                                                                  server):
+    tracked = make_tracked_project(server, server_sessionmaker(server))
+    monitors = MonitorsApi.of(server, tracked)
+    _check_in(monitors, "nightly-backup", "ok", BACKUP)
+    _check_in(monitors, "nightly-backup", "error")
+    _check_in(monitors, "queue-sync", "ok", SYNC)
+    assert set(monitors.all()) == {"nightly-backup", "queue-sync"}
+    with server.client() as client:
+        path = client.get(f"/projects/{tracked.id}").json()["path_with_namespace"]
+
+    connect(qtbot, context, server.url, server.root_token)
+    tab = open_tab(qtbot, context)
+    choose_project(qtbot, tab, path)
+    tab.pages.setCurrentWidget(tab.monitors_page)
+    page = tab.monitors_page
+    qtbot.waitUntil(lambda: page.loaded_project == tracked.id and page.model.rowCount() == 2, timeout=WAIT)
+    rows = {page.model.monitor_at(row).slug: row for row in range(2)}
+
+    def cell(slug: str, header: str) -> str:
+        return page.model.data(page.model.index(rows[slug], MonitorModel.HEADERS.index(header)))
+
+    assert cell("nightly-backup", "Schedule") == "every day at 02:00 Europe/Berlin"
+    assert cell("queue-sync", "Schedule") == "every 10 minutes UTC"
+    assert (cell("nightly-backup", "Status"), cell("queue-sync", "Status")) == ("failing", "ok")
+    assert cell("nightly-backup", "Environment") == "production"
+    assert cell("nightly-backup", "Last check-in") and cell("nightly-backup", "Next check-in")
+    status = page.model.index(rows["nightly-backup"], MonitorModel.HEADERS.index("Status"))
+    assert page.model.data(status, Qt.ItemDataRole.ForegroundRole).color() == colour("error")
+    qtmodeltester.check(page.model)
+
+    page.table.selectRow(rows["nightly-backup"])
+    qtbot.waitUntil(lambda: len(page.timeline.check_ins) == 2, timeout=WAIT)
+    assert [page.timeline.colour_name(check_in) for check_in in page.timeline.check_ins] == ["success", "error"]
+    page.timeline.grab()  # paints it
+
+    page.mute_button.click()
+    qtbot.waitUntil(lambda: page.selected() is not None and page.selected().is_muted, timeout=WAIT)
+    assert page.mute_button.text() == "Unmute"
+    assert monitors.get("nightly-backup")["isMuted"] is True
+    page.pause_button.click()
+    qtbot.waitUntil(lambda: page.selected() is not None and page.selected().paused, timeout=WAIT)
+    assert cell("nightly-backup", "Status") == "paused, muted"
+    assert (page.pause_button.text(), cell("nightly-backup", "Next check-in")) == ("Resume", "")
+    assert monitors.get("nightly-backup")["status"] == "disabled"
+    page.pause_button.click()
+    qtbot.waitUntil(lambda: page.selected() is not None and not page.selected().paused, timeout=WAIT)
+    assert monitors.get("nightly-backup")["status"] == "active"
