@@ -62,3 +62,30 @@ def test_the_endpoint_checks_the_key_and_the_status(monitors, tracked, server):
     # The key may come as a query parameter instead of the path's last segment.
     url = f"{server.url}/api/v4/error_tracking/collector/api/{tracked.id}/cron/db-backup/"
     assert httpx.post(url, params={"status": "ok", "sentry_key": tracked.public_key}).status_code == 202
+
+
+def test_thresholds_decide_failing_and_recovered(monitors):
+    url = monitors.cron_url("flaky-job")
+    config = {"schedule": {"type": "crontab", "value": "0 * * * *"}, "failure_issue_threshold": 2,
+              "recovery_threshold": 2}
+    expected = [("error", "active"), ("error", "error"), ("ok", "error"), ("ok", "ok"), ("error", "ok")]
+    seen = []
+    for status, _ in expected:
+        assert httpx.post(url, json={"status": status, "monitor_config": config}).status_code == 202
+        monitors.server.wait_for_digest()
+        seen.append((status, monitors.get("flaky-job")["environments"][0]["status"]))
+    # One error is not yet failing (the new environment stays "active", as in Sentry); two in a row are;
+    # one ok is not yet recovered; two are; a single error after that is not failing again.
+    assert seen == expected
+
+
+def test_environments_are_kept_apart(monitors):
+    url = monitors.cron_url("per-env")
+    config = {"schedule": {"type": "interval", "value": 1, "unit": "hour"}}
+    for environment, status in (("production", "ok"), ("staging", "error")):
+        assert httpx.post(url, json={"status": status, "environment": environment,
+                                     "monitor_config": config}).status_code == 202
+    environments = {env["name"]: env["status"] for env in monitors.all()["per-env"]["environments"]}
+    assert environments == {"production": "ok", "staging": "error"}
+    staging = monitors.request("GET", "per-env/checkins/", params={"environment": "staging"}).json()
+    assert [(c["environment"], c["status"]) for c in staging] == [("staging", "error")]
