@@ -127,6 +127,7 @@ class _State:
     window_events: int = 0
     window_users: tuple[str, ...] = ()
     last_fired_at: dt.datetime | None = None
+    held_back: int = 0
 
 
 def evaluate_batch(connection: Connection, activity: list[ErrorActivity]) -> None:
@@ -146,7 +147,7 @@ def evaluate_batch(connection: Connection, activity: list[ErrorActivity]) -> Non
         if trigger is not None:
             state.last_fired_at = now
             fired[rule.id].append((rule, item, trigger, details))
-        if trigger is not None or rule.counts:
+        if trigger is not None or rule.counts or state.held_back:
             new_states[key] = state
     _write_states(connection, states, new_states)
     for firings in fired.values():
@@ -204,9 +205,11 @@ def _decide(rule: CachedRule, item: ErrorActivity, matched: list[EventFacts], st
     if not candidates:
         return None, details
     if state.last_fired_at is not None and now - state.last_fired_at < rule.cooldown:
+        state.held_back += 1
         return None, details
     if rule.counts:  # the next notification needs a window of its own
         state.window_started_at, state.window_events, state.window_users = None, 0, ()
+    details["suppressed"], state.held_back = state.held_back, 0
     return candidates[0], details
 
 
@@ -215,7 +218,7 @@ def _read_states(connection: Connection, keys: set[tuple[int, int]]) -> dict[tup
     error_ids = sorted({error_id for _, error_id in keys})
     rows = connection.execute(select(STATES).where(STATES.c.rule_id.in_(rule_ids), STATES.c.error_id.in_(error_ids)))
     return {(row.rule_id, row.error_id): _State(row.window_started_at, row.window_events, tuple(row.window_users),
-                                                row.last_fired_at)
+                                                row.last_fired_at, row.held_back)
             for row in rows if (row.rule_id, row.error_id) in keys}
 
 
@@ -223,7 +226,8 @@ def _write_states(connection: Connection, before: dict[tuple[int, int], _State],
                   after: dict[tuple[int, int], _State]) -> None:
     def values(state: _State) -> dict:
         return {"window_started_at": state.window_started_at, "window_events": state.window_events,
-                "window_users": list(state.window_users), "last_fired_at": state.last_fired_at}
+                "window_users": list(state.window_users), "last_fired_at": state.last_fired_at,
+                "held_back": state.held_back}
 
     changed = [{"b_rule": key[0], "b_error": key[1], **values(state)}
                for key, state in sorted(after.items()) if key in before]
@@ -234,7 +238,7 @@ def _write_states(connection: Connection, before: dict[tuple[int, int], _State],
             update(AlertErrorState).where(and_(AlertErrorState.rule_id == bindparam("b_rule"),
                                                AlertErrorState.error_id == bindparam("b_error")))
             .values({name: bindparam(name) for name in ("window_started_at", "window_events", "window_users",
-                                                          "last_fired_at")}), changed)
+                                                          "last_fired_at", "held_back")}), changed)
     if added:
         connection.execute(insert(AlertErrorState), added)
 

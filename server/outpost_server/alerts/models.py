@@ -123,6 +123,8 @@ class AlertErrorState(Base):
     # Distinct user keys seen in the window, at most the rule's `users` of them.
     window_users: Mapped[list[str]] = mapped_column(JSON, default=list)
     last_fired_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    # Notifications the cooldown held back since the last one (the next one's `suppressed`).
+    held_back: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class AlertHourlyCount(Base):

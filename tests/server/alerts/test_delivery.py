@@ -11,6 +11,7 @@ import re
 import pytest
 import sqlalchemy
 
+from outpost_server.alerts.models import AlertErrorState
 from tests.server.alerts.flows import AlertProject, alert_project, allow_local_requests, database
 from tests.server.alerts.receivers import HttpReceiver, MailBox, eventually, mailbox, receiver  # noqa: F401
 from tests.support import ApiHelper, RunningServer, start_server
@@ -70,7 +71,7 @@ def test_a_new_error_sends_one_email_and_one_signed_webhook(server: RunningServe
     payload = hook.json()
     assert payload["version"] == "1" and payload["trigger"] == {
         "kind": "new_error", "description": "New error", "events": 1, "users": 0, "window_minutes": None,
-        "environment": "production", "level": "error", "release": None}
+        "environment": "production", "level": "error", "release": None, "suppressed": 0}
     assert payload["rule"] == {"id": rule["id"], "name": "New errors", "url": payload["rule"]["url"]}
     assert payload["error"]["title"] == "RuntimeError: Checkout exploded" and payload["error"]["url"] == link
     assert payload["project"]["path"] == project.path
@@ -230,7 +231,8 @@ def test_send_test_notification(project, receiver):  # noqa: F811
 
 
 # What docs/error-tracking.md says a signed webhook's `trigger` holds, per kind.
-TRIGGER_KEYS = {"kind", "description", "events", "users", "window_minutes", "environment", "level", "release"}
+TRIGGER_KEYS = {"kind", "description", "events", "users", "window_minutes", "environment", "level", "release",
+                "suppressed"}
 
 
 def _trigger(receiver: HttpReceiver, path: str) -> dict:  # noqa: F811
@@ -250,7 +252,7 @@ def test_every_trigger_carries_its_documented_figures(server, project, receiver)
     _sent(project, frequency["id"])
     assert _trigger(receiver, "/frequency") == {
         "kind": "frequency", "description": "3 events within 10 minutes", "events": 3, "users": 2,
-        "window_minutes": 10, "environment": "production", "level": "error", "release": "shop@2"}
+        "window_minutes": 10, "environment": "production", "level": "error", "release": "shop@2", "suppressed": 0}
 
     users = rule_to("/users", timespanMinutes=5, users=2)
     for user in ("linus", "margaret"):
@@ -258,7 +260,7 @@ def test_every_trigger_carries_its_documented_figures(server, project, receiver)
     _sent(project, users["id"])
     assert _trigger(receiver, "/users") == {
         "kind": "users", "description": "2 users within 5 minutes", "events": 2, "users": 2, "window_minutes": 5,
-        "environment": "production", "level": "warning", "release": None}
+        "environment": "production", "level": "warning", "release": None, "suppressed": 0}
 
     regression = rule_to("/regression", onRegression=True)
     project.send("Refund twice")
@@ -271,7 +273,8 @@ def test_every_trigger_carries_its_documented_figures(server, project, receiver)
     _sent(project, regression["id"])
     assert _trigger(receiver, "/regression") == {
         "kind": "regression", "description": "Regression: a resolved error happened again", "events": 1,
-        "users": 1, "window_minutes": None, "environment": "production", "level": "error", "release": None}
+        "users": 1, "window_minutes": None, "environment": "production", "level": "error", "release": None,
+        "suppressed": 0}
 
     capped = rule_to("/capped", onNewError=True, hourlyCap=1)
     for number in range(3):
@@ -295,6 +298,27 @@ def test_every_trigger_carries_its_documented_figures(server, project, receiver)
     assert _trigger(receiver, "/tested") == {"kind": "test", "description": "Test notification"}
     for path in ("/frequency", "/users", "/regression"):
         assert set(_trigger(receiver, path)) == TRIGGER_KEYS
+
+
+def test_the_next_notification_counts_what_the_cooldown_held_back(server, project, receiver):  # noqa: F811
+    rule = project.create_rule({"timespanMinutes": 10, "quantity": 1, "cooldownMinutes": 60, "alertRecipients": [
+        {"recipientType": "json_webhook", "url": receiver.url + "/cooldown"}]})
+    project.send("Held back")
+    _sent(project, rule["id"])
+    for _ in range(2):  # two batches, each a notification the cooldown holds back
+        project.send("Held back")
+        server.wait_for_digest()
+    assert len(project.deliveries(rule["id"])) == 1
+    # The cooldown ends (moved back in the database rather than waited for).
+    with database(server) as connection:
+        connection.execute(sqlalchemy.update(AlertErrorState).where(AlertErrorState.rule_id == rule["id"])
+                           .values(last_fired_at=dt.datetime(2000, 1, 1, tzinfo=dt.timezone.utc)))
+        connection.commit()
+    project.send("Held back")
+    _sent(project, rule["id"], 2)
+    eventually(lambda: len(receiver.at("/cooldown")) == 2, what="the second notification")
+    first, second = (request.json()["trigger"] for request in receiver.at("/cooldown"))
+    assert (first["suppressed"], second["suppressed"]) == (0, 2)
 
 
 def test_secrets_stay_out_of_the_log_and_the_delivery_log(server, project, receiver):  # noqa: F811
