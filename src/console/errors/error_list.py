@@ -117,6 +117,7 @@ class ErrorsPage(QWidget):
         self.shown_error: tuple[dict[str, Any], list[dict[str, Any]]] | None = None  # details, stack trace
         self.store = host.context.store
         self.store.subscribe(self._store_changed)
+        self._writing = False  # the page writes its own answer into the store
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -188,7 +189,7 @@ class ErrorsPage(QWidget):
             finally:
                 if request.current:
                     self.loading = False
-            records.write_summaries(self.store, project["path_with_namespace"], page.errors)
+            self._write(project["path_with_namespace"], page)
             if request.current:
                 self.model.reset_page(page)
                 self._show_empty_state(page)
@@ -214,7 +215,7 @@ class ErrorsPage(QWidget):
                 if request.current:
                     self.model.more_failed()
                 raise
-            records.write_summaries(self.store, project["path_with_namespace"], page.errors)
+            self._write(project["path_with_namespace"], page)
             if request.current:
                 self.model.append_page(page)
                 self.errors_loaded.emit()
@@ -233,7 +234,7 @@ class ErrorsPage(QWidget):
                 page = await self.host.api.list_errors(project["path_with_namespace"], **self._query())
             finally:
                 self.refreshing = False
-            records.write_summaries(self.store, project["path_with_namespace"], page.errors)  # rows follow
+            self._write(project["path_with_namespace"], page)  # rows follow
             if not request.current:
                 return
             shown = {error.id for error in self.model.errors}
@@ -297,6 +298,13 @@ class ErrorsPage(QWidget):
             QGuiApplication.clipboard().setText(text)
             self.host.context.say("The error is on the clipboard as Markdown")
 
+    def _write(self, path: str, page: ErrorPage) -> None:
+        self._writing = True
+        try:
+            records.write_summaries(self.store, path, page.errors)
+        finally:
+            self._writing = False
+
     def _store_changed(self, change: Change) -> None:
         """The rows and the open detail show what the store now holds about the chosen project's errors."""
         project = self.host.project
@@ -306,6 +314,8 @@ class ErrorsPage(QWidget):
         if change.touches(records.SUMMARY, path):
             self.model.refresh_rows([error for error_id in change.ids
                                      if (error := records.summary(self.store, path, error_id)) is not None])
+            if not self._writing and any(self.model.row_of(error_id) < 0 for error_id in change.ids):
+                self.auto_refresh()  # the watcher saw an error the list lacks: ask with the list's own query
         shown = self.detail.error_id
         if shown is None or not (change.touches(records.SUMMARY, path, shown)
                                  or change.touches(records.DETAIL, path, shown)):

@@ -98,7 +98,14 @@ def test_send_resolve_send_again_every_view_agrees(qtbot, make_window, server, a
     qtbot.waitUntil(lambda: errors.tab_actions()["resolve"].isEnabled(), timeout=WAIT)
     assert page.detail.error_id == page.model.error_at(0).id  # still the same error, still open
     assert window.notifications_button.text() == "Notifications: 1 new"
-    assert unresolved_on_overview(qtbot, window, path) == "1 unresolved, 1 regressed"
+
+    # A new error: the watcher's news, and the list shows it without being refreshed by hand.
+    send_errors(dsn, "journey news")
+    poll_until(qtbot, window, lambda: len(window.context.messages.news()) == 2)
+    assert window.context.messages.news()[-1].text == f"New error in {path}: journey news"
+    qtbot.waitUntil(lambda: page.model.rowCount() == 2, timeout=WAIT)
+    assert page.detail.error_id == page.model.error_at(page.table.currentIndex().row()).id  # still open
+    assert unresolved_on_overview(qtbot, window, path) == "2 unresolved, 1 regressed"
 
 
 @pytest.mark.qt_log_ignore("This plugin does not support raise", OFFSCREEN_NOISE)  # offscreen: the list is raised
