@@ -8,7 +8,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
-import socket
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +20,13 @@ from outpost_server.compat.gitlab_time import iso
 from outpost_server.config import ServerConfig
 from outpost_server.db import parse_id, utcnow
 from outpost_server.error_tracking import tracked_errors
-from outpost_server.error_tracking.external.client import BodyTooLarge, UnexpectedStatus, send_pinned
+from outpost_server.error_tracking.external.client import (
+    BodyTooLarge,
+    FailureCause,
+    UnexpectedStatus,
+    failure_cause,
+    send_pinned,
+)
 from outpost_server.error_tracking.external.url_policy import BlockedUrl, local_requests_allowed, pin_url
 from outpost_server.error_tracking.grouping import exception_values, frames_of, in_app_frames
 from outpost_server.error_tracking.models import TrackedError
@@ -164,14 +169,12 @@ def _post(session: Session, url: str, headers: dict[str, str], body: bytes) -> N
 
 
 def _cause(failure: BaseException) -> str:
-    """The innermost cause's kind, without the text (which may repeat the URL)."""
-    cause: BaseException | None = failure
-    while cause is not None:
-        if isinstance(cause, ConnectionRefusedError):
-            return "connection refused"
-        if isinstance(cause, socket.gaierror):
-            return "name resolution failed"
-        cause = cause.__cause__ or cause.__context__
+    """The cause's kind, without the failure's text (which may repeat the URL)."""
+    cause = failure_cause(failure)
+    if cause is FailureCause.REFUSED:
+        return "connection refused"
+    if cause is FailureCause.NAME_RESOLUTION:
+        return "name resolution failed"
     return type(failure).__name__
 
 

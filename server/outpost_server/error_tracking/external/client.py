@@ -16,6 +16,7 @@ import socket
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -244,16 +245,38 @@ def _pinned(url: str, address: IPAddress) -> tuple[str, str, str]:
     return urlunsplit(parts._replace(netloc=netloc)), host_header, host
 
 
-def _transport_message(exc: httpx.TransportError) -> str:
-    cause: BaseException | None = exc
+class FailureCause(Enum):
+    """The known kinds of cause behind an outbound request's transport failure."""
+
+    REFUSED = "refused"
+    NAME_RESOLUTION = "name resolution"
+    TLS = "tls"
+
+
+def failure_cause(failure: BaseException) -> FailureCause | None:
+    """The first known kind of cause down the failure's chain (`__cause__`, else `__context__`)."""
+    cause: BaseException | None = failure
     while cause is not None:
         if isinstance(cause, ConnectionRefusedError):
-            return "Connection refused"
+            return FailureCause.REFUSED
         if isinstance(cause, socket.gaierror):
-            return "Received SocketError when trying to connect to Sentry"
+            return FailureCause.NAME_RESOLUTION
         if isinstance(cause, ssl.SSLError):
-            return "Sentry returned invalid SSL data"
+            return FailureCause.TLS
         cause = cause.__cause__ or cause.__context__
+    return None
+
+
+# GitLab's messages for an unreachable Sentry (ErrorTracking::SentryClient's handle_request_exceptions).
+_TRANSPORT_MESSAGES = {FailureCause.REFUSED: "Connection refused",
+                       FailureCause.NAME_RESOLUTION: "Received SocketError when trying to connect to Sentry",
+                       FailureCause.TLS: "Sentry returned invalid SSL data"}
+
+
+def _transport_message(exc: httpx.TransportError) -> str:
+    cause = failure_cause(exc)
+    if cause is not None:
+        return _TRANSPORT_MESSAGES[cause]
     text = str(exc)
     if "Connection refused" in text or "Errno 111" in text:
         return "Connection refused"
