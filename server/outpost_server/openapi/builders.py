@@ -32,10 +32,6 @@ def array(items: Schema) -> Schema:
     return {"type": "array", "items": items}
 
 
-def one_of_values(*values: str) -> Schema:
-    return {"type": "string", "enum": list(values)}
-
-
 def obj(fields: dict[str, Schema], optional: dict[str, Schema] | None = None) -> Schema:
     """An object with `fields` always present and `optional` sometimes present."""
     return {"type": "object", "required": list(fields), "properties": {**fields, **(optional or {})}}

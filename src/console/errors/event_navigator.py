@@ -79,6 +79,3 @@ class EventNavigator(QWidget):
         are the ways back."""
         self.oldest_button.setEnabled(True)
         self.latest_button.setEnabled(True)
-
-    def set_position(self, position: str) -> None:
-        self.position.setText(position)
