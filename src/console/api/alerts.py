@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from console.api.client import ApiClient
-from console.api.sentry_events import sentry_slugs
+from console.api.sentry_events import sentry_project_path
 
 
 @dataclass(frozen=True)
@@ -117,8 +117,7 @@ class AlertsApi:
 
     @staticmethod
     def _path(project_path: str) -> str:
-        organization, project = sentry_slugs(project_path)
-        return f"/projects/{organization}/{project}/alerts/"
+        return sentry_project_path(project_path) + "alerts/"
 
     async def rules(self, project_path: str) -> list[AlertRule]:
         response = await self.client.sentry_request(self._path(project_path))

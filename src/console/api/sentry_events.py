@@ -35,6 +35,13 @@ def sentry_slugs(path_with_namespace: str) -> tuple[str, str]:
     return organization, SLUG_SEPARATOR.join(below)
 
 
+def sentry_project_path(path_with_namespace: str) -> str:
+    """`/projects/{organization}/{project}/`: where Sentry's web API serves a project on Outpost, each slug
+    quoted."""
+    organization, project = sentry_slugs(path_with_namespace)
+    return f"/projects/{quote(organization, safe='')}/{quote(project, safe='')}/"
+
+
 @dataclass(frozen=True)
 class Breadcrumb:
     timestamp: str | None
@@ -253,8 +260,7 @@ class SentryEventsApi:
 
     def __init__(self, client: ApiClient, project_path: str) -> None:
         self.client = client
-        organization, project = sentry_slugs(project_path)
-        self._issues = f"/projects/{quote(organization, safe='')}/{quote(project, safe='')}/issues/"
+        self._issues = sentry_project_path(project_path) + "issues/"
 
     @property
     def available(self) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from console.api.client import ApiClient
-from console.api.sentry_events import sentry_slugs
+from console.api.sentry_events import sentry_project_path
 
 # Sentry's SourceFileType numbers in a bundle's file list.
 FILE_TYPES = {1: "source", 2: "minified source", 3: "source map", 4: "RAM bundle"}
@@ -48,8 +48,7 @@ class ReleaseArtifacts:
 class SourceMapsApi:
     def __init__(self, client: ApiClient, project_path: str) -> None:
         self.client = client
-        organization, project = sentry_slugs(project_path)
-        self._project = f"/projects/{quote(organization, safe='')}/{quote(project, safe='')}/"
+        self._project = sentry_project_path(project_path)
 
     @property
     def available(self) -> bool:
