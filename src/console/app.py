@@ -77,9 +77,10 @@ def reset_demo(folder: Path | None = None, *, history_dir: Path | None = None) -
     were in that data (close the console's demo first)."""
     import shutil
 
-    from console.exports.store import ExportHistory, profile_key
+    from console.exports.store import ExportHistory
     from console.main_window import LOCAL_DEMO_PROFILE
     from console.settings import app_data_dir, local_server_dir
+    from console.settings_keys import profile_key
 
     history = ExportHistory(history_dir if history_dir is not None else app_data_dir() / "exports",
                             profile_key(LOCAL_DEMO_PROFILE, "root"))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from console import settings_keys
 from console.messages import Kind, Message, MessageLog
 from console.store import Store
 
@@ -111,9 +112,8 @@ class AppContext(QObject):
         """The connected profile's key (server and user) for what is remembered per profile; None unconnected."""
         if self.client is None:
             return None
-        from console.exports.store import profile_key
-
-        return profile_key(self.profile_address or self.client.base_url, str((self.user or {}).get("username", "")))
+        username = str((self.user or {}).get("username", ""))
+        return settings_keys.profile_key(self.profile_address or self.client.base_url, username)
 
     def track(self, task: asyncio.Task[Any]) -> None:
         """Keep an operation's task (see console.operations) until it is done, so it can be cancelled."""

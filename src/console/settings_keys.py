@@ -10,6 +10,7 @@ the error list's sort chooser by its number.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 # The connection profiles: an array of (name, base URL), and the profile used last.
@@ -28,6 +29,12 @@ WATCH_PROJECTS = "watch/projects"
 
 DEFAULT_WATCH_SECONDS = 60
 MIN_WATCH_SECONDS = 15
+
+
+def profile_key(base_url: str, username: str) -> str:
+    """A file-name-safe key for one server and user: the settings group of a profile, and the name of its
+    export history file (console.exports.store)."""
+    return hashlib.sha256(f"{base_url}\n{username}".encode()).hexdigest()[:20]
 
 
 def profile_setting(profile_key: str | None, name: str) -> str | None:

@@ -6,7 +6,6 @@ The API cannot list exports, so the console remembers the ones it asked for.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import logging
 import threading
@@ -64,11 +63,6 @@ class ExportRecord:
 
     def can_download(self, now: dt.datetime) -> bool:
         return self.status == "finished" and not self.is_expired(now)
-
-
-def profile_key(base_url: str, username: str) -> str:
-    """A file-name-safe key for one server and user."""
-    return hashlib.sha256(f"{base_url}\n{username}".encode()).hexdigest()[:20]
 
 
 class ExportHistory:

@@ -4,8 +4,9 @@ with how to use it with the REST API, and what the console remembers survives th
 from __future__ import annotations
 
 from console.app import reset_demo
-from console.exports.store import ExportHistory, ExportRecord, profile_key
+from console.exports.store import ExportHistory, ExportRecord
 from console.main_window import DEFAULT_SIZE, LOCAL_DEMO_PROFILE
+from console.settings_keys import profile_key
 
 START = 90_000  # a fresh demo server loads its demo data first
 

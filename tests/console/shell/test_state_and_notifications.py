@@ -8,9 +8,10 @@ from PySide6.QtWidgets import QWidget
 
 from console.api.exports import ExportsApi, ExportScope
 from console.errors.models import ErrorListModel
-from console.exports.store import ExportHistory, ExportRecord, profile_key
+from console.exports.store import ExportHistory, ExportRecord
 from console.main_window import DEFAULT_SIZE
 from console.operations import Op
+from console.settings_keys import profile_key
 from console.variables.models import VariablesModel
 from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect, error_list, resolve
