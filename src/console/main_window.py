@@ -131,7 +131,7 @@ class MainWindow(QMainWindow):
         context.window_failure.connect(self.show_error)
         context.news.connect(self._news)
         context.connection_changed.connect(self.message_bar.dismiss)
-        context.busy.connect(self.progress.setVisible)
+        context.busy.connect(self._busy)
         self._show_connection()
         self._restore_geometry()
 
@@ -303,6 +303,11 @@ class MainWindow(QMainWindow):
             self.status_expiry.stop()
         else:
             self.status_expiry.start()
+
+    def _busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        if not busy and self.status_label.text().endswith("…"):
+            self.status_label.clear()  # nothing is in progress any more (a failure is said where it happened)
 
     def show_error(self, title: str, message: str) -> None:
         """A failure that belongs to no tab: it stays in the window's message bar until dismissed."""

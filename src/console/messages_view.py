@@ -131,6 +131,7 @@ class NotificationsButton(QPushButton):
         if self.list is None:
             self.list = MessagesDialog("Notifications", MessageLogModel(self.log, frozenset({Kind.NEWS})),
                                        self.window(), self._open_target)
+            self.list.table.hideColumn(MessageLogModel.KIND)  # all of it is news
         self.list.show()
         self.list.raise_()
         self.log.mark_read()

@@ -183,7 +183,8 @@ def test_a_failed_import_and_a_failed_save_stay_until_dismissed(qtbot, make_wind
     variables.import_file(bad)
     qtbot.waitUntil(lambda: variables.message_bar.isVisible(), timeout=WAIT)
     assert "Cannot import import.env: Line 3" in variables.message_bar.label.text()
-    assert window.status_label.text() != "Reading import.env: done"
+    qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=WAIT)
+    assert window.status_label.text() == ""  # neither "…: done" nor a "Reading import.env…" left standing
 
     # A save that fails: the project is deleted behind the console's back.
     errors = window.tabs.show_tab("errors")
