@@ -1,10 +1,11 @@
 """Desktop notifications and the watcher that produces them.
 
 The watcher runs while the console runs, at the interval chosen per profile, and only when watching is
-switched on (it is off by default). It reports exports of this profile that finish, and new or
-regressed errors in the watched projects, as news (AppContext.announce): the notification list has it, and
-the window hands it to a :class:`Notifier` (the tray) when it is not the active window; tests swap in a
-recording one. Clicking a notification asks the window to open what it is about.
+switched on (it is off by default). It reports exports of this profile that finish, new or regressed
+errors in the watched projects, failing alert deliveries and cron monitors that fail or recover, as news
+(AppContext.announce): the notification list has it, and the window hands it to a :class:`Notifier` (the
+tray) when it is not the active window; tests swap in a recording one. Clicking a notification asks the
+window to open what it is about.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from console.window_state import ProfileState
 if TYPE_CHECKING:  # the API modules are imported when watching starts, not at start-up
     from console.api.alerts import AlertsApi
     from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
+    from console.api.monitors import MonitorsApi
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +84,7 @@ class Watcher(QObject):
         self._announced_exports: set[int] = set()
         self.errors = ErrorWatch()  # what each watched project's previous look saw (console.error_watch)
         self._failing_deliveries: dict[str, set[int]] = {}  # per watched project, as the previous look saw them
+        self._failing_monitors: dict[str, set[str]] = {}  # per watched project, as the previous look saw them
         self._running: Op[None] | None = None
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.poll)
@@ -92,6 +95,7 @@ class Watcher(QObject):
         self._announced_exports.clear()
         self.errors.clear()
         self._failing_deliveries.clear()
+        self._failing_monitors.clear()
         self.timer.stop()
         if self._context.client is not None and self._state.watch_enabled:
             self.timer.start(self._state.watch_seconds * 1000)
@@ -117,6 +121,7 @@ class Watcher(QObject):
         from console.api.alerts import AlertsApi
         from console.api.error_tracking import ErrorTrackingApi
         from console.api.exports import ExportsApi
+        from console.api.monitors import MonitorsApi
         from console.exports import polling
         from console.exports.store import ExportHistory
 
@@ -136,8 +141,9 @@ class Watcher(QObject):
         for path in self._state.watched_projects:
             try:
                 await self._check_project(errors, path)
-                if errors.server.is_outpost:  # GitLab has no alert rules for integrated error tracking
+                if errors.server.is_outpost:  # GitLab has no alert rules for integrated error tracking, nor monitors
                     await self._check_deliveries(AlertsApi(client), path)
+                    await self._check_monitors(MonitorsApi(client), path)
             except ApiError as exc:  # one project failing does not stop the others
                 log.info("watching %s: %s", path, exc.message)
 
@@ -193,3 +199,17 @@ class Watcher(QObject):
             return  # the first look records what already failed
         for delivery_id in sorted(set(failing) - known):
             self._context.announce(f"Alert delivery failing in {path}", failing[delivery_id], ("errors", path))
+
+    async def _check_monitors(self, api: MonitorsApi, path: str) -> None:
+        """Cron monitors that turned failing, or recovered, since the previous look (paused ones left out)."""
+        monitors = {monitor.slug: monitor for monitor in await api.monitors(path) if not monitor.paused}
+        failing = {slug for slug, monitor in monitors.items() if monitor.failing}
+        known = self._failing_monitors.get(path)
+        self._failing_monitors[path] = failing
+        if known is None:
+            return  # the first look records what already fails
+        for slug in sorted(failing - known):
+            self._context.announce(f"Monitor failing in {path}", monitors[slug].name, ("errors", path))
+        for slug in sorted((known - failing) & set(monitors)):
+            self._context.announce(f"Monitor recovered in {path}", monitors[slug].name, ("errors", path))
+

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from console.api.client import ApiClient
 from console.api.sentry_events import sentry_slugs
@@ -59,12 +60,13 @@ class MonitorsApi:
     @staticmethod
     def _path(project_path: str, slug: str | None = None) -> str:
         organization, _project = sentry_slugs(project_path)
-        return f"/organizations/{organization}/monitors/" + (f"{slug}/" if slug else "")
+        return f"/organizations/{quote(organization, safe='')}/monitors/" + (f"{quote(slug, safe='')}/" if slug else "")
 
-    async def monitors(self, project: dict[str, Any]) -> list[Monitor]:
-        response = await self.client.sentry_request(self._path(project["path_with_namespace"]),
-                                                    params={"project": str(project["id"])})
-        return [Monitor.from_json(item) for item in response.json()]
+    async def monitors(self, project_path: str) -> list[Monitor]:
+        """The project's monitors (its organization's list holds every project's; the first 100 are read)."""
+        _organization, slug = sentry_slugs(project_path)
+        response = await self.client.sentry_request(self._path(project_path), params={"per_page": 100})
+        return [Monitor.from_json(item) for item in response.json() if (item.get("project") or {}).get("slug") == slug]
 
     async def check_ins(self, project_path: str, slug: str) -> list[CheckIn]:
         """The latest check-ins, newest first."""
