@@ -59,12 +59,16 @@ class AlertRule:
     cooldown_minutes: int = 60
     hourly_cap: int = 30
     recipients: tuple[Recipient, ...] = field(default_factory=tuple)
+    # "A monitor fails" (and recovers), of one monitor when a slug is set.
+    on_monitor_failure: bool = False
+    monitor_slug: str | None = None
 
     def body(self) -> dict[str, Any]:
         return {"name": self.name, "onNewError": self.on_new_error, "onRegression": self.on_regression,
                 "quantity": self.quantity, "users": self.users, "timespanMinutes": self.timespan_minutes,
                 "environments": list(self.environments), "minLevel": self.min_level, "release": self.release,
                 "cooldownMinutes": self.cooldown_minutes, "hourlyCap": self.hourly_cap,
+                "onMonitorFailure": self.on_monitor_failure, "monitorSlug": self.monitor_slug,
                 "alertRecipients": [recipient.body() for recipient in self.recipients]}
 
     @classmethod
@@ -74,7 +78,8 @@ class AlertRule:
                    users=data.get("users"), timespan_minutes=data.get("timespanMinutes"),
                    environments=tuple(data.get("environments") or ()), min_level=data.get("minLevel"),
                    release=data.get("release"), cooldown_minutes=data.get("cooldownMinutes", 60),
-                   hourly_cap=data.get("hourlyCap", 30),
+                   hourly_cap=data.get("hourlyCap", 30), on_monitor_failure=bool(data.get("onMonitorFailure")),
+                   monitor_slug=data.get("monitorSlug"),
                    recipients=tuple(Recipient.from_json(item) for item in data.get("alertRecipients") or ()))
 
 

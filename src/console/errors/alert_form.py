@@ -32,6 +32,8 @@ class RuleForm:
     cooldown_minutes: int = 60
     hourly_cap: int = 30
     recipients: list[Recipient] = field(default_factory=list)
+    on_monitor_failure: bool = False
+    monitor_slug: str = ""
 
     @classmethod
     def of(cls, rule: AlertRule) -> RuleForm:
@@ -41,7 +43,8 @@ class RuleForm:
                    timespan_minutes=rule.timespan_minutes or 5, environments=", ".join(rule.environments),
                    min_level=rule.min_level or "", release=rule.release or "",
                    cooldown_minutes=rule.cooldown_minutes, hourly_cap=rule.hourly_cap,
-                   recipients=list(rule.recipients))
+                   recipients=list(rule.recipients), on_monitor_failure=rule.on_monitor_failure,
+                   monitor_slug=rule.monitor_slug or "")
 
     def environment_names(self) -> tuple[str, ...]:
         return tuple(sorted({name.strip() for name in self.environments.split(",") if name.strip()}))
@@ -51,7 +54,8 @@ class RuleForm:
         found = []
         if not self.name.strip():
             found.append("Give the rule a name.")
-        if not (self.on_new_error or self.on_regression or self.count_events or self.count_users):
+        if not (self.on_new_error or self.on_regression or self.count_events or self.count_users
+                or self.on_monitor_failure):
             found.append("Choose at least one condition.")
         if len(self.name) > 255:
             found.append("The name is longer than 255 characters.")
@@ -66,7 +70,8 @@ class RuleForm:
             quantity=self.quantity if self.count_events else None, users=self.users if self.count_users else None,
             timespan_minutes=self.timespan_minutes if counting else None, environments=self.environment_names(),
             min_level=self.min_level or None, release=self.release.strip() or None,
-            cooldown_minutes=self.cooldown_minutes, hourly_cap=self.hourly_cap, recipients=tuple(self.recipients))
+            cooldown_minutes=self.cooldown_minutes, hourly_cap=self.hourly_cap, recipients=tuple(self.recipients),
+            on_monitor_failure=self.on_monitor_failure, monitor_slug=self.monitor_slug.strip() or None)
 
 
 def recipient_problem(channel: str, target: str, key: str, *, stored: bool = False) -> str | None:

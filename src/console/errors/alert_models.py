@@ -19,6 +19,8 @@ def conditions_text(rule: AlertRule) -> str:
         parts.append("new error")
     if rule.on_regression:
         parts.append("regression")
+    if rule.on_monitor_failure:
+        parts.append(f"monitor {rule.monitor_slug} fails" if rule.monitor_slug else "a monitor fails")
     if rule.quantity:
         parts.append(f"{rule.quantity} events in {rule.timespan_minutes} min")
     if rule.users:

@@ -105,6 +105,9 @@ class AlertsPage(QWidget):
         self.name = QLineEdit()
         self.on_new = QCheckBox("a new error")
         self.on_regression = QCheckBox("a regression (a resolved error seen again)")
+        self.on_monitor = QCheckBox("a cron monitor fails (and again when it recovers)")
+        self.monitor_slug = QLineEdit()
+        self.monitor_slug.setPlaceholderText("any monitor; or one monitor's slug")
         self.count_events, self.quantity = QCheckBox("at least"), _spin(1, 1_000_000, " events of one error")
         self.count_users, self.users = QCheckBox("at least"), _spin(1, 1_000_000, " distinct users")
         self.timespan = _spin(1, 7 * 24 * 60, " minutes")
@@ -140,7 +143,7 @@ class AlertsPage(QWidget):
         self.save_button.clicked.connect(self.save)
         for edit in (self.name, self.environments, self.release, self.target, self.key):
             edit.textChanged.connect(self._revalidate)
-        for check in (self.on_new, self.on_regression, self.count_events, self.count_users):
+        for check in (self.on_new, self.on_regression, self.on_monitor, self.count_events, self.count_users):
             check.toggled.connect(self._revalidate)
         self.channel.currentIndexChanged.connect(self._channel_changed)
         editor = QGroupBox("Rule")
@@ -148,6 +151,8 @@ class AlertsPage(QWidget):
         form.addRow("Name", self.name)
         form.addRow("Notify on", self.on_new)
         form.addRow("", self.on_regression)
+        form.addRow("", self.on_monitor)
+        form.addRow("Monitor", self.monitor_slug)
         for check, spin in ((self.count_events, self.quantity), (self.count_users, self.users)):
             row = QHBoxLayout()
             row.addWidget(check)
@@ -187,7 +192,8 @@ class AlertsPage(QWidget):
             count_users=self.count_users.isChecked(), users=self.users.value(), timespan_minutes=self.timespan.value(),
             environments=self.environments.text(), min_level=self.min_level.currentData() or "",
             release=self.release.text(), cooldown_minutes=self.cooldown.value(), hourly_cap=self.hourly_cap.value(),
-            recipients=list(self.recipients.items))
+            recipients=list(self.recipients.items), on_monitor_failure=self.on_monitor.isChecked(),
+            monitor_slug=self.monitor_slug.text())
 
     def edit(self, rule: AlertRule | None) -> None:
         self.editing = rule
@@ -195,6 +201,8 @@ class AlertsPage(QWidget):
         self.name.setText(form.name)
         self.on_new.setChecked(form.on_new_error)
         self.on_regression.setChecked(form.on_regression)
+        self.on_monitor.setChecked(form.on_monitor_failure)
+        self.monitor_slug.setText(form.monitor_slug)
         self.count_events.setChecked(form.count_events)
         self.quantity.setValue(form.quantity)
         self.count_users.setChecked(form.count_users)

@@ -89,3 +89,23 @@ def test_developers_are_told_they_cannot_change_rules(qtbot, qloop_running, cont
     page.save_button.click()
     qtbot.waitUntil(lambda: "Only Maintainers and Owners" in page.result.text(), timeout=WAIT)
     assert page.rules.rowCount() == 0
+
+
+def test_a_rule_on_failing_monitors_alone_is_saved_with_its_monitor(qtbot, qloop_running, context, server, api):
+    project = api.project()
+    page = _open_alerts(qtbot, context, server, server.root_token, project["path_with_namespace"])
+    page.name.setText("Nightly jobs")
+    page.on_new.setChecked(False)
+    assert "Choose at least one condition." in page.problems.text()
+    page.on_monitor.setChecked(True)
+    page.monitor_slug.setText(" nightly-backup ")
+    _add(page, "email", "ops@example.com")
+    page.add_recipient_button.click()
+    assert page.problems.text() == "" and page.save_button.isEnabled()
+    page.save_button.click()
+    qtbot.waitUntil(lambda: page.rules.rowCount() == 1, timeout=WAIT)
+    assert page.rules.data(page.rules.index(0, 1)) == "monitor nightly-backup fails"
+    organization, slug = project["path_with_namespace"].split("/")
+    [stored] = api.root.get(f"{server.url}/api/0/projects/{organization}/{slug}/alerts/",
+                            headers={"Authorization": f"Bearer {server.root_token}"}).json()
+    assert (stored["onMonitorFailure"], stored["monitorSlug"], stored["onNewError"]) == (True, "nightly-backup", False)
