@@ -4,8 +4,15 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 from tests.support import ApiHelper, launch_server  # noqa: E402
+
+# Hypothesis's clock checks (a 200 ms deadline per example, "input generation is slow") fail a property test
+# when the suite's parallel workers keep the machine busy, not when the code is wrong. No example database:
+# no test replays what another worker or an earlier run saved.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+settings.load_profile("suite")
 
 # A test that takes longer than this on CI's machine declares it (`budget`) and is listed, with why, in
 # docs/development.md.
