@@ -57,12 +57,13 @@ MEMBER = st.one_of(st.binary(max_size=64), st.just(b"function a(){}\n//# sourceM
 
 
 @st.composite
-def files(draw) -> bytes:
+def files(draw, kinds=("valid", "valid", "hostile", "hostile", "bomb", "ratio", "torn", "raw")) -> bytes:
     """What an upload assembles to: mostly a zip with a generated manifest, sometimes something hostile."""
-    kind = draw(st.sampled_from(["valid", "valid", "hostile", "hostile", "bomb", "ratio", "torn", "raw"]))
+    kind = draw(st.sampled_from(kinds))
     if kind == "raw":
         return draw(st.binary(max_size=256))
-    paths = draw(st.lists(st.sampled_from(["_/_/app.js", "_/_/app.js.map"]), max_size=2, unique=True))
+    paths = draw(st.lists(st.sampled_from(["_/_/app.js", "_/_/app.js.map"]), min_size=kind == "valid", max_size=2,
+                          unique=True))
     if kind == "valid":
         debug_id = draw(st.sampled_from(DEBUG_IDS))
         manifest = json.dumps({"files": {path: {"type": "source_map" if path.endswith(".map") else "minified_source",
@@ -152,6 +153,11 @@ class Uploads(RuleBasedStateMachine):
         if name != hashlib.sha1(data).hexdigest():
             assert self._upload([(name, data)]).json() == {"error": "Checksum mismatch"}
 
+    @rule(data=files(kinds=("valid",)), piece=st.integers(512, 65536), which=st.sets(st.integers(0, 1), min_size=1))
+    def upload_and_assemble(self, data, piece, which):
+        """What sentry-cli does: every chunk sent, then assembled (so every run stores bundles too)."""
+        self.assemble(self.split(data, piece, send=True), which, repeat=1, wrong_checksum=False)
+
     @rule(upload=uploads, which=st.sets(st.integers(0, 1), min_size=1), repeat=st.integers(1, 3),
           wrong_checksum=st.integers(0, 4).map(lambda number: number == 0))
     def assemble(self, upload, which, repeat, wrong_checksum):
@@ -195,6 +201,7 @@ class Uploads(RuleBasedStateMachine):
             assert listed == self.listed[project.slug], project.slug
 
 
+@pytest.mark.budget(240)
 def test_uploads_in_any_order_with_hostile_bundles_never_fail_the_server(fuzz_server):
     Uploads.server = fuzz_server
     Uploads.sessions = server_sessionmaker(fuzz_server)
