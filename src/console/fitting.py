@@ -3,9 +3,9 @@ whole text in a tooltip when some of it may be out of sight."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QWidget
 
 
 class FittingLabel(QLabel):
@@ -44,14 +44,26 @@ class FittingLabel(QLabel):
 
 class ElidedLabel(QLabel):
     """One line, elided at the right with "…" when narrower than its text; the tooltip then has the whole text.
-    ``full_text()`` is the text as set."""
+    ``full_text()`` is the text as set. It asks its layout for the whole text's width but never needs more than
+    a few characters: whatever the text, it does not widen the window."""
 
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.setMinimumWidth(1)
         self._full = ""
         self.setText(text)
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        margins = self.contentsMargins()
+        # A pixel more than the text's advance: eliding compares fractional widths, the advance is rounded.
+        width = (self.fontMetrics().horizontalAdvance(self._full) + 1 + margins.left() + margins.right()
+                 + 2 * self.margin())
+        return QSize(width, hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self.fontMetrics().horizontalAdvance("M…"), super().minimumSizeHint().height())
 
     def full_text(self) -> str:
         return self._full
@@ -72,5 +84,23 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         width = max(self.contentsRect().width(), 1)
-        QLabel.setText(self, self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width))
+        metrics = self.fontMetrics()
+        if metrics.horizontalAdvance(self._full) < width:
+            QLabel.setText(self, self._full)
+        else:
+            # Only now: the connection bar's labels are on the first screen, which leaves Qt's enums alone.
+            from PySide6.QtCore import Qt
+
+            QLabel.setText(self, metrics.elidedText(self._full, Qt.TextElideMode.ElideRight, width))
         self.setToolTip(self._full if self.is_cut() else "")
+
+
+def scrolling(content: QWidget, name: str) -> QScrollArea:
+    """``content`` in a frameless area that scrolls it up and down when the window is too short for it, instead
+    of making the window taller; it keeps the width the area is given."""
+    area = QScrollArea()
+    area.setAccessibleName(name)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setWidget(content)
+    return area

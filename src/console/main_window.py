@@ -155,6 +155,7 @@ class MainWindow(QMainWindow):
         from console.menus import WindowActions
         from console.messages_view import NotificationsButton
         from console.notifications import TrayNotifier, Watcher
+        from console.steady_inputs import install as steady_inputs
         from console.tab_links import TabLinks
         from console.window_actions import WindowCommands
 
@@ -176,6 +177,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.notifications_button)
         self.context.connection_changed.connect(self.links.restore_profile)
         give_accessible_names(self)  # the window's own controls; each tab's when it is built
+        steady_inputs(QApplication.instance())  # type: ignore[arg-type]  # a QApplication made this window
         if self.context.is_connected:  # connected while this was being connected: catch up
             self.watcher.restart()
             self.links.restore_profile()

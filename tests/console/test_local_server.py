@@ -136,8 +136,8 @@ def test_start_local_server_button_connects_and_closing_stops_it(qtbot, qloop_ru
     server = window.local_server
     pid = server.pid
     bar = window.connection_bar
-    assert bar.server_label.text() == f"Connected to local server {server.url}"
-    assert "@root" in bar.user_label.text() and bar.admin_badge.isVisible()
+    assert bar.server_label.full_text() == f"Connected to local server {server.url}"
+    assert "@root" in bar.user_label.full_text() and bar.admin_badge.isVisible()
     assert not bar.local_server_button.isEnabled()
     assert (tmp_path / "local-server").is_dir()
     assert process_exists(pid)

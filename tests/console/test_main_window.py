@@ -38,7 +38,7 @@ def connect(window, qtbot, url, token):
 
 def test_not_connected_shows_the_welcome_page(window):
     assert window.pages.currentWidget() is window.welcome_page
-    assert window.connection_bar.server_label.text() == "Not connected"
+    assert window.connection_bar.server_label.full_text() == "Not connected"
     assert not window.connection_bar.disconnect_button.isEnabled()
     assert window.connection_bar.admin_badge.isHidden() and window.connection_bar.user_badge.isHidden()
     assert window.connection_bar.keyring_warning.isHidden()
@@ -55,8 +55,8 @@ def test_connect_as_root_shows_user_and_admin_badge(window, qtbot, server):
     connect(window, qtbot, server.url, server.root_token)
     bar = window.connection_bar
     assert window.pages.currentWidget() is window.tabs
-    assert bar.server_label.text() == f"Connected to {server.url}"
-    assert "@root" in bar.user_label.text()
+    assert bar.server_label.full_text() == f"Connected to {server.url}"
+    assert "@root" in bar.user_label.full_text()
     assert bar.admin_badge.isVisible() and bar.user_badge.isHidden()
     assert bar.disconnect_button.isEnabled()
     overview = window.tabs.feature("overview")
@@ -70,7 +70,7 @@ def test_regular_user_has_no_admin_badge(window, qtbot, server, api):
     user, token = api.user()
     connect(window, qtbot, server.url, token)
     bar = window.connection_bar
-    assert f"@{user['username']}" in bar.user_label.text()
+    assert f"@{user['username']}" in bar.user_label.full_text()
     assert bar.admin_badge.isHidden() and bar.user_badge.isVisible()
 
 

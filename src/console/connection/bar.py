@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from console.context import AppContext
+from console.fitting import ElidedLabel
 
 SESSION_ONLY_NOTICE = "No system keyring: access tokens are kept for this session only."
 
@@ -15,9 +16,10 @@ class ConnectionBar(QFrame):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("connectionBar")
-        self.server_label = QLabel("Not connected")
+        # A long address or name is cut with "…" (whole in the tooltip) rather than widening the window.
+        self.server_label = ElidedLabel("Not connected")
         self.server_label.setObjectName("serverLabel")
-        self.user_label = QLabel()
+        self.user_label = ElidedLabel()
         self.admin_badge = QLabel("administrator")
         self.admin_badge.setObjectName("adminBadge")
         self.admin_badge.setToolTip("The signed-in user is an instance administrator")
@@ -36,7 +38,7 @@ class ConnectionBar(QFrame):
         row.addWidget(self.user_label)
         row.addWidget(self.admin_badge)
         row.addWidget(self.user_badge)
-        row.addStretch(1)
+        row.addStretch(1)  # the labels ask for their text's width; the buttons stay at the right
         row.addWidget(self.connect_button)
         row.addWidget(self.local_server_button)
         row.addWidget(self.disconnect_button)

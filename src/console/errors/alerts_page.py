@@ -17,10 +17,10 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -29,6 +29,7 @@ from console.api.alerts import AlertRule, AlertsApi, Delivery, TestResult
 from console.api.errors import Forbidden
 from console.errors.alert_form import CHANNELS, LEVELS, RuleForm, make_recipient, recipient_problem
 from console.errors.alert_models import DeliveryModel, RecipientModel, RuleModel
+from console.fitting import scrolling
 from console.operations import Op
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from console.page_host import ProjectHost
 
 NEEDS_OUTPOST = "Alert rules need an Outpost server: GitLab's API has no alerts for integrated error tracking."
+RULES_EDITOR_SPLIT = [250, 850]  # pixels at the default window size; scaled to the real one
 SECRET_ONCE = "Copy the signing secret now, it is shown only once: {secret}"
 
 
@@ -44,6 +46,24 @@ def _spin(low: int, high: int, suffix: str = "") -> QSpinBox:
     box.setRange(low, high)
     box.setSuffix(suffix)
     return box
+
+
+def _row(*widgets: QWidget | tuple[QWidget, int]) -> QHBoxLayout:
+    """Widgets side by side (a tuple gives a stretch factor), then space."""
+    row = QHBoxLayout()
+    stretched = False
+    for item in widgets:
+        widget, stretch = item if isinstance(item, tuple) else (item, 0)
+        row.addWidget(widget, stretch)
+        stretched = stretched or stretch > 0
+    if not stretched:
+        row.addStretch(1)
+    return row
+
+
+def _rows_high(view: QTableView, rows: int) -> int:
+    """The height that shows the header and ``rows`` rows."""
+    return view.horizontalHeader().sizeHint().height() + rows * view.verticalHeader().defaultSectionSize() + 4
 
 
 def _table(model) -> QTableView:
@@ -81,31 +101,38 @@ class AlertsPage(QWidget):
         rule_buttons.addWidget(self.new_button)
         rule_buttons.addWidget(self.delete_button)
         rules_box.addLayout(rule_buttons)
-        left = QWidget()
-        left.setLayout(rules_box)
-        top = QSplitter()
-        top.addWidget(left)
-        top.addWidget(self._build_editor())
+        rules = QWidget()
+        rules.setLayout(rules_box)
         self.delivery_table = _table(self.deliveries)
         self.refresh_log_button = QPushButton("Refresh log")
         self.refresh_log_button.clicked.connect(self.load_deliveries)
-        log_box = QGroupBox("Delivery log")
-        log_layout = QVBoxLayout(log_box)
+        log = QWidget()
+        log_layout = QVBoxLayout(log)
         log_layout.addWidget(self.delivery_table, 1)
         log_layout.addWidget(self.refresh_log_button)
+        rules_and_editor = QSplitter()
+        rules_and_editor.addWidget(rules)
+        rules_and_editor.addWidget(self._build_editor())
+        rules_and_editor.setStretchFactor(1, 1)
+        rules_and_editor.setSizes(RULES_EDITOR_SPLIT)
+        # The editor has the page's whole height (Save and the recipients in view at 1100×700), the log its
+        # whole width.
+        self.sections = QTabWidget()
+        self.sections.setDocumentMode(True)
+        self.sections.addTab(rules_and_editor, "Rules")
+        self.sections.addTab(log, "Delivery log")
         layout = QVBoxLayout(self)
         layout.addWidget(self.notice)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(top)
-        splitter.addWidget(log_box)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.sections, 1)
         self.edit(None)
 
     def _build_editor(self) -> QWidget:
         self.name = QLineEdit()
         self.on_new = QCheckBox("a new error")
-        self.on_regression = QCheckBox("a regression (a resolved error seen again)")
-        self.on_monitor = QCheckBox("a cron monitor fails (and again when it recovers)")
+        self.on_regression = QCheckBox("a regression")
+        self.on_regression.setToolTip("A resolved error seen again")
+        self.on_monitor = QCheckBox("a cron monitor fails")
+        self.on_monitor.setToolTip("And again when it recovers")
         self.monitor_slug = QLineEdit()
         self.monitor_slug.setPlaceholderText("any monitor; or one monitor's slug")
         self.count_events, self.quantity = QCheckBox("at least"), _spin(1, 1_000_000, " events of one error")
@@ -149,39 +176,31 @@ class AlertsPage(QWidget):
         editor = QGroupBox("Rule")
         form = QFormLayout(editor)
         form.addRow("Name", self.name)
-        form.addRow("Notify on", self.on_new)
-        form.addRow("", self.on_regression)
-        form.addRow("", self.on_monitor)
+        form.addRow("Notify on", _row(self.on_new, self.on_regression, self.on_monitor))
         form.addRow("Monitor", self.monitor_slug)
         for check, spin in ((self.count_events, self.quantity), (self.count_users, self.users)):
-            row = QHBoxLayout()
-            row.addWidget(check)
-            row.addWidget(spin, 1)
-            form.addRow("", row)
-        form.addRow("within", self.timespan)
+            form.addRow("", _row(check, spin))
+        form.addRow("within", _row(self.timespan))
         form.addRow("Environments", self.environments)
-        form.addRow("Level at least", self.min_level)
-        form.addRow("Release", self.release)
-        form.addRow("Cooldown per error", self.cooldown)
-        form.addRow("Hourly cap", self.hourly_cap)
+        form.addRow("Level at least", _row(self.min_level, QLabel("Release"), (self.release, 1)))
+        form.addRow("Cooldown per error", _row(self.cooldown))
+        form.addRow("Hourly cap", _row(self.hourly_cap))
+        self.recipient_table.setMinimumHeight(_rows_high(self.recipient_table, 4))
         form.addRow("Recipients", self.recipient_table)
-        adding = QHBoxLayout()
-        for widget in (self.channel, self.target, self.key, self.add_recipient_button):
-            adding.addWidget(widget)
-        form.addRow("", adding)
-        buttons = QHBoxLayout()
-        for button in (self.remove_recipient_button, self.test_button, self.save_button):
-            buttons.addWidget(button)
-        form.addRow("", buttons)
-        form.addRow("", self.problems)
+        form.addRow("", _row((self.channel, 0), (self.target, 2), (self.key, 1), self.add_recipient_button))
+        form.addRow("", _row(self.remove_recipient_button, self.test_button))
         form.addRow("", self.result)
-        # The editor is taller than the window's default 700 pixels leave it: it scrolls instead of
-        # making the whole error tracking tab (and so the window) taller than the screen area.
-        scroller = QScrollArea()
-        scroller.setAccessibleName("Rule editor")
-        scroller.setWidgetResizable(True)
-        scroller.setWidget(editor)
-        return scroller
+        # At 1100×700 the editor fits; on a smaller window it scrolls rather than growing the window, and
+        # what saves the rule (and why it cannot) stays in view below it.
+        saving = QHBoxLayout()
+        saving.addWidget(self.problems, 1)
+        saving.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignTop)
+        editor_page = QWidget()
+        editor_layout = QVBoxLayout(editor_page)
+        editor_layout.setContentsMargins(0, 0, 0, 0)
+        editor_layout.addWidget(scrolling(editor, "Rule editor"), 1)
+        editor_layout.addLayout(saving)
+        return editor_page
 
     # --- the editor -------------------------------------------------------------------------------------
 

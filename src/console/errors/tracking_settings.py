@@ -31,6 +31,7 @@ from console.api.errors import ApiError
 from console.errors.access import MAINTAINER_ONLY, maintainer_only
 from console.errors.connection_advice import explain_test_failure
 from console.errors.origins import AllowedOriginsBox
+from console.fitting import scrolling
 from console.looks import colours
 from console.operations import Op
 
@@ -109,10 +110,14 @@ class SettingsPage(QWidget):
         form_layout.addWidget(self.external_box)
         form_layout.addWidget(self.origins_box)
         form_layout.addLayout(buttons)
+        content = QWidget()
+        content_layout = QVBoxLayout(content)
+        content_layout.addWidget(self.notice)
+        content_layout.addWidget(self.form)
+        content_layout.addStretch(1)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.notice)
-        layout.addWidget(self.form)
-        layout.addStretch(1)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scrolling(content, "Error tracking settings"))
         self.external.toggled.connect(self._backend_changed)
         self._backend_changed()
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from console.accessibility import give_accessible_names
 from console.exports.options import FORMATS, REPORT_TYPES, SEVERITIES, STATES, ExportOffer, ExportOptions, offer_for
+from console.fitting import ElidedLabel
 
 if TYPE_CHECKING:
     from console.context import AppContext
@@ -117,13 +118,13 @@ class ExportOptionsBar(QWidget):
         self.context = context
         self.options = ExportOptions()
         self.dialog: ExportOptionsDialog | None = None
-        self.summary = QLabel()
+        self.summary = ElidedLabel()  # PDF with many filters is a long line: cut, whole in its tooltip
         self.button = QPushButton("Options…")
         self.button.setToolTip("Format (CSV or PDF), filters and email of the next export")
         self.button.clicked.connect(self.open_dialog)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.summary)
+        layout.addWidget(self.summary, 1)
         layout.addWidget(self.button)
         context.connection_changed.connect(self._show)
         self._show()

@@ -68,10 +68,13 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.request_button.clicked.connect(self.request_export)
         self.options_bar = ExportOptionsBar(context)  # CSV or PDF, filters, email
         request_box = QGroupBox("Request a vulnerability export")
-        request_layout = QHBoxLayout(request_box)
-        request_layout.addWidget(self.picker, 1)
-        request_layout.addWidget(self.options_bar)
-        request_layout.addWidget(self.request_button)
+        # The scope on one line, the options and the button on the next: together they would not fit 900 pixels.
+        request_layout = QVBoxLayout(request_box)
+        request_layout.addWidget(self.picker)
+        request_row = QHBoxLayout()
+        request_row.addWidget(self.options_bar, 1)
+        request_row.addWidget(self.request_button)
+        request_layout.addLayout(request_row)
 
         self.model = ExportsModel(self)
         self.table = QTableView()

@@ -56,7 +56,7 @@ def test_pdf_export_is_saved_described_and_opened(qtbot, live_context, server, t
     dialog = choose(qtbot, tab, export_format="pdf")
     assert dialog.email.isChecked()  # GitLab's default for a PDF
     assert give_accessible_names(dialog) == []
-    assert tab.options_bar.summary.text() == "PDF, every vulnerability, emailed when ready"
+    assert tab.options_bar.summary.full_text() == "PDF, every vulnerability, emailed when ready"
     qtbot.mouseClick(tab.request_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: finished_record(tab) is not None, timeout=WAIT)
     record = finished_record(tab)
@@ -92,7 +92,7 @@ def test_filters_are_sent_and_shape_the_csv(qtbot, live_context, server, tmp_pat
     tab = make_tab(qtbot, context, tmp_path / "history")
     pick(qtbot, tab, "project", "scanner", SCANNER_LAB)
     choose(qtbot, tab, severity=("critical", "high"), report_type=("sast", "secret_detection"))
-    assert tab.options_bar.summary.text() == "CSV, severity critical or high, tool SAST or Secret detection"
+    assert tab.options_bar.summary.full_text() == "CSV, severity critical or high, tool SAST or Secret detection"
     assert tab.options_bar.request_body() == {
         "export_format": "csv", "send_email": False,
         "filters": {"severity": ["critical", "high"], "report_type": ["sast", "secret_detection"]}}
@@ -196,7 +196,7 @@ def test_an_older_gitlab_gets_an_explanation_and_a_plain_request(qtbot, gitlab_1
     context, gitlab = gitlab_17
     tab = make_tab(qtbot, context, tmp_path / "history")
     tab.options_bar.set_options(ExportOptions(export_format="pdf", send_email=True, severity=("high",)))
-    assert tab.options_bar.summary.text() == "CSV, every vulnerability"
+    assert tab.options_bar.summary.full_text() == "CSV, every vulnerability"
     dialog = tab.options_bar.open_dialog()
     assert dialog.note.isVisible()
     assert dialog.note.text() == (
