@@ -18,7 +18,7 @@ EXCLUDES = [
     "PySide6.Qt3DCore", "PySide6.QtMultimedia", "PySide6.QtPdf", "PySide6.QtCharts", "PySide6.QtBluetooth",
     "PySide6.QtDesigner", "PySide6.QtHelp", "PySide6.QtUiTools", "PySide6.QtTest", "PySide6.QtSql",
     "PySide6.QtOpenGL", "PySide6.QtOpenGLWidgets", "PySide6.QtConcurrent", "PySide6.QtXml",
-    "PySide6.QtPrintSupport", "PySide6.QtNetwork", "PySide6.QtSvgWidgets",
+    "PySide6.QtPrintSupport", "PySide6.QtSvgWidgets",
 ]
 
 # Folders inside PySide6 whose files are all dropped (Linux and macOS wheels keep them under

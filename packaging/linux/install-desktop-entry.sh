@@ -16,6 +16,8 @@ fi
 mkdir -p "$data/applications" "$icons/256x256/apps" "$icons/scalable/apps"
 cp "$here/outpost.png" "$icons/256x256/apps/outpost.png"
 cp "$here/outpost.svg" "$icons/scalable/apps/outpost.svg"
-sed "s|^Exec=.*|Exec=\"$here/outpost\"|" "$here/outpost.desktop" > "$entry"
+sed "s|^Exec=.*|Exec=\"$here/outpost\" %u|" "$here/outpost.desktop" > "$entry"
 command -v update-desktop-database >/dev/null && update-desktop-database "$data/applications" || true
+# outpost:// links open the console.
+command -v xdg-mime >/dev/null && xdg-mime default outpost.desktop x-scheme-handler/outpost || true
 echo "Added Outpost to the application menu ($entry)."

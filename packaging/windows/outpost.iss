@@ -46,6 +46,13 @@ Source: "..\..\dist\outpost\*"; DestDir: "{app}"; Flags: ignoreversion recursesu
 Name: "{autoprograms}\{#AppName}"; Filename: "{app}\{#AppExe}"; Comment: "Outpost administration console"
 Name: "{autodesktop}\{#AppName}"; Filename: "{app}\{#AppExe}"; Tasks: desktopicon
 
+[Registry]
+; outpost:// links (alert mails, Copy as Markdown) open the error in the console; per user, removed on uninstall.
+Root: HKCU; Subkey: "Software\Classes\outpost"; ValueType: string; ValueName: ""; ValueData: "URL:Outpost link"; Flags: uninsdeletekey
+Root: HKCU; Subkey: "Software\Classes\outpost"; ValueType: string; ValueName: "URL Protocol"; ValueData: ""
+Root: HKCU; Subkey: "Software\Classes\outpost\DefaultIcon"; ValueType: string; ValueName: ""; ValueData: "{app}\{#AppExe},0"
+Root: HKCU; Subkey: "Software\Classes\outpost\shell\open\command"; ValueType: string; ValueName: ""; ValueData: """{app}\{#AppExe}"" ""%1"""
+
 [Run]
 Filename: "{app}\{#AppExe}"; Description: "{cm:LaunchProgram,{#AppName}}"; Flags: nowait postinstall skipifsilent
 

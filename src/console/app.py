@@ -27,6 +27,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"outpost {__version__}")
     parser.add_argument(
+        "link",
+        nargs="?",
+        help=("an outpost://HOST[:PORT]/GROUP/PROJECT/-/error_tracking/ID link: open that error (in the console "
+              "already running, if there is one)"),
+    )
+    parser.add_argument(
         "--demo",
         action="store_true",
         help="start the bundled server on this computer with demo data and connect to it as its administrator",
@@ -69,7 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from console.self_test import run_self_test
 
         return run_self_test()
-    return run_gui(demo=args.demo, screenshot=args.screenshot)
+    if args.link and not args.demo:
+        create_application(icon=False)
+        from console.single_instance import hand_over
+
+        if hand_over(args.link):
+            return 0
+    return run_gui(demo=args.demo, screenshot=args.screenshot, link=args.link)
 
 
 def reset_demo(folder: Path | None = None, *, history_dir: Path | None = None) -> int:
@@ -116,7 +128,7 @@ def create_application(*, icon: bool = True):
     return app
 
 
-def run_gui(*, demo: bool, screenshot: Path | None = None) -> int:
+def run_gui(*, demo: bool, screenshot: Path | None = None, link: str | None = None) -> int:
     from PySide6.QtCore import QEventLoop
 
     from console.connection.credentials import CredentialStore
@@ -155,6 +167,9 @@ def run_gui(*, demo: bool, screenshot: Path | None = None) -> int:
             loop.add_signal_handler(signum, window.close)
         Op(context, credentials.probe(), description="Checking the system keyring").success(
             lambda _: window.connection_bar.show_keyring_warning(credentials.warning)).run()
+        if link:
+            window.complete_setup()  # listening for later starts' links from now on
+            window.open_link(link)
         if demo:
             started = window.start_local_server()
             if screenshot is not None:

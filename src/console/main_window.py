@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from console.messages_view import NotificationsButton
     from console.notifications import Notifier, Target, TrayNotifier, Watcher
     from console.operations import Op
+    from console.single_instance import InstanceServer
     from console.tab_links import TabLinks
     from console.window_actions import WindowCommands
 
@@ -60,6 +61,7 @@ class MainWindow(QMainWindow):
 
     # Built by complete_setup, after the first frame.
     actions_: WindowActions
+    instance: InstanceServer
     commands: WindowCommands
     links: TabLinks
     notifications_button: NotificationsButton
@@ -155,6 +157,7 @@ class MainWindow(QMainWindow):
         from console.menus import WindowActions
         from console.messages_view import NotificationsButton
         from console.notifications import TrayNotifier, Watcher
+        from console.single_instance import InstanceServer
         from console.steady_inputs import install as steady_inputs
         from console.tab_links import TabLinks
         from console.window_actions import WindowCommands
@@ -177,6 +180,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.notifications_button)
         self.context.connection_changed.connect(self.links.restore_profile)
         give_accessible_names(self)  # the window's own controls; each tab's when it is built
+        self.instance = InstanceServer(self)  # later starts hand their outpost:// links to this window
+        self.instance.received.connect(self.open_link)
+        self.instance.listen()
         steady_inputs(QApplication.instance())  # type: ignore[arg-type]  # a QApplication made this window
         if self.context.is_connected:  # connected while this was being connected: catch up
             self.watcher.restart()
@@ -279,6 +285,13 @@ class MainWindow(QMainWindow):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog
+
+    def open_link(self, link: str) -> Op[None] | None:
+        """An outpost:// link: the window comes forward and opens the error (console.link_opener)."""
+        from console.connection.profiles import ProfileStore
+        from console.link_opener import LinkOpener
+
+        return LinkOpener(self, ProfileStore(self._settings)).open(link)
 
     def open_notified(self, target: Target) -> None:
         """A click on a notification: bring the window forward, then open what it was about."""

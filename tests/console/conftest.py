@@ -21,8 +21,8 @@ from tests.console.memkeyring import MemoryKeyring  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
-# The offscreen platform plugin says this whenever a window is shown; it is not a problem of the app.
-OFFSCREEN_NOISE = r"This plugin does not support propagateSizeHints\(\)"
+# The offscreen platform plugin says these whenever a window is shown or raised; they are not problems of the app.
+OFFSCREEN_NOISE = r"This plugin does not support (propagateSizeHints|raise)\(\)"
 
 
 def pytest_collection_modifyitems(items):

@@ -105,7 +105,7 @@ def test_error_tracking_reads_through_graphql_and_explains_what_gitlab_lacks(qtb
     copied = QGuiApplication.clipboard().text()
     assert copied.startswith("### title\n") and "| Releases | " in copied and "| Events | " in copied
     assert "- `hello_world.rb in puts at line 14`" in copied
-    assert copied.rstrip().endswith(")") and "[Open the error](" in copied
+    assert copied.rstrip().endswith(")") and "[Open in Outpost](outpost://" in copied and "[API](" in copied
 
     opened = []
     detail.open_url = opened.append

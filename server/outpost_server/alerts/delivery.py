@@ -34,7 +34,7 @@ from outpost_server.mail import MailError, MailSettings, build_message, send_mes
 from outpost_server.security import SecretBox
 
 from . import messages
-from .messages import ErrorFacts, Frame, Notice
+from .messages import ErrorFacts, Frame, Notice, console_error_link
 from .models import AlertDelivery, AlertHourlyCount, AlertRecipient, AlertRule
 from .service import blocked_text, member_addresses, recipient_url
 
@@ -101,6 +101,7 @@ def notice_for(session: Session, *, row: AlertDelivery, rule: AlertRule, project
             last_seen=iso(error.last_seen_at), environment=details.get("environment") or error.last_environment,
             release=details.get("release") or error.last_release,
             url=f"{base}/{project.full_path}/-/error_tracking/{error.id}/details",
+            console_url=console_error_link(base, project.full_path, error.id),
             frames=_top_frames(tracked_errors.latest_event_payload(session, error=error)))
     elif "title" in details and row.trigger != "summary" and not row.trigger.startswith("monitor_"):
         details.setdefault("note", "the error has since been deleted")

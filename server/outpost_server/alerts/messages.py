@@ -7,6 +7,7 @@ import html
 import json
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 PAYLOAD_VERSION = "1"
 SUBJECT_PREFIX = "[Outpost]"
@@ -41,7 +42,8 @@ class ErrorFacts:
     last_seen: str | None
     environment: str | None
     release: str | None
-    url: str
+    url: str  # the error's details on the API, for scripts
+    console_url: str  # the outpost:// link that opens the error in the console
     frames: list[Frame] = field(default_factory=list)
 
 
@@ -85,7 +87,11 @@ class Notice:
                 ("Check-in", str(self.details.get("status")))]
 
     def link(self) -> str:
+        """The API's address of the error (or of the rule): http(s), for scripts and chat."""
         return self.error.url if self.error else self.rule_url
+
+    def console_link(self) -> str | None:
+        return self.error.console_url if self.error else None
 
 
 def _facts(notice: Notice) -> list[tuple[str, str]]:
@@ -100,6 +106,24 @@ def _facts(notice: Notice) -> list[tuple[str, str]]:
             facts.append(("Release", error.release))
         facts += [("First seen", error.first_seen or "-"), ("Last seen", error.last_seen or "-")]
     return facts
+
+
+def console_error_link(base_url: str, project_path: str, error_id: int | str) -> str:
+    """The ``outpost://HOST[:PORT]/GROUP/PROJECT/-/error_tracking/ID`` link that opens the error in the console,
+    for the server at ``base_url`` (its public address, as in the API links). The scheme is left out (the
+    console's saved profile for that address has it), and so is a default port."""
+    parts = urlsplit(base_url)
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    authority = host if parts.port in (None, {"http": 80, "https": 443}.get(parts.scheme)) else f"{host}:{parts.port}"
+    return f"outpost://{authority}{parts.path.rstrip('/')}/{quote(project_path)}/-/error_tracking/{error_id}"
+
+
+def _console_fact(notice: Notice) -> list[tuple[str, str]]:
+    """Chat services link only http(s) in titles: the outpost:// link goes in a field, to copy."""
+    console = notice.console_link()
+    return [("Open in Outpost", console)] if console else []
 
 
 # --- email ----------------------------------------------------------------------------------------------
@@ -118,7 +142,8 @@ def email_text(notice: Notice) -> str:
     lines += [f"{name}: {value}" for name, value in _facts(notice)]
     if notice.error and notice.error.frames:
         lines += ["", "Top application frames:"] + [f"  {frame.text()}" for frame in notice.error.frames]
-    lines += ["", f"Open: {notice.link()}", "", f"Sent by Outpost for alert rule \"{notice.rule_name}\"."]
+    opening = [f"Open in Outpost: {console}"] if (console := notice.console_link()) else []
+    lines += ["", *opening, f"API: {notice.link()}", "", f"Sent by Outpost for alert rule \"{notice.rule_name}\"."]
     return "\n".join(lines) + "\n"
 
 
@@ -131,9 +156,17 @@ def email_html(notice: Notice) -> str:
         items = "".join(f"<li><code>{e(frame.text())}</code></li>" for frame in notice.error.frames)
         frames = f"<p>Top application frames:</p><ol>{items}</ol>"
     return (f"<html><body><h2>{e(notice.title())}</h2>{culprit}<table>{rows}</table>{frames}"
-            f"<p><a href=\"{e(notice.link(), quote=True)}\">Open in Outpost</a></p>"
+            f"<p>{_html_links(notice)}</p>"
             f"<p><small>Sent by Outpost for alert rule &quot;{e(notice.rule_name)}&quot;.</small></p>"
             f"</body></html>")
+
+
+def _html_links(notice: Notice) -> str:
+    api = f"<a href=\"{html.escape(notice.link(), quote=True)}\">API</a>"
+    console = notice.console_link()
+    if console is None:
+        return api
+    return f"<a href=\"{html.escape(console, quote=True)}\">Open in Outpost</a> ({api})"
 
 
 # --- webhooks -------------------------------------------------------------------------------------------
@@ -152,7 +185,7 @@ def json_payload(notice: Notice) -> dict[str, Any]:
             "id": error.id, "title": error.title, "culprit": error.culprit, "level": error.level,
             "status": error.status, "count": error.count, "userCount": error.users,
             "firstSeen": error.first_seen, "lastSeen": error.last_seen, "environment": error.environment,
-            "release": error.release, "url": error.url,
+            "release": error.release, "url": error.url, "consoleUrl": error.console_url,
             "frames": [{"filename": f.filename, "function": f.function, "lineno": f.lineno} for f in error.frames],
         },
         "project": {"id": notice.project_id, "path": notice.project_path, "name": notice.project_name},
@@ -168,7 +201,8 @@ def slack_payload(notice: Notice) -> dict[str, Any]:
             "title": notice.title()[:250], "title_link": notice.link(),
             "text": (notice.error.culprit or "") if notice.error else "",
             "color": f"#{colour:06x}", "mrkdwn_in": ["text"],
-            "fields": [{"title": name, "value": value, "short": len(value) < 40} for name, value in _facts(notice)],
+            "fields": [{"title": name, "value": value, "short": len(value) < 40}
+                       for name, value in _facts(notice) + _console_fact(notice)],
         }],
     }
 
@@ -181,7 +215,7 @@ def discord_payload(notice: Notice) -> dict[str, Any]:
             "title": notice.title()[:256], "url": notice.link(),
             "description": ((notice.error.culprit or "") if notice.error else "")[:4096], "color": colour,
             "fields": [{"name": name, "value": value[:1024], "inline": len(value) < 40}
-                       for name, value in _facts(notice)][:25],
+                       for name, value in _facts(notice) + _console_fact(notice)][:25],
         }],
     }
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console import outpost_links
 from console.api.error_tracking import (
     EVERY_STATUS,
     NO_STATUS_API,
@@ -287,13 +288,17 @@ class ErrorsPage(QWidget):
 
     def copy_markdown(self) -> None:
         """From Sentry's API with the shown event where event history is on; else from the details shown."""
-        text = self.history.markdown()
-        project = self.host.project
+        project, error = self.host.project, self.selected_error()
+        console_link = None
+        if project is not None and error is not None:
+            console_link = outpost_links.error_link(self.host.api.client.base_url, project["path_with_namespace"],
+                                                    str(error.id))
+        text = self.history.markdown(console_link)
         if text is None and self.shown_error is not None and project is not None:
             detail, exceptions = self.shown_error
             link = detail.get("external_url") or self.host.api.error_page_url(project["path_with_namespace"],
                                                                               str(detail["id"]))
-            text = error_markdown(issue_from_detail(detail, link), exceptions)
+            text = error_markdown(issue_from_detail(detail, link), exceptions, console_link)
         if text:
             QGuiApplication.clipboard().setText(text)
             self.host.context.say("The error is on the clipboard as Markdown")

@@ -189,12 +189,12 @@ class EventHistory(QObject):
         self.show_event(event_id)
         self.event_chosen_from_tags.emit()
 
-    def markdown(self) -> str | None:
+    def markdown(self, console_link: str | None = None) -> str | None:
         """The error from Sentry's API with the shown event's frames; None where event history is not shown."""
         issue, shown = self.state.issue, self.state.shown
         if issue is None:
             return None
-        return error_markdown(issue, shown.exceptions if shown else [])
+        return error_markdown(issue, shown.exceptions if shown else [], console_link)
 
     @property
     def issue(self) -> Issue | None:

@@ -37,8 +37,9 @@ def issue_from_detail(detail: dict[str, Any], link: str) -> Issue:
                  last_release=detail.get("last_release_short_version"), permalink=link)
 
 
-def error_markdown(issue: Issue, exceptions: list[dict[str, Any]]) -> str:
-    """``exceptions`` in the stack trace view's shape: the shown event's, or the error's latest."""
+def error_markdown(issue: Issue, exceptions: list[dict[str, Any]], console_link: str | None = None) -> str:
+    """``exceptions`` in the stack trace view's shape: the shown event's, or the error's latest; ``console_link``
+    the outpost:// link that opens the error in the console (console.outpost_links)."""
     if issue.first_release and issue.last_release and issue.first_release != issue.last_release:
         releases = f"{issue.first_release} → {issue.last_release}"
     else:
@@ -56,6 +57,9 @@ def error_markdown(issue: Issue, exceptions: list[dict[str, Any]]) -> str:
     if frames:
         lines += ["", "Top application frames (most recent call first):", ""]
         lines += [f"- {_code(frame_label(frame))}" for frame in frames]
-    if issue.permalink:
-        lines += ["", f"[Open the error]({issue.permalink})"]
+    links = ([f"[Open in Outpost]({console_link})"] if console_link else []) + (
+        [f"[API]({issue.permalink})" if console_link else f"[Open the error]({issue.permalink})"]
+        if issue.permalink else [])
+    if links:
+        lines += ["", " · ".join(links)]
     return "\n".join(lines) + "\n"

@@ -97,6 +97,9 @@ def test_markdown_of_an_error():
     assert [line for line in text.splitlines() if line.startswith("- ")] == [
         "- `shop/parse.py in parse at line 3`", "- `shop/orders.py in load at line 12`"], "in-app, innermost first"
     assert text.endswith("[Open the error](https://o.example/p/-/e/7)\n")
+    linked = error_markdown(issue, [], "outpost://o.example/g/p/-/error_tracking/7")
+    assert linked.endswith("[Open in Outpost](outpost://o.example/g/p/-/error_tracking/7) · "
+                           "[API](https://o.example/p/-/e/7)\n")
     same_release = Issue(**{**issue.__dict__, "first_release": "a|b", "last_release": "a|b", "permalink": None})
     assert "| Releases | a\\|b |" in error_markdown(same_release, []), "a pipe would end the table cell"
 

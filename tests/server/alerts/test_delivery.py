@@ -7,6 +7,7 @@ import datetime as dt
 import hashlib
 import hmac
 import re
+from urllib.parse import urlsplit
 
 import pytest
 import sqlalchemy
@@ -63,6 +64,10 @@ def test_a_new_error_sends_one_email_and_one_signed_webhook(server: RunningServe
     html = message.get_body(("html",)).get_content()
     link = f"{server.url}/{project.path}/-/error_tracking/{deliveries[0]['issueId']}/details"
     assert link in text and link in html
+    # The mail opens the error in the console; the API link stays beside it for scripts.
+    console = f"outpost://127.0.0.1:{urlsplit(server.url).port}/{project.path}/-/error_tracking/{deliveries[0]['issueId']}"
+    assert f"Open in Outpost: {console}" in text and f"API: {link}" in text
+    assert f'<a href="{console}">Open in Outpost</a> (<a href="{link}">API</a>)' in html
     assert "charge (shop/payment.py:7)" in text and "Environment: production" in text
 
     [hook] = receiver.at("/json")
@@ -74,6 +79,7 @@ def test_a_new_error_sends_one_email_and_one_signed_webhook(server: RunningServe
         "environment": "production", "level": "error", "release": None, "suppressed": 0}
     assert payload["rule"] == {"id": rule["id"], "name": "New errors", "url": payload["rule"]["url"]}
     assert payload["error"]["title"] == "RuntimeError: Checkout exploded" and payload["error"]["url"] == link
+    assert payload["error"]["consoleUrl"] == console
     assert payload["project"]["path"] == project.path
     assert [frame["function"] for frame in payload["error"]["frames"]] == ["charge", "checkout"]
 
@@ -90,16 +96,20 @@ def test_slack_discord_and_gitlab_shapes(project, receiver):  # noqa: F811
     [attachment] = slack.json()["attachments"]
     assert attachment["title"] == "RuntimeError: Inventory out of sync" and attachment["title_link"]
     assert {"title": "Environment", "value": "staging", "short": True} in attachment["fields"]
+    [console] = [field["value"] for field in attachment["fields"] if field["title"] == "Open in Outpost"]
+    assert console.startswith("outpost://127.0.0.1:") and "/-/error_tracking/" in console
     [discord] = receiver.at("/discord")
     [embed] = discord.json()["embeds"]
     assert discord.json()["content"].startswith("Outpost alert") and embed["title"].endswith("Inventory out of sync")
     assert isinstance(embed["color"], int) and embed["fields"]
+    assert {"name": "Open in Outpost", "value": console, "inline": False} in embed["fields"]
     [gitlab] = receiver.at("/gitlab")
     assert gitlab.headers["authorization"] == "Bearer gl-alert-key-42"
     alert = gitlab.json()
     assert alert["monitoring_tool"] == "Outpost" and alert["severity"] == "medium"
     assert alert["gitlab_environment_name"] == "staging" and alert["fingerprint"].startswith("outpost-error-")
     assert {"title", "description", "start_time"} <= set(alert)
+    assert f"Open in Outpost: {console}" in alert["description"]
 
 
 def test_a_production_rule_ignores_staging(project, receiver):  # noqa: F811

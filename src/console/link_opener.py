@@ -1,0 +1,65 @@
+"""Opening an outpost:// link (from the command line, or handed over by a later start): the window comes forward,
+the console connects with the profile saved for the link's server (or asks to sign in when there is none, or no
+saved token) and opens the error in its project."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from console import outpost_links
+from console.connection.profiles import Profile, ProfileStore
+from console.operations import Op
+
+if TYPE_CHECKING:
+    from console.main_window import MainWindow
+
+
+class LinkOpener:
+    def __init__(self, window: MainWindow, profiles: ProfileStore) -> None:
+        self.window = window
+        self.profiles = profiles
+
+    def open(self, text: str) -> Op[None] | None:
+        """Opens the link (None when it is not one: the status bar says why)."""
+        window = self.window
+        window.showNormal()
+        window.raise_()
+        window.activateWindow()
+        try:
+            link = outpost_links.parse(text)
+        except outpost_links.NotALink as error:
+            window.context.report_error("Cannot open the link", str(error))
+            return None
+        return Op(window.context, self._open(link), description="Opening the link").run()
+
+    async def _open(self, link: outpost_links.ErrorLink) -> None:
+        context = self.window.context
+        if context.client is not None and (path := link.serves(context.client.base_url)) is not None:
+            self._show(path, link.error_id)
+            return
+        saved = [(profile, path) for profile in self.profiles.load()
+                 if (path := link.serves(profile.base_url)) is not None]
+        for profile, path in saved:
+            token = await self.window.credentials.load_token(profile.base_url, profile.name)
+            if token:
+                await context.connect_to(profile.base_url, token)
+                self.profiles.last_used = profile.name
+                self._show(path, link.error_id)
+                return
+        self._sign_in(link, saved[0][0] if saved else None)
+
+    def _sign_in(self, link: outpost_links.ErrorLink, profile: Profile | None) -> None:
+        """No saved profile (or no saved token) for the server: the connection dialog, filled in as far as known;
+        once it has connected, the link is opened."""
+        if profile is not None:
+            self.profiles.last_used = profile.name  # the dialog opens on it and reads its token, if any
+        dialog = self.window.open_connection_dialog()
+        if profile is None:
+            dialog.url_edit.setText(link.guessed_address())
+        dialog.result_label.setText(f"Sign in to {link.authority} to open the error in {link.path}.")
+        dialog.accepted.connect(lambda: self.open(outpost_links.error_link(
+            self.window.context.client.base_url if self.window.context.client else link.guessed_address(),
+            link.path, link.error_id)))
+
+    def _show(self, path: str, error_id: str) -> None:
+        self.window.open_target(("errors", (path, error_id)))
