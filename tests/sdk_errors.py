@@ -95,6 +95,18 @@ elif scenario == "web":
             app(environ, lambda status, headers: None)
         except ConnectionError:
             pass
+elif scenario == "logged":
+    # logger.exception: the SDK's logging integration sends the log message (logentry) with the exception.
+    import logging
+
+    from sentry_sdk.integrations.logging import LoggingIntegration
+
+    sentry_sdk.init(dsn=dsn, release=release, environment=environment, default_integrations=False,
+                    integrations=[LoggingIntegration(event_level=logging.ERROR)])
+    try:
+        parse_quantity("seven")
+    except ValueError:
+        logging.getLogger("shop.orders").exception("Order %s could not be read", "ord_7")
 elif scenario.startswith("messages:"):
     for number in range(int(scenario.split(":")[1])):
         sentry_sdk.capture_message(f"distinct message {number:03d}", level="warning")

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from console import __version__
 from console.actions import WindowAction
+from console.link_registration import installed_by_package
 from console.settings import log_dir
 
 if TYPE_CHECKING:
@@ -67,6 +68,8 @@ class WindowCommands:
             WindowAction("messages", "view", "&Messages…", None, window.open_messages),
             WindowAction("notifications", "view", "Notification &settings…", None, window.open_notification_settings),
             WindowAction("log_folder", "help", "Open &log folder", None, self.open_log_folder),
+            *([] if installed_by_package() else [
+                WindowAction("register_links", "help", "&Register outpost:// links", None, self.register_links)]),
             WindowAction("about", "help", "&About Outpost console", "HelpContents", self.show_about),
         ]
 
@@ -131,6 +134,17 @@ class WindowCommands:
         box = QMessageBox(QMessageBox.Icon.Information, "About Outpost console", self.about_text(),
                           QMessageBox.StandardButton.Close, self.window)
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # the token can be copied
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        return box
+
+    def register_links(self) -> QMessageBox:
+        """No installer registered the outpost:// scheme for this console (a source checkout, a tarball): do it."""
+        from console.link_registration import register
+
+        outcome = register()
+        box = QMessageBox(QMessageBox.Icon.Information if outcome.done else QMessageBox.Icon.Warning,
+                          "Register outpost:// links", outcome.message, QMessageBox.StandardButton.Close, self.window)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
         return box

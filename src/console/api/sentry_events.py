@@ -76,6 +76,7 @@ class Event:
     date_created: str | None
     title: str
     message: str
+    log_message: str | None  # the logentry, above the exception of a logged exception, as Sentry shows it
     culprit: str | None
     release: str | None
     # In the stack trace view's shape: ``[{"type", "value", "frames": [{..., "in_app", "context"}]}]``.
@@ -97,6 +98,7 @@ class Event:
             id=str(body.get("eventID") or body.get("id") or ""), issue_id=str(body.get("groupID") or ""),
             date_created=body.get("dateCreated"), title=str(body.get("title") or ""),
             message=str(body.get("message") or ""), culprit=body.get("culprit"),
+            log_message=(entries.get("message") or {}).get("formatted") or None,
             release=(body.get("release") or {}).get("version"),
             exceptions=_exceptions(entries.get("exception")), breadcrumbs=_breadcrumbs(entries.get("breadcrumbs")),
             request=_request(entries.get("request")),

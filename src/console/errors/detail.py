@@ -194,7 +194,7 @@ class ErrorDetailView(QWidget):
 
     def show_stack_trace(self, exceptions: list[dict[str, Any]], message: str | None) -> None:
         if exceptions:
-            self.stack_trace.show_exceptions(exceptions)
+            self.stack_trace.show_exceptions(exceptions, message)
         else:
             self.stack_trace.show_message(f"No stack trace: reported as a message ({message})" if message
                                           else "No stack trace was sent with this error.")

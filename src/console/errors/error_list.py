@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 # Short enough to be read whole at the default window size; the tooltip has the keys.
 SEARCH_PLACEHOLDER = "Search words or key:value"
+SEARCH_PAUSE_MS = 300
 SEARCH_KEYS = ("Words, or keys: is:resolved, release:1.2, environment:prod, level:error. Enter searches; "
                "clearing the field lists every error again.")
 DETAIL_MIN_WIDTH = 360
@@ -81,6 +82,11 @@ class ErrorsPage(QWidget):
         self.search.setClearButtonEnabled(True)
         self.search.returnPressed.connect(self.reload)
         self.search.textChanged.connect(self._search_edited)
+        # The list follows the words as they are typed, once the typing pauses (as the variables filter does).
+        self.search_pause = QTimer(self)
+        self.search_pause.setSingleShot(True)
+        self.search_pause.setInterval(SEARCH_PAUSE_MS)
+        self.search_pause.timeout.connect(self._search_paused)
         self.searched = ""  # the search the list shows
         self.sort = QComboBox()
         self.sort.setObjectName(SORT_CHOOSER)  # remembered per profile in the console
@@ -145,8 +151,16 @@ class ErrorsPage(QWidget):
                 "search_term": self.search.text().strip()}
 
     def _search_edited(self, text: str) -> None:
-        """Emptying the field (its clear button, or deleting the words) lists every error again at once."""
+        """Emptying the field (its clear button, or deleting the words) lists every error again at once; other
+        changes search once the typing pauses."""
         if not text.strip() and self.searched:
+            self.search_pause.stop()
+            self.reload()
+        else:
+            self.search_pause.start()
+
+    def _search_paused(self) -> None:
+        if self.search.text().strip() != self.searched:
             self.reload()
 
     def load(self) -> None:

@@ -50,7 +50,7 @@ class EventPane(QWidget):
         if event is None:
             self.stack_trace.clear()
         elif event.exceptions:
-            self.stack_trace.show_exceptions(event.exceptions)
+            self.stack_trace.show_exceptions(event.exceptions, event.log_message)
         else:
             self.stack_trace.show_message(f"No stack trace: reported as a message ({event.message or event.title})")
         self.breadcrumbs.show_event(event)

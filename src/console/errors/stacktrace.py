@@ -31,6 +31,7 @@ class StackTraceView(QTreeWidget):
         self.setUniformRowHeights(True)
         self._code_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self._exceptions: list[dict[str, Any]] = []
+        self._message: str | None = None
         self.minified = False
         self.minified_switch: QTreeWidgetItem | None = None
         self.itemChanged.connect(self._switch_changed)
@@ -46,8 +47,10 @@ class StackTraceView(QTreeWidget):
         self.minified_switch = None
         QTreeWidgetItem(self, [text])
 
-    def show_exceptions(self, exceptions: list[dict[str, Any]]) -> None:
+    def show_exceptions(self, exceptions: list[dict[str, Any]], message: str | None = None) -> None:
+        """``message``: the log message of a logged exception, shown above it."""
         self._exceptions = exceptions
+        self._message = message
         self.minified = False
         self._render()
 
@@ -80,6 +83,12 @@ class StackTraceView(QTreeWidget):
         if not exceptions:
             self.show_message("No stack trace: this error was reported as a message.")
             return
+        if self._message:
+            logged = QTreeWidgetItem(self, [self._message])
+            logged.setToolTip(0, self._message)
+            bold = logged.font(0)
+            bold.setBold(True)
+            logged.setFont(0, bold)
         for position, exception in enumerate(exceptions):
             title = ": ".join(str(part) for part in (exception.get("type"), exception.get("value")) if part)
             if len(exceptions) > 1:

@@ -18,7 +18,7 @@ from console.errors.stacktrace import ERROR_LINE_ROLE, IN_APP_ROLE, LIBRARY_GROU
 from console.looks import colour
 from console.main_window import DEFAULT_SIZE
 from outpost_server.accounts import access
-from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
+from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab, select_only_error
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 
 
@@ -445,3 +445,18 @@ def test_a_deleted_project_is_explained_and_the_list_reloaded(qtbot, make_root_t
                         "The project list has been reloaded: choose another."]
     qtbot.waitUntil(lambda: root_tab.project_picker.count() > 0, timeout=WAIT)
     assert root_tab.project_picker.findText(path) < 0 and root_tab.project is None
+
+
+def test_a_logged_exception_shows_its_log_message_above_the_exception(qtbot, make_root_tab, api):
+    project = api.project()
+    send_errors(enable_integrated(api.root, project["id"]), "logged")  # logger.exception(...) with the real SDK
+    root_tab = make_root_tab()
+    page = select_only_error(qtbot, root_tab, project["path_with_namespace"])
+    trace = page.detail.stack_trace
+    qtbot.waitUntil(lambda: trace.topLevelItemCount() == 2, timeout=WAIT)
+    assert trace.topLevelItem(0).text(0) == "Order ord_7 could not be read"
+    assert trace.topLevelItem(1).text(0).startswith("ValueError: invalid literal for int()")
+    page.detail.sections.setCurrentWidget(page.events_pane)  # the event, from Sentry's API: the same order
+    events = page.events_pane.stack_trace
+    qtbot.waitUntil(lambda: events.topLevelItemCount() == 2, timeout=WAIT)
+    assert [events.topLevelItem(row).text(0)[:12] for row in range(2)] == ["Order ord_7 ", "ValueError: "]

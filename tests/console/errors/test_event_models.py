@@ -26,7 +26,7 @@ from console.errors.tagged_events import TaggedEventsModel
 def event(**changes) -> Event:
     fields: dict[str, Any] = dict(
         id="a" * 32, issue_id="7", date_created="2026-11-20T10:00:02Z", title="ValueError: bad | input",
-        message="", culprit="shop.orders in load", release="shop@2.0.0",
+        message="", log_message=None, culprit="shop.orders in load", release="shop@2.0.0",
         exceptions=[{"type": "ValueError", "value": "bad | input", "frames": [
             {"filename": "lib/http.py", "function": "send", "lineNo": 5, "in_app": False},
             {"filename": "shop/orders.py", "function": "load", "lineNo": 12, "in_app": True},

@@ -88,3 +88,19 @@ def test_the_search_placeholder_is_read_whole_and_titles_in_full_in_tooltips(qtb
     model = page.model
     tooltip = model.data(model.index(0, ErrorListModel.TITLE), 3)  # Qt.ToolTipRole
     assert tooltip.startswith("gamma broke")
+
+
+def test_the_search_filters_as_you_type(qtbot, make_window, server, api):
+    project = api.project()
+    dsn = enable_integrated(api.root, project["id"])
+    send_errors(dsn, "alpha broke")
+    send_errors(dsn, "beta broke")
+    error_list(server, project["path_with_namespace"], lambda body: len(body["errors"]) == 2)
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    window.open_target(("errors", project["path_with_namespace"]))
+    page = window.tabs.current_feature().errors_page
+    qtbot.waitUntil(lambda: titles(page) == {"alpha broke", "beta broke"}, timeout=WAIT)
+    qtbot.keyClicks(page.search, "beta")  # no Enter
+    qtbot.waitUntil(lambda: titles(page) == {"beta broke"} and not page.loading, timeout=WAIT)
+    assert page.searched == "beta"

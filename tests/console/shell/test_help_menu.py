@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
@@ -33,3 +39,27 @@ def test_open_log_folder_with_a_launcher_opens_it(qtbot, make_window):
     assert window.commands.open_log_folder() is None
     assert [url.toLocalFile() for url in opened] == [str(log_dir())]
     assert not any(isinstance(widget, PathDialog) and widget.isVisible() for widget in QApplication.topLevelWidgets())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the freedesktop registration")
+def test_register_links_makes_this_console_the_outpost_scheme_s_handler(qtbot, make_window, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    mimeapps = tmp_path / "config" / "mimeapps.list"
+    mimeapps.parent.mkdir()
+    mimeapps.write_text("[Default Applications]\ntext/HTML=firefox.desktop\n\n"
+                        "[Added Associations]\nimage/png=eog.desktop;\n")
+    window = make_window()
+    box = window.commands.register_links()  # Help > Register outpost:// links: a source checkout has no installer
+    assert window.actions_.by_name["register_links"].isEnabled()
+    assert "now open this console" in box.text()
+    box.close()
+    entry = (tmp_path / "data" / "applications" / "outpost-links.desktop").read_text()
+    assert "MimeType=x-scheme-handler/outpost;" in entry
+    assert f"Exec={sys.executable} -m console %u" in entry
+    text = mimeapps.read_text()
+    assert "text/HTML=firefox.desktop" in text and "image/png=eog.desktop;" in text  # the rest is kept
+    if shutil.which("xdg-mime"):  # what the desktop asks
+        found = subprocess.run(["xdg-mime", "query", "default", "x-scheme-handler/outpost"], capture_output=True,
+                               text=True, env={**os.environ, "XDG_CURRENT_DESKTOP": "X-Generic"}, check=True)
+        assert found.stdout.strip() == "outpost-links.desktop"

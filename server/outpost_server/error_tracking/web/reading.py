@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from outpost_server.accounts.models import Project
 from outpost_server.compat.gitlab_time import iso
 from outpost_server.error_tracking import release_health, settings, tracked_errors
+from outpost_server.error_tracking.event_messages import message_text
 from outpost_server.error_tracking.external import mapping
 from outpost_server.error_tracking.external.client import SentryClient, SentryError
 from outpost_server.error_tracking.external.sentry_settings import sentry_client_for, slugs_of, stored_token
@@ -180,5 +181,6 @@ def error_stack_trace(source: ErrorSource, issue_id: str) -> dict[str, Any]:
         "date_received": iso(latest[0].received_at) if latest else None,
         "stack_trace_entries": entries,
         "exceptions": exceptions,
-        "message": payload.get("message") if isinstance(payload.get("message"), str) else None,
+        # The log message (logentry), also of a logged exception: the console shows it above the exception.
+        "message": message_text(payload),
     }
