@@ -8,9 +8,9 @@ One filter on the application applies this to every such widget as Qt polishes i
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QComboBox, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QApplication, QComboBox, QWidget
 
 # In characters, for a combo filled from the server (a project, a scope); the popup always shows items whole.
 COMBO_CONTENTS_LENGTH = 20
@@ -27,33 +27,38 @@ class SteadyInputs(QObject):
         if kind == _POLISH and isinstance(watched, (QAbstractSpinBox, QComboBox)):
             steady(watched)
         elif kind == _WHEEL and isinstance(watched, (QAbstractSpinBox, QComboBox)) and not watched.hasFocus():
-            parent = watched.parentWidget()
-            if parent is not None and isinstance(event, QWheelEvent):
-                _pass_on(watched, parent, event)
+            if isinstance(event, QWheelEvent):
+                _scroll_around(watched, event)
             return True
         return False
 
 
 def steady(widget: QWidget) -> None:
-    """Wheel only with the focus (a click or Tab gives it, the wheel does not); a combo's width from its layout."""
+    """Wheel only with the focus (a click or Tab gives it, the wheel does not); the width of a combo filled later
+    from its layout."""
     if widget.focusPolicy() == Qt.FocusPolicy.WheelFocus:
         widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-    if isinstance(widget, QComboBox):
+    if isinstance(widget, QComboBox) and widget.count() == 0:
+        # Filled later from the server (a project, a scope): its width is set, not its longest item's. A fixed
+        # choice (its items are there when it is polished) keeps fitting its items, which nobody can lengthen.
         if widget.minimumContentsLength() == 0:
-            # A fixed choice (its items are there when it is polished) keeps fitting its longest item; a list
-            # filled from the server later gets a set length.
-            longest = max((len(widget.itemText(index)) for index in range(widget.count())), default=0)
-            widget.setMinimumContentsLength(min(longest, COMBO_CONTENTS_LENGTH) if longest else COMBO_CONTENTS_LENGTH)
+            widget.setMinimumContentsLength(COMBO_CONTENTS_LENGTH)
         widget.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
 
 
-def _pass_on(widget: QWidget, parent: QWidget, event: QWheelEvent) -> None:
-    """The wheel goes to what holds the widget, as if the widget were not there."""
-    offset = widget.mapTo(parent, event.position().toPoint()) - event.position().toPoint()
-    moved = QWheelEvent(event.position() + offset.toPointF(), event.globalPosition(), event.pixelDelta(),
-                        event.angleDelta(), event.buttons(), event.modifiers(), event.phase(), event.inverted(),
-                        event.source())
-    QApplication.sendEvent(parent, moved)
+def _scroll_around(widget: QWidget, event: QWheelEvent) -> None:
+    """The wheel scrolls the area the widget sits in, as if the widget were not there. (Qt passes only the
+    wheel events that come from the system on to parents, so this one is given to the area itself.)"""
+    area = widget.parentWidget()
+    while area is not None and not isinstance(area, QAbstractScrollArea):
+        area = area.parentWidget()
+    if area is None:
+        return
+    viewport = area.viewport()
+    position = QPointF(viewport.mapFromGlobal(event.globalPosition().toPoint()))
+    QApplication.sendEvent(viewport, QWheelEvent(position, event.globalPosition(), event.pixelDelta(),
+                                                 event.angleDelta(), event.buttons(), event.modifiers(),
+                                                 event.phase(), event.inverted(), event.source()))
 
 
 def install(app: QApplication) -> None:

@@ -160,6 +160,7 @@ def wheel(widget: QWidget, steps: int) -> None:
 
 def test_spin_and_combo_boxes_change_on_the_wheel_only_when_focused(qtbot, make_window, server, long_project):
     window = make_window()
+    window.resize(*SMALL)
     connect(window, qtbot, server.url, server.root_token)
     tab = open_error_tracking(qtbot, window, long_project["path_with_namespace"])
     tab.pages.setCurrentWidget(tab.alerts_page)
@@ -170,9 +171,13 @@ def test_spin_and_combo_boxes_change_on_the_wheel_only_when_focused(qtbot, make_
     for box in (page.quantity, page.min_level):
         assert box.focusPolicy() == Qt.FocusPolicy.StrongFocus  # the wheel does not give it the focus
     page.name.setFocus()
+    editor = next(area for area in page.findChildren(QAbstractScrollArea) if area.accessibleName() == "Rule editor")
+    scrolled = editor.verticalScrollBar()
+    assert scrolled.maximum() > 0 and scrolled.value() == 0  # at 900×600 the editor scrolls
     wheel(page.quantity, -3)
     wheel(page.min_level, -1)
     assert page.quantity.value() == 10 and page.min_level.currentIndex() == level
+    assert scrolled.value() > 0  # the wheel scrolled the editor instead
     window.activateWindow()
     page.quantity.setFocus()
     qtbot.waitUntil(page.quantity.hasFocus, timeout=WAIT)
