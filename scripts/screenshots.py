@@ -35,7 +35,7 @@ async def grab(output: Path, workdir: Path) -> None:
         page = errors.errors_page
         await settle(lambda: page.model.rowCount() > 0)
         page.table.selectRow(0)
-        await settle(lambda: page.detail.stack_trace.topLevelItemCount() > 0)
+        await settle(lambda: page.shown_error is not None)  # the details and the stack trace have arrived
         await asyncio.sleep(0.3)
         window.grab().save(str(output / "errors-list-detail.png"))
         window.tabs.show_tab("overview")

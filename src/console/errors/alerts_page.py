@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from console.api.alerts import AlertRule, AlertsApi, Delivery, TestResult
 from console.api.errors import Forbidden
-from console.errors.alert_form import CHANNELS, LEVELS, RuleForm, make_recipient, recipient_problem
+from console.errors.alert_form import CHANNEL_LABELS, CHANNELS, LEVELS, RuleForm, make_recipient, recipient_problem
 from console.errors.alert_models import DeliveryModel, RecipientModel, RuleModel
 from console.fitting import scrolling
 from console.operations import Op
@@ -194,6 +194,7 @@ class AlertsPage(QWidget):
         # what saves the rule (and why it cannot) stays in view below it.
         saving = QHBoxLayout()
         saving.addWidget(self.problems, 1)
+        saving.addStretch(0)  # keeps Save at its size while there is nothing to explain
         saving.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignTop)
         editor_page = QWidget()
         editor_layout = QVBoxLayout(editor_page)
@@ -354,7 +355,8 @@ class AlertsPage(QWidget):
 
         def show(results: list[TestResult]) -> None:
             self.result.setText("\n".join(
-                f"{r.recipient_type}: " + ("sent" if r.sent else f"failed: {r.message}") for r in results))
+                f"{CHANNEL_LABELS.get(r.recipient_type, r.recipient_type)}: "
+                + ("sent" if r.sent else f"failed: {r.message}") for r in results))
             self.load_deliveries()
 
         Op(self.host, self.api.send_test(project["path_with_namespace"], rule.id),

@@ -72,7 +72,7 @@ def test_the_editor_explains_as_you_type_and_saves_a_rule(qtbot, qtmodeltester, 
         assert page.deliveries.data(failed) == "the receiver answered 500"
         assert page.deliveries.data(failed, Qt.ItemDataRole.ForegroundRole).color() == colour("error")
         page.test_button.click()
-        qtbot.waitUntil(lambda: page.result.text() == "json_webhook: sent", timeout=WAIT)
+        qtbot.waitUntil(lambda: page.result.text() == "Webhook (signed JSON): sent", timeout=WAIT)
         assert len(receiver.at("/from-console")) == 2
         for model in (page.rules, page.recipients, page.deliveries):
             qtmodeltester.check(model)

@@ -109,8 +109,11 @@ def test_detail_with_stack_trace_then_resolve(qtbot, make_root_tab, shop):
                    if last_frame.child(i).data(0, ERROR_LINE_ROLE)]
     assert len(error_lines) == 1 and 'document["missing-key"]' in error_lines[0].text(0)
 
+    said: list[str] = []
+    root_tab.context.status_message.connect(said.append)
     qtbot.mouseClick(detail.action_buttons["resolved"], Qt.MouseButton.LeftButton)
     resolved_id = detail.error_id
+    qtbot.waitUntil(lambda: "The error is now resolved" in said, timeout=WAIT)  # no internal id
     qtbot.waitUntil(lambda: "KeyError: 'missing-key'" not in titles(page.model), timeout=WAIT)
     assert detail.error_id != resolved_id, "the detail moves on with the selection"
     page.status.setCurrentIndex(page.status.findData("resolved"))
