@@ -175,6 +175,9 @@ class StackTrace:
     exceptions: list[dict[str, Any]] = field(default_factory=list)
     message: str | None = None
     date_received: str | None = None
+    # An Outpost server's log message (logentry) of a logged exception, shown above it; GitLab's "message" is
+    # the exception's own text.
+    log_message: str | None = None
 
 
 def _int(value: Any) -> int:
@@ -268,7 +271,8 @@ class ErrorTrackingApi:
         exceptions = body.get("exceptions")
         if exceptions is None:  # a server that only sends GitLab's flat entries
             exceptions = [{"type": None, "value": None, "frames": body.get("stack_trace_entries") or []}]
-        return StackTrace(exceptions=exceptions, message=body.get("message"), date_received=body.get("date_received"))
+        return StackTrace(exceptions=exceptions, message=body.get("message"), date_received=body.get("date_received"),
+                          log_message=body.get("message") if body.get("exceptions") else None)
 
     async def update_status(self, project_path: str, error_id: str, status: str) -> bool:
         if not self.can_change_status:

@@ -192,9 +192,10 @@ class ErrorDetailView(QWidget):
             + (f", {row['crash_free_rate']}% crash-free" if row.get("crash_free_rate") is not None else "")
             for row in health) or "—")
 
-    def show_stack_trace(self, exceptions: list[dict[str, Any]], message: str | None) -> None:
+    def show_stack_trace(self, exceptions: list[dict[str, Any]], message: str | None,
+                         log_message: str | None = None) -> None:
         if exceptions:
-            self.stack_trace.show_exceptions(exceptions, message)
+            self.stack_trace.show_exceptions(exceptions, log_message)
         else:
             self.stack_trace.show_message(f"No stack trace: reported as a message ({message})" if message
                                           else "No stack trace was sent with this error.")

@@ -296,7 +296,7 @@ class ErrorsPage(QWidget):
             if request.current and shown.current:
                 self.shown_error = (detail, trace.exceptions)
                 self.detail.show_details(records.detail(self.store, path, error.id) or detail)
-                self.detail.show_stack_trace(trace.exceptions, trace.message)
+                self.detail.show_stack_trace(trace.exceptions, trace.message, trace.log_message)
 
         Op(self.host, load(), description="Loading the error").run()
 
