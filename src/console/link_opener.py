@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from console import outpost_links
-from console.connection.profiles import Profile, ProfileStore
-from console.operations import Op
 
 if TYPE_CHECKING:
+    from console.connection.profiles import Profile, ProfileStore
     from console.main_window import MainWindow
+    from console.operations import Op
 
 
 class LinkOpener:
@@ -30,6 +30,8 @@ class LinkOpener:
         except outpost_links.NotALink as error:
             window.context.report_error("Cannot open the link", str(error))
             return None
+        from console.operations import Op
+
         return Op(window.context, self._open(link), description="Opening the link").run()
 
     async def _open(self, link: outpost_links.ErrorLink) -> None:
