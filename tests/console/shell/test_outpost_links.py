@@ -90,7 +90,8 @@ def test_without_a_saved_profile_the_link_asks_to_sign_in_then_opens_the_error(q
 def test_a_link_that_names_no_error_says_why(qtbot, make_window):
     window = make_window()
     window.open_link("outpost://example.com/group/project")
-    qtbot.waitUntil(lambda: "does not name an error" in window.status_label.text(), timeout=WAIT)
+    qtbot.waitUntil(lambda: "does not name an error" in window.message_bar.label.text(), timeout=WAIT)
+    assert window.message_bar.isVisible()  # a failure stays until dismissed
     assert not window.context.is_connected
 
 
