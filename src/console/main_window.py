@@ -46,8 +46,7 @@ if TYPE_CHECKING:
 
 DEFAULT_SIZE = (1100, 700)
 STATUS_SECONDS = 8  # how long a line of success stays in the status bar
-# What the local demo server's profile is remembered under: its port changes on each start, its data does not.
-LOCAL_DEMO_PROFILE = "local demo server"
+LOCAL_DEMO_PROFILE = keys.LOCAL_DEMO_PROFILE
 
 __all__ = ["TAB_FACTORIES", "MainWindow"]
 

@@ -18,6 +18,8 @@ PROFILES = "profiles"
 PROFILE_NAME = "name"
 PROFILE_BASE_URL = "base_url"
 LAST_PROFILE = "last_profile"
+# What the local demo server's profile is remembered under: its port changes on each start, its data does not.
+LOCAL_DEMO_PROFILE = "local demo server"
 WINDOW_GEOMETRY = "main_window/geometry"
 
 # Names within a profile's group.

@@ -24,11 +24,14 @@ from console.errors.access import MAINTAINER_ONLY, maintainer_only
 from console.errors.dialogs import RotateKeyWizard
 from console.errors.models import ClientKeyModel
 from console.operations import Op
+from console.settings_keys import LOCAL_DEMO_PROFILE
 
 if TYPE_CHECKING:
     from console.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
 
+DEMO_PORT = ("On the local demo server a DSN names the port the server got when it started, which may change on "
+             "the next start: copy the DSN into an application again after restarting the demo.")
 INTEGRATED_ONLY = ("Client keys are used only by integrated error tracking. This project's errors come from an "
                    "external Sentry, so applications send them there, not with these keys.")
 
@@ -72,9 +75,13 @@ class ClientKeysPage(QWidget):
         self.notice = QLabel()
         self.notice.setWordWrap(True)
         self.notice.hide()
+        self.demo_notice = QLabel(DEMO_PORT)
+        self.demo_notice.setWordWrap(True)
+        self.demo_notice.hide()
         self.allowed = True
         layout = QVBoxLayout(self)
         layout.addWidget(hint)
+        layout.addWidget(self.demo_notice)
         layout.addWidget(self.notice)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
@@ -117,6 +124,7 @@ class ClientKeysPage(QWidget):
             self.notice.setText(MAINTAINER_ONLY if not self.allowed else "" if _keys_used(settings)
                                 else INTEGRATED_ONLY)
             self.notice.setVisible(bool(self.notice.text()))
+            self.demo_notice.setVisible(self.host.context.profile_address == LOCAL_DEMO_PROFILE)
             self.model.set_keys(keys or [])
             self._update_buttons()
 

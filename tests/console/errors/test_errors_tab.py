@@ -17,6 +17,8 @@ from console.errors.models import FREQUENCY_ROLE, HIDDEN_DSN, ClientKeyModel, Er
 from console.errors.stacktrace import ERROR_LINE_ROLE, IN_APP_ROLE, LIBRARY_GROUP_ROLE
 from console.looks import colour
 from console.main_window import DEFAULT_SIZE
+from console.operations import Op
+from console.settings_keys import LOCAL_DEMO_PROFILE
 from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab, select_only_error
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
@@ -257,6 +259,7 @@ def test_client_keys_reveal_copy_create_delete(qtbot, make_root_tab, api):
     root_tab.pages.setCurrentWidget(keys_page)
     choose_project(qtbot, root_tab, project["path_with_namespace"])
     qtbot.waitUntil(lambda: keys_page.model.rowCount() == 1, timeout=WAIT)
+    assert not keys_page.demo_notice.isVisible()  # a server's DSN keeps its address
     model = keys_page.model
     key = model.key_at(0)
     assert model.data(model.index(0, ClientKeyModel.DSN)) == HIDDEN_DSN
@@ -463,3 +466,16 @@ def test_a_logged_exception_shows_its_log_message_above_the_exception(qtbot, mak
     events = page.events_pane.stack_trace
     qtbot.waitUntil(lambda: events.topLevelItemCount() == 2, timeout=WAIT)
     assert [events.topLevelItem(row).text(0)[:12] for row in range(2)] == ["Order ord_7 ", "ValueError: "]
+
+
+def test_client_keys_on_the_demo_server_warn_that_its_port_may_change(qtbot, qloop_running, context, server, api):
+    project = api.project()
+    enable_integrated(api.root, project["id"])
+    Op(context, context.connect_to(server.url, server.root_token, profile_address=LOCAL_DEMO_PROFILE),
+       description="Connecting").run()  # as File > Start local server connects
+    qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
+    tab = open_tab(qtbot, context)
+    tab.pages.setCurrentWidget(tab.keys_page)
+    choose_project(qtbot, tab, project["path_with_namespace"])
+    qtbot.waitUntil(lambda: tab.keys_page.model.rowCount() == 1, timeout=WAIT)
+    assert tab.keys_page.demo_notice.isVisible() and "port" in tab.keys_page.demo_notice.text()
