@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -24,7 +25,8 @@ WAIT_SECONDS = 30
 SHOP = "src/shop/main.js"
 # The same app three ways: as it is, with unrelated code injected, and with the SDK bundled or not the
 # other way round (Node bundles @sentry/node; the browser loads @sentry/browser from a script of its own).
-VARIANTS = {"plain": {"entry": SHOP}, "extras": {"entry": SHOP, "extras": True}, "sdk": {"entry": SHOP}}
+VARIANTS: dict[str, dict[str, Any]] = {
+    "plain": {"entry": SHOP}, "extras": {"entry": SHOP, "extras": True}, "sdk": {"entry": SHOP}}
 SDK_FLIPPED = {"node": "inside", "browser": "outside"}
 EXPECTED = [("main", "src/shop/main.js", 13), ("Cart.checkout", "src/shop/cart.js", 16)]
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>shop</title>

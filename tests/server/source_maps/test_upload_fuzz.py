@@ -17,6 +17,7 @@ import re
 import uuid
 import zipfile
 from collections import Counter
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, seed, settings
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, rule
 
 from tests.server.error_tracking.conftest import server_sessionmaker
-from tests.support import start_server
+from tests.support import RunningServer, start_server
 
 from .bundle_bombs import MIB, bundle, repeated_member
 from .conftest import make_upload_project
@@ -113,8 +114,8 @@ class Uploads(RuleBasedStateMachine):
     """Each run gets two fresh projects of one organization; chunks belong to the organization, so what was
     uploaded stays known across runs."""
 
-    server = None
-    sessions = None
+    server: RunningServer
+    sessions: Any
     uploaded: set[str] = set()
 
     def __init__(self) -> None:
