@@ -71,6 +71,8 @@ def low_contrast_labels(root: QWidget) -> list[str]:
     for label in root.findChildren(QLabel):
         if not label.isVisible() or not label.text().strip() or label.width() < 4 or label.height() < 4:
             continue
+        if not label.isEnabled():  # WCAG's contrast minimum exempts inactive components (a page while it loads)
+            continue
         ratio = rendered_contrast(label.grab().toImage())
         if ratio < TEXT_CONTRAST:
             found.append(f"label {label.text()[:40]!r}: {ratio:.2f}")
