@@ -24,11 +24,11 @@ import pytest
 from tests.support import ApiHelper, launch_server
 
 MAX_EXAMPLES = int(os.environ.get("OUTPOST_FUZZ_MAX_EXAMPLES", "25"))
-# PostgreSQL answers each case slower than SQLite (every request is round trips to another process):
-# 15 to 20 cases a second on a busy 2-core machine, so it gets 780 s to reach the same 10,000 cases
-# (15,848 in one run); in CI it runs in an xdist worker of its own beside the rest of the suite.
-ON_POSTGRES = bool(os.environ.get("OUTPOST_TEST_PG_ADMIN_URL"))
-MAX_SECONDS = int(os.environ.get("OUTPOST_FUZZ_MAX_SECONDS", "780" if ON_POSTGRES else "300"))
+# The time bound sits well above what 10,000 cases need on a busy machine: a bound near that need made the
+# case count depend on the machine's load (2,891 cases in 300 s beside three busy xdist workers and another
+# suite; 10,127 alone). PostgreSQL answers each case slower than SQLite (15 to 20 cases a second on a busy
+# 2-core machine). The run sits in an xdist worker of its own, started first, beside the rest of the suite.
+MAX_SECONDS = int(os.environ.get("OUTPOST_FUZZ_MAX_SECONDS", "1200"))
 # The three revoking operations need far less time than the whole API.
 REVOKING_SECONDS = 60
 MIN_CASES = int(os.environ.get("OUTPOST_FUZZ_MIN_CASES", "10000"))
