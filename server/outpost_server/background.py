@@ -171,6 +171,20 @@ class BackgroundWorker:
     async def blocking(self, function: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
 
+    async def blocking_to_the_end(self, function: Callable[..., T], *args: Any) -> T:
+        """Like blocking(), for a write whose outcome the caller must know (counts kept to retry on failure).
+
+        A cancellation (the stop) cannot stop the thread: it waits for the write to end. A failed write
+        raises its error, and a write that went through raises the cancellation, so a caller keeps what
+        was not written with `except asyncio.CancelledError: raise` before `except BaseException`."""
+        writing = asyncio.ensure_future(self.blocking(function, *args))
+        try:
+            return await asyncio.shield(writing)
+        except asyncio.CancelledError:
+            await asyncio.wait([writing])
+            writing.result()  # the write's own error, if it failed
+            raise
+
     async def tick(self) -> bool | None:
         """One round of work; True when more is waiting and the next round should start at once."""
         raise NotImplementedError

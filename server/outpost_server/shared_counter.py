@@ -9,6 +9,7 @@ Used by the collector's per-project event rate limit and the unauthenticated req
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import time
@@ -101,7 +102,10 @@ class SharedWindowCounter(BackgroundWorker):
         self._in_flight, self._pending = dict(self._pending), defaultdict(int)
         watched = {key for key, window in (*self._in_flight, *self._shared) if window >= current}
         try:
-            shared = await self.blocking(self._share, self._in_flight, watched, current)
+            shared = await self.blocking_to_the_end(self._share, self._in_flight, watched, current)
+        except asyncio.CancelledError:
+            self._in_flight = {}  # shared all the same
+            raise
         except BaseException:
             # Not shared: keep counting these here until a sync succeeds.
             for slot, amount in self._in_flight.items():

@@ -9,6 +9,7 @@ is pending when the server stops is written as it stops.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import logging
 import threading
@@ -93,7 +94,9 @@ class OriginRefusals(BackgroundWorker):
         if not pending:
             return
         try:
-            await self.blocking(self.write, pending)
+            await self.blocking_to_the_end(self.write, pending)
+        except asyncio.CancelledError:
+            raise  # written all the same
         except BaseException:
             self._restore(pending)  # counted again at the next flush
             raise

@@ -3,9 +3,14 @@ what is pending when the server stops is written as it stops."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import threading
+import time
+
 import httpx
 
-from outpost_server.error_tracking.origin_refusals import OriginRefusals
+from outpost_server.error_tracking.origin_refusals import OriginRefusals, Refusals
 from tests.sdk_errors import enable_integrated
 from tests.support import ApiHelper, start_server
 
@@ -48,3 +53,34 @@ def test_refusals_pending_at_shutdown_are_written(tmp_path):
     with start_server(data_dir) as restarted:
         setting = ApiHelper(restarted).root.get(f"/projects/{project['id']}/error_tracking/settings").json()
     assert setting["rejected_origins"]["count"] == 25
+
+
+class SlowlyWritten(OriginRefusals):
+    """Writes into a list, after a pause: long enough for the stop to cancel the flush midway."""
+
+    def __init__(self) -> None:
+        super().__init__(sessions=None, flush_seconds=3600)  # type: ignore[arg-type]  # write() is replaced
+        self.written: list[int] = []
+        self.writing = threading.Event()
+
+    def write(self, refusals: dict[int, Refusals]) -> None:
+        self.writing.set()
+        time.sleep(0.3)
+        self.written.extend(refused.count for refused in refusals.values())
+
+
+def test_a_flush_cancelled_by_the_stop_is_not_written_twice() -> None:
+    async def scenario() -> list[int]:
+        refusals = SlowlyWritten()
+        refusals.note(7, "https://a.example")
+        for _ in range(24):
+            refusals.note(7, "https://a.example")
+        flushing = asyncio.ensure_future(refusals.flush())
+        await asyncio.get_running_loop().run_in_executor(None, refusals.writing.wait)
+        flushing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await flushing
+        await refusals.finish()
+        return refusals.written
+
+    assert asyncio.run(scenario()) == [24]
