@@ -1,5 +1,5 @@
 # Outpost: `make demo` opens the console on a local demo server; `make test` runs the whole suite headless.
-.PHONY: demo demo-reset lint test test-server test-console bootstrap bench soak clean package package-check
+.PHONY: demo demo-reset lint test test-server test-console bootstrap bootstrap-demo bench soak clean package package-check
 
 PY := .venv/bin/python
 # The whole suite is guarded so a hung Qt loop cannot eat CI's time: 40 minutes, room above the suite's
@@ -15,11 +15,16 @@ bootstrap:
 	@scripts/bootstrap.sh
 	@scripts/check_qt_libs.sh
 
-demo: bootstrap
+# The demo needs the console and the server, not the test and development tools (README: the sizes).
+bootstrap-demo:
+	@scripts/bootstrap.sh demo
+	@scripts/check_qt_libs.sh
+
+demo: bootstrap-demo
 	$(PY) -m console --demo
 
 # Removes the demo server's data (kept between runs; the console's Help > About names the folder).
-demo-reset: bootstrap
+demo-reset: bootstrap-demo
 	$(PY) -m console --demo-reset
 
 # ruff (pycodestyle, pyflakes, import order, bugbear) over the whole repository, then mypy (pyproject.toml).
