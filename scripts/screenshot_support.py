@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -34,6 +35,9 @@ def run_grab(grab: Callable[[Path, Path], Coroutine[Any, Any, None]]) -> Path:
     """Runs ``grab(output, workdir)``; the output directory is argv[1] or resources/screenshots."""
     output = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "resources" / "screenshots"
     output.mkdir(parents=True, exist_ok=True)
+    if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
+        # The plugin's own screen is 800×800, and the window fits itself into its screen: a desktop's screen.
+        os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={ROOT / 'scripts' / 'offscreen_desktop.json'}"
     app = QApplication.instance() or QApplication(sys.argv[:1])
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)

@@ -26,7 +26,7 @@ from console.message_bar import MessageBar
 from console.settings import app_data_dir, app_settings
 from console.settings import local_server_dir as default_local_server_dir
 from console.tabs import TAB_FACTORIES, LazyTabs
-from console.window_state import ProfileState
+from console.window_state import ProfileState, fit_on_screen
 
 SHUTDOWN_TIMEOUT = 20.0
 
@@ -141,6 +141,8 @@ class MainWindow(QMainWindow):
         if not self._setup_scheduled:
             self._setup_scheduled = True
             QTimer.singleShot(0, self, self.complete_setup)  # after this frame reaches the screen
+            # By now the window manager has framed the window: its title bar's height is known.
+            QTimer.singleShot(0, self, lambda: fit_on_screen(self))
 
     def complete_setup(self) -> None:
         """Adds what the first frame does without: menu items and shortcuts, the application and tray icons,
@@ -232,6 +234,9 @@ class MainWindow(QMainWindow):
             await self._stop_local_server()
             raise
         self._show_connection()
+        if server.moved_from is not None:
+            self.context.announce("Local demo server", f"Port {server.moved_from} was taken, so the demo now "
+                                  f"listens on {url}: copy its DSNs into your applications again.", None)
 
     async def _stop_local_server(self) -> None:
         server, self.local_server = self.local_server, None

@@ -1,9 +1,10 @@
-"""Shows a folder's path to copy, where the system has no way to open it (no file manager, no launcher)."""
+"""Opening a file, folder or page with the system's programs, the one way the console does it; where nothing can
+open it (no file manager, no PDF viewer, no browser, no launcher at all), a dialog shows its path to copy."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -44,3 +45,14 @@ class PathDialog(QDialog):
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self.path.text())
         self.copy_button.setText("Copied")
+
+
+def open_or_show(url: QUrl, parent: QWidget, title: str, explanation: str) -> PathDialog | None:
+    """Opens ``url`` (a local file or folder, or a web page) with the system's program for it; where none takes
+    it, shows ``explanation`` and the path or address with a Copy button, and returns that dialog."""
+    # Looked up on each call, not bound at import: tests put a stand-in launcher on QDesktopServices.
+    if QDesktopServices.openUrl(url):
+        return None
+    dialog = PathDialog(title, explanation, url.toLocalFile() if url.isLocalFile() else url.toString(), parent)
+    dialog.open()
+    return dialog

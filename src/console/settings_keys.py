@@ -11,6 +11,7 @@ the error list's sort chooser by its number.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from typing import Any
 
 # The connection profiles: an array of (name, base URL), and the profile used last.
@@ -21,6 +22,7 @@ LAST_PROFILE = "last_profile"
 # What the local demo server's profile is remembered under: its port changes on each start, its data does not.
 LOCAL_DEMO_PROFILE = "local demo server"
 WINDOW_GEOMETRY = "main_window/geometry"
+THEME = "view/theme"  # "system", "light" or "dark" (console.themes)
 
 # Names within a profile's group.
 LAST_TAB = "last_tab"
@@ -113,3 +115,17 @@ def as_texts(value: Any) -> list[str]:
 def watch_seconds(value: Any) -> int:
     """The watch interval kept, never below the shortest one offered."""
     return max(as_number(value, DEFAULT_WATCH_SECONDS), MIN_WATCH_SECONDS)
+
+
+def last_folder(purpose: str) -> str:
+    """The folder a file dialog for ``purpose`` (saving exports, importing variables…) was last used in."""
+    return f"folders/{purpose}"
+
+
+def start_path(remembered: Any, file_name: str, home: Path) -> str:
+    """Where a file dialog opens: the folder last used for its purpose while it still exists, else home; with
+    the suggested file name, if any."""
+    folder = Path(remembered) if isinstance(remembered, str) and remembered else home
+    if not folder.is_dir():
+        folder = home
+    return str(folder / file_name) if file_name else str(folder)

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, QUrl, qVersion
-from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
+    QDialog,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
@@ -34,9 +35,6 @@ if TYPE_CHECKING:
 
 class WindowCommands:
     """Carries out the window's actions that are not the window's own methods."""
-
-    # Opens a folder or page with the system's launcher (False where there is none); a test puts a stand-in here.
-    open_url = staticmethod(QDesktopServices.openUrl)
 
     def __init__(self, window: MainWindow) -> None:
         self.window = window
@@ -116,27 +114,18 @@ class WindowCommands:
         version = self.window.context.server_version or {}
         server = f"{version.get('version')} ({version.get('revision')})" if version else "not connected"
         return (f"<b>Outpost console {__version__}</b><br>Python {platform.python_version()}, "
-                f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}{self.local_server_text()}")
+                f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}")
 
-    def local_server_text(self) -> str:
-        """Connected to the local demo server: its address, root's token and how to use it with the REST API."""
+    def show_about(self) -> QDialog:
+        """The versions; connected to the local demo server, also its address, root's token and a curl line."""
+        from console.about_dialog import AboutDialog
+
+        dialog = AboutDialog(self.about_text(), self.window)
         local, client = self.window.local_server, self.window.context.client
-        if local is None or local.url is None or client is None or client.base_url != local.url:
-            return ""
-        url, token = html.escape(local.url), html.escape(local.root_token)
-        return (f"<p><b>Local demo server</b> at {url}, signed in as root with this token (a new one on each "
-                f"start):<br><code>{token}</code></p><p>With the REST API:<br>"
-                f"<code>curl -H \"PRIVATE-TOKEN: {token}\" {url}/api/v4/user</code></p>"
-                f"<p>Its data is kept in {html.escape(str(local.data_dir))} (<code>make demo-reset</code> "
-                f"removes it).</p>")
-
-    def show_about(self) -> QMessageBox:
-        box = QMessageBox(QMessageBox.Icon.Information, "About Outpost console", self.about_text(),
-                          QMessageBox.StandardButton.Close, self.window)
-        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # the token can be copied
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        return box
+        if local is not None and local.url is not None and client is not None and client.base_url == local.url:
+            dialog.show_local_server(html.escape(local.url), local.root_token, str(local.data_dir))
+        dialog.open()
+        return dialog
 
     def register_links(self) -> QMessageBox:
         """No installer registered the outpost:// scheme for this console (a source checkout, a tarball): do it."""
@@ -151,13 +140,9 @@ class WindowCommands:
 
     def open_log_folder(self) -> QWidget | None:
         """Opens the folder in the file manager; where nothing can open it, shows its path to copy (returned)."""
-        # The folder exists from start-up on: app.py logs into it.
-        folder = str(log_dir())
-        if self.open_url(QUrl.fromLocalFile(folder)):
-            return None
-        from console.path_dialog import PathDialog
+        from console.path_dialog import open_or_show
 
-        dialog = PathDialog("Log folder", "This system has no program to open folders with. The console's log is "
-                            "in this folder (console.log, and older logs beside it):", folder, self.window)
-        dialog.open()
-        return dialog
+        # The folder exists from start-up on: app.py logs into it.
+        return open_or_show(QUrl.fromLocalFile(str(log_dir())), self.window, "Log folder",
+                            "This system has no program to open folders with. The console's log is in this folder "
+                            "(console.log, and older logs beside it):")

@@ -125,3 +125,22 @@ class ProfileState:
 
         header.sectionResized.connect(save)
         header.sectionMoved.connect(save)
+
+
+def fit_on_screen(window: QWidget) -> None:
+    """Shrinks and moves a shown window so that its frame, the window manager's title bar included, lies in its
+    screen's available area. The default 1100×700 is the window's inside: on a 700 px high screen the title bar
+    pushed the status bar below the edge, and a remembered size may come from a larger screen."""
+    screen = window.screen()
+    if screen is None or not window.isVisible() or window.isMaximized() or window.isFullScreen():
+        return
+    available, frame = screen.availableGeometry(), window.frameGeometry()
+    if available.contains(frame):
+        return
+    extra_width, extra_height = frame.width() - window.width(), frame.height() - window.height()
+    window.resize(max(window.minimumWidth(), min(window.width(), available.width() - extra_width)),
+                  max(window.minimumHeight(), min(window.height(), available.height() - extra_height)))
+    width, height = window.width() + extra_width, window.height() + extra_height
+    # move() places the frame's top left corner.
+    window.move(max(available.left(), min(frame.left(), available.left() + available.width() - width)),
+                max(available.top(), min(frame.top(), available.top() + available.height() - height)))

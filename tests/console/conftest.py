@@ -3,6 +3,11 @@
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if os.environ["QT_QPA_PLATFORM"] == "offscreen":
+    # The offscreen plugin's own screen is 800×800, smaller than the window's default 1100×700, which the window
+    # then shrinks to fit (window_state.fit_on_screen): give it a desktop's screen.
+    desktop = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "scripts", "offscreen_desktop.json")
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={os.path.normpath(desktop)}"
 
 import asyncio  # noqa: E402
 import gc  # noqa: E402

@@ -145,3 +145,26 @@ def test_start_local_server_button_connects_and_closing_stops_it(qtbot, qloop_ru
     window.close()
     assert window.local_server is None and not context.is_connected
     assert not process_exists(pid)
+
+
+@pytest.mark.asyncio
+async def test_the_demo_keeps_its_port_while_it_is_free_and_says_when_it_could_not(tmp_path):
+    import socket
+    from urllib.parse import urlsplit
+
+    server = LocalServer(tmp_path / "local", demo=True)
+    first = urlsplit(await server.start()).port
+    await server.stop()
+    try:
+        assert urlsplit(await server.start()).port == first and server.moved_from is None
+    finally:
+        await server.stop()
+    with socket.socket() as holder:  # another program takes the port while the demo is closed
+        holder.bind(("127.0.0.1", first))
+        holder.listen()
+        try:
+            moved = urlsplit(await server.start()).port
+        finally:
+            await server.stop()
+    assert moved != first and server.moved_from == first
+    assert server.remembered_port() == moved  # the next start asks for the new one

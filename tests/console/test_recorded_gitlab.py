@@ -8,7 +8,7 @@ import asyncio
 import httpx
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QDesktopServices, QGuiApplication
 
 from console.api.error_tracking import (
     NO_STATUS_API,
@@ -82,7 +82,8 @@ def test_the_console_knows_it_talks_to_gitlab(connected):
     assert not context.server.web_routes_take_tokens
 
 
-def test_error_tracking_reads_through_graphql_and_explains_what_gitlab_lacks(qtbot, connected, gitlab):
+def test_error_tracking_reads_through_graphql_and_explains_what_gitlab_lacks(qtbot, connected, gitlab,
+                                                                             monkeypatch):
     context, reported = connected
     tab = show(qtbot, ErrorTrackingTab(context))
     qtbot.waitUntil(lambda: tab.project_picker.findText(PROJECT) >= 0, timeout=WAIT)
@@ -108,7 +109,7 @@ def test_error_tracking_reads_through_graphql_and_explains_what_gitlab_lacks(qtb
     assert copied.rstrip().endswith(")") and "[Open in Outpost](outpost://" in copied and "[API](" in copied
 
     opened = []
-    detail.open_url = opened.append
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
     assert detail.action_buttons["resolved"].toolTip() == NO_STATUS_API
     qtbot.mouseClick(detail.action_buttons["resolved"], Qt.MouseButton.LeftButton)
     assert detail.notice.text() == NO_STATUS_API and detail.browser_button.isVisible()

@@ -1,5 +1,7 @@
-"""Run the bundled server as a child process on a free loopback port.
+"""Run the bundled server as a child process on a loopback port.
 
+The demo keeps its port across starts while that port is free (the DSNs the user copied keep working);
+when another program holds it, the server takes a free port and ``moved_from`` says which one it lost.
 The child gets a fresh random root token, announces its address with a
 ``Listening on http://HOST:PORT`` line, and is stopped with SIGTERM (then killed) when
 the console closes. If the console dies first, the server's ``--watch-parent`` option
@@ -27,6 +29,7 @@ LISTENING = re.compile(r"Listening on (http://\S+)")
 STARTUP_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
 PR_SET_PDEATHSIG = 1
+PORT_FILE = "port"  # in the data folder: the port of the last start
 
 
 class LocalServerError(RuntimeError):
@@ -38,6 +41,19 @@ def server_command(*args: str) -> list[str]:
     if getattr(sys, "frozen", False):
         return [sys.executable, "--run-server", *args]
     return [sys.executable, "-m", "outpost_server", *args]
+
+
+def port_is_free(port: int) -> bool:
+    """Whether the server could bind ``port`` on 127.0.0.1 now (it binds with SO_REUSEADDR, so does this)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def _die_with_parent() -> None:
@@ -60,6 +76,7 @@ class LocalServer:
         self.startup_timeout = startup_timeout
         self.root_token = ""
         self.url: str | None = None
+        self.moved_from: int | None = None  # the remembered port, when this start could not have it
         self.process: asyncio.subprocess.Process | None = None
         self._output: collections.deque[str] = collections.deque(maxlen=200)
         self._drain_task: asyncio.Task[None] | None = None
@@ -72,26 +89,47 @@ class LocalServer:
     def pid(self) -> int | None:
         return None if self.process is None else self.process.pid
 
-    def command(self) -> list[str]:
-        args = ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(self.data_dir), "--watch-parent"]
+    def remembered_port(self) -> int | None:
+        try:
+            port = int((self.data_dir / PORT_FILE).read_text().strip())
+        except (OSError, ValueError):
+            return None
+        return port if 0 < port < 65536 else None
+
+    def command(self, port: int = 0) -> list[str]:
+        args = ["serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(self.data_dir), "--watch-parent"]
         if self.demo:
             args.append("--demo")
         return server_command(*args)
 
     async def start(self) -> str:
-        """Start the server and return its base URL once it accepts connections."""
+        """Start the server and return its base URL once it accepts connections: on the port of the last start
+        when it is free (or becomes taken in between, then on a free one), else on a free one."""
+        if self.is_running:
+            raise LocalServerError("The local server is already running.")
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        remembered = self.remembered_port() if self.demo else None
+        self.moved_from = None
+        if remembered is not None and port_is_free(remembered):
+            try:
+                return await self._start_on(remembered)
+            except LocalServerError:
+                log.info("Local server could not have port %s again; taking a free one", remembered)
+        url = await self._start_on(0)
+        if remembered is not None:
+            self.moved_from = remembered
+        return url
+
+    async def _start_on(self, port: int) -> str:
         import asyncio
         import ctypes.util  # for _die_with_parent, which runs in the child  # noqa: F401
         import secrets
 
-        if self.is_running:
-            raise LocalServerError("The local server is already running.")
-        self.data_dir.mkdir(parents=True, exist_ok=True)
         self.root_token = secrets.token_urlsafe(32)
         env = {**os.environ, "OUTPOST_ROOT_TOKEN": self.root_token, "PYTHONUNBUFFERED": "1"}
         self._output.clear()
         self.process = await asyncio.create_subprocess_exec(
-            *self.command(),
+            *self.command(port),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
@@ -110,6 +148,10 @@ class LocalServer:
 
         self._drain_task = helper_task(self._drain())
         log.info("Local server %s started at %s", self.process.pid, self.url)
+        if self.demo:
+            from urllib.parse import urlsplit
+
+            (self.data_dir / PORT_FILE).write_text(f"{urlsplit(self.url).port}\n")
         return self.url
 
     async def _read_until_listening(self) -> str:

@@ -30,8 +30,9 @@ if TYPE_CHECKING:
     from console.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
 
-DEMO_PORT = ("On the local demo server a DSN names the port the server got when it started, which may change on "
-             "the next start: copy the DSN into an application again after restarting the demo.")
+DEMO_PORT = ("A DSN names the local demo server's port. The demo keeps its port across starts while it is free; "
+             "when another program holds it, the demo starts on another port and says so: then copy the DSN into "
+             "your applications again.")
 INTEGRATED_ONLY = ("Client keys are used only by integrated error tracking. This project's errors come from an "
                    "external Sentry, so applications send them there, not with these keys.")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QPalette
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
@@ -39,8 +39,6 @@ class ErrorDetailView(QWidget):
     status_changed = Signal()  # the shown error's status (or that none is shown) changed
     copy_requested = Signal()  # Copy as Markdown: the owner knows the most about the error
     cleared = Signal()  # no error is shown any more: added sections forget theirs
-    # Opens a page in the user's browser; a test puts a recorder here (the browser is not ours to run).
-    open_url = staticmethod(QDesktopServices.openUrl)
 
     def __init__(self) -> None:
         super().__init__()
@@ -130,8 +128,11 @@ class ErrorDetailView(QWidget):
         self.browser_button.show()
 
     def _open_browser(self) -> None:
+        from console.path_dialog import open_or_show
+
         if self.browser_url:
-            self.open_url(QUrl(self.browser_url))
+            open_or_show(QUrl(self.browser_url), self, "Open in browser",
+                         "This system has no browser to open the page with. Its address:")
 
     def clear(self) -> None:
         self.error_id = self.shown_count = None

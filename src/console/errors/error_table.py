@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.models import ErrorListModel
+from console.timestamps import WIDEST_RELATIVE
 
 # Shown in the detail pane; hidden from the list so that, at the default window size, the title has room
 # and the status and frequency bars stay in view.
@@ -33,11 +34,13 @@ class ErrorTable(QTableView):
         # Fixed widths from the font, not ResizeToContents: measuring every cell on each page is slow.
         header = self.horizontalHeader()
         metrics = self.fontMetrics()
-        samples = {ErrorListModel.TYPE: "default", ErrorListModel.EVENTS: "1,000,000", ErrorListModel.USERS: "100,000",
-                   ErrorListModel.FIRST_SEEN: "2026-12-31 23:59", ErrorListModel.LAST_SEEN: "2026-12-31 23:59",
-                   ErrorListModel.STATUS: "Unresolved", ErrorListModel.TREND: "Last 24 hours"}
+        samples = {ErrorListModel.TYPE: ["default"], ErrorListModel.EVENTS: ["1,000,000"],
+                   ErrorListModel.USERS: ["100,000"], ErrorListModel.FIRST_SEEN: [*WIDEST_RELATIVE, "First seen"],
+                   ErrorListModel.LAST_SEEN: [*WIDEST_RELATIVE, "Last seen"], ErrorListModel.STATUS: ["Unresolved"],
+                   ErrorListModel.TREND: ["Last 24 hours"]}
         self.squeezed: dict[int, int] = {}  # column: its width before the list got too narrow for it
-        self.natural_widths = {column: metrics.horizontalAdvance(sample) + 24 for column, sample in samples.items()}
+        self.natural_widths = {column: max(map(metrics.horizontalAdvance, texts)) + 24
+                               for column, texts in samples.items()}
         for column, width in self.natural_widths.items():
             header.resizeSection(column, width)
         header.setSectionResizeMode(ErrorListModel.TITLE, QHeaderView.ResizeMode.Stretch)

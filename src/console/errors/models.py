@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 
 from console.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.api.error_tracking import ClientKey, ErrorPage, ErrorSummary
 from console.api.errors import ApiError, Unsupported
 from console.table_model import HeaderedTableModel, Index
-from console.timestamps import short_time
+from console.timestamps import full_time, relative_time
 
 FREQUENCY_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 ERROR_ROLE = int(Qt.ItemDataRole.UserRole) + 2
@@ -61,6 +61,11 @@ class ErrorListModel(HeaderedTableModel):
         bold = QFont()
         bold.setBold(True)
         self._bold = bold
+        # "5 min ago" is true for a minute: the texts follow the clock between the list's refreshes.
+        self._clock = QTimer(self)
+        self._clock.setInterval(60_000)
+        self._clock.timeout.connect(self.follow_clock)
+        self._clock.start()
 
     # --- content -----------------------------------------------------------------------------
 
@@ -99,6 +104,13 @@ class ErrorListModel(HeaderedTableModel):
                 self._texts[row] = self._display_texts(fresh[error.id])
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
 
+    def follow_clock(self) -> None:
+        """Computes the relative times again ("just now" becomes "1 min ago")."""
+        if self._errors:
+            self._texts = [self._display_texts(error) for error in self._errors]
+            self.dataChanged.emit(self.index(0, self.FIRST_SEEN), self.index(len(self._errors) - 1, self.LAST_SEEN),
+                                  [Qt.ItemDataRole.DisplayRole])
+
     def remove_error(self, error_id: str) -> None:
         for row, error in enumerate(self._errors):
             if error.id == error_id:
@@ -136,6 +148,8 @@ class ErrorListModel(HeaderedTableModel):
                 return "\n".join(part for part in (error.title, _subtitle(error), error.culprit) if part)
             if column == self.TREND:
                 return f"{sum(error.frequency)} events in the last 24 hours"
+            if column in (self.FIRST_SEEN, self.LAST_SEEN):
+                return full_time(error.first_seen if column == self.FIRST_SEEN else error.last_seen)
         elif role == _ALIGNMENT and column in (self.EVENTS, self.USERS):
             return _RIGHT_ALIGNED
         elif role == _FONT and column == self.TITLE:
@@ -151,8 +165,8 @@ class ErrorListModel(HeaderedTableModel):
         """In column order; the trend column is painted by its delegate."""
         subtitle = _subtitle(error)
         title = f"{error.title} — {subtitle}" if subtitle else error.title
-        return (title, error.type or "", error.count, error.user_count, short_time(error.first_seen),
-                short_time(error.last_seen), error.status.capitalize(), None)
+        return (title, error.type or "", error.count, error.user_count, relative_time(error.first_seen),
+                relative_time(error.last_seen), error.status.capitalize(), None)
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:
         return not parent.isValid() and self._next_cursor is not None and not self._loading_more

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QDate
 from PySide6.QtWidgets import (
-    QApplication,
     QDateEdit,
     QDialog,
     QDialogButtonBox,
@@ -31,6 +30,7 @@ from console.api.errors import NotFound
 from console.api.exports import ExportScope
 from console.exports import polling
 from console.exports.options import archive_range_problem
+from console.file_dialogs import ARCHIVE_EXPORT, file_dialog
 from console.operations import Op, readable
 
 if TYPE_CHECKING:
@@ -172,10 +172,9 @@ class ArchiveExportDialog(QDialog):
     def save_as(self) -> QFileDialog | None:
         if self.export_id is None:
             return None
-        dialog = self.file_dialog = QFileDialog(self, "Save archive export", str(Path.home() / self.suggested_name()),
-                                                "CSV files (*.csv);;All files (*)")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, QApplication.platformName() == "offscreen")
+        dialog = self.file_dialog = file_dialog(self, ARCHIVE_EXPORT, "Save archive export",
+                                                "CSV files (*.csv);;All files (*)", file_name=self.suggested_name(),
+                                                save=True)
         dialog.fileSelected.connect(lambda path: self.save_to(Path(path)))
         dialog.open()
         return dialog

@@ -8,14 +8,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QApplication, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from console.api.exports import DownloadCancelled
 from console.exports import saved_pdf
 from console.exports.models import utcnow
 from console.exports.store import ExportRecord
+from console.file_dialogs import EXPORT, file_dialog
 from console.operations import Op, blocking
+from console.path_dialog import PathDialog, open_or_show
 from console.timestamps import parse_time
 
 if TYPE_CHECKING:
@@ -71,10 +72,9 @@ class ExportSaving(QWidget):
         return self.task is not None and not self.task.done()
 
     def save_as(self, record: ExportRecord) -> QFileDialog:
-        dialog = QFileDialog(self, "Save vulnerability export", str(Path.home() / suggested_file_name(record)),
-                             FILE_TYPES.get(record.export_format, FILE_TYPES["csv"]))
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, QApplication.platformName() == "offscreen")
+        dialog = file_dialog(self, EXPORT, "Save vulnerability export",
+                             FILE_TYPES.get(record.export_format, FILE_TYPES["csv"]),
+                             file_name=suggested_file_name(record), save=True)
         dialog.fileSelected.connect(lambda path, record=record: self.save_to(record, Path(path)))
         self.file_dialog = dialog
         dialog.open()
@@ -110,11 +110,12 @@ class ExportSaving(QWidget):
             notice.setText(f"Export {export_id} saved to {target} ({size:,} bytes)")
         context.say(f"Export {export_id} saved to {target}")
 
-    def open_saved(self) -> bool:
-        """Show the PDF saved last in the system's viewer; False when there is none or no viewer took it."""
+    def open_saved(self) -> PathDialog | None:
+        """Shows the PDF saved last in the system's viewer; where there is none, its path to copy (returned)."""
         if self.saved_pdf is None:
-            return False
-        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.saved_pdf)))
+            return None
+        return open_or_show(QUrl.fromLocalFile(str(self.saved_pdf)), self, "Saved PDF",
+                            "This system has no program to open PDF files with. The export is saved here:")
 
     def _progress(self, done: int, total: int | None) -> None:
         if total:

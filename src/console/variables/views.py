@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from console.api.variables import Variable, VariablesApi
 from console.context import AppContext
+from console.file_dialogs import VARIABLES_EXPORT, VARIABLES_IMPORT, file_dialog
 from console.operations import Op
 from console.tab import ConsoleTab
 from console.variables import bulk
@@ -310,10 +311,11 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.context.say(f"Copied the value of {variable.key} to the clipboard")
 
     # import and export --------------------------------------------------------------------------
-    def choose_import_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import variables", "", FILE_FILTERS)
-        if path:
-            self.import_file(Path(path))
+    def choose_import_file(self) -> QFileDialog:
+        dialog = file_dialog(self, VARIABLES_IMPORT, "Import variables", FILE_FILTERS, save=False)
+        dialog.fileSelected.connect(lambda path: self.import_file(Path(path)))
+        dialog.open()
+        return dialog
 
     def import_file(self, path: Path) -> Op[None] | None:
         if not self.context.is_connected:
@@ -336,10 +338,12 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.import_dialog = dialog
         dialog.open()
 
-    def choose_export_file(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export variables", "variables.env", FILE_FILTERS)
-        if path:
-            self.export_to(Path(path))
+    def choose_export_file(self) -> QFileDialog:
+        dialog = file_dialog(self, VARIABLES_EXPORT, "Export variables", FILE_FILTERS, file_name="variables.env",
+                             save=True)
+        dialog.fileSelected.connect(lambda path: self.export_to(Path(path)))
+        dialog.open()
+        return dialog
 
     def export_to(self, path: Path) -> Op[None] | None:
         if not self.context.is_connected:

@@ -13,13 +13,15 @@ import httpx
 import pypdf
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtWidgets import QApplication
 
 from console.accessibility import give_accessible_names
 from console.exports.archive_dialog import NO_PROJECT, NOT_OFFERED, ArchiveExportDialog
 from console.exports.options import ExportOptions
 from console.exports.views import ULTIMATE_ONLY
 from console.operations import Op
+from console.path_dialog import PathDialog
 from tests.console.exports.conftest import WAIT, connect, make_tab
 from tests.console.exports.test_exports_tab import finished_record, pick
 from tests.recorded_gitlab import TOKEN as GITLAB_TOKEN
@@ -84,6 +86,17 @@ def test_pdf_export_is_saved_described_and_opened(qtbot, live_context, server, t
     assert tab.saving.open_button.isVisible()
     qtbot.mouseClick(tab.saving.open_button, Qt.MouseButton.LeftButton)
     assert opened == [str(target)]
+    assert not any(isinstance(widget, PathDialog) for widget in QApplication.topLevelWidgets())
+
+    # Where no viewer takes it, the same path dialog as Help > Open log folder's, with Copy.
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) and False)
+    qtbot.mouseClick(tab.saving.open_button, Qt.MouseButton.LeftButton)
+    dialog = next(widget for widget in QApplication.topLevelWidgets()
+                  if isinstance(widget, PathDialog) and widget.isVisible())
+    assert opened == [str(target)] * 2 and dialog.path.text() == str(target) and "PDF" in dialog.windowTitle()
+    qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == str(target)
+    dialog.close()
 
 
 def test_filters_are_sent_and_shape_the_csv(qtbot, live_context, server, tmp_path):

@@ -3,6 +3,12 @@ with how to use it with the REST API, and what the console remembers survives th
 
 from __future__ import annotations
 
+import socket
+from urllib.parse import urlsplit
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+
 from console.app import reset_demo
 from console.exports.store import ExportHistory, ExportRecord
 from console.main_window import DEFAULT_SIZE, LOCAL_DEMO_PROFILE
@@ -23,10 +29,15 @@ def test_the_demo_token_is_shown_and_the_profile_survives_a_new_port(qtbot, make
     local = start_demo(qtbot, window)
     first_url, token = local.url, local.root_token
     about = window.commands.show_about()
-    text = about.text()
-    assert token and token in text and f'curl -H "PRIVATE-TOKEN: {token}" {first_url}/api/v4/user' in text
-    assert str(local.data_dir) in text and "make demo-reset" in text
-    assert about.textInteractionFlags() & about.textInteractionFlags().TextSelectableByMouse
+    assert about.token is not None and about.curl is not None
+    assert token and about.token.field.text() == token
+    assert about.curl.field.text() == f'curl -H "PRIVATE-TOKEN: {token}" {first_url}/api/v4/user'
+    assert str(local.data_dir) in about.data_folder.text() and "make demo-reset" in about.data_folder.text()
+    for copied in (about.token, about.curl):
+        qtbot.mouseClick(copied.copy_button, Qt.MouseButton.LeftButton)
+        assert QGuiApplication.clipboard().text() == copied.field.text()
+    # The curl line is one line in a field of its own, not wrapped across the dialog.
+    assert about.curl.field.height() < 2 * about.curl.field.fontMetrics().height() + 12
     about.close()
 
     # Things to remember: the Error tracking tab on a project, and an export of the instance.
@@ -47,8 +58,13 @@ def test_the_demo_token_is_shown_and_the_profile_survives_a_new_port(qtbot, make
     qtbot.waitUntil(lambda: window.local_server is None, timeout=START)
 
     again = make_window()
-    local = start_demo(qtbot, again)
+    with socket.socket() as holder:  # another program took the demo's port meanwhile
+        holder.bind(("127.0.0.1", urlsplit(first_url).port))
+        holder.listen()
+        local = start_demo(qtbot, again)
     assert local.url != first_url and local.root_token != token, "a new port and a new token"
+    said = [message.text for message in again.context.messages.news()]
+    assert any(f"Port {urlsplit(first_url).port} was taken" in text and local.url in text for text in said)
     assert again.tabs.current_name() == "errors"
     errors = again.tabs.current_feature()
     qtbot.waitUntil(lambda: errors.project is not None, timeout=START)

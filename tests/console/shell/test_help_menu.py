@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from console.main_window import DEFAULT_SIZE
@@ -17,11 +17,12 @@ from console.path_dialog import PathDialog
 from console.settings import log_dir
 
 
-def test_open_log_folder_without_a_launcher_shows_the_path_to_copy(qtbot, make_window):
+def test_open_log_folder_without_a_launcher_shows_the_path_to_copy(qtbot, make_window, monkeypatch):
     window = make_window()
     assert (window.width(), window.height()) == DEFAULT_SIZE
     opened = []
-    window.commands.open_url = lambda url: opened.append(url) and False  # no program opens folders here
+    # no program opens folders here
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) and False)
     window.actions_.by_name["log_folder"].trigger()
     assert [url.toLocalFile() for url in opened] == [str(log_dir())]
     dialog = next(widget for widget in QApplication.topLevelWidgets()
@@ -32,10 +33,10 @@ def test_open_log_folder_without_a_launcher_shows_the_path_to_copy(qtbot, make_w
     dialog.close()
 
 
-def test_open_log_folder_with_a_launcher_opens_it(qtbot, make_window):
+def test_open_log_folder_with_a_launcher_opens_it(qtbot, make_window, monkeypatch):
     window = make_window()
     opened = []
-    window.commands.open_url = lambda url: opened.append(url) or True
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
     assert window.commands.open_log_folder() is None
     assert [url.toLocalFile() for url in opened] == [str(log_dir())]
     assert not any(isinstance(widget, PathDialog) and widget.isVisible() for widget in QApplication.topLevelWidgets())

@@ -4,15 +4,19 @@ fits 900×600 without scrolling sideways, and spin and combo boxes leave the whe
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QDialog, QTabWidget, QWidget
 
 from console.errors.error_table import TITLE_SHARE
+from console.errors.models import ErrorListModel
 from console.errors.tab import ErrorTrackingTab
 from console.exports.views import ExportsTab
 from console.main_window import DEFAULT_SIZE, MainWindow
+from console.timestamps import WIDEST_RELATIVE
 from console.variables.views import VariablesTab
 from tests.console.shell.conftest import WAIT, connect
 from tests.sdk_errors import enable_integrated, send_errors
@@ -150,6 +154,32 @@ def test_the_error_column_takes_the_space_left(qtbot, make_window, server, long_
         table.natural_widths[column] for column in table.natural_widths if not table.isColumnHidden(column)]
 
 
+def test_the_error_list_s_columns_fit_their_text_at_both_sizes(qtbot, make_window, server, long_project):
+    """At 900 px "Last seen" used to read "2026-11-27 11…": times are relative ("3 min ago"), whole in the
+    column, with the full time in the tooltip; the Error column still takes what is left."""
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    table = open_error_tracking(qtbot, window, long_project["path_with_namespace"]).errors_page.table
+    model, metrics = table.model(), table.fontMetrics()
+    for size in (DEFAULT_SIZE, SMALL):
+        window.resize(*size)
+        settle(qtbot)
+        shown = [column for column in range(1, model.columnCount())
+                 if not table.isColumnHidden(column) and column != ErrorListModel.TREND]
+        assert ErrorListModel.LAST_SEEN in shown
+        assert all(metrics.horizontalAdvance(text) + 8 <= table.columnWidth(ErrorListModel.LAST_SEEN)
+                   for text in WIDEST_RELATIVE), size
+        for row in range(model.rowCount()):
+            for column in shown:
+                text = str(model.index(row, column).data())
+                assert metrics.horizontalAdvance(text) + 8 <= table.columnWidth(column), (size, text)
+            last_seen = model.index(row, ErrorListModel.LAST_SEEN)
+            assert last_seen.data() in ("just now", "1 min ago", "2 min ago")
+            assert last_seen.data(Qt.ItemDataRole.ToolTipRole).startswith(dt.datetime.now().strftime("%Y-%m-%d"))
+        assert table.columnWidth(0) == table.viewport().width() - sum(table.columnWidth(column) for column in range(
+            1, model.columnCount()) if not table.isColumnHidden(column))
+
+
 def wheel(widget: QWidget, steps: int) -> None:
     centre = QPointF(widget.rect().center())
     event = QWheelEvent(centre, QPointF(widget.mapToGlobal(QPoint(centre.toPoint()))), QPoint(),
@@ -183,3 +213,55 @@ def test_spin_and_combo_boxes_change_on_the_wheel_only_when_focused(qtbot, make_
     qtbot.waitUntil(page.quantity.hasFocus, timeout=WAIT)
     wheel(page.quantity, -3)
     assert page.quantity.value() == 7
+
+
+ON_A_SMALL_SCREEN = """
+import json, sys
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+from console.connection.credentials import CredentialStore
+from console.context import AppContext
+from console.main_window import MainWindow
+from tests.console.memkeyring import MemoryKeyring
+
+app = QApplication([])
+window = MainWindow(AppContext(), CredentialStore(MemoryKeyring()),
+                    settings=QSettings(sys.argv[1] + "/settings.ini", QSettings.Format.IniFormat),
+                    local_server_dir=sys.argv[1], history_dir=sys.argv[1])
+window.show()
+
+def report():
+    frame, available = window.frameGeometry(), window.screen().availableGeometry()
+    print(json.dumps({"frame": frame.getRect(), "available": available.getRect(),
+                      "inside": window.size().toTuple()}), flush=True)
+    app.quit()
+
+QTimer.singleShot(500, report)
+app.exec()
+"""
+
+
+def test_the_window_with_its_frame_fits_a_screen_as_small_as_its_default_size(tmp_path):
+    """A 1100×700 screen: the window's frame (offscreen draws a thin one; a window manager adds a title bar)
+    must not push the status bar over the edge."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    screen = tmp_path / "screen.json"
+    screen.write_text(json.dumps({"screens": [{"name": "small", "x": 0, "y": 0, "width": DEFAULT_SIZE[0],
+                                               "height": DEFAULT_SIZE[1], "logicalDpi": 96}]}))
+    root = Path(__file__).resolve().parents[3]
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path), "XDG_RUNTIME_DIR": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([str(root), str(root / "src")])}
+    done = subprocess.run([sys.executable, "-c", ON_A_SMALL_SCREEN, str(tmp_path)], env=env, capture_output=True,
+                          text=True, timeout=60, cwd=root)
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout.splitlines()[-1])
+    x, y, width, height = shown["frame"]
+    assert shown["available"] == [0, 0, *DEFAULT_SIZE]
+    assert x >= 0 and y >= 0 and x + width <= DEFAULT_SIZE[0] and y + height <= DEFAULT_SIZE[1], shown
+    assert shown["inside"][1] > DEFAULT_SIZE[1] - 60, "shrunk by its frame, no more"

@@ -9,6 +9,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPalette
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLabel, QLineEdit, QMessageBox, QPushButton, QWidget
 
+from console.about_dialog import AboutDialog
 from console.exports.store import ExportHistory, ExportRecord
 from console.icons import app_icon
 from console.looks import DARK, LIGHT, is_dark
@@ -165,8 +166,10 @@ def window_server(window):
 def test_help_connection_and_quit_shortcuts(qtbot, connected):
     window = connected
     press(qtbot, window, "F1")
-    box = next(child for child in window.findChildren(QMessageBox) if child.windowTitle() == "About Outpost console")
-    assert "Outpost console" in box.text() and "PySide6" in box.text() and "Server: 18.6.0" in box.text()
+    box = next(child for child in window.findChildren(AboutDialog) if child.isVisible())
+    text = box.versions.text()
+    assert "Outpost console" in text and "PySide6" in text and "Server: 18.6.0" in text
+    assert box.token is None, "a token only for the local demo server"
     box.close()
     press(qtbot, window, "Ctrl+O")
     qtbot.waitUntil(lambda: window.connection_dialog is not None and window.connection_dialog.isVisible(),
