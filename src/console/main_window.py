@@ -26,6 +26,7 @@ from console.message_bar import MessageBar
 from console.settings import app_data_dir, app_settings
 from console.settings import local_server_dir as default_local_server_dir
 from console.tabs import TAB_FACTORIES, LazyTabs
+from console.themes import Themes
 from console.window_state import ProfileState, fit_on_screen
 
 SHUTDOWN_TIMEOUT = 20.0
@@ -84,6 +85,9 @@ class MainWindow(QMainWindow):
         self.context = context
         self.credentials = credentials
         self._settings = settings if settings is not None else app_settings()
+        self.themes = Themes(self._settings, self)
+        self.themes.changed.connect(self.looks.apply)
+        self.themes.start(first_frame_done=False)
         self._local_server_dir = local_server_dir if local_server_dir is not None else default_local_server_dir()
         self._history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
         self._notifier = notifier
@@ -185,6 +189,8 @@ class MainWindow(QMainWindow):
         self.instance.received.connect(self.open_link)
         self.instance.listen()
         steady_inputs(QApplication.instance())  # type: ignore[arg-type]  # a QApplication made this window
+        self.themes.start(first_frame_done=True)
+        self.themes.add_menu(self.menus["view"])
         if self.context.is_connected:  # connected while this was being connected: catch up
             self.watcher.restart()
             self.links.restore_profile()

@@ -129,3 +129,11 @@ def start_path(remembered: Any, file_name: str, home: Path) -> str:
     if not folder.is_dir():
         folder = home
     return str(folder / file_name) if file_name else str(folder)
+
+
+THEMES = ("system", "light", "dark")
+
+
+def theme(value: Any) -> str:
+    """The theme kept (View > Theme); the system's when none or an unknown one was kept."""
+    return value if value in THEMES else "system"

@@ -7,7 +7,22 @@ from collections import Counter
 import pytest
 from PySide6.QtCore import QModelIndex, QRect, Qt
 from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPalette, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QApplication,
+    QCheckBox,
+    QDialog,
+    QLabel,
+    QLineEdit,
+    QRadioButton,
+    QStackedWidget,
+    QStyle,
+    QStyleOptionButton,
+    QStyleOptionViewItem,
+    QTabWidget,
+    QWidget,
+)
 
 from console.errors.tag_facets import SHARE_ROLE, ShareBarDelegate
 from console.looks import DARK, LIGHT, colour, is_dark
@@ -101,6 +116,38 @@ def low_contrast_cells(view: QAbstractItemView, rows: int = 40) -> list[str]:
     return found
 
 
+def settled(qtbot, window) -> None:
+    """The page just shown has its answers and its layout: what it asked for has started on the loop (a first
+    pass of events), nothing runs any more, and the layout that the answers asked for is done (a last pass)."""
+    QApplication.processEvents()
+    qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=WAIT)
+    QApplication.processEvents()
+
+
+def low_contrast_controls(root: QWidget) -> list[str]:
+    """Check boxes' and radio buttons' indicators (unchecked too) and line edits' clear icons, by their pixels."""
+    found = []
+    for button in root.findChildren(QAbstractButton):
+        if not isinstance(button, (QCheckBox, QRadioButton)) or not button.isVisible() or not button.isEnabled():
+            continue
+        option = QStyleOptionButton()
+        button.initStyleOption(option)
+        element = (QStyle.SubElement.SE_CheckBoxIndicator if isinstance(button, QCheckBox)
+                   else QStyle.SubElement.SE_RadioButtonIndicator)
+        box = button.style().subElementRect(element, option, button).adjusted(-2, -2, 2, 2)
+        ratio = rendered_contrast(button.grab().toImage().copy(box))
+        if ratio < TEXT_CONTRAST:
+            found.append(f"{type(button).__name__} {button.text()[:40]!r}: {ratio:.2f}")
+    for edit in root.findChildren(QLineEdit):
+        clear = [child for child in edit.children() if isinstance(child, QWidget) and child.isVisible()
+                 and child.metaObject().className() == "QLineEditIconButton"]
+        for icon in clear:
+            ratio = rendered_contrast(edit.grab().toImage().copy(icon.geometry()))
+            if ratio < TEXT_CONTRAST:
+                found.append(f"clear icon of {edit.accessibleName()!r}: {ratio:.2f}")
+    return found
+
+
 def test_the_console_s_own_colours_are_readable_in_both_schemes():
     for scheme, background, text in ((LIGHT, "#ffffff", "#000000"), (DARK, DARK_PALETTE[QPalette.ColorRole.Base],
                                                                     DARK_PALETTE[QPalette.ColorRole.Text])):
@@ -136,7 +183,7 @@ def test_every_tab_is_readable_with_a_dark_palette(qtbot, dark_palette, make_win
     problems: list[str] = []
     for name in window.tabs.names:
         feature = window.tabs.show_tab(name)
-        qtbot.wait(300)  # its first answers
+        settled(qtbot, window)
         problems += low_contrast_labels(feature)
         problems += [problem for view in feature.findChildren(QAbstractItemView) if view.isVisible()
                      for problem in low_contrast_cells(view)]
@@ -150,9 +197,57 @@ def test_every_tab_is_readable_with_a_dark_palette(qtbot, dark_palette, make_win
                     timeout=WAIT)
     for section in range(page.detail.sections.count()):
         page.detail.sections.setCurrentIndex(section)
-        qtbot.wait(300)
+        settled(qtbot, window)
         problems += low_contrast_labels(page)
         problems += [problem for view in page.findChildren(QAbstractItemView) if view.isVisible()
                      for problem in low_contrast_cells(view)]
     problems += low_contrast_labels(window.connection_bar)
     assert problems == []
+
+
+@pytest.fixture
+def restored_looks(qapp):
+    palette, style = QPalette(qapp.palette()), qapp.style().name()
+    yield
+    qapp.setStyle(style)
+    qapp.setPalette(palette)
+
+
+def test_the_dark_theme_is_readable_everywhere_and_remembered(qtbot, restored_looks, make_window, server, noisy):
+    window = make_window()
+    assert not is_dark()
+    theme_menu = next(action.menu() for action in window.menus["view"].actions()
+                      if action.menu() is not None and action.text() == "&Theme")
+    dark = next(action for action in theme_menu.actions() if action.text() == "&Dark")
+    dark.trigger()
+    assert is_dark() and dark.isChecked()
+    connect(window, qtbot, server.url, server.root_token)
+    problems: list[str] = []
+    for name in window.tabs.names:
+        feature = window.tabs.show_tab(name)
+        settled(qtbot, window)
+        for page in [feature, *(tabs.widget(index) for tabs in feature.findChildren(QTabWidget)
+                                for index in range(tabs.count()))]:
+            page.window().activateWindow()
+            parent = page.parentWidget()
+            if isinstance(parent, QStackedWidget) and parent.indexOf(page) >= 0:
+                parent.setCurrentWidget(page)  # a tab widget's page: show it
+                settled(qtbot, window)
+            problems += low_contrast_labels(page) + low_contrast_controls(page)
+            problems += [problem for view in page.findChildren(QAbstractItemView) if view.isVisible()
+                         for problem in low_contrast_cells(view)]
+    problems += low_contrast_labels(window.connection_bar) + low_contrast_controls(window.connection_bar)
+    window.open_notification_settings()
+    settings_dialog = next(widget for widget in QApplication.topLevelWidgets()
+                           if isinstance(widget, QDialog) and widget.isVisible())
+    problems += low_contrast_labels(settings_dialog) + low_contrast_controls(settings_dialog)
+    settings_dialog.close()
+    assert sorted(set(problems)) == []
+
+    window.close()
+    again = make_window()  # the next start: dark from its first frame
+    assert is_dark() and again.themes.choice == "dark"
+    system = next(action for action in again.menus["view"].actions() if action.menu() is not None
+                  and action.text() == "&Theme").menu().actions()[0]
+    system.trigger()
+    assert again.themes.choice == "system" and not is_dark()
