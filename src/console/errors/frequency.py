@@ -16,7 +16,8 @@ class FrequencyBarDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         counts = index.data(FREQUENCY_ROLE) or []
-        if option.state & QStyle.StateFlag.State_Selected:
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        if selected:
             painter.fillRect(option.rect, option.palette.highlight())
         if not counts:
             return
@@ -25,7 +26,9 @@ class FrequencyBarDelegate(QStyledItemDelegate):
         width = max(area.width() / len(counts), 1.0)
         painter.save()
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(colour("bar"))
+        # On the selection's colour the bars take the selected text's: the dark theme's light blue selection
+        # hid its light purple bars.
+        painter.setBrush(option.palette.highlightedText() if selected else colour("bar"))
         for position, count in enumerate(counts):
             if count <= 0:
                 continue

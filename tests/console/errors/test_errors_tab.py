@@ -8,7 +8,7 @@ import httpx
 import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
-from PySide6.QtWidgets import QStyleOptionViewItem
+from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
 from console.api.error_tracking import ErrorPage, ErrorSummary
 from console.errors.access import MAINTAINER_ONLY
@@ -415,6 +415,25 @@ def test_frequency_bars_are_painted_to_scale(qapp):
     assert bar_height(4, 30) == 0
     assert 0 < bar_height(34, 56) < bar_height(64, 86)
     assert bar_height(64, 86) == 22
+
+
+def test_frequency_bars_of_the_selected_row_stand_out_from_the_selection_in_the_dark_theme(qapp):
+    from console.themes import dark_palette
+    from tests.console.shell.test_contrast import contrast
+
+    model = ErrorListModel()
+    model.reset_page(ErrorPage([_summary(1)], next_cursor=None))
+    image = QImage(90, 30, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    option = QStyleOptionViewItem()
+    option.rect = QRect(0, 0, 90, 30)
+    option.palette = dark_palette()
+    option.state = QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_Enabled
+    FrequencyBarDelegate().paint(painter, option, model.index(0, ErrorListModel.TREND))
+    painter.end()
+    selection, bar = image.pixelColor(2, 2), image.pixelColor(75, 20)  # the margin; the tallest bar
+    assert selection == option.palette.highlight().color()
+    assert contrast(bar, selection) >= 4.5
 
 
 def test_list_shows_the_message_of_an_error_titled_by_a_function(qtmodeltester, qapp):
