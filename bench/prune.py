@@ -24,10 +24,10 @@ import httpx
 import sqlalchemy
 
 from outpost_server.db import make_engine
-from outpost_server.error_tracking.batch_store import Accepted, store_batch
-from outpost_server.error_tracking.dsn import AuthInfo
-from outpost_server.error_tracking.normalize import normalize_event
-from outpost_server.error_tracking.protocol import IngestRequest
+from outpost_server.error_tracking.digest.batch_store import Accepted, store_batch
+from outpost_server.error_tracking.digest.decode import IngestRequest
+from outpost_server.error_tracking.digest.normalize import normalize_event
+from outpost_server.error_tracking.ingest.dsn import AuthInfo
 from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, store_request
 from tests.support import ApiHelper, database_url_for, launch_server
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, insert, text
 
+from outpost_server.error_tracking.digest.tag_store import COLUMN_TAGS
 from outpost_server.error_tracking.models import (
     ErrorEvent,
     ErrorEventPayload,
@@ -35,7 +36,6 @@ from outpost_server.error_tracking.models import (
     ProjectStoredDay,
     TrackedError,
 )
-from outpost_server.error_tracking.tag_store import COLUMN_TAGS
 
 AIM_MS = 50
 BROWSERS = ["Chrome 120", "Firefox 121", "Safari 17", "Edge 120", "Chrome 119"]

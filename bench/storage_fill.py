@@ -22,11 +22,11 @@ from sqlalchemy.engine import Engine
 
 from outpost_server.accounts.models import Group, Project, User
 from outpost_server.db import make_engine
-from outpost_server.error_tracking.batch_store import Accepted, store_batch
-from outpost_server.error_tracking.dsn import AuthInfo
+from outpost_server.error_tracking.digest.batch_store import Accepted, store_batch
+from outpost_server.error_tracking.digest.decode import IngestRequest
+from outpost_server.error_tracking.digest.normalize import NormalizedEvent, normalize_event
+from outpost_server.error_tracking.ingest.dsn import AuthInfo
 from outpost_server.error_tracking.models import ErrorTrackingSetting
-from outpost_server.error_tracking.normalize import NormalizedEvent, normalize_event
-from outpost_server.error_tracking.protocol import IngestRequest
 from outpost_server.migrations import upgrade_database
 
 PROJECTS = 50

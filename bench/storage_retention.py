@@ -19,8 +19,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
 from outpost_server.db import make_sessionmaker
-from outpost_server.error_tracking import partition_retention, partitions, retention
 from outpost_server.error_tracking.models import ErrorEvent
+from outpost_server.error_tracking.retention import limits, partition_retention, partitions
 
 from .storage_fill import Plan
 
@@ -86,15 +86,15 @@ def _oldest_day(engine: Engine) -> tuple[dt.datetime, int]:
 def delete_day(engine: Engine) -> tuple[int, float, int | None]:
     """The pruner removes every event received before the end of the oldest day: (rows, seconds, WAL bytes)."""
     day_end, rows = _oldest_day(engine)
-    policy = retention.RetentionPolicy(retention_days=1, events_per_error=0, max_stored_bytes=0)
-    pause, retention.PAUSE_SECONDS = retention.PAUSE_SECONDS, 0.0
+    policy = limits.RetentionPolicy(retention_days=1, events_per_error=0, max_stored_bytes=0)
+    pause, limits.PAUSE_SECONDS = limits.PAUSE_SECONDS, 0.0
     start = _wal_position(engine)
     started = time.perf_counter()
     try:
-        retention.prune_all(make_sessionmaker(engine), defaults=policy, now=day_end + dt.timedelta(days=1),
-                            dry_run=False)
+        limits.prune_all(make_sessionmaker(engine), defaults=policy, now=day_end + dt.timedelta(days=1),
+                         dry_run=False)
     finally:
-        retention.PAUSE_SECONDS = pause
+        limits.PAUSE_SECONDS = pause
     return rows, time.perf_counter() - started, _wal_since(engine, start)
 
 

@@ -51,10 +51,9 @@ from bench import storage_fill, storage_retention
 from bench.storage_fill import Plan
 from outpost_server.accounts.models import Project
 from outpost_server.db import make_engine, make_sessionmaker, read_only_scope, session_scope
-from outpost_server.error_tracking import events
-from outpost_server.error_tracking.batch_store import store_batch
+from outpost_server.error_tracking.digest.batch_store import store_batch
 from outpost_server.error_tracking.models import ErrorEvent, ErrorStoredDay, TrackedError
-from outpost_server.error_tracking.web import reading
+from outpost_server.error_tracking.read import events, reading
 from outpost_server.migrations import upgrade_database
 
 READ_AIM_MS = 50.0

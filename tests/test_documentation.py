@@ -117,7 +117,7 @@ def test_the_module_check_reads_subpackages_and_entries():
     block = _map_block()
     assert {"accounts", "error_tracking", TOP_LEVEL} <= set(_package_entries(block))
     without = block.replace("progress.py", "progress")
-    assert _unnamed_server_modules(without) == ["error_tracking/pipeline/progress.py"]
+    assert _unnamed_server_modules(without) == ["error_tracking/digest/progress.py"]
     assert "error_tracking/routes/retention.py" in _unnamed_server_modules(block.replace("; retention.py;", ";"))
 
 

@@ -30,15 +30,15 @@ from outpost_server.db import make_engine, make_sessionmaker, session_scope, tak
 from outpost_server.deps import OutpostApp, Services
 from outpost_server.domain_errors import DomainError
 from outpost_server.error_tracking import router as error_tracking_api
-from outpost_server.error_tracking.batch_outcome import observe_batches, store_check_ins_with
+from outpost_server.error_tracking.digest.batch_outcome import observe_batches, store_check_ins_with
+from outpost_server.error_tracking.ingest.spool import Spool, spool_path
 from outpost_server.error_tracking.pipeline.metrics import MetricsSources
 from outpost_server.error_tracking.pipeline.router import api_router as ingestion_router
 from outpost_server.error_tracking.pipeline.router import metrics_router
 from outpost_server.error_tracking.pipeline.runtime import running_collector
-from outpost_server.error_tracking.pipeline.spool import Spool, spool_path
-from outpost_server.error_tracking.pruner import Pruner
-from outpost_server.error_tracking.retention import instance_policy
-from outpost_server.error_tracking.web.router import router as error_tracking_web_router
+from outpost_server.error_tracking.read.router import router as error_tracking_web_router
+from outpost_server.error_tracking.retention.limits import instance_policy
+from outpost_server.error_tracking.retention.pruner import Pruner
 from outpost_server.exports.jobs import ExportWorker
 from outpost_server.exports.metrics import ExportFigures
 from outpost_server.exports.notify import mail_settings

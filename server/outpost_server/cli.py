@@ -251,7 +251,7 @@ def run_import_report(args: argparse.Namespace) -> int:
 
 def run_prune(args: argparse.Namespace) -> int:
     from outpost_server.db import make_engine, make_sessionmaker, session_scope, utcnow
-    from outpost_server.error_tracking import pruner, retention
+    from outpost_server.error_tracking.retention import limits, pruner
     from outpost_server.migrations import upgrade_database
 
     config = config_from(args)
@@ -259,9 +259,9 @@ def run_prune(args: argparse.Namespace) -> int:
     engine = make_engine(config.sqlalchemy_url())
     upgrade_database(engine, secret_key=config.resolved_secret_key())
     factory = make_sessionmaker(engine)
-    defaults = retention.instance_policy(config)
+    defaults = limits.instance_policy(config)
     if args.dry_run:
-        results = retention.prune_all(factory, defaults=defaults, now=utcnow(), dry_run=True)
+        results = limits.prune_all(factory, defaults=defaults, now=utcnow(), dry_run=True)
         print("Would delete:")
     else:
         owner = "prune-command-" + str(os.getpid())
@@ -274,14 +274,14 @@ def run_prune(args: argparse.Namespace) -> int:
         print("Deleted:")
         for line in source_maps.describe():
             print("  " + line)
-    for line in retention.describe(results):
+    for line in limits.describe(results):
         print("  " + line)
     return 0
 
 
 def run_status(args: argparse.Namespace) -> int:
+    from outpost_server.error_tracking.ingest.spool import spool_path
     from outpost_server.error_tracking.pipeline.metrics import describe, prometheus_text, read_snapshot
-    from outpost_server.error_tracking.pipeline.spool import spool_path
 
     config = config_from(args)
     if not spool_path(config.data_dir).exists():
@@ -301,7 +301,7 @@ def _print_storage(config) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from outpost_server.db import make_engine, make_sessionmaker, read_only_scope
-    from outpost_server.error_tracking.storage_usage import describe, instance_storage
+    from outpost_server.error_tracking.retention.storage_usage import describe, instance_storage
 
     engine = make_engine(config.sqlalchemy_url())
     try:

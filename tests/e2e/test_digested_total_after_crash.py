@@ -10,8 +10,8 @@ from __future__ import annotations
 import signal
 import sqlite3
 
+from outpost_server.error_tracking.ingest.spool import spool_path
 from outpost_server.error_tracking.pipeline.metrics import read_snapshot
-from outpost_server.error_tracking.pipeline.spool import spool_path
 from tests.e2e.databases import stored_event_ids
 from tests.e2e.test_ingest_faults import send_one, tracked_project
 from tests.support import launch_server

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from outpost_server.db import make_engine
-from outpost_server.error_tracking import partitions
+from outpost_server.error_tracking.retention import partitions
 from tests.e2e.databases import rows, scalar
 from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, store_request
 from tests.e2e.test_replicas import replicas

@@ -11,8 +11,8 @@ from outpost_server.accounts.router import router as accounts_router
 from outpost_server.alerts.router import api_router as mail_router
 from outpost_server.alerts.router import router as alerts_router
 from outpost_server.application_settings.router import router as application_settings_router
+from outpost_server.error_tracking.read.router import router as error_tracking_web_router
 from outpost_server.error_tracking.router import router as error_tracking_router
-from outpost_server.error_tracking.web.router import router as error_tracking_web_router
 from outpost_server.exports.router import router as exports_router
 from outpost_server.params import Params, UndeclaredParameter, declared_params, read_params
 from outpost_server.sentry_api.router import router as sentry_api_router

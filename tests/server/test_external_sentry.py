@@ -19,9 +19,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from outpost_server.accounts import access
-from outpost_server.error_tracking.external.client import SentryClient, SentryError
-from outpost_server.error_tracking.external.sentry_settings import address_pin
-from outpost_server.error_tracking.external.url_policy import BlockedUrl, check_url
+from outpost_server.error_tracking.read.external.client import SentryClient, SentryError
+from outpost_server.error_tracking.read.external.sentry_settings import address_pin
+from outpost_server.outbound.url_policy import BlockedUrl, check_url
 from tests.fake_sentry import FakeSentry
 from tests.support import ApiHelper, start_server
 
@@ -155,7 +155,7 @@ def external_project(helper, fake, allow_local):
     assert response.status_code == 200, response.text
     assert response.json()["api_url"] == fake.api_url(), (
         "the settings API ignored api_url/token: its PATCH and PUT handlers must call "
-        "outpost_server.error_tracking.external.sentry_settings.apply_external_params")
+        "outpost_server.error_tracking.read.external.sentry_settings.apply_external_params")
     return project
 
 

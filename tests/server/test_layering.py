@@ -3,7 +3,8 @@
 A domain package uses the shared modules at the top of outpost_server, the request's authentication
 (auth, middleware), accounts (who may do what), application_settings and compat; exports also reads
 vulnerabilities, Sentry's web API reads error tracking, and alerts read error tracking and serve beside
-Sentry's web API; mail is shared by the domains that notify.
+Sentry's web API; mail is shared by the domains that notify, outbound HTTP by the domains that call out.
+Inside error tracking, each stage of the pipeline imports only the stages before it.
 Nothing imports back up into the composition modules (app, cli, demo, workers), compat imports nothing of
 ours, and services know nothing of HTTP (no web framework, no http_errors). Commits have one owner: the
 units of work of db.py (a request's session, a background job's session_scope, or connection_scope for
@@ -42,13 +43,15 @@ ALLOWED: dict[str, set[str]] = {
     "exports": BOTTOM | {AUTH, "accounts", "vulnerabilities", "mail"},
     # Outgoing mail: SMTP settings and sending, for any domain that notifies.
     "mail": BOTTOM,
-    "error_tracking": BOTTOM | {AUTH, "accounts", "application_settings", "source_maps"},
+    # Outbound HTTP: the one transport and URL policy of every request the server sends.
+    "outbound": BOTTOM | {"application_settings"},
+    "error_tracking": BOTTOM | {AUTH, "accounts", "application_settings", "source_maps", "outbound"},
     "sentry_api": BOTTOM | {AUTH, "accounts", "error_tracking"},
     # Alerts read errors (evaluated in error tracking's batches through batch_outcome, registered by app.py)
     # and monitors' turns (state.observe_turns, registered by app.py too),
     # serve under Sentry's web API with its access rules, send mail and use the outbound URL policy.
     "alerts": BOTTOM | {AUTH, "accounts", "application_settings", "error_tracking", "sentry_api", "mail",
-                        "monitors"},
+                        "monitors", "outbound"},
     # Monitors store the check-ins error tracking's pipeline digests and serve under Sentry's web API.
     "monitors": BOTTOM | {AUTH, "accounts", "error_tracking", "sentry_api"},
     # Source maps are uploaded through Sentry's web API (its access helpers) and applied by the digest.
@@ -129,13 +132,66 @@ def test_packages_import_only_what_their_layer_allows(path):
     assert not forbidden, f"{module} ({package}) imports {forbidden}"
 
 
+# Error tracking's stages, in the pipeline's order: each imports only the stages before it, beside error
+# tracking's shared modules (its tables, settings, client keys and access). The accept stage never reaches
+# into the digest; reading never into the accept stage. What puts the stages together (pipeline/, router.py,
+# routes/, entities.py, demo.py) may import them all, and no stage imports it.
+ERROR_TRACKING = "outpost_server.error_tracking"
+STAGES: dict[str, set[str]] = {
+    "ingest": set(),
+    # The digest reads what the accept stage queued (the spool, the wire protocol's framing).
+    "digest": {"ingest"},
+    # Retention deletes what the digest stores, by the day it stores rows under.
+    "retention": {"digest"},
+    # Reading shows frames and tags as the digest derived them, in the day partitions retention keeps.
+    "read": {"digest", "retention"},
+}
+STAGE_SHARED = {"models", "settings", "client_keys", "access"}
+
+
+def _error_tracking_part(module: str) -> str | None:
+    if not module.startswith(ERROR_TRACKING + "."):
+        return None
+    return module[len(ERROR_TRACKING) + 1:].split(".")[0]
+
+
+def test_the_stage_reader_sees_the_stages():
+    reading = _imports(PACKAGE_ROOT / "error_tracking" / "read" / "events.py")
+    assert {_error_tracking_part(name) for name in reading} >= {"models", "retention"}
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE_ROOT / "error_tracking").rglob("*.py")),
+                         ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
+def test_error_tracking_stages_import_only_the_stages_before_them(path):
+    part = _error_tracking_part(_module_name(path))
+    imported = {_error_tracking_part(name) for name in _imports(path)} - {None, part}
+    if part in STAGE_SHARED:
+        assert not imported & STAGES.keys(), f"{path.relative_to(PACKAGE_ROOT)} imports the stages {imported}"
+    elif part in STAGES:
+        allowed = STAGES[part] | STAGE_SHARED
+        assert imported <= allowed, f"{path.relative_to(PACKAGE_ROOT)} imports {sorted(imported - allowed)}"
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
+def test_source_maps_and_the_digest_know_each_other_through_its_interface(path):
+    """Symbolication is a stage the digest calls through its own interface (digester.Symbolicate), which
+    pipeline/runtime.py fills with source maps' implementation: no arrow runs between the two packages."""
+    module = _module_name(path)
+    imported = _imports(path)
+    if module.startswith("outpost_server.source_maps"):
+        assert not [name for name in imported if name.startswith(ERROR_TRACKING)], module
+    if module.startswith(f"{ERROR_TRACKING}.digest"):
+        assert not [name for name in imported if name.startswith("outpost_server.source_maps")], module
+
+
 # Services: the modules that own a domain's queries and changes. They raise domain_errors, which the
 # REST API maps to GitLab's answers in one table (http_errors.from_domain).
 SERVICES = sorted({*PACKAGE_ROOT.rglob("service.py"), *(PACKAGE_ROOT / name for name in (
     "accounts/users.py", "accounts/namespaces.py", "accounts/listing.py", "variables/plan_limits.py",
-    "error_tracking/settings.py", "error_tracking/client_keys.py", "error_tracking/tracked_errors.py",
-    "error_tracking/collector_access.py", "error_tracking/access.py", "error_tracking/release_health.py",
-    "error_tracking/retention.py", "error_tracking/events.py", "error_tracking/external/sentry_settings.py",
+    "error_tracking/settings.py", "error_tracking/client_keys.py", "error_tracking/read/tracked_errors.py",
+    "error_tracking/ingest/collector_access.py", "error_tracking/access.py", "error_tracking/read/release_health.py",
+    "error_tracking/retention/limits.py", "error_tracking/read/events.py",
+    "error_tracking/read/external/sentry_settings.py",
     "source_maps/releases.py", "source_maps/bundles.py", "source_maps/uploads.py", "alerts/delivery.py"))})
 
 
@@ -155,7 +211,7 @@ def test_services_know_nothing_of_http(path):
 RAW_COMMIT = re.compile(r"^\s*(COMMIT|END)(\s+TRANSACTION)?\s*;?\s*$")
 # Their own units of work, outside the main database's: the ingest spool file (sqlite3, BEGIN IMMEDIATE ...
 # COMMIT), and Alembic's migrations.
-OWN_TRANSACTIONS = {"db.py", "error_tracking/pipeline/spool.py"}
+OWN_TRANSACTIONS = {"db.py", "error_tracking/ingest/spool.py"}
 
 
 def _commits(source: str) -> list[str]:
@@ -194,7 +250,7 @@ def test_only_the_units_of_work_commit(path):
 # command line's own server task and parent watch (cli.py), and the digester, a thread of the server or
 # a process of its own (`serve --workers`), which has no event loop to run on.
 STARTS_BACKGROUND_WORK = ("create_task", "ensure_future", "Thread")
-MAY_START_BACKGROUND_WORK = {"background.py", "cli.py", "error_tracking/pipeline/digest.py"}
+MAY_START_BACKGROUND_WORK = {"background.py", "cli.py", "error_tracking/digest/digester.py"}
 
 
 def _background_starts(path: Path) -> list[str]:

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from outpost_server.accounts import access
-from outpost_server.error_tracking.external.client import parse_pagination
+from outpost_server.error_tracking.read.external.client import parse_pagination
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 from tests.support import ApiHelper, start_server
 

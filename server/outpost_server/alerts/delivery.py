@@ -19,18 +19,18 @@ from outpost_server.accounts.models import Project
 from outpost_server.compat.gitlab_time import iso
 from outpost_server.config import ServerConfig
 from outpost_server.db import parse_id, utcnow
-from outpost_server.error_tracking import tracked_errors
-from outpost_server.error_tracking.external.client import (
+from outpost_server.error_tracking.digest.grouping import exception_values, frames_of, in_app_frames
+from outpost_server.error_tracking.models import TrackedError
+from outpost_server.error_tracking.read import tracked_errors
+from outpost_server.mail import MailError, MailSettings, build_message, send_message
+from outpost_server.outbound.transport import (
     BodyTooLarge,
     FailureCause,
     UnexpectedStatus,
     failure_cause,
     send_pinned,
 )
-from outpost_server.error_tracking.external.url_policy import BlockedUrl, local_requests_allowed, pin_url
-from outpost_server.error_tracking.grouping import exception_values, frames_of, in_app_frames
-from outpost_server.error_tracking.models import TrackedError
-from outpost_server.mail import MailError, MailSettings, build_message, send_message
+from outpost_server.outbound.url_policy import BlockedUrl, local_requests_allowed, pin_url
 from outpost_server.security import SecretBox
 
 from . import messages

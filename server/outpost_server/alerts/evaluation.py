@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from outpost_server.db import utcnow
-from outpost_server.error_tracking.batch_outcome import ErrorActivity, EventFacts
+from outpost_server.error_tracking.digest.batch_outcome import ErrorActivity, EventFacts
 from outpost_server.monitors.state import MonitorTurn
 
 from .models import (

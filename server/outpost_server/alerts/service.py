@@ -12,12 +12,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import GroupMember, Namespace, Project, ProjectMember, User
 from outpost_server.db import parse_id, utcnow
-from outpost_server.error_tracking.external.url_policy import (
-    BlockedUrl,
-    LocalNetworkBlocked,
-    check_url,
-    local_requests_allowed,
-)
+from outpost_server.outbound.url_policy import BlockedUrl, LocalNetworkBlocked, check_url, local_requests_allowed
 from outpost_server.security import SecretBox
 
 from .models import AlertDelivery, AlertRecipient, AlertRule, AlertRulesVersion

@@ -9,8 +9,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.db import parse_id
-
-from .models import ClientKey
+from outpost_server.error_tracking.models import ClientKey
 
 PUBLIC_KEY_PREFIX = "glet_"
 

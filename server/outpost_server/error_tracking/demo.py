@@ -16,13 +16,12 @@ import uuid
 from sqlalchemy.orm import Session
 
 from outpost_server.db import utcnow
-
-from . import settings
-from .batch_store import Accepted, store_batch
-from .dsn import AuthInfo
-from .normalize import normalize_event
-from .protocol import IngestRequest
-from .session_items import SessionUpdate
+from outpost_server.error_tracking import settings
+from outpost_server.error_tracking.digest.batch_store import Accepted, store_batch
+from outpost_server.error_tracking.digest.decode import IngestRequest
+from outpost_server.error_tracking.digest.normalize import normalize_event
+from outpost_server.error_tracking.digest.session_items import SessionUpdate
+from outpost_server.error_tracking.ingest.dsn import AuthInfo
 
 DEMO_PROJECTS = ("acme/webshop", "acme/platform/billing")
 

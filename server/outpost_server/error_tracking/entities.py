@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from outpost_server.compat.gitlab_time import iso
-
-from .dsn import dsn_for
-from .models import ClientKey, ErrorTrackingSetting
-from .origins import split_stored
+from outpost_server.error_tracking.ingest.dsn import dsn_for
+from outpost_server.error_tracking.ingest.origins import split_stored
+from outpost_server.error_tracking.models import ClientKey, ErrorTrackingSetting
 
 
 def setting_entity(setting: ErrorTrackingSetting) -> dict:

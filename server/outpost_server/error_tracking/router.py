@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
 
-from . import collector
-from .routes import retention, settings, storage
+from outpost_server.error_tracking.ingest import collector
+from outpost_server.error_tracking.routes import retention, settings, storage
 
 router = APIRouter()
 for _module in (settings, retention, storage):

@@ -9,9 +9,8 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.db import utcnow
-
-from .client_keys import create_client_key
-from .models import ClientKey, ErrorTrackingSetting
+from outpost_server.error_tracking.client_keys import create_client_key
+from outpost_server.error_tracking.models import ClientKey, ErrorTrackingSetting
 
 
 def get_setting(session: Session, *, project: Project) -> ErrorTrackingSetting | None:

@@ -19,7 +19,7 @@ from graphql import GraphQLError, GraphQLResolveInfo
 from outpost_server.accounts.models import Project
 from outpost_server.error_tracking import settings
 from outpost_server.error_tracking.access import may_read
-from outpost_server.error_tracking.web import reading
+from outpost_server.error_tracking.read import reading
 from outpost_server.graphql import global_ids
 from outpost_server.graphql.context import GraphContext, context_of
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 
-from outpost_server.error_tracking import partitions
+from outpost_server.error_tracking.retention import partitions
 
 BATCH = 5_000
 LEGACY = "_legacy"

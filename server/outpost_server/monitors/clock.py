@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from outpost_server.background import BackgroundWorker
 from outpost_server.db import changed_rows, session_scope, utcnow
-from outpost_server.error_tracking.retention import RetentionPolicy, find_override, project_policy
+from outpost_server.error_tracking.retention.limits import RetentionPolicy, find_override, project_policy
 from outpost_server.leases import Lease, LeaseLost, new_holder
 
 from .models import Monitor, MonitorCheckIn, MonitorClock, MonitorEnvironment

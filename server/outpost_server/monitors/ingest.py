@@ -20,8 +20,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from outpost_server.domain_errors import Invalid
-from outpost_server.error_tracking.batch_outcome import ReceivedCheckIns
-from outpost_server.error_tracking.check_in_items import CheckInItem
+from outpost_server.error_tracking.digest.batch_outcome import ReceivedCheckIns
+from outpost_server.error_tracking.ingest.check_in_items import CheckInItem
 
 from .models import Monitor, MonitorCheckIn, MonitorEnvironment
 from .schedule import parse_config

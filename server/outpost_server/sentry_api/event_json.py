@@ -12,12 +12,12 @@ from typing import Any
 
 from outpost_server.accounts.models import Project
 from outpost_server.compat.gitlab_time import iso
-from outpost_server.error_tracking.event_messages import message_template, message_text
-from outpost_server.error_tracking.event_tags import event_tags
-from outpost_server.error_tracking.grouping import exception_values, frames_of
+from outpost_server.error_tracking.digest.event_messages import message_template, message_text
+from outpost_server.error_tracking.digest.event_tags import event_tags
+from outpost_server.error_tracking.digest.grouping import exception_values, frames_of
+from outpost_server.error_tracking.digest.normalize import normalize_event, parse_timestamp
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
-from outpost_server.error_tracking.normalize import normalize_event, parse_timestamp
-from outpost_server.error_tracking.web.integrated import gitlab_frame
+from outpost_server.error_tracking.read.integrated import gitlab_frame
 
 from .serializers import metadata, release_json
 

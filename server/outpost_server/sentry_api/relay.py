@@ -21,8 +21,8 @@ from sqlalchemy.orm import Session
 from outpost_server.accounts.models import Project
 from outpost_server.deps import services_of
 from outpost_server.error_tracking import settings
-from outpost_server.error_tracking.external.client import SentryResponse
-from outpost_server.error_tracking.web import reading
+from outpost_server.error_tracking.read import reading
+from outpost_server.error_tracking.read.external.client import SentryResponse
 from outpost_server.http_errors import ApiError
 from outpost_server.params import Param, Params
 from outpost_server.urls import public_base_url

@@ -13,8 +13,8 @@ from fastapi import Request
 
 from outpost_server.accounts.models import Project
 from outpost_server.compat.gitlab_time import iso
-from outpost_server.error_tracking.events import TagFacet
 from outpost_server.error_tracking.models import ErrorTagValue, TrackedError
+from outpost_server.error_tracking.read.events import TagFacet
 from outpost_server.urls import public_base_url
 
 from .access import slugs_of

@@ -101,7 +101,7 @@ def test_save_then_list_detail_and_resolve_from_sentry(qtbot, tab_for, external_
     qtbot.waitUntil(lambda: page.saved_label.text() == "Saved.", timeout=WAIT)
     assert page.loaded.api_url == fake.api_url("storefront"), (
         "the settings API ignored api_url/token: its PATCH and PUT handlers must call "
-        "outpost_server.error_tracking.external.sentry_settings.apply_external_params")
+        "outpost_server.error_tracking.read.external.sentry_settings.apply_external_params")
     assert not page.loaded.integrated
 
     errors = tab.errors_page

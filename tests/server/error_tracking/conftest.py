@@ -9,9 +9,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from outpost_server.accounts.models import Project
 from outpost_server.db import make_engine
-from outpost_server.error_tracking import release_health, tracked_errors
-from outpost_server.error_tracking.web import integrated
-from outpost_server.error_tracking.web.search import SearchQuery
+from outpost_server.error_tracking.read import integrated, release_health, tracked_errors
+from outpost_server.error_tracking.read.search import SearchQuery
 from tests.support import ApiHelper, RunningServer
 
 

@@ -22,11 +22,11 @@ from outpost_server.accounts.models import Project
 from outpost_server.accounts.namespaces import create_project
 from outpost_server.accounts.users import ensure_root
 from outpost_server.db import make_engine, make_sessionmaker, session_scope, utcnow
-from outpost_server.error_tracking import pruner
-from outpost_server.error_tracking.batch_store import Accepted, store_batch
-from outpost_server.error_tracking.dsn import AuthInfo
-from outpost_server.error_tracking.normalize import normalize_event
-from outpost_server.error_tracking.protocol import IngestRequest
+from outpost_server.error_tracking.digest.batch_store import Accepted, store_batch
+from outpost_server.error_tracking.digest.decode import IngestRequest
+from outpost_server.error_tracking.digest.normalize import normalize_event
+from outpost_server.error_tracking.ingest.dsn import AuthInfo
+from outpost_server.error_tracking.retention import pruner
 from outpost_server.migrations import upgrade_database
 from tests.support import database_url_for
 

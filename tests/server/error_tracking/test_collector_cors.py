@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from outpost_server.error_tracking.origins import origin_allowed, parse_allowed_origins
+from outpost_server.error_tracking.ingest.origins import origin_allowed, parse_allowed_origins
 
 from .through_api import ErrorsApi
 

@@ -298,7 +298,7 @@ def test_transaction_and_client_report_envelopes_answer_empty(collector, tracked
 
 
 def test_users_affected_and_regressions(collector, tracked, et_sessions):
-    from outpost_server.error_tracking import tracked_errors
+    from outpost_server.error_tracking.read import tracked_errors
 
     headers = auth_headers(tracked.public_key)
     users = [{"id": "1"}, {"id": "1", "email": "x@example.com"}, {"email": "b@example.com"}, {"username": "c"},
@@ -326,8 +326,7 @@ def _project(session, project_id):
 
 
 def test_hourly_and_daily_counts(collector, tracked, et_sessions):
-    from outpost_server.error_tracking import tracked_errors
-    from outpost_server.error_tracking.web import integrated
+    from outpost_server.error_tracking.read import integrated, tracked_errors
 
     headers = auth_headers(tracked.public_key)
     for _ in range(3):

@@ -7,9 +7,8 @@ from urllib.parse import quote
 import pytest
 
 from outpost_server.accounts.models import Project
-from outpost_server.error_tracking import release_health, tracked_errors
-from outpost_server.error_tracking.web import integrated
-from outpost_server.error_tracking.web.search import SearchQuery, parse_search
+from outpost_server.error_tracking.read import integrated, release_health, tracked_errors
+from outpost_server.error_tracking.read.search import SearchQuery, parse_search
 
 
 def _page(session, project, *, sort="last_seen", limit=100, cursor=None, query=None, status="unresolved"):

@@ -6,10 +6,10 @@ import datetime as dt
 
 import pytest
 
-from outpost_server.error_tracking.event_messages import format_message
-from outpost_server.error_tracking.grouping import fingerprint_of
-from outpost_server.error_tracking.normalize import normalize_event, normalize_level, parse_timestamp
-from outpost_server.error_tracking.session_items import normalize_session
+from outpost_server.error_tracking.digest.event_messages import format_message
+from outpost_server.error_tracking.digest.grouping import fingerprint_of
+from outpost_server.error_tracking.digest.normalize import normalize_event, normalize_level, parse_timestamp
+from outpost_server.error_tracking.digest.session_items import normalize_session
 
 NOW = dt.datetime(2026, 11, 22, 3, 0, tzinfo=dt.timezone.utc)
 UTC = dt.timezone.utc

@@ -10,7 +10,7 @@ import time
 
 import httpx
 
-from outpost_server.error_tracking.origin_refusals import OriginRefusals, Refusals
+from outpost_server.error_tracking.ingest.origin_refusals import OriginRefusals, Refusals
 from tests.sdk_errors import enable_integrated
 from tests.support import ApiHelper, start_server
 

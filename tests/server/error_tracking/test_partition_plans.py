@@ -21,10 +21,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
-from outpost_server.error_tracking import events, partitions, retention, tracked_errors
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
-from outpost_server.error_tracking.web import integrated
-from outpost_server.error_tracking.web.search import parse_search
+from outpost_server.error_tracking.read import events, integrated, tracked_errors
+from outpost_server.error_tracking.read.search import parse_search
+from outpost_server.error_tracking.retention import limits, partitions
 from tests.server.error_tracking.partitioned_db import (
     accepted,
     event,
@@ -247,9 +247,9 @@ def test_pruning_by_age_reads_only_the_days_before_the_cutoff(filled):
     with Session(engine) as session:
         project = session.get_one(Project, project_ids[0])
         session.expunge(project)
-    policy = retention.RetentionPolicy(retention_days=DAYS - 2, events_per_error=0, max_stored_bytes=0)
+    policy = limits.RetentionPolicy(retention_days=DAYS - 2, events_per_error=0, max_stored_bytes=0)
     with captured(engine) as statements:
-        result = retention.prune_project(factory, project=project, policy=policy, now=NOW, dry_run=True)
+        result = limits.prune_project(factory, project=project, policy=policy, now=NOW, dry_run=True)
     assert result.by_age.events > 0
     with engine.connect() as connection:
         attached = set(partitions.attached_days(connection))

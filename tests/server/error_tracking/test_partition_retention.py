@@ -11,10 +11,11 @@ import sqlalchemy
 from sqlalchemy import text
 
 from outpost_server.db import session_scope
-from outpost_server.error_tracking import events, partition_retention, partitions, pruner
-from outpost_server.error_tracking.batch_store import store_batch
+from outpost_server.error_tracking.digest.batch_store import store_batch
 from outpost_server.error_tracking.models import RetentionOverride
-from outpost_server.error_tracking.retention import RetentionPolicy
+from outpost_server.error_tracking.read import events
+from outpost_server.error_tracking.retention import partition_retention, partitions, pruner
+from outpost_server.error_tracking.retention.limits import RetentionPolicy
 from tests.server.error_tracking.partitioned_db import accepted, event, factory_for, postgres_engine, projects, store
 from tests.server.error_tracking.stored_counters import kept, recount
 

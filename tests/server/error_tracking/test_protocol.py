@@ -10,8 +10,9 @@ import zlib
 
 import pytest
 
-from outpost_server.error_tracking.dsn import extract_public_key, parse_auth_header
-from outpost_server.error_tracking.protocol import (
+from outpost_server.error_tracking.digest.decode import parse_ingest_request
+from outpost_server.error_tracking.ingest.dsn import extract_public_key, parse_auth_header
+from outpost_server.error_tracking.ingest.protocol import (
     MAX_STORE_BODY,
     PARSE_FAILURE,
     PayloadTooLarge,
@@ -19,7 +20,6 @@ from outpost_server.error_tracking.protocol import (
     decode_content,
     decode_store_body,
     parse_envelope,
-    parse_ingest_request,
 )
 
 from .sentry_captures import CAPTURES

@@ -10,9 +10,10 @@ import zlib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from outpost_server.error_tracking.normalize import normalize_event
-from outpost_server.error_tracking.protocol import ProtocolError, parse_ingest_request
-from outpost_server.error_tracking.session_items import normalize_session, normalize_session_aggregates
+from outpost_server.error_tracking.digest.decode import parse_ingest_request
+from outpost_server.error_tracking.digest.normalize import normalize_event
+from outpost_server.error_tracking.digest.session_items import normalize_session, normalize_session_aggregates
+from outpost_server.error_tracking.ingest.protocol import ProtocolError
 
 from .sentry_captures import CAPTURES
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from outpost_server.db import make_engine, make_sessionmaker
-from outpost_server.error_tracking import pruner
+from outpost_server.error_tracking.retention import pruner
 from outpost_server.migrations import upgrade_database
 from tests.support import database_url_for
 

@@ -12,8 +12,8 @@ import pytest
 import sqlalchemy
 
 from outpost_server.db import make_engine, make_sessionmaker, utcnow
-from outpost_server.error_tracking import partitions
-from outpost_server.error_tracking.retention import RetentionPolicy
+from outpost_server.error_tracking.retention import partitions
+from outpost_server.error_tracking.retention.limits import RetentionPolicy
 from tests.e2e.databases import database_url, rows, scalar
 from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, store_request
 from tests.server.error_tracking.partitioned_db import accepted, pruner_held, store

@@ -1,6 +1,6 @@
 """`is:all` in the error search: every status (the console's "All"), on the integrated store and towards a Sentry."""
 
-from outpost_server.error_tracking.web.search import parse_search, without_every_status
+from outpost_server.error_tracking.read.search import parse_search, without_every_status
 
 
 def test_is_all_asks_for_every_status():

@@ -13,8 +13,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from outpost_server.error_tracking.models import TrackedError
-from outpost_server.error_tracking.web import integrated
-from outpost_server.error_tracking.web.search import parse_search
+from outpost_server.error_tracking.read import integrated
+from outpost_server.error_tracking.read.search import parse_search
 from tests.server.error_tracking.partitioned_db import (
     ENVIRONMENTS,
     RELEASES,

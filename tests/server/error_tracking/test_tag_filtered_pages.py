@@ -16,8 +16,8 @@ import sqlalchemy
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from outpost_server.error_tracking import events
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
+from outpost_server.error_tracking.read import events
 from tests.server.error_tracking.partitioned_db import accepted, engine_for, event, factory_for, projects, store
 
 NOW = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)

@@ -17,7 +17,7 @@ import pytest
 from alembic import command
 
 from outpost_server.db import make_engine
-from outpost_server.error_tracking import partitions
+from outpost_server.error_tracking.retention import partitions
 from outpost_server.migrations import alembic_config
 from outpost_server.migrations.partition_move import move_legacy_rows
 from tests.server.error_tracking.stored_counters import kept, recount

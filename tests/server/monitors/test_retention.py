@@ -8,7 +8,7 @@ import httpx
 from sqlalchemy import select
 
 from outpost_server.db import session_scope, utcnow
-from outpost_server.error_tracking.retention import RetentionPolicy
+from outpost_server.error_tracking.retention.limits import RetentionPolicy
 from outpost_server.monitors.clock import prune_check_ins
 from outpost_server.monitors.models import Monitor, MonitorCheckIn
 from tests.server.error_tracking.conftest import make_tracked_project

@@ -16,8 +16,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from prometheus_client.registry import Collector
 from sqlalchemy.orm import Session, sessionmaker
 
-from .digest import BATCH_SIZE_BUCKETS, DURATION_BUCKETS, LAG_BUCKETS
-from .spool import Spool, spool_path
+from outpost_server.error_tracking.digest.digester import BATCH_SIZE_BUCKETS, DURATION_BUCKETS, LAG_BUCKETS
+from outpost_server.error_tracking.ingest.spool import Spool, spool_path
 
 # Every bucket is exported from the start (a bucket without observations counts 0), so a rule over one
 # works before the first event.

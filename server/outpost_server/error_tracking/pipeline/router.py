@@ -16,9 +16,8 @@ from starlette.responses import JSONResponse
 from outpost_server.auth import AdminUserDep, OptionalUserDep
 from outpost_server.config import ServerConfig
 from outpost_server.deps import ConfigDep, Services, ServicesDep
+from outpost_server.error_tracking.pipeline.metrics import MetricsSources, prometheus_text, read_snapshot
 from outpost_server.http_metrics import HTTP_METRICS
-
-from .metrics import MetricsSources, prometheus_text, read_snapshot
 
 metrics_router = APIRouter(include_in_schema=False)
 api_router = APIRouter(tags=["error tracking"])

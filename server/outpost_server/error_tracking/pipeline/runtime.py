@@ -9,36 +9,19 @@ import signal
 import threading
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
-from typing import Annotated
-
-from fastapi import Depends
 
 from outpost_server.config import ServerConfig
 from outpost_server.db import make_engine
-from outpost_server.deps import Services, part_of
-
-from ..access_cache import AccessCache
-from ..origin_refusals import OriginRefusals
-from ..rate_limit import SharedRateLimit
-from .accept import SpoolLimits, SpoolWriter
-from .digest import Digester
-from .sealing import Sealer
-from .spool import spool_path
-
-
-@dataclass(frozen=True)
-class Collector:
-    """What a collector request passes through in this process (collector.py, authentication.py)."""
-
-    access: AccessCache
-    sealer: Sealer
-    writer: SpoolWriter
-    rate_limit: SharedRateLimit | None  # None without OUTPOST_ERROR_TRACKING_RATE_LIMIT_PER_MINUTE
-    origin_refusals: OriginRefusals
-
-
-CollectorDep = Annotated[Collector, Depends(part_of(Collector))]
+from outpost_server.deps import Services
+from outpost_server.error_tracking.digest.digester import Digester
+from outpost_server.error_tracking.ingest.accept import SpoolLimits, SpoolWriter
+from outpost_server.error_tracking.ingest.access_cache import AccessCache
+from outpost_server.error_tracking.ingest.collector_parts import Collector
+from outpost_server.error_tracking.ingest.origin_refusals import OriginRefusals
+from outpost_server.error_tracking.ingest.rate_limit import SharedRateLimit
+from outpost_server.error_tracking.ingest.sealing import Sealer
+from outpost_server.error_tracking.ingest.spool import spool_path
+from outpost_server.source_maps.symbolication import symbolicate
 
 
 @asynccontextmanager
@@ -54,7 +37,7 @@ async def running_collector(services: Services, *, digest_in_process: bool) -> A
             # first, then digested within the grace; whatever is left waits in the spool for the next start.
             await workers.enter_async_context(_digesting(
                 Digester(services.engine, data_dir=config.data_dir, sealer=sealer, wake=wake,
-                         min_free_bytes=config.error_tracking_digest_min_free_bytes),
+                         min_free_bytes=config.error_tracking_digest_min_free_bytes, symbolicate=symbolicate),
                 drain_seconds=config.shutdown_grace_seconds))
         writer = await workers.enter_async_context(SpoolWriter(spool_path(config.data_dir), SpoolLimits(
             max_bytes=config.error_tracking_spool_max_bytes,
@@ -85,7 +68,8 @@ def run_digester(config: ServerConfig, *, parent: int) -> None:
         signal.signal(signum, lambda *_: stop.set())
     engine = make_engine(config.sqlalchemy_url())
     digester = Digester(engine, data_dir=config.data_dir, sealer=Sealer(config.resolved_secret_key()),
-                        wake=threading.Event(), min_free_bytes=config.error_tracking_digest_min_free_bytes)
+                        wake=threading.Event(), min_free_bytes=config.error_tracking_digest_min_free_bytes,
+                        symbolicate=symbolicate)
     digester.start()
     try:
         while not stop.wait(0.5):

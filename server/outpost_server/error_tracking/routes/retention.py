@@ -13,28 +13,27 @@ from outpost_server.compat.gitlab_time import iso
 from outpost_server.config import ServerConfig
 from outpost_server.db import MAX_ROW_ID, SessionDep
 from outpost_server.deps import ConfigDep
+from outpost_server.error_tracking.access import managed_project
+from outpost_server.error_tracking.models import PruneLease
+from outpost_server.error_tracking.retention import limits, storage_usage
+from outpost_server.error_tracking.retention.pruner import LEASE_ID
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.source_maps.bundles import project_usage
-
-from .. import retention, storage_usage
-from ..access import managed_project
-from ..models import PruneLease
-from ..pruner import LEASE_ID
 
 router = APIRouter(tags=["error tracking"])
 
 
 def _retention_entity(session, config: ServerConfig, project_id: int) -> dict:
-    defaults = retention.instance_policy(config)
-    override = retention.find_override(session, project_id=project_id)
-    policy = retention.project_policy(defaults, override)
+    defaults = limits.instance_policy(config)
+    override = limits.find_override(session, project_id=project_id)
+    policy = limits.project_policy(defaults, override)
     tables_bytes = storage_usage.event_tables_bytes(session)  # before the counters (storage_usage.instance_storage)
-    usage = retention.stored_usage(session, project_id=project_id)
+    usage = limits.stored_usage(session, project_id=project_id)
     lease = session.get(PruneLease, LEASE_ID)
     return {
-        **{name: getattr(policy, name) for name in retention.LIMIT_NAMES},
-        "instance_defaults": {name: getattr(defaults, name) for name in retention.LIMIT_NAMES},
-        "overridden": [name for name in retention.LIMIT_NAMES
+        **{name: getattr(policy, name) for name in limits.LIMIT_NAMES},
+        "instance_defaults": {name: getattr(defaults, name) for name in limits.LIMIT_NAMES},
+        "overridden": [name for name in limits.LIMIT_NAMES
                        if override is not None and getattr(override, name) is not None],
         "stored_events": usage.events,
         "stored_bytes": usage.payload_bytes,
@@ -73,13 +72,13 @@ def get_retention(config: ConfigDep, session: SessionDep, user: CurrentUserDep, 
 
 # Each limit: a whole number, 0 for no limit, empty for the instance default.
 @router.put("/projects/{project_id}/error_tracking/retention", openapi_extra=body_params(
-    *(Param(name, "integer") for name in retention.LIMIT_NAMES)))
+    *(Param(name, "integer") for name in limits.LIMIT_NAMES)))
 def put_retention(config: ConfigDep, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
     project = managed_project(session, project_id, user)
-    changes = {name: _limit(params, name) for name in retention.LIMIT_NAMES if name in params}
+    changes = {name: _limit(params, name) for name in limits.LIMIT_NAMES if name in params}
     if not changes:
         # Grape's `at_least_one_of` message.
-        raise http_errors.ApiError(400, {"error": f"{', '.join(retention.LIMIT_NAMES)} are missing, "
+        raise http_errors.ApiError(400, {"error": f"{', '.join(limits.LIMIT_NAMES)} are missing, "
                                              "at least one parameter must be provided"})
-    retention.save_override(session, project_id=project.id, changes=changes)
+    limits.save_override(session, project_id=project.id, changes=changes)
     return _retention_entity(session, config, project.id)

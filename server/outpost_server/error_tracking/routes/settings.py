@@ -9,16 +9,15 @@ from outpost_server import http_errors
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep, after_commit
 from outpost_server.deps import SecretKeyDep
+from outpost_server.error_tracking import client_keys, settings
+from outpost_server.error_tracking.access import managed_project
+from outpost_server.error_tracking.entities import client_key_entity, setting_entity
+from outpost_server.error_tracking.ingest.collector_parts import Collector, CollectorDep
+from outpost_server.error_tracking.ingest.origins import parse_allowed_origins
+from outpost_server.error_tracking.read.external.sentry_settings import EXTERNAL_SENTRY_PARAMS, apply_external_params
 from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.urls import public_base_url
-
-from .. import client_keys, settings
-from ..access import managed_project
-from ..entities import client_key_entity, setting_entity
-from ..external.sentry_settings import EXTERNAL_SENTRY_PARAMS, apply_external_params
-from ..origins import parse_allowed_origins
-from ..pipeline.runtime import Collector, CollectorDep
 
 router = APIRouter(tags=["error tracking"])
 SETTINGS_PARAMS = (*EXTERNAL_SENTRY_PARAMS,

@@ -10,9 +10,8 @@ from fastapi import APIRouter
 
 from outpost_server.auth import AdminUserDep
 from outpost_server.db import SessionDep
+from outpost_server.error_tracking.retention import storage_usage
 from outpost_server.params import query_params
-
-from .. import storage_usage
 
 router = APIRouter(tags=["error tracking"])
 

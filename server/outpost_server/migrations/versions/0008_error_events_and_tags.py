@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 from outpost_server.db import UTCDateTime
-from outpost_server.error_tracking.scrubbing import scrub_event
+from outpost_server.error_tracking.digest.scrubbing import scrub_event
 
 revision = "0008_error_events_and_tags"
 down_revision = "0007_error_tracking_retention"

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from alembic import op
 
 from outpost_server.db import UTCDateTime
-from outpost_server.error_tracking import partitions
+from outpost_server.error_tracking.retention import partitions
 
 revision = "0019_error_event_partitions"
 down_revision = "0016_error_tracking_ids"

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 from outpost_server.db import UTCDateTime
-from outpost_server.error_tracking import partitions
+from outpost_server.error_tracking.retention import partitions
 
 revision = "0021_stored_days"
 down_revision = "0020_error_stored_bytes"

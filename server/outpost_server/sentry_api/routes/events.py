@@ -12,8 +12,8 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.db import SessionDep
-from outpost_server.error_tracking import events
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
+from outpost_server.error_tracking.read import events
 from outpost_server.params import Param, Params, ParamsDep, query_params
 
 from ..access import CallerDep, detail, issue_for, not_found

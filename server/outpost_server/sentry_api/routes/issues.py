@@ -10,10 +10,9 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.db import SessionDep
-from outpost_server.error_tracking import events, tracked_errors
 from outpost_server.error_tracking.models import TrackedError
-from outpost_server.error_tracking.web import integrated
-from outpost_server.error_tracking.web.search import parse_search
+from outpost_server.error_tracking.read import events, integrated, tracked_errors
+from outpost_server.error_tracking.read.search import parse_search
 from outpost_server.http_errors import ApiError
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 

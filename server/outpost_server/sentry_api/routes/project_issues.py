@@ -18,9 +18,8 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.db import SessionDep
-from outpost_server.error_tracking import events, tracked_errors
 from outpost_server.error_tracking.models import TrackedError
-from outpost_server.error_tracking.web import reading
+from outpost_server.error_tracking.read import events, reading, tracked_errors
 from outpost_server.params import ParamsDep, query_params
 
 from .. import relay

@@ -7,8 +7,8 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from outpost_server.db import SessionDep
-from outpost_server.error_tracking import events
 from outpost_server.error_tracking.models import TrackedError
+from outpost_server.error_tracking.read import events
 from outpost_server.params import Param, Params, ParamsDep, query_params
 
 from ..access import CallerDep, issue_for, not_found

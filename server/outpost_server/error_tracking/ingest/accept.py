@@ -1,0 +1,215 @@
+"""The collector's side of the spool: appends accepted requests with group commit.
+
+Each collector request hands one entry to the writer and waits; the writer takes everything queued,
+appends it to the spool in ONE transaction on its own thread and wakes the requests once the commit
+is on disk. So "200" still means "will be stored", while the disk sees one sync per batch.
+
+The writer also decides backpressure: once the spool holds more than its byte limit, or its oldest
+entry is older than the age limit, requests are refused (429 with Retry-After) until digest catches
+up. A spool that cannot be written (a full disk, a lock held too long) refuses with 503: nothing is
+ever answered 200 that was not kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from outpost_server.background import BackgroundWorker
+from outpost_server.error_tracking.ingest.spool import Backlog, NewEntry, Spool
+
+log = logging.getLogger("outpost.error_tracking.accept")
+
+MAX_BATCH = 1000
+# What an SDK refused because the spool is full is asked to wait.
+FULL_RETRY_AFTER_SECONDS = 5
+REFUSALS_FLUSH_SECONDS = 1.0
+# While refusing because the spool is full, how often its backlog is read again.
+FULL_RECHECK_SECONDS = 0.5
+
+
+class SpoolFull(Exception):
+    def __init__(self, retry_after: int):
+        super().__init__(retry_after)
+        self.retry_after = retry_after
+
+
+class SpoolUnavailable(Exception):
+    """The spool could not be written (disk full, I/O error, lock held too long)."""
+
+
+@dataclass(frozen=True)
+class SpoolLimits:
+    max_bytes: int
+    max_age_seconds: float
+
+    def exceeded(self, backlog: Backlog, now: float) -> bool:
+        if self.max_bytes and backlog.bytes > self.max_bytes:
+            return True
+        oldest = backlog.oldest_received_at
+        return bool(self.max_age_seconds and oldest is not None and now - oldest > self.max_age_seconds)
+
+
+@dataclass(eq=False)
+class _Waiting:
+    entry: NewEntry
+    future: asyncio.Future
+
+
+_STOP = object()
+
+
+class SpoolWriter(BackgroundWorker):
+    """`await writer.append(entry)` returns once the entry is durable in the spool.
+
+    Each round writes what is queued in one spool transaction (a group commit) on the writer's own thread,
+    or, when nothing came for REFUSALS_FLUSH_SECONDS, writes the refusal counts. On stop it drains: every
+    entry queued before the stop is written and answered."""
+
+    drains = True
+
+    def __init__(self, path: Path, limits: SpoolLimits, *, on_commit: threading.Event | None = None):
+        super().__init__(name="ingest-spool-writer", log=log, what="writing the ingest spool",
+                         interval_seconds=0, own_thread=True)
+        self._path = path
+        self._limits = limits
+        self._on_commit = on_commit
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self._spool: Spool | None = None
+        self._full = False
+        self._full_checked = 0.0
+        self._refused: Counter[tuple[str, str]] = Counter()
+        # Counted on the event loop, taken by the writer's thread.
+        self._refused_lock = threading.Lock()
+        self._unavailable = False
+
+    async def prepare(self) -> None:
+        self._spool = await self.blocking(Spool, self._path)
+
+    async def drain(self) -> None:
+        await self._queue.put(_STOP)
+
+    async def finish(self) -> None:
+        if self._spool is not None:
+            spool, self._spool = self._spool, None
+            await self.blocking(self._flush_refusals_and_close, spool)
+
+    def refused(self, reason: str) -> None:
+        """Counts a refusal (recorded in the spool's counters with the next commit)."""
+        with self._refused_lock:
+            self._refused[("refused", reason)] += 1
+
+    async def append(self, entry: NewEntry) -> None:
+        if self._full and not await self._still_full():
+            self._full = False
+        if self._full:
+            self.refused("queue_full")
+            raise SpoolFull(retry_after=FULL_RETRY_AFTER_SECONDS)
+        future = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Waiting(entry, future))
+        try:
+            await asyncio.shield(future)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():
+                raise
+            # Cancelled while its entry was being written (the shutdown grace ended): the entry is written
+            # all the same, so wait for the write and answer what happened rather than a 503 that says
+            # "retry" for an event that was kept.
+            task.uncancel()
+            await future
+
+    def _take_refusals(self) -> dict[tuple[str, str], float]:
+        with self._refused_lock:
+            counts, self._refused = dict(self._refused), Counter()
+        return dict(counts)
+
+    def _put_back(self, counts: dict[tuple[str, str], float]) -> None:
+        with self._refused_lock:
+            for key, value in counts.items():
+                self._refused[key] += int(value)
+
+    def _flush_refusals(self, spool: Spool) -> None:
+        counts = self._take_refusals()
+        try:
+            spool.count(counts)
+        except sqlite3.Error:
+            self._put_back(counts)
+
+    async def _still_full(self) -> bool:
+        now = time.monotonic()
+        if now - self._full_checked < FULL_RECHECK_SECONDS or self._spool is None:
+            return True
+        self._full_checked = now
+        spool = self._spool
+        try:
+            backlog = await self.blocking(spool.backlog)
+        except sqlite3.Error:
+            return True
+        return self._limits.exceeded(backlog, time.time())
+
+    async def tick(self) -> bool:
+        """Writes one group; False once the stop's marker was reached (everything before it answered)."""
+        try:
+            first = await asyncio.wait_for(self._queue.get(), REFUSALS_FLUSH_SECONDS)
+        except TimeoutError:
+            # Refusals are counted with the next commit; without one, they are written within a second.
+            if self._refused and self._spool is not None:
+                await self.blocking(self._flush_refusals, self._spool)
+            return True
+        if first is _STOP:
+            return False
+        batch = [first]
+        stop = False
+        while len(batch) < MAX_BATCH and not self._queue.empty():
+            item = self._queue.get_nowait()
+            if item is _STOP:
+                stop = True
+                break
+            batch.append(item)
+        error = await self.blocking(self._write, batch)
+        for item in batch:
+            if item.future.done():
+                continue  # the client went away; the entry is kept all the same
+            if error is None:
+                item.future.set_result(None)
+            else:
+                item.future.set_exception(error)
+        return not stop
+
+    def _write(self, batch: list[_Waiting]) -> Exception | None:
+        assert self._spool is not None
+        counts = self._take_refusals()
+        counts[("accepted", "")] = len(batch)
+        try:
+            backlog = self._spool.append([item.entry for item in batch], counts)
+        except sqlite3.Error as error:
+            del counts[("accepted", "")]
+            counts[("refused", "spool_unavailable")] = counts.get(("refused", "spool_unavailable"), 0) + len(batch)
+            self._put_back(counts)
+            if not self._unavailable:
+                # Once per outage, not once per request: a full disk refuses thousands of requests.
+                log.error("the ingest spool cannot be written (%s); refusing events with 503 until it can",
+                          error)
+                self._unavailable = True
+            return SpoolUnavailable(str(error))
+        if self._unavailable:
+            log.warning("the ingest spool is writable again; accepting events")
+            self._unavailable = False
+        self._full = self._limits.exceeded(backlog, time.time())
+        self._full_checked = time.monotonic()
+        if self._on_commit is not None:
+            self._on_commit.set()
+        return None
+
+    def _flush_refusals_and_close(self, spool: Spool) -> None:
+        if self._refused:
+            self._flush_refusals(spool)
+        spool.close()
+

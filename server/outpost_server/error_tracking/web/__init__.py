@@ -1,1 +1,0 @@
-"""GitLab's project-scoped error tracking JSON endpoints (`/<project>/-/error_tracking...json`)."""
