@@ -34,6 +34,7 @@ class AppContext(QObject):
         status_message: a transient line for the status bar (progress, or an action's success).
         error_reported: (title, message) an operation failed.
         window_failure: (title, message) a failure no tab's message bar shows: the window's shows it.
+        window_failure_ended: (title) what failed works again: the window's message bar no longer shows it.
         news: (title, message, target) news from the server, now in the notification list.
         busy: True while at least one operation (console.operations.Op) that is not quiet is in flight.
     """
@@ -42,6 +43,7 @@ class AppContext(QObject):
     status_message = Signal(str)
     error_reported = Signal(str, str)
     window_failure = Signal(str, str)
+    window_failure_ended = Signal(str)
     news = Signal(str, str, object)
     busy = Signal(bool)
 
@@ -149,6 +151,11 @@ class AppContext(QObject):
         if not shown_in_place:
             self.window_failure.emit(title, message)
         self.error_reported.emit(title, message)
+
+    def failure_ended(self, title: str) -> None:
+        """What failed (``title``, as reported) works again: its failure no longer stands in the window."""
+        self.messages.add(Kind.DONE, f"{title.removesuffix(' failed')}: working again")
+        self.window_failure_ended.emit(title)
 
     def announce(self, title: str, message: str, target: object) -> Message:
         """News from the server (a new error, a finished export) for the notification list."""

@@ -134,6 +134,7 @@ class MainWindow(QMainWindow):
         context.connection_changed.connect(self._show_connection)
         context.status_message.connect(self.show_status)
         context.window_failure.connect(self.show_error)
+        context.window_failure_ended.connect(self.message_bar.clear_failure)
         context.news.connect(self._news)
         context.connection_changed.connect(self.message_bar.dismiss)
         context.busy.connect(self._busy)

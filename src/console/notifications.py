@@ -22,7 +22,7 @@ from console.api.errors import ApiError, NotFound
 from console.context import AppContext
 from console.error_watch import ErrorWatch
 from console.errors import records
-from console.operations import Op, blocking
+from console.operations import Op, blocking, readable
 from console.window_state import ProfileState
 
 if TYPE_CHECKING:  # the API modules are imported when watching starts, not at start-up
@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the API modules are imported when watching starts, not at s
 
 log = logging.getLogger(__name__)
 
+POLLING = "Checking for news"
 Target = tuple[str, Any]  # ("exports", export id) or ("errors", (project path, error id))
 
 
@@ -86,6 +87,7 @@ class Watcher(QObject):
         self._failing_deliveries: dict[str, set[int]] = {}  # per watched project, as the previous look saw them
         self._failing_monitors: dict[str, set[str]] = {}  # per watched project, as the previous look saw them
         self._running: Op[None] | None = None
+        self._poll_failing = False  # the failure is said once, and taken back when a poll works again
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.poll)
         context.connection_changed.connect(self.restart)
@@ -96,6 +98,7 @@ class Watcher(QObject):
         self.errors.clear()
         self._failing_deliveries.clear()
         self._failing_monitors.clear()
+        self._poll_failing = False  # a connection change dismisses the window's failures
         self.timer.stop()
         if self._context.client is not None and self._state.watch_enabled:
             self.timer.start(self._state.watch_seconds * 1000)
@@ -111,8 +114,21 @@ class Watcher(QObject):
     def poll(self) -> Op[None] | None:
         if self._context.client is None or (self._running is not None and not self._running.done()):
             return None
-        self._running = Op(self._context, self.check_once(), description="Checking for news", quiet=True).run()
+        self._running = Op(self._context, self.check_once(), description=POLLING, quiet=True).success(
+            self._poll_worked).failure(self._poll_failed).run()
         return self._running
+
+    def _poll_failed(self, exc: Exception) -> None:
+        if self._poll_failing:
+            log.info("%s failed again: %s", POLLING, readable(exc))
+            return
+        self._poll_failing = True
+        self._context.report_error(f"{POLLING} failed", readable(exc))
+
+    def _poll_worked(self, _: None) -> None:
+        if self._poll_failing:
+            self._poll_failing = False
+            self._context.failure_ended(f"{POLLING} failed")
 
     async def check_once(self) -> None:
         client = self._context.client
@@ -123,20 +139,28 @@ class Watcher(QObject):
         from console.api.exports import ExportsApi
         from console.api.monitors import MonitorsApi
         from console.exports import polling
+        from console.exports import records as exports_held
         from console.exports.store import ExportHistory
 
-        records = await blocking(ExportHistory(self._history_dir, self._context.profile_key or "").load)
+        store, scope = self._context.store, self._context.store.scope
+        from_file = await blocking(ExportHistory(self._history_dir, self._context.profile_key or "").load)
+        if store.scope != scope:
+            return  # the connection changed meanwhile: this look is about another profile
+        exports_held.take_history(store, from_file)  # the store's (the exports tab's) are newer
         exports = ExportsApi(client)
-        for record in records:
+        for record in exports_held.held(store):
             if record.gone or record.id in self._announced_exports or not polling.is_running(record.status):
                 continue
             try:
                 state = await exports.state(record.id)
             except NotFound:
                 continue
-            if polling.next_wait(state) is None:  # no longer running
-                status = state.body.get("status", "finished")
-                self.announce_export(record.id, polling.announcement(record.id, record.scope_label, status))
+            step = polling.answered(exports_held.record(store, record.id), state)
+            if step.record is not None and store.scope == scope:
+                exports_held.write(store, step.record)  # the exports list and the overview show it at once
+            if step.announce and step.record is not None:
+                self.announce_export(record.id, polling.announcement(record.id, record.scope_label,
+                                                                     step.record.status))
         errors = ErrorTrackingApi(client)
         for path in self._state.watched_projects:
             try:
@@ -178,21 +202,20 @@ class Watcher(QObject):
 
     async def _check_deliveries(self, api: AlertsApi, path: str) -> None:
         """Alert deliveries that started failing since the previous look (not test sends: the user sees those)."""
+        from console.errors import alert_records
         from console.errors.alert_form import CHANNEL_LABELS
 
         rules = await api.rules(path)
-        self._context.store.replace_all("alert_rule", path, {str(rule.id): rule for rule in rules})
+        alert_records.write_rules(self._context.store, path, rules)  # the Alerts page shows them
         failing: dict[int, str] = {}
-        delivered = {}
         for rule in rules:
             if rule.id is None:
                 continue
             deliveries = await api.deliveries(path, rule.id)
-            delivered.update({str(item.id): item for item in deliveries})
+            alert_records.write_deliveries(self._context.store, path, rule.id, deliveries)
             failing.update({item.id: f"{rule.name}: {CHANNEL_LABELS.get(item.channel, item.channel)} to "
                                      f"{item.target}: {item.last_error or item.status}"
                             for item in deliveries if item.failing and item.trigger != "test"})
-        self._context.store.replace_all("alert_delivery", path, delivered)
         known = self._failing_deliveries.get(path)
         self._failing_deliveries[path] = set(failing)
         if known is None:

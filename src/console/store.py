@@ -54,6 +54,12 @@ class Store:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
+    def subscribe_view(self, view: Any, listener: Listener) -> None:
+        """Call ``listener`` for as long as ``view`` (a QObject, with its ``destroyed`` signal) exists: a deleted
+        window's views are told nothing more."""
+        stop = self.subscribe(listener)
+        view.destroyed.connect(lambda *_: stop())
+
     def _tell(self, change: Change) -> None:
         for listener in list(self._listeners):
             listener(change)

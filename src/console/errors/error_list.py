@@ -123,7 +123,7 @@ class ErrorsPage(QWidget):
         self.detail.copy_requested.connect(self.copy_markdown)
         self.shown_error: tuple[dict[str, Any], list[dict[str, Any]]] | None = None  # details, stack trace
         self.store = host.context.store
-        self.store.subscribe(self._store_changed)
+        self.store.subscribe_view(self, self._store_changed)
         self._writing = False  # the page writes its own answer into the store
         left = QWidget()
         left_layout = QVBoxLayout(left)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -23,7 +22,7 @@ from PySide6.QtWidgets import (
 from console.api.errors import Forbidden, NotFound
 from console.api.exports import ExportsApi, ExportScope
 from console.context import AppContext
-from console.exports import polling
+from console.exports import polling, records
 from console.exports.actions import ACTIONS
 from console.exports.columns import EXPORT_COLUMN_SAMPLES, size_columns
 from console.exports.dialogs import PreviewDialog
@@ -32,8 +31,10 @@ from console.exports.options_dialog import ExportOptionsBar
 from console.exports.saving import ExportSaving
 from console.exports.scope_picker import ScopePicker
 from console.exports.store import ExportHistory, ExportRecord
+from console.exports.watching import ExportWatches
 from console.operations import Op, Token
 from console.settings import app_data_dir
+from console.store import EVERYTHING, Change
 from console.tab import ConsoleTab
 
 # GitLab serves vulnerability exports in its Ultimate tier only: without it they answer 403 (EE) or 404 (CE).
@@ -59,7 +60,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
         self.history: ExportHistory | None = None  # the profile's, once read
         self.profiles = Token()  # a history read for an earlier profile is stale
-        self.watchers: dict[int, Op[None]] = {}
+        self.watches = ExportWatches(self, self._announce)  # one per running export
         self.wanted_export: int | None = None  # to select once the history has been read
         self.preview_dialog: PreviewDialog | None = None
 
@@ -121,6 +122,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.clock.setInterval(1000)
         self.clock.timeout.connect(self._tick)
         self.clock.start()
+        context.store.subscribe_view(self, self._store_changed)
         context.connection_changed.connect(self.load_profile)
         self.install_actions(ACTIONS)
         self.bind_button(self.save_button, "save_export")
@@ -143,12 +145,10 @@ class ExportsTab(ConsoleTab[ExportsApi]):
 
     # profile -----------------------------------------------------------------------
     def load_profile(self) -> None:
-        for task in self.watchers.values():
-            task.cancel()
-        self.watchers.clear()
+        self.watches.stop_all()
         client = self.context.client
         self.history = None
-        self.model.set_records([])
+        self.model.set_records(records.held(self.context.store))  # what others (the overview) read meanwhile
         reading = self.profiles.advance()
         if client is not None:
             # The file is read in a worker thread; until it is, nothing is written over it.
@@ -161,38 +161,40 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.request_button.setEnabled(client is not None)
         self.update_actions()
 
-    def _history_read(self, history: ExportHistory, records: list[ExportRecord]) -> None:
-        requested_meanwhile = [record for record in self.model.records if record.id not in {r.id for r in records}]
+    def _history_read(self, history: ExportHistory, from_file: list[ExportRecord]) -> None:
+        # What the store holds is newer (requested, or looked at by the watcher, while the file was read).
+        newer = records.take_history(self.context.store, from_file)
         self.history = history
-        self.model.set_records([*records, *requested_meanwhile])
-        for record in self.model.records:
+        self.model.set_records(records.held(self.context.store))
+        for record in records.held(self.context.store):
             if record.is_active:
-                self.watch(record)
-        if requested_meanwhile:
+                self.watches.watch(record)
+        if newer:
             self._save_history()
-        else:
-            self._publish()
         if self.wanted_export is not None:
             self.select_export(self.wanted_export)
         self.update_actions()
 
+    def _store_changed(self, change: Change) -> None:
+        """The list shows the exports the store holds; the profile's history file keeps them."""
+        if change.kind == EVERYTHING:
+            self.model.set_records([])
+        elif change.touches(records.KIND, records.INSTANCE):
+            for key in change.ids:
+                record = records.record(self.context.store, int(key))
+                if record is None:
+                    self.model.remove(int(key))
+                else:
+                    self.model.upsert(record)
+            self._save_history()
+        self.update_actions()
+
     def _save_history(self) -> None:
-        """Write the list in a worker thread; a later list written first is never replaced by an earlier one.
-        The store (and so the overview) learns the list too."""
-        self._publish()
+        """Write the list in a worker thread; a later list written first is never replaced by an earlier one."""
         history = self.history
         if history is not None:
-            Op.in_thread(self.context, history.save, list(self.model.records), history.next_save(),
+            Op.in_thread(self.context, history.save, records.held(self.context.store), history.next_save(),
                          description="Saving the export history", quiet=True).run()
-
-    def _publish(self) -> None:
-        if self.context.is_connected:
-            self.context.store.replace_all("export", "", {str(r.id): r for r in self.model.records})
-
-    def _store(self, record: ExportRecord) -> None:
-        self.model.upsert(record)
-        self._save_history()
-        self.update_actions()
 
     # requesting and watching ------------------------------------------------------
     def request_export(self) -> Op[None] | None:
@@ -224,46 +226,14 @@ class ExportsTab(ConsoleTab[ExportsApi]):
             return
         record = ExportRecord.from_api(body, scope, options)
         if replacing is not None:
-            self.model.remove(replacing)
-        self._store(record)
+            records.forget(self.context.store, replacing)
+        records.write(self.context.store, record)
         self.select_export(record.id)
         self.context.say(f"Export {record.id} of {scope.label} requested")
-        self.watch(record)
-
-    def watch(self, record: ExportRecord) -> None:
-        if record.id not in self.watchers:
-            # One watcher per export, kept to be cancelled when the export is forgotten or the profile changes.
-            task = Op(self, self._watch(record.id), description=f"Checking export {record.id}", quiet=True).run()
-            if not task.started:
-                return
-            self.watchers[record.id] = task
-            export_id = record.id
-
-            def forget_watcher() -> None:
-                self.watchers.pop(export_id, None)
-
-            task.when_done(forget_watcher)
-
-    async def _watch(self, export_id: int) -> None:
-        """Looks at the export until it stops running; what each answer means is console.exports.polling's."""
-        await asyncio.sleep(polling.FIRST_POLL_SECONDS)
-        while True:
-            try:
-                state = await self.api.state(export_id)
-            except NotFound:
-                step = polling.vanished(self._record(export_id))
-            else:
-                step = polling.answered(self._record(export_id), state)
-            if step.record is not None:
-                self._store(step.record)
-                if step.announce:
-                    self._announce(step.record)
-            if step.wait is None:
-                return
-            await asyncio.sleep(step.wait)
+        self.watches.watch(record)
 
     def _record(self, export_id: int) -> ExportRecord | None:
-        return next((r for r in self.model.records if r.id == export_id), None)
+        return records.record(self.context.store, export_id)
 
     def _announce(self, record: ExportRecord) -> None:
         text = polling.announcement(record.id, record.scope_label, record.status)
@@ -318,11 +288,8 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         record = self.selected()
         if record is None:
             return
-        if record.id in self.watchers:
-            self.watchers[record.id].cancel()
-        self.model.remove(record.id)
-        self._save_history()
-        self.update_actions()
+        self.watches.stop(record.id)
+        records.forget(self.context.store, record.id)
 
     # saving (console.exports.saving) ------------------------------------------------------------------
     @property
@@ -341,7 +308,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         return self.saving.save_as(record) if self.can_save() and (record := self.selected()) else None
 
     def save_to(self, export_id: int, target: Path) -> Op[None] | None:
-        record = next((record for record in self.model.records if record.id == export_id), None)
+        record = self._record(export_id)
         return self.saving.save_to(record, target) if record is not None else None
 
     def cancel_download(self) -> None:

@@ -18,8 +18,10 @@ from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
 from console.api.errors import ApiError, Forbidden, NotFound, Unauthorized, Unsupported
 from console.api.monitors import MonitorsApi
 from console.api.server import ServerInfo
-from console.api.variables import VariablesApi
-from console.exports.store import ExportHistory
+from console.api.variables import Variable, VariablesApi
+from console.exports.records import ExportCounts
+from console.exports.records import counts as export_counts
+from console.exports.store import ExportHistory, ExportRecord
 from console.operations import blocking
 from console.timestamps import parse_time
 
@@ -68,13 +70,6 @@ class ProjectErrors:
     failing_monitors: Count = Count(None, NO_MONITORS_ON_GITLAB)
 
 
-@dataclass(frozen=True)
-class ExportCounts:
-    running: int
-    finished: int
-    latest_finished_id: int | None = None
-
-
 @dataclass
 class Overview:
     server: ServerFacts
@@ -83,6 +78,9 @@ class Overview:
     exports: ExportCounts
     projects: list[ProjectErrors] = field(default_factory=list)
     projects_note: str = ""
+    # What was read to count them, for the console's store (console.store): the views of both follow.
+    variables_read: list[Variable] | None = field(default=None, compare=False, repr=False)
+    exports_read: list[ExportRecord] = field(default_factory=list, compare=False, repr=False)
 
 
 def server_facts(version: dict[str, Any] | None, user: dict[str, Any] | None) -> ServerFacts:
@@ -92,25 +90,25 @@ def server_facts(version: dict[str, Any] | None, user: dict[str, Any] | None) ->
     return ServerFacts(kind=kind, version=str(version.get("version") or "unknown"), role=role)
 
 
-async def count_variables(client: ApiClient) -> tuple[Count, Count]:
+NOT_ADMIN_VARIABLES = "only administrators can read instance variables"
+
+
+def variables_count(variables: list[Variable] | None) -> Count:
+    """The instance variables' count, from their list (None: not readable)."""
+    return Count(None, NOT_ADMIN_VARIABLES) if variables is None else Count(len(variables))
+
+
+async def read_variables(client: ApiClient) -> tuple[list[Variable] | None, Count]:
+    """The instance variables (None where not readable) and their limit."""
     api = VariablesApi(client)
     try:
-        variables = Count(len(await api.list()))
+        variables: list[Variable] | None = await api.list()
     except (Forbidden, NotFound):
-        variables = Count(None, "only administrators can read instance variables")
+        variables = None
     limit = await api.limit()
     if limit is None:
         return variables, Count(None, "the plan limits are readable by administrators only")
     return variables, Count(limit)
-
-
-def export_counts(history_dir: Path, key: str) -> ExportCounts:
-    """The exports requested from this console for the profile ``key`` (AppContext.profile_key)."""
-    records = ExportHistory(history_dir, key).load()
-    finished = [record for record in records if record.status == "finished" and not record.gone]
-    latest = max(finished, key=lambda record: record.finished_at or "", default=None)
-    return ExportCounts(running=sum(record.is_active for record in records), finished=len(finished),
-                        latest_finished_id=latest.id if latest else None)
 
 
 NO_REGRESSIONS_ON_GITLAB = "GitLab's API does not say which errors regressed"
@@ -207,10 +205,11 @@ async def all_project_errors(client: ApiClient, *, now: dt.datetime) -> tuple[li
 async def gather_overview(client: ApiClient, *, version: dict[str, Any] | None, user: dict[str, Any] | None,
                           history_dir: Path, profile: str, now: dt.datetime | None = None) -> Overview:
     facts = server_facts(version, user)
-    (variables, limit), (projects, note) = await asyncio.gather(count_variables(client),
+    (variables, limit), (projects, note) = await asyncio.gather(read_variables(client),
                                                                 all_project_errors(client,
                                                                                    now=now or dt.datetime.now(dt.UTC)))
-    exports = await blocking(export_counts, history_dir, profile)
-    return Overview(server=facts, variables=variables, variables_limit=limit, exports=exports, projects=projects,
-                    projects_note=note)
+    exports = await blocking(ExportHistory(history_dir, profile).load)
+    return Overview(server=facts, variables=variables_count(variables), variables_limit=limit,
+                    exports=export_counts(exports), projects=projects, projects_note=note, variables_read=variables,
+                    exports_read=exports)
 

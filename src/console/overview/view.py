@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from console.context import AppContext
 from console.errors.frequency import FrequencyBarDelegate
+from console.exports import records as exports
 from console.feature import FeatureWidget
 from console.operations import Op, Token
 from console.overview.data import Count, Overview, gather_overview, server_facts
@@ -29,10 +31,12 @@ from console.overview.mail_status import MailStatusBox
 from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
 from console.overview.storage_box import StorageBox
 from console.settings import app_data_dir
-from console.store import Change
+from console.store import EVERYTHING, Change
+from console.variables import records as variable_records
 
-# What the overview counts: when the store learns something new of these, its figures are read again.
-COUNTED_KINDS = frozenset({"error", "error_detail", "variable", "export"})
+# What the overview counts from the server: when the store learns something new of these, its figures are
+# read again. Variables and exports are counted from the store itself, at once.
+COUNTED_KINDS = frozenset({"error", "error_detail"})
 FIGURES = ("overview", "", "figures")  # where the overview's figures are kept in the store
 SETTLE_MS = 500  # a burst of answers (a list, then its details) reads the figures once
 
@@ -124,7 +128,7 @@ class OverviewTab(FeatureWidget):
         self.recount.setSingleShot(True)
         self.recount.setInterval(SETTLE_MS)
         self.recount.timeout.connect(self.refresh)
-        context.store.subscribe(self._store_changed)
+        context.store.subscribe_view(self, self._store_changed)
         context.connection_changed.connect(self._connection_changed)
         self._connection_changed()
 
@@ -140,10 +144,17 @@ class OverviewTab(FeatureWidget):
             self.refresh()
 
     def _store_changed(self, change: Change) -> None:
-        if change.kind == FIGURES[0]:
-            figures = self.context.store.get(*FIGURES)
+        store = self.context.store
+        figures = store.get(*FIGURES)
+        if change.kind == FIGURES[0] or change.kind == EVERYTHING:
             self.overview = figures if isinstance(figures, Overview) else None
             self._show_counts()
+        elif isinstance(figures, Overview) and change.kind in (variable_records.KIND, exports.KIND):
+            # Counted from what the store holds: the figures follow the variables tab and the exports at once.
+            variables = figures.variables
+            if change.kind == variable_records.KIND and variables.value is not None:
+                variables = Count(len(variable_records.held(store)))
+            store.put(*FIGURES, replace(figures, variables=variables, exports=exports.counts(exports.held(store))))
         elif change.kind in COUNTED_KINDS:
             # The figures are out of date: read them again now if on screen, else when next shown.
             self._stale = True
@@ -167,7 +178,12 @@ class OverviewTab(FeatureWidget):
         self.storage_box.load()
 
         def show(overview: Overview) -> None:
-            self.context.store.put(*FIGURES, overview)  # shown from there (see _store_changed)
+            store = self.context.store
+            # What was read to count is the store's too: the variables table and the exports list follow.
+            if overview.variables_read is not None:
+                variable_records.write_all(store, overview.variables_read)
+            exports.take_history(store, overview.exports_read)
+            store.put(*FIGURES, replace(overview, exports=exports.counts(exports.held(store))))  # shown from there
             self.loaded.emit()
 
         work = gather_overview(client, version=self.context.server_version, user=self.context.user,

@@ -61,6 +61,7 @@ class VariablesModel(HeaderedTableModel):
             self.endInsertRows()
         else:
             self._variables[row] = variable
+            self._revealed.discard(variable.key)  # a changed value is hidden again
             self._row_changed(row)
 
     def remove(self, key: str) -> None:

@@ -5,17 +5,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -24,15 +21,17 @@ from console.api.variables import Variable, VariablesApi
 from console.context import AppContext
 from console.file_dialogs import VARIABLES_EXPORT, VARIABLES_IMPORT, file_dialog
 from console.operations import Op
+from console.store import EVERYTHING, Change
 from console.tab import ConsoleTab
-from console.variables import bulk
+from console.variables import bulk, records
 from console.variables.actions import ACTIONS
 from console.variables.dialogs import ImportPreviewDialog, VariableDialog
 from console.variables.models import VariablesFilterProxy, VariablesModel
+from console.variables.table import VariablesTable
 from console.variables.transfer import read_import, write_export
 
 FILE_FILTERS = "Environment files (*.env);;JSON files (*.json);;All files (*)"
-CONTENT_SAMPLE_ROWS = 50
+ROW_BY_ROW = 50  # more changed variables than this are shown with one reset of the table
 
 
 class VariablesTab(ConsoleTab[VariablesApi]):
@@ -50,23 +49,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.model = VariablesModel(self)
         self.proxy = VariablesFilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.table = QTableView()
-        self.table.setModel(self.proxy)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(VariablesModel.KEY, Qt.SortOrder.AscendingOrder)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        # Widths are fitted once per load (from the first rows), never on every change: with
-        # thousands of rows, continuous fitting would freeze the window.
-        header.setResizeContentsPrecision(CONTENT_SAMPLE_ROWS)
-        self.table.verticalHeader().setResizeContentsPrecision(CONTENT_SAMPLE_ROWS)
-        header.setSectionResizeMode(VariablesModel.VALUE, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(VariablesModel.DESCRIPTION, QHeaderView.ResizeMode.Stretch)
-        for column in (VariablesModel.PROTECTED, VariablesModel.MASKED, VariablesModel.EXPAND):
-            header.resizeSection(column, header.sectionSizeHint(column))  # a check box fits under its title
+        self.table = VariablesTable(self.model, self.proxy)
 
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter by key, value or description")
@@ -110,6 +93,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.refresh_button.clicked.connect(self.refresh)
         self.table.doubleClicked.connect(lambda _index: self.edit_selected())
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_moved())
+        context.store.subscribe_view(self, self._store_changed)
         context.connection_changed.connect(self._connection_changed)
         self.install_actions(ACTIONS)
         self.bind_button(self.add_button, "new_variable")
@@ -117,17 +101,10 @@ class VariablesTab(ConsoleTab[VariablesApi]):
 
     # helpers ---------------------------------------------------------------------------------
     def selected_rows(self) -> list[int]:
-        rows = {self.proxy.mapToSource(index).row() for index in self.table.selectionModel().selectedRows()}
-        return sorted(rows)
+        return self.table.selected_rows()
 
     def select_key(self, key: str) -> None:
-        row = self.model.row_of(key)
-        if row is None:
-            return
-        index = self.proxy.mapFromSource(self.model.index(row, 0))
-        self.table.selectionModel().select(index, QItemSelectionModel.SelectionFlag.ClearAndSelect
-                                           | QItemSelectionModel.SelectionFlag.Rows)
-        self.table.scrollTo(index)
+        self.table.select_key(key)
 
     def _selection_moved(self) -> None:
         self.model.hide_unless(self.selected_rows())
@@ -167,8 +144,6 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         return True
 
     def _update_count(self) -> None:
-        if self.context.is_connected:  # after every change of the list: the store (the overview) learns it
-            self.context.store.replace_all("variable", "", {v.key: v for v in self.model.variables})
         count = self.model.rowCount()
         if self.limit:
             text = f"{count} of {self.limit}"
@@ -183,10 +158,6 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.count_label.setText(text)
         self.count_label.setToolTip(tooltip)
 
-    def _fit_columns(self) -> None:
-        for column in (VariablesModel.KEY, VariablesModel.TYPE):
-            self.table.resizeColumnToContents(column)
-
     def _filter_changed(self, text: str) -> None:
         self.proxy.set_filter_text(text)
         self._update_count()
@@ -196,8 +167,33 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.notice_label.setVisible(bool(text))
 
     # loading ---------------------------------------------------------------------------------
+    def _store_changed(self, change: Change) -> None:
+        """The table shows the variables the store holds, whoever wrote them (this tab, an import, the overview)."""
+        if change.kind == EVERYTHING:
+            self.model.set_variables([])
+        elif not change.touches(records.KIND, records.INSTANCE):
+            return
+        elif len(change.ids) > ROW_BY_ROW:  # a whole list: one reset, row by row would be slow with thousands
+            self._show_all()
+        else:
+            for key in change.ids:
+                variable = records.variable(self.context.store, key)
+                if variable is None:
+                    self.model.remove(key)
+                else:
+                    self.model.upsert(variable)
+        self._update_count()
+        self._update_buttons()
+
+    def _show_all(self) -> None:
+        selected = [self.model.variable(row).key for row in self.selected_rows()]
+        self.model.set_variables(records.held(self.context.store))
+        self.table.fit_columns()
+        for key in selected:
+            self.select_key(key)
+
     def _connection_changed(self) -> None:
-        self.model.set_variables([])
+        self._show_all()  # what the store holds already (the overview may have read the list)
         self.limit = None
         self._update_count()
         self._update_buttons()
@@ -221,15 +217,9 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         return variables, limit
 
     def _show(self, loaded: tuple[list[Variable], int | None]) -> None:
-        variables, limit = loaded
-        selected = [self.model.variable(row).key for row in self.selected_rows()]
-        self.limit = limit
-        self.model.set_variables(variables)
-        self._fit_columns()
-        for key in selected:
-            self.select_key(key)
-        self._update_count()
-        self._update_buttons()
+        variables, self.limit = loaded
+        self.model.hide_unless([])  # a reloaded table shows every masked value hidden again
+        self.show_variables(variables)
 
     # single variables --------------------------------------------------------------------------
     def _taken_keys(self) -> set[str]:
@@ -255,10 +245,8 @@ class VariablesTab(ConsoleTab[VariablesApi]):
 
         def saved() -> None:
             if dialog.saved_variable is not None:
-                self.model.upsert(dialog.saved_variable)
+                records.write(self.context.store, dialog.saved_variable)
                 self.select_key(dialog.saved_variable.key)
-                self._update_count()
-                self._update_buttons()
                 self.context.say(f"Saved variable {dialog.saved_variable.key}")
 
         dialog.accepted.connect(saved)
@@ -290,9 +278,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
 
     async def _delete(self, api: VariablesApi, key: str) -> None:
         await api.delete(key)
-        self.model.remove(key)
-        self._update_count()
-        self._update_buttons()
+        records.forget(self.context.store, key)
 
     def toggle_reveal(self) -> None:
         rows = self.selected_rows()
@@ -328,8 +314,10 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         return Op(self, read_import(self, self.api, path), description=f"Reading {path.name}").run()
 
     def show_variables(self, variables: list[Variable]) -> None:
-        self.model.set_variables(variables)
-        self._update_count()
+        """The server's whole list (a load, an import): the store holds it, and the table follows."""
+        records.write_all(self.context.store, variables)
+        self.table.fit_columns()
+        self._update_count()  # the limit may have changed, the list not
 
     def preview_import(self, api: VariablesApi, source: str, plans: dict[bool, bulk.ImportPlan]) -> None:
         dialog = ImportPreviewDialog(self.context, api=api, source=source, plans=plans, parent=self)

@@ -25,8 +25,8 @@ def _open_alerts(qtbot, context, server, token, path):
 
 
 def _add(page, channel: str, target: str) -> None:
-    page.channel.setCurrentIndex(page.channel.findData(channel))
-    page.target.setText(target)
+    page.editor.channel.setCurrentIndex(page.editor.channel.findData(channel))
+    page.editor.target.setText(target)
 
 
 def test_the_editor_explains_as_you_type_and_saves_a_rule(qtbot, qtmodeltester, qloop_running, context, server, api,
@@ -35,24 +35,24 @@ def test_the_editor_explains_as_you_type_and_saves_a_rule(qtbot, qtmodeltester, 
     allow_local_requests(server)
     try:
         page = _open_alerts(qtbot, context, server, server.root_token, project["path_with_namespace"])
-        page.name.setText("")
-        assert not page.save_button.isEnabled()
-        assert "Give the rule a name." in page.problems.text()
-        page.name.setText("Production errors")
-        page.on_new.setChecked(False)
-        assert "Choose at least one condition." in page.problems.text()
-        page.count_events.setChecked(True)
-        page.quantity.setValue(3)
-        page.environments.setText("production, canary")
+        page.editor.name.setText("")
+        assert not page.editor.save_button.isEnabled()
+        assert "Give the rule a name." in page.editor.problems.text()
+        page.editor.name.setText("Production errors")
+        page.editor.on_new.setChecked(False)
+        assert "Choose at least one condition." in page.editor.problems.text()
+        page.editor.count_events.setChecked(True)
+        page.editor.quantity.setValue(3)
+        page.editor.environments.setText("production, canary")
         _add(page, "json_webhook", "ftp://example.com/hook")
-        assert "Enter the receiver's http:// or https:// URL." in page.problems.text()
-        assert not page.add_recipient_button.isEnabled()
-        page.target.setText(receiver.url + "/from-console")
-        assert page.add_recipient_button.isEnabled()
-        page.add_recipient_button.click()
-        assert page.problems.text() == "" and page.save_button.isEnabled()
-        page.save_button.click()
-        qtbot.waitUntil(lambda: page.result.text().startswith("Copy the signing secret now"), timeout=WAIT)
+        assert "Enter the receiver's http:// or https:// URL." in page.editor.problems.text()
+        assert not page.editor.add_recipient_button.isEnabled()
+        page.editor.target.setText(receiver.url + "/from-console")
+        assert page.editor.add_recipient_button.isEnabled()
+        page.editor.add_recipient_button.click()
+        assert page.editor.problems.text() == "" and page.editor.save_button.isEnabled()
+        page.editor.save_button.click()
+        qtbot.waitUntil(lambda: page.editor.result.text().startswith("Copy the signing secret now"), timeout=WAIT)
         qtbot.waitUntil(lambda: page.rules.rowCount() == 1, timeout=WAIT)
 
         organization, slug = project["path_with_namespace"].split("/")
@@ -63,18 +63,18 @@ def test_the_editor_explains_as_you_type_and_saves_a_rule(qtbot, qtmodeltester, 
         assert stored["alertRecipients"][0]["url"] == receiver.url + "/from-console"
 
         page.rule_table.selectRow(0)
-        qtbot.waitUntil(lambda: page.test_button.isEnabled(), timeout=WAIT)
+        qtbot.waitUntil(lambda: page.editor.test_button.isEnabled(), timeout=WAIT)
         receiver.statuses[:] = [500]
-        page.test_button.click()
-        qtbot.waitUntil(lambda: "failed: the receiver answered 500" in page.result.text(), timeout=WAIT)
+        page.editor.test_button.click()
+        qtbot.waitUntil(lambda: "failed: the receiver answered 500" in page.editor.result.text(), timeout=WAIT)
         qtbot.waitUntil(lambda: page.deliveries.rowCount() == 1, timeout=WAIT)
         failed = page.deliveries.index(0, DeliveryModel.HEADERS.index("Last error"))
         assert page.deliveries.data(failed) == "the receiver answered 500"
         assert page.deliveries.data(failed, Qt.ItemDataRole.ForegroundRole).color() == colour("error")
-        page.test_button.click()
-        qtbot.waitUntil(lambda: page.result.text() == "Webhook (signed JSON): sent", timeout=WAIT)
+        page.editor.test_button.click()
+        qtbot.waitUntil(lambda: page.editor.result.text() == "Webhook (signed JSON): sent", timeout=WAIT)
         assert len(receiver.at("/from-console")) == 2
-        for model in (page.rules, page.recipients, page.deliveries):
+        for model in (page.rules, page.editor.recipients, page.deliveries):
             qtmodeltester.check(model)
     finally:
         allow_local_requests(server, False)
@@ -83,26 +83,26 @@ def test_the_editor_explains_as_you_type_and_saves_a_rule(qtbot, qtmodeltester, 
 def test_developers_are_told_they_cannot_change_rules(qtbot, qloop_running, context, server, api):
     project, tokens = api.project_with_roles({"developer": access.DEVELOPER})
     page = _open_alerts(qtbot, context, server, tokens["developer"], project["path_with_namespace"])
-    page.name.setText("Mine")
+    page.editor.name.setText("Mine")
     _add(page, "email", "me@example.com")
-    page.add_recipient_button.click()
-    page.save_button.click()
-    qtbot.waitUntil(lambda: "Only Maintainers and Owners" in page.result.text(), timeout=WAIT)
+    page.editor.add_recipient_button.click()
+    page.editor.save_button.click()
+    qtbot.waitUntil(lambda: "Only Maintainers and Owners" in page.editor.result.text(), timeout=WAIT)
     assert page.rules.rowCount() == 0
 
 
 def test_a_rule_on_failing_monitors_alone_is_saved_with_its_monitor(qtbot, qloop_running, context, server, api):
     project = api.project()
     page = _open_alerts(qtbot, context, server, server.root_token, project["path_with_namespace"])
-    page.name.setText("Nightly jobs")
-    page.on_new.setChecked(False)
-    assert "Choose at least one condition." in page.problems.text()
-    page.on_monitor.setChecked(True)
-    page.monitor_slug.setText(" nightly-backup ")
+    page.editor.name.setText("Nightly jobs")
+    page.editor.on_new.setChecked(False)
+    assert "Choose at least one condition." in page.editor.problems.text()
+    page.editor.on_monitor.setChecked(True)
+    page.editor.monitor_slug.setText(" nightly-backup ")
     _add(page, "email", "ops@example.com")
-    page.add_recipient_button.click()
-    assert page.problems.text() == "" and page.save_button.isEnabled()
-    page.save_button.click()
+    page.editor.add_recipient_button.click()
+    assert page.editor.problems.text() == "" and page.editor.save_button.isEnabled()
+    page.editor.save_button.click()
     qtbot.waitUntil(lambda: page.rules.rowCount() == 1, timeout=WAIT)
     assert page.rules.data(page.rules.index(0, 1)) == "monitor nightly-backup fails"
     organization, slug = project["path_with_namespace"].split("/")

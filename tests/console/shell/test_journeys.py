@@ -9,9 +9,12 @@ import pytest
 
 from console.api.alerts import AlertRule, AlertsApi, Recipient
 from console.api.error_tracking import EVERY_STATUS
+from console.api.exports import ExportScope
 from console.errors.models import ErrorListModel
+from console.exports.store import ExportHistory, ExportRecord
 from console.messages_view import MessageLogModel
 from console.operations import Op
+from console.settings_keys import profile_key
 from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.sdk_errors import enable_integrated, send_errors
@@ -242,3 +245,37 @@ def test_an_alert_delivery_that_starts_failing_reaches_the_notification_list(
         assert f"New error in {path}: hook trouble" in [message.text for message in window.context.messages.news()]
     finally:
         allow_local_requests(server, False)
+
+
+def test_a_failing_background_poll_is_said_once_and_taken_back_when_it_works_again(qtbot, make_window, server, api,
+                                                                                     tmp_path):
+    user, token = api.user()
+    scope = ExportScope("instance")
+    with server.client(token) as rest:
+        body = rest.post(scope.create_path).raise_for_status().json()
+    # An export this console requested and has not yet seen finish: each poll asks the server about it.
+    ExportHistory(tmp_path / "exports", profile_key(server.url, user["username"])).save(
+        [ExportRecord.from_api({**body, "status": "created"}, scope)])
+    window = make_window()
+    connect(window, qtbot, server.url, token)
+    api.root.post(f"/users/{user['id']}/block").raise_for_status()  # every request of the console now fails
+
+    def poll_failures() -> list[str]:
+        return [message.text for message in window.context.messages.messages
+                if message.kind.value == "Failure" and message.text.startswith("Checking for news failed")]
+
+    watch(window, "")
+    qtbot.waitUntil(lambda: len(poll_failures()) == 1, timeout=WAIT)
+    for _ in range(2):  # the next polls fail too
+        running = window.watcher.poll()
+        assert running is not None
+        qtbot.waitUntil(running.done, timeout=WAIT)
+    assert len(poll_failures()) == 1
+    assert window.message_bar.isVisible() and "Checking for news failed" in window.message_bar.label.text()
+
+    api.root.post(f"/users/{user['id']}/unblock").raise_for_status()
+    running = window.watcher.poll()
+    assert running is not None
+    qtbot.waitUntil(running.done, timeout=WAIT)
+    assert not window.message_bar.isVisible()
+    assert len(poll_failures()) == 1

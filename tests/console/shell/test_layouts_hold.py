@@ -196,23 +196,23 @@ def test_spin_and_combo_boxes_change_on_the_wheel_only_when_focused(qtbot, make_
     tab.pages.setCurrentWidget(tab.alerts_page)
     page = tab.alerts_page
     qtbot.waitUntil(lambda: page.loaded_project == tab.project["id"], timeout=WAIT)
-    page.quantity.setValue(10)
-    level = page.min_level.currentIndex()
-    for box in (page.quantity, page.min_level):
+    page.editor.quantity.setValue(10)
+    level = page.editor.min_level.currentIndex()
+    for box in (page.editor.quantity, page.editor.min_level):
         assert box.focusPolicy() == Qt.FocusPolicy.StrongFocus  # the wheel does not give it the focus
-    page.name.setFocus()
+    page.editor.name.setFocus()
     editor = next(area for area in page.findChildren(QAbstractScrollArea) if area.accessibleName() == "Rule editor")
     scrolled = editor.verticalScrollBar()
     assert scrolled.maximum() > 0 and scrolled.value() == 0  # at 900×600 the editor scrolls
-    wheel(page.quantity, -3)
-    wheel(page.min_level, -1)
-    assert page.quantity.value() == 10 and page.min_level.currentIndex() == level
+    wheel(page.editor.quantity, -3)
+    wheel(page.editor.min_level, -1)
+    assert page.editor.quantity.value() == 10 and page.editor.min_level.currentIndex() == level
     assert scrolled.value() > 0  # the wheel scrolled the editor instead
     window.activateWindow()
-    page.quantity.setFocus()
-    qtbot.waitUntil(page.quantity.hasFocus, timeout=WAIT)
-    wheel(page.quantity, -3)
-    assert page.quantity.value() == 7
+    page.editor.quantity.setFocus()
+    qtbot.waitUntil(page.editor.quantity.hasFocus, timeout=WAIT)
+    wheel(page.editor.quantity, -3)
+    assert page.editor.quantity.value() == 7
 
 
 ON_A_SMALL_SCREEN = """
