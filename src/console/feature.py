@@ -8,7 +8,7 @@ things: refresh, where its find field is, delete or copy the selection.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -93,6 +93,11 @@ class FeatureWidget(QWidget):
     def delete_selection(self) -> object:
         """Edit > Delete: delete (or forget) the selected item, asking first where that cannot be undone."""
         return None
+
+    def may_close(self, then: Callable[[], object]) -> bool:
+        """Whether the window may close without losing what the user did here. A tab holding unsaved changes
+        asks (Save, Discard, Cancel), returns False and calls ``then`` once they are saved or discarded."""
+        return True
 
     def copy_selection(self, focus: QWidget | None) -> bool:
         """Edit > Copy where the tab knows better than the generic copy (a variable's value); True if done."""

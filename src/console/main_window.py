@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
         history_dir: Path | None = None,
     ) -> None:
         super().__init__()
-        self.setWindowTitle("Outpost console")
+        self.setWindowTitle("Outpost console[*]")  # [*]: the mark of unsaved changes (setWindowModified)
         self.looks = FollowPalette(self)
         self.context = context
         self.credentials = credentials
@@ -368,6 +368,9 @@ class MainWindow(QMainWindow):
         await self._stop_local_server()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.tabs.may_close(self.close):  # unsaved changes: the user answers first
+            event.ignore()
+            return
         self._settings.setValue(keys.WINDOW_GEOMETRY, self.saveGeometry())
         self._settings.sync()
         if self.local_server is None and self.context.client is None:

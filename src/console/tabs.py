@@ -158,6 +158,10 @@ class LazyTabs(QTabWidget):
         self.setCurrentIndex(self.names.index(name))
         return widget
 
+    def may_close(self, then: Callable[[], object]) -> bool:
+        """Whether every tab built may close as it is (see FeatureWidget.may_close); the first that may not asks."""
+        return all(widget.may_close(then) for widget in self._created.values())
+
     def _index_shown(self, index: int) -> None:
         if 0 <= index < len(self._factories):
             self.feature(self._factories[index].name)

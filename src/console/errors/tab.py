@@ -3,7 +3,7 @@ and cron monitors."""
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QTimer, Signal
@@ -77,7 +77,11 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.pages.addTab(self.source_maps_page, "Source maps")
         self.pages.addTab(self.monitors_page, "Monitors")
         self._stale_pages: set[QWidget] = set()
-        self.pages.currentChanged.connect(lambda _index: self._load_current_page())
+        self._page_shown: QWidget = self.errors_page
+        self.pages.currentChanged.connect(self._page_chosen)
+        self.settings_page.modified_changed.connect(
+            lambda modified: self.pages.setTabText(self.pages.indexOf(self.settings_page),
+                                                   "Settings*" if modified else "Settings"))
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.pages, 1)
@@ -150,7 +154,28 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.project_picker.setCurrentIndex(index)
 
     def _project_chosen(self, index: int) -> None:
+        if self.project is not None and self.project_picker.itemText(index) != self.project["path_with_namespace"]:
+            shown = self.project_picker.findText(self.project["path_with_namespace"])
+            if not self.settings_page.may_leave(lambda: self.project_picker.setCurrentIndex(index)):
+                self.project_picker.blockSignals(True)  # the user answers first; their project stays meanwhile
+                self.project_picker.setCurrentIndex(shown)
+                self.project_picker.blockSignals(False)
+                return
         self._set_project(self.project_picker.itemData(index) if index >= 0 else None)
+
+    def _page_chosen(self, _index: int) -> None:
+        chosen = self.pages.currentWidget()
+        if self._page_shown is self.settings_page and chosen is not self.settings_page:
+            if not self.settings_page.may_leave(lambda: self.pages.setCurrentWidget(chosen)):
+                self.pages.blockSignals(True)  # the user answers first; the settings stay on screen meanwhile
+                self.pages.setCurrentWidget(self.settings_page)
+                self.pages.blockSignals(False)
+                return
+        self._page_shown = chosen
+        self._load_current_page()
+
+    def may_close(self, then: Callable[[], object]) -> bool:
+        return self.settings_page.may_leave(then)
 
     def _set_project(self, project: dict[str, Any] | None) -> None:
         self.project = project

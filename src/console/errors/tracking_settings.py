@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QRadioButton,
     QVBoxLayout,
@@ -40,21 +42,30 @@ if TYPE_CHECKING:
     from console.page_host import ProjectHost
 
 MASKED_TOKEN = "*" * 12
+UNSAVED = "Unsaved changes"
 
 
 class SettingsPage(QWidget):
     """Active, backend choice and, for an external Sentry, its address, token and project.
 
+    Changes not yet saved are marked (the window's modified mark, "Unsaved changes" beside Save, which is
+    enabled only then), and :meth:`may_leave` asks before they are lost.
+
     Signals:
         saved: the project's error tracking settings were saved (the error list may come from elsewhere now).
+        modified_changed(bool): the form now holds (or no longer holds) changes not saved.
     """
 
     saved = Signal()
+    modified_changed = Signal(bool)
 
     def __init__(self, host: ProjectHost[ErrorTrackingApi]) -> None:
         super().__init__()
         self.host = host
         self.loaded: TrackingSettings | None = None
+        self.baseline: tuple[Any, ...] | None = None  # the form as loaded or saved; None: nothing loaded
+        self.modified = False
+        self.question: QMessageBox | None = None  # the last "save the changes?" asked (kept for tests)
         self.active = QCheckBox("Active")
         self.integrated = QRadioButton("Integrated (this server receives the errors)")
         self.external = QRadioButton("External Sentry")
@@ -78,7 +89,7 @@ class SettingsPage(QWidget):
                                    + " (event:write lets you resolve errors).")
         self.scopes_label.setWordWrap(True)
         self.save_button = QPushButton("Save")
-        self.save_button.clicked.connect(self.save)
+        self.save_button.clicked.connect(lambda: self.save())
         self.saved_label = QLabel()
         self.notice = QLabel()
         self.notice.setWordWrap(True)
@@ -120,6 +131,65 @@ class SettingsPage(QWidget):
         layout.addWidget(scrolling(content, "Error tracking settings"))
         self.external.toggled.connect(self._backend_changed)
         self._backend_changed()
+        for edit in (self.api_host, self.token, self.origins_box.origins):
+            edit.textChanged.connect(self._edited)
+        for button in (self.active, self.external):
+            button.toggled.connect(self._edited)
+        self.external_project.currentIndexChanged.connect(self._edited)
+        self._edited()
+
+    # unsaved changes ----------------------------------------------------------------------------------
+    def _state(self) -> tuple[Any, ...]:
+        chosen = self.external_project.currentData()
+        return (self.active.isChecked(), self.integrated.isChecked(), self.api_host.text().strip(),
+                self.token.text().strip(), (chosen.organization_slug, chosen.slug) if chosen else None,
+                self.origins_box.allowed_origins())
+
+    def _edited(self) -> None:
+        modified = self.baseline is not None and self._state() != self.baseline
+        self.save_button.setEnabled(modified)
+        if modified:
+            self.saved_label.setText(UNSAVED)
+        elif self.saved_label.text() == UNSAVED:
+            self.saved_label.clear()
+        if "[*]" in self.window().windowTitle():  # the main window's title shows the mark
+            self.window().setWindowModified(modified)
+        if modified != self.modified:
+            self.modified = modified
+            self.modified_changed.emit(modified)
+
+    def _unchanged(self) -> None:
+        """What the form shows now is what the server holds."""
+        self.baseline = self._state()
+        self._edited()
+
+    def may_leave(self, then: Callable[[], object]) -> bool:
+        """True when nothing would be lost. Otherwise asks Save, Discard or Cancel and returns False; ``then``
+        is called once the changes are saved or discarded (Cancel: the user stays)."""
+        if not self.modified:
+            return True
+        project = self.host.project
+        box = QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes",
+                          "Save the changes to the error tracking settings of "
+                          f"{project['path_with_namespace'] if project else 'this project'}?",
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+
+        def answered(result: int) -> None:
+            if result == QMessageBox.StandardButton.Save:
+                self.save(then)
+            elif result == QMessageBox.StandardButton.Discard:
+                if self.loaded is not None:
+                    self._show_settings(self.loaded)
+                then()
+
+        box.finished.connect(answered)
+        if self.question is not None:
+            self.question.deleteLater()
+        self.question = box
+        box.open()
+        return False
 
     def _backend_changed(self) -> None:
         self.external_box.setEnabled(self.external.isChecked())
@@ -136,30 +206,35 @@ class SettingsPage(QWidget):
             self.notice.setText(MAINTAINER_ONLY if settings is None else "")
             self.notice.setVisible(settings is None)
             self.form.setEnabled(settings is not None)
-            if settings is None:
-                return
-            self.loaded = settings
-            self.active.setChecked(settings.active)
-            (self.integrated if settings.integrated else self.external).setChecked(True)
-            self.api_host.setText(settings.api_host)
-            self.token.setText(MASKED_TOKEN if settings.api_url else "")
-            self.external_project.clear()
-            self.external_project.setEnabled(False)
-            if settings.api_url and settings.slugs:
-                organization, slug = settings.slugs
-                self.external_project.addItem(settings.project_name or slug,
-                                              ExternalProject(settings.project_name or slug, slug, organization,
-                                                              organization))
-            self.origins_box.show_settings(settings)
-            self.connection_status.clear()
-            self.connection_status.setStyleSheet("")
-            self.saved_label.clear()
-            if not self.host.context.server.web_routes_take_tokens:  # GitLab: the project list is session-only
-                self.connect_button.setEnabled(False)
-                self.connection_status.setText(PROJECTS_SESSION_ONLY)
+            if settings is not None:
+                self._show_settings(settings)
 
+        self.baseline = None  # nothing to save until the project's settings are in
+        self._edited()
         Op(self.host, maintainer_only(self.host.api.settings(project["id"])),
            description="Loading error tracking settings").success(show).run()
+
+    def _show_settings(self, settings: TrackingSettings) -> None:
+        self.loaded = settings
+        self.active.setChecked(settings.active)
+        (self.integrated if settings.integrated else self.external).setChecked(True)
+        self.api_host.setText(settings.api_host)
+        self.token.setText(MASKED_TOKEN if settings.api_url else "")
+        self.external_project.clear()
+        self.external_project.setEnabled(False)
+        if settings.api_url and settings.slugs:
+            organization, slug = settings.slugs
+            self.external_project.addItem(settings.project_name or slug,
+                                          ExternalProject(settings.project_name or slug, slug, organization,
+                                                          organization))
+        self.origins_box.show_settings(settings)
+        self.connection_status.clear()
+        self.connection_status.setStyleSheet("")
+        self.saved_label.clear()
+        if not self.host.context.server.web_routes_take_tokens:  # GitLab: the project list is session-only
+            self.connect_button.setEnabled(False)
+            self.connection_status.setText(PROJECTS_SESSION_ONLY)
+        self._unchanged()
 
     def test_connection(self) -> None:
         project = self.host.project
@@ -196,7 +271,8 @@ class SettingsPage(QWidget):
 
         Op(self.host, connect(), description="Testing the connection").run()
 
-    def save(self) -> None:
+    def save(self, then: Callable[[], object] | None = None) -> None:
+        """Save the form; ``then`` is called once it is saved."""
         project = self.host.project
         if project is None:
             return
@@ -216,7 +292,10 @@ class SettingsPage(QWidget):
                                                      allowed_origins=self.origins_box.allowed_origins())
             self.loaded = saved
             self.origins_box.show_settings(saved)
+            self._unchanged()
             self.saved_label.setText("Saved.")
             self.saved.emit()
+            if then is not None:
+                then()
 
         Op(self.host, save(), description="Saving error tracking settings").run()
