@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from bench.exports.seed import insert_vulnerabilities, server_engine  # noqa: E402
 from console.api.exports import ExportScope  # noqa: E402
 from console.context import AppContext  # noqa: E402
+from console.exports import records  # noqa: E402
 from console.exports.store import ExportRecord  # noqa: E402
 from console.exports.views import ExportsTab  # noqa: E402
 from console.responsiveness import LagProbe  # noqa: E402
@@ -54,7 +55,7 @@ async def measure(url: str, token: str, project: dict, workdir: Path) -> dict[st
     body = await tab.api.create(scope)
     while (state := await tab.api.state(body["id"])).poll_seconds is not None:
         await asyncio.sleep(0.2)
-    tab._store(ExportRecord.from_api(state.body, scope))
+    records.write(context.store, ExportRecord.from_api(state.body, scope))  # as the tab's watch would
     target = workdir / "export.csv"
 
     probe = LagProbe()
