@@ -20,7 +20,6 @@ from outpost_server.exports import filters as export_filters
 from outpost_server.exports.archive_format import archive_header_row, archive_row
 from outpost_server.exports.csv_format import ExportVulnerability, format_row, header_row
 from outpost_server.exports.models import ARCHIVE, VulnerabilityExport
-from outpost_server.exports.pdf_format import ReportCover, render_pdf
 from outpost_server.exports.rows import BATCH_SIZE, Selection, export_rows, triage_of
 from outpost_server.exports.service import scope_full_path, scope_project_ids
 
@@ -94,6 +93,9 @@ def write_file(factory: sessionmaker[Session], plan: ExportPlan, writer: FileWri
                 batch = []
         _write_archive_batch(factory, batch, writer)
     elif plan.format == "pdf":
+        # Imported here: reportlab is a tenth of the server's start-up imports, and few servers lay out a PDF.
+        from outpost_server.exports.pdf_format import ReportCover, render_pdf
+
         cover = ReportCover(scope=plan.scope, requester=plan.requester, generated_at=dt.datetime.now(dt.timezone.utc),
                             filters=plan.filters, report_data=plan.report_data)
         with writer.renewing():
