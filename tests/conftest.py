@@ -3,9 +3,12 @@ import os
 # Set before pytest-qt creates the QApplication, so GUI tests run headless.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import logging  # noqa: E402
+
 import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
+from tests import log_guard  # noqa: E402
 from tests.support import ApiHelper, launch_server  # noqa: E402
 
 # Hypothesis's clock checks (a 200 ms deadline per example, "input generation is slow") fail a property test
@@ -22,6 +25,8 @@ LONG_TEST_SECONDS = 60
 def pytest_configure(config):
     config.addinivalue_line("markers", "budget(seconds): the test needs more than a minute on CI's machine "
                             "(docs/development.md says why); files holding one start first in a parallel run")
+    config.addinivalue_line("markers", f"{log_guard.MARKER}(*patterns): log records at WARNING or above that the "
+                            "test provokes on purpose, as regular expressions searched in 'LEVEL logger message'")
 
 
 @pytest.hookimpl(trylast=True)
@@ -45,6 +50,24 @@ def pytest_terminal_summary(terminalreporter, config):
                   and "budget" not in report.keywords]
     for report in undeclared:
         terminalreporter.write_line(f"{report.nodeid} took {report.duration:.0f} s without a declared budget")
+
+
+@pytest.fixture(autouse=True)
+def no_unexpected_warnings(request):
+    """Fails the test when this process logged a record at WARNING or above that the test does not declare
+    (tests/log_guard.py). Set up before the test's other function fixtures and torn down after them, so what
+    their teardown logs counts too."""
+    collector = log_guard.Collector()
+    root = logging.getLogger()
+    root.addHandler(collector)
+    try:
+        yield
+    finally:
+        root.removeHandler(collector)
+    unexpected = log_guard.unexpected(collector.lines, log_guard.expected_patterns(request.node))
+    if unexpected:
+        pytest.fail("unexpected log records at WARNING or above (declare intended ones with "
+                    f"@pytest.mark.{log_guard.MARKER}):\n" + "\n".join(unexpected), pytrace=False)
 
 
 @pytest.fixture(scope="session")

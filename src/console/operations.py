@@ -19,8 +19,8 @@ An operation is built, described, then run::
   application's exception hook.
 - **Late answers.** A :class:`Token` numbers the requests of one kind; :meth:`Op.stale_when` drops the success
   handler of an answer whose request has been superseded (its failure is still reported: the user asked).
-  Work owned by a tab is also stale once the connection it was started on has changed, and refused while
-  there is no connection at all.
+  Work owned by a tab is also stale once the connection it was started on has changed, and then its failure
+  is dropped too (a disconnect cuts the request); it is refused while there is no connection at all.
 
 This module imports neither Qt nor asyncio at load time: the API client uses :func:`blocking`, and the
 first frame is painted without asyncio.
@@ -104,13 +104,15 @@ class Op(Generic[T]):
         self._on_success: Callable[[T], object] | None = None
         self._on_failure: Callable[[Exception], object] | None = None
         self._stamps: list[Stamp] = []
+        self._connection: Stamp | None = None
         self._task: asyncio.Task[None] | None = None
         self._failures = owner if isinstance(owner, ShowsFailures) else None
         if isinstance(owner, AppContext):
             self.context = owner
         else:
             self.context = owner.context
-            self._stamps.append(owner.connection.stamp())
+            self._connection = owner.connection.stamp()
+            self._stamps.append(self._connection)
             self._work = owner.admit(work)
 
     @classmethod
@@ -225,7 +227,9 @@ class Op(Generic[T]):
                 context.say(f"{self.description}: cancelled")
             raise
         except (ApiError, LocalServerError) as exc:
-            if self._on_failure is not None:
+            if self._connection is not None and not self._connection.current:
+                pass  # the connection it was for has gone (a disconnect cut the request): no news to the user
+            elif self._on_failure is not None:
                 self._on_failure(exc)
             else:
                 text = readable(exc)

@@ -84,10 +84,14 @@ def qloop_running(qapp):
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
     yield loop
-    _close_open_http_clients(loop, qapp)
-    for task in asyncio.all_tasks(loop):
+    # Work a test left running is cancelled and given the loop until it has ended, before its HTTP clients
+    # close under it: a task still pending when the loop closes is destroyed mid-flight ("Task was destroyed
+    # but it is pending!"), and a request cut by the closing client fails a gather no one awaits any more.
+    left = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in left:
         task.cancel()
-    qapp.processEvents()
+    _process_events_until(qapp, lambda: all(task.done() for task in left))
+    _close_open_http_clients(loop, qapp)
     loop._QEventLoop__is_running = False  # qasync 0.28 has no public way to "un-run" the loop
     asyncio.events._set_running_loop(None)  # or later pytest-asyncio tests see "loop already running"
     asyncio.set_event_loop(None)
@@ -102,8 +106,12 @@ def _close_open_http_clients(loop, qapp) -> None:
     """
     clients = [obj for obj in gc.get_objects() if isinstance(obj, httpx.AsyncClient) and not obj.is_closed]
     closing = [loop.create_task(client.aclose()) for client in clients]
-    deadline = time.monotonic() + 10
-    while closing and not all(task.done() for task in closing) and time.monotonic() < deadline:
+    _process_events_until(qapp, lambda: all(task.done() for task in closing))
+
+
+def _process_events_until(qapp, done, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
         qapp.processEvents()
         time.sleep(0.005)
 

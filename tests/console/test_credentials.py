@@ -67,6 +67,7 @@ async def test_unusable_backend_keeps_token_for_this_session_and_says_so(backend
 
 
 @pytest.mark.asyncio
+@pytest.mark.expected_log(r"WARNING console\.connection\.credentials Keyring \S+BrokenKeyring failed: KeyringLocked")
 async def test_keyring_failing_at_call_time_switches_to_session_only():
     store = CredentialStore(BrokenKeyring())
     assert store.is_persistent  # looks fine until used
@@ -77,6 +78,7 @@ async def test_keyring_failing_at_call_time_switches_to_session_only():
 
 
 @pytest.mark.asyncio
+@pytest.mark.expected_log(r"WARNING console\.connection\.credentials Keyring \S+BrokenKeyring failed: KeyringLocked")
 async def test_probe_detects_a_broken_keyring():
     store = CredentialStore(BrokenKeyring())
     await store.probe()

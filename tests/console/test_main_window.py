@@ -82,6 +82,7 @@ def test_disconnect_returns_to_the_welcome_page(window, qtbot, server):
     assert window.connection_bar.admin_badge.isHidden()
 
 
+@pytest.mark.expected_log(r"WARNING console\.context Loading the project failed: Not found \(404\)")
 def test_a_failure_of_no_tab_stays_in_the_windows_message_bar_until_dismissed(window, qtbot, server):
     connect(window, qtbot, server.url, server.root_token)
     Op(window.context, window.context.client.get_json("/projects/987654321"), description="Loading the project").run()
@@ -96,6 +97,7 @@ def test_a_failure_of_no_tab_stays_in_the_windows_message_bar_until_dismissed(wi
     assert not window.message_bar.isVisible()
 
 
+@pytest.mark.expected_log(r"ERROR console\.excepthook Unexpected error")
 def test_unexpected_error_in_async_work_is_shown_in_a_dialog(window, qtbot):
     reporter = ExceptionReporter()
     reporter.install()

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from console.api.errors import NotFound
+import pytest
+
+from console.api.errors import ConnectionFailed, NotFound
 from console.operations import Op, Token
 
 WAIT = 10_000
@@ -57,6 +59,7 @@ def test_a_stale_answer_is_dropped(qtbot, qloop_running, context):
     assert shown == ["third"]
 
 
+@pytest.mark.expected_log(r"WARNING console\.context Loading the project failed: Not found \(404\)")
 def test_expected_failures_are_reported_or_handed_to_the_failure_handler(qtbot, qloop_running, context):
     reported: list[tuple[str, str]] = []
     context.error_reported.connect(lambda title, message: reported.append((title, message)))
@@ -70,6 +73,42 @@ def test_expected_failures_are_reported_or_handed_to_the_failure_handler(qtbot, 
     qtbot.waitUntil(lambda: reporting.done() and handling.done(), timeout=WAIT)
     assert [title for title, _message in reported] == ["Loading the project failed"]
     assert [type(failure) for failure in handled] == [NotFound]
+
+
+class _Tab:
+    """A tab as the operations see it (WorkOwner, ShowsFailures): its connection and its message bar."""
+
+    def __init__(self, context) -> None:
+        self.context = context
+        self.connection = Token()
+        self.shown: list[str] = []
+
+    def admit(self, work):
+        return work
+
+    def show_failure(self, action: str, text: str) -> None:
+        self.shown.append(text)
+
+    def clear_failure(self, action: str) -> None:
+        pass
+
+
+def test_a_failure_of_work_for_a_connection_that_has_gone_is_dropped(qtbot, qloop_running, context):
+    reported: list[str] = []
+    context.error_reported.connect(lambda title, message: reported.append(title))
+    tab = _Tab(context)
+    cut = asyncio.Event()
+
+    async def searching() -> None:
+        await cut.wait()
+        raise ConnectionFailed(detail="closed")
+
+    search = Op(tab, searching(), description="Searching projects").run()
+    qtbot.wait(50)
+    tab.connection.advance()  # a disconnect, which cuts the search's request
+    cut.set()
+    qtbot.waitUntil(search.done, timeout=WAIT)
+    assert (reported, tab.shown) == ([], [])
 
 
 def test_blocking_work_runs_in_a_worker_thread(qtbot, qloop_running, context):

@@ -170,6 +170,7 @@ def test_add_variable_explains_problems_while_typing(tab, qtbot, rest):
     assert shown_value(tab, key) == HIDDEN_VALUE
 
 
+@pytest.mark.expected_log(r"WARNING console\.context Saving variable \w+ failed: .* has already been taken")
 def test_server_refusal_is_shown_in_the_dialog(tab, qtbot, rest):
     key = unique("RACE_")
     dialog = tab.add_variable()

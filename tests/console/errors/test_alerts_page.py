@@ -3,6 +3,7 @@ alerts API, sends test notifications to a real receiver and shows the delivery l
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 
 from console.errors.alert_models import DeliveryModel
@@ -80,6 +81,7 @@ def test_the_editor_explains_as_you_type_and_saves_a_rule(qtbot, qtmodeltester, 
         allow_local_requests(server, False)
 
 
+@pytest.mark.expected_log(r"WARNING console\.context Saving the alert rule failed: .*not allowed to do this \(403\)")
 def test_developers_are_told_they_cannot_change_rules(qtbot, qloop_running, context, server, api):
     project, tokens = api.project_with_roles({"developer": access.DEVELOPER})
     page = _open_alerts(qtbot, context, server, tokens["developer"], project["path_with_namespace"])

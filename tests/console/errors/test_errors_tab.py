@@ -450,6 +450,7 @@ def test_list_shows_the_message_of_an_error_titled_by_a_function(qtmodeltester, 
     assert model.data(model.index(1, ErrorListModel.TITLE)) == "TypeError: card declined"
 
 
+@pytest.mark.expected_log(r"WARNING console\.context Loading errors failed: The project \S+ no longer exists")
 def test_a_deleted_project_is_explained_and_the_list_reloaded(qtbot, make_root_tab, api):
     project = api.project()
     path = project["path_with_namespace"]

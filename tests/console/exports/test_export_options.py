@@ -126,6 +126,7 @@ def test_filters_are_sent_and_shape_the_csv(qtbot, live_context, server, tmp_pat
     assert [row["Status"] for row in csv.DictReader(io.StringIO(download.text, newline=""))] == ["confirmed"]
 
 
+@pytest.mark.expected_log(r"WARNING console\.context Requesting an export of .* failed: You already have an export")
 def test_an_unfinished_export_of_the_same_scope_is_explained(qtbot, live_context, tmp_path):
     context = live_context
     # A server that produces no files: its exports stay "created", so a second one is refused with 429.

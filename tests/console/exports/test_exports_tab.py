@@ -165,6 +165,7 @@ def test_expired_export_can_be_regenerated(qtbot, live_context, tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["project", "group"])
+@pytest.mark.expected_log(r"WARNING console\.context No scope chosen: ")
 def test_request_without_a_choice_says_so(qtbot, live_context, server, tmp_path, kind):
     context = live_context
     connect(qtbot, context, server.url, server.root_token)

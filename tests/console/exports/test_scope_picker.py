@@ -54,6 +54,7 @@ def test_picker_lists_only_what_the_user_can_export(qtbot, qtmodeltester, live_c
     assert listed(tab) == [groups["dev"]["full_path"]]
 
 
+@pytest.mark.expected_log(r"WARNING console\.context Cannot export \S+: The project \S+ no longer exists")
 def test_a_deleted_choice_is_explained_and_the_list_refreshed(qtbot, live_context, server, tmp_path, exporter):
     api, token, prefix, _, projects = exporter
     connect(qtbot, live_context, server.url, token)

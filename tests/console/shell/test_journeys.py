@@ -172,6 +172,8 @@ def test_new_errors_and_regressions_reach_the_notification_list_while_a_refresh_
     messages.close()
 
 
+@pytest.mark.expected_log(r"WARNING console\.context Cannot import import\.env: Line 3",
+                          r"WARNING console\.context Saving retention settings failed: The project \S+ no longer")
 def test_a_failed_import_and_a_failed_save_stay_until_dismissed(qtbot, make_window, server, api, tmp_path):
     project = api.project()
     path = project["path_with_namespace"]

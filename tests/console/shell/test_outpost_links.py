@@ -87,6 +87,7 @@ def test_without_a_saved_profile_the_link_asks_to_sign_in_then_opens_the_error(q
     qtbot.waitUntil(lambda: shown_error(window) == (path, error_id), timeout=WAIT)
 
 
+@pytest.mark.expected_log(r"WARNING console\.context Cannot open the link: .* does not name an error")
 def test_a_link_that_names_no_error_says_why(qtbot, make_window):
     window = make_window()
     window.open_link("outpost://example.com/group/project")
