@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.server.error_tracking.toolchains import NODE_LATEST, node_latest_modules, python_latest, require_tool
 
 HERE = Path(__file__).resolve().parent
@@ -24,6 +26,8 @@ def _run(command: list[str], *, env: dict[str, str] | None = None, cwd: Path = H
     return result.stdout
 
 
+# A job must outlive max_runtime, whose smallest value is a minute (SLOW_JOB_SECONDS).
+@pytest.mark.budget(150)
 def test_python_sdk_monitor_decorator_and_capture_checkin(monitors, tracked):
     sdk = python_latest()
     _run([sys.executable, str(HERE / "python_jobs.py"), tracked.dsn, str(SLOW_JOB_SECONDS)],
