@@ -172,3 +172,30 @@ def _send(server: RunningServer, project_id: int, public_key: str) -> int:
     headers, body = store_request(public_key, sentry_event())
     with httpx.Client(base_url=server.url, timeout=30) as client:
         return client.post(store_path(project_id), headers=headers, content=body).status_code
+
+
+def test_two_replicas_digesting_the_same_errors_never_deadlock(tmp_path):
+    """Both replicas digest events of the same three errors at once, each from its own spool: every writer
+    locks the errors first and the rows under them after, in one order, so PostgreSQL detects no deadlock
+    (one was seen between an error's tag counts and its row) and no batch falls back to one by one."""
+    with replicas(tmp_path) as (a, b):
+        api = ApiHelper(a)
+        project = api.project()
+        key = enable_error_tracking(api.root, project["id"])
+        with Senders([a.url, b.url], project["id"], key["public_key"], count=16, groups=3,
+                     max_events=3000) as senders:
+            senders.finish()
+        a.wait_for_digest(timeout=120)
+        b.wait_for_digest(timeout=120)
+        database_url = a.env["OUTPOST_DATABASE_URL"]
+        assert sorted(stored_event_ids(database_url, project["id"])) == sorted(senders.ledger.accepted)
+        total = scalar(database_url, "SELECT SUM(count) FROM error_tracking_errors WHERE project_id = :p",
+                       p=project["id"])
+        assert total == len(senders.ledger.accepted) > 0
+    logs = a.log_text() + b.log_text()
+    assert "deadlock detected" not in logs
+    assert "could not serialize" not in logs
+    assert "storing its entries one by one" not in logs
+    # The replicas' connections report their counters as they close, so they are all in once both stopped.
+    deadlocks = scalar(database_url, "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")
+    assert deadlocks == 0

@@ -109,8 +109,10 @@ class BatchStatements:
         )
         error_states = select(ERRORS.c.id, ERRORS.c.status, ERRORS.c.count).where(
             ERRORS.c.id.in_(bindparam("ids", expanding=True))).order_by(ERRORS.c.id)
-        # PostgreSQL: locked in id order, the order update_errors takes them in.
-        self.error_states = error_states.with_for_update() if dialect_name == "postgresql" else error_states
+        # PostgreSQL: locked in id order, the order update_errors takes them in, with the lock the update takes
+        # (FOR NO KEY UPDATE), which the foreign keys of rows referring to an error do not wait for.
+        self.error_states = (error_states.with_for_update(key_share=True) if dialect_name == "postgresql"
+                             else error_states)
         self.create_errors = dialect.insert(ERRORS).on_conflict_do_nothing(index_elements=["project_id", "fingerprint"])
         self.insert_events = _DriverStatement(insert(EVENTS), dialect_obj, EVENT_KEYS)
         self.insert_payloads = _DriverStatement(insert(PAYLOADS), dialect_obj,

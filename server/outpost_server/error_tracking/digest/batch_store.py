@@ -77,6 +77,12 @@ def store_batch(
     # Rows are locked in one order (error id, then hour or user key) by every writer, so concurrent
     # writers (worker processes, replicas) on PostgreSQL wait for each other instead of deadlocking.
     by_error = {error_id: grouped[error_id] for error_id in sorted(grouped)}
+    # Read (and on PostgreSQL lock) the errors first, before any row referring to them is written: a
+    # concurrent writer of the same error waits here, so "new" and "regressed" are seen by exactly one of
+    # them. Locked later, after the tag counts, a writer holding an error's tag count row waited for the
+    # error row while the other, holding the error row's key share (its events' foreign keys), waited for
+    # that tag count: a deadlock.
+    before = _states_before(connection, sql, list(by_error))
 
     sql.insert_events.run(
         connection,
@@ -116,9 +122,6 @@ def store_batch(
         connection,
         [{"error_id": error_id, "hour": hour, "count": count} for (error_id, hour), count in sorted(hourly.items())],
     )
-    # Read (and on PostgreSQL lock) before the update: a concurrent writer of the same error waits here, so
-    # "new" and "regressed" are seen by exactly one of them.
-    before = _states_before(connection, sql, list(by_error))
     users_by_error = _record_users(connection, sql, by_error, known_users)
     updates = []
     for error_id, items in by_error.items():
