@@ -1,4 +1,5 @@
-"""Applying source maps to a raw event's JavaScript frames, in the digest stage before normalization.
+"""Applying source maps to a scrubbed event's JavaScript frames: the digest's Symbolicate, called before
+anything is derived from the frames and before the batch's write transaction opens.
 
 Each frame with a line and column is mapped to its original file, line and column (symbolic's
 SourceMapView, Sentry's own library) and named as Sentry names it (naming.py), with five lines of context

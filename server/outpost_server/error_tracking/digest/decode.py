@@ -8,7 +8,9 @@ fails here only when the code changed between the two (counted as dropped, inval
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from outpost_server.error_tracking.digest.normalize import NormalizedEvent, normalize_event
 from outpost_server.error_tracking.digest.session_items import (
@@ -38,20 +40,23 @@ class IngestRequest:
 
 
 def read_request(endpoint: str, data: bytes, *, public_key: str | None, response_id: str | None,
-                 received_at: dt.datetime, client_ip: str | None) -> IngestRequest:
+                 received_at: dt.datetime, client_ip: str | None,
+                 symbolicate: Callable[[dict[str, Any]], bool] | None = None) -> IngestRequest:
     """Digest-time decoding of what `open_request` accepted (`data` as `decode_body` gives it): the events
     normalized (and scrubbed), the sessions read. The event keeps the id the collector answered with."""
     auth = AuthInfo(public_key, None)
     if endpoint == STORE:
         event = normalize_event(load_json_object(data, "event"), received_at=received_at,
-                                envelope_event_id=response_id, client_ip=client_ip, raw_payload=data)
+                                envelope_event_id=response_id, client_ip=client_ip, raw_payload=data,
+                                symbolicate=symbolicate)
         return IngestRequest(auth, event.event_id, [event])
     request = IngestRequest(auth, response_id)
     for item in parse_envelope(data).items:
         if item.type == "event":
             request.events.append(normalize_event(
                 load_json_object(item.payload, "event item"), received_at=received_at,
-                envelope_event_id=response_id, client_ip=client_ip, raw_payload=item.payload))
+                envelope_event_id=response_id, client_ip=client_ip, raw_payload=item.payload,
+                symbolicate=symbolicate))
         elif item.type == "session":
             update = normalize_session(load_json_object(item.payload, "session item"), received_at=received_at)
             if update is not None:

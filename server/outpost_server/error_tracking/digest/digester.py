@@ -1,5 +1,6 @@
-"""The digest stage: batches claimed from the spool are decoded, normalized, scrubbed, grouped and
-stored in one transaction of the main database, then removed from the spool.
+"""The digest stage: batches claimed from the spool are decoded, scrubbed, symbolicated and derived
+(title, culprit, fingerprint, tags) once per event, in Sentry's order, before the write transaction opens;
+the transaction holds only the batch's writes. Then the batch is removed from the spool.
 
 One digester per spool: a thread of the server process, or with `serve --workers N` a process of
 its own, so the workers' event loops never wait for the digest's Python work. A crash at any point
@@ -18,8 +19,9 @@ import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
 
@@ -28,7 +30,6 @@ from outpost_server.error_tracking.digest import progress
 from outpost_server.error_tracking.digest.batch_sql import statements_for
 from outpost_server.error_tracking.digest.batch_store import Accepted, store_batch
 from outpost_server.error_tracking.digest.decode import read_request
-from outpost_server.error_tracking.digest.normalize import renormalize
 from outpost_server.error_tracking.ingest.protocol import ProtocolError, decode_body
 from outpost_server.error_tracking.ingest.sealing import Sealer, Unsealable
 from outpost_server.error_tracking.ingest.spool import DigestLock, Entry, Spool, spool_path
@@ -51,6 +52,7 @@ LAG_BUCKETS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0, 900.
 # needs through the connection) and says whether anything changed. The digest owns this interface; source
 # maps implement it (source_maps/symbolication.py), passed in by pipeline/runtime.py.
 Symbolicate = Callable[[Connection, int, dict[str, Any]], bool]
+_T = TypeVar("_T")
 
 
 class _Stopping(Exception):
@@ -177,9 +179,12 @@ class Digester:
         """Stores the batch and removes it from the spool; False when it must be read again."""
         started = time.monotonic()
         counts: dict[tuple[str, str], float] = defaultdict(float)
-        decoded = [item for item in (self._decode(entry, counts) for entry in entries) if item is not None]
         try:
-            stored = self._store_retrying(decoded, counts)
+            decoded = self._retrying(lambda: self._decode_batch(entries, counts))
+        except _Stopping:
+            return False  # left in the spool for the next start
+        try:
+            stored = self._retrying(lambda: self._store(decoded, counts))
         except _Stopping:
             return False  # left in the spool for the next start
         except Exception:
@@ -188,7 +193,7 @@ class Digester:
             stored = []
             for item in decoded:
                 try:
-                    stored += self._store_retrying([item], counts)
+                    stored += self._retrying(partial(self._store, [item], counts))
                 except _Stopping:
                     return False
                 except Exception:
@@ -225,12 +230,12 @@ class Digester:
             log.warning("the digested entries are removed from the ingest spool")
         return True
 
-    def _store_retrying(self, decoded: list[_Decoded], counts: dict[tuple[str, str], float]) -> list[_Decoded]:
-        """Stores, waiting out an unreachable or locked database with backoff (the spool absorbs it)."""
+    def _retrying(self, work: Callable[[], _T]) -> _T:
+        """Runs `work`, waiting out an unreachable or locked database with backoff (the spool absorbs it)."""
         backoff = 0.1
         while True:
             try:
-                stored = self._store(decoded, counts)
+                done = work()
             except Exception as error:
                 if not database_unavailable(error):
                     raise
@@ -241,14 +246,37 @@ class Digester:
                 backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
                 continue
             self._note_reachable()
-            return stored
+            return done
 
-    def _decode(self, entry: Entry, counts: dict[tuple[str, str], float]) -> _Decoded | None:
+    def _decode_batch(self, entries: list[Entry], counts: dict[tuple[str, str], float]) -> list[_Decoded]:
+        """Every entry turned into what is stored, before the write transaction opens. Source maps are read
+        through a connection of this step's own, which holds no write lock. The drops are counted once the
+        whole batch is decoded: a batch decoded again (the database was unreachable) counts them once."""
+        dropped: dict[tuple[str, str], float] = defaultdict(float)
+        with self._engine.connect() as reading:
+            decoded = [item for item in (self._decode(entry, dropped, reading) for entry in entries)
+                       if item is not None]
+        for key, count in dropped.items():
+            counts[key] += count
+        return decoded
+
+    def _decode(self, entry: Entry, counts: dict[tuple[str, str], float], reading: Connection) -> _Decoded | None:
+        def symbolicate(event: dict[str, Any]) -> bool:
+            """Maps JavaScript frames before anything is derived from them; a failure other than the
+            database's leaves the frames as sent."""
+            try:
+                return self._symbolicate(reading, entry.project_id, event)
+            except Exception as error:
+                if database_unavailable(error):
+                    raise
+                log.warning("source maps could not be applied to event %s", entry.event_id, exc_info=True)
+                return False
+
         try:
             data = decode_body(entry.endpoint, self._sealer.open(entry.body), entry.encoding)
             received_at = dt.datetime.fromtimestamp(entry.received_at, dt.timezone.utc)
             content = read_request(entry.endpoint, data, public_key=entry.public_key, response_id=entry.event_id,
-                                   received_at=received_at, client_ip=entry.client_ip)
+                                   received_at=received_at, client_ip=entry.client_ip, symbolicate=symbolicate)
         except Unsealable:
             counts[("dropped", "unsealable")] += 1
             return None
@@ -277,8 +305,6 @@ class Digester:
                                             {"keys": list(keys)}).all()) if keys else set()
             kept = [item for item in fresh if item.accepted.public_key is None
                     or (item.accepted.project_id, item.accepted.public_key) in active]
-            for item in kept:
-                _apply_source_maps(connection, item, self._symbolicate)
             result = store_batch(connection, [item.accepted for item in kept], known_users=self._known_users)
             if fresh:
                 progress.record(connection, self._spool_id, fresh[-1].entry.id)
@@ -299,22 +325,6 @@ class Digester:
             log.warning("the database is reachable again after %.1f s; digesting the backlog",
                         time.monotonic() - self._unreachable_since)
             self._unreachable_since = None
-
-
-def _apply_source_maps(connection: Connection, item: _Decoded, symbolicate: Symbolicate) -> None:
-    """Maps JavaScript frames before grouping, so titles, culprits and
-    fingerprints follow the original code; a failure other than the database's leaves the frames as sent."""
-    events = item.accepted.content.events
-    for index, event in enumerate(events):
-        try:
-            changed = symbolicate(connection, item.accepted.project_id, event.payload)
-        except Exception as error:
-            if database_unavailable(error):
-                raise
-            log.warning("source maps could not be applied to event %s", event.event_id, exc_info=True)
-            continue
-        if changed:
-            events[index] = renormalize(event, received_at=item.accepted.received_at, client_ip=item.entry.client_ip)
 
 
 def _bucket(value: float, bounds: tuple[float, ...]) -> str:

@@ -11,6 +11,7 @@ import datetime as dt
 import json
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,12 +152,20 @@ def normalize_event(
     envelope_event_id: str | None = None,
     client_ip: str | None = None,
     raw_payload: bytes | None = None,
+    symbolicate: Callable[[dict[str, Any]], bool] | None = None,
 ) -> NormalizedEvent:
-    """Derive title, culprit, type and fingerprint the way Sentry and GlitchTip do (reference §6.5).
+    """Derive title, culprit, type and fingerprint the way Sentry and GlitchTip do (reference §6.5), once.
 
-    Sensitive values are filtered first (scrubbing.py), so nothing derived or stored carries them.
+    In Sentry's order: sensitive values are filtered first (scrubbing.py), then `symbolicate` maps the
+    frames in place and says whether it changed anything, and only then is anything derived, so nothing
+    derived or stored carries a filtered value and titles, culprits and fingerprints follow the original
+    code. (Sentry scrubs again after its stacktrace processing for the user names it may put in file
+    paths; source maps add paths, positions, names and source lines, which scrubbing leaves alone.)
     """
-    if scrub_event(event) or raw_payload is None:
+    changed = scrub_event(event)
+    if symbolicate is not None and symbolicate(event):
+        changed = True
+    if changed or raw_payload is None:
         raw_payload = json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode()
     event_id = envelope_event_id or normalize_event_id(event.get("event_id")) or uuid.uuid4().hex
     occurred_at = parse_timestamp(event.get("timestamp")) or received_at
@@ -213,10 +222,3 @@ def normalize_event(
         raw_payload=raw_payload,
         tags=event_tags(event, level=level, release=release, environment=environment, user_key=user_key),
     )
-
-
-def renormalize(event: NormalizedEvent, *, received_at: dt.datetime, client_ip: str | None) -> NormalizedEvent:
-    """The event derived again from its payload after the digest changed it (source maps): title,
-    culprit and fingerprint follow the new frames, and the stored JSON is serialized afresh."""
-    return normalize_event(event.payload, received_at=received_at, envelope_event_id=event.event_id,
-                           client_ip=client_ip)
