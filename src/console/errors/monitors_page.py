@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, QRect, Qt
+from PySide6.QtCore import QModelIndex, QRect, Qt, QTimer
 from PySide6.QtGui import QBrush, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,7 +24,7 @@ from console.errors.monitor_words import STATUS_COLOURS, schedule_words, status_
 from console.looks import colour
 from console.operations import Op
 from console.table_model import HeaderedTableModel, Index
-from console.timestamps import short_time
+from console.timestamps import full_time, relative_time, short_time
 
 if TYPE_CHECKING:
     from console.api.error_tracking import ErrorTrackingApi
@@ -40,9 +40,21 @@ GAP = 3
 class MonitorModel(HeaderedTableModel):
     HEADERS = ("Monitor", "Schedule", "Status", "Environment", "Last check-in", "Next check-in")
 
+    LAST_CHECK_IN, NEXT_CHECK_IN = 4, 5
+
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.monitors: list[Monitor] = []
+        # "in 5 min" is true for a minute: the times are said again as the clock moves.
+        self._clock = QTimer(self)
+        self._clock.setInterval(60_000)
+        self._clock.timeout.connect(self.follow_clock)
+        self._clock.start()
+
+    def follow_clock(self) -> None:
+        if self.monitors:
+            self.dataChanged.emit(self.index(0, self.LAST_CHECK_IN), self.index(len(self.monitors) - 1,
+                                                                               self.NEXT_CHECK_IN))
 
     def set_monitors(self, monitors: list[Monitor]) -> None:
         self.beginResetModel()
@@ -55,19 +67,22 @@ class MonitorModel(HeaderedTableModel):
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.monitors)
 
-    def cell(self, monitor: Monitor, column: int) -> str:
+    def cell(self, monitor: Monitor, column: int, say_time=relative_time) -> str:
+        """The column's text; ``say_time`` says its times (relative in the cell, full_time in the tooltip)."""
         latest = monitor.environments[0] if monitor.environments else None
         return (monitor.name, schedule_words(monitor.config), status_words(monitor),
                 ", ".join(environment.name for environment in monitor.environments),
-                short_time(latest.last_check_in) if latest else "",
-                "" if monitor.paused or latest is None else short_time(latest.next_check_in))[column]
+                say_time(latest.last_check_in) if latest else "",
+                "" if monitor.paused or latest is None else say_time(latest.next_check_in))[column]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         monitor = self.monitor_at(index.row()) if index.isValid() else None
         if monitor is None:
             return None
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        if role == Qt.ItemDataRole.DisplayRole:
             return self.cell(monitor, index.column())
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.cell(monitor, index.column(), full_time)
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 2:
             if monitor.failing and not monitor.paused:
                 return QBrush(colour("error"))

@@ -48,7 +48,11 @@ def test_monitors_page_shows_times_timeline_and_mutes_and_pauses(qtbot, qtmodelt
     assert cell("queue-sync", "Schedule") == "every 10 minutes UTC"
     assert (cell("nightly-backup", "Status"), cell("queue-sync", "Status")) == ("failing", "ok")
     assert cell("nightly-backup", "Environment") == "production"
-    assert cell("nightly-backup", "Last check-in") and cell("nightly-backup", "Next check-in")
+    # Times as the error list gives them: relative, the full time in the tooltip.
+    assert cell("nightly-backup", "Last check-in") == "just now"
+    assert cell("nightly-backup", "Next check-in").startswith("in ")  # 02:00 comes within a day
+    last = page.model.index(rows["nightly-backup"], MonitorModel.LAST_CHECK_IN)
+    assert page.model.data(last, Qt.ItemDataRole.ToolTipRole).endswith(")")  # "YYYY-MM-DD HH:MM:SS (UTC±HH:MM)"
     status = page.model.index(rows["nightly-backup"], MonitorModel.HEADERS.index("Status"))
     assert page.model.data(status, Qt.ItemDataRole.ForegroundRole).color() == colour("error")
     qtmodeltester.check(page.model)
