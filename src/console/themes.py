@@ -154,6 +154,7 @@ class Themes(QObject):
 
     def add_menu(self, menu: QMenu) -> QMenu:
         """View > Theme: one checked entry of System, Light and Dark."""
+        menu.addSeparator()
         themes = menu.addMenu("&Theme")
         group = QActionGroup(themes)
         for name, text in MENU_TEXTS.items():

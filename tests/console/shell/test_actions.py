@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from console.errors.actions import ACTIONS as ERROR_ACTIONS
 from console.exports.actions import ACTIONS as EXPORT_ACTIONS
+from console.themes import MENU_TEXTS
 from console.variables.actions import ACTIONS as VARIABLE_ACTIONS
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.sdk_errors import enable_integrated, send_errors
@@ -24,7 +25,11 @@ def test_the_menus_show_what_is_declared_and_nothing_else(make_window):
     for menu in window.menus:
         expected = [spec.text for spec in declared if spec.menu == menu] + [
             spec.text for spec in tab_specs if spec.menu == menu]
+        if menu == "view":  # and the choice of theme, a submenu that console.themes declares
+            expected.append("&Theme")
         assert menu_texts(window, menu) == expected
+    theme = next(action.menu() for action in window.menus["view"].actions() if action.text() == "&Theme")
+    assert [action.text() for action in theme.actions()] == list(MENU_TEXTS.values())
     # The window's own actions in their declared order, the edit protocol's among them.
     assert menu_texts(window, "edit") == ["&Find", "&Copy", "&Delete…"]
 
