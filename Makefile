@@ -3,7 +3,7 @@
 
 PY := .venv/bin/python
 # The whole suite is guarded so a hung Qt loop cannot eat CI's time: 40 minutes, room above the suite's
-# 12-minute aim (docs/development.md) for the API fuzz, whose safety bound alone is 20 minutes.
+# 12-minute aim (docs/development.md) for a machine busy with other work.
 TEST_TIMEOUT ?= 2400
 # Parallel workers: the tests mostly wait on servers, sockets and subprocesses, so more workers than cores pay
 # off. One test file stays on one worker (its module fixtures and servers are shared), and files holding a
