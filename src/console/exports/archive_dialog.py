@@ -29,9 +29,9 @@ from console.accessibility import give_accessible_names
 from console.api.errors import NotFound
 from console.api.exports import ExportScope
 from console.exports import polling
-from console.exports.options import archive_range_problem
+from console.exports.options import ARCHIVE_DATE_GITLAB, ARCHIVE_DATE_OUTPOST, archive_range_problem, csv_records
 from console.file_dialogs import ARCHIVE_EXPORT, file_dialog
-from console.operations import Op, readable
+from console.operations import Op, blocking, readable
 
 if TYPE_CHECKING:
     from console.api.exports import ExportsApi
@@ -71,7 +71,7 @@ class ArchiveExportDialog(QDialog):
         self.project = project
         self.export_id: int | None = None
         self.watcher: Op[None] | None = None
-        self.saving: Op[int] | None = None
+        self.saving: Op[tuple[int, int]] | None = None
         self.file_dialog: QFileDialog | None = None
         self.setWindowTitle("Archive export")
         today = QDate.currentDate()
@@ -98,6 +98,9 @@ class ArchiveExportDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("The project's vulnerabilities of a range of days (both included), as a CSV."))
+        self.date_note = QLabel(ARCHIVE_DATE_OUTPOST if host.context.server.is_outpost else ARCHIVE_DATE_GITLAB)
+        self.date_note.setWordWrap(True)
+        layout.addWidget(self.date_note)
         layout.addLayout(form)
         layout.addWidget(self.status)
         layout.addWidget(buttons)
@@ -179,13 +182,23 @@ class ArchiveExportDialog(QDialog):
         dialog.open()
         return dialog
 
-    def save_to(self, target: Path) -> Op[int] | None:
+    def save_to(self, target: Path) -> Op[tuple[int, int]] | None:
+        """Save the CSV, then say how many vulnerabilities it holds (the API's answer has no count: it is read
+        from the file)."""
         export_id = self.export_id
         if export_id is None:
             return None
         self.status.setText(f"Saving archive export {export_id}…")
-        self.saving = Op(self.host, self.host.api.download(export_id, target, archive=True),
-                         description=f"Saving archive export {export_id}").success(
-            lambda size: self.status.setText(f"Archive export {export_id} saved to {target} ({size:,} bytes)")
-        ).failure(self._refused).run()
+
+        async def save() -> tuple[int, int]:
+            size = await self.host.api.download(export_id, target, archive=True)
+            return size, await blocking(csv_records, target)
+
+        def saved(result: tuple[int, int]) -> None:
+            size, count = result
+            self.status.setText(f"Archive export {export_id} saved to {target}: {count} "
+                                f"vulnerabilit{'y' if count == 1 else 'ies'} ({size:,} bytes)")
+
+        self.saving = Op(self.host, save(), description=f"Saving archive export {export_id}").success(
+            saved).failure(self._refused).run()
         return self.saving

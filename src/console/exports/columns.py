@@ -9,9 +9,9 @@ from PySide6.QtWidgets import QTableView
 from console.exports.models import ExportsModel
 
 # Default column widths, from the widest text each column shows (the user's widths are remembered).
-EXPORT_COLUMN_SAMPLES = {ExportsModel.STATUS: "expired (deleted)", ExportsModel.REQUESTED: "2026-12-31 23:59:59",
-                         ExportsModel.ELAPSED: "59 min 59 s", ExportsModel.TIME_LEFT: "23 h 59 min",
-                         ExportsModel.ID: "1000000"}
+EXPORT_COLUMN_SAMPLES = {ExportsModel.WHAT: "CSV, every vulnerability", ExportsModel.STATUS: "expired (deleted)",
+                         ExportsModel.REQUESTED: "2026-12-31 23:59:59", ExportsModel.ELAPSED: "59 min 59 s",
+                         ExportsModel.TIME_LEFT: "23 h 59 min", ExportsModel.ID: "1000000"}
 # The preview's first columns, and the usual width of each column as a sample text.
 PREVIEW_FIRST = ("Severity", "Status", "Vulnerability", "Project Name", "Location")
 PREVIEW_SAMPLES = {"Severity": "Severity ", "Status": "confirmed", "Vulnerability": "Improper neutralization of input",

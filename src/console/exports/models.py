@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 
+from console.exports.options import ExportOptions
 from console.exports.store import ExportRecord
 from console.table_model import HeaderedTableModel, Index
 from console.timestamps import parse_time
@@ -32,8 +33,8 @@ def format_duration(seconds: float) -> str:
 class ExportsModel(HeaderedTableModel):
     """The exports requested from this console, newest first."""
 
-    SCOPE, STATUS, REQUESTED, ELAPSED, TIME_LEFT, ID = range(6)
-    HEADERS = ("Scope", "Status", "Requested", "Elapsed", "Deleted in", "ID")
+    SCOPE, WHAT, STATUS, REQUESTED, ELAPSED, TIME_LEFT, ID = range(7)
+    HEADERS = ("Scope", "Format and filters", "Status", "Requested", "Elapsed", "Deleted in", "ID")
     RecordRole = Qt.ItemDataRole.UserRole + 1
 
     def __init__(self, parent=None) -> None:
@@ -54,6 +55,8 @@ class ExportsModel(HeaderedTableModel):
             return self._text(record, index.column())
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == self.SCOPE:
             return f"{record.scope_kind}: {record.scope_label}"
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == self.WHAT:
+            return self._text(record, self.WHAT)
         return None
 
     def _text(self, record: ExportRecord, column: int) -> str | None:
@@ -62,6 +65,8 @@ class ExportsModel(HeaderedTableModel):
             if record.scope_kind == "instance":
                 return record.scope_label
             return f"{record.scope_kind.title()}: {record.scope_label}"
+        if column == self.WHAT:
+            return ExportOptions.of(record.request, record.export_format).summary()
         if column == self.STATUS:
             return "expired (deleted)" if record.is_expired(self.now) else record.status
         if column == self.REQUESTED:

@@ -9,9 +9,11 @@ says why it offers a plain CSV only. Outpost (``/version`` 18.6.0, revision ``ou
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -37,6 +39,14 @@ class ExportOptions:
     severity: tuple[str, ...] = ()
     state: tuple[str, ...] = ()
     report_type: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, body: dict[str, Any], export_format: str = "csv") -> ExportOptions:
+        """The choices a create request's ``body`` made (see :meth:`body`); an empty body is a plain CSV."""
+        filters = body.get("filters") or {}
+        return cls(export_format=str(body.get("export_format") or export_format),
+                   send_email=bool(body.get("send_email")),
+                   **{key: tuple(filters.get(key) or ()) for key in ("severity", "state", "report_type")})
 
     @property
     def is_plain(self) -> bool:
@@ -113,6 +123,19 @@ def offer_for(server: ServerInfo) -> ExportOffer:
                 f"email when an export is ready need GitLab {since} or later (18.1 to 18.4 have PDF only behind "
                 "a feature flag).")
     return ExportOffer(pdf=False, filters=False, email=False, note=note)
+
+
+# Which date an archive export's days are: Outpost's range is of detection days; GitLab's archive holds
+# vulnerabilities it archived (older than a year) and its API names no date field for the range.
+ARCHIVE_DATE_OUTPOST = "Days of detection: the vulnerabilities first detected in the range (their Detected At)."
+ARCHIVE_DATE_GITLAB = ("GitLab exports from its archive (vulnerabilities older than a year); its API does not say "
+                       "which date of a vulnerability the range applies to.")
+
+
+def csv_records(path: Path) -> int:
+    """How many records (rows after the header) a saved CSV holds; cells may span lines. Blocks: a worker's."""
+    with path.open(encoding="utf-8", newline="") as file:
+        return max(sum(1 for _row in csv.reader(file)) - 1, 0)
 
 
 def archive_range_problem(start: dt.date, end: dt.date, today: dt.date) -> str | None:

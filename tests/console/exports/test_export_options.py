@@ -170,7 +170,9 @@ def test_archive_dialog_exports_a_date_range_to_csv(qtbot, live_context, server,
     qtbot.mouseClick(tab.archive_button, Qt.MouseButton.LeftButton)
     dialog = next(d for d in tab.findChildren(ArchiveExportDialog) if d.isVisible())
     assert give_accessible_names(dialog) == []
+    assert "Days of detection" in dialog.date_note.text()  # which date the range filters on
     assert dialog.start_edit.accessibleName() == "Start date"
+    assert "Days of detection" in dialog.date_note.text()  # which date the range filters on
     dialog.set_range(dt.date(2024, 3, 5), dt.date(2024, 3, 1))
     assert dialog.request() is None and dialog.status.text() == "The end date is before the start date."
     dialog.set_range(dt.date(2024, 3, 1), dt.date(2024, 3, 31))  # the demo's vulnerabilities: 2024-03-04
@@ -191,7 +193,8 @@ def test_archive_dialog_exports_a_date_range_to_csv(qtbot, live_context, server,
     assert rows[0][:3] == ["Tool", "Scanner Name", "Status"] and len(rows[0]) == 25
     assert len(rows) == 1 + 4
     size = target.stat().st_size
-    assert dialog.status.text() == f"Archive export {dialog.export_id} saved to {target} ({size:,} bytes)"
+    assert dialog.status.text() == (f"Archive export {dialog.export_id} saved to {target}: 4 vulnerabilities "
+                                    f"({size:,} bytes)")
     dialog.close()
 
 

@@ -67,6 +67,7 @@ def test_request_watch_save_and_preview(qtbot, live_context, server, tmp_path):
     assert tab.notice.text() == f"Export {record.id} of tools/scanner-lab finished"
     tab.model.tick()
     assert tab.model.index(0, ExportsModel.ELAPSED).data().endswith(" s")
+    assert tab.model.index(0, ExportsModel.WHAT).data() == "CSV, every vulnerability"
     assert tab.model.index(0, ExportsModel.TIME_LEFT).data().startswith("59 min")
 
     tab.select_export(record.id)
@@ -162,6 +163,8 @@ def test_expired_export_can_be_regenerated(qtbot, live_context, tmp_path):
         assert [r.id for r in tab.model.records] == [finished_record(tab).id]
         assert tab.model.records[0].scope == ExportScope("instance")
         assert tab.model.records[0].export_format == "pdf" and tab.model.records[0].request == pdf_of_high.body()
+        # The list says what each export holds: its format and filters.
+        assert tab.model.index(0, ExportsModel.WHAT).data() == "PDF, severity high"
 
 
 @pytest.mark.parametrize("kind", ["project", "group"])

@@ -81,3 +81,10 @@ def test_the_history_keeps_each_export_s_format_and_request(tmp_path):
                             '"status": "finished", "created_at": "2026-11-26T08:00:00Z"}]', encoding="utf-8")
     (old,) = history.load()
     assert (old.export_format, old.request) == ("csv", {})
+
+
+def test_the_choices_are_read_back_from_the_request_they_made():
+    chosen = ExportOptions(export_format="pdf", send_email=True, severity=("critical", "high"), report_type=("sast",))
+    assert ExportOptions.of(chosen.body()) == chosen
+    assert ExportOptions.of({}) == ExportOptions()  # a plain CSV sends no body
+    assert ExportOptions.of({}, "pdf").summary() == "PDF, every vulnerability"  # a history from before the body
