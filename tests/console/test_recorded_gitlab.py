@@ -91,7 +91,7 @@ def test_error_tracking_reads_through_graphql_and_explains_what_gitlab_lacks(qtb
     page = tab.errors_page
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     assert [error.title for error in page.model.errors] == ["title"]
-    assert not page.status.isEnabled() and page.status.toolTip() == UNRESOLVED_ONLY
+    assert not page.filters.status.isEnabled() and page.filters.status.toolTip() == UNRESOLVED_ONLY
 
     page.table.selectRow(0)
     detail = page.detail

@@ -10,14 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
     QLabel,
-    QLineEdit,
-    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -27,15 +23,13 @@ from console import outpost_links
 from console.api.error_tracking import (
     EVERY_STATUS,
     NO_STATUS_API,
-    SORTS,
-    STATUSES,
-    UNRESOLVED_ONLY,
     ErrorPage,
     ErrorSummary,
 )
 from console.api.errors import ApiError, NotFound
 from console.errors import records
 from console.errors.detail import ErrorDetailView
+from console.errors.error_filters import ErrorFilters
 from console.errors.error_table import ErrorTable
 from console.errors.event_history import EventHistory
 from console.errors.event_pane import EventPane
@@ -44,20 +38,13 @@ from console.errors.markdown import error_markdown, issue_from_detail
 from console.errors.models import PENDING, ErrorListModel, explained_in_place, list_failure
 from console.operations import Op, Token
 from console.store import Change
-from console.window_state import SORT_CHOOSER
 
 if TYPE_CHECKING:
     from console.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
 
-# Short enough to be read whole at the default window size; the tooltip has the keys.
-SEARCH_PLACEHOLDER = "Search words or key:value"
-SEARCH_PAUSE_MS = 300
-SEARCH_KEYS = ("Words, or keys: is:resolved, release:1.2, environment:prod, level:error. Enter searches; "
-               "clearing the field lists every error again.")
 DETAIL_MIN_WIDTH = 360
 SPLIT_AT_DEFAULT_SIZE = [640, 420]
-SORT_LABELS = {"last_seen": "Last seen", "first_seen": "First seen", "frequency": "Most frequent"}
 
 
 class ErrorsPage(QWidget):
@@ -76,36 +63,8 @@ class ErrorsPage(QWidget):
         self.detail_requests = Token()  # likewise for the selected error's details
         self.loading = False
         self.refreshing = False  # an auto-refresh is in flight (a slow server must not stack them up)
-        self.search = QLineEdit()
-        self.search.setPlaceholderText(SEARCH_PLACEHOLDER)
-        self.search.setToolTip(SEARCH_KEYS)
-        self.search.setClearButtonEnabled(True)
-        self.search.returnPressed.connect(self.reload)
-        self.search.textChanged.connect(self._search_edited)
-        # The list follows the words as they are typed, once the typing pauses (as the variables filter does).
-        self.search_pause = QTimer(self)
-        self.search_pause.setSingleShot(True)
-        self.search_pause.setInterval(SEARCH_PAUSE_MS)
-        self.search_pause.timeout.connect(self._search_paused)
-        self.searched = ""  # the search the list shows
-        self.sort = QComboBox()
-        self.sort.setObjectName(SORT_CHOOSER)  # remembered per profile in the console
-        for value in SORTS:
-            self.sort.addItem(SORT_LABELS[value], value)
-        self.status = QComboBox()
-        for value in STATUSES:
-            self.status.addItem(value.capitalize(), value)
-        self.refresh_button = QPushButton("Refresh")
-        self.sort.currentIndexChanged.connect(self.reload)
-        self.status.currentIndexChanged.connect(self.reload)
-        self.refresh_button.clicked.connect(self.reload)
-        filters = QHBoxLayout()
-        filters.addWidget(self.search, 1)
-        filters.addWidget(QLabel("Sort"))
-        filters.addWidget(self.sort)
-        filters.addWidget(QLabel("Status"))
-        filters.addWidget(self.status)
-        filters.addWidget(self.refresh_button)
+        self.filters = ErrorFilters()
+        self.filters.changed.connect(self.reload)
 
         self.model = ErrorListModel(self)
         self.model.fetch_more_requested.connect(self._fetch_more)
@@ -128,7 +87,7 @@ class ErrorsPage(QWidget):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addLayout(filters)
+        left_layout.addWidget(self.filters)
         left_layout.addWidget(self.table, 1)
         left_layout.addWidget(self.empty_label)
         # The detail fits its width; its summary scrolls above its sections (stack trace, events, tags).
@@ -146,43 +105,20 @@ class ErrorsPage(QWidget):
 
     # --- list --------------------------------------------------------------------------------
 
-    def _query(self) -> dict[str, Any]:
-        return {"status": self.status.currentData(), "sort": self.sort.currentData(),
-                "search_term": self.search.text().strip()}
-
-    def _search_edited(self, text: str) -> None:
-        """Emptying the field (its clear button, or deleting the words) lists every error again at once; other
-        changes search once the typing pauses."""
-        if not text.strip() and self.searched:
-            self.search_pause.stop()
-            self.reload()
-        else:
-            self.search_pause.start()
-
-    def _search_paused(self) -> None:
-        if self.search.text().strip() != self.searched:
-            self.reload()
-
     def load(self) -> None:
         self.reload()
 
     def adapt_to_server(self) -> None:
         """Offer only what the connected server does; say why where a control does nothing there."""
         api = self.host.api
-        self.status.setEnabled(api.can_filter_status)
-        self.status.setToolTip("" if api.can_filter_status else UNRESOLVED_ONLY)
-        if not api.can_filter_status:
-            self.status.setCurrentIndex(self.status.findData("unresolved"))
-        # The search keys are Outpost's; GitLab hands the words to Sentry as they are.
-        self.search.setPlaceholderText(SEARCH_PLACEHOLDER if api.can_filter_status else "Search")
-        self.search.setToolTip(SEARCH_KEYS if api.can_filter_status else "")
+        self.filters.adapt(api.can_filter_status)
         for button in self.detail.action_buttons.values():
             button.setToolTip("" if api.can_change_status else NO_STATUS_API)
 
     def reload(self) -> None:
         project = self.host.project
         request = self.requests.advance()
-        self.searched = self.search.text().strip()
+        self.filters.take_search()
         self.detail.clear()
         self.model.reset_page(ErrorPage([], None))
         self.empty_label.clear()
@@ -194,7 +130,7 @@ class ErrorsPage(QWidget):
 
         async def load() -> None:
             try:
-                page = await self.host.api.list_errors(project["path_with_namespace"], **self._query())
+                page = await self.host.api.list_errors(project["path_with_namespace"], **self.filters.query())
             except ApiError as error:
                 if request.current:
                     self.empty_label.setText(list_failure(error))
@@ -225,7 +161,8 @@ class ErrorsPage(QWidget):
 
         async def load_more() -> None:
             try:
-                page = await self.host.api.list_errors(project["path_with_namespace"], cursor=cursor, **self._query())
+                page = await self.host.api.list_errors(project["path_with_namespace"], cursor=cursor,
+                                                       **self.filters.query())
             except BaseException:
                 if request.current:
                     self.model.more_failed()
@@ -246,7 +183,7 @@ class ErrorsPage(QWidget):
 
         async def refresh() -> None:
             try:
-                page = await self.host.api.list_errors(project["path_with_namespace"], **self._query())
+                page = await self.host.api.list_errors(project["path_with_namespace"], **self.filters.query())
             finally:
                 self.refreshing = False
             self._write(project["path_with_namespace"], page)  # rows follow
@@ -368,7 +305,7 @@ class ErrorsPage(QWidget):
             await self.host.api.update_status(project["path_with_namespace"], error_id, status)
             self.host.context.say(f"The error is now {status}")
             records.write_status(self.store, project["path_with_namespace"], error_id, status)  # row and detail
-            if self.status.currentData() not in (EVERY_STATUS, status):
+            if self.filters.status.currentData() not in (EVERY_STATUS, status):
                 if self.detail.error_id == error_id:
                     self.detail_requests.advance()  # its details, if still on their way, have nowhere to go
                     self.detail.clear()

@@ -144,7 +144,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
     def find_field(self) -> QWidget:
         """The error search once a project is chosen and the list is on screen, else the project picker."""
         if self.project is not None and self.pages.currentWidget() is self.errors_page:
-            return self.errors_page.search
+            return self.errors_page.filters.search
         return self.project_picker
 
     def select_project(self, path: str) -> None:

@@ -55,7 +55,7 @@ def test_the_tab_works_end_to_end_through_graphql(qtbot, make_root_tab, shop):
     page = tab.errors_page
     choose_project(qtbot, tab, shop["path_with_namespace"])
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
-    assert page.status.isEnabled(), "Outpost filters by status"
+    assert page.filters.status.isEnabled(), "Outpost filters by status"
     page.table.selectRow(0)
     qtbot.waitUntil(lambda: page.detail.fields["Environment"].text() == "staging", timeout=WAIT)
     assert page.detail.fields["Last release"].text() == "shop@2.0.0"

@@ -56,14 +56,14 @@ def test_list_sort_and_search(qtbot, make_root_tab, shop):
     assert sum(model.data(model.index(row, ErrorListModel.TREND), FREQUENCY_ROLE)) == 3
     assert model.data(model.index(row, ErrorListModel.LAST_SEEN))
 
-    page.sort.setCurrentIndex(page.sort.findData("frequency"))
+    page.filters.sort.setCurrentIndex(page.filters.sort.findData("frequency"))
     qtbot.waitUntil(lambda: titles(page.model)[:1] == ["ValueError: order could not be loaded"], timeout=WAIT)
 
-    page.search.setText("release:shop@2.0.0")
-    page.search.returnPressed.emit()
+    page.filters.search.setText("release:shop@2.0.0")
+    page.filters.search.returnPressed.emit()
     qtbot.waitUntil(lambda: titles(page.model) == ["KeyError: 'missing-key'"], timeout=WAIT)
-    page.search.setText("nothing like this")
-    page.search.returnPressed.emit()
+    page.filters.search.setText("nothing like this")
+    page.filters.search.returnPressed.emit()
     qtbot.waitUntil(lambda: page.model.rowCount() == 0 and not page.loading, timeout=WAIT)
     assert page.empty_label.text() == "No errors match."
 
@@ -118,7 +118,7 @@ def test_detail_with_stack_trace_then_resolve(qtbot, make_root_tab, shop):
     qtbot.waitUntil(lambda: "The error is now resolved" in said, timeout=WAIT)  # no internal id
     qtbot.waitUntil(lambda: "KeyError: 'missing-key'" not in titles(page.model), timeout=WAIT)
     assert detail.error_id != resolved_id, "the detail moves on with the selection"
-    page.status.setCurrentIndex(page.status.findData("resolved"))
+    page.filters.status.setCurrentIndex(page.filters.status.findData("resolved"))
     qtbot.waitUntil(lambda: titles(page.model) == ["KeyError: 'missing-key'"], timeout=WAIT)
     page.table.selectRow(0)
     qtbot.waitUntil(lambda: detail.fields["Status"].text() == "Resolved", timeout=WAIT)
@@ -153,7 +153,7 @@ def test_ignore_from_the_list(qtbot, make_root_tab, server, api):
     qtbot.waitUntil(lambda: buttons["ignored"].isEnabled() and not buttons["unresolved"].isEnabled(), timeout=WAIT)
     qtbot.mouseClick(buttons["ignored"], Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: page.model.rowCount() == 0, timeout=WAIT)
-    page.status.setCurrentIndex(page.status.findData("ignored"))
+    page.filters.status.setCurrentIndex(page.filters.status.findData("ignored"))
     qtbot.waitUntil(lambda: titles(page.model) == ["disk almost full"], timeout=WAIT)
 
 

@@ -76,7 +76,7 @@ def test_the_context_menu_offers_no_status_the_error_already_has(qtbot, make_win
 
     actions["resolve"].trigger()
     qtbot.waitUntil(lambda: page.model.rowCount() == 0, timeout=WAIT)
-    page.status.setCurrentIndex(page.status.findData("resolved"))
+    page.filters.status.setCurrentIndex(page.filters.status.findData("resolved"))
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     page.table.selectRow(0)
     qtbot.waitUntil(lambda: page.detail.status == "resolved", timeout=WAIT)

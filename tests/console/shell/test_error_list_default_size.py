@@ -52,33 +52,34 @@ def test_clearing_the_search_with_its_clear_button_lists_every_error_again(qtbot
     window.open_target(("errors", project["path_with_namespace"]))
     page = window.tabs.current_feature().errors_page
     qtbot.waitUntil(lambda: titles(page) == {"alpha broke", "beta broke"}, timeout=WAIT)
-    qtbot.keyClicks(page.search, "alpha")
-    qtbot.keyClick(page.search, "\r")
+    qtbot.keyClicks(page.filters.search, "alpha")
+    qtbot.keyClick(page.filters.search, "\r")
     qtbot.waitUntil(lambda: titles(page) == {"alpha broke"} and not page.loading, timeout=WAIT)
 
-    clear = next(button for button in page.search.findChildren(QToolButton) if button.isVisibleTo(page.search))
+    search = page.filters.search
+    clear = next(button for button in search.findChildren(QToolButton) if button.isVisibleTo(search))
     qtbot.mouseClick(clear, Qt.MouseButton.LeftButton)  # the field's ✕
-    assert page.search.text() == ""
+    assert page.filters.search.text() == ""
     qtbot.waitUntil(lambda: titles(page) == {"alpha broke", "beta broke"}, timeout=WAIT)
 
 
 def test_the_status_filter_offers_all(qtbot, make_window, server, triaged):
     page = errors_page(qtbot, make_window, server, triaged)
     assert titles(page) == {"gamma broke"}
-    assert [page.status.itemText(index) for index in range(page.status.count())] == [
+    assert [page.filters.status.itemText(index) for index in range(page.filters.status.count())] == [
         "Unresolved", "Resolved", "Ignored", "All"]
-    page.status.setCurrentIndex(page.status.findText("All"))
+    page.filters.status.setCurrentIndex(page.filters.status.findText("All"))
     qtbot.waitUntil(lambda: titles(page) == {"gamma broke", "delta broke"}, timeout=WAIT)
     statuses = {page.model.data(page.model.index(row, ErrorListModel.TITLE)):
                 page.model.data(page.model.index(row, ErrorListModel.STATUS)) for row in range(2)}
     assert statuses == {"gamma broke": "Unresolved", "delta broke": "Resolved"}
-    page.status.setCurrentIndex(page.status.findText("Resolved"))
+    page.filters.status.setCurrentIndex(page.filters.status.findText("Resolved"))
     qtbot.waitUntil(lambda: titles(page) == {"delta broke"}, timeout=WAIT)
 
 
 def test_the_search_placeholder_is_read_whole_and_titles_in_full_in_tooltips(qtbot, make_window, server, triaged):
     page = errors_page(qtbot, make_window, server, triaged)
-    field: QLineEdit = page.search
+    field: QLineEdit = page.filters.search
     option = QStyleOptionFrame()
     field.initStyleOption(option)
     text_area = field.style().subElementRect(QStyle.SubElement.SE_LineEditContents, option, field)
@@ -101,6 +102,6 @@ def test_the_search_filters_as_you_type(qtbot, make_window, server, api):
     window.open_target(("errors", project["path_with_namespace"]))
     page = window.tabs.current_feature().errors_page
     qtbot.waitUntil(lambda: titles(page) == {"alpha broke", "beta broke"}, timeout=WAIT)
-    qtbot.keyClicks(page.search, "beta")  # no Enter
+    qtbot.keyClicks(page.filters.search, "beta")  # no Enter
     qtbot.waitUntil(lambda: titles(page) == {"beta broke"} and not page.loading, timeout=WAIT)
-    assert page.searched == "beta"
+    assert page.filters.searched == "beta"

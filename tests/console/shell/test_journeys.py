@@ -76,7 +76,7 @@ def test_send_resolve_send_again_every_view_agrees(qtbot, make_window, server, a
     qtbot.waitUntil(lambda: errors.project_picker.findText(path) >= 0, timeout=WAIT)
     errors.select_project(path)
     page = errors.errors_page
-    page.status.setCurrentIndex(page.status.findData(EVERY_STATUS))  # a resolved error stays listed
+    page.filters.status.setCurrentIndex(page.filters.status.findData(EVERY_STATUS))  # a resolved error stays listed
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     page.table.selectRow(0)
     qtbot.waitUntil(lambda: page.detail.copy_button.isEnabled(), timeout=WAIT)  # its details are in

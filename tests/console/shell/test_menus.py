@@ -145,7 +145,7 @@ def test_resolve_and_ignore_shortcuts(qtbot, connected, triage):
     page.table.selectRow(0)
     press(qtbot, window, "Ctrl+I")
     qtbot.waitUntil(lambda: page.model.rowCount() == 0, timeout=WAIT)
-    page.status.setCurrentIndex(page.status.findData("ignored"))
+    page.filters.status.setCurrentIndex(page.filters.status.findData("ignored"))
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     page.table.selectRow(0)
     press(qtbot, window, "Ctrl+U")
@@ -199,7 +199,8 @@ def test_find_goes_to_the_errors_search(qtbot, connected, triage):
     window.open_target(("errors", triage["path_with_namespace"]))
     qtbot.waitUntil(lambda: errors.project is not None, timeout=WAIT)
     press(qtbot, window, "Ctrl+F")
-    assert isinstance(QApplication.focusWidget(), QLineEdit) and QApplication.focusWidget() is errors.errors_page.search
+    assert isinstance(QApplication.focusWidget(), QLineEdit)
+    assert QApplication.focusWidget() is errors.errors_page.filters.search
 
 
 def test_colours_follow_a_dark_palette(qapp, make_window):

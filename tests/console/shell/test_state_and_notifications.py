@@ -61,16 +61,16 @@ def errors_page_as(make_window, qtbot, server, token: str):
 
 def test_error_list_sort_is_remembered_per_profile(qtbot, make_window, server, api):
     first, page = errors_page_as(make_window, qtbot, server, server.root_token)
-    assert page.sort.currentData() == "last_seen"
-    page.sort.setCurrentIndex(page.sort.findData("frequency"))
+    assert page.filters.sort.currentData() == "last_seen"
+    page.filters.sort.setCurrentIndex(page.filters.sort.findData("frequency"))
     first.close()
 
     second, page = errors_page_as(make_window, qtbot, server, server.root_token)
-    assert page.sort.currentData() == "frequency"
+    assert page.filters.sort.currentData() == "frequency"
     second.close()
     _user, token = api.user(admin=True)
     _other, page = errors_page_as(make_window, qtbot, server, token)
-    assert page.sort.currentData() == "last_seen"
+    assert page.filters.sort.currentData() == "last_seen"
 
 
 def test_splitter_sizes_are_restored_per_profile(qtbot, make_window, server, api):
