@@ -249,6 +249,9 @@ def test_an_alert_delivery_that_starts_failing_reaches_the_notification_list(
         allow_local_requests(server, False)
 
 
+# Blocked, the console's other work fails too (the Overview's first load, if it was still on its way).
+@pytest.mark.expected_log(r"WARNING console\.context Checking for news failed: .*\(403\)",
+                          r"WARNING console\.context .* failed: .*\(403\)")
 def test_a_failing_background_poll_is_said_once_and_taken_back_when_it_works_again(qtbot, make_window, server, api,
                                                                                      tmp_path):
     user, token = api.user()
