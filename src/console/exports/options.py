@@ -125,11 +125,12 @@ def offer_for(server: ServerInfo) -> ExportOffer:
     return ExportOffer(pdf=False, filters=False, email=False, note=note)
 
 
-# Which date an archive export's days are: Outpost's range is of detection days; GitLab's archive holds
-# vulnerabilities it archived (older than a year) and its API names no date field for the range.
+# Which date an archive export's days are. Outpost: the day each vulnerability was detected. GitLab: the date of
+# the project's vulnerability archives (Vulnerabilities::ArchiveExport#archives selects them by that date), into
+# which it moves vulnerabilities once they are a year old. Neither API answer carries a count.
 ARCHIVE_DATE_OUTPOST = "Days of detection: the vulnerabilities first detected in the range (their Detected At)."
-ARCHIVE_DATE_GITLAB = ("GitLab exports from its archive (vulnerabilities older than a year); its API does not say "
-                       "which date of a vulnerability the range applies to.")
+ARCHIVE_DATE_GITLAB = ("Days of archiving: GitLab exports the vulnerabilities its archives took in during the range "
+                       "(it archives them once they are a year old), whenever they were detected.")
 
 
 def csv_records(path: Path) -> int:
