@@ -15,7 +15,9 @@ The load generator runs in several processes with raw sockets, pre-built request
 keep-alive connections, so it costs the server as little CPU as possible. Outpost runs with
 `--workers auto` (one process per CPU) unless `--workers` says otherwise; its CPU time and memory are
 summed over its processes (memory as peak RSS, which counts the pages forked workers share once per
-process, and peak PSS, which divides them among the sharers). The bare endpoint is one process.
+process, and peak PSS, which divides them among the sharers). With several processes, the digester process's
+share of the CPU is shown apart (the rest is the accept stage's), and so is the digest's own rate while it
+drains the backlog left when the sending ends. The bare endpoint is one process.
 
 Where the CPU goes (py-spy `record --gil --native` on one server process under this load at 32
 senders; shares of the samples in which a server thread held the GIL). Before the changes that came
@@ -61,6 +63,7 @@ import gzip
 import json
 import multiprocessing
 import os
+import re
 import secrets
 import socket
 import sqlite3
@@ -349,6 +352,13 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
+def digester_pid(data_dir: Path) -> int | None:
+    """The digester process of `serve --workers N` (N > 1), as the server's log names it; None when the
+    digester is a thread of the one server process (its CPU cannot be told apart then)."""
+    found = re.findall(r"digester process (\d+) started", (data_dir / "server.log").read_text(errors="replace"))
+    return int(found[-1]) if found else None
+
+
 def memory_mb(pid: int) -> tuple[float, float]:
     """(RSS, PSS) of the process tree in MB. RSS counts the pages that forked workers share once per
     process; PSS divides each shared page among its sharers, so its sum is the memory really used."""
@@ -499,11 +509,14 @@ def main(argv: list[str] | None = None) -> int:
                     for i in range(args.processes)
                 ]
                 cpu_before = cpu_seconds(outpost.pid)
+                digester = digester_pid(data_dir)
+                digest_cpu_before = cpu_seconds(digester) if digester else 0.0
                 with MemoryPeak(outpost.pid) as memory, \
                         FreshnessProbe(outpost_port, *probe_project, database) as probe:
                     run = run_load(outpost_port, request_sets, concurrency, args.time_limit)
                     deadline = time.time() + args.time_limit
                     counted, stored = counted_events(data_dir / "outpost.sqlite3", project_id)
+                    run["counted_at_send_end"], run["send_end"] = counted, time.time()
                     while counted < run["accepted"] and time.time() < deadline:
                         time.sleep(0.02)
                         counted, stored = counted_events(data_dir / "outpost.sqlite3", project_id)
@@ -513,6 +526,11 @@ def main(argv: list[str] | None = None) -> int:
                 # End to end: until the last accepted event is counted in its error (send time + drain time).
                 processed_at = max(drained_at, run["finished"])
                 run["cpu_ms"] = 1000 * (cpu_seconds(outpost.pid) - cpu_before) / max(run["sent"], 1)
+                run["digest_cpu_ms"] = (1000 * (cpu_seconds(digester) - digest_cpu_before) / max(run["sent"], 1)
+                                        if digester else None)
+                # The digest's own rate: what it counted while draining the backlog left when the sending ended.
+                drain = drained_at - run["send_end"]
+                run["digest_rate"] = (counted - run["counted_at_send_end"]) / drain if drain > 0.5 else None
                 cpu_before = cpu_seconds(bare.pid)
                 ceiling = run_load(bare_port, request_sets, concurrency, args.time_limit)
                 ceiling["cpu_ms"] = 1000 * (cpu_seconds(bare.pid) - cpu_before) / max(ceiling["sent"], 1)
@@ -557,6 +575,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"            accept latency p50 {run['p50_ms']:.1f} ms, p99 {run['p99_ms']:.1f} ms; freshness p99 "
               f"{_ms(run['fresh_p99_ms'])} from 200 to listed ({run['fresh_samples']} probes); "
               f"server CPU {run['cpu_ms']:.2f} ms/event")
+        if run["digest_cpu_ms"] is not None:
+            print(f"            of which the digester process {run['digest_cpu_ms']:.2f} ms/event, the accept stage "
+                  f"(HTTP workers) {run['cpu_ms'] - run['digest_cpu_ms']:.2f} ms/event")
+        if run["digest_rate"] is not None:
+            print(f"            digest rate while draining the backlog {run['digest_rate']:,.0f} events/s")
         print(f"            peak memory of all server processes: "
               f"RSS {run['rss_mb']:.0f} MB, PSS {run['pss_mb']:.0f} MB")
         print(f"            stored {stored}, counted in errors {counted}: "
