@@ -73,11 +73,19 @@ class _DriverStatement:
         if self.order is not None:
             defaults, order = self.defaults, self.order
             if self.text_datetimes:
-                datetime = dt.datetime
+                # Each distinct datetime converted once: an event's tag rows all carry its received_at.
+                texts: dict[dt.datetime, str] = {}
+
+                def text(value: Any) -> Any:
+                    if type(value) is not dt.datetime:
+                        return value
+                    converted = texts.get(value)
+                    if converted is None:
+                        converted = texts[value] = _sqlite_datetime(value)
+                    return converted
+
                 params: list[Any] = [
-                    tuple(_sqlite_datetime(value) if type(value) is datetime else value
-                          for value in (row[name] if name in row else defaults[name] for name in order))
-                    for row in rows]
+                    tuple(text(row[name] if name in row else defaults[name]) for name in order) for row in rows]
             else:
                 params = [tuple(row[name] if name in row else defaults[name] for name in order) for row in rows]
         else:
