@@ -35,7 +35,7 @@ def slug(text: str) -> str:
 async def quiet(window: MainWindow) -> None:
     """What the page asked for has arrived: nothing runs, then a moment for the layout."""
     await asyncio.sleep(0.2)
-    await settle(lambda: not window.progress.isVisible())
+    await settle(lambda: not window.status_line.progress.isVisible())
     await asyncio.sleep(0.3)
 
 

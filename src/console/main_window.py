@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMainWindow, QStackedWidget, QVBoxLayout, QWidget
 
 from console import settings_keys as keys
 from console.actions import MENUS  # the menu bar is there from the first frame: nothing moves when it fills
@@ -25,6 +25,7 @@ from console.looks import FollowPalette
 from console.message_bar import MessageBar
 from console.settings import app_data_dir, app_settings
 from console.settings import local_server_dir as default_local_server_dir
+from console.status_line import StatusLine
 from console.tabs import TAB_FACTORIES, LazyTabs
 from console.themes import Themes
 from console.window_state import ProfileState, fit_on_screen
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
     from console.window_actions import WindowCommands
 
 DEFAULT_SIZE = (1100, 700)
-STATUS_SECONDS = 8  # how long a line of success stays in the status bar
 LOCAL_DEMO_PROFILE = keys.LOCAL_DEMO_PROFILE
 
 __all__ = ["TAB_FACTORIES", "MainWindow"]
@@ -115,29 +115,19 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.menus = {name: self.menuBar().addMenu(title) for name, title in MENUS}
 
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 0)  # indeterminate
-        self.progress.setMaximumWidth(120)
-        self.progress.hide()
-        self.status_label = QLabel()
-        self.statusBar().addWidget(self.status_label, 1)
-        self.status_expiry = QTimer(self)  # status lines are transient
-        self.status_expiry.setSingleShot(True)
-        self.status_expiry.setInterval(STATUS_SECONDS * 1000)
-        self.status_expiry.timeout.connect(self.status_label.clear)
-        self.statusBar().addPermanentWidget(self.progress)
+        self.status_line = StatusLine(self.statusBar())
 
         bar = self.connection_bar
         bar.connect_button.clicked.connect(self.open_connection_dialog)
         bar.local_server_button.clicked.connect(self.start_local_server)
         bar.disconnect_button.clicked.connect(self.disconnect_server)
         context.connection_changed.connect(self._show_connection)
-        context.status_message.connect(self.show_status)
+        context.status_message.connect(self.status_line.show)
         context.window_failure.connect(self.show_error)
         context.window_failure_ended.connect(self.message_bar.clear_failure)
         context.news.connect(self._news)
         context.connection_changed.connect(self.message_bar.dismiss)
-        context.busy.connect(self._busy)
+        context.busy.connect(self.status_line.busy)
         self._show_connection()
         self._restore_geometry()
 
@@ -286,17 +276,6 @@ class MainWindow(QMainWindow):
         if not self.isActiveWindow():
             self.notifier.notify(title, message, target)
 
-    def open_messages(self) -> QWidget:
-        """View > Messages…: everything said since start, with its time and kind."""
-        from PySide6.QtCore import Qt
-
-        from console.messages_view import MessageLogModel, MessagesDialog
-
-        dialog = MessagesDialog("Messages", MessageLogModel(self.context.messages), self, self.open_target)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.show()
-        return dialog
-
     def open_link(self, link: str) -> Op[None] | None:
         """An outpost:// link: the window comes forward and opens the error (console.link_opener)."""
         from console.connection.profiles import ProfileStore
@@ -311,30 +290,7 @@ class MainWindow(QMainWindow):
         self.activateWindow()
         self.open_target(target)
 
-    # settings -----------------------------------------------------------------
-    def open_notification_settings(self) -> QWidget:
-        from console.notification_settings import NotificationSettingsDialog
-
-        dialog = NotificationSettingsDialog(self.state, self.links.project_paths(), self)
-        dialog.accepted.connect(self.watcher.restart)
-        dialog.open()
-        return dialog
-
-    # status bar -----------------------------------------------------------------
-    def show_status(self, message: str) -> None:
-        """A transient line: progress until the next line, a success for a few seconds."""
-        self.status_label.setText(message)
-        self.status_label.setToolTip(message)
-        if message.endswith("…"):
-            self.status_expiry.stop()
-        else:
-            self.status_expiry.start()
-
-    def _busy(self, busy: bool) -> None:
-        self.progress.setVisible(busy)
-        if not busy and self.status_label.text().endswith("…"):
-            self.status_label.clear()  # nothing is in progress any more (a failure is said where it happened)
-
+    # failures -----------------------------------------------------------------
     def show_error(self, title: str, message: str) -> None:
         """A failure that belongs to no tab: it stays in the window's message bar until dismissed."""
         self.message_bar.show_failure(title, f"{title}: {message}")

@@ -63,8 +63,8 @@ class WindowCommands:
             *tabs,
             WindowAction("notification_list", "view", "&Notifications", "Ctrl+Shift+N",
                          lambda: window.notifications_button.open_list(), separator=True),
-            WindowAction("messages", "view", "&Messages…", None, window.open_messages),
-            WindowAction("notifications", "view", "Notification &settings…", None, window.open_notification_settings),
+            WindowAction("messages", "view", "&Messages…", None, self.open_messages),
+            WindowAction("notifications", "view", "Notification &settings…", None, self.open_notification_settings),
             WindowAction("log_folder", "help", "Open &log folder", None, self.open_log_folder),
             *([] if installed_by_package() else [
                 WindowAction("register_links", "help", "&Register outpost:// links", None, self.register_links)]),
@@ -115,6 +115,25 @@ class WindowCommands:
         server = f"{version.get('version')} ({version.get('revision')})" if version else "not connected"
         return (f"<b>Outpost console {__version__}</b><br>Python {platform.python_version()}, "
                 f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}")
+
+    def open_messages(self) -> QWidget:
+        """View > Messages…: everything said since start, with its time and kind."""
+        from console.messages_view import MessageLogModel, MessagesDialog
+
+        window = self.window
+        dialog = MessagesDialog("Messages", MessageLogModel(window.context.messages), window, window.open_target)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def open_notification_settings(self) -> QWidget:
+        from console.notification_settings import NotificationSettingsDialog
+
+        window = self.window
+        dialog = NotificationSettingsDialog(window.state, window.links.project_paths(), window)
+        dialog.accepted.connect(window.watcher.restart)
+        dialog.open()
+        return dialog
 
     def show_about(self) -> QDialog:
         """The versions; connected to the local demo server, also its address, root's token and a curl line."""

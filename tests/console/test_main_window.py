@@ -33,7 +33,7 @@ def window(qtbot, qloop_running, context, credentials, settings, tmp_path):
 
 def connect(window, qtbot, url, token):
     Op(window.context, window.context.connect_to(url, token), description="Connecting").run()
-    qtbot.waitUntil(lambda: not window.progress.isVisible() and window.context.is_connected, timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.status_line.progress.isVisible() and window.context.is_connected, timeout=WAIT)
 
 
 def test_not_connected_shows_the_welcome_page(window):
@@ -91,7 +91,7 @@ def test_a_failure_of_no_tab_stays_in_the_windows_message_bar_until_dismissed(wi
     # Later work that succeeds, with its "…: done", does not take the failure away.
     later = Op(window.context, window.context.client.get_json("/version"), description="Reading the version").run()
     qtbot.waitUntil(later.done, timeout=WAIT)
-    assert window.status_label.text() == "Reading the version: done"
+    assert window.status_line.label.text() == "Reading the version: done"
     assert window.message_bar.isVisible() and "404 Project Not Found" in window.message_bar.label.text()
     window.message_bar.dismiss_button.click()
     assert not window.message_bar.isVisible()
@@ -117,7 +117,7 @@ def test_unexpected_error_in_async_work_is_shown_in_a_dialog(window, qtbot):
     assert box.text() == "ValueError: cannot parse the answer"
     assert "Traceback" in box.detailedText()
     assert "cannot parse the answer" in window.message_bar.label.text()
-    assert not window.progress.isVisible()
+    assert not window.status_line.progress.isVisible()
     box.close()
 
 
@@ -254,4 +254,4 @@ def test_closing_cancels_operations_still_running(window, qtbot, server):
     window.close()
     assert slow.cancelled()
     assert "Waiting for a slow answer: cancelled" in said
-    assert window.progress.isHidden()
+    assert window.status_line.progress.isHidden()

@@ -95,4 +95,4 @@ def make_window(qtbot, qloop_running, context, credentials, settings, tmp_path, 
 
 def connect(window: MainWindow, qtbot, url: str, token: str) -> None:
     Op(window.context, window.context.connect_to(url, token), description="Connecting").run()
-    qtbot.waitUntil(lambda: not window.progress.isVisible() and window.context.is_connected, timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.status_line.progress.isVisible() and window.context.is_connected, timeout=WAIT)

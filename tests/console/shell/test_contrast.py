@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 
 import pytest
 from PySide6.QtCore import QModelIndex, QRect, Qt
 from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPalette, QStandardItem, QStandardItemModel
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -29,6 +31,7 @@ from console.looks import DARK, LIGHT, colour, is_dark
 from tests.console.shell.conftest import WAIT, connect
 
 TEXT_CONTRAST = 4.5
+FADE_SECONDS = 1.0  # Qt fades a line edit's clear icon in over 160 ms
 # A dark palette as a desktop's dark scheme sets it (Qt derives nothing from Window alone).
 DARK_PALETTE = {
     QPalette.ColorRole.Window: "#202124", QPalette.ColorRole.WindowText: "#e8eaed",
@@ -120,7 +123,7 @@ def settled(qtbot, window) -> None:
     """The page just shown has its answers and its layout: what it asked for has started on the loop (a first
     pass of events), nothing runs any more, and the layout that the answers asked for is done (a last pass)."""
     QApplication.processEvents()
-    qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.status_line.progress.isVisible(), timeout=WAIT)
     QApplication.processEvents()
 
 
@@ -142,10 +145,21 @@ def low_contrast_controls(root: QWidget) -> list[str]:
         clear = [child for child in edit.children() if isinstance(child, QWidget) and child.isVisible()
                  and child.metaObject().className() == "QLineEditIconButton"]
         for icon in clear:
-            ratio = rendered_contrast(edit.grab().toImage().copy(icon.geometry()))
+            ratio = faded_in_contrast(edit, icon)
             if ratio < TEXT_CONTRAST:
                 found.append(f"clear icon of {edit.accessibleName()!r}: {ratio:.2f}")
     return found
+
+
+def faded_in_contrast(edit: QLineEdit, icon: QWidget) -> float:
+    """The clear icon's contrast once shown: Qt fades it in (about 160 ms) when the field gets its text, so a
+    reading taken midway is retried until the fade can have ended."""
+    deadline = time.monotonic() + FADE_SECONDS
+    while True:
+        ratio = rendered_contrast(edit.grab().toImage().copy(icon.geometry()))
+        if ratio >= TEXT_CONTRAST or time.monotonic() > deadline:
+            return ratio
+        QTest.qWait(50)
 
 
 def test_the_console_s_own_colours_are_readable_in_both_schemes():
@@ -237,7 +251,7 @@ def test_the_dark_theme_is_readable_everywhere_and_remembered(qtbot, restored_lo
             problems += [problem for view in page.findChildren(QAbstractItemView) if view.isVisible()
                          for problem in low_contrast_cells(view)]
     problems += low_contrast_labels(window.connection_bar) + low_contrast_controls(window.connection_bar)
-    window.open_notification_settings()
+    window.commands.open_notification_settings()
     settings_dialog = next(widget for widget in QApplication.topLevelWidgets()
                            if isinstance(widget, QDialog) and widget.isVisible())
     problems += low_contrast_labels(settings_dialog) + low_contrast_controls(settings_dialog)

@@ -73,7 +73,7 @@ def test_the_demo_token_is_shown_and_the_profile_survives_a_new_port(qtbot, make
     qtbot.waitUntil(lambda: [record.id for record in exports.model.records] == [export_id], timeout=START)
     # Both windows follow the one context: closing them while their answers are on the way would leave
     # answers for deleted widgets.
-    qtbot.waitUntil(lambda: not again.progress.isVisible(), timeout=START)
+    qtbot.waitUntil(lambda: not again.status_line.progress.isVisible(), timeout=START)
 
 
 def test_after_a_demo_reset_the_exports_of_the_old_data_are_not_listed(qtbot, make_window, tmp_path):

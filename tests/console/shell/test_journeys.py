@@ -144,7 +144,7 @@ def test_new_errors_and_regressions_reach_the_notification_list_while_a_refresh_
         return len(window.context.messages.news()) >= 2
 
     qtbot.waitUntil(both_arrived, timeout=POLLS)
-    qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.status_line.progress.isVisible(), timeout=WAIT)
     news = sorted(message.text for message in window.context.messages.news())
     assert news == [f"New error in {path}: new trouble", f"Regressed error in {path}: old trouble"]
     assert window.notifications_button.text() == "Notifications: 2 new"
@@ -163,7 +163,7 @@ def test_new_errors_and_regressions_reach_the_notification_list_while_a_refresh_
     qtmodeltester.check(notifications.model)
     assert notifications.model.rowCount() == 3
     assert window.notifications_button.text() == "Notifications"  # read
-    messages = window.open_messages()
+    messages = window.commands.open_messages()
     assert isinstance(messages.model, MessageLogModel)
     qtmodeltester.check(messages.model)
     kinds = {messages.model.index(row, MessageLogModel.KIND).data() for row in range(messages.model.rowCount())}
@@ -188,8 +188,8 @@ def test_a_failed_import_and_a_failed_save_stay_until_dismissed(qtbot, make_wind
     variables.import_file(bad)
     qtbot.waitUntil(lambda: variables.message_bar.isVisible(), timeout=WAIT)
     assert "Cannot import import.env: Line 3" in variables.message_bar.label.text()
-    qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=WAIT)
-    assert window.status_label.text() == ""  # neither "…: done" nor a "Reading import.env…" left standing
+    qtbot.waitUntil(lambda: not window.status_line.progress.isVisible(), timeout=WAIT)
+    assert window.status_line.label.text() == ""  # neither "…: done" nor a "Reading import.env…" left standing
 
     # A save that fails: the project is deleted behind the console's back.
     errors = window.tabs.show_tab("errors")
@@ -206,11 +206,11 @@ def test_a_failed_import_and_a_failed_save_stay_until_dismissed(qtbot, make_wind
     # Later work in the background, and elsewhere, succeeds: both failures stay.
     window.tabs.show_tab("variables")
     variables.refresh()
-    qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.status_line.progress.isVisible(), timeout=WAIT)
     window.tabs.show_tab("errors")
     errors.errors_page.auto_refresh()
     window.watcher.poll()
-    qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.status_line.progress.isVisible(), timeout=WAIT)
     assert "Line 3" in variables.message_bar.label.text() and not variables.message_bar.isHidden()
     assert errors.message_bar.isVisible() and "Saving retention settings failed" in errors.message_bar.label.text()
     failures = [message.text for message in window.context.messages.messages if message.kind.value == "Failure"]

@@ -187,7 +187,7 @@ def test_notification_settings_dialog_saves_per_profile(qtbot, make_window, serv
     connect(window, qtbot, server.url, server.root_token)
     overview = window.tabs.current_feature()
     qtbot.waitUntil(lambda: overview.model.rowCount() > 0, timeout=WAIT)
-    dialog = window.open_notification_settings()
+    dialog = window.commands.open_notification_settings()
     assert not dialog.enabled.isChecked()
     dialog.enabled.setChecked(True)
     dialog.interval.setValue(120)
@@ -247,7 +247,7 @@ def test_an_export_finished_in_its_tab_is_notified_once_through_the_window_notif
     record = exports.model.records[0]
     qtbot.waitUntil(lambda: bool(notifier.sent), timeout=WAIT)
     window.watcher.poll()
-    qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.status_line.progress.isVisible(), timeout=WAIT)
     # One path: the tab reports to the window's notifier (no popup or status line of its own), and the
     # watcher's poll that saw the same export does not announce it a second time.
     text = f"Export {record.id} of {record.scope_label} finished"
