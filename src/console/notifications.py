@@ -86,6 +86,7 @@ class Watcher(QObject):
         self.errors = ErrorWatch()  # what each watched project's previous look saw (console.error_watch)
         self._failing_deliveries: dict[str, set[int]] = {}  # per watched project, as the previous look saw them
         self._failing_monitors: dict[str, set[str]] = {}  # per watched project, as the previous look saw them
+        self._looked: set[str] = set()  # watched projects whose first look (errors, deliveries, monitors) is done
         self._running: Op[None] | None = None
         self._poll_failing = False  # the failure is said once, and taken back when a poll works again
         self.timer = QTimer(self)
@@ -98,11 +99,16 @@ class Watcher(QObject):
         self.errors.clear()
         self._failing_deliveries.clear()
         self._failing_monitors.clear()
+        self._looked.clear()
         self._poll_failing = False  # a connection change dismisses the window's failures
         self.timer.stop()
         if self._context.client is not None and self._state.watch_enabled:
             self.timer.start(self._state.watch_seconds * 1000)
             self.poll()
+
+    def has_looked_at(self, path: str) -> bool:
+        """Whether a whole look at the project is done: what fails from then on is news."""
+        return path in self._looked
 
     def announce_export(self, export_id: int, text: str) -> None:
         """Notifies that an export stopped running, once per export: the exports tab and the poll both see it."""
@@ -168,6 +174,7 @@ class Watcher(QObject):
                 if errors.server.is_outpost:  # GitLab has no alert rules for integrated error tracking, nor monitors
                     await self._check_deliveries(AlertsApi(client), path)
                     await self._check_monitors(MonitorsApi(client), path)
+                self._looked.add(path)
             except ApiError as exc:  # one project failing does not stop the others
                 log.info("watching %s: %s", path, exc.message)
 

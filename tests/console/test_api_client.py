@@ -194,3 +194,23 @@ async def test_work_of_a_closed_connection_ends_as_cancelled_not_as_an_error(ser
     assert outcomes and all(isinstance(outcome, asyncio.CancelledError) for outcome in outcomes), outcomes
     with pytest.raises(asyncio.CancelledError):
         await client.get_json("/version")
+
+
+@pytest.mark.asyncio
+async def test_a_request_in_flight_when_its_connection_is_closed_ends_as_cancelled():
+    # A server that accepts and never answers: the request is waiting for the answer when the client closes.
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+    try:
+        client = ApiClient(f"http://127.0.0.1:{listener.getsockname()[1]}", "glpat-unused")
+        request = asyncio.ensure_future(client.get_json("/user"))
+        listener.settimeout(10)
+        accepted.append(await asyncio.get_running_loop().run_in_executor(None, lambda: listener.accept()[0]))
+        await asyncio.sleep(0.2)  # the request is sent and waits for its answer
+        await client.aclose()
+        outcome = (await asyncio.gather(request, return_exceptions=True))[0]
+        assert isinstance(outcome, asyncio.CancelledError), outcome
+    finally:
+        for connection in accepted:
+            connection.close()
+        listener.close()

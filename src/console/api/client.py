@@ -96,6 +96,8 @@ class ApiClient:
         try:
             response = await self._http.request(method, path, params=params, json=json, data=data, headers=headers)
         except (httpx.TransportError, httpx.InvalidURL) as exc:
+            if self._http.is_closed:  # closed under the request: moot, not a failure of the server
+                raise asyncio.CancelledError(f"the connection to {self.base_url} was closed") from None
             raise error_from_transport(exc, url=self.base_url) from exc
         except RuntimeError:
             if self._http.is_closed:  # closed while this request waited for its turn

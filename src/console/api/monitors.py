@@ -21,6 +21,7 @@ class MonitorEnvironment:
 
 @dataclass(frozen=True)
 class Monitor:
+    id: str  # Sentry's guid: a slug names one monitor per project, and the organization may hold several
     slug: str
     name: str
     status: str  # active or disabled (paused)
@@ -38,7 +39,7 @@ class Monitor:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Monitor:
-        return cls(slug=data["slug"], name=data.get("name") or data["slug"], status=data["status"],
+        return cls(id=data["id"], slug=data["slug"], name=data.get("name") or data["slug"], status=data["status"],
                    is_muted=bool(data.get("isMuted")), config=dict(data.get("config") or {}),
                    environments=tuple(MonitorEnvironment(
                        name=item["name"], status=item["status"], last_check_in=item.get("lastCheckIn"),
@@ -58,9 +59,10 @@ class MonitorsApi:
         self.client = client
 
     @staticmethod
-    def _path(project_path: str, slug: str | None = None) -> str:
+    def _path(project_path: str, monitor_id: str | None = None) -> str:
         organization, _project = sentry_slugs(project_path)
-        return f"/organizations/{quote(organization, safe='')}/monitors/" + (f"{quote(slug, safe='')}/" if slug else "")
+        return f"/organizations/{quote(organization, safe='')}/monitors/" + (
+            f"{quote(monitor_id, safe='')}/" if monitor_id else "")
 
     async def monitors(self, project_path: str) -> list[Monitor]:
         """The project's monitors (its organization's list holds every project's; the first 100 are read)."""
@@ -68,13 +70,13 @@ class MonitorsApi:
         response = await self.client.sentry_request(self._path(project_path), params={"per_page": 100})
         return [Monitor.from_json(item) for item in response.json() if (item.get("project") or {}).get("slug") == slug]
 
-    async def check_ins(self, project_path: str, slug: str) -> list[CheckIn]:
+    async def check_ins(self, project_path: str, monitor_id: str) -> list[CheckIn]:
         """The latest check-ins, newest first."""
-        response = await self.client.sentry_request(f"{self._path(project_path, slug)}checkins/",
+        response = await self.client.sentry_request(f"{self._path(project_path, monitor_id)}checkins/",
                                                     params={"per_page": 50})
         return [CheckIn(status=item["status"], created=item.get("dateCreated"), duration_ms=item.get("duration"),
                         environment=item.get("environment") or "") for item in response.json()]
 
-    async def update(self, project_path: str, slug: str, changes: dict[str, Any]) -> Monitor:
-        response = await self.client.sentry_request(self._path(project_path, slug), method="PUT", json=changes)
+    async def update(self, project_path: str, monitor_id: str, changes: dict[str, Any]) -> Monitor:
+        response = await self.client.sentry_request(self._path(project_path, monitor_id), method="PUT", json=changes)
         return Monitor.from_json(response.json())

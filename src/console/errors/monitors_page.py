@@ -207,7 +207,7 @@ class MonitorsPage(QWidget):
         if monitor is None or project is None:
             self.timeline.set_check_ins([])
             return
-        Op(self.host, self.api.check_ins(project["path_with_namespace"], monitor.slug),
+        Op(self.host, self.api.check_ins(project["path_with_namespace"], monitor.id),
            description="Loading check-ins").success(self.timeline.set_check_ins).stale_when(
             self.host.project_choice).run()
 
@@ -215,7 +215,7 @@ class MonitorsPage(QWidget):
         monitor, project = self.selected(), self.host.project
         if monitor is None or project is None:
             return
-        Op(self.host, self.api.update(project["path_with_namespace"], monitor.slug, changes),
+        Op(self.host, self.api.update(project["path_with_namespace"], monitor.id, changes),
            description=description).success(lambda _monitor: self.load()).run()
 
     def toggle_mute(self) -> None:

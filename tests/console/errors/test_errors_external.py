@@ -106,7 +106,7 @@ def test_save_then_list_detail_and_resolve_from_sentry(qtbot, tab_for, external_
 
     errors = tab.errors_page
     tab.pages.setCurrentWidget(errors)
-    errors.sort.setCurrentIndex(errors.sort.findData("frequency"))
+    errors.filters.sort.setCurrentIndex(errors.filters.sort.findData("frequency"))
     qtbot.waitUntil(lambda: errors.model.rowCount() == 20, timeout=WAIT)
     first = errors.model.error_at(0)
     assert first.title == "ZeroDivisionError: divided by 0 (#30)" and first.count == 90 and first.user_count == 30

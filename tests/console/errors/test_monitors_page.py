@@ -24,6 +24,10 @@ def _check_in(monitors: MonitorsApi, slug: str, status: str, config: dict | None
 
 def test_monitors_page_shows_times_timeline_and_mutes_and_pauses(qtbot, qtmodeltester, qloop_running, context,
                                                                   server):
+    # Another project of the same organization has a monitor of the same slug, with other check-ins.
+    elsewhere = MonitorsApi.of(server, make_tracked_project(server, server_sessionmaker(server)))
+    for _ in range(3):
+        _check_in(elsewhere, "nightly-backup", "ok", BACKUP)
     tracked = make_tracked_project(server, server_sessionmaker(server))
     monitors = MonitorsApi.of(server, tracked)
     _check_in(monitors, "nightly-backup", "ok", BACKUP)

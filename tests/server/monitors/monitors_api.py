@@ -37,15 +37,18 @@ class MonitorsApi:
         assert response.status_code == 200, response.text
         return {monitor["slug"]: monitor for monitor in response.json()}
 
+    def id_of(self, slug: str) -> str:
+        """This project's monitor `slug` by its guid: other projects of the organization may use the slug too."""
+        return self.all()[slug]["id"]
+
     def get(self, slug: str) -> dict:
-        response = self.request("GET", f"{slug}/")
+        response = self.request("GET", f"{self.id_of(slug)}/")
         assert response.status_code == 200, response.text
         return response.json()
 
     def check_ins(self, slug: str) -> list[dict]:
         """Newest first."""
-        self.server.wait_for_digest()
-        response = self.request("GET", f"{slug}/checkins/")
+        response = self.request("GET", f"{self.id_of(slug)}/checkins/")
         assert response.status_code == 200, response.text
         return response.json()
 
