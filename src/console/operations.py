@@ -107,6 +107,7 @@ class Op(Generic[T]):
         self._connection: Stamp | None = None
         self._task: asyncio.Task[None] | None = None
         self._failures = owner if isinstance(owner, ShowsFailures) else None
+        self._owner = owner
         if isinstance(owner, AppContext):
             self.context = owner
         else:
@@ -167,6 +168,14 @@ class Op(Generic[T]):
     def is_stale(self) -> bool:
         return not all(stamp.current for stamp in self._stamps)
 
+    def _owner_deleted(self) -> bool:
+        """A tab whose window was closed meanwhile: its widgets are gone, so there is nothing to show the answer on."""
+        if self._connection is None:  # the context's own work: the context lives as long as the console
+            return False
+        from shiboken6 import isValid
+
+        return not isValid(self._owner)
+
     def done(self) -> bool:
         """True once it has finished, failed or been cancelled, and for an operation that never started."""
         return self._task is None or self._task.done()
@@ -220,7 +229,7 @@ class Op(Generic[T]):
         said_before = context.messages_said
         try:
             result = await work
-            if self._on_success is not None and not self.is_stale:
+            if self._on_success is not None and not self.is_stale and not self._owner_deleted():
                 self._on_success(result)
         except asyncio.CancelledError:
             if not self.quiet:

@@ -6,6 +6,8 @@ import asyncio
 import threading
 
 import pytest
+import shiboken6
+from PySide6.QtWidgets import QWidget
 
 from console.api.errors import ConnectionFailed, NotFound
 from console.operations import Op, Token
@@ -146,3 +148,32 @@ def test_cancelling_says_so(qtbot, qloop_running, context):
     op.cancel()
     qtbot.waitUntil(op.done, timeout=WAIT)
     assert op.cancelled() and said[-1] == "Waiting: cancelled"
+
+
+class _WidgetTab(QWidget):
+    """A tab that is a widget, as the real ones are: its window may be closed while its work runs."""
+
+    def __init__(self, context) -> None:
+        super().__init__()
+        self.context = context
+        self.connection = Token()
+
+    def admit(self, work):
+        return work
+
+
+def test_an_answer_for_a_tab_deleted_meanwhile_is_dropped(qtbot, qloop_running, context):
+    tab = _WidgetTab(context)
+    shown: list[str] = []
+    answer = asyncio.Event()
+
+    async def loading() -> str:
+        await answer.wait()
+        return "projects"
+
+    load = Op(tab, loading(), description="Loading projects").success(shown.append).run()
+    qtbot.wait(50)
+    shiboken6.delete(tab)  # the window closed, and the tab with it
+    answer.set()
+    qtbot.waitUntil(load.done, timeout=WAIT)
+    assert shown == []
