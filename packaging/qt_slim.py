@@ -32,6 +32,10 @@ DROP_DIRS = (
     "plugins/sqldrivers/",
     "plugins/designer/",
     "plugins/printsupport/",
+    # QtNetwork stays only for QLocalServer (the single instance): no network-state or TLS plugins.
+    # The glib network-state plugin alone would bring gio, libmount and libblkid into the bundle.
+    "plugins/networkinformation/",
+    "plugins/tls/",
 )
 # Plugins by folder and name, however the OS spells the file (libqgtk3.so, qpdf.dll, libqpdf.dylib).
 DROP_PLUGINS = {
