@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from console.api.client import ApiClient
     from console.api.server import ServerInfo
+    from console.error_news import ErrorNews
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,7 @@ class AppContext(QObject):
         self.profile_address: str | None = None
         self.store = Store()  # what this connection's server said; emptied on every connection change
         self.messages = MessageLog()
+        self._error_news: ErrorNews | None = None
         self._in_flight = 0
         self._messages_said = 0
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -71,6 +73,15 @@ class AppContext(QObject):
         from console.api.server import ServerInfo
 
         return (self.client.server if self.client is not None else None) or ServerInfo()
+
+    @property
+    def error_news(self) -> ErrorNews:
+        """What is news of each project's errors, for every look at them (the watcher's, the error list's)."""
+        if self._error_news is None:
+            from console.error_news import ErrorNews
+
+            self._error_news = ErrorNews(self.store, self.announce)
+        return self._error_news
 
     @property
     def is_admin(self) -> bool:

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QLabel,
     QListWidget,
     QListWidgetItem,
     QSpinBox,
@@ -19,6 +20,10 @@ from console.settings_keys import DEFAULT_WATCH_SECONDS, MIN_WATCH_SECONDS
 from console.window_state import ProfileState
 
 MAX_WATCH_SECONDS = 3600
+WITHOUT_WATCHING = ("Watching or not, each time the list of the project open in Error tracking is read (choosing "
+                    "it, Refresh, and every 30 s while the list is on screen) its new and regressed errors are "
+                    "news. Watching adds the projects ticked below, checked at this interval whatever is on screen, "
+                    "and, on an Outpost server, their failing alert deliveries and cron monitors.")
 
 
 class NotificationSettingsDialog(QDialog):
@@ -45,6 +50,9 @@ class NotificationSettingsDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout(self)
+        explanation = QLabel(WITHOUT_WATCHING)
+        explanation.setWordWrap(True)
+        form.addRow(explanation)
         form.addRow(self.enabled)
         form.addRow("Check every", self.interval)
         form.addRow("Projects whose errors are watched", self.projects)

@@ -2,7 +2,8 @@
 
 The watcher runs while the console runs, at the interval chosen per profile, and only when watching is
 switched on (it is off by default). It reports exports of this profile that finish, new or regressed
-errors in the watched projects, failing alert deliveries and cron monitors that fail or recover, as news
+errors in the watched projects (through console.error_news, whose looks the error list's own reads of the open
+project share, watching or not), failing alert deliveries and cron monitors that fail or recover, as news
 (AppContext.announce): the notification list has it, and the window hands it to a :class:`Notifier` (the
 tray) when it is not the active window; tests swap in a recording one. Clicking a notification asks the
 window to open what it is about.
@@ -20,14 +21,11 @@ from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 
 from console.api.errors import ApiError, NotFound
 from console.context import AppContext
-from console.error_watch import ErrorWatch
-from console.errors import records
 from console.operations import Op, blocking, readable
 from console.window_state import ProfileState
 
 if TYPE_CHECKING:  # the API modules are imported when watching starts, not at start-up
     from console.api.alerts import AlertsApi
-    from console.api.error_tracking import ErrorSummary, ErrorTrackingApi
     from console.api.monitors import MonitorsApi
 
 log = logging.getLogger(__name__)
@@ -83,7 +81,6 @@ class Watcher(QObject):
         self._state = state
         self._history_dir = history_dir
         self._announced_exports: set[int] = set()
-        self.errors = ErrorWatch()  # what each watched project's previous look saw (console.error_watch)
         self._failing_deliveries: dict[str, set[int]] = {}  # per watched project, as the previous look saw them
         self._failing_monitors: dict[str, set[str]] = {}  # per watched project, as the previous look saw them
         self._looked: set[str] = set()  # watched projects whose first look (errors, deliveries, monitors) is done
@@ -96,7 +93,6 @@ class Watcher(QObject):
     def restart(self) -> None:
         """Applies the profile's watch settings; the first poll only records what is already there."""
         self._announced_exports.clear()
-        self.errors.clear()
         self._failing_deliveries.clear()
         self._failing_monitors.clear()
         self._looked.clear()
@@ -170,42 +166,13 @@ class Watcher(QObject):
         errors = ErrorTrackingApi(client)
         for path in self._state.watched_projects:
             try:
-                await self._check_project(errors, path)
+                await self._context.error_news.look(errors, path)  # shared with the error list's looks
                 if errors.server.is_outpost:  # GitLab has no alert rules for integrated error tracking, nor monitors
                     await self._check_deliveries(AlertsApi(client), path)
                     await self._check_monitors(MonitorsApi(client), path)
                 self._looked.add(path)
             except ApiError as exc:  # one project failing does not stop the others
                 log.info("watching %s: %s", path, exc.message)
-
-    async def _check_project(self, api: ErrorTrackingApi, path: str) -> None:
-        import asyncio
-
-        from console.overview.data import unresolved_errors
-
-        listed, more = await unresolved_errors(api, path, pages=1)
-        store = self._context.store
-        records.write_summaries(store, path, listed)  # the list and an open detail show what the poll saw
-
-        async def regressed(error: ErrorSummary) -> bool:
-            # Only Outpost says which errors regressed; GitLab's API has no such flag.
-            if not api.server.is_outpost:
-                return False
-            detail = await api.details(path, error.id)
-            records.write_detail(store, path, detail)
-            return bool(detail.get("regressed"))
-
-        if self.errors.is_first_look(path):
-            # The first look records what is already there, including which errors already regressed.
-            flags = await asyncio.gather(*(regressed(error) for error in listed))
-            self.errors.first_look(path, listed, (error.id for error, flag in zip(listed, flags, strict=True) if flag))
-            return
-        for candidate in self.errors.next_look(path, listed, complete=not more):
-            if candidate.new or await regressed(candidate.error):
-                error = candidate.error
-                if not candidate.new:  # a new error stays a candidate: it may be resolved and regress later
-                    self.errors.reported(path, error.id)
-                self._context.announce(f"{candidate.kind} in {path}", error.title, ("errors", (path, error.id)))
 
     async def _check_deliveries(self, api: AlertsApi, path: str) -> None:
         """Alert deliveries that started failing since the previous look (not test sends: the user sees those)."""

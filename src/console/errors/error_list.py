@@ -8,6 +8,7 @@ console's store (console.errors.records); the list's rows and the detail render 
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
@@ -42,6 +43,10 @@ from console.store import Change
 if TYPE_CHECKING:
     from console.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
+
+log = logging.getLogger(__name__)
+
+LOOKING = "Looking for news"
 
 DETAIL_MIN_WIDTH = 360
 SPLIT_AT_DEFAULT_SIZE = [640, 420]
@@ -145,8 +150,15 @@ class ErrorsPage(QWidget):
                 self.model.reset_page(page)
                 self._show_empty_state(page)
                 self.errors_loaded.emit()
+            self.look_for_news(project["path_with_namespace"])
 
         Op(self.host, load(), description="Loading errors").run()
+
+    def look_for_news(self, path: str) -> None:
+        """Each read of the list is also a look for news of the project (a new error, a regression), shared
+        with the watcher's (console.error_news): a new user hears of them without switching watching on."""
+        Op(self.host, self.host.context.error_news.look(self.host.api, path), description=LOOKING,
+           quiet=True).failure(lambda exc: log.info("%s in %s failed: %s", LOOKING, path, exc)).run()
 
     def _show_empty_state(self, page: ErrorPage | None = None) -> None:
         if page is not None and page.pending:
@@ -187,6 +199,7 @@ class ErrorsPage(QWidget):
             finally:
                 self.refreshing = False
             self._write(project["path_with_namespace"], page)  # rows follow
+            self.look_for_news(project["path_with_namespace"])
             if not request.current:
                 return
             shown = {error.id for error in self.model.errors}

@@ -69,7 +69,7 @@ def test_send_resolve_send_again_every_view_agrees(qtbot, make_window, server, a
     window = make_window()
     connect(window, qtbot, server.url, server.root_token)
     watch(window, path)
-    qtbot.waitUntil(lambda: not window.watcher.errors.is_first_look(path), timeout=WAIT)
+    qtbot.waitUntil(lambda: window.context.error_news.has_looked(path), timeout=WAIT)
     assert unresolved_on_overview(qtbot, window, path) == "1 unresolved, 0 regressed"
 
     errors = window.tabs.show_tab("errors")
@@ -122,7 +122,7 @@ def test_new_errors_and_regressions_reach_the_notification_list_while_a_refresh_
     window = make_window()
     connect(window, qtbot, server.url, server.root_token)
     watch(window, path)
-    qtbot.waitUntil(lambda: not window.watcher.errors.is_first_look(path), timeout=WAIT)
+    qtbot.waitUntil(lambda: window.context.error_news.has_looked(path), timeout=WAIT)
     errors = window.tabs.show_tab("errors")
     qtbot.waitUntil(lambda: errors.project_picker.findText(path) >= 0, timeout=WAIT)
     errors.select_project(path)

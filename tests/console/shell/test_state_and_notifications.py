@@ -134,7 +134,7 @@ def test_notifications_on_a_finished_export_and_a_new_or_regressed_error(qtbot, 
     window.state.set_value("watch/interval_seconds", 3600)  # polls below are started by the test
     window.watcher.restart()
     assert window.watcher.timer.isActive() and window.watcher.timer.interval() == 3600 * 1000
-    qtbot.waitUntil(lambda: not window.watcher.errors.is_first_look(path), timeout=WAIT)  # the first look
+    qtbot.waitUntil(lambda: window.context.error_news.has_looked(path), timeout=WAIT)  # the first look
     assert notifier.sent == []
 
     async def request_export() -> dict:
