@@ -18,6 +18,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.preloaded_server import ForkedServerProcess, preloaded_servers
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # A server starts (imports, migrations, demo data) in a few seconds alone; beside the suite's other workers on
 # a busy 2-core machine it can take a minute or more, and a session server that gives up fails every test of
@@ -30,7 +32,7 @@ class RunningServer:
     url: str
     root_token: str
     data_dir: Path
-    process: subprocess.Popen
+    process: subprocess.Popen | ForkedServerProcess
     log_path: Path
     env: dict[str, str] = field(default_factory=dict)
 
@@ -83,8 +85,7 @@ class RunningServer:
                 self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 self.process.kill()
-                self.process.wait()
-        return self.process.returncode
+        return self.process.wait()
 
 
 def database_url_for(data_dir: Path) -> str | None:
@@ -112,22 +113,32 @@ def database_url_for(data_dir: Path) -> str | None:
 
 
 def launch_server(data_dir: Path, *, demo: bool = False, extra_env: dict[str, str] | None = None,
-                  root_token: str | None = None, database_url: str | None = None, port: int = 0) -> RunningServer:
-    """Starts `outpost-server serve` as a subprocess on 127.0.0.1 and waits for its Listening line."""
+                  root_token: str | None = None, database_url: str | None = None, port: int = 0,
+                  preloaded: bool = True) -> RunningServer:
+    """Starts `outpost-server serve` on 127.0.0.1 in a process of its own and waits for its Listening line.
+
+    Preloaded (the default), the server is forked from this test process's template that has imported it
+    already (tests/preloaded_server.py), which saves the imports' CPU; `preloaded=False` runs the real
+    `python -m outpost_server` command, for tests of the command or of the start itself.
+    """
     data_dir.mkdir(parents=True, exist_ok=True)
     token = root_token or "glpat-root-" + secrets.token_hex(8)
     env = {**os.environ, "OUTPOST_ROOT_TOKEN": token, "OUTPOST_LOG_LEVEL": "INFO", **(extra_env or {})}
     database_url = database_url or database_url_for(data_dir)
     if database_url:
         env["OUTPOST_DATABASE_URL"] = database_url
-    command = [sys.executable, "-m", "outpost_server", "serve", "--host", "127.0.0.1", "--port", str(port),
-               "--data-dir", str(data_dir)]
+    arguments = ["serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)]
     if demo:
-        command.append("--demo")
+        arguments.append("--demo")
     log_path = data_dir / "server.log"
-    log_file = open(log_path, "ab")
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log_file, env=env, cwd=REPO_ROOT)
-    log_file.close()
+    with open(log_path, "ab") as log_file:
+        process: subprocess.Popen | ForkedServerProcess
+        if preloaded:
+            process = preloaded_servers(REPO_ROOT).start(arguments, env=env, cwd=REPO_ROOT,
+                                                         stderr=log_file.fileno())
+        else:
+            process = subprocess.Popen([sys.executable, "-m", "outpost_server", *arguments], stdout=subprocess.PIPE,
+                                       stderr=log_file, env=env, cwd=REPO_ROOT)
     url_holder: list[str] = []
     stdout = process.stdout
     assert stdout is not None  # started with stdout=PIPE
@@ -149,7 +160,8 @@ def launch_server(data_dir: Path, *, demo: bool = False, extra_env: dict[str, st
         threading.Event().wait(0.05)
     if not url_holder:
         process.kill()
-        raise RuntimeError(f"server did not start:\n{log_path.read_text(errors='replace')[-4000:]}")
+        raise RuntimeError(f"server did not start (exit code {process.wait()}):\n"
+                           f"{log_path.read_text(errors='replace')[-4000:]}")
     return RunningServer(url=url_holder[0], root_token=token, data_dir=data_dir, process=process,
                          log_path=log_path, env=env)
 

@@ -126,7 +126,9 @@ def main() -> int:
     with TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "data"
         env = {"PYTHONPATH": str(args.old_server_dir.resolve()), "OUTPOST_SECRET_KEY": SECRET_KEY}
-        server = launch_server(data_dir, root_token=ROOT_TOKEN, extra_env=env, database_url=f"sqlite:///{data_dir}/old.db")
+        # The old checkout is imported through PYTHONPATH, so this server is the real command, not a fork.
+        server = launch_server(data_dir, root_token=ROOT_TOKEN, extra_env=env, database_url=f"sqlite:///{data_dir}/old.db",
+                               preloaded=False)
         try:
             recorded = fill(ApiHelper(server))
         finally:
