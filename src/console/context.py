@@ -148,10 +148,11 @@ class AppContext(QObject):
         """How many status lines have been said so far (an operation keeps a line said while it ran)."""
         return self._messages_said
 
-    def say(self, message: str, kind: Kind = Kind.DONE) -> None:
-        """Show ``message`` in the status bar for a while: the one way to do so (progress, or a success)."""
+    def say(self, message: str, kind: Kind = Kind.DONE, *, routine: bool = False) -> None:
+        """Show ``message`` in the status bar for a while: the one way to do so (progress, or a success).
+        ``routine``: an operation's own progress or completion, which does not replace an outcome just said."""
         self._messages_said += 1
-        self.messages.add(kind, message)
+        self.messages.add(kind, message, routine=routine)
         self.status_message.emit(message)
 
     def report_error(self, title: str, message: str, *, shown_in_place: bool = False) -> None:

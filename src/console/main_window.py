@@ -115,14 +115,13 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.menus = {name: self.menuBar().addMenu(title) for name, title in MENUS}
 
-        self.status_line = StatusLine(self.statusBar())
+        self.status_line = StatusLine(self.statusBar(), context.messages)
 
         bar = self.connection_bar
         bar.connect_button.clicked.connect(self.open_connection_dialog)
         bar.local_server_button.clicked.connect(self.start_local_server)
         bar.disconnect_button.clicked.connect(self.disconnect_server)
         context.connection_changed.connect(self._show_connection)
-        context.status_message.connect(self.status_line.show)
         context.window_failure.connect(self.show_error)
         context.window_failure_ended.connect(self.message_bar.clear_failure)
         context.news.connect(self._news)

@@ -38,6 +38,9 @@ class Message:
     time: dt.datetime = field(default_factory=lambda: dt.datetime.now().astimezone())
     # What news is about, for opening it: ("exports", export id) or ("errors", (project path, error id)).
     target: Any = None
+    # An operation's own line ("Loading the error…", "Loading the error: done"), not the outcome of what the
+    # user did: in the status bar it does not replace an outcome said a moment before (console.status_line).
+    routine: bool = False
 
 
 class MessageLog:
@@ -58,8 +61,8 @@ class MessageLog:
         """Call ``listener`` when the unread news has been read."""
         self._read_listeners.append(listener)
 
-    def add(self, kind: Kind, text: str, *, target: Any = None) -> Message:
-        message = Message(kind, text, target=target)
+    def add(self, kind: Kind, text: str, *, target: Any = None, routine: bool = False) -> Message:
+        message = Message(kind, text, target=target, routine=routine)
         self.messages.append(message)
         del self.messages[:-MAX_KEPT]
         if kind is Kind.NEWS:

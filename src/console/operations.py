@@ -225,7 +225,7 @@ class Op(Generic[T]):
             self._failures.clear_failure(self.description)  # tried again: the earlier failure no longer stands
         if not self.quiet:
             context.set_busy(+1)
-            context.say(f"{self.description}…", Kind.PROGRESS)
+            context.say(f"{self.description}…", Kind.PROGRESS, routine=True)
         said_before = context.messages_said
         try:
             result = await work
@@ -233,7 +233,7 @@ class Op(Generic[T]):
                 self._on_success(result)
         except asyncio.CancelledError:
             if not self.quiet:
-                context.say(f"{self.description}: cancelled")
+                context.say(f"{self.description}: cancelled", routine=True)
             raise
         except (ApiError, LocalServerError) as exc:
             if self._connection is not None and not self._connection.current:
@@ -250,7 +250,7 @@ class Op(Generic[T]):
             sys.excepthook(*sys.exc_info())
         else:
             if not self.quiet and context.messages_said == said_before:  # keep a more telling message
-                context.say(f"{self.description}: done")
+                context.say(f"{self.description}: done", routine=True)
         finally:
             if not self.quiet:
                 context.set_busy(-1)

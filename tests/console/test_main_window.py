@@ -3,6 +3,7 @@
 import asyncio
 import sys
 
+import httpx
 import pytest
 from keyring.backends import null
 from PySide6.QtCore import Qt
@@ -15,6 +16,7 @@ from console.main_window import TAB_FACTORIES, MainWindow
 from console.operations import Op
 from tests.console.shell.conftest import wait_until_ready
 from tests.console.test_api_client import closed_port
+from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 
 WAIT = 15_000
 
@@ -91,7 +93,8 @@ def test_a_failure_of_no_tab_stays_in_the_windows_message_bar_until_dismissed(wi
     # Later work that succeeds, with its "…: done", does not take the failure away.
     later = Op(window.context, window.context.client.get_json("/version"), description="Reading the version").run()
     qtbot.waitUntil(later.done, timeout=WAIT)
-    assert window.status_line.label.text() == "Reading the version: done"
+    # It is said once "Connected to …", an outcome, has had its few seconds.
+    qtbot.waitUntil(lambda: window.status_line.label.text() == "Reading the version: done", timeout=WAIT)
     assert window.message_bar.isVisible() and "404 Project Not Found" in window.message_bar.label.text()
     window.message_bar.dismiss_button.click()
     assert not window.message_bar.isVisible()
@@ -255,3 +258,36 @@ def test_closing_cancels_operations_still_running(window, qtbot, server):
     assert slow.cancelled()
     assert "Waiting for a slow answer: cancelled" in said
     assert window.status_line.progress.isHidden()
+
+
+def test_an_outcome_is_not_replaced_by_the_routine_lines_of_the_loads_after_it(window, qtbot, server, api):
+    project = api.project()
+    path = project["path_with_namespace"]
+    dsn = enable_integrated(api.root, project["id"])
+    send_errors(dsn, "first trouble")
+    send_errors(dsn, "second trouble")
+    with httpx.Client(base_url=server.url, headers={"PRIVATE-TOKEN": server.root_token}) as web:
+        wait_for_list(web, path, lambda body: len(body["errors"]) == 2)
+    connect(window, qtbot, server.url, server.root_token)
+    errors = window.tabs.show_tab("errors")
+    qtbot.waitUntil(lambda: errors.project_picker.findText(path) >= 0, timeout=WAIT)
+    errors.select_project(path)
+    page = errors.errors_page
+    qtbot.waitUntil(lambda: page.model.rowCount() == 2, timeout=WAIT)
+    page.table.selectRow(0)
+    qtbot.waitUntil(lambda: page.shown_error is not None and not window.status_line.progress.isVisible(),
+                    timeout=WAIT)
+    resolved = page.detail.error_id
+    qtbot.waitUntil(lambda: not window.status_line.outcome.isActive(), timeout=WAIT)  # "Connected to …" had its time
+    said: list[str] = []
+    window.context.status_message.connect(said.append)
+
+    # Resolving moves the selection on to the other error, whose details load: their lines are said (Messages
+    # keeps them) but the status line keeps the outcome.
+    errors.tab_actions()["resolve"].trigger()
+    qtbot.waitUntil(lambda: page.detail.error_id not in (None, resolved) and page.shown_error is not None
+                    and not window.status_line.progress.isVisible(), timeout=WAIT)
+    assert "Loading the error: done" in said[said.index("The error is now resolved"):]
+    assert window.status_line.label.text() == "The error is now resolved"
+    # Once the outcome has had its time, the newest routine line takes the line.
+    qtbot.waitUntil(lambda: window.status_line.label.text() == "Loading the error: done", timeout=WAIT)
