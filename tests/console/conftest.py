@@ -26,6 +26,23 @@ from tests.console.memkeyring import MemoryKeyring  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
+def freedesktop_database(monkeypatch, folder: Path, defaults: dict[str, str]) -> None:
+    """A freedesktop database of the test's own, as xdg-mime and xdg-open read it: for each type in ``defaults``
+    (``inode/directory``, ``application/pdf``) a program, by its desktop file's name; no other type has one."""
+    monkeypatch.setenv("XDG_CURRENT_DESKTOP", "X-Generic")
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS"):
+        (folder / name).mkdir(parents=True)
+        monkeypatch.setenv(name, str(folder / name))
+    applications = folder / "XDG_DATA_HOME" / "applications"
+    applications.mkdir()
+    lines = ["[Default Applications]"]
+    for kind, desktop_file in defaults.items():
+        lines.append(f"{kind}={desktop_file}")
+        (applications / desktop_file).write_text(
+            f"[Desktop Entry]\nType=Application\nName={desktop_file}\nExec=true %U\nMimeType={kind};\n")
+    (folder / "XDG_CONFIG_HOME" / "mimeapps.list").write_text("\n".join(lines) + "\n")
+
+
 # The offscreen platform plugin says these whenever a window is shown or raised; they are not problems of the app.
 OFFSCREEN_NOISE = r"This plugin does not support (propagateSizeHints|raise)\(\)"
 

@@ -8,6 +8,7 @@ import csv
 import datetime as dt
 import io
 import json
+import shutil
 
 import httpx
 import pypdf
@@ -22,6 +23,7 @@ from console.exports.options import ExportOptions
 from console.exports.views import ULTIMATE_ONLY
 from console.operations import Op
 from console.path_dialog import PathDialog
+from tests.console.conftest import freedesktop_database
 from tests.console.exports.conftest import WAIT, connect, make_tab
 from tests.console.exports.test_exports_tab import finished_record, pick
 from tests.recorded_gitlab import TOKEN as GITLAB_TOKEN
@@ -82,6 +84,8 @@ def test_pdf_export_is_saved_described_and_opened(qtbot, live_context, server, t
     assert tab.notice.text() == f"Export {record.id} saved to {target} (PDF, {pages} {noun}, {len(data):,} bytes)"
 
     opened = []
+    if shutil.which("xdg-mime"):  # a PDF viewer is known to the desktop
+        freedesktop_database(monkeypatch, tmp_path / "desktop", {"application/pdf": "viewer.desktop"})
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     assert tab.saving.open_button.isVisible()
     qtbot.mouseClick(tab.saving.open_button, Qt.MouseButton.LeftButton)

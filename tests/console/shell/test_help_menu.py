@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from console.main_window import DEFAULT_SIZE
 from console.path_dialog import PathDialog
 from console.settings import log_dir
+from tests.console.conftest import freedesktop_database
 
 
 def test_open_log_folder_without_a_launcher_shows_the_path_to_copy(qtbot, make_window, monkeypatch):
@@ -33,13 +34,34 @@ def test_open_log_folder_without_a_launcher_shows_the_path_to_copy(qtbot, make_w
     dialog.close()
 
 
-def test_open_log_folder_with_a_launcher_opens_it(qtbot, make_window, monkeypatch):
+def visible_path_dialogs() -> list[PathDialog]:
+    return [widget for widget in QApplication.topLevelWidgets()
+            if isinstance(widget, PathDialog) and widget.isVisible()]
+
+
+def test_open_log_folder_with_a_launcher_opens_it(qtbot, make_window, monkeypatch, tmp_path):
+    if shutil.which("xdg-mime"):
+        freedesktop_database(monkeypatch, tmp_path, {"inode/directory": "files.desktop"})
+        log_dir().mkdir(parents=True, exist_ok=True)  # under the new data folder; app.py makes it at start-up
     window = make_window()
     opened = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
     assert window.commands.open_log_folder() is None
     assert [url.toLocalFile() for url in opened] == [str(log_dir())]
-    assert not any(isinstance(widget, PathDialog) and widget.isVisible() for widget in QApplication.topLevelWidgets())
+    assert visible_path_dialogs() == []
+
+
+@pytest.mark.skipif(shutil.which("xdg-mime") is None, reason="no freedesktop database to ask")
+def test_open_log_folder_shows_the_path_when_the_launcher_finds_no_program(qtbot, make_window, monkeypatch, tmp_path):
+    freedesktop_database(monkeypatch, tmp_path, {})
+    log_dir().mkdir(parents=True, exist_ok=True)  # under the new data folder; app.py makes it at start-up
+    window = make_window()
+    # Qt's launcher (xdg-open) starts, so Qt says the folder was opened; no program for folders is known though.
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: True)
+    dialog = window.commands.open_log_folder()
+    assert dialog is not None and visible_path_dialogs() == [dialog]
+    assert dialog.path.text() == str(log_dir())
+    dialog.close()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the freedesktop registration")
