@@ -1,7 +1,7 @@
 """Ingestion benchmark: real gzip'd Python SDK events against a freshly started server.
 
     .venv/bin/python -m bench.ingest [--events 20000] [--concurrency 8 32] [--time-limit 60] [--workers auto]
-                                     [--peer bugsink]
+                                     [--peer bugsink] [--digest-processes 1 default]
 
 Loopback only and bounded in count and time. For each concurrency level it posts the recorded
 4 KB Python SDK exception event (fresh event id and timestamp each time, spread over 50 groups)
@@ -10,6 +10,8 @@ accepted event is counted in its error), p50/p99 latency and stored == accepted.
 then goes to a bare ASGI endpoint that only reads the body and answers 200 (the machine's
 ceiling), and the ratio is reported. With `--peer bugsink` the same requests (to its own store path and
 key) also go to Bugsink 2.6.1 running beside it (bench/bugsink_peer.py), and its stored rate is compared.
+With `--digest-processes 1 default`, one Outpost per value of OUTPOST_DIGEST_PROCESSES takes the same load
+in turn, in the same run.
 
 The load generator runs in several processes with raw sockets, pre-built requests and
 keep-alive connections, so it costs the server as little CPU as possible. Outpost runs with
@@ -138,10 +140,14 @@ def wait_for_port(port: int, process: subprocess.Popen) -> None:
     raise RuntimeError("server did not start")
 
 
-def start_outpost(data_dir: Path, token: str, workers: str = "1") -> tuple[subprocess.Popen, int]:
+def start_outpost(data_dir: Path, token: str, workers: str = "1",
+                  digest_processes: str = "default") -> tuple[subprocess.Popen, int]:
     port = free_port()
     env = {**os.environ, "OUTPOST_ROOT_TOKEN": token, "OUTPOST_LOG_LEVEL": os.environ.get("OUTPOST_LOG_LEVEL", "INFO")}
     env.pop("OUTPOST_DATABASE_URL", None)
+    env.pop("OUTPOST_DIGEST_PROCESSES", None)
+    if digest_processes != "default":
+        env["OUTPOST_DIGEST_PROCESSES"] = digest_processes
     log = open(data_dir / "server.log", "ab")
     process = subprocess.Popen(
         [sys.executable, "-m", "outpost_server", "serve", "--host", "127.0.0.1", "--port", str(port),
@@ -474,6 +480,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", default="auto",
                         help="Outpost's server processes (serve --workers; default auto: one per CPU)")
     parser.add_argument("--peer", choices=["bugsink"], help="also run the same load against this peer")
+    parser.add_argument("--digest-processes", nargs="+", default=["default"], metavar="N",
+                        help="one Outpost per value of OUTPOST_DIGEST_PROCESSES ('default': unset), each run in turn "
+                             "with the same load before the bare endpoint's run (default: default)")
     parser.add_argument("--paced-rate", type=float, default=1000.0,
                         help="events/s of the paced run that measures freshness at a steady load (default 1000; "
                              "0 skips it)")
@@ -490,47 +499,33 @@ def main(argv: list[str] | None = None) -> int:
     if args.spike:
         return run_spike(args, token)
     report = []
+    settings = args.digest_processes
     with tempfile.TemporaryDirectory(prefix="outpost-bench-") as tmp:
-        data_dir = Path(tmp)
-        outpost, outpost_port = start_outpost(data_dir, token, args.workers)
+        outposts = []
+        for setting in settings:
+            data_dir = Path(tmp) / f"outpost-{setting}"
+            data_dir.mkdir()
+            outposts.append((setting, data_dir, *start_outpost(data_dir, token, args.workers, setting)))
         bare, bare_port = start_bare()
         peer = None
         if args.peer == "bugsink":
-            peer = BugsinkPeer(data_dir / "bugsink", free_port())
+            peer = BugsinkPeer(Path(tmp) / "bugsink", free_port())
             wait_for_port(peer.port, peer.start())
         try:
-            database = data_dir / "outpost.sqlite3"
-            probe_project = prepare_project(outpost_port, token)
+            probes = {setting: prepare_project(port, token) for setting, _, _, port in outposts}
             for concurrency in args.concurrency:
-                project_id, public_key = prepare_project(outpost_port, token)
-                request_sets = [
-                    build_requests(args.events // args.processes, i * (args.events // args.processes),
-                                   outpost_store_path(project_id), public_key)
-                    for i in range(args.processes)
-                ]
-                cpu_before = cpu_seconds(outpost.pid)
-                digester = digester_pid(data_dir)
-                digest_cpu_before = cpu_seconds(digester) if digester else 0.0
-                with MemoryPeak(outpost.pid) as memory, \
-                        FreshnessProbe(outpost_port, *probe_project, database) as probe:
-                    run = run_load(outpost_port, request_sets, concurrency, args.time_limit)
-                    deadline = time.time() + args.time_limit
-                    counted, stored = counted_events(data_dir / "outpost.sqlite3", project_id)
-                    run["counted_at_send_end"], run["send_end"] = counted, time.time()
-                    while counted < run["accepted"] and time.time() < deadline:
-                        time.sleep(0.02)
-                        counted, stored = counted_events(data_dir / "outpost.sqlite3", project_id)
-                    drained_at = time.time()
-                run["rss_mb"], run["pss_mb"] = memory.rss, memory.pss
-                run["fresh_p99_ms"], run["fresh_samples"] = probe.p99_ms(), len(probe.samples)
-                # End to end: until the last accepted event is counted in its error (send time + drain time).
-                processed_at = max(drained_at, run["finished"])
-                run["cpu_ms"] = 1000 * (cpu_seconds(outpost.pid) - cpu_before) / max(run["sent"], 1)
-                run["digest_cpu_ms"] = (1000 * (cpu_seconds(digester) - digest_cpu_before) / max(run["sent"], 1)
-                                        if digester else None)
-                # The digest's own rate: what it counted while draining the backlog left when the sending ended.
-                drain = drained_at - run["send_end"]
-                run["digest_rate"] = (counted - run["counted_at_send_end"]) / drain if drain > 0.5 else None
+                runs = []
+                for setting, data_dir, outpost, port in outposts:
+                    project_id, public_key = prepare_project(port, token)
+                    request_sets = [
+                        build_requests(args.events // args.processes, i * (args.events // args.processes),
+                                       outpost_store_path(project_id), public_key)
+                        for i in range(args.processes)
+                    ]
+                    run, counted, stored, processed_at = measure_outpost(
+                        outpost.pid, port, data_dir, project_id, request_sets, probes[setting], concurrency,
+                        args.time_limit)
+                    runs.append((setting, run, counted, stored, processed_at))
                 cpu_before = cpu_seconds(bare.pid)
                 ceiling = run_load(bare_port, request_sets, concurrency, args.time_limit)
                 ceiling["cpu_ms"] = 1000 * (cpu_seconds(bare.pid) - cpu_before) / max(ceiling["sent"], 1)
@@ -541,18 +536,21 @@ def main(argv: list[str] | None = None) -> int:
                     before = peer.stored_events()
                     peer_run = run_load(peer.port, peer_sets, concurrency, args.time_limit)
                     peer_run["stored"] = peer.stored_events() - before
-                report.append((concurrency, run, counted, stored, processed_at, ceiling, peer_run))
-            paced = None
+                report.append((concurrency, runs, ceiling, peer_run))
+            paced = {}
             if args.paced_rate:
-                project_id, public_key = prepare_project(outpost_port, token)
-                paced_count = int(args.paced_rate * 15)
-                paced_sets = [build_requests(paced_count // args.processes, i * (paced_count // args.processes),
-                                             outpost_store_path(project_id), public_key) for i in range(args.processes)]
-                with FreshnessProbe(outpost_port, *probe_project, database) as probe:
-                    paced = run_load(outpost_port, paced_sets, 32, 20.0, rate=args.paced_rate)
-                paced["fresh_p99_ms"], paced["fresh_samples"] = probe.p99_ms(), len(probe.samples)
+                for setting, data_dir, _, port in outposts:
+                    project_id, public_key = prepare_project(port, token)
+                    paced_count = int(args.paced_rate * 15)
+                    paced_sets = [build_requests(paced_count // args.processes, i * (paced_count // args.processes),
+                                                 outpost_store_path(project_id), public_key)
+                                  for i in range(args.processes)]
+                    with FreshnessProbe(port, *probes[setting], data_dir / "outpost.sqlite3") as probe:
+                        paced[setting] = run_load(port, paced_sets, 32, 20.0, rate=args.paced_rate)
+                    paced[setting]["fresh_p99_ms"], paced[setting]["fresh_samples"] = probe.p99_ms(), len(probe.samples)
         finally:
-            stop(outpost)
+            for _, _, outpost, _ in outposts:
+                stop(outpost)
             stop(bare)
             if peer is not None and peer.process is not None:
                 stop(peer.process)
@@ -562,45 +560,89 @@ def main(argv: list[str] | None = None) -> int:
           f"load average {os.getloadavg()[0]:.1f}")
     print("Server CPU per request is also shown: on a shared machine it is steadier than wall-clock rates.")
     ok = True
-    for concurrency, run, counted, stored, processed_at, ceiling, peer_run in report:
-        accepted_rate = run["accepted"] / run["elapsed"]
-        processed_rate = counted / (processed_at - run["started"])
+    for concurrency, runs, ceiling, peer_run in report:
         bare_rate = ceiling["accepted"] / ceiling["elapsed"]
-        lossless = stored == run["accepted"] == counted
-        ok = ok and lossless and run["accepted"] == run["sent"]
         print(f"\nconcurrency {concurrency}")
-        print(f"  outpost : {run['sent']} sent, {run['accepted']} accepted, statuses {run['statuses']}")
-        print(f"            end to end {processed_rate:,.0f} events/s (stored / (send time + drain time)), "
-              f"accepted {accepted_rate:,.0f} events/s")
-        print(f"            accept latency p50 {run['p50_ms']:.1f} ms, p99 {run['p99_ms']:.1f} ms; freshness p99 "
-              f"{_ms(run['fresh_p99_ms'])} from 200 to listed ({run['fresh_samples']} probes); "
-              f"server CPU {run['cpu_ms']:.2f} ms/event")
-        if run["digest_cpu_ms"] is not None:
-            print(f"            of which the digester process {run['digest_cpu_ms']:.2f} ms/event, the accept stage "
-                  f"(HTTP workers) {run['cpu_ms'] - run['digest_cpu_ms']:.2f} ms/event")
-        if run["digest_rate"] is not None:
-            print(f"            digest rate while draining the backlog {run['digest_rate']:,.0f} events/s")
-        print(f"            peak memory of all server processes: "
-              f"RSS {run['rss_mb']:.0f} MB, PSS {run['pss_mb']:.0f} MB")
-        print(f"            stored {stored}, counted in errors {counted}: "
-              f"{'stored == accepted' if lossless else 'MISMATCH'}")
+        for setting, run, counted, stored, processed_at in runs:
+            processed_rate = counted / (processed_at - run["started"])
+            ok = report_outpost(setting, run, counted, stored, processed_rate) and ok
+            print(f"  ratio   : outpost fully processed / bare = {processed_rate / bare_rate:.3f}; "
+                  f"bare CPU / outpost CPU per event = {ceiling['cpu_ms'] / run['cpu_ms']:.3f}")
         print(f"  bare    : {ceiling['accepted']} answered, {bare_rate:,.0f} requests/s, "
               f"p50 {ceiling['p50_ms']:.1f} ms, p99 {ceiling['p99_ms']:.1f} ms, "
               f"server CPU {ceiling['cpu_ms']:.2f} ms/request")
-        print(f"  ratio   : outpost fully processed / bare = {processed_rate / bare_rate:.3f}; "
-              f"bare CPU / outpost CPU per event = {ceiling['cpu_ms'] / run['cpu_ms']:.3f}")
         if peer_run is not None:
             peer_rate = peer_run["stored"] / peer_run["elapsed"]
             print(f"  bugsink : {peer_run['sent']} sent, {peer_run['accepted']} accepted, statuses "
                   f"{peer_run['statuses']}, stored {peer_run['stored']}")
             print(f"            stored {peer_rate:,.0f} events/s, p50 {peer_run['p50_ms']:.1f} ms, "
                   f"p99 {peer_run['p99_ms']:.1f} ms")
-            print(f"  ratio   : outpost end to end / bugsink stored = {processed_rate / max(peer_rate, 1e-9):.1f}")
-    if paced is not None:
-        print(f"\npaced at {args.paced_rate:,.0f} events/s (32 connections): {paced['accepted']} accepted of "
-              f"{paced['sent']}, accept p99 {paced['p99_ms']:.1f} ms, freshness p99 {_ms(paced['fresh_p99_ms'])} "
-              f"from 200 to listed ({paced['fresh_samples']} probes)")
+            for setting, run, counted, _, processed_at in runs:
+                processed_rate = counted / (processed_at - run["started"])
+                print(f"  ratio   : outpost ({_setting(setting)}) end to end / bugsink stored = "
+                      f"{processed_rate / max(peer_rate, 1e-9):.1f}")
+    for setting, paced_run in paced.items():
+        print(f"\npaced at {args.paced_rate:,.0f} events/s (32 connections), {_setting(setting)}: "
+              f"{paced_run['accepted']} accepted of {paced_run['sent']}, accept p99 {paced_run['p99_ms']:.1f} ms, "
+              f"freshness p99 {_ms(paced_run['fresh_p99_ms'])} from 200 to listed "
+              f"({paced_run['fresh_samples']} probes)")
     return 0 if ok else 1
+
+
+def measure_outpost(pid: int, port: int, data_dir: Path, project_id: int, request_sets: list[list[bytes]],
+                    probe_project: tuple[int, str], concurrency: int,
+                    time_limit: float) -> tuple[dict, int, int, float]:
+    """One load run against one Outpost: (run figures, counted, stored, when the last event was counted)."""
+    database = data_dir / "outpost.sqlite3"
+    cpu_before = cpu_seconds(pid)
+    digester = digester_pid(data_dir)
+    digest_cpu_before = cpu_seconds(digester) if digester else 0.0
+    with MemoryPeak(pid) as memory, FreshnessProbe(port, *probe_project, database) as probe:
+        run = run_load(port, request_sets, concurrency, time_limit)
+        deadline = time.time() + time_limit
+        counted, stored = counted_events(database, project_id)
+        run["counted_at_send_end"], run["send_end"] = counted, time.time()
+        while counted < run["accepted"] and time.time() < deadline:
+            time.sleep(0.02)
+            counted, stored = counted_events(database, project_id)
+        drained_at = time.time()
+    run["rss_mb"], run["pss_mb"] = memory.rss, memory.pss
+    run["fresh_p99_ms"], run["fresh_samples"] = probe.p99_ms(), len(probe.samples)
+    run["load_average"] = os.getloadavg()[0]
+    run["cpu_ms"] = 1000 * (cpu_seconds(pid) - cpu_before) / max(run["sent"], 1)
+    run["digest_cpu_ms"] = (1000 * (cpu_seconds(digester) - digest_cpu_before) / max(run["sent"], 1)
+                            if digester else None)
+    # The digest's own rate: what it counted while draining the backlog left when the sending ended.
+    drain = drained_at - run["send_end"]
+    run["digest_rate"] = (counted - run["counted_at_send_end"]) / drain if drain > 0.5 else None
+    # End to end: until the last accepted event is counted in its error (send time + drain time).
+    return run, counted, stored, max(drained_at, run["finished"])
+
+
+def report_outpost(setting: str, run: dict, counted: int, stored: int, processed_rate: float) -> bool:
+    """Prints one Outpost run; False when an accepted event went missing or a send was refused."""
+    accepted_rate = run["accepted"] / run["elapsed"]
+    lossless = stored == run["accepted"] == counted
+    print(f"  outpost ({_setting(setting)}, load average {run['load_average']:.1f} at its end): {run['sent']} sent, "
+          f"{run['accepted']} accepted, statuses {run['statuses']}")
+    print(f"            end to end {processed_rate:,.0f} events/s (stored / (send time + drain time)), "
+          f"accepted {accepted_rate:,.0f} events/s")
+    print(f"            accept latency p50 {run['p50_ms']:.1f} ms, p99 {run['p99_ms']:.1f} ms; freshness p99 "
+          f"{_ms(run['fresh_p99_ms'])} from 200 to listed ({run['fresh_samples']} probes); "
+          f"server CPU {run['cpu_ms']:.2f} ms/event")
+    if run["digest_cpu_ms"] is not None:
+        print(f"            of which the digester process (with its decode processes) {run['digest_cpu_ms']:.2f} "
+              f"ms/event, the accept stage (HTTP workers) {run['cpu_ms'] - run['digest_cpu_ms']:.2f} ms/event")
+    if run["digest_rate"] is not None:
+        print(f"            digest rate while draining the backlog {run['digest_rate']:,.0f} events/s")
+    print(f"            peak memory of all server processes: RSS {run['rss_mb']:.0f} MB, PSS {run['pss_mb']:.0f} MB")
+    print(f"            stored {stored}, counted in errors {counted}: "
+          f"{'stored == accepted' if lossless else 'MISMATCH'}")
+    return lossless and run["accepted"] == run["sent"]
+
+
+def _setting(setting: str) -> str:
+    return f"OUTPOST_DIGEST_PROCESSES={setting}"
 
 
 def run_spike(args: argparse.Namespace, token: str) -> int:

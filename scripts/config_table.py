@@ -44,7 +44,7 @@ def _default(name: str) -> str:
     from outpost_server.config import ServerConfig
 
     value = ServerConfig.model_fields[name].default
-    if value == "":
+    if value == "" or value is None:
         return "unset"
     return f"`{value}`"
 

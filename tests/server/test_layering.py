@@ -174,7 +174,7 @@ def test_error_tracking_stages_import_only_the_stages_before_them(path):
 
 @pytest.mark.parametrize("path", _sources(), ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
 def test_source_maps_and_the_digest_know_each_other_through_its_interface(path):
-    """Symbolication is a stage the digest calls through its own interface (digester.Symbolicate), which
+    """Symbolication is a stage the digest calls through its own interface (entry_decoding.Symbolicate), which
     pipeline/runtime.py fills with source maps' implementation: no arrow runs between the two packages."""
     module = _module_name(path)
     imported = _imports(path)

@@ -3,35 +3,33 @@
 the transaction holds only the batch's writes. Then the batch is removed from the spool.
 
 One digester per spool: a thread of the server process, or with `serve --workers N` a process of
-its own, so the workers' event loops never wait for the digest's Python work. A crash at any point
-loses nothing: an entry leaves the spool only after its batch is committed, and a batch digested
-twice stores no event twice (store_batch skips event ids the project already has).
+its own, so the workers' event loops never wait for the digest's Python work. Its decoding may run in
+decode processes beside it (decode_pool.py, OUTPOST_DIGEST_PROCESSES); it alone writes, in spool order.
+A crash at any point loses nothing: an entry leaves the spool only after its batch is committed, and a
+batch digested twice stores no event twice (store_batch skips event ids the project already has).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import shutil
 import sqlite3
 import threading
 import time
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict, defaultdict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Engine
 
 from outpost_server.db import connection_scope, database_unavailable
 from outpost_server.error_tracking.digest import progress
 from outpost_server.error_tracking.digest.batch_sql import statements_for
 from outpost_server.error_tracking.digest.batch_store import Accepted, store_batch
-from outpost_server.error_tracking.digest.decode import read_request
-from outpost_server.error_tracking.ingest.protocol import ProtocolError, decode_body
-from outpost_server.error_tracking.ingest.sealing import Sealer, Unsealable
+from outpost_server.error_tracking.digest.decode_pool import DatabaseUnreachable, Decoder, Decoding
 from outpost_server.error_tracking.ingest.spool import DigestLock, Entry, Spool, spool_path
 
 log = logging.getLogger("outpost.error_tracking.digest")
@@ -48,10 +46,6 @@ LAG_BUCKETS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0, 900.
 
 
 
-# The symbolication stage, called before grouping: maps one raw event's frames in place (reading what it
-# needs through the connection) and says whether anything changed. The digest owns this interface; source
-# maps implement it (source_maps/symbolication.py), passed in by pipeline/runtime.py.
-Symbolicate = Callable[[Connection, int, dict[str, Any]], bool]
 _T = TypeVar("_T")
 
 
@@ -84,15 +78,14 @@ class _Decoded:
 
 
 class Digester:
-    def __init__(self, engine: Engine, *, data_dir: Path, sealer: Sealer, wake: threading.Event,
-                 min_free_bytes: int, symbolicate: Symbolicate):
+    def __init__(self, engine: Engine, *, data_dir: Path, decoder: Decoder, wake: threading.Event,
+                 min_free_bytes: int):
         self._engine = engine
-        self._symbolicate = symbolicate
+        self._decoder = decoder
         self._data_dir = data_dir
         self._min_free_bytes = min_free_bytes
         self._short_of_space = False
         self._path = spool_path(data_dir)
-        self._sealer = sealer
         self._wake = wake
         self._stop = threading.Event()
         self._deadline = float("inf")
@@ -132,28 +125,41 @@ class Digester:
         except Exception:
             log.exception("the digest stage stopped unexpectedly")
         finally:
+            self._decoder.close()
             spool.close()
             lock.release()
 
     def _loop(self, spool: Spool) -> None:
-        after = 0
+        """With decode processes, the next batch is being decoded while this one is stored; at most
+        `Decoder.in_flight` batches are read ahead, which bounds the memory."""
+        digested_until = read_until = 0
+        begun: deque[tuple[list[Entry], Decoding]] = deque()
         while not (self._stop.is_set() and time.monotonic() >= self._deadline):
-            try:
-                entries = spool.read(after=after, limit=MAX_BATCH)
-            except sqlite3.Error as error:  # an I/O error: try again shortly
-                log.warning("reading the ingest spool failed: %s", error)
-                entries = []
-            if not entries:
+            if not self._space_left():
+                self._stop.wait(1.0)
+                continue
+            while len(begun) < self._decoder.in_flight:
+                try:
+                    entries = spool.read(after=read_until, limit=MAX_BATCH)
+                except sqlite3.Error as error:  # an I/O error: try again shortly
+                    log.warning("reading the ingest spool failed: %s", error)
+                    entries = []
+                if not entries:
+                    break
+                begun.append((entries, self._decoder.start(entries)))
+                read_until = entries[-1].id
+            if not begun:
                 if self._stop.is_set():
                     return
                 self._wake.wait(IDLE_POLL_SECONDS)
                 self._wake.clear()
                 continue
-            if not self._space_left():
-                self._stop.wait(1.0)
-                continue
-            if self._digest(spool, entries):
-                after = entries[-1].id
+            entries, decoding = begun.popleft()
+            if self._digest(spool, entries, decoding):
+                digested_until = entries[-1].id
+            else:  # read again from the first entry not digested
+                begun.clear()
+                read_until = digested_until
 
     def _space_left(self) -> bool:
         """Whether the data dir's disk keeps the floor free. Storing a batch (the main database too, on
@@ -175,12 +181,12 @@ class Digester:
                       "accepted events wait in the ingest spool", free, self._min_free_bytes)
         return False
 
-    def _digest(self, spool: Spool, entries: list[Entry]) -> bool:
+    def _digest(self, spool: Spool, entries: list[Entry], decoding: Decoding) -> bool:
         """Stores the batch and removes it from the spool; False when it must be read again."""
         started = time.monotonic()
         counts: dict[tuple[str, str], float] = defaultdict(float)
         try:
-            decoded = self._retrying(lambda: self._decode_batch(entries, counts))
+            decoded = self._retrying(partial(self._decoded, entries, [decoding], counts))
         except _Stopping:
             return False  # left in the spool for the next start
         try:
@@ -237,7 +243,7 @@ class Digester:
             try:
                 done = work()
             except Exception as error:
-                if not database_unavailable(error):
+                if not (isinstance(error, DatabaseUnreachable) or database_unavailable(error)):
                     raise
                 self._note_unreachable(error)
                 if self._stop.is_set() and time.monotonic() >= self._deadline:
@@ -248,42 +254,16 @@ class Digester:
             self._note_reachable()
             return done
 
-    def _decode_batch(self, entries: list[Entry], counts: dict[tuple[str, str], float]) -> list[_Decoded]:
-        """Every entry turned into what is stored, before the write transaction opens. Source maps are read
-        through a connection of this step's own, which holds no write lock. The drops are counted once the
-        whole batch is decoded: a batch decoded again (the database was unreachable) counts them once."""
-        dropped: dict[tuple[str, str], float] = defaultdict(float)
-        with self._engine.connect() as reading:
-            decoded = [item for item in (self._decode(entry, dropped, reading) for entry in entries)
-                       if item is not None]
-        for key, count in dropped.items():
+    def _decoded(self, entries: list[Entry], begun: list[Decoding],
+                 counts: dict[tuple[str, str], float]) -> list[_Decoded]:
+        """The batch's decoding (begun earlier; begun again when it must be retried) paired with its entries.
+        The drops are counted once the whole batch is decoded: a batch decoded again (the database was
+        unreachable) counts them once."""
+        decoding = begun.pop() if begun else self._decoder.start(entries)
+        batch = decoding()
+        for key, count in batch.dropped.items():
             counts[key] += count
-        return decoded
-
-    def _decode(self, entry: Entry, counts: dict[tuple[str, str], float], reading: Connection) -> _Decoded | None:
-        def symbolicate(event: dict[str, Any]) -> bool:
-            """Maps JavaScript frames before anything is derived from them; a failure other than the
-            database's leaves the frames as sent."""
-            try:
-                return self._symbolicate(reading, entry.project_id, event)
-            except Exception as error:
-                if database_unavailable(error):
-                    raise
-                log.warning("source maps could not be applied to event %s", entry.event_id, exc_info=True)
-                return False
-
-        try:
-            data = decode_body(entry.endpoint, self._sealer.open(entry.body), entry.encoding)
-            received_at = dt.datetime.fromtimestamp(entry.received_at, dt.timezone.utc)
-            content = read_request(entry.endpoint, data, public_key=entry.public_key, response_id=entry.event_id,
-                                   received_at=received_at, client_ip=entry.client_ip, symbolicate=symbolicate)
-        except Unsealable:
-            counts[("dropped", "unsealable")] += 1
-            return None
-        except ProtocolError:
-            counts[("dropped", "invalid")] += 1
-            return None
-        return _Decoded(entry, Accepted(entry.project_id, content, received_at, entry.public_key))
+        return [_Decoded(entries[index], accepted) for index, accepted in batch.accepted]
 
     def _store(self, decoded: list[_Decoded], counts: dict[tuple[str, str], float]) -> list[_Decoded]:
         """One transaction; returns what is stored, to be counted as digested. Entries of revoked keys are
@@ -317,14 +297,20 @@ class Digester:
     def _note_unreachable(self, error: Exception) -> None:
         if self._unreachable_since is None:
             self._unreachable_since = time.monotonic()
-            log.error("the database is unreachable; events wait in the ingest spool (%s)",
-                      type(getattr(error, "orig", None) or error).__name__)
+            log.error("the database is unreachable; events wait in the ingest spool (%s)", _failure_kind(error))
 
     def _note_reachable(self) -> None:
         if self._unreachable_since is not None:
             log.warning("the database is reachable again after %.1f s; digesting the backlog",
                         time.monotonic() - self._unreachable_since)
             self._unreachable_since = None
+
+
+def _failure_kind(error: Exception) -> str:
+    """The kind of the driver's exception, all the log says of an unreachable database."""
+    if isinstance(error, DatabaseUnreachable):  # a decode process's, which names it
+        return str(error)
+    return type(getattr(error, "orig", None) or error).__name__
 
 
 def _bucket(value: float, bounds: tuple[float, ...]) -> str:

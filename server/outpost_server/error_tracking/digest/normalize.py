@@ -126,8 +126,8 @@ class NormalizedEvent:
     release: str | None
     environment: str | None
     user_key: str | None
-    payload: dict[str, Any]
-    # The event JSON exactly as received (re-serialised only when scrubbing filtered something).
+    # The event JSON exactly as received (re-serialised only when scrubbing or symbolication changed it);
+    # what is stored. The decoded dict is not kept: a decode process would only send it back for nothing.
     raw_payload: bytes | None = None
     tags: list[tuple[str, str]] = field(default_factory=list)
 
@@ -218,7 +218,6 @@ def normalize_event(
         release=release,
         environment=environment,
         user_key=user_key,
-        payload=event,
         raw_payload=raw_payload,
         tags=event_tags(event, level=level, release=release, environment=environment, user_key=user_key),
     )

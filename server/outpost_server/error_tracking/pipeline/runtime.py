@@ -6,13 +6,18 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
+from sqlalchemy.engine import Engine
+
+from outpost_server.cli import configure_logging
 from outpost_server.config import ServerConfig
 from outpost_server.db import make_engine
 from outpost_server.deps import Services
+from outpost_server.error_tracking.digest.decode_pool import Decoder, DecodeSetup
 from outpost_server.error_tracking.digest.digester import Digester
 from outpost_server.error_tracking.ingest.accept import SpoolLimits, SpoolWriter
 from outpost_server.error_tracking.ingest.access_cache import AccessCache
@@ -36,8 +41,9 @@ async def running_collector(services: Services, *, digest_in_process: bool) -> A
             # Entered before the writer, so it stops after it: what requests in flight queued is written
             # first, then digested within the grace; whatever is left waits in the spool for the next start.
             await workers.enter_async_context(_digesting(
-                Digester(services.engine, data_dir=config.data_dir, sealer=sealer, wake=wake,
-                         min_free_bytes=config.error_tracking_digest_min_free_bytes, symbolicate=symbolicate),
+                Digester(services.engine, data_dir=config.data_dir, wake=wake,
+                         decoder=_decoder(config, services.engine, services.secret_key, start_method="spawn"),
+                         min_free_bytes=config.error_tracking_digest_min_free_bytes),
                 drain_seconds=config.shutdown_grace_seconds))
         writer = await workers.enter_async_context(SpoolWriter(spool_path(config.data_dir), SpoolLimits(
             max_bytes=config.error_tracking_spool_max_bytes,
@@ -67,9 +73,9 @@ def run_digester(config: ServerConfig, *, parent: int) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     engine = make_engine(config.sqlalchemy_url())
-    digester = Digester(engine, data_dir=config.data_dir, sealer=Sealer(config.resolved_secret_key()),
-                        wake=threading.Event(), min_free_bytes=config.error_tracking_digest_min_free_bytes,
-                        symbolicate=symbolicate)
+    digester = Digester(engine, data_dir=config.data_dir, wake=threading.Event(),
+                        decoder=_decoder(config, engine, config.resolved_secret_key(), start_method="fork"),
+                        min_free_bytes=config.error_tracking_digest_min_free_bytes)
     digester.start()
     try:
         while not stop.wait(0.5):
@@ -78,3 +84,17 @@ def run_digester(config: ServerConfig, *, parent: int) -> None:
     finally:
         digester.stop(drain_seconds=config.shutdown_grace_seconds)
         engine.dispose()
+
+
+def _decoder(config: ServerConfig, engine: Engine, secret_key: str, *, start_method: str) -> Decoder:
+    """The digest's decoding: in the digester, or in decode processes (OUTPOST_DIGEST_PROCESSES, by default
+    one per CPU this process may use). A frozen build (the console's bundled server) cannot start its own
+    executable as a decode process, and decodes in the digester."""
+    processes = config.digest_processes
+    if getattr(sys, "frozen", False):
+        processes = 1
+    elif processes is None:
+        processes = len(os.sched_getaffinity(0))
+    setup = DecodeSetup(database_url=config.sqlalchemy_url(), secret_key=secret_key,
+                        log_level=config.log_level, configure_logging=configure_logging, symbolicate=symbolicate)
+    return Decoder(setup, engine=engine, processes=processes, start_method=start_method)
