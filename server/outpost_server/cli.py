@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import signal
 import socket
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from outpost_server import __version__
+from outpost_server.server_log import configure_logging
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,13 +75,6 @@ def config_from(args: argparse.Namespace):
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = Path(args.data_dir)
     return ServerConfig(**overrides)
-
-
-def configure_logging(level: str) -> None:
-    logging.basicConfig(level=level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    # httpx logs every outbound request's full URL at INFO; webhook URLs carry tokens in their paths.
-    logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
 def run_serve(args: argparse.Namespace) -> int:

@@ -247,10 +247,12 @@ def test_only_the_units_of_work_commit(path):
 
 
 # Background work has one way to start: background.BackgroundWorker. The exceptions, by design: the
-# command line's own server task and parent watch (cli.py), and the digester, a thread of the server or
-# a process of its own (`serve --workers`), which has no event loop to run on.
+# command line's own server task and parent watch (cli.py), the digester, a thread of the server or
+# a process of its own (`serve --workers`), which has no event loop to run on, and its decode processes'
+# watch of the digester (decode_pool.py), in processes without an event loop either.
 STARTS_BACKGROUND_WORK = ("create_task", "ensure_future", "Thread")
-MAY_START_BACKGROUND_WORK = {"background.py", "cli.py", "error_tracking/digest/digester.py"}
+MAY_START_BACKGROUND_WORK = {"background.py", "cli.py", "error_tracking/digest/digester.py",
+                             "error_tracking/digest/decode_pool.py"}
 
 
 def _background_starts(path: Path) -> list[str]:

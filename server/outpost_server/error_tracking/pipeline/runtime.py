@@ -13,7 +13,6 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from sqlalchemy.engine import Engine
 
-from outpost_server.cli import configure_logging
 from outpost_server.config import ServerConfig
 from outpost_server.db import make_engine
 from outpost_server.deps import Services
@@ -26,6 +25,7 @@ from outpost_server.error_tracking.ingest.origin_refusals import OriginRefusals
 from outpost_server.error_tracking.ingest.rate_limit import SharedRateLimit
 from outpost_server.error_tracking.ingest.sealing import Sealer
 from outpost_server.error_tracking.ingest.spool import spool_path
+from outpost_server.server_log import configure_logging
 from outpost_server.source_maps.symbolication import symbolicate
 
 
