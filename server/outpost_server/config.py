@@ -99,8 +99,9 @@ class ServerConfig(BaseSettings):
     # room to remove a batch once it is stored (removing writes too); it says so once and resumes by itself.
     error_tracking_digest_min_free_bytes: int = 16 * 1024**2
     # Processes that decode, scrub, symbolicate and derive events for the digest, beside its one writer;
-    # unset: one per CPU. 0 or 1: the digester decodes them itself. Small batches are always decoded there,
-    # and so is everything in the console's bundled server (a frozen build).
+    # unset: one per CPU beyond the first two (none on two CPUs, where they cost more CPU than they free).
+    # 0 or 1: the digester decodes them itself. Small batches are always decoded there, and so is everything
+    # in the console's bundled server (a frozen build).
     digest_processes: int | None = Field(default=None, ge=0)
     # Source maps (artifact bundles and release files uploaded with sentry-cli): the largest file one
     # upload may assemble (advertised as maxFileSize, as Sentry does), the bytes a project may store
