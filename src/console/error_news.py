@@ -64,13 +64,12 @@ class ErrorNews:
         records.write_summaries(self._store, path, listed)  # the list and an open detail show what was seen
 
         async def regressed(error: ErrorSummary) -> bool:
-            # Only Outpost says which errors regressed; GitLab's API has no such flag.
+            # Only Outpost says which errors regressed; GitLab's API has no such flag. The details are read for
+            # the flag alone: they are not the open detail's (which merges them with GraphQL's fields), and
+            # writing them would make it read itself again where the two disagree (an external Sentry's counts).
             if not api.server.is_outpost:
                 return False
-            detail = await api.details(path, error.id)
-            if current():
-                records.write_detail(self._store, path, detail)
-            return bool(detail.get("regressed"))
+            return bool((await api.details(path, error.id)).get("regressed"))
 
         if self.watch.is_first_look(path):
             # The first look records what is already there, including which errors already regressed.

@@ -20,10 +20,11 @@ from console.settings_keys import DEFAULT_WATCH_SECONDS, MIN_WATCH_SECONDS
 from console.window_state import ProfileState
 
 MAX_WATCH_SECONDS = 3600
-WITHOUT_WATCHING = ("Watching or not, each time the list of the project open in Error tracking is read (choosing "
-                    "it, Refresh, and every 30 s while the list is on screen) its new and regressed errors are "
-                    "news. Watching adds the projects ticked below, checked at this interval whatever is on screen, "
-                    "and, on an Outpost server, their failing alert deliveries and cron monitors.")
+WITHOUT_WATCHING = ("Watching or not, each time the list of the project open in Error tracking is read "
+                    "(choosing it, Refresh, coming back to it, every 30 s while it is on screen) its new and "
+                    "regressed errors are news. Watching adds the projects ticked below, checked at this interval "
+                    "whatever is on screen, and, on an Outpost server, their failing alert deliveries and cron "
+                    "monitors.")
 
 
 class NotificationSettingsDialog(QDialog):

@@ -199,10 +199,12 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
                 self._stale_pages.discard(page)
                 page.load()
 
-    # Auto-refresh only while the tab is on screen.
+    # Auto-refresh only while the tab is on screen, and once as it comes back: what changed meanwhile (and its
+    # news) shows then, not at the next interval.
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.refresh_timer.start()
+        self.errors_page.auto_refresh()
 
     def hideEvent(self, event: QHideEvent) -> None:
         super().hideEvent(event)

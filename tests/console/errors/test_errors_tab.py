@@ -251,6 +251,23 @@ def test_auto_refresh_shows_new_errors(qtbot, make_root_tab, api):
     assert set(titles(page.model)) == {"first problem", "second problem"}
 
 
+def test_the_list_is_read_again_as_the_tab_comes_back_on_screen(qtbot, make_root_tab, api):
+    project = api.project()
+    dsn = enable_integrated(api.root, project["id"])
+    send_errors(dsn, "first problem")
+    root_tab = make_root_tab()
+    page = root_tab.errors_page
+    choose_project(qtbot, root_tab, project["path_with_namespace"])
+    news = root_tab.context.error_news
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1 and news.has_looked(project["path_with_namespace"])
+                    and not news._turns[project["path_with_namespace"]].locked(), timeout=WAIT)  # all read
+    root_tab.hide()  # another tab is on screen
+    send_errors(dsn, "second problem")
+    root_tab.show()  # back, long before the refresh interval is over
+    qtbot.waitUntil(lambda: page.model.rowCount() == 2, timeout=WAIT)
+    assert set(titles(page.model)) == {"first problem", "second problem"}
+
+
 def test_client_keys_reveal_copy_create_delete(qtbot, make_root_tab, api):
     project = api.project()
     root_tab = make_root_tab()
