@@ -20,15 +20,19 @@ it; signals go through a pidfd, which cannot reach another process that reused t
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import queue
 import re
 import select
+import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -166,6 +170,8 @@ class PreloadedServers:
 
 _servers: PreloadedServers | None = None
 _servers_lock = threading.Lock()
+_migrated: Path | None = None
+_migrated_lock = threading.Lock()
 
 
 def preloaded_servers(cwd: Path) -> PreloadedServers:
@@ -176,6 +182,30 @@ def preloaded_servers(cwd: Path) -> PreloadedServers:
             _servers = PreloadedServers(cwd)
             atexit.register(_servers.close)
         return _servers
+
+
+def migrated_sqlite_database(cwd: Path) -> Path:
+    """An SQLite database that `outpost_server migrate` has brought to every head, made once per test
+    process: a new preloaded server starts from a copy of it instead of running each migration again. The
+    migrations write no row that depends on the data dir or its secret key into an empty database."""
+    global _migrated
+    with _migrated_lock:
+        if _migrated is None:
+            data_dir = Path(tempfile.mkdtemp(prefix="outpost-migrated-"))
+            atexit.register(shutil.rmtree, data_dir, ignore_errors=True)
+            env = {name: value for name, value in os.environ.items() if name != "OUTPOST_DATABASE_URL"}
+            with open(data_dir / "migrate.log", "ab") as log:
+                migrate = preloaded_servers(cwd).start(["migrate", "--data-dir", str(data_dir)], env=env, cwd=cwd,
+                                                       stderr=log.fileno())
+            output = migrate.stdout.read().decode(errors="replace")
+            if migrate.wait() != 0:
+                raise RuntimeError(f"migrate failed: {output}{(data_dir / 'migrate.log').read_text()}")
+            database = data_dir / "outpost.sqlite3"
+            # The last connection to close folds the write-ahead log into the file, so the file alone is whole.
+            with contextlib.closing(sqlite3.connect(database)) as connection:
+                connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            _migrated = database
+        return _migrated
 
 
 # The template process.

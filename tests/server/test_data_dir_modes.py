@@ -32,7 +32,8 @@ def test_every_file_of_the_data_dir_is_private(tmp_path):
     (old / "report.csv").chmod(0o644)
     previous = os.umask(0o022)
     try:
-        server = launch_server(data_dir)
+        # The real command on an empty data dir: the server creates every file itself.
+        server = launch_server(data_dir, preloaded=False)
     finally:
         os.umask(previous)
     try:
