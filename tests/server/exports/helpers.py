@@ -19,8 +19,9 @@ def upload_report(client: httpx.Client, project_id: int, name: str) -> httpx.Res
                        headers={"Content-Type": "application/json"})
 
 
-def wait_for_status(client: httpx.Client, export_id: int, statuses=("finished", "failed")) -> dict:
-    deadline = time.monotonic() + WAIT_SECONDS
+def wait_for_status(client: httpx.Client, export_id: int, statuses=("finished", "failed"),
+                    seconds: float = WAIT_SECONDS) -> dict:
+    deadline = time.monotonic() + seconds
     while True:
         response = client.get(f"/security/vulnerability_exports/{export_id}")
         body = response.json()

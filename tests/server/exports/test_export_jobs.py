@@ -145,19 +145,20 @@ def test_export_is_deleted_after_its_lifetime(tmp_path):
 
 
 def test_a_long_pdf_keeps_its_lease_while_it_is_laid_out(tmp_path):
-    # Laying out 3,000 vulnerabilities takes seconds, with nothing stored meanwhile: with a 1 s lease, the
+    # Laying out 1,500 vulnerabilities takes seconds, with nothing stored meanwhile: with a 1 s lease, the
     # other process would take the job over (a second attempt) unless the lease is renewed during the layout.
+    # On a busy machine the layout can take a minute or more, hence the longer wait.
     env = {"OUTPOST_EXPORT_LEASE_SECONDS": "1"}
     with start_server(tmp_path, extra_env=env) as first, \
             start_server(tmp_path, root_token=first.root_token, extra_env=env):
         project = ApiHelper(first).project()
         engine = engine_of(first)
-        insert_vulnerabilities(engine, project["id"], 3000)
+        insert_vulnerabilities(engine, project["id"], 1500)
         engine.dispose()
         with first.client() as client:
             created = client.post(f"/security/projects/{project['id']}/vulnerability_exports",
                                   json={"export_format": "pdf", "send_email": False}).json()
-            assert wait_for_status(client, created["id"])["status"] == "finished"
+            assert wait_for_status(client, created["id"], seconds=240)["status"] == "finished"
             download = client.get(f"/security/vulnerability_exports/{created['id']}/download")
         assert download.headers["content-type"] == "application/octet-stream" and download.content.startswith(b"%PDF")
         assert export_row(first, created["id"]).attempts == 1
