@@ -214,3 +214,61 @@ async def test_a_request_in_flight_when_its_connection_is_closed_ends_as_cancell
         for connection in accepted:
             connection.close()
         listener.close()
+
+
+class ClosesItsFirstConnection:
+    """An HTTP server on a real socket that reads the first request and closes the connection without an
+    answer (a kept-alive connection closed just as a request went out); later ones get ``{"ok": true}``."""
+
+    def __init__(self):
+        self.requests: list[bytes] = []
+
+    async def __aenter__(self):
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.url = f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+        return self
+
+    async def __aexit__(self, *exc_info):
+        self.server.close()
+        await self.server.wait_closed()
+
+    async def _serve(self, reader, writer):
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                       if line.lower().startswith(b"content-length:")), 0)
+        await reader.readexactly(length)
+        self.requests.append(head.split(b" ", 2)[0])
+        if len(self.requests) > 1:
+            body = b'{"ok": true, "data": {"ok": true}}'
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                         + str(len(body)).encode() + b"\r\n\r\n" + body)
+            await writer.drain()
+        writer.close()
+
+
+@pytest.mark.asyncio
+async def test_a_read_whose_connection_breaks_under_it_is_sent_once_more():
+    async with ClosesItsFirstConnection() as server, ApiClient(server.url, "glpat-unused") as client:
+        assert await client.get_json("/user") == {"ok": True, "data": {"ok": True}}
+    assert server.requests == [b"GET", b"GET"]
+
+
+@pytest.mark.asyncio
+async def test_a_graphql_query_is_sent_once_more_but_a_mutation_is_not():
+    from console.api.graphql import graphql
+
+    async with ClosesItsFirstConnection() as server, ApiClient(server.url, "glpat-unused") as client:
+        assert (await graphql(client, "query { ok }")).data == {"ok": True}
+    assert server.requests == [b"POST", b"POST"]
+    async with ClosesItsFirstConnection() as server, ApiClient(server.url, "glpat-unused") as client:
+        with pytest.raises(errors.ConnectionFailed):
+            await graphql(client, "mutation { resolve }")
+    assert server.requests == [b"POST"]
+
+
+@pytest.mark.asyncio
+async def test_a_write_whose_connection_breaks_under_it_is_said_not_sent_again():
+    async with ClosesItsFirstConnection() as server, ApiClient(server.url, "glpat-unused") as client:
+        with pytest.raises(errors.ConnectionFailed):
+            await client.request("POST", "/admin/ci/variables", json={"key": "A", "value": "1"})
+    assert server.requests == [b"POST"]

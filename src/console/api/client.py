@@ -23,6 +23,8 @@ API_PREFIX = "/api/v4"
 # Sentry's web API, which Outpost serves beside GitLab's; it takes the same token as a Bearer token.
 SENTRY_API_PREFIX = "/api/0"
 DEFAULT_TIMEOUT = 15.0
+# Methods without side effects.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def normalise_base_url(base_url: str) -> str:
@@ -87,14 +89,19 @@ class ApiClient:
         json: Any = None,
         data: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
+        idempotent: bool | None = None,
     ) -> httpx.Response:
-        """Send one request; raise an ``ApiError`` subclass for any failure."""
+        """Send one request; raise an ``ApiError`` subclass for any failure.
+
+        An idempotent request (by default GET, HEAD and OPTIONS) is sent once more when the connection broke
+        under it."""
         if self._http.is_closed:
             # The connection this work was started for has been replaced (reconnect, sign-out): the work is
             # moot, as if it had been cancelled along with the connection.
             raise asyncio.CancelledError(f"the connection to {self.base_url} was closed")
         try:
-            response = await self._http.request(method, path, params=params, json=json, data=data, headers=headers)
+            resendable = method in SAFE_METHODS if idempotent is None else idempotent
+            response = await self._send(method, path, resendable, params=params, json=json, data=data, headers=headers)
         except (httpx.TransportError, httpx.InvalidURL) as exc:
             if self._http.is_closed:  # closed under the request: moot, not a failure of the server
                 raise asyncio.CancelledError(f"the connection to {self.base_url} was closed") from None
@@ -106,6 +113,17 @@ class ApiClient:
         if response.is_error:
             raise error_from_response(response, url=self.base_url)
         return response
+
+    async def _send(self, method: str, path: str, resendable: bool, **arguments: Any) -> httpx.Response:
+        try:
+            return await self._http.request(method, path, **arguments)
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+            # A kept-alive connection the server (or a proxy before it) closed just as this request went out:
+            # a read is sent once more on a new connection, as browsers do; a write might have been carried
+            # out, so its failure is said instead.
+            if not resendable or self._http.is_closed:
+                raise
+            return await self._http.request(method, path, **arguments)
 
     async def sentry_request(self, path: str, *, params: Mapping[str, Any] | None = None, method: str = "GET",
                              json: Any = None) -> httpx.Response:

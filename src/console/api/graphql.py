@@ -33,8 +33,10 @@ class Answer:
 
 async def graphql(client: ApiClient, query: str, variables: dict[str, Any] | None = None) -> Answer:
     """Run one query; raise :class:`GraphQLFailed` when it produced no data at all."""
+    # A query reads only, so it may be sent again; a mutation may not.
     response = await client.request("POST", client.base_url + GRAPHQL_PATH,
-                                    json={"query": query, "variables": variables or {}})
+                                    json={"query": query, "variables": variables or {}},
+                                    idempotent=not query.lstrip().startswith("mutation"))
     body = response.json()
     errors = body.get("errors") if isinstance(body, dict) else None
     messages = [str(error.get("message")) for error in errors or [] if isinstance(error, dict)]
