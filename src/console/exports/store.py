@@ -8,6 +8,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import os
+import tempfile
 import threading
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -98,6 +100,13 @@ class ExportHistory:
                     return
                 self._written = number
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_suffix(".tmp")
-            temporary.write_text(json.dumps([asdict(r) for r in records], indent=1), encoding="utf-8")
-            temporary.replace(self.path)
+            # A temporary file of its own: two windows of one profile each have a history on the same file.
+            handle, name = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.stem, suffix=".tmp")
+            temporary = Path(name)
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as file:
+                    file.write(json.dumps([asdict(r) for r in records], indent=1))
+                temporary.replace(self.path)
+            except BaseException:
+                temporary.unlink(missing_ok=True)
+                raise

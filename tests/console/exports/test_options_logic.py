@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import threading
 
 import pypdf
 import pytest
@@ -88,3 +89,27 @@ def test_the_choices_are_read_back_from_the_request_they_made():
     assert ExportOptions.of(chosen.body()) == chosen
     assert ExportOptions.of({}) == ExportOptions()  # a plain CSV sends no body
     assert ExportOptions.of({}, "pdf").summary() == "PDF, every vulnerability"  # a history from before the body
+
+
+def test_two_histories_of_one_profile_save_side_by_side(tmp_path):
+    # Two windows of one profile each hold a history on the same file, and save from worker threads.
+    records = [ExportRecord.from_api({"id": number, "status": "finished", "created_at": "2026-11-26T08:00:00Z"},
+                                     ExportScope("instance", None, "Instance")) for number in range(1, 4)]
+    histories = [ExportHistory(tmp_path, "profile"), ExportHistory(tmp_path, "profile")]
+    failures: list[BaseException] = []
+
+    def save_often(history: ExportHistory) -> None:
+        try:
+            for round_number in range(300):
+                history.save(records[: 1 + round_number % 3])
+        except BaseException as error:  # noqa: BLE001 - handed to the assertion below
+            failures.append(error)
+
+    threads = [threading.Thread(target=save_often, args=(history,)) for history in histories]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert histories[0].load() in (records[:1], records[:2], records[:3])
+    assert [path.name for path in tmp_path.iterdir()] == ["profile.json"]
