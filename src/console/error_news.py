@@ -48,6 +48,11 @@ class ErrorNews:
     def has_looked(self, path: str) -> bool:
         return not self.watch.is_first_look(path)
 
+    def is_settled(self, path: str) -> bool:
+        """Whether ``path`` was looked at and no look at it is under way."""
+        turn = self._turns.get(path)
+        return self.has_looked(path) and turn is not None and not turn.locked()
+
     async def look(self, api: ErrorTrackingApi, path: str) -> None:
         """Read the project's unresolved errors and announce what is news since the previous look."""
         turn = self._turns.setdefault(path, asyncio.Lock())

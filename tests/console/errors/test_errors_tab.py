@@ -259,8 +259,8 @@ def test_the_list_is_read_again_as_the_tab_comes_back_on_screen(qtbot, make_root
     page = root_tab.errors_page
     choose_project(qtbot, root_tab, project["path_with_namespace"])
     news = root_tab.context.error_news
-    qtbot.waitUntil(lambda: page.model.rowCount() == 1 and news.has_looked(project["path_with_namespace"])
-                    and not news._turns[project["path_with_namespace"]].locked(), timeout=WAIT)  # all read
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1 and news.is_settled(project["path_with_namespace"]),
+                    timeout=WAIT)  # all read
     root_tab.hide()  # another tab is on screen
     send_errors(dsn, "second problem")
     root_tab.show()  # back, long before the refresh interval is over

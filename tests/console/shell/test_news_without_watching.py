@@ -18,8 +18,7 @@ def news_texts(window) -> list[str]:
 
 def looks_done(qtbot, window, path: str) -> None:
     """Waits until no look at ``path`` is under way (every read of the list starts one)."""
-    turns = window.context.error_news._turns
-    qtbot.waitUntil(lambda: path in turns and not turns[path].locked(), timeout=WAIT)
+    qtbot.waitUntil(lambda: window.context.error_news.is_settled(path), timeout=WAIT)
 
 
 @pytest.mark.qt_log_ignore("This plugin does not support raise", OFFSCREEN_NOISE)  # offscreen: the list is raised
