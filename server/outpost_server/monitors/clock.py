@@ -6,9 +6,9 @@ leases.py) marks, every few seconds,
   time one step on from there, as Sentry's check_missed does;
 - a *timed out* check-in for each check-in still in progress past its `timeout_at` (`max_runtime`).
 
-Each mark is a transaction of its own that also renews the lease and settles the environment's
-status (state.py), so a process that lost the lease writes nothing more, and a row another process
-changed meanwhile is marked once. Paused monitors are skipped. Hourly, check-ins older than their
+Marks are written in transactions of up to 100, each of which also renews the lease and settles the
+environments' statuses (state.py), so a process that lost the lease writes nothing more, and a row
+another process changed meanwhile is marked once. Paused monitors are skipped. Hourly, check-ins older than their
 project's error tracking retention are removed.
 """
 
@@ -37,6 +37,9 @@ LEASE = Lease(MonitorClock.owner, MonitorClock.expires_at, LEASE_SECONDS)
 PRUNE_EVERY = dt.timedelta(hours=1)
 # Marks per tick at most, so a long outage is caught up over several ticks without one long transaction.
 MAX_MARKS = 500
+# Marks written in one transaction: on SQLite every transaction takes the one write lock, so hundreds of
+# one-row transactions a tick would queue the API's writes behind them; a few batches do not.
+MARKS_PER_TRANSACTION = 100
 
 
 def _due_environments(session: Session, now: dt.datetime) -> list[int]:
@@ -127,14 +130,16 @@ class MonitorClockWorker(BackgroundWorker):
             environments = _due_environments(session, now)
             check_ins = _overdue_check_ins(session, now)
             prune_due = session.scalars(select(MonitorClock.last_pruned_at).where(THE_ROW)).first()
-        for environment_id in environments:
+        for start in range(0, len(environments), MARKS_PER_TRANSACTION):
             with session_scope(self.factory) as session:
                 self._renewed(session)
-                mark_missed(session, environment_id=environment_id, now=now)
-        for check_in_id in check_ins:
+                for environment_id in environments[start:start + MARKS_PER_TRANSACTION]:
+                    mark_missed(session, environment_id=environment_id, now=now)
+        for start in range(0, len(check_ins), MARKS_PER_TRANSACTION):
             with session_scope(self.factory) as session:
                 self._renewed(session)
-                mark_timed_out(session, check_in_id=check_in_id, now=now)
+                for check_in_id in check_ins[start:start + MARKS_PER_TRANSACTION]:
+                    mark_timed_out(session, check_in_id=check_in_id, now=now)
         if prune_due is None or now - prune_due >= PRUNE_EVERY:
             with session_scope(self.factory) as session:
                 self._renewed(session)

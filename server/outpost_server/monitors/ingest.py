@@ -2,7 +2,8 @@
 batch_outcome), as Sentry's check-in consumer does.
 
 A check-in with a `monitor_config` creates its monitor or updates its configuration; a configuration
-Sentry's validator refuses leaves an existing monitor as it was and creates none. A check-in for no
+Sentry's validator refuses leaves an existing monitor as it was and creates none, and so does a project
+at its monitor limit, or one whose check-ins created their most monitors of the minute. A check-in for no
 monitor, or for a paused one, is dropped. A check-in id seen before updates that check-in while it is
 in progress (a finished one is never changed); the nil id finishes the environment's latest check-in in
 progress, or stands for a new one. Each new check-in moves the environment's next expected time; each
@@ -15,10 +16,11 @@ import datetime as dt
 import logging
 import uuid
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from outpost_server.db import utcnow
 from outpost_server.domain_errors import Invalid
 from outpost_server.error_tracking.digest.batch_outcome import ReceivedCheckIns
 from outpost_server.error_tracking.ingest.check_in_items import CheckInItem
@@ -30,6 +32,13 @@ from .state import settle
 log = logging.getLogger("outpost.monitors.ingest")
 
 DEFAULT_ENVIRONMENT = "production"
+# Sentry refuses an organization's monitor past MAX_MONITORS_PER_ORG (10,000); a project here is the
+# unit a public key reaches, so the bound is per project, and smaller.
+MAX_MONITORS_PER_PROJECT = 1000
+# New monitors a project's check-ins may create per minute; further new slugs are dropped until the
+# minute has passed (their jobs' next check-ins create them), existing monitors are unaffected.
+MAX_CREATED_PER_WINDOW = 20
+CREATION_WINDOW = dt.timedelta(minutes=1)
 
 
 def store_check_ins(connection: Connection, received: list[ReceivedCheckIns]) -> None:
@@ -55,12 +64,30 @@ def _monitor(session: Session, project_id: int, item: CheckInItem) -> Monitor | 
                  refused.messages)
         return monitor
     if monitor is None:
+        refusal = _creation_refused(session, project_id)
+        if refusal:
+            log.info("check-in for monitor %r of project %d: no monitor created (%s)", item.monitor_slug, project_id,
+                     refusal)
+            return None
         monitor = Monitor(guid=uuid.uuid4().hex, project_id=project_id, slug=item.monitor_slug, name=item.monitor_slug,
                           status="active", is_muted=False)
         session.add(monitor)
     monitor.configure(config)
     session.flush()
     return monitor
+
+
+def _creation_refused(session: Session, project_id: int) -> str | None:
+    """Why a check-in may not create the project's next monitor, if it may not: a public key ships in
+    browser apps, so what its check-ins create is bounded in number and in rate."""
+    existing = session.scalar(select(func.count()).select_from(Monitor).where(Monitor.project_id == project_id))
+    if (existing or 0) >= MAX_MONITORS_PER_PROJECT:
+        return f"the project has {MAX_MONITORS_PER_PROJECT} monitors already"
+    recent = session.scalar(select(func.count()).select_from(Monitor).where(
+        Monitor.project_id == project_id, Monitor.created_at >= utcnow() - CREATION_WINDOW))
+    if (recent or 0) >= MAX_CREATED_PER_WINDOW:
+        return f"{MAX_CREATED_PER_WINDOW} monitors were created in the last minute"
+    return None
 
 
 def environment_of(session: Session, monitor: Monitor, name: str) -> MonitorEnvironment:

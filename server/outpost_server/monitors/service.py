@@ -3,6 +3,7 @@ its check-ins; muting, pausing, configuration and deletion. Keyword-only, HTTP-f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,11 +14,16 @@ from sqlalchemy.orm import Session
 from outpost_server.accounts.models import Project
 from outpost_server.db import utcnow
 from outpost_server.domain_errors import Invalid, NotFound
+from outpost_server.error_tracking.ingest.check_in_items import SLUG_LENGTH
 
 from .models import Monitor, MonitorCheckIn, MonitorEnvironment
 from .schedule import parse_config
 
 STATUSES = ("active", "disabled")
+# Sentry's slug field (SentrySerializerSlugField): lower case letters, digits, `_` and `-`, not all digits.
+SLUG_PATTERN = re.compile(r"(?![0-9]+$)[a-z0-9_-]+")
+SLUG_REFUSED = ("Enter a valid slug consisting of lowercase letters, numbers, underscores or hyphens. "
+                "It cannot be entirely numeric.")
 
 
 @dataclass(frozen=True)
@@ -40,12 +46,20 @@ def list_monitors(session: Session, *, projects: Sequence[Project]) -> list[Moni
     return [MonitorView(monitor, by_id[monitor.project_id], environments[monitor.id]) for monitor in monitors]
 
 
+class Ambiguous(Exception):
+    """Several of the projects have a monitor of this slug."""
+
+
 def find_monitor(session: Session, *, projects: Sequence[Project], slug: str) -> MonitorView:
-    """The monitor `slug` (or its guid) among `projects`; NotFound otherwise."""
-    for view in list_monitors(session, projects=projects):
-        if slug in (view.monitor.slug, view.monitor.guid):
-            return view
-    raise NotFound("Monitor")
+    """The monitor `slug` (or its guid) among `projects`; NotFound when none has it, Ambiguous when several
+    have the slug."""
+    found = [view for view in list_monitors(session, projects=projects)
+             if slug in (view.monitor.slug, view.monitor.guid)]
+    if not found:
+        raise NotFound("Monitor")
+    if len(found) > 1:
+        raise Ambiguous(slug)
+    return found[0]
 
 
 def _flag(changes: dict[str, Any], name: str) -> bool:
@@ -65,8 +79,10 @@ def update_monitor(session: Session, *, view: MonitorView, changes: dict[str, An
         monitor.name = name
     if "slug" in changes:
         slug = changes["slug"]
-        if not isinstance(slug, str) or not slug or len(slug) > 50:
-            raise Invalid({"slug": ["Enter a valid slug."]})
+        if not isinstance(slug, str) or len(slug) > SLUG_LENGTH:
+            raise Invalid({"slug": [f"Ensure this field has no more than {SLUG_LENGTH} characters."]})
+        if not SLUG_PATTERN.fullmatch(slug):
+            raise Invalid({"slug": [SLUG_REFUSED]})
         taken = session.scalars(select(Monitor.id).where(Monitor.project_id == monitor.project_id,
                                                          Monitor.slug == slug, Monitor.id != monitor.id)).first()
         if taken is not None:

@@ -2,14 +2,18 @@
 
 What Relay refuses is refused here (InvalidCheckIn): a payload that is not its `CheckIn` shape (a status that is not a
 string, a `monitor_config` whose schedule is neither `{"type": "crontab", "value": str}` nor
-`{"type": "interval", "value": n, "unit": ...}`, negative minutes), a slug empty after being cut to
-50 characters, an environment longer than 64. A `missed` status cannot be sent (the server decides
-it) and, like any status Relay does not know, reads as `unknown`. The configuration's own rules
-(crontab syntax, time zones, bounds) are the monitor's, checked when it is stored.
+`{"type": "interval", "value": n, "unit": ...}`, negative minutes), an environment longer than 64. The slug is
+read as Sentry's check-in consumer reads it (`valid_monitor_slug`): Django's `slugify` (ASCII letters, digits,
+`_` and `-`, lower case), cut to 50 characters, end hyphens stripped; a slug that leaves nothing is refused.
+A `missed` status cannot be sent (the server decides it) and, like any status Relay does not know, reads as
+`unknown`. The configuration's own rules (crontab syntax, time zones, bounds) are the monitor's, checked
+when it is stored.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +56,13 @@ def _check_in_id(value: Any) -> str | None:
     return None if parsed.int == 0 else parsed.hex
 
 
+def slugify(value: str) -> str:
+    """Django's `slugify` (not allowing Unicode), then Sentry's cut to 50 characters."""
+    ascii_only = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
+    words = re.sub(r"[^\w\s-]", "", ascii_only.lower())
+    return re.sub(r"[-\s]+", "-", words).strip("-_")[:SLUG_LENGTH].strip("-")
+
+
 def _unsigned(value: Any) -> bool:
     return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
 
@@ -89,7 +100,7 @@ def read_check_in(payload: dict[str, Any]) -> CheckInItem:
     slug = payload.get("monitor_slug", "")
     if not isinstance(slug, str):
         raise _refuse("monitor_slug is not a string")
-    slug = slug[:SLUG_LENGTH]
+    slug = slugify(slug)
     if not slug:
         raise _refuse("the monitor slug is empty or invalid")
     environment = payload.get("environment")
