@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--data-dir", default=None)
     status.add_argument("--prometheus", action="store_true", help="print Prometheus text, as /-/metrics serves it")
     status.set_defaults(handler=run_status)
+
+    from outpost_server.maintenance.commands import add_commands
+
+    add_commands(commands, config_from)
     return parser
 
 
@@ -319,7 +323,13 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(signal, "SIGTERM"):
         # Until a command installs its own handling (serve does), SIGTERM ends the process quietly.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    return args.handler(args)
+    from outpost_server.migrations import DatabaseNewer
+
+    try:
+        return args.handler(args)
+    except DatabaseNewer as refusal:
+        print(refusal, file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -59,6 +59,8 @@ ALLOWED: dict[str, set[str]] = {
     "graphql": BOTTOM | {AUTH, "accounts", "error_tracking", "application_settings"},
     # 0008 scrubs the events already stored with the collector's own scrubbing rules.
     "migrations": {SHARED, "error_tracking"},
+    # backup, restore and check: the schema's revisions, the spool, the event partitions on PostgreSQL.
+    "maintenance": BOTTOM | {"migrations", "error_tracking"},
     # The OpenAPI document's response shapes: plain data.
     "openapi": BOTTOM,
 }
@@ -211,7 +213,9 @@ def test_services_know_nothing_of_http(path):
 RAW_COMMIT = re.compile(r"^\s*(COMMIT|END)(\s+TRANSACTION)?\s*;?\s*$")
 # Their own units of work, outside the main database's: the ingest spool file (sqlite3, BEGIN IMMEDIATE ...
 # COMMIT), and Alembic's migrations.
-OWN_TRANSACTIONS = {"db.py", "error_tracking/ingest/spool.py"}
+# The maintenance commands run beside the server, not in it: a backup's snapshot is a read transaction of
+# its own, and a restore loads its rows in one transaction of its own.
+OWN_TRANSACTIONS = {"db.py", "error_tracking/ingest/spool.py", "maintenance/snapshot.py", "maintenance/restore.py"}
 
 
 def _commits(source: str) -> list[str]:

@@ -1,0 +1,1 @@
+"""What an administrator runs beside the server: `backup`, `restore` and `check`."""
