@@ -86,9 +86,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def reset_demo(folder: Path | None = None, *, history_dir: Path | None = None) -> int:
     """Removes the local demo server's data folder and the demo profile's export history, whose exports
-    were in that data (close the console's demo first)."""
+    were in that data; refuses (exit code 1) while a console or its server uses the folder."""
     import shutil
 
+    from console.connection.data_lock import DataFolderLock
     from console.exports.store import ExportHistory
     from console.main_window import LOCAL_DEMO_PROFILE
     from console.settings import app_data_dir, local_server_dir
@@ -96,11 +97,22 @@ def reset_demo(folder: Path | None = None, *, history_dir: Path | None = None) -
 
     history = ExportHistory(history_dir if history_dir is not None else app_data_dir() / "exports",
                             profile_key(LOCAL_DEMO_PROFILE, "root"))
-    history.path.unlink(missing_ok=True)
     target = folder if folder is not None else local_server_dir()
     if not target.exists():
+        history.path.unlink(missing_ok=True)
         print(f"No demo data to remove: {target} does not exist.")
         return 0
+    lock = DataFolderLock(target)
+    if not lock.acquire():
+        print(f"The demo is running: a console or its local server is using {target}. Nothing was removed; "
+              "close the demo's console window, then reset again.", file=sys.stderr)
+        return 1
+    with lock:
+        # Everything but the held lock file goes first, so no console can start on half the data.
+        for entry in target.iterdir():
+            if entry != lock.path:
+                shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+        history.path.unlink(missing_ok=True)
     shutil.rmtree(target)
     print(f"Removed the demo data in {target}; the next demo starts from fresh demo data.")
     return 0

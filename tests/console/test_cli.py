@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import console
@@ -136,3 +137,38 @@ def test_sigterm_closes_the_demo_and_stops_its_server(tmp_path):
             app.wait()
     assert f"Local server {server_pid} stopped" in rest
     assert not Path(f"/proc/{server_pid}").exists()
+
+
+def test_demo_reset_refuses_while_a_demo_console_runs_then_works_once_it_is_killed(tmp_path):
+    env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
+    full_env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", **env,
+                "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC_DIR), os.environ.get("PYTHONPATH")]))}
+    data = tmp_path / "data" / "Outpost" / "local-server"
+    app = subprocess.Popen([sys.executable, "-m", "console", "--demo"], stderr=subprocess.PIPE, text=True,
+                           env=full_env)
+    try:
+        for line in app.stderr:
+            if "Local server" in line and "started at" in line:
+                break
+        else:
+            raise AssertionError("the demo never started its local server")
+        kept = sorted(path.name for path in data.iterdir())
+        refused = run_console("--demo-reset", extra_env=env)
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert "The demo is running" in refused.stderr and "Removed" not in refused.stdout
+        assert "outpost.sqlite3" in kept and set(kept) <= {path.name for path in data.iterdir()}
+        app.kill()  # no goodbye: the system lets go of the lock when the console and its server are gone
+        app.wait(timeout=60)
+    finally:
+        if app.poll() is None:
+            app.kill()
+            app.wait()
+    # The server follows its killed console out; until then the reset may still refuse.
+    for _ in range(60):
+        reset = run_console("--demo-reset", extra_env=env)
+        if reset.returncode == 0:
+            break
+        time.sleep(0.5)
+    assert reset.returncode == 0, reset.stdout + reset.stderr
+    assert "Removed the demo data" in reset.stdout and not data.exists()

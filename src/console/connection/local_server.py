@@ -6,6 +6,8 @@ The child gets a fresh random root token, announces its address with a
 ``Listening on http://HOST:PORT`` line, and is stopped with SIGTERM (then killed) when
 the console closes. If the console dies first, the server's ``--watch-parent`` option
 and, on Linux, the parent-death signal make it exit too, so no orphan server is left.
+From the start to the stop the data folder's lock (data_lock.py) is held, by the console and the server,
+so that ``--demo-reset`` and a second console leave the folder alone.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from console.connection.data_lock import DataFolderLock
 
 # asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
 if TYPE_CHECKING:
@@ -80,6 +84,7 @@ class LocalServer:
         self.process: asyncio.subprocess.Process | None = None
         self._output: collections.deque[str] = collections.deque(maxlen=200)
         self._drain_task: asyncio.Task[None] | None = None
+        self._lock = DataFolderLock(self.data_dir)
 
     @property
     def is_running(self) -> bool:
@@ -108,6 +113,15 @@ class LocalServer:
         if self.is_running:
             raise LocalServerError("The local server is already running.")
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        if not self._lock.acquire():
+            raise LocalServerError(f"The data in {self.data_dir} is in use by another console or its local server.")
+        try:
+            return await self._start()
+        except BaseException:
+            self._lock.release()
+            raise
+
+    async def _start(self) -> str:
         remembered = self.remembered_port() if self.demo else None
         self.moved_from = None
         if remembered is not None and port_is_free(remembered):
@@ -135,11 +149,13 @@ class LocalServer:
             stderr=asyncio.subprocess.STDOUT,
             env=env,
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            # The server shares the folder's lock, so it stays held should the console die first.
+            pass_fds=() if sys.platform == "win32" or self._lock.fd is None else (self._lock.fd,),
         )
         try:
             self.url = await asyncio.wait_for(self._read_until_listening(), self.startup_timeout)
         except BaseException as exc:
-            await self.stop()
+            await self._stop_process()  # the lock stays held: start() may try another port
             if isinstance(exc, TimeoutError):
                 raise LocalServerError(self._failure_text("did not start in time")) from exc
             raise
@@ -177,7 +193,11 @@ class LocalServer:
         return f"The local server {what}." + (f"\nIts last output:\n{tail}" if tail else "")
 
     async def stop(self) -> None:
-        """SIGTERM, wait, then kill if it does not exit."""
+        """SIGTERM, wait, then kill if it does not exit; then let go of the data folder."""
+        await self._stop_process()
+        self._lock.release()
+
+    async def _stop_process(self) -> None:
         import asyncio
 
         process = self.process

@@ -103,3 +103,20 @@ def test_demo_reset_removes_the_demo_data(tmp_path, capsys):
     assert f"Removed the demo data in {folder}" in capsys.readouterr().out
     assert reset_demo(folder, history_dir=history) == 0
     assert "No demo data to remove" in capsys.readouterr().out
+
+
+def test_demo_reset_refuses_while_the_demo_runs_and_its_data_survives(qtbot, make_window, tmp_path, capsys):
+    window = make_window()
+    local = start_demo(qtbot, window)
+    before = sorted(path.name for path in local.data_dir.iterdir())
+    assert reset_demo(local.data_dir, history_dir=tmp_path / "exports") == 1
+    said = capsys.readouterr()
+    assert "The demo is running" in said.err and "Nothing was removed" in said.err and "Removed" not in said.out
+    assert sorted(path.name for path in local.data_dir.iterdir()) == before
+    # The server still has its data: the error tracking tab lists the demo's projects.
+    errors = window.tabs.show_tab("errors")
+    qtbot.waitUntil(lambda: errors.project_picker.count() > 0, timeout=START)
+    window.close()
+    qtbot.waitUntil(lambda: window.local_server is None, timeout=START)
+    assert reset_demo(local.data_dir, history_dir=tmp_path / "exports") == 0
+    assert not local.data_dir.exists()
