@@ -28,6 +28,9 @@ GRAPE_PREFIX = "/api/v4/"
 # Sentry's web API (and GlitchTip's alerts beside it) refuses a parameter when its handler reads it, after
 # the lookups before it, with Sentry's `{"detail": ...}`; a missing one is the handler's to answer.
 SENTRY_PREFIX = "/api/0/"
+# GitLab's project resources find the project and authorize the caller before Grape validates the
+# parameters, so an outsider learns nothing of a route's parameters; their handlers look the project up first.
+PROJECT_ROUTES = GRAPE_PREFIX + "projects/"
 # Elsewhere (the Rails controllers of the error tracking web endpoints) handlers answer in their own words.
 _MISSING = object()
 
@@ -114,7 +117,8 @@ def _grape_words(name: str) -> Iterator[None]:
 class Params:
     def __init__(self, values: dict[str, Any], *, declared: frozenset[str] | None = None,
                  sent: builtins.list[tuple[builtins.str, builtins.str]] | None = None,
-                 refusals: dict[builtins.str, http_errors.ApiError] | None = None):
+                 refusals: dict[builtins.str, http_errors.ApiError] | None = None,
+                 pending: http_errors.ApiError | None = None):
         self._values = values
         # None: the route declares nothing yet, so any name may be read.
         self._declared = declared
@@ -122,10 +126,15 @@ class Params:
         self._sent = sent or []
         # Sentry's answers for the values that break their declaration, given when the handler reads them.
         self._refusals = refusals or {}
+        # A project route's Grape 400, given at the handler's first read: after its project lookup and
+        # authorization, as GitLab's `before { authorize! … }` runs ahead of Grape's validation.
+        self._pending = pending
 
     def _get(self, name: str, default: Any = None) -> Any:
         if self._declared is not None and name not in self._declared:
             raise UndeclaredParameter(name)
+        if self._pending is not None:
+            raise self._pending
         if name in self._refusals:
             raise self._refusals[name]
         return self._values.get(name, default)
@@ -142,6 +151,8 @@ class Params:
         """Every non-empty value the query string gives `name`, as sent (to forward them unchecked)."""
         if self._declared is not None and name not in self._declared:
             raise UndeclaredParameter(name)
+        if self._pending is not None:
+            raise self._pending
         return [value for key, value in self._sent if key == name and value]
 
     def require(self, *names: builtins.str) -> None:
@@ -247,8 +258,9 @@ def _problems(declared: tuple[Param, ...], values: dict[str, Any], *, bound: int
 async def read_params(request: Request) -> Params:
     """The request's parameters, its route's declaration enforced the way its API does:
 
-    - GitLab's REST API, as Grape: before the handler runs, every problem at once in one 400
-      `{"error": "a is missing, b is invalid"}`;
+    - GitLab's REST API, as Grape: every problem at once in one 400 `{"error": "a is missing, b is invalid"}`,
+      before the handler runs, or on a project route at its first read of a parameter (after the project's
+      lookup and authorization, which give their 404 or 403 first);
     - Sentry's web API, as Sentry's handlers: reading a bad value answers 400 `{"detail": "Invalid <name>
       parameter."}` (or the parameter's own words); a blank value counts as not sent, the query string only.
     """
@@ -277,7 +289,10 @@ async def read_params(request: Request) -> Params:
         problems = _problems(declared, values, bound=param_checks.MAX_INTEGER, required=True, blank_unsent=False)
         if problems:
             words = ", ".join(f"{param.name} {phrase}" for param, phrase in problems)
-            raise http_errors.ApiError(400, {"error": words})
+            refused = http_errors.ApiError(400, {"error": words})
+            if not path.startswith(PROJECT_ROUTES):
+                raise refused
+            return Params(values, declared=names, pending=refused)
     return Params(values, declared=names)
 
 

@@ -122,15 +122,17 @@ def test_the_export_download_is_declared_as_what_it_serves(server):
 
 
 # Routes that checked their parameters by hand before the declaration enforced them, with the body Grape
-# gives for what is wrong (every problem at once, before the handler looks anything up).
+# gives for what is wrong (every problem at once, before the handler looks anything up; on a project
+# route, after the project's lookup and authorization, so {project} is one the caller may change).
 ENFORCED = [
     ("POST", "/groups", {}, "name is missing, path is missing"),
     ("POST", "/users", {"name": "x"}, "email is missing, username is missing"),
     ("POST", "/users/1/personal_access_tokens", {"expires_at": "2030-01-01"}, "name is missing, scopes is missing"),
-    ("POST", "/projects/999999/members", {"user_id": "1"}, "access_level is missing"),
-    ("POST", "/projects/999999/members", {"user_id": "x", "access_level": "30"}, "user_id is invalid"),
-    ("PUT", "/projects/999999/error_tracking/settings", {}, "active is missing, integrated is missing"),
-    ("PUT", "/projects/999999/error_tracking/settings", {"active": "maybe", "integrated": "true"}, "active is invalid"),
+    ("POST", "/projects/{project}/members", {"user_id": "1"}, "access_level is missing"),
+    ("POST", "/projects/{project}/members", {"user_id": "x", "access_level": "30"}, "user_id is invalid"),
+    ("PUT", "/projects/{project}/error_tracking/settings", {}, "active is missing, integrated is missing"),
+    ("PUT", "/projects/{project}/error_tracking/settings", {"active": "maybe", "integrated": "true"},
+     "active is invalid"),
     ("POST", "/admin/ci/variables", {"value": "v"}, "key is missing"),
     ("POST", "/security/projects/999999/vulnerability_archive_exports", {"end_date": "2026-01-01"},
      "start_date is missing"),
@@ -156,6 +158,8 @@ ENFORCED = [
 @pytest.mark.parametrize(("method", "path", "values", "error"), ENFORCED,
                          ids=[f"{method} {path} {error}" for method, path, _, error in ENFORCED])
 def test_declarations_enforce_grapes_rules(server, method, path, values, error):
+    if "{project}" in path:
+        path = path.format(project=ApiHelper(server).project()["id"])
     with httpx.Client(base_url=server.api_url, headers={"PRIVATE-TOKEN": server.root_token}, timeout=30) as client:
         if method == "GET":
             response = client.get(path, params=values)
