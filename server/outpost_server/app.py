@@ -44,8 +44,9 @@ from outpost_server.exports.metrics import ExportFigures
 from outpost_server.exports.notify import mail_settings
 from outpost_server.exports.router import router as exports_router
 from outpost_server.graphql.router import router as graphql_router
+from outpost_server.maintenance.check import run_checks
 from outpost_server.middleware import DATABASE_OUTAGE, LITERAL_SECRETS, RequestMiddleware
-from outpost_server.migrations import upgrade_database
+from outpost_server.migrations import refuse_newer, upgrade_database
 from outpost_server.monitors.clock import MonitorClockWorker
 from outpost_server.monitors.ingest import store_check_ins
 from outpost_server.monitors.router import router as monitors_router
@@ -78,6 +79,8 @@ def create_app(config: ServerConfig | None = None, *, demo: bool = False, databa
     """The application; `database_ready` means `prepare_database` already ran (worker processes), and
     without `digest_in_process` another process digests the collector's spool (workers.py)."""
     config = config or load_config()
+    if not database_ready:
+        _refuse_newer_database(config)
 
     @asynccontextmanager
     async def lifespan(app: OutpostApp) -> AsyncIterator[None]:
@@ -170,6 +173,18 @@ def _settle_garbage_collector() -> None:
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
+def _refuse_newer_database(config: ServerConfig) -> None:
+    """Before anything starts: a database a newer Outpost migrated is refused (DatabaseNewer, which the command
+    line prints naming both revisions) and left as it is."""
+    if not config.database_url and not (config.data_dir / "outpost.sqlite3").exists():
+        return
+    engine = make_engine(config.sqlalchemy_url())
+    try:
+        refuse_newer(engine)
+    finally:
+        engine.dispose()
+
+
 def open_database(config: ServerConfig, *, demo: bool, database_ready: bool) -> Services:
     """Opens the database for this process; unless `database_ready`, prepares it first (see below)."""
     config.prepare_data_dir()
@@ -205,6 +220,9 @@ def _initialize(engine, config: ServerConfig, *, secret_key: str, demo: bool) ->
     from outpost_server.demo import seed_demo_once
 
     upgrade_database(engine, secret_key=secret_key, report=log.info)
+    # `outpost-server check`'s findings: what is wrong is said at every start.
+    for finding in run_checks(engine, secret_key=secret_key, data_dir=config.data_dir):
+        log.log(logging.INFO if finding.ok else logging.WARNING, "Check: %s", finding.text)
     factory = make_sessionmaker(engine)
     with session_scope(factory) as session:
         if config.root_token:
