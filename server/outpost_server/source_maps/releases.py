@@ -26,6 +26,12 @@ from .uploads import AssembleError
 
 # project_release_files.py: names and header values must not hold these.
 SPECIAL_WHITESPACE = re.compile(r"[\n\t\r\f\v\\]")
+# Outpost's own, beyond Sentry's basename check: a name is the URL or path a frame is matched by, so a
+# control character anywhere (C0, DEL, C1, the bidirectional overrides) or a `.`/`..` segment can only be
+# a forgery; absolute paths stay, as Node's frames name their files by them.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+DOT_SEGMENT = re.compile(r"(?:^|[/\\])\.{1,2}(?:[/\\]|$)")
+ERR_RELATIVE_SEGMENT = "File name must not contain relative path segments"
 ERR_FILE_EXISTS = "A file matching this name already exists for the given release"
 
 
@@ -78,13 +84,23 @@ def parse_headers(values: Sequence[str], content_type: str | None) -> dict[str, 
     return headers
 
 
+def file_name_refusal(name: str) -> str | None:
+    """Why a release file may not have this name, in Sentry's words where Sentry refuses it too."""
+    if SPECIAL_WHITESPACE.search(name.rsplit("/", 1)[-1]) or CONTROL_CHARACTERS.search(name):
+        return "File name must not contain special whitespace characters"
+    if DOT_SEGMENT.search(name.split("?", 1)[0]):
+        return ERR_RELATIVE_SEGMENT
+    return None
+
+
 def add_release_file(session: Session, release: Release, *, name: str, dist: str, data: bytes,
                      headers: dict[str, str], budget: int) -> ReleaseFile:
     """A new file of the release; 409 when the name (and dist) is taken, as Sentry answers."""
-    if SPECIAL_WHITESPACE.search(name.rsplit("/", 1)[-1]):
-        raise ReleaseFileRefused(400, "File name must not contain special whitespace characters")
     if any("\x00" in text for text in (name, dist, *headers, *headers.values())):
         raise ReleaseFileRefused(400, "Null characters are not allowed.")
+    refusal = file_name_refusal(name)
+    if refusal:
+        raise ReleaseFileRefused(400, refusal)
     if len(dist) > MAX_DIST_LENGTH:
         raise ReleaseFileRefused(400, f"Dist must be at most {MAX_DIST_LENGTH} characters")
     taken = session.scalar(select(ReleaseFile.id).where(
@@ -117,6 +133,10 @@ def store_release_bundle(session: Session, *, organization: str, releases: Seque
         raise AssembleError("release does not match uploaded bundle")
     dist = bundle.attributes.get("dist") or ""
     check_release_and_dist(version, dist)
+    for file in bundle.files:
+        refusal = file_name_refusal(file.url)
+        if refusal:
+            raise AssembleError(refusal)
     size = source.seek(0, io.SEEK_END)
     for release in releases:
         check_budget(session, release.project_id, size, budget)
