@@ -11,6 +11,8 @@ import zlib
 import httpx
 import pytest
 
+from outpost_server.error_tracking.ingest.protocol import MAX_ENVELOPE_ITEMS
+
 from .sentry_captures import CAPTURES, Capture
 
 HOP_HEADERS = {"host", "content-length", "connection", "transfer-encoding"}
@@ -265,6 +267,23 @@ def test_oversized_bodies_and_decompression_bombs_are_413(collector, tracked):
     event = event_body()
     response = collector.post(tracked.collector_path("store"), content=json.dumps(event), headers=headers)
     assert response.status_code == 200
+
+
+def test_an_envelope_of_many_tiny_items_is_413_whatever_their_type(collector, tracked):
+    headers = auth_headers(tracked.public_key)
+
+    def envelope(items: int, item_type: str) -> bytes:
+        return b"{}\n" + (b'{"type":"%s","length":1}\nx\n' % item_type.encode()) * items
+
+    for item_type in ("unknown_kind", "client_report", "attachment"):
+        refused = collector.post(tracked.collector_path("envelope"), headers=headers,
+                                 content=envelope(MAX_ENVELOPE_ITEMS + 1, item_type))
+        assert refused.status_code == 413, item_type
+    # 300,000 of them (the probe's 7.8 MB body) are refused the same way, and as many as the limit pass.
+    assert collector.post(tracked.collector_path("envelope"), headers=headers,
+                          content=envelope(300_000, "unknown_kind")).status_code == 413
+    assert collector.post(tracked.collector_path("envelope"), headers=headers,
+                          content=envelope(MAX_ENVELOPE_ITEMS, "unknown_kind")).status_code == 200
 
 
 def test_envelope_with_event_session_and_unknown_items(collector, tracked):
