@@ -211,7 +211,20 @@ def _describe_body(body: Any) -> tuple[str, dict[str, list[str]]]:
     graphql_errors = body.get("errors")
     if isinstance(graphql_errors, list):  # GraphQL: {"errors": [{"message": ...}]}
         return "; ".join(str(e.get("message")) for e in graphql_errors if isinstance(e, dict)), {}
-    return "", {}
+    # Sentry's and GlitchTip's web API (Django REST framework): {"field": ["reason", ...],
+    # "non_field_errors": [...]}, a field's reasons maybe nested per item. The reasons name their subject.
+    field_errors = {str(field): reasons for field, value in body.items() if (reasons := _reasons(value))}
+    return "; ".join(reason for reasons in field_errors.values() for reason in reasons), field_errors
+
+
+def _reasons(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [reason for item in value for reason in _reasons(item)]
+    if isinstance(value, dict):
+        return [reason for item in value.values() for reason in _reasons(item)]
+    return []
 
 
 def error_from_response(response: httpx.Response, *, url: str = "") -> ApiError:

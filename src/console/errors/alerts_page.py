@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from console.api.alerts import AlertRule, AlertsApi, Delivery, TestResult
-from console.api.errors import Forbidden
+from console.api.errors import Forbidden, ValidationFailed
 from console.errors import alert_records
 from console.errors.alert_editor import RuleEditor, table
 from console.errors.alert_form import CHANNEL_LABELS, RuleForm
@@ -182,6 +182,9 @@ class AlertsPage(QWidget):
                 return await self.api.save(path, rule)
             except Forbidden:
                 self.editor.result.setText("Only Maintainers and Owners of the project can change alert rules.")
+                raise
+            except ValidationFailed as refused:  # the server's reason, beside the form the user can correct
+                self.editor.result.setText(f"Not saved: {refused.detail or refused.message}")
                 raise
 
         Op(self.host, work(), description="Saving the alert rule").success(saved).stale_when(

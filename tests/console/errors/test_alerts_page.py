@@ -111,3 +111,18 @@ def test_a_rule_on_failing_monitors_alone_is_saved_with_its_monitor(qtbot, qloop
     [stored] = api.root.get(f"{server.url}/api/0/projects/{organization}/{slug}/alerts/",
                             headers={"Authorization": f"Bearer {server.root_token}"}).json()
     assert (stored["onMonitorFailure"], stored["monitorSlug"], stored["onNewError"]) == (True, "nightly-backup", False)
+
+
+@pytest.mark.expected_log(r"WARNING console\.context Saving the alert rule failed: The server rejected the request "
+                          r"as invalid\. Server said: recipient 1: url is blocked: Requests to localhost")
+def test_a_refused_rule_says_the_server_s_reason(qtbot, qloop_running, context, server, api):
+    project = api.project()
+    page = _open_alerts(qtbot, context, server, server.root_token, project["path_with_namespace"])
+    page.editor.name.setText("To my laptop")
+    _add(page, "json_webhook", "http://127.0.0.1:9/hook")  # local addresses are refused unless allowed
+    page.editor.add_recipient_button.click()
+    page.editor.save_button.click()
+    qtbot.waitUntil(lambda: page.editor.result.text().startswith("Not saved:"), timeout=WAIT)
+    assert "url is blocked: Requests to localhost are not allowed" in page.editor.result.text()
+    assert "allow_local_requests_from_web_hooks_and_services" in page.editor.result.text()
+    assert page.rules.rowCount() == 0
