@@ -1,18 +1,21 @@
 """Error tracking: the events of an error in time order, each event's tags, and tag value counts per error.
 
 Events stored before this revision are counted in the tags their rows know (level, release, environment,
-user), and the payloads they kept are scrubbed as new events are.
+user), and the payloads they kept are scrubbed by Sentry's default rules, as new events were when this
+revision was written. Those rules are written out here (not imported from the digest), so what this revision
+does never changes with later scrubbing.
 
 Revision ID: 0008_error_events_and_tags
 Revises: 0007_error_tracking_retention
 """
 import json
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import sqlalchemy as sa
 from alembic import op
 
 from outpost_server.db import UTCDateTime
-from outpost_server.error_tracking.digest.scrubbing import scrub_event
 
 revision = "0008_error_events_and_tags"
 down_revision = "0007_error_tracking_retention"
@@ -92,6 +95,89 @@ def _scrub_kept_payloads(connection: sa.Connection) -> None:
             if isinstance(document, dict) and scrub_event(document):
                 scrubbed = json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
                 connection.execute(payloads.update().where(payloads.c.id == row_id).values(payload=scrubbed))
+
+
+FILTERED = "[Filtered]"
+SENSITIVE_WORDS = ("password", "secret", "passwd", "api_key", "apikey", "access_token", "auth", "credentials",
+                   "mysql_pwd", "privatekey", "private_key", "token", "session", "csrftoken", "sessionid")
+SENSITIVE_HEADERS = frozenset({"authorization", "cookie", "set_cookie", "x_api_key"})
+SOURCE_LINES = frozenset({"pre_context", "post_context", "context_line"})
+
+
+def _sensitive(name: Any) -> bool:
+    if not isinstance(name, str):
+        return False
+    folded = name.lower().replace("-", "_")
+    return folded in SENSITIVE_HEADERS or any(word in folded for word in SENSITIVE_WORDS)
+
+
+class _Scrub:
+    """Sentry's default scrubbing: values under sensitive names (keys at any depth, [name, value] pairs,
+    name=value text of query strings, form bodies, cookies and URLs' queries) become [Filtered]."""
+
+    def __init__(self) -> None:
+        self.changed = False
+
+    def filtered(self, value: Any) -> Any:
+        if value is None or value == FILTERED:
+            return value
+        self.changed = True
+        return FILTERED
+
+    def walk(self, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if _sensitive(key):
+                    value[key] = self.filtered(item)
+                elif isinstance(item, (dict, list)) and key not in SOURCE_LINES:
+                    self.walk(item)
+                elif key == "url" and isinstance(item, str) and "?" in item:
+                    value[key] = self.url(item)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, list) and len(item) == 2 and _sensitive(item[0]):
+                    item[1] = self.filtered(item[1])
+                elif isinstance(item, (dict, list)):
+                    self.walk(item)
+
+    def pairs(self, text: str, separator: str) -> str:
+        parts = text.split(separator)
+        for index, part in enumerate(parts):
+            name, equals, value = part.partition("=")
+            if equals and value and value != FILTERED and _sensitive(name.strip()):
+                parts[index] = f"{name}={FILTERED}"
+                self.changed = True
+        return separator.join(parts)
+
+    def url(self, url: str) -> str:
+        try:
+            parts = urlsplit(url)
+            pairs = parse_qsl(parts.query, keep_blank_values=True)
+        except ValueError:
+            return url
+        if not any(_sensitive(name) and value not in ("", FILTERED) for name, value in pairs):
+            return url
+        self.changed = True
+        cleaned = [(name, FILTERED if _sensitive(name) and value else value) for name, value in pairs]
+        return urlunsplit(parts._replace(query=urlencode(cleaned, safe="[]")))
+
+    def request(self, request: dict[str, Any]) -> None:
+        for name in ("query_string", "data"):
+            if isinstance(request.get(name), str):
+                request[name] = self.pairs(request[name], "&")
+        if isinstance(request.get("cookies"), str):
+            request["cookies"] = self.pairs(request["cookies"], ";")
+        if isinstance(request.get("url"), str):
+            request["url"] = self.url(request["url"])
+
+
+def scrub_event(event: dict[str, Any]) -> bool:
+    scrub = _Scrub()
+    for key in ("request", "sentry.interfaces.Http"):
+        if isinstance(event.get(key), dict):
+            scrub.request(event[key])
+    scrub.walk(event)
+    return scrub.changed
 
 
 def downgrade() -> None:

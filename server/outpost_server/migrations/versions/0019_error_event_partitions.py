@@ -21,7 +21,6 @@ import sqlalchemy as sa
 from alembic import op
 
 from outpost_server.db import UTCDateTime
-from outpost_server.error_tracking.retention import partitions
 
 revision = "0019_error_event_partitions"
 down_revision = "0016_error_tracking_ids"
@@ -29,11 +28,27 @@ branch_labels = None
 depends_on = None
 
 LEGACY = "_legacy"
+# The tables and partition names as they were when this revision was written (retention/partitions.py
+# names them today; written out here so this revision never changes with it).
+EVENTS, TAGS, PAYLOADS = "error_tracking_error_events", "error_tracking_event_tags", "error_tracking_event_payloads"
+KEYS = "error_tracking_event_keys"
+TABLES = (EVENTS, TAGS, PAYLOADS)
+DAYS_AHEAD = 3
+
+
+def partition_name(table: str, day: dt.date | str) -> str:
+    return f"{table}_default" if day == "default" else f"{table}_p{day:%Y%m%d}"
+
+
+def day_bounds(day: dt.date) -> tuple[str, str]:
+    start = dt.datetime.combine(day, dt.time(), dt.timezone.utc)
+    return start.strftime("%Y-%m-%d %H:%M:%S+00"), (start + dt.timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S+00")
+
 # Each error's received range: what the reads of its events search on PostgreSQL.
 RECEIVED_RANGE = ("first_received_at", "last_received_at")
 ERRORS_FK = "REFERENCES error_tracking_errors (id) ON DELETE CASCADE"
 COLUMNS = {
-    partitions.EVENTS: """
+    EVENTS: """
         id integer NOT NULL DEFAULT nextval('error_tracking_error_events_id_seq'),
         project_id integer NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
         error_id integer NOT NULL {errors_fk},
@@ -44,14 +59,14 @@ COLUMNS = {
         release varchar(255),
         environment varchar(255),
         user_key varchar(255)""",
-    partitions.TAGS: """
+    TAGS: """
         id integer NOT NULL DEFAULT nextval('error_tracking_event_tags_id_seq'),
         error_id integer NOT NULL {errors_fk},
         event_id varchar(32) NOT NULL,
         key varchar(200) NOT NULL,
         value varchar(200) NOT NULL,
         received_at timestamptz NOT NULL""",
-    partitions.PAYLOADS: """
+    PAYLOADS: """
         id integer NOT NULL DEFAULT nextval('error_tracking_event_payloads_id_seq'),
         error_id integer NOT NULL {errors_fk},
         event_id varchar(32) NOT NULL,
@@ -59,7 +74,7 @@ COLUMNS = {
         received_at timestamptz NOT NULL""",
 }
 INDEXES = {
-    partitions.EVENTS: {
+    EVENTS: {
         "ix_error_tracking_error_events_error_id": "error_id",
         "ix_error_tracking_error_events_error_id_id": "error_id, id",
         "ix_error_tracking_error_events_project_received": "project_id, received_at, id",
@@ -67,11 +82,11 @@ INDEXES = {
         # An event by its id (the unique constraint served this before).
         "ix_error_tracking_error_events_project_event": "project_id, event_id",
     },
-    partitions.TAGS: {
+    TAGS: {
         "ix_error_tracking_event_tags_lookup": "error_id, key, value, event_id",
         "ix_error_tracking_event_tags_event": "event_id, error_id",
     },
-    partitions.PAYLOADS: {
+    PAYLOADS: {
         "ix_error_tracking_event_payloads_error_id_id": "error_id, id",
         "ix_error_tracking_event_payloads_error_event": "error_id, event_id",
     },
@@ -83,14 +98,14 @@ def upgrade() -> None:
     for name in RECEIVED_RANGE:
         op.add_column("error_tracking_errors", sa.Column(name, UTCDateTime, nullable=True))
     if connection.dialect.name != "postgresql":
-        for table in (partitions.TAGS, partitions.PAYLOADS):
+        for table in (TAGS, PAYLOADS):
             op.add_column(table, sa.Column("received_at", UTCDateTime, nullable=True))
         return
     connection.exec_driver_sql(
         "UPDATE error_tracking_errors e SET first_received_at = r.first, last_received_at = r.last "
         "FROM (SELECT error_id, min(received_at) AS first, max(received_at) AS last "
-        f"FROM {partitions.EVENTS} GROUP BY error_id) r WHERE e.id = r.error_id")
-    for table in partitions.TABLES:
+        f"FROM {EVENTS} GROUP BY error_id) r WHERE e.id = r.error_id")
+    for table in TABLES:
         _rename_to_legacy(connection, table)
         connection.exec_driver_sql(f"CREATE TABLE {table} ({COLUMNS[table].format(errors_fk=ERRORS_FK)}, "
                                    f"PRIMARY KEY (id, received_at)) PARTITION BY RANGE (received_at)")
@@ -99,22 +114,23 @@ def upgrade() -> None:
         for name, columns in INDEXES[table].items():
             connection.exec_driver_sql(f"CREATE INDEX {name} ON {table} ({columns})")
     connection.exec_driver_sql(
-        f"CREATE TABLE {partitions.KEYS} (project_id integer NOT NULL REFERENCES projects (id) ON DELETE CASCADE, "
+        f"CREATE TABLE {KEYS} (project_id integer NOT NULL REFERENCES projects (id) ON DELETE CASCADE, "
         "event_id varchar(32) NOT NULL, received_at timestamptz NOT NULL, PRIMARY KEY (project_id, event_id))")
-    connection.exec_driver_sql(f"CREATE INDEX ix_{partitions.KEYS}_received_at ON {partitions.KEYS} (received_at)")
-    for table in partitions.TABLES:
-        connection.exec_driver_sql(f"CREATE TABLE {partitions.partition_name(table, 'default')} "
+    connection.exec_driver_sql(f"CREATE INDEX ix_{KEYS}_received_at ON {KEYS} (received_at)")
+    for table in TABLES:
+        connection.exec_driver_sql(f"CREATE TABLE {partition_name(table, 'default')} "
                                    f"PARTITION OF {table} DEFAULT")
     # A partition for each day that has events (days without any need none), and for the days ahead.
     stored_days = connection.exec_driver_sql(
-        f"SELECT DISTINCT (received_at AT TIME ZONE 'UTC')::date FROM {partitions.EVENTS}{LEGACY}").scalars().all()
-    for day in sorted({*stored_days, *partitions.days_ahead(dt.datetime.now(dt.timezone.utc).date())}):
-        start, end = (moment.strftime("%Y-%m-%d %H:%M:%S+00") for moment in partitions.day_range(day))
-        for table in partitions.TABLES:
-            connection.exec_driver_sql(f"CREATE TABLE {partitions.partition_name(table, day)} PARTITION OF {table} "
+        f"SELECT DISTINCT (received_at AT TIME ZONE 'UTC')::date FROM {EVENTS}{LEGACY}").scalars().all()
+    today = dt.datetime.now(dt.timezone.utc).date()
+    for day in sorted({*stored_days, *(today + dt.timedelta(days=ahead) for ahead in range(DAYS_AHEAD + 1))}):
+        start, end = day_bounds(day)
+        for table in TABLES:
+            connection.exec_driver_sql(f"CREATE TABLE {partition_name(table, day)} PARTITION OF {table} "
                                        f"FOR VALUES FROM ('{start}') TO ('{end}')")
-    connection.exec_driver_sql(f"INSERT INTO {partitions.KEYS} (project_id, event_id, received_at) "
-                               f"SELECT project_id, event_id, received_at FROM {partitions.EVENTS}{LEGACY}")
+    connection.exec_driver_sql(f"INSERT INTO {KEYS} (project_id, event_id, received_at) "
+                               f"SELECT project_id, event_id, received_at FROM {EVENTS}{LEGACY}")
 
 
 def _rename_to_legacy(connection: sa.Connection, table: str) -> None:
@@ -128,7 +144,7 @@ def _rename_to_legacy(connection: sa.Connection, table: str) -> None:
 
 def downgrade() -> None:
     if op.get_bind().dialect.name != "postgresql":
-        for table, columns in ((partitions.TAGS, ("received_at",)), (partitions.PAYLOADS, ("received_at",)),
+        for table, columns in ((TAGS, ("received_at",)), (PAYLOADS, ("received_at",)),
                                ("error_tracking_errors", RECEIVED_RANGE)):
             with op.batch_alter_table(table) as batch:
                 for column in columns:

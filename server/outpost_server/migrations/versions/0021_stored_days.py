@@ -11,17 +11,20 @@ and the two columns are dropped.
 Revision ID: 0021_stored_days
 Revises: 0020_error_stored_bytes
 """
+import datetime as dt
+
 import sqlalchemy as sa
 from alembic import op
 
 from outpost_server.db import UTCDateTime
-from outpost_server.error_tracking.retention import partitions
 
 revision = "0021_stored_days"
 down_revision = "0020_error_stored_bytes"
 branch_labels = None
 depends_on = None
 
+# Written out as they were when this revision was written (retention/partitions.py names them today).
+EVENTS, PAYLOADS = "error_tracking_error_events", "error_tracking_event_payloads"
 ERROR_DAYS, PROJECT_DAYS = "error_tracking_error_stored_days", "error_tracking_project_stored_days"
 ERRORS_FK = "REFERENCES error_tracking_errors (id) ON DELETE CASCADE"
 PROJECTS_FK = "REFERENCES projects (id) ON DELETE CASCADE"
@@ -57,7 +60,7 @@ FILL_PROJECT_DAYS = (f"INSERT INTO {PROJECT_DAYS} (project_id, received_day, eve
 def upgrade() -> None:
     connection = op.get_bind()
     dialect = connection.dialect.name
-    events, payloads = partitions.EVENTS, partitions.PAYLOADS
+    events, payloads = EVENTS, PAYLOADS
     if dialect == "postgresql":
         _create_partitioned(connection)
         if connection.exec_driver_sql(f"SELECT to_regclass('{events}_legacy') IS NOT NULL").scalar():
@@ -74,16 +77,26 @@ def upgrade() -> None:
         op.drop_column("error_tracking_errors", column)
 
 
+def _attached_days(connection: sa.Connection) -> list[dt.date]:
+    """The days that have a partition of the events, oldest first."""
+    names = connection.exec_driver_sql(
+        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+        f"JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = '{EVENTS}'").scalars()
+    suffix = len(EVENTS) + 2
+    return sorted(dt.datetime.strptime(name[suffix:], "%Y%m%d").date() for name in names
+                  if name.startswith(EVENTS + "_p") and name[suffix:].isdigit())
+
+
 def _create_partitioned(connection: sa.Connection) -> None:
-    days = partitions.attached_days(connection)
+    days = _attached_days(connection)
     for table, columns in PG_COLUMNS.items():
         connection.exec_driver_sql(f"CREATE TABLE {table} ({columns}) PARTITION BY RANGE (received_day)")
-        connection.exec_driver_sql(f"CREATE TABLE {partitions.partition_name(table, 'default')} "
-                                   f"PARTITION OF {table} DEFAULT")
+        connection.exec_driver_sql(f"CREATE TABLE {table}_default PARTITION OF {table} DEFAULT")
         for day in days:
-            start, end = (moment.strftime("%Y-%m-%d %H:%M:%S+00") for moment in partitions.day_range(day))
-            connection.exec_driver_sql(f"CREATE TABLE {partitions.partition_name(table, day)} PARTITION OF {table} "
-                                       f"FOR VALUES FROM ('{start}') TO ('{end}')")
+            start = dt.datetime.combine(day, dt.time(), dt.timezone.utc)
+            end = start + dt.timedelta(days=1)
+            connection.exec_driver_sql(f"CREATE TABLE {table}_p{day:%Y%m%d} PARTITION OF {table} FOR VALUES FROM "
+                                       f"('{start:%Y-%m-%d %H:%M:%S+00}') TO ('{end:%Y-%m-%d %H:%M:%S+00}')")
     index, indexed = PROJECT_INDEX
     connection.exec_driver_sql(f"CREATE INDEX {index} ON {ERROR_DAYS} ({', '.join(indexed)})")
 

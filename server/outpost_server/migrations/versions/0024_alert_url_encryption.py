@@ -9,12 +9,13 @@ needs the key.
 Revision ID: 0024_alert_url_encryption
 Revises: 0017_alerts_autoincrement
 """
+import base64
+import hashlib
 from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 from alembic import context, op
-
-from outpost_server.security import SecretBox
+from cryptography.fernet import Fernet, InvalidToken
 
 revision = "0024_alert_url_encryption"
 down_revision = "0017_alerts_autoincrement"
@@ -22,6 +23,24 @@ branch_labels = None
 depends_on = None
 # SQLite rebuilds the table to drop a column: the new one keeps AUTOINCREMENT (migration 0017).
 KEEP_AUTOINCREMENT = {"sqlite_autoincrement": True}
+
+
+class SecretBox:
+    """The server's sealing of stored secrets as it was when this revision was written (security.SecretBox
+    today): Fernet under a key derived from the secret key. Written out so this revision never changes."""
+
+    def __init__(self, secret_key: str):
+        key = hashlib.sha256(("outpost-secret-box:" + secret_key).encode()).digest()
+        self._fernet = Fernet(base64.urlsafe_b64encode(key))
+
+    def encrypt(self, plaintext: str) -> str:
+        return self._fernet.encrypt(plaintext.encode()).decode()
+
+    def decrypt(self, ciphertext: str) -> str | None:
+        try:
+            return self._fernet.decrypt(ciphertext.encode()).decode()
+        except InvalidToken:
+            return None
 
 
 def _target(kind: str, url: str, addresses: list[str]) -> str:
