@@ -11,8 +11,25 @@ import secrets
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+from outpost_server.platform_support import make_private
+
+# Settings earlier versions documented under another name, still honoured under it (the new name wins).
+RENAMED = {"OUTPOST_EXPORT_LIFETIME_SECONDS": "vulnerability_export_lifetime"}
+# Settings whose meaning is gone: a server started with one refuses to start, saying what replaced it.
+REMOVED = {
+    "OUTPOST_ERROR_TRACKING_PAYLOADS_PER_ERROR":
+        "it kept that many event payloads per error and every event; errors now keep at most "
+        "OUTPOST_ERROR_TRACKING_EVENTS_PER_ERROR events (default 1000, the first and the latest always), "
+        "their payloads with them. Set that one, or none, and remove this one.",
+}
+
+
+class RemovedSetting(SystemExit):
+    """A setting that no longer exists was given: the process exits with this message."""
 
 
 class ServerConfig(BaseSettings):
@@ -145,6 +162,17 @@ class ServerConfig(BaseSettings):
     monitor_clock: bool = True
     # How often the clock looks for missed and timed-out check-ins.
     monitor_clock_interval_seconds: float = 10.0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_names(cls, values: dict) -> dict:
+        for name, explanation in REMOVED.items():
+            if name in os.environ:
+                raise RemovedSetting(f"{name} is no longer a setting: {explanation}")
+        for old, field in RENAMED.items():
+            if old in os.environ and field not in values:
+                values = {**values, field: os.environ[old]}
+        return values
 
     def sqlalchemy_url(self) -> str:
         if self.database_url:
