@@ -218,6 +218,7 @@ class MainWindow(QMainWindow):
 
     async def _start_local_server(self) -> None:
         from console.connection.local_server import LocalServer
+        from console.operations import Op
 
         if self.local_server is not None:
             return
@@ -230,9 +231,20 @@ class MainWindow(QMainWindow):
             await self._stop_local_server()
             raise
         self._show_connection()
+        server.on_exit = lambda code: Op(self.context, self._local_server_exited(server, code),
+                                         description="Closing the connection to the local server", quiet=True).run()
         if server.moved_from is not None:
             self.context.announce("Local demo server", f"Port {server.moved_from} was taken, so the demo now "
                                   f"listens on {url}: copy its DSNs into your applications again.", None)
+
+    async def _local_server_exited(self, server: LocalServer, code: int | None) -> None:
+        """It crashed or was killed: the header says so and Start local server can start it again."""
+        if self.local_server is server:
+            if self.context.client is not None and self.context.client.base_url == server.url:
+                await self.context.disconnect()
+            await self._stop_local_server()
+            self.context.report_error("The local server stopped", f"It exited on its own (exit code {code}). "
+                                      "File > Start local server starts it again on the same data.")
 
     async def _stop_local_server(self) -> None:
         server, self.local_server = self.local_server, None

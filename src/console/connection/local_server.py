@@ -26,6 +26,7 @@ from console.connection.data_lock import DataFolderLock
 # asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,9 @@ class LocalServer:
         self._output: collections.deque[str] = collections.deque(maxlen=200)
         self._drain_task: asyncio.Task[None] | None = None
         self._lock = DataFolderLock(self.data_dir)
+        self._stopping = False
+        # Called with the exit code when the server exits on its own (a crash, a kill), not when stopped.
+        self.on_exit: Callable[[int | None], object] | None = None
 
     @property
     def is_running(self) -> bool:
@@ -140,6 +144,7 @@ class LocalServer:
         import secrets
 
         self.root_token = secrets.token_urlsafe(32)
+        self._stopping = False
         env = {**os.environ, "OUTPOST_ROOT_TOKEN": self.root_token, "PYTHONUNBUFFERED": "1"}
         self._output.clear()
         self.process = await asyncio.create_subprocess_exec(
@@ -184,9 +189,14 @@ class LocalServer:
                 return match.group(1)
 
     async def _drain(self) -> None:
-        assert self.process is not None and self.process.stdout is not None
-        while raw := await self.process.stdout.readline():
+        process = self.process
+        assert process is not None and process.stdout is not None
+        while raw := await process.stdout.readline():
             self._output.append(raw.decode(errors="replace").rstrip())
+        await process.wait()  # its output ends when it exits
+        if not self._stopping and self.on_exit is not None:
+            log.info("Local server %s exited on its own (exit code %s)", process.pid, process.returncode)
+            self.on_exit(process.returncode)
 
     def _failure_text(self, what: str) -> str:
         tail = "\n".join(list(self._output)[-15:])
@@ -203,6 +213,7 @@ class LocalServer:
         process = self.process
         if process is None:
             return
+        self._stopping = True
         if process.returncode is None:
             process.terminate()
             try:

@@ -3,8 +3,16 @@ error that is gone, a refused save, a crashed local server."""
 
 from __future__ import annotations
 
+import os
+import signal
+
+import pytest
+from PySide6.QtCore import Qt
+
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.sdk_errors import enable_integrated, send_errors
+
+START = 90_000  # a fresh demo server loads its demo data first
 
 
 def test_ctrl_r_under_the_unresolved_filter_leaves_nothing_selected(qtbot, make_window, server, api):
@@ -36,3 +44,21 @@ def test_ctrl_r_under_the_unresolved_filter_leaves_nothing_selected(qtbot, make_
     body = error_list(server, path, lambda body: len(body["errors"]) == 1, status="unresolved")
     assert [error["title"] for error in body["errors"]] == [
         title for title in ("first trouble", "second trouble") if title != opened.title]
+
+
+@pytest.mark.expected_log(r"WARNING console\.context The local server stopped: It exited on its own \(exit code -9\)")
+def test_a_killed_local_server_is_said_and_can_be_started_again(qtbot, make_window):
+    window = make_window()
+    window.start_local_server()
+    qtbot.waitUntil(lambda: window.context.is_connected, timeout=START)
+    bar = window.connection_bar
+    assert not bar.local_server_button.isEnabled()
+    os.kill(window.local_server.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: window.local_server is None and not window.context.is_connected, timeout=WAIT)
+    assert window.message_bar.isVisible()
+    assert "The local server stopped: It exited on its own (exit code -9)" in window.message_bar.label.text()
+    assert bar.server_label.text() == "Not connected"
+    assert bar.local_server_button.isEnabled()
+    qtbot.mouseClick(bar.local_server_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.context.is_connected, timeout=START)
+    assert not window.message_bar.isVisible()
