@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from outpost_server import __version__
+from outpost_server.platform_support import on_stop_signals, parent_alive, restrict_new_files, worker_processes
 from outpost_server.server_log import configure_logging
 
 
@@ -83,9 +84,10 @@ def config_from(args: argparse.Namespace):
 
 def run_serve(args: argparse.Namespace) -> int:
     # Until the server exists there is nothing to finish: a stop signal ends start-up quietly.
-    _on_stop_signals(lambda *_: sys.exit(0))
+    on_stop_signals(lambda *_: sys.exit(0))
     config = config_from(args)
-    host, port, workers = config.host, config.port, worker_count(config.workers)
+    configure_logging(config.log_level)
+    host, port, workers = config.host, config.port, worker_processes(config.workers)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP explicitly: asyncio only enables TCP_NODELAY on sockets that say so, and without it
     # every request on a kept-alive connection waits for a delayed ACK.
@@ -94,7 +96,6 @@ def run_serve(args: argparse.Namespace) -> int:
     sock.bind((host, port))
     shown_host = f"[{host}]" if family == socket.AF_INET6 else host
     listening = f"Listening on http://{shown_host}:{sock.getsockname()[1]}"
-    configure_logging(config.log_level)
     if workers > 1:
         from outpost_server.workers import serve_with_workers
 
@@ -106,18 +107,6 @@ def run_serve(args: argparse.Namespace) -> int:
     started = serve_app(app, config, sock, watch_parent=os.getppid() if args.watch_parent else None,
                         on_started=lambda: print(listening, flush=True))
     return 0 if started else 1
-
-
-def worker_count(value: str | int) -> int:
-    """`--workers`: a number of processes, or `auto` for one per CPU."""
-    if value == "auto":
-        return os.cpu_count() or 1
-    count = int(value)
-    if count < 1:
-        raise SystemExit("--workers must be at least 1")
-    if count > 1 and not hasattr(os, "fork"):
-        raise SystemExit("--workers above 1 needs fork(), which this platform lacks")
-    return count
 
 
 def serve_app(app, config, sock: socket.socket, *, watch_parent: int | None, on_started) -> bool:
@@ -164,12 +153,7 @@ def _stop_on_signals(server) -> None:
     def request_stop(signum, frame) -> None:
         server.should_exit = True
 
-    _on_stop_signals(request_stop)
-
-
-def _on_stop_signals(handler) -> None:
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, handler)
+    on_stop_signals(request_stop)
 
 
 def _http_protocol(config):
@@ -198,7 +182,7 @@ def _watch_parent(server, parent: int) -> None:
 
     def watch() -> None:
         while not server.should_exit:
-            if os.getppid() != parent:
+            if not parent_alive(parent):
                 server.should_exit = True
                 return
             threading.Event().wait(0.5)
@@ -319,10 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # Whatever the server writes (the database and its -wal and -shm, the spool, exports) is for its own
     # user alone: files 0600, directories 0700 (ServerConfig.prepare_data_dir tightens older ones).
-    os.umask(0o077)
-    if hasattr(signal, "SIGTERM"):
-        # Until a command installs its own handling (serve does), SIGTERM ends the process quietly.
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    restrict_new_files()
+    # Until a command installs its own handling (serve does), SIGTERM ends the process quietly.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     from outpost_server.migrations import DatabaseNewer
 
     try:

@@ -14,7 +14,6 @@ from pathlib import Path
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-
 from outpost_server.platform_support import make_private
 
 # Settings earlier versions documented under another name, still honoured under it (the new name wins).
@@ -182,16 +181,15 @@ class ServerConfig(BaseSettings):
     def prepare_data_dir(self) -> None:
         """The data dir, readable by the server's user alone: the directory and those in it 0700, every file
         0600 (the SQLite database with its -wal and -shm, the spool, the key, exports). Tightens what an
-        older version left readable; what the server creates later is private through its umask (cli.py)."""
+        older version left readable; what the server creates later is private through its umask (cli.py).
+        On Windows the modes change nothing: the folder's ACL decides (platform_support)."""
         self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.data_dir.chmod(0o700)
+        make_private(self.data_dir, folder=True)
         for folder, folders, files in os.walk(self.data_dir):
             for name in folders:
-                os.chmod(os.path.join(folder, name), 0o700, follow_symlinks=False)
+                make_private(os.path.join(folder, name), folder=True)
             for name in files:
-                path = os.path.join(folder, name)
-                if not os.path.islink(path):
-                    os.chmod(path, 0o600)
+                make_private(os.path.join(folder, name))
 
     def resolved_secret_key(self) -> str:
         if self.secret_key:
@@ -205,7 +203,7 @@ class ServerConfig(BaseSettings):
         try:
             with open(path, "x") as handle:
                 handle.write(key)
-            path.chmod(0o600)
+            make_private(path)
         except FileExistsError:
             return path.read_text().strip()
         return key

@@ -6,7 +6,9 @@ workers (exports, pruner, rate limit sync), which already coordinate through the
 replicas do. Forking after the imports shares their memory between the workers until it is written.
 
 Events are digested by one more child, the digester (error_tracking/pipeline), so the workers'
-event loops never wait for the digest's Python work (each process has its own GIL).
+event loops never wait for the digest's Python work (each process has its own GIL). It is started
+by multiprocessing: forked on Linux, spawned on macOS (platform_support.child_start_method).
+Windows cannot fork, so there the server is one process and this module is not used.
 
 The master only supervises. It prints the "Listening on" line once every worker accepts
 connections, replaces a worker that dies while serving, and on SIGINT or SIGTERM asks every worker
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import multiprocessing
 import os
 import select
 import signal
@@ -26,6 +29,7 @@ import socket
 import sys
 import time
 
+from outpost_server import platform_support
 from outpost_server.config import ServerConfig
 
 log = logging.getLogger("outpost.workers")
@@ -60,8 +64,7 @@ class Master:
         self.ready_read, self.ready_write = os.pipe()
 
     def run(self, listening: str) -> int:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, lambda *_: self.stop())
+        platform_support.on_stop_signals(lambda *_: self.stop())
         # Objects made so far are never freed; freezing them keeps the workers' collections from
         # touching (and so copying) the pages they share with this process.
         gc.collect()
@@ -76,7 +79,7 @@ class Master:
                 print(listening, flush=True)
                 announced = True
             self._reap()
-            if self.parent is not None and os.getppid() != self.parent:
+            if self.parent is not None and not platform_support.parent_alive(self.parent):
                 self.stop()
         return 1 if self.failed else 0
 
@@ -93,13 +96,16 @@ class Master:
                 pass
 
     def _spawn(self, *, digester: bool = False) -> None:
-        pid = os.fork()
+        if digester:
+            self._start_digester()
+            return
+        pid = platform_support.fork()
         if pid == 0:  # the worker
             # Until its server runs, a worker asked to stop has nothing to finish.
             _exit_quietly_on_stop_signals()
             code = 1
             try:
-                code = self._digest() if digester else self._work()
+                code = self._work()
             except BaseException:
                 logging.getLogger("outpost.workers").exception("worker %d failed", os.getpid())
             finally:
@@ -107,18 +113,19 @@ class Master:
                 sys.stderr.flush()
                 os._exit(code)
         self.workers[pid] = False
-        if digester:
-            self.digester = pid
-            log.info("digester process %d started", pid)
 
-    def _digest(self) -> int:
-        from outpost_server.error_tracking.pipeline.runtime import run_digester
-
-        os.close(self.ready_read)
-        self.sock.close()
-        os.write(self.ready_write, os.getpid().to_bytes(4, "little"))
-        run_digester(self.config, parent=os.getppid())
-        return 0
+    def _start_digester(self) -> None:
+        """The digester has nothing to get ready (no socket): it counts as ready once started. A forked one
+        first closes its copies of the socket and the readiness pipe."""
+        method = platform_support.child_start_method()
+        inherited = (self.sock.fileno(), self.ready_read, self.ready_write) if method == "fork" else ()
+        process = multiprocessing.get_context(method).Process(
+            target=_run_digester, args=(self.config, os.getpid(), inherited), name="digester")
+        process.start()
+        assert process.pid is not None  # started
+        self.digester = process.pid
+        self.workers[process.pid] = True
+        log.info("digester process %d started (%s)", process.pid, method)
 
     def _work(self) -> int:
         from outpost_server.cli import serve_app
@@ -143,7 +150,7 @@ class Master:
     def _reap(self) -> None:
         while self.workers:
             try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
+                pid, status = platform_support.reap_child()
             except ChildProcessError:
                 self.workers.clear()
                 return
@@ -169,5 +176,15 @@ class Master:
 
 
 def _exit_quietly_on_stop_signals() -> None:
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: os._exit(0))
+    platform_support.on_stop_signals(lambda *_: os._exit(0))
+
+
+def _run_digester(config: ServerConfig, parent: int, inherited: tuple[int, ...]) -> None:
+    """In the digester process: close what a fork inherited (the listening socket: once the workers have
+    stopped, connections are refused), then digest."""
+    _exit_quietly_on_stop_signals()
+    for fd in inherited:
+        os.close(fd)
+    from outpost_server.error_tracking.pipeline.runtime import digester_process
+
+    digester_process(config, parent)

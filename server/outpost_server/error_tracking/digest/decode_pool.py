@@ -30,6 +30,7 @@ from outpost_server.db import database_unavailable, make_engine
 from outpost_server.error_tracking.digest.entry_decoding import DecodedBatch, Symbolicate, decode_entries
 from outpost_server.error_tracking.ingest.sealing import Sealer
 from outpost_server.error_tracking.ingest.spool import Entry
+from outpost_server.platform_support import parent_alive
 
 log = logging.getLogger("outpost.error_tracking.digest")
 
@@ -62,9 +63,10 @@ class Decoder:
     """Decodes the digester's batches: in its own process, or with `processes` > 1 in a pool of them."""
 
     def __init__(self, setup: DecodeSetup, *, engine: Engine, processes: int, start_method: str):
-        """`start_method`: multiprocessing's "fork" where the digester is a process of its own (its decode
-        processes then share its imported code and cost no start-up), "spawn" in a server process, whose
-        other threads may hold locks a forked child would inherit held."""
+        """`start_method`: multiprocessing's "fork" where the digester is a process of its own on Linux (its
+        decode processes then share its imported code and cost no start-up), "spawn" in a server process,
+        whose other threads may hold locks a forked child would inherit held, and on macOS and Windows
+        (platform_support.child_start_method)."""
         self._setup = setup
         self._start_method = start_method
         self._engine = engine
@@ -140,7 +142,7 @@ def _start_decode_process(setup: DecodeSetup, parent: int) -> None:
 
 
 def _exit_with(parent: int) -> None:
-    while os.getppid() == parent:
+    while parent_alive(parent):
         threading.Event().wait(PARENT_POLL_SECONDS)
     os._exit(0)
 

@@ -3,8 +3,8 @@
 Like Relay's spool it lives beside each server (never in the main database), so accepting keeps
 working while PostgreSQL restarts or SQLite's main file is locked. Worker processes of one host
 share it: appends take turns on its write lock. One digester at a time reads it, in order, and
-deletes what it has stored; `DigestLock` (an flock the kernel releases when its process dies, kill -9
-included) makes sure of the "one".
+deletes what it has stored; `DigestLock` (filelock's lock: flock on Linux and macOS, LockFileEx on
+Windows, which the system releases when its process dies, kill -9 included) makes sure of the "one".
 
 Counters (accepted, refused, digested, dropped, batch sizes) live in the same file, updated in the
 transactions that do the work, so every process and `outpost-server status` read the same figures.
@@ -12,14 +12,16 @@ transactions that do the work, so every process and `outpost-server status` read
 
 from __future__ import annotations
 
-import fcntl
 import sqlite3
 import time
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+
+from filelock import FileLock, Timeout
+
+from outpost_server.platform_support import make_private
 
 FILE_NAME = "ingest-spool.sqlite3"
 LOCK_NAME = "ingest-spool.lock"
@@ -105,7 +107,7 @@ class Spool:
         self._db.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
         self._prepare()
         try:
-            path.chmod(0o600)
+            make_private(path)
         except OSError:
             pass
 
@@ -221,28 +223,19 @@ class _Transaction:
 
 
 class DigestLock:
-    """Held by the one process that digests a spool; the kernel releases it when that process dies."""
+    """Held by the one process that digests a spool; the system releases it when that process dies."""
 
     def __init__(self, data_dir: Path):
-        self._path = data_dir / LOCK_NAME
-        self._handle: BinaryIO | None = None
+        # Not thread-local: the digester's thread takes it and its stop may release it from another.
+        self._lock = FileLock(data_dir / LOCK_NAME, thread_local=False)
 
     def acquire(self, timeout: float) -> bool:
-        handle = open(self._path, "a+b")
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                self._handle = handle
-                return True
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    handle.close()
-                    return False
-                time.sleep(0.05)
+        try:
+            self._lock.acquire(timeout=timeout, poll_interval=0.05)
+        except Timeout:
+            return False
+        return True
 
     def release(self) -> None:
-        if self._handle is not None:
-            fcntl.flock(self._handle, fcntl.LOCK_UN)
-            self._handle.close()
-            self._handle = None
+        if self._lock.is_locked:
+            self._lock.release()

@@ -4,8 +4,6 @@ writer, the shared rate limit and the origin refusals' counts; and the digester 
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import sys
 import threading
 from collections.abc import AsyncIterator
@@ -25,6 +23,7 @@ from outpost_server.error_tracking.ingest.origin_refusals import OriginRefusals
 from outpost_server.error_tracking.ingest.rate_limit import SharedRateLimit
 from outpost_server.error_tracking.ingest.sealing import Sealer
 from outpost_server.error_tracking.ingest.spool import spool_path
+from outpost_server.platform_support import child_start_method, cpu_count, on_stop_signals, parent_alive
 from outpost_server.server_log import configure_logging
 from outpost_server.source_maps.symbolication import symbolicate
 
@@ -66,20 +65,26 @@ async def _digesting(digester: Digester, *, drain_seconds: float) -> AsyncIterat
         await asyncio.get_running_loop().run_in_executor(None, lambda: digester.stop(drain_seconds=drain_seconds))
 
 
+def digester_process(config: ServerConfig, parent: int) -> None:
+    """The digester process's start (multiprocessing's target, forked or spawned: platform_support)."""
+    configure_logging(config.log_level)
+    run_digester(config, parent=parent)
+
+
 def run_digester(config: ServerConfig, *, parent: int) -> None:
     """The digester process of `serve --workers N`: digests until SIGTERM or SIGINT (then drains within
     the shutdown grace), or until its parent is gone."""
     stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
+    on_stop_signals(lambda *_: stop.set())
     engine = make_engine(config.sqlalchemy_url())
     digester = Digester(engine, data_dir=config.data_dir, wake=threading.Event(),
-                        decoder=_decoder(config, engine, config.resolved_secret_key(), start_method="fork"),
+                        decoder=_decoder(config, engine, config.resolved_secret_key(),
+                                         start_method=child_start_method()),
                         min_free_bytes=config.error_tracking_digest_min_free_bytes)
     digester.start()
     try:
         while not stop.wait(0.5):
-            if os.getppid() != parent:
+            if not parent_alive(parent):
                 break
     finally:
         digester.stop(drain_seconds=config.shutdown_grace_seconds)
@@ -96,7 +101,7 @@ def _decoder(config: ServerConfig, engine: Engine, secret_key: str, *, start_met
     if getattr(sys, "frozen", False):
         processes = 1
     elif processes is None:
-        processes = max(len(os.sched_getaffinity(0)) - 2, 1)
+        processes = max(cpu_count() - 2, 1)
     setup = DecodeSetup(database_url=config.sqlalchemy_url(), secret_key=secret_key,
                         log_level=config.log_level, configure_logging=configure_logging, symbolicate=symbolicate)
     return Decoder(setup, engine=engine, processes=processes, start_method=start_method)
