@@ -3,7 +3,8 @@
 Before these indexes, two requests racing could create `racer0` and `RACER0`. Such duplicates are renamed
 first: of each set of names equal but for case, the oldest row (lowest id) keeps its name and each later
 one gets the lowest number appended that makes it free (`RACER0` becomes `RACER01`), as GitLab's
-Uniquify names a path that is taken. A renamed user's personal namespace and projects follow the new
+Uniquify names a path that is taken; the personal namespaces of the users renamed are not counted as taken,
+since they take the new names. A renamed user's personal namespace and projects follow the new
 username; a renamed group takes its subgroups and projects along. Each rename is logged as a warning.
 Names that break GitLab's path rules are left as they are: GitLab checks a path only when it changes.
 
@@ -43,12 +44,22 @@ def _move_below(bind, old: str, new: str) -> None:
 
 def _rename_users(bind) -> None:
     rows = bind.execute(sa.text("SELECT id, username FROM users ORDER BY id")).all()
+    first: set[str] = set()
+    renamed = set()
+    for user_id, username in rows:
+        if username.lower() in first:
+            renamed.add(user_id)
+        first.add(username.lower())
+    # The personal namespaces of the users renamed here take their new names: theirs are not taken (0007
+    # named them with a number already, `RACER01`, which would have pushed the user to `RACER03`).
+    personal = dict(bind.execute(sa.text("SELECT owner_id, full_path FROM namespaces WHERE kind = 'user'")).all())
     taken = {username.lower() for _, username in rows}
-    taken |= {path.lower() for path, in bind.execute(sa.text(
-        "SELECT full_path FROM namespaces WHERE parent_id IS NULL"))}
+    taken |= {path.lower() for path, kind, owner in bind.execute(sa.text(
+        "SELECT full_path, kind, owner_id FROM namespaces WHERE parent_id IS NULL"))
+        if not (kind == "user" and owner in renamed)}
     seen: set[str] = set()
     for user_id, username in rows:
-        if username.lower() not in seen:
+        if user_id not in renamed:
             seen.add(username.lower())
             continue
         new = _free(username, taken)
@@ -57,7 +68,7 @@ def _rename_users(bind) -> None:
         bind.execute(sa.text("UPDATE users SET username = :new WHERE id = :id"), {"new": new, "id": user_id})
         bind.execute(sa.text("UPDATE namespaces SET path = :new, full_path = :new "
                              "WHERE kind = 'user' AND owner_id = :id"), {"new": new, "id": user_id})
-        _move_below(bind, username, new)
+        _move_below(bind, personal.get(user_id, username), new)
         log.warning("user %d: username %r differed from an older one only in case; it is now %r",
                     user_id, username, new)
 
