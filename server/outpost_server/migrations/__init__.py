@@ -18,12 +18,15 @@ from outpost_server import __version__
 _PG_MIGRATION_LOCK = 4_242_001
 
 
-def alembic_config(engine: Engine | None, *, secret_key: str | None = None) -> Config:
+def alembic_config(engine: Engine | None, *, secret_key: str | None = None,
+                   report: Callable[[str], None] | None = None) -> Config:
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).parent))
     config.attributes["engine"] = engine
     # For a revision that encrypts what was stored in clear (0024's webhook URLs).
     config.attributes["secret_key"] = secret_key
+    # Where env.py says each revision applied, and a long revision how far it is.
+    config.attributes["report"] = report
     return config
 
 
@@ -77,7 +80,7 @@ def upgrade_database(engine: Engine, *, secret_key: str | None = None,
             lock_connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _PG_MIGRATION_LOCK})
             try:
                 refuse_newer(engine)
-                command.upgrade(alembic_config(engine, secret_key=secret_key), "heads")
+                command.upgrade(alembic_config(engine, secret_key=secret_key, report=report), "heads")
                 # Still under the lock, so one replica moves while the others wait to start; each batch
                 # is its own transaction, so a running server is never held up for longer than one.
                 from outpost_server.migrations.partition_move import move_legacy_rows
@@ -88,7 +91,7 @@ def upgrade_database(engine: Engine, *, secret_key: str | None = None,
                 lock_connection.commit()
     else:
         refuse_newer(engine)
-        command.upgrade(alembic_config(engine, secret_key=secret_key), "heads")
+        command.upgrade(alembic_config(engine, secret_key=secret_key, report=report), "heads")
 
 
 def upgrade_within(connection: Connection, revisions: list[str], *, secret_key: str | None) -> None:

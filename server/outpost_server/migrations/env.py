@@ -1,3 +1,4 @@
+import time
 import warnings
 
 from alembic import context
@@ -6,10 +7,22 @@ from sqlalchemy.exc import SAWarning
 given = context.config.attributes.get("connection")
 engine = given.engine if given is not None else context.config.attributes["engine"]
 sqlite = engine.dialect.name == "sqlite"
+report = context.config.attributes.get("report")
+applied_at = time.monotonic()
+SAY_AFTER_SECONDS = 1.0
+
+
+def say_applied(ctx, step, heads, run_args) -> None:
+    """Each revision that took a while, with its time: a long upgrade shows how far it is."""
+    global applied_at
+    now = time.monotonic()
+    if report is not None and now - applied_at >= SAY_AFTER_SECONDS:
+        report(f"Migrated to {', '.join(step.up_revision_ids)} in {now - applied_at:.1f} s")
+    applied_at = now
 
 
 def run(connection) -> None:
-    context.configure(connection=connection, render_as_batch=sqlite)
+    context.configure(connection=connection, render_as_batch=sqlite, on_version_apply=say_applied)
     with context.begin_transaction(), warnings.catch_warnings():
         # Batch mode reflects a SQLite table before rebuilding it; the expression indexes it cannot reflect
         # (lower(...), migration 0022's) are made again by the revisions that own them.

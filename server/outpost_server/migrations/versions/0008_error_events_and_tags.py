@@ -9,11 +9,12 @@ Revision ID: 0008_error_events_and_tags
 Revises: 0007_error_tracking_retention
 """
 import json
+import time
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import sqlalchemy as sa
-from alembic import op
+from alembic import context, op
 
 from outpost_server.db import UTCDateTime
 
@@ -60,6 +61,7 @@ def upgrade() -> None:
 
 MAX_TAG = 200
 SCRUB_BATCH = 500
+PROGRESS_SECONDS = 5.0
 
 
 def _tags_from_event_rows(connection: sa.Connection) -> None:
@@ -80,12 +82,18 @@ def _tags_from_event_rows(connection: sa.Connection) -> None:
 
 def _scrub_kept_payloads(connection: sa.Connection) -> None:
     payloads = sa.table("error_tracking_event_payloads", sa.column("id"), sa.column("payload", sa.LargeBinary))
-    last_id = 0
+    report = context.config.attributes.get("report") or (lambda line: None)
+    total = connection.execute(sa.select(sa.func.count()).select_from(payloads)).scalar_one()
+    last_id, done, said_at = 0, 0, time.monotonic()
     while True:
         rows = connection.execute(sa.select(payloads.c.id, payloads.c.payload).where(payloads.c.id > last_id)
                                   .order_by(payloads.c.id).limit(SCRUB_BATCH)).all()
         if not rows:
             return
+        done += len(rows)
+        if time.monotonic() - said_at >= PROGRESS_SECONDS:
+            report(f"Migration 0008: {done:,} of {total:,} stored payloads scrubbed")
+            said_at = time.monotonic()
         for row_id, blob in rows:
             last_id = row_id
             try:
