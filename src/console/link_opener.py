@@ -37,7 +37,7 @@ class LinkOpener:
     async def _open(self, link: outpost_links.ErrorLink) -> None:
         context = self.window.context
         if context.client is not None and (path := link.serves(context.client.base_url)) is not None:
-            self._show(path, link.error_id)
+            await self._show(path, link.error_id)
             return
         saved = [(profile, path) for profile in self.profiles.load()
                  if (path := link.serves(profile.base_url)) is not None]
@@ -46,7 +46,7 @@ class LinkOpener:
             if token:
                 await context.connect_to(profile.base_url, token)
                 self.profiles.last_used = profile.name
-                self._show(path, link.error_id)
+                await self._show(path, link.error_id)
                 return
         self._sign_in(link, saved[0][0] if saved else None)
 
@@ -63,5 +63,17 @@ class LinkOpener:
             self.window.context.client.base_url if self.window.context.client else link.guessed_address(),
             link.path, link.error_id)))
 
-    def _show(self, path: str, error_id: str) -> None:
+    async def _show(self, path: str, error_id: str) -> None:
+        """Opens the project at the error; when the server knows no such error, says so rather than "done"."""
+        from console.api.error_tracking import ErrorTrackingApi
+        from console.api.errors import NotFound
+
         self.window.open_target(("errors", (path, error_id)))
+        client = self.window.context.client
+        if client is None:
+            return
+        try:
+            await ErrorTrackingApi(client).error(path, error_id)
+        except NotFound:
+            self.window.context.report_error("Cannot open the link", f"Error {error_id} was not found in {path}: "
+                                             "it was deleted, or the project has no such error.")

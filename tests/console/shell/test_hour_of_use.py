@@ -9,6 +9,7 @@ import signal
 import pytest
 from PySide6.QtCore import Qt
 
+from console.outpost_links import error_link
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.sdk_errors import enable_integrated, send_errors
 
@@ -62,3 +63,24 @@ def test_a_killed_local_server_is_said_and_can_be_started_again(qtbot, make_wind
     qtbot.mouseClick(bar.local_server_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.context.is_connected, timeout=START)
     assert not window.message_bar.isVisible()
+
+
+@pytest.mark.expected_log(r"WARNING console\.context Cannot open the link: Error 987654 was not found in ")
+def test_a_link_to_an_error_that_does_not_exist_says_so(qtbot, make_window, server, api):
+    project = api.project()
+    path = project["path_with_namespace"]
+    send_errors(enable_integrated(api.root, project["id"]), "the only error")
+    error_list(server, path, lambda body: len(body["errors"]) == 1)
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    said: list[str] = []
+    window.context.status_message.connect(said.append)
+    opening = window.open_link(error_link(server.url, path, "987654"))
+    qtbot.waitUntil(opening.done, timeout=WAIT)
+    assert window.message_bar.isVisible()
+    assert f"Error 987654 was not found in {path}" in window.message_bar.label.text()
+    assert "Opening the link: done" not in said
+    errors = window.tabs.current_feature()
+    qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path,
+                    timeout=WAIT)
+    assert errors.errors_page.selected_error() is None
