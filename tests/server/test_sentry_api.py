@@ -89,8 +89,9 @@ def setup(server_b):
     reader, read_token = helper.user(scopes=("read_api",))
     writer, write_token = helper.user(scopes=("api",))
     outsider, outsider_token = helper.user(scopes=("api",))
-    for user in (reader, writer):
-        helper.member("projects", project["id"], user["id"], access.REPORTER)
+    # Reporters read; changing an issue takes a Developer (GitLab's update_sentry_issue).
+    helper.member("projects", project["id"], reader["id"], access.REPORTER)
+    helper.member("projects", project["id"], writer["id"], access.DEVELOPER)
     sent = []
     with httpx.Client(base_url=server_b.url, timeout=30) as collector:
         for number in range(7):

@@ -15,7 +15,7 @@ import httpx
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from outpost_server.accounts.models import Project
+from outpost_server.accounts.models import Project, User
 from outpost_server.compat.gitlab_time import iso
 from outpost_server.config import ServerConfig
 from outpost_server.db import parse_id, utcnow
@@ -128,7 +128,11 @@ def send(session: Session, recipient: AlertRecipient, notice: Notice, *, project
          context: DeliveryContext) -> None:
     kind = recipient.recipient_type
     if kind == "email":
-        _send_email(session, recipient, notice, project=project, context=context)
+        _send_email(session, recipient, notice, project=project, context=context,
+                    to=list(recipient.addresses) or member_addresses(session, project))
+        return
+    if kind == "assignee":
+        _send_email(session, recipient, notice, project=project, context=context, to=_assignee_address(session, notice))
         return
     headers = {"Content-Type": "application/json", "User-Agent": "Outpost-Alerts/1"}
     if kind == "json_webhook":
@@ -179,11 +183,19 @@ def _cause(failure: BaseException) -> str:
     return type(failure).__name__
 
 
+def _assignee_address(session: Session, notice: Notice) -> list[str]:
+    """The address of the member the error is assigned to when the notification is sent."""
+    error = session.get(TrackedError, notice.error.id) if notice.error is not None else None
+    assignee = session.get(User, error.assignee_id) if error is not None and error.assignee_id else None
+    if assignee is None or not assignee.email:
+        raise DeliveryFailed("the error is not assigned to anyone")
+    return [assignee.email]
+
+
 def _send_email(session: Session, recipient: AlertRecipient, notice: Notice, *, project: Project,
-                context: DeliveryContext) -> None:
+                context: DeliveryContext, to: list[str]) -> None:
     if context.mail is None:
         raise DeliveryFailed("email is not configured on this server (OUTPOST_SMTP_HOST is unset)")
-    to = list(recipient.addresses) or member_addresses(session, project)
     if not to:
         raise DeliveryFailed("the project has no members with an email address")
     domain = context.mail.sender.rpartition("@")[2] or "localhost"

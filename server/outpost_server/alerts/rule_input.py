@@ -13,7 +13,8 @@ from typing import Any
 from .models import LEVELS
 
 # GlitchTip's "webhook" is its Slack-compatible webhook (Slack and Mattermost accept it).
-CHANNELS = ("email", "webhook", "discord", "json_webhook", "gitlab")
+# "assignee": an email to the member the error is assigned to (Sentry's "Issue Owners" target).
+CHANNELS = ("email", "webhook", "discord", "json_webhook", "gitlab", "assignee")
 URL_CHANNELS = ("webhook", "discord", "json_webhook", "gitlab")
 MAX_TIMESPAN_MINUTES = 7 * 24 * 60
 MAX_COOLDOWN_MINUTES = 7 * 24 * 60
@@ -212,7 +213,7 @@ def _read_recipient(item: Any, problems: list[str]) -> RecipientInput | None:
         if not recipient.url.lower().startswith(("http://", "https://")):
             problems.append(f"{kind} needs an http(s) url.")
     elif recipient.url:
-        problems.append("email takes addresses, not a url.")
+        problems.append("email takes addresses, not a url." if kind == "email" else f"{kind} takes no url.")
     addresses = item.get("addresses") or []
     if kind == "email":
         if not isinstance(addresses, list) or not all(isinstance(a, str) for a in addresses):
@@ -225,7 +226,8 @@ def _read_recipient(item: Any, problems: list[str]) -> RecipientInput | None:
         if len(recipient.addresses) > MAX_ADDRESSES:
             problems.append(f"at most {MAX_ADDRESSES} addresses.")
     elif addresses:
-        problems.append(f"{kind} takes a url, not addresses.")
+        problems.append(f"{kind} takes a url, not addresses." if kind in URL_CHANNELS
+                        else f"{kind} takes no addresses.")
     key = item.get("authorizationKey", item.get("authorization_key"))
     if kind == "gitlab":
         if key is not None and (not isinstance(key, str) or not key.strip() or len(key) > 255):

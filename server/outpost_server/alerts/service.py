@@ -153,6 +153,8 @@ def target_of(recipient_type: str, url: str, addresses: list[str]) -> str:
     """What the delivery log may show: the addresses, or the URL's scheme, host and port (paths carry tokens)."""
     if recipient_type == "email":
         return ", ".join(addresses) or "project members"
+    if recipient_type == "assignee":
+        return "the error's assignee"
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
 

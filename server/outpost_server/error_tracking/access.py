@@ -1,7 +1,8 @@
 """Who may read and who may manage a project's error tracking, for every path that serves it.
 
-GitLab's `read_sentry_issue` (reading errors: Reporter or more) and `admin_operations` (settings,
-client keys, alert rules, releases: Maintainer or more). Administrators pass without a role. The
+GitLab's `read_sentry_issue` (reading errors: Reporter or more), `update_sentry_issue` (triage: status,
+assignment, merge and ignore conditions: Developer or more) and `admin_operations` (settings, client keys,
+alert rules, releases: Maintainer or more). Administrators pass without a role. The
 project's Monitor feature binds everyone, administrators included: when it is disabled, nobody reads
 or manages its error tracking. Each caller answers a refusal in its own API's way.
 """
@@ -18,6 +19,10 @@ from outpost_server.accounts.service import find_project_for, project_access_lev
 
 def may_read(session: Session, user: User | None, project: Project) -> bool:
     return _allowed(session, user, project, access.REPORTER)
+
+
+def may_triage(session: Session, user: User | None, project: Project) -> bool:
+    return _allowed(session, user, project, access.DEVELOPER)
 
 
 def may_manage(session: Session, user: User | None, project: Project) -> bool:

@@ -95,6 +95,34 @@ class TrackedError(Base):
     # reads of its events search only the day partitions in between (NULL in SQLite rows older than them).
     first_received_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     last_received_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    # Triage: the project member it is assigned to (Sentry's GroupAssignee, one user per error).
+    assignee_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), index=True)
+    # Set once the error was merged into another (Sentry's GroupRedirect): its events, counts and tags moved
+    # there, lists leave it out, its id answers as the other, and the digest groups its fingerprint there.
+    merged_into_id: Mapped[int | None] = mapped_column(
+        ForeignKey("error_tracking_errors.id", ondelete="CASCADE"), index=True)
+
+
+class ErrorSnooze(Base):
+    """Sentry's GroupSnooze: an ignored error comes back unresolved once one of its conditions is met.
+
+    `until` is a moment; `count` events (or `user_count` users) either within the last `window` minutes
+    or, without a window, since it was ignored (counted from the error's totals when it was ignored).
+    """
+
+    __tablename__ = "error_tracking_error_snoozes"
+
+    error_id: Mapped[int] = mapped_column(ForeignKey("error_tracking_errors.id", ondelete="CASCADE"), primary_key=True)
+    until: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, index=True)
+    count: Mapped[int | None] = mapped_column(Integer)
+    window: Mapped[int | None] = mapped_column(Integer)
+    user_count: Mapped[int | None] = mapped_column(Integer)
+    user_window: Mapped[int | None] = mapped_column(Integer)
+    # The error's event and user totals when it was ignored, for the conditions without a window.
+    times_seen: Mapped[int] = mapped_column(Integer, default=0)
+    users_seen: Mapped[int] = mapped_column(Integer, default=0)
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class ErrorEvent(Base):

@@ -83,7 +83,7 @@ def resolve_errors(collection: Collection, _info: GraphQLResolveInfo, after: str
     limits = [value for value in (first, last) if value is not None]
     limit = max(1, min([reading.PAGE_SIZE if not limits else min(limits), MAX_PAGE_SIZE]))
     page = _read(reading.list_page, collection.source(), search_term=searchTerm or "", sort=sort or "last_seen",
-                 cursor=after or None, limit=limit)
+                 cursor=after or None, limit=limit, viewer_id=user.id if (user := collection.context.user) else None)
     nodes = [sentry_error(entity) for entity in page["errors"]]
     start = (page["pagination"].get("previous") or {}).get("cursor")
     end = (page["pagination"].get("next") or {}).get("cursor")

@@ -166,6 +166,7 @@ _SENTRY: dict[str, dict[int, Body]] = {
     f"GET {_MONITORS}{{monitor_slug}}/checkins/": {200: array(sentry.MONITOR_CHECK_IN)},
     f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/issues/": {200: array(sentry.ISSUE)},
     f"PUT {S0}/issues/{{issue_id}}/": {200: sentry.ISSUE_DETAILS},
+    f"PUT {S0}/projects/{{organization_slug}}/{{project_slug}}/issues/": {200: sentry.ISSUES_UPDATED, 204: None},
     f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/events/{{event_id}}/": {200: sentry.EVENT},
     **_issue_reads(f"{S0}/issues/{{issue_id}}/"),
     **_issue_reads(f"{S0}/projects/{{organization_slug}}/{{project_slug}}/issues/{{issue_id}}/"),

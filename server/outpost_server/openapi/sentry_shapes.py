@@ -31,11 +31,17 @@ PROJECT = obj({"id": STRING, "slug": STRING, "name": STRING, "status": STRING, "
 PROJECT_REFERENCE = obj({"id": STRING, "name": STRING, "slug": STRING, "platform": _TEXT})
 
 METADATA = obj({"title": STRING}, {"type": _TEXT, "value": _TEXT})
+# An assignee, as Sentry's ActorSerializer writes a user.
+ACTOR = obj({"type": STRING, "id": STRING, "name": STRING, "email": STRING})
 ISSUE = obj({"id": STRING, "shortId": STRING, "title": STRING, "culprit": _TEXT, "permalink": STRING,
              "level": STRING, "status": STRING, "statusDetails": ANY_OBJECT, "substatus": _TEXT,
              "platform": _TEXT, "project": PROJECT_REFERENCE, "type": STRING, "metadata": METADATA,
-             "numComments": INTEGER, "assignedTo": nullable(ANY_OBJECT), "count": STRING, "userCount": INTEGER,
+             "numComments": INTEGER, "assignedTo": nullable(ACTOR), "count": STRING, "userCount": INTEGER,
              "firstSeen": TIME, "lastSeen": TIME, "stats": obj({"24h": time_series()}, {"30d": time_series()})})
+# What a bulk update answers (update_groups): only the fields it changed.
+ISSUES_UPDATED = obj({}, {"status": STRING, "statusDetails": ANY_OBJECT, "inbox": {"type": "null"},
+                          "assignedTo": nullable(ACTOR),
+                          "merge": {"oneOf": [BOOLEAN, obj({"parent": STRING, "children": array(STRING)})]}})
 RELEASE_REFERENCE = nullable(obj({"version": STRING, "shortVersion": STRING, "projects": ANY_ARRAY}))
 ISSUE_DETAILS = extend(ISSUE, {
     "activity": ANY_ARRAY, "seenBy": ANY_ARRAY, "participants": ANY_ARRAY, "userReportCount": INTEGER,

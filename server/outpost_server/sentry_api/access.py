@@ -20,8 +20,9 @@ from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project, visible_projects_stmt
 from outpost_server.auth import TokenRefused, admit, resolve_token
 from outpost_server.db import SessionDep, parse_id
-from outpost_server.error_tracking.access import may_manage, may_read
+from outpost_server.error_tracking.access import may_manage, may_read, may_triage
 from outpost_server.error_tracking.models import TrackedError
+from outpost_server.error_tracking.read.tracked_errors import merged_target
 
 NOT_FOUND = "The requested resource does not exist"
 NO_PERMISSION = "You do not have permission to perform this action."
@@ -112,4 +113,14 @@ def issue_for(session: Session, caller: Caller, issue_id: str, scope: str = "eve
     project = session.get(Project, error.project_id) if error is not None else None
     if error is None or project is None or not may_read(session, caller.user, project):
         raise not_found()
-    return project, error
+    if scope == "event:write":
+        require_triage(session, caller, project)
+    # A merged issue's id answers as the issue it joined, as Sentry's GroupRedirect does.
+    return project, merged_target(session, error)
+
+
+def require_triage(session: Session, caller: Caller, project: Project) -> None:
+    """GitLab's update_sentry_issue (Developer or more) on top of the token's event:write: Sentry's 403."""
+    caller.require("event:write")
+    if not may_triage(session, caller.user, project):
+        raise detail(403, NO_PERMISSION)

@@ -7,13 +7,14 @@ reference §11 and Sentry's group, project and tagstore serializers).
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import Request
 
-from outpost_server.accounts.models import Project
+from outpost_server.accounts.models import Project, User
 from outpost_server.compat.gitlab_time import iso
-from outpost_server.error_tracking.models import ErrorTagValue, TrackedError
+from outpost_server.error_tracking.models import ErrorSnooze, ErrorTagValue, TrackedError
 from outpost_server.error_tracking.read.events import TagFacet
 from outpost_server.urls import public_base_url
 
@@ -55,22 +56,68 @@ def metadata(error: TrackedError) -> dict[str, Any]:
     return {"title": error.title}
 
 
-def issue_json(request: Request, project: Project, error: TrackedError, stats_24h: list[list[int]]
-               ) -> dict[str, Any]:
+def actor_json(user: User | None) -> dict[str, Any] | None:
+    """ActorSerializer of a user: what `assignedTo` holds."""
+    if user is None:
+        return None
+    return {"type": "user", "id": str(user.id), "name": user.name or user.username, "email": user.email}
+
+
+def user_json(user: User | None) -> dict[str, Any] | None:
+    """The user fields Sentry's UserSerializer gives of an actor in `statusDetails`."""
+    if user is None:
+        return None
+    return {"id": str(user.id), "name": user.name or user.username, "username": user.username, "email": user.email,
+            "avatarUrl": None, "isActive": user.state == "active", "hasPasswordAuth": True, "isManaged": False,
+            "dateJoined": iso(user.created_at), "lastLogin": None, "has2fa": False, "lastActive": None,
+            "isSuperuser": user.is_admin, "isStaff": False, "emails": [], "avatar": AVATAR}
+
+
+def ignored_details(snooze: ErrorSnooze, error: TrackedError, actor: User | None) -> dict[str, Any]:
+    """GroupSerializer's statusDetails of an error ignored with conditions: a count without a window is what
+    remains of it."""
+    count = snooze.count - (error.count - snooze.times_seen) if snooze.count and not snooze.window else snooze.count
+    users = (snooze.user_count - (error.users_count - snooze.users_seen) if snooze.user_count and not snooze.user_window
+             else snooze.user_count)
+    return {"ignoreCount": count, "ignoreUntil": iso(snooze.until) if snooze.until else None,
+            "ignoreUserCount": users, "ignoreUserWindow": snooze.user_window, "ignoreWindow": snooze.window,
+            "actor": user_json(actor)}
+
+
+def issue_json(request: Request, project: Project, error: TrackedError, stats_24h: list[list[int]],
+               triage: IssueTriage | None = None) -> dict[str, Any]:
     """StreamGroupSerializer: what the issue list answers."""
+    triage = triage or IssueTriage()
+    status, status_details = error.status, {}
+    if status == "ignored" and triage.snooze is not None:
+        if triage.still_ignored:
+            status_details = ignored_details(triage.snooze, error, triage.snooze_actor)
+        else:  # its conditions are met, and nothing woke it yet: Sentry shows it unresolved
+            status = "unresolved"
     return {
         "id": str(error.id), "shareId": None, "shortId": f"{slugs_of(project)[1].upper()}-{error.id}",
         "title": error.title, "culprit": error.culprit, "permalink": permalink(request, project, error),
-        "logger": None, "level": error.level, "status": error.status, "statusDetails": {},
-        "substatus": "regressed" if error.regressed else ("ongoing" if error.status == "unresolved" else None),
+        "logger": None, "level": error.level, "status": status, "statusDetails": status_details,
+        "substatus": "regressed" if error.regressed else ("ongoing" if status == "unresolved" else None),
         "isPublic": False, "platform": error.platform, "project": project_reference(project, error.platform),
-        "type": error.kind, "metadata": metadata(error), "numComments": 0, "assignedTo": None,
+        "type": error.kind, "metadata": metadata(error), "numComments": 0, "assignedTo": actor_json(triage.assignee),
         "isBookmarked": False, "isSubscribed": False, "subscriptionDetails": None, "hasSeen": False,
         "annotations": [], "issueType": "error", "issueCategory": "error", "isUnhandled": False,
         "count": str(error.count), "userCount": error.users_count,
         "firstSeen": iso(error.first_seen_at), "lastSeen": iso(error.last_seen_at),
         "stats": {"24h": stats_24h},
     }
+
+
+@dataclass(frozen=True)
+class IssueTriage:
+    """An issue's assignee and ignore conditions, as the serializers show them."""
+
+    assignee: User | None = None
+    snooze: ErrorSnooze | None = None
+    snooze_actor: User | None = None
+    # False once the conditions are met (the error shows as unresolved).
+    still_ignored: bool = True
 
 
 def release_json(version: str | None, project: Project) -> dict[str, Any] | None:
@@ -82,9 +129,10 @@ def release_json(version: str | None, project: Project) -> dict[str, Any] | None
 
 
 def issue_details_json(request: Request, project: Project, error: TrackedError, *, stats_24h: list[list[int]],
-                       stats_30d: list[list[int]], facets: list[TagFacet]) -> dict[str, Any]:
+                       stats_30d: list[list[int]], facets: list[TagFacet], triage: IssueTriage | None = None
+                       ) -> dict[str, Any]:
     """GroupDetails: the list's fields plus releases, both stats periods and the tag keys."""
-    return issue_json(request, project, error, stats_24h) | {
+    return issue_json(request, project, error, stats_24h, triage) | {
         "activity": [], "seenBy": [], "participants": [], "pluginActions": [], "pluginIssues": [],
         "pluginContexts": [], "userReportCount": 0,
         "firstRelease": release_json(error.first_release, project),

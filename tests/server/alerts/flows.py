@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import sqlalchemy
 
-from tests.support import ApiHelper, RunningServer
+from tests.support import ApiHelper, RunningServer, start_server
 
 
 @dataclass
@@ -72,6 +72,17 @@ def alert_project(server: RunningServer, helper: ApiHelper | None = None, *, gro
                     json={"active": True, "integrated": True}).raise_for_status()
     key = helper.root.get(f"/projects/{project['id']}/error_tracking/client_keys").json()[0]["public_key"]
     return AlertProject(server, project["id"], project["path_with_namespace"], key)
+
+
+@contextlib.contextmanager
+def mailing_server(data_dir, mail_port: int) -> Iterator[RunningServer]:
+    """A server sending its mail to 127.0.0.1:`mail_port`, retrying deliveries quickly, that may post to
+    local receivers."""
+    env = {"OUTPOST_SMTP_HOST": "127.0.0.1", "OUTPOST_SMTP_PORT": str(mail_port),
+           "OUTPOST_MAIL_FROM": "alerts@outpost.example.com", "OUTPOST_ALERT_RETRY_SECONDS": "0.5"}
+    with start_server(data_dir, extra_env=env) as running:
+        allow_local_requests(running)
+        yield running
 
 
 def allow_local_requests(server: RunningServer, allowed: bool = True) -> None:

@@ -9,7 +9,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, insert, or_, select, update
+from sqlalchemy import and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -111,11 +111,14 @@ class BatchStatements:
         claim = postgresql.insert(KEYS).on_conflict_do_nothing(index_elements=["project_id", "event_id"])
         self.claim_event_ids = (claim.returning(KEYS.c.project_id, KEYS.c.event_id)
                                 if dialect_name == "postgresql" else None)
-        self.errors_by_fingerprint = select(ERRORS.c.id, ERRORS.c.fingerprint).where(
+        # A merged error's fingerprint groups into the error it was merged into: one probe of the unique
+        # (project, fingerprint) index either way.
+        self.errors_by_fingerprint = select(func.coalesce(ERRORS.c.merged_into_id, ERRORS.c.id),
+                                            ERRORS.c.fingerprint).where(
             ERRORS.c.project_id == bindparam("project_id"),
             ERRORS.c.fingerprint.in_(bindparam("fingerprints", expanding=True)),
         )
-        error_states = select(ERRORS.c.id, ERRORS.c.status, ERRORS.c.count).where(
+        error_states = select(ERRORS.c.id, ERRORS.c.status, ERRORS.c.count, ERRORS.c.merged_into_id).where(
             ERRORS.c.id.in_(bindparam("ids", expanding=True))).order_by(ERRORS.c.id)
         # PostgreSQL: locked in id order, the order update_errors takes them in, with the lock the update takes
         # (FOR NO KEY UPDATE), which the foreign keys of rows referring to an error do not wait for.

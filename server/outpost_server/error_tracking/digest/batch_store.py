@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Connection
 
-from outpost_server.error_tracking.digest import batch_outcome
+from outpost_server.db import utcnow
+from outpost_server.error_tracking.digest import batch_outcome, snoozes
 from outpost_server.error_tracking.digest.batch_outcome import ErrorActivity, EventFacts, ReceivedCheckIns
 from outpost_server.error_tracking.digest.batch_sql import (
     LOOKUP_CHUNK,
@@ -70,19 +71,17 @@ def store_batch(
     received = _new_events(connection, sql, batch)
     if not received:
         return result
-    errors = _find_or_create_errors(connection, sql, received)
-    grouped: dict[int, list[_Received]] = defaultdict(list)
-    for item in received:
-        grouped[errors[(item.project_id, item.event.fingerprint)]].append(item)
-    # Rows are locked in one order (error id, then hour or user key) by every writer, so concurrent
-    # writers (worker processes, replicas) on PostgreSQL wait for each other instead of deadlocking.
-    by_error = {error_id: grouped[error_id] for error_id in sorted(grouped)}
     # Read (and on PostgreSQL lock) the errors first, before any row referring to them is written: a
     # concurrent writer of the same error waits here, so "new" and "regressed" are seen by exactly one of
     # them. Locked later, after the tag counts, a writer holding an error's tag count row waited for the
     # error row while the other, holding the error row's key share (its events' foreign keys), waited for
-    # that tag count: a deadlock.
-    before = _states_before(connection, sql, list(by_error))
+    # that tag count: a deadlock. An error merged while this writer waited for it is looked up again, so
+    # its events join the error it was merged into.
+    while True:
+        by_error = _grouped(received, _find_or_create_errors(connection, sql, received))
+        before = _states_before(connection, sql, list(by_error))
+        if not any(merged_into is not None for _status, _count, merged_into in before.values()):
+            break
 
     sql.insert_events.run(
         connection,
@@ -151,10 +150,13 @@ def store_batch(
             }
         )
     sql.update_errors.run(connection, updates)
+    # Ignored errors whose conditions this batch met come back; alert rules see them as regressions.
+    woken = snoozes.wake_met(connection, [error_id for error_id, state in before.items() if state[0] == "ignored"],
+                             utcnow())
     batch_outcome.report(connection, [
         ErrorActivity(
             project_id=items[0].project_id, error_id=error_id, title=items[0].event.title,
-            new=before[error_id][1] == 0, regressed=before[error_id][0] == "resolved",
+            new=before[error_id][1] == 0, regressed=before[error_id][0] == "resolved" or error_id in woken,
             events=tuple(EventFacts(item.event.environment, item.event.level, item.event.release,
                                     item.event.user_key) for item in items))
         for error_id, items in by_error.items()])
@@ -189,12 +191,22 @@ def stored_payload(event: NormalizedEvent) -> bytes:
     return event.raw_payload or b"{}"
 
 
-def _states_before(connection: Connection, sql: BatchStatements, error_ids: list[int]) -> dict[int, tuple[str, int]]:
-    """error id -> (status, count) before this batch's update."""
+def _grouped(received: list[_Received], errors: dict[tuple[int, str], int]) -> dict[int, list[_Received]]:
+    """The events by error id. Rows are locked in one order (error id, then hour or user key) by every writer,
+    so concurrent writers (worker processes, replicas) on PostgreSQL wait for each other instead of deadlocking."""
+    grouped: dict[int, list[_Received]] = defaultdict(list)
+    for item in received:
+        grouped[errors[(item.project_id, item.event.fingerprint)]].append(item)
+    return {error_id: grouped[error_id] for error_id in sorted(grouped)}
+
+
+def _states_before(connection: Connection, sql: BatchStatements, error_ids: list[int]
+                   ) -> dict[int, tuple[str, int, int | None]]:
+    """error id -> (status, count, the error it was merged into) before this batch's update."""
     states = {}
     for chunk in chunks(error_ids, LOOKUP_CHUNK):
-        for error_id, status, count in connection.execute(sql.error_states, {"ids": list(chunk)}):
-            states[error_id] = (status, count)
+        for error_id, status, count, merged_into in connection.execute(sql.error_states, {"ids": list(chunk)}):
+            states[error_id] = (status, count, merged_into)
     return states
 
 

@@ -13,14 +13,15 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, exists, or_, select, tuple_
+from sqlalchemy import ColumnElement, exists, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
+from outpost_server.accounts.models import User
 from outpost_server.db import LIKE_ESCAPE, contains_pattern, utcnow
 from outpost_server.error_tracking.digest.event_tags import tag_text
 from outpost_server.error_tracking.digest.grouping import exception_values, frames_of
 from outpost_server.error_tracking.models import ErrorHourlyCount, ErrorTagValue, TrackedError
-from outpost_server.error_tracking.read.search import SearchQuery
+from outpost_server.error_tracking.read.search import ASSIGNED_TO_ME, SearchQuery
 
 PAGE_SIZE = 20
 SORT_COLUMNS = {
@@ -88,7 +89,9 @@ def error_filters(project_id: int, status: str | None, query: SearchQuery) -> li
 
 
 def _listed(project_id: int, status: str | None) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = [TrackedError.project_id == project_id]
+    # Merged errors live on in the error they joined.
+    conditions: list[ColumnElement[bool]] = [TrackedError.project_id == project_id,
+                                             TrackedError.merged_into_id.is_(None)]
     if status is not None:
         conditions.append(TrackedError.status == status)
     return conditions
@@ -102,6 +105,13 @@ def _matching(query: SearchQuery) -> list[ColumnElement[bool]]:
         conditions.append(or_(*(column.ilike(pattern, escape=LIKE_ESCAPE) for column in
                                 (TrackedError.title, TrackedError.message, TrackedError.culprit,
                                  TrackedError.exception_type))))
+    if query.assigned is not None:
+        assignee = TrackedError.assignee_id
+        conditions.append(assignee.is_not(None) if query.assigned else assignee.is_(None))
+    if query.assignee is not None:
+        conditions.append(TrackedError.assignee_id == (
+            (query.viewer_id or 0) if query.assignee == ASSIGNED_TO_ME else
+            select(User.id).where(func.lower(User.username) == query.assignee.lower()).scalar_subquery()))
     if "level" in query.filters:
         conditions.append(TrackedError.level == query.filters["level"].lower())
     for name in ("release", "environment"):

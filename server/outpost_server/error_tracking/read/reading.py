@@ -109,13 +109,15 @@ def sentry_issue(source: ErrorSource, issue_id: str) -> dict[str, Any]:
 
 
 def list_page(source: ErrorSource, *, issue_status: str = "unresolved", search_term: str = "",
-              sort: str = "last_seen", cursor: str | None = None, limit: int = PAGE_SIZE) -> dict[str, Any]:
-    """GitLab's list body: `{"errors": [ErrorEntity], "pagination": {...}, "external_url": ...}`."""
+              sort: str = "last_seen", cursor: str | None = None, limit: int = PAGE_SIZE,
+              viewer_id: int | None = None) -> dict[str, Any]:
+    """GitLab's list body: `{"errors": [ErrorEntity], "pagination": {...}, "external_url": ...}`; `viewer_id`
+    is who `assigned:me` names."""
     if issue_status not in ERROR_STATUSES:
         raise ReadFailure("Bad Request: Invalid issue_status")
     if sort not in SORTS:
         raise ReadFailure("Invalid value for sort param")
-    query = parse_search(search_term)
+    query = parse_search(search_term, viewer_id=viewer_id)
     if not source.integrated:
         client = sentry_client(source)
         status = None if query.every_status else issue_status

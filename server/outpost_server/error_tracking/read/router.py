@@ -21,7 +21,7 @@ from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
 from outpost_server.deps import ServicesDep, services_of
 from outpost_server.error_tracking import settings
-from outpost_server.error_tracking.access import may_manage, may_read
+from outpost_server.error_tracking.access import may_manage, may_read, may_triage
 from outpost_server.error_tracking.models import ERROR_STATUSES
 from outpost_server.error_tracking.read import reading, tracked_errors
 from outpost_server.error_tracking.read.external import mapping
@@ -102,7 +102,7 @@ def list_errors(request: Request, session: SessionDep, user: CurrentUserDep, par
     source = _source(request, session, user, project_path)
     return _json(_read(reading.list_page, source, issue_status=params.str("issue_status") or "unresolved",
                        search_term=params.str("search_term") or "", sort=params.str("sort") or "last_seen",
-                       cursor=params.str("cursor") or None))
+                       cursor=params.str("cursor") or None, viewer_id=user.id))
 
 
 @router.get(BASE + "/{issue_id}/details", openapi_extra=NO_PARAMS)
@@ -125,6 +125,8 @@ def error_stack_trace(request: Request, session: SessionDep, user: CurrentUserDe
 def update_error(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str,
                  issue_id: str):
     source = _source(request, session, user, project_path)
+    if not may_triage(session, user, source.project):  # GitLab's update_sentry_issue: Developer or more
+        raise http_errors.not_found()
     status = params.str("status")
     if status not in ERROR_STATUSES:
         raise _message("Bad Request: Invalid status")

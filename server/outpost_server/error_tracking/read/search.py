@@ -1,7 +1,7 @@
 """The search box: free text plus the `key:value` filters Sentry and GlitchTip users type.
 
-Understood keys: `is:` (unresolved, resolved, ignored, or `all` for every status), `release:`, `environment:`
-and `level:`.
+Understood keys: `is:` (unresolved, resolved, ignored, or `all` for every status; `assigned` and
+`unassigned`), `assigned:` (a username, or `me`), `release:`, `environment:` and `level:`.
 Values may be quoted (`release:"web 1.2"`). Other `key:value` words are searched as text.
 """
 
@@ -14,6 +14,8 @@ from outpost_server.error_tracking.models import ERROR_STATUSES
 
 _TOKEN = re.compile(r'(?:(?P<key>[A-Za-z_]+):)?(?P<value>"[^"]*"|\S+)')
 FILTER_KEYS = ("release", "environment", "level")
+ASSIGNED_TO_ME = "me"
+ASSIGNMENT_WORDS = {"assigned": True, "unassigned": False}
 EVERY_STATUS = "all"  # `is:all`: the list of every status (GitLab's list reads unresolved errors without `is:`)
 _EVERY_STATUS_WORD = re.compile(r'(?i)(?:^|\s)is:"?all"?(?=\s|$)')
 
@@ -24,10 +26,15 @@ class SearchQuery:
     status: str | None = None
     every_status: bool = False
     filters: dict[str, str] = field(default_factory=dict)
+    # `is:assigned` (True) or `is:unassigned` (False).
+    assigned: bool | None = None
+    # `assigned:<username>`, or ASSIGNED_TO_ME; `me` is the viewer, given by the caller.
+    assignee: str | None = None
+    viewer_id: int | None = None
 
 
-def parse_search(term: str | None) -> SearchQuery:
-    query = SearchQuery()
+def parse_search(term: str | None, *, viewer_id: int | None = None) -> SearchQuery:
+    query = SearchQuery(viewer_id=viewer_id)
     words = []
     for match in _TOKEN.finditer(term or ""):
         key = (match.group("key") or "").lower()
@@ -37,6 +44,10 @@ def parse_search(term: str | None) -> SearchQuery:
             query.status = unquoted.lower()
         elif key == "is" and unquoted.lower() == EVERY_STATUS:
             query.every_status = True
+        elif key == "is" and unquoted.lower() in ASSIGNMENT_WORDS:
+            query.assigned = ASSIGNMENT_WORDS[unquoted.lower()]
+        elif key == "assigned" and unquoted:
+            query.assignee = ASSIGNED_TO_ME if unquoted.lower() == ASSIGNED_TO_ME else unquoted
         elif key in FILTER_KEYS and unquoted:
             query.filters[key] = unquoted
         else:

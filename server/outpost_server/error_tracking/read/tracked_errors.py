@@ -1,4 +1,5 @@
-"""Single errors: lookup, latest payload, events, status changes and daily counts.
+"""Single errors: lookup (a merged error's id leads to the error it joined), latest payload, events, status
+changes and daily counts.
 
 Listing errors (keyset pagination, its cursor codec, the 24-hour frequencies) lives in
 `web/integrated.py`; `web/reading.py` is the one read path the web endpoints and GraphQL share.
@@ -27,10 +28,19 @@ from outpost_server.error_tracking.retention import partitions
 
 
 def get_error(session: Session, *, project: Project, error_id: int | str) -> TrackedError | None:
+    """The error, or the one it was merged into (its id answers as that one's, as Sentry redirects it)."""
     if (row_id := parse_id(error_id)) is None:
         return None
-    return session.scalar(select(TrackedError).where(TrackedError.project_id == project.id,
-                                                     TrackedError.id == row_id))
+    error = session.scalar(select(TrackedError).where(TrackedError.project_id == project.id,
+                                                      TrackedError.id == row_id))
+    return merged_target(session, error) if error is not None else None
+
+
+def merged_target(session: Session, error: TrackedError) -> TrackedError:
+    """The error itself, or the error it was merged into."""
+    if error.merged_into_id is None:
+        return error
+    return session.get_one(TrackedError, error.merged_into_id)
 
 
 def latest_event_payload(session: Session, *, error: TrackedError) -> dict[str, Any] | None:

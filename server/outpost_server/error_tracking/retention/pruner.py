@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from outpost_server.background import BackgroundWorker
 from outpost_server.db import session_scope, utcnow
+from outpost_server.error_tracking.digest import snoozes
 from outpost_server.error_tracking.models import PruneLease, PruneRun
 from outpost_server.error_tracking.retention import partitions
 from outpost_server.error_tracking.retention.limits import ProjectPrune, RetentionPolicy, describe, prune_all
@@ -63,6 +64,8 @@ def run_pass(factory: sessionmaker[Session], *, owner: str, defaults: RetentionP
     results = []
     source_maps = SourceMapPrune()
     try:
+        with session_scope(factory) as session:  # ignored errors whose moment passed come back
+            snoozes.wake_expired(session.connection(), utcnow())
         # PostgreSQL: partitions for the days ahead, then whole expired days dropped before any row delete.
         created, moved = partitions.prepare(factory, today=utcnow().date())
         if created or moved:
