@@ -1,0 +1,81 @@
+"""Every earlier release's data upgrades to this one and reads back the same through the API.
+
+tests/fixtures/releases/ holds, per release (the state of main where each round of work landed), a SQLite
+database written by that release's own server through its REST API, and what that API answered then
+(record_release.py); the `-demo` ones hold a release's demo data, as the console keeps it in its
+local-server folder, which must survive an upgrade of the console. Here this server starts on a copy of each, migrates it, and must answer every one of
+those reads with the same values: fields added since may be new, nothing recorded may change or go.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support import REPO_ROOT, launch_server
+
+RELEASES = REPO_ROOT / "tests" / "fixtures" / "releases"
+# What changed on purpose, per release: where (the end of a difference's path) and why.
+CHANGED = {
+    # Before namespaces (0007) a personal namespace was shown with its user's id; 0007 gave each one an id
+    # of its own from the namespaces' sequence, as GitLab has one id space for groups and users' namespaces.
+    "2026-11-22-eb2a394": (".namespace.id",),
+}
+
+
+def _releases() -> list[str]:
+    return sorted(path.name.removesuffix(".json") for path in RELEASES.glob("*.json"))
+
+
+def differences(recorded: Any, now: Any, where: str = "") -> list[str]:
+    """Where `now` lacks or changes what `recorded` holds (what `now` has beyond it is fine)."""
+    if isinstance(recorded, dict):
+        if not isinstance(now, dict):
+            return [f"{where}: {now!r} is not an object"]
+        return [found for key, value in recorded.items() for found in (
+            differences(value, now[key], f"{where}.{key}") if key in now else [f"{where}.{key}: gone"])]
+    if isinstance(recorded, list):
+        if not isinstance(now, list) or len(now) != len(recorded):
+            return [f"{where}: {len(recorded)} items then, {now!r} now"]
+        if all(isinstance(item, dict) and "id" in item for item in recorded + now):
+            # A list's default order may have changed since (GET /users is newest first now): by id.
+            recorded, now = (sorted(items, key=lambda item: str(item["id"])) for items in (recorded, now))
+        return [found for index, (then, later) in enumerate(zip(recorded, now, strict=True))
+                for found in differences(then, later, f"{where}[{index}]")]
+    return [] if recorded == now else [f"{where}: {recorded!r} then, {now!r} now"]
+
+
+def test_the_reader_of_differences_sees_a_change_and_allows_an_addition():
+    assert differences({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2, "c": 3}], "d": 4}) == []
+    assert differences({"a": [1, {"b": 2}]}, {"a": [1, {"b": 5}]}) == [".a[1].b: 2 then, 5 now"]
+    assert differences({"a": 1}, {}) == [".a: gone"]
+
+
+@pytest.mark.parametrize("release", _releases())
+def test_a_release_upgrades_and_reads_back_the_same(tmp_path, release):
+    recorded = json.loads((RELEASES / f"{release}.json").read_text())
+    database = tmp_path / "outpost.sqlite3"
+    database.write_bytes(gzip.decompress((RELEASES / f"{release}.sqlite3.gz").read_bytes()))
+    (tmp_path / "secret_key").write_text(recorded["secret_key"])
+    # A demo release's data dir is the console's local-server folder: its server starts with --demo again.
+    server = launch_server(tmp_path, root_token=recorded["root_token"], database_url=f"sqlite:///{database}",
+                           demo=recorded.get("demo", False))
+    try:
+        host = server.url.removeprefix("http://")
+        found = []
+        for read, then in recorded["reads"].items():
+            token = recorded["root_token"]
+            if read.startswith("token:"):
+                read, token = read.removeprefix("token:"), recorded["user_token"]
+            response = httpx.get(server.url + read, headers={"PRIVATE-TOKEN": token}, timeout=30)
+            assert response.status_code == 200, (read, response.text)
+            now = json.loads(response.text.replace(host, "SERVER"))
+            found += [f"{read}{where}" for where in differences(then, now)
+                      if not where.split(":")[0].endswith(CHANGED.get(release, ()))]
+        assert found == []
+    finally:
+        server.stop()
