@@ -159,6 +159,7 @@ _SENTRY: dict[str, dict[int, Body]] = {
     f"GET {S0}/projects/{{organization}}/{{project_slug}}/artifact-bundles/{{bundle_id}}/files/": {
         200: sentry.ARTIFACT_BUNDLE_FILES},
     f"GET {S0}/projects/": {200: array(sentry.PROJECT)},
+    f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/": {200: sentry.PROJECT_DETAILS},
     f"GET {_MONITORS}": {200: array(sentry.MONITOR)},
     f"GET {_MONITORS}{{monitor_slug}}/": {200: sentry.MONITOR},
     f"PUT {_MONITORS}{{monitor_slug}}/": {200: sentry.MONITOR},

@@ -28,6 +28,7 @@ ORGANIZATION = obj({"id": STRING, "slug": STRING, "name": STRING, "dateCreated":
 PROJECT = obj({"id": STRING, "slug": STRING, "name": STRING, "status": STRING, "platform": _TEXT,
                "dateCreated": TIME, "isPublic": BOOLEAN, "isMember": BOOLEAN, "hasAccess": BOOLEAN,
                "features": array(STRING), "organization": ORGANIZATION})
+PROJECT_DETAILS = extend(PROJECT, {"access": array(STRING)})
 PROJECT_REFERENCE = obj({"id": STRING, "name": STRING, "slug": STRING, "platform": _TEXT})
 
 METADATA = obj({"title": STRING}, {"type": _TEXT, "value": _TEXT})

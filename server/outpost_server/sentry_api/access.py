@@ -119,6 +119,13 @@ def issue_for(session: Session, caller: Caller, issue_id: str, scope: str = "eve
     return project, merged_target(session, error)
 
 
+def project_scopes(session: Session, caller: Caller, project: Project) -> frozenset[str]:
+    """The token's scopes the caller may use on the project: event:write only where they may triage."""
+    if may_triage(session, caller.user, project):
+        return caller.scopes
+    return caller.scopes - {"event:write"}
+
+
 def require_triage(session: Session, caller: Caller, project: Project) -> None:
     """GitLab's update_sentry_issue (Developer or more) on top of the token's event:write: Sentry's 403."""
     caller.require("event:write")

@@ -138,3 +138,18 @@ def test_bulk_status_by_ids_and_by_query_bounded_and_answered_as_sentry(shop):
         "ignoreWindow": ["Ensure this value is less than or equal to 10080."],
         "ignoreCount": ["A valid integer is required."]}})
     assert shop.by_title()["cart total negative"]["status"] == "unresolved"
+
+
+def test_the_project_says_which_scopes_each_member_may_use_and_the_list_reads_chosen_issues(shop):
+    def access(role: str) -> list[str]:
+        with shop.sentry(role) as client:
+            response = client.get(f"/projects/{shop.slugs}/")
+        assert response.status_code == 200, response.text
+        return response.json()["access"]
+
+    assert "event:write" in access("developer")
+    assert "event:read" in access("reporter") and "event:write" not in access("reporter")
+    cart, stock = _ids(shop, "cart total negative", "stock went missing")
+    with shop.sentry("reporter") as client:
+        chosen = client.get(shop.issues_path, params={"query": "is:all", "group": [cart, stock, "x"]}).json()
+    assert sorted(issue["id"] for issue in chosen) == sorted([cart, stock])

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse, Response
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
-from outpost_server.db import SessionDep
+from outpost_server.db import SessionDep, parse_id
 from outpost_server.error_tracking.models import TrackedError
 from outpost_server.error_tracking.read import events, integrated, tracked_errors
 from outpost_server.error_tracking.read.search import parse_search
@@ -36,7 +36,7 @@ BULK_UPDATE = Declaration({**query_params(*BULK_QUERY), **UPDATE_BODY}, BULK_QUE
 
 @router.get("/projects/{organization_slug}/{project_slug}/issues/", openapi_extra=query_params(
     Param("query", default=DEFAULT_QUERY), Param("sort", default="date", choices=tuple(events.ERROR_SORTS)),
-    CURSOR, limit_param("limit")))
+    CURSOR, limit_param("limit"), Param("group", kind="array")))
 def list_issues(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
                 organization_slug: str, project_slug: str):
     project = project_for(session, caller, organization_slug, project_slug)
@@ -46,9 +46,12 @@ def list_issues(request: Request, session: SessionDep, caller: CallerDep, params
     sort = params.str("sort") or "date"
     cursor = parse_cursor(params.str("cursor"))
     limit = page_limit(params, "limit")
+    conditions = integrated.error_filters(project.id, query.status, query)
+    if groups := params.every("group"):  # these issues only, as Sentry's organization issue list reads `group`
+        conditions.append(TrackedError.id.in_([row_id for value in groups if (row_id := parse_id(value))]))
     try:
         window = events.errors_window(
-            session, project_id=project.id, conditions=integrated.error_filters(project.id, query.status, query),
+            session, project_id=project.id, conditions=conditions,
             sort=sort, limit=limit, boundary_id=cursor.value if cursor else None,
             backwards=bool(cursor and cursor.is_prev))
     except events.UnknownBoundary:

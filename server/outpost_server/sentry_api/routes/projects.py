@@ -1,4 +1,5 @@
-"""`GET /api/0/projects/`: every project the token's user may read."""
+"""`GET /api/0/projects/`: every project the token's user may read; `GET /api/0/projects/:org/:project/`: one,
+with the scopes the caller holds on it (Sentry's `access`), so a client offers only what it may do."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from fastapi import APIRouter, Request
 from outpost_server.db import SessionDep
 from outpost_server.params import ParamsDep, query_params
 
-from ..access import CallerDep, readable_projects
+from ..access import CallerDep, project_for, project_scopes, readable_projects
 from ..cursors import CURSOR, limit_param, offset_links, page_limit, parse_cursor, sentry_json
 from ..serializers import project_json
 
@@ -23,3 +24,9 @@ def list_projects(request: Request, session: SessionDep, caller: CallerDep, para
     page = projects[offset:offset + limit]
     link = offset_links(request, offset=offset, limit=limit, has_more=offset + limit < len(projects))
     return sentry_json([project_json(project) for project in page], link=link)
+
+
+@router.get("/projects/{organization_slug}/{project_slug}/", openapi_extra=query_params())
+def get_project(session: SessionDep, caller: CallerDep, organization_slug: str, project_slug: str):
+    project = project_for(session, caller, organization_slug, project_slug)
+    return sentry_json(project_json(project) | {"access": sorted(project_scopes(session, caller, project))})
