@@ -28,9 +28,12 @@ demo-reset: bootstrap-demo
 	$(PY) -m console --demo-reset
 
 # ruff (pycodestyle, pyflakes, import order, bugbear) over the whole repository, then mypy (pyproject.toml).
+# mypy checks the whole repository as Linux, then both packages as Windows and macOS see them.
 lint: bootstrap
 	$(PY) -m ruff check .
 	$(PY) -m mypy
+	$(PY) -m mypy --platform win32 src/console server/outpost_server
+	$(PY) -m mypy --platform darwin src/console server/outpost_server
 
 test: lint
 	QT_QPA_PLATFORM=offscreen timeout --kill-after=30 $(TEST_TIMEOUT) $(PYTEST)

@@ -28,6 +28,7 @@ import signal
 import socket
 import sys
 import time
+from typing import Any
 
 from outpost_server import platform_support
 from outpost_server.config import ServerConfig
@@ -119,7 +120,9 @@ class Master:
         first closes its copies of the socket and the readiness pipe."""
         method = platform_support.child_start_method()
         inherited = (self.sock.fileno(), self.ready_read, self.ready_write) if method == "fork" else ()
-        process = multiprocessing.get_context(method).Process(
+        # typeshed gives get_context(str) the base class, which lacks Process; each real context has it.
+        context: Any = multiprocessing.get_context(method)
+        process = context.Process(
             target=_run_digester, args=(self.config, os.getpid(), inherited), name="digester")
         process.start()
         assert process.pid is not None  # started

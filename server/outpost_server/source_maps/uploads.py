@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -83,7 +83,7 @@ def missing_chunks(session: Session, organization: str, checksums: list[str]) ->
 
 @contextmanager
 def assembled(session: Session, organization: str, checksum: str, chunks: list[str], *, max_size: int,
-              directory: Path) -> Iterator[BinaryIO]:
+              directory: Path) -> Iterator[IO[bytes]]:
     """The file the chunks make, in the order (and repetition) given, checked against its checksum: a
     temporary file in `directory`, written one chunk at a time, removed when the block ends.
 

@@ -4,14 +4,15 @@ A console takes it before it starts the bundled server on a folder and keeps it 
 stopped; the server inherits it, so it stays held while an orphaned server is still running. The demo
 reset takes it before deleting anything and refuses when it cannot. It is an operating-system lock on one
 file of the folder, not a pid file: the system releases it when its last holder dies, kill -9 included,
-so a crash never leaves the folder locked. Only this module knows how each system locks a file.
+so a crash never leaves the folder locked. How each system locks a file: console/platform_support.py.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
+
+from console.platform_support import lock_descriptor, unlock_descriptor
 
 LOCK_FILE = "in-use.lock"
 
@@ -39,8 +40,10 @@ class DataFolderLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            _lock(fd)
+            locked = lock_descriptor(fd)
         except OSError:
+            locked = False
+        if not locked:
             os.close(fd)
             return False
         self._fd = fd
@@ -51,7 +54,7 @@ class DataFolderLock:
         if fd is None:
             return
         try:
-            _unlock(fd)
+            unlock_descriptor(fd)
         finally:
             os.close(fd)
 
@@ -60,26 +63,3 @@ class DataFolderLock:
 
     def __exit__(self, *exc_info: object) -> None:
         self.release()
-
-
-if sys.platform == "win32":
-    import msvcrt
-
-    def _lock(fd: int) -> None:
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # raises OSError when another process holds the byte
-
-    def _unlock(fd: int) -> None:
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _lock(fd: int) -> None:
-        # flock belongs to the open file, which a child given the descriptor shares: the lock stays held
-        # until the console and its server have both let go.
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)

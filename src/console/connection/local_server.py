@@ -16,12 +16,12 @@ import collections
 import logging
 import os
 import re
-import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from console.connection.data_lock import DataFolderLock
+from console.platform_support import child_process_options
 
 # asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
 if TYPE_CHECKING:
@@ -33,7 +33,6 @@ log = logging.getLogger(__name__)
 LISTENING = re.compile(r"Listening on (http://\S+)")
 STARTUP_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
-PR_SET_PDEATHSIG = 1
 PORT_FILE = "port"  # in the data folder: the port of the last start
 
 
@@ -59,17 +58,6 @@ def port_is_free(port: int) -> bool:
         except OSError:
             return False
     return True
-
-
-def _die_with_parent() -> None:
-    """Runs in the child before exec: ask Linux to SIGTERM it when the parent dies."""
-    import ctypes.util  # already loaded by start(), in the parent: no import machinery after fork
-
-    libc_name = ctypes.util.find_library("c")
-    if libc_name is None:
-        return
-    libc = ctypes.CDLL(libc_name, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 class LocalServer:
@@ -140,7 +128,6 @@ class LocalServer:
 
     async def _start_on(self, port: int) -> str:
         import asyncio
-        import ctypes.util  # for _die_with_parent, which runs in the child  # noqa: F401
         import secrets
 
         self.root_token = secrets.token_urlsafe(32)
@@ -153,9 +140,8 @@ class LocalServer:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             env=env,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
             # The server shares the folder's lock, so it stays held should the console die first.
-            pass_fds=() if sys.platform == "win32" or self._lock.fd is None else (self._lock.fd,),
+            **child_process_options(self._lock.fd),
         )
         try:
             self.url = await asyncio.wait_for(self._read_until_listening(), self.startup_timeout)
