@@ -54,6 +54,11 @@ class CheckIn:
     environment: str
 
 
+PAGE_SIZE = 100
+# A project holds at most 1,000 monitors; an organization's list read without the project's id stops here.
+MAX_PAGES = 50
+
+
 class MonitorsApi:
     def __init__(self, client: ApiClient) -> None:
         self.client = client
@@ -64,11 +69,23 @@ class MonitorsApi:
         return f"/organizations/{quote(organization, safe='')}/monitors/" + (
             f"{quote(monitor_id, safe='')}/" if monitor_id else "")
 
-    async def monitors(self, project_path: str) -> list[Monitor]:
-        """The project's monitors (its organization's list holds every project's; the first 100 are read)."""
+    async def monitors(self, project_path: str, project_id: int | None = None) -> list[Monitor]:
+        """The project's monitors: its organization's list (which holds every project's), narrowed by the
+        project's id when it is known, read page by page, so other projects' monitors never crowd it out."""
         _organization, slug = sentry_slugs(project_path)
-        response = await self.client.sentry_request(self._path(project_path), params={"per_page": 100})
-        return [Monitor.from_json(item) for item in response.json() if (item.get("project") or {}).get("slug") == slug]
+        params: dict[str, Any] = {"per_page": PAGE_SIZE}
+        if project_id is not None:
+            params["project"] = str(project_id)
+        found: list[Monitor] = []
+        for _ in range(MAX_PAGES):
+            response = await self.client.sentry_request(self._path(project_path), params=params)
+            found.extend(Monitor.from_json(item) for item in response.json()
+                         if (item.get("project") or {}).get("slug") == slug)
+            following = response.links.get("next") or {}
+            if following.get("results") != "true" or not following.get("cursor"):
+                break
+            params = {**params, "cursor": following["cursor"]}
+        return found
 
     async def check_ins(self, project_path: str, monitor_id: str) -> list[CheckIn]:
         """The latest check-ins, newest first."""

@@ -187,7 +187,8 @@ class MonitorsPage(QWidget):
                 self.table.selectRow(slugs.index(keep.slug))
             self._chosen()
 
-        Op(self.host, self.api.monitors(project["path_with_namespace"]), description="Loading monitors").success(
+        Op(self.host, self.api.monitors(project["path_with_namespace"], project["id"]),
+           description="Loading monitors").success(
             show).stale_when(self.host.project_choice).run()
 
     def _say(self, text: str) -> None:

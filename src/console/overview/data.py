@@ -169,7 +169,7 @@ async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ErrorSumma
 async def failing_monitors(client: ApiClient, project: dict[str, Any]) -> Count:
     """How many of the project's cron monitors are failing in some environment (paused ones not counted)."""
     try:
-        monitors = await MonitorsApi(client).monitors(project["path_with_namespace"])
+        monitors = await MonitorsApi(client).monitors(project["path_with_namespace"], project.get("id"))
     except ApiError as error:
         return Count(None, error.message)
     return Count(sum(1 for monitor in monitors if monitor.failing and not monitor.paused))
