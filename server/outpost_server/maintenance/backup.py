@@ -11,7 +11,7 @@ from typing import Any
 from outpost_server import __version__
 from outpost_server.config import ServerConfig
 from outpost_server.maintenance import archive, secret_key
-from outpost_server.maintenance.progress import Progress
+from outpost_server.maintenance.progress_line import Progress
 from outpost_server.maintenance.snapshot import SPOOL_COLUMNS, database_snapshot, snapshot_engine, spool_snapshot
 
 

@@ -74,8 +74,10 @@ def _sealed(connection: Connection, secret_key: str) -> list[Finding]:
         if failing:
             found.append(Finding(False, f"Sealed values: {failing} of {total} in {table}.{column} do not open with "
                                         "the configured secret key"))
-        else:
+        elif total:
             found.append(Finding(True, f"Sealed values: all {total} in {table}.{column} open"))
+        else:
+            found.append(Finding(True, f"Sealed values: none in {table}.{column}"))
     return found
 
 

@@ -24,7 +24,7 @@ from outpost_server.db import make_engine
 from outpost_server.error_tracking.ingest.spool import NewEntry, Spool, spool_path
 from outpost_server.maintenance import archive, secret_key
 from outpost_server.maintenance.loading import TableLoader, derive_event_keys, finish_sequences, skipped
-from outpost_server.maintenance.progress import Progress
+from outpost_server.maintenance.progress_line import Progress
 from outpost_server.migrations import head_revisions, unknown_revisions, upgrade_database, upgrade_within
 
 SQLITE_NAME = "outpost.sqlite3"
