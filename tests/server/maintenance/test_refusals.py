@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -16,7 +17,7 @@ from tests.support import ApiHelper, RunningServer, launch_server, wait_for_dige
 
 
 @pytest.fixture(scope="module")
-def source(tmp_path_factory) -> RunningServer:
+def source(tmp_path_factory) -> Iterator[RunningServer]:
     data_dir = tmp_path_factory.mktemp("source")
     # The digest never runs here (it needs more free disk than any has), so the spool keeps what arrives.
     server = launch_server(data_dir, extra_env={"OUTPOST_ERROR_TRACKING_DIGEST_MIN_FREE_BYTES": str(2**62)})
