@@ -219,6 +219,8 @@ class Digester:
             content = item.accepted.content
             counts[("digested", "events")] += len(content.events)
             counts[("digested", "sessions")] += len(content.sessions) + len(content.session_buckets)
+            counts[("digested", "check_ins")] += len(content.check_ins)
+            counts[("digested", "requests")] += 1
         failed = False
         while True:
             try:

@@ -105,6 +105,12 @@ class SpoolWriter(BackgroundWorker):
         with self._refused_lock:
             self._refused[("refused", reason)] += 1
 
+    def pending_refusals(self) -> dict[str, int]:
+        """Refusals counted but not yet written to the spool's counters (all of them while it cannot be
+        written), by reason: the figures add them, so a refusal shows when it happens."""
+        with self._refused_lock:
+            return {reason: int(count) for (name, reason), count in self._refused.items() if name == "refused"}
+
     async def append(self, entry: NewEntry) -> None:
         if self._full and not await self._still_full():
             self._full = False

@@ -7,7 +7,7 @@ Counters live in the spool file, so whichever worker process answers, the figure
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +34,9 @@ HISTOGRAMS = {
 REFUSAL_REASONS = ("invalid", "origin", "unknown_key_or_project", "too_large", "database_unavailable", "other",
                    "rate_limited", "queue_full", "spool_unavailable")
 DROP_REASONS = ("invalid", "unsealable", "store_failed")
+# What the digest counts: the items it stored by kind, and `requests`, every accepted request it finished,
+# so that accepted = digested{requests} + dropped + the queue's entries.
+DIGESTED_KINDS = ("events", "sessions", "check_ins", "requests")
 
 
 @dataclass
@@ -62,7 +65,8 @@ class PipelineSnapshot:
         }
 
 
-def read_snapshot(data_dir: Path) -> PipelineSnapshot:
+def read_snapshot(data_dir: Path, pending_refusals: Mapping[str, int] | None = None) -> PipelineSnapshot:
+    """The spool's figures, with the refusals this process counted but could not write yet (a full disk)."""
     spool = Spool(spool_path(data_dir))
     try:
         backlog = spool.backlog()
@@ -83,6 +87,8 @@ def read_snapshot(data_dir: Path) -> PipelineSnapshot:
             elif name == f"{prefix}_sum":
                 buckets, _ = snapshot.histograms.setdefault(prefix, ({}, 0.0))
                 snapshot.histograms[prefix] = (buckets, value)
+    for reason, count in (pending_refusals or {}).items():
+        snapshot.refused[reason] = snapshot.refused.get(reason, 0) + count
     return snapshot
 
 
@@ -103,7 +109,8 @@ class _SnapshotCollector:
         for name, help_text, label, values, known in (
                 ("outpost_ingest_refused", "Requests refused by the collector", "reason", snap.refused,
                  REFUSAL_REASONS),
-                ("outpost_ingest_digested", "Items stored by the digest stage", "kind", snap.digested, ()),
+                ("outpost_ingest_digested", "Items stored by the digest stage, and the requests it finished",
+                 "kind", snap.digested, DIGESTED_KINDS),
                 ("outpost_ingest_dropped", "Accepted requests dropped at digest", "reason", snap.dropped,
                  DROP_REASONS)):
             family = CounterMetricFamily(name, help_text, labels=[label])

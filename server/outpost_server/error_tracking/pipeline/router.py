@@ -15,8 +15,14 @@ from starlette.responses import JSONResponse
 
 from outpost_server.auth import AdminUserDep, OptionalUserDep
 from outpost_server.config import ServerConfig
-from outpost_server.deps import ConfigDep, Services, ServicesDep
-from outpost_server.error_tracking.pipeline.metrics import MetricsSources, prometheus_text, read_snapshot
+from outpost_server.deps import Services, ServicesDep
+from outpost_server.error_tracking.ingest.collector_parts import Collector
+from outpost_server.error_tracking.pipeline.metrics import (
+    MetricsSources,
+    PipelineSnapshot,
+    prometheus_text,
+    read_snapshot,
+)
 from outpost_server.http_metrics import HTTP_METRICS
 
 metrics_router = APIRouter(include_in_schema=False)
@@ -55,13 +61,19 @@ async def metrics(request: Request, services: ServicesDep, user: OptionalUserDep
     return Response(await run_in_threadpool(_text, services), media_type=PROMETHEUS_CONTENT_TYPE)
 
 
+def _snapshot(services: Services) -> PipelineSnapshot:
+    collector = services.optional(Collector)
+    pending = collector.writer.pending_refusals() if collector is not None else None
+    return read_snapshot(services.config.data_dir, pending)
+
+
 def _text(services: Services) -> bytes:
     sources = [make(services.sessions) for make in services.part(MetricsSources).makers]
-    return prometheus_text(read_snapshot(services.config.data_dir), *sources) + HTTP_METRICS.text()
+    return prometheus_text(_snapshot(services), *sources) + HTTP_METRICS.text()
 
 
 @api_router.get("/error_tracking/ingestion")
-async def ingestion_status(config: ConfigDep, _admin: AdminUserDep) -> dict:
+async def ingestion_status(services: ServicesDep, _admin: AdminUserDep) -> dict:
     """This host's ingest spool and digest figures (administrators)."""
-    snapshot = await run_in_threadpool(read_snapshot, config.data_dir)
+    snapshot = await run_in_threadpool(_snapshot, services)
     return snapshot.as_json()
