@@ -33,7 +33,7 @@ HISTOGRAMS = {
 # digest could not store.
 REFUSAL_REASONS = ("invalid", "origin", "unknown_key_or_project", "too_large", "database_unavailable", "other",
                    "rate_limited", "queue_full", "spool_unavailable")
-DROP_REASONS = ("invalid", "unsealable", "store_failed")
+DROP_REASONS = ("invalid", "unsealable", "store_failed", "key_revoked")
 # What the digest counts: the items it stored by kind, and `requests`, every accepted request it finished,
 # so that accepted = digested{requests} + dropped + the queue's entries.
 DIGESTED_KINDS = ("events", "sessions", "check_ins", "requests")
