@@ -9,7 +9,10 @@ TEST_TIMEOUT ?= 2400
 # off. One test file stays on one worker (its module fixtures and servers are shared), and files holding a
 # declared long test start first (tests/conftest.py). The order is random; the summary prints its seed.
 TEST_WORKERS ?= 4
-PYTEST := $(PY) -m pytest -q -p randomly -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
+# More pytest arguments (.ci/run deselects the API fuzz it runs beside the PostgreSQL pass).
+PYTEST_ARGS ?=
+PYTEST := $(PY) -m pytest -q -p randomly -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 \
+	$(PYTEST_ARGS)
 
 bootstrap:
 	@scripts/bootstrap.sh
