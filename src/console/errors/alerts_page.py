@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from console.api.alerts import AlertRule, AlertsApi, Delivery, TestResult
 from console.api.errors import Forbidden, ValidationFailed
@@ -20,8 +29,11 @@ from console.errors.alert_form import CHANNEL_LABELS, RuleForm
 from console.errors.alert_models import DeliveryModel, RuleModel
 from console.operations import Op
 from console.store import EVERYTHING, Change
+from console.unsaved import ask_to_save
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from console.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
 
@@ -36,6 +48,7 @@ class AlertsPage(QWidget):
         self.host = host
         self.store = host.context.store
         self.editing: AlertRule | None = None
+        self.question: QMessageBox | None = None  # the last "save the changes?" asked (kept for tests)
         # The project whose rules are on screen (None until they arrive).
         self.loaded_project: int | None = None
         self.rules = RuleModel(self)
@@ -59,7 +72,7 @@ class AlertsPage(QWidget):
         rules.setLayout(rules_box)
         self.editor = RuleEditor()
         self.editor.revalidated.connect(self._update_buttons)
-        self.editor.save_button.clicked.connect(self.save)
+        self.editor.save_button.clicked.connect(lambda: self.save())
         self.editor.test_button.clicked.connect(self.send_test)
         self.delivery_table = table(self.deliveries)
         self.refresh_log_button = QPushButton("Refresh log")
@@ -164,7 +177,22 @@ class AlertsPage(QWidget):
         Op(self.host, self.api.rules(path), description="Loading alert rules").success(
             show).stale_when(self.host.project_choice).run()
 
-    def save(self) -> None:
+    def may_leave(self, then: Callable[[], object]) -> bool:
+        """True when the editor holds nothing unsaved; otherwise asks Save, Discard or Cancel, returns False and
+        calls ``then`` once the rule is saved or the draft discarded."""
+        if not self.unsaved():
+            return True
+
+        def discard() -> None:
+            self.edit(self.editing)
+            then()
+
+        name = self.editor.form().name.strip() or "the new alert rule"
+        self.question = ask_to_save(self, f"Save the changes to {name}?", save=lambda: self.save(then),
+                                    discard=discard, earlier=self.question)
+        return False
+
+    def save(self, then: Callable[[], object] | None = None) -> None:
         path, form = self.path, self.editor.form()
         if path is None or form.problems():
             return
@@ -176,6 +204,8 @@ class AlertsPage(QWidget):
             alert_records.write_rule(self.store, path, answer)
             self.edit(answer)
             self.editor.result.setText(SECRET_ONCE.format(secret=secrets[0]) if secrets else "Saved.")
+            if then is not None:
+                then()
 
         async def work() -> AlertRule:
             try:

@@ -36,6 +36,7 @@ from console.errors.origins import AllowedOriginsBox
 from console.fitting import scrolling
 from console.looks import colours
 from console.operations import Op
+from console.unsaved import ask_to_save
 
 if TYPE_CHECKING:
     from console.api.error_tracking import ErrorTrackingApi
@@ -169,26 +170,15 @@ class SettingsPage(QWidget):
         if not self.modified:
             return True
         project = self.host.project
-        box = QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes",
-                          "Save the changes to the error tracking settings of "
-                          f"{project['path_with_namespace'] if project else 'this project'}?",
-                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
-                          | QMessageBox.StandardButton.Cancel, self)
-        box.setDefaultButton(QMessageBox.StandardButton.Save)
 
-        def answered(result: int) -> None:
-            if result == QMessageBox.StandardButton.Save:
-                self.save(then)
-            elif result == QMessageBox.StandardButton.Discard:
-                if self.loaded is not None:
-                    self._show_settings(self.loaded)
-                then()
+        def discard() -> None:
+            if self.loaded is not None:
+                self._show_settings(self.loaded)
+            then()
 
-        box.finished.connect(answered)
-        if self.question is not None:
-            self.question.deleteLater()
-        self.question = box
-        box.open()
+        self.question = ask_to_save(self, "Save the changes to the error tracking settings of "
+                                    f"{project['path_with_namespace'] if project else 'this project'}?",
+                                    save=lambda: self.save(then), discard=discard, earlier=self.question)
         return False
 
     def _backend_changed(self) -> None:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
@@ -28,6 +29,7 @@ from console.api.variables import ENV_VAR, FILE, Outcome, Variable, VariablesApi
 from console.context import AppContext
 from console.looks import colours
 from console.operations import Op
+from console.unsaved import ask_to_save
 from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
 from console.variables.models import ImportPlanModel
 from console.variables.rules import variable_problems
@@ -116,6 +118,17 @@ class VariableDialog(QDialog):
         self.buttons.accepted.connect(self.submit)
         self.buttons.rejected.connect(self.reject)
         self.validate()
+        self._as_opened = self.current_variable()
+        self.question: QMessageBox | None = None  # the last "save the changes?" asked (kept for tests)
+
+    def reject(self) -> None:
+        """Cancel, Escape or the close button: asks first when the form holds changes."""
+        if self.current_variable() == self._as_opened:
+            super().reject()
+            return
+        key = self.key_edit.text().strip()
+        self.question = ask_to_save(self, f"Save the changes to variable {key}?" if key else "Save the new variable?",
+                                    save=self.submit, discard=super().reject, earlier=self.question)
 
     def _message_area(self) -> QScrollArea:
         """The problems and the server's refusal, in a space kept for them from the start: nothing moves when a

@@ -8,6 +8,7 @@ import signal
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 from console.outpost_links import error_link
 from tests.console.shell.conftest import WAIT, connect, error_list
@@ -84,3 +85,47 @@ def test_a_link_to_an_error_that_does_not_exist_says_so(qtbot, make_window, serv
     qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path,
                     timeout=WAIT)
     assert errors.errors_page.selected_error() is None
+
+
+def test_an_unsaved_alert_rule_is_not_lost_on_quit_without_asking(qtbot, make_window, server, api):
+    project = api.project()
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    window.open_target(("errors", project["path_with_namespace"]))
+    tab = window.tabs.current_feature()
+    qtbot.waitUntil(lambda: tab.project is not None, timeout=WAIT)
+    page = tab.alerts_page
+    tab.pages.setCurrentWidget(page)
+    qtbot.waitUntil(lambda: page.loaded_project == project["id"], timeout=WAIT)
+    page.editor.name.setText("Night shift")
+    window.close()  # Ctrl+Q
+    qtbot.waitUntil(lambda: page.question is not None and page.question.isVisible(), timeout=WAIT)
+    assert window.isVisible() and "Night shift" in page.question.text()
+    page.question.button(QMessageBox.StandardButton.Cancel).click()
+    assert window.isVisible() and page.editor.name.text() == "Night shift"
+    window.close()
+    qtbot.waitUntil(lambda: page.question is not None and page.question.isVisible(), timeout=WAIT)
+    page.question.button(QMessageBox.StandardButton.Discard).click()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=WAIT)
+
+
+def test_escape_in_a_changed_variable_dialog_asks_first(qtbot, make_window, server):
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    variables = window.tabs.show_tab("variables")
+    dialog = variables.add_variable()
+    qtbot.waitExposed(dialog)
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)  # nothing typed: it closes at once
+    assert not dialog.isVisible() and dialog.question is None
+    dialog = variables.add_variable()
+    qtbot.waitExposed(dialog)
+    qtbot.keyClicks(dialog.key_edit, "HALF_TYPED")
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: dialog.question is not None and dialog.question.isVisible(), timeout=WAIT)
+    assert dialog.isVisible() and "HALF_TYPED" in dialog.question.text()
+    dialog.question.button(QMessageBox.StandardButton.Cancel).click()
+    assert dialog.isVisible() and dialog.key_edit.text() == "HALF_TYPED"
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: dialog.question.isVisible(), timeout=WAIT)
+    dialog.question.button(QMessageBox.StandardButton.Discard).click()
+    assert not dialog.isVisible()
