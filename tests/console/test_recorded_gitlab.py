@@ -15,8 +15,11 @@ from console.api.error_tracking import (
     PROJECTS_SESSION_ONLY,
     UNRESOLVED_ONLY,
 )
+from console.api.triage import NO_TRIAGE_API
 from console.connection.check import check_connection
+from console.errors.actions import TRIAGE
 from console.errors.client_keys import INTEGRATED_ONLY
+from console.errors.error_filters import NO_ASSIGNEES
 from console.errors.event_history import NEEDS_OUTPOST
 from console.errors.models import PENDING
 from console.errors.retention import NOT_AVAILABLE
@@ -94,6 +97,10 @@ def test_error_tracking_reads_through_graphql_and_explains_what_gitlab_lacks(qtb
     assert not page.filters.status.isEnabled() and page.filters.status.toolTip() == UNRESOLVED_ONLY
 
     page.table.selectRow(0)
+    # GitLab has no triage API: the triage of the selection stays off and says why, as the assignee filter does.
+    assert not page.filters.mine.isEnabled() and page.filters.mine.toolTip() == NO_ASSIGNEES
+    for name in TRIAGE:
+        assert not tab.tab_actions()[name].isEnabled() and tab.tab_actions()[name].toolTip() == NO_TRIAGE_API
     detail = page.detail
     qtbot.waitUntil(lambda: detail.fields["Last release"].text() == "abc123", timeout=WAIT)
     frame = detail.stack_trace.topLevelItem(0).child(0)

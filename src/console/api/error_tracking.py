@@ -48,6 +48,8 @@ class ErrorSummary:
     culprit: str | None
     message: str | None
     frequency: tuple[int, ...]
+    # Who it is assigned to (a name), read from Sentry's API on Outpost (console.api.triage); GitLab has none.
+    assignee: str | None = None
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> ErrorSummary:

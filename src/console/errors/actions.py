@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from console.actions import TabAction
 
 if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab
+    from console.errors.triage import Triage
 
 
 def _setting(status: str, name: str, text: str, shortcut: str) -> TabAction[ErrorTrackingTab]:
@@ -16,10 +18,35 @@ def _setting(status: str, name: str, text: str, shortcut: str) -> TabAction[Erro
                      enabled=lambda tab: tab.errors_page.can_set_status(status))
 
 
+def _toggle_mine(tab: ErrorTrackingTab) -> None:
+    """"Assigned to me" on, or off again (the filter row's button does the same)."""
+    filters = tab.errors_page.filters
+    filters.show_mine(not filters.mine.isChecked())
+
+
+def _mine_offered(tab: ErrorTrackingTab) -> bool:
+    return tab.errors_page.filters.mine.isEnabled()
+
+
+def _triage(name: str, text: str, shortcut: str, run: Callable[[Triage], object], least_selected: int = 1
+            ) -> TabAction[ErrorTrackingTab]:
+    """An action on every selected error at once (console.errors.triage); enabled where the user may triage."""
+    return TabAction(name, "errors", text, shortcut, run=lambda tab: run(tab.errors_page.triage),
+                     enabled=lambda tab: tab.errors_page.triage.can(least_selected))
+
+
 ACTIONS: tuple[TabAction[ErrorTrackingTab], ...] = (
     _setting("resolved", "resolve", "&Resolve selected error", "Ctrl+R"),
     _setting("ignored", "ignore", "&Ignore selected error", "Ctrl+I"),
     _setting("unresolved", "unresolve", "&Unresolve selected error", "Ctrl+U"),
+    _triage("resolve_all", "Resolve all selected errors", "Ctrl+Shift+R", lambda triage: triage.resolve()),
+    _triage("ignore_until", "Ignore selected errors &until…", "Ctrl+Shift+I", lambda triage: triage.ignore()),
+    _triage("assign", "&Assign selected errors…", "Ctrl+Shift+A", lambda triage: triage.assign()),
+    _triage("merge", "&Merge selected errors", "Ctrl+Shift+M", lambda triage: triage.merge(), least_selected=2),
+    TabAction("assigned_to_me", "errors", "Show errors assigned to &me", "Ctrl+Shift+E", run=_toggle_mine,
+              enabled=_mine_offered),
 )
+# The triage actions the list's context menu offers beside Resolve, Ignore and Unresolve.
+TRIAGE = ("resolve_all", "ignore_until", "assign", "merge")
 # Which detail pane button carries out which action.
 BUTTONS = {"resolve": "resolved", "ignore": "ignored", "unresolve": "unresolved"}

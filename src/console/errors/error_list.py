@@ -37,6 +37,7 @@ from console.errors.event_pane import EventPane
 from console.errors.facets_pane import FacetsPane
 from console.errors.markdown import error_markdown, issue_from_detail
 from console.errors.models import PENDING, ErrorListModel, explained_in_place, list_failure
+from console.errors.triage import Triage
 from console.operations import Op, Token
 from console.store import Change
 
@@ -89,6 +90,7 @@ class ErrorsPage(QWidget):
         self.store = host.context.store
         self.store.subscribe_view(self, self._store_changed)
         self._writing = False  # the page writes its own answer into the store
+        self.triage = Triage(self)  # Resolve, Ignore, Assign and Merge of the selected rows
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)

@@ -24,7 +24,8 @@ class ErrorTable(QTableView):
         super().__init__()
         self.setModel(model)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # Several rows at once for triage (Resolve, Ignore, Assign, Merge of the selection).
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setItemDelegateForColumn(ErrorListModel.TREND, FrequencyBarDelegate(self))
         self.verticalHeader().hide()
         self.setWordWrap(False)
@@ -37,7 +38,7 @@ class ErrorTable(QTableView):
         samples = {ErrorListModel.TYPE: ["default"], ErrorListModel.EVENTS: ["1,000,000"],
                    ErrorListModel.USERS: ["100,000"], ErrorListModel.FIRST_SEEN: [*WIDEST_RELATIVE, "First seen"],
                    ErrorListModel.LAST_SEEN: [*WIDEST_RELATIVE, "Last seen"], ErrorListModel.STATUS: ["Unresolved"],
-                   ErrorListModel.TREND: ["Last 24 hours"]}
+                   ErrorListModel.TREND: ["Last 24 hours"], ErrorListModel.ASSIGNEE: ["Assignee", "Firstname Last"]}
         self.squeezed: dict[int, int] = {}  # column: its width before the list got too narrow for it
         self.natural_widths = {column: max(map(metrics.horizontalAdvance, texts)) + 24
                                for column, texts in samples.items()}

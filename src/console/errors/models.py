@@ -46,8 +46,8 @@ class ErrorListModel(HeaderedTableModel):
     which arrives through `append_page`.
     """
 
-    HEADERS = ("Error", "Type", "Events", "Users", "First seen", "Last seen", "Status", "Last 24 hours")
-    TITLE, TYPE, EVENTS, USERS, FIRST_SEEN, LAST_SEEN, STATUS, TREND = range(8)
+    HEADERS = ("Error", "Type", "Events", "Users", "First seen", "Last seen", "Status", "Last 24 hours", "Assignee")
+    TITLE, TYPE, EVENTS, USERS, FIRST_SEEN, LAST_SEEN, STATUS, TREND, ASSIGNEE = range(9)
 
     fetch_more_requested = Signal(str)
 
@@ -166,7 +166,7 @@ class ErrorListModel(HeaderedTableModel):
         subtitle = _subtitle(error)
         title = f"{error.title} — {subtitle}" if subtitle else error.title
         return (title, error.type or "", error.count, error.user_count, relative_time(error.first_seen),
-                relative_time(error.last_seen), error.status.capitalize(), None)
+                relative_time(error.last_seen), error.status.capitalize(), None, error.assignee or "")
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:
         return not parent.isValid() and self._next_cursor is not None and not self._loading_more

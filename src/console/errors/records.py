@@ -33,7 +33,9 @@ def detail(store: Store, project: str, error_id: str) -> dict[str, Any] | None:
 
 def write_summaries(store: Store, project: str, errors: Iterable[ErrorSummary]) -> list[ErrorSummary]:
     """A list's (or the watcher's) errors; a held detail takes their status and counts. Returns them as held."""
-    listed = list(errors)
+    # The list's reads carry no assignee (GitLab's shapes have none): the one held stays until read again.
+    listed = [replace(error, assignee=known.assignee) if error.assignee is None and (known := summary(
+        store, project, error.id)) is not None else error for error in errors]
     store.put_many(SUMMARY, project, {error.id: error for error in listed})
     details = {}
     for error in listed:
@@ -64,3 +66,20 @@ def write_status(store: Store, project: str, error_id: str, status: str) -> None
     held_detail = detail(store, project, error_id)
     if held_detail is not None:
         store.put(DETAIL, project, error_id, {**held_detail, "status": status})
+
+
+def write_triage(store: Store, project: str, ids: Iterable[str], *, status: str | None = None,
+                 assignees: dict[str, str | None] | None = None) -> None:
+    """What a triage changed (a status, assignees) for every affected error in one change: their rows
+    update together."""
+    summaries, details = {}, {}
+    for error_id in ids:
+        held = summary(store, project, error_id)
+        assignee = (assignees or {}).get(error_id, held.assignee if held is not None else None)
+        if held is not None:
+            summaries[error_id] = replace(held, status=status or held.status, assignee=assignee)
+        held_detail = detail(store, project, error_id)
+        if held_detail is not None and status is not None:
+            details[error_id] = {**held_detail, "status": status}
+    store.put_many(SUMMARY, project, summaries)
+    store.put_many(DETAIL, project, details)

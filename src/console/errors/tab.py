@@ -14,7 +14,7 @@ from console.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.api.error_tracking import ErrorTrackingApi
 from console.api.errors import NotFound
 from console.context import AppContext
-from console.errors.actions import ACTIONS, BUTTONS
+from console.errors.actions import ACTIONS, BUTTONS, TRIAGE
 from console.errors.alerts_page import AlertsPage
 from console.errors.client_keys import ClientKeysPage
 from console.errors.error_list import ErrorsPage
@@ -93,10 +93,19 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.install_actions(ACTIONS)
         for name, status in BUTTONS.items():
             self.bind_button(self.errors_page.detail.action_buttons[status], name)
-        # The list's context menu offers the same actions.
-        self.errors_page.table.addActions([self.tab_actions()[name] for name in BUTTONS])
+        # The list's context menu offers the same actions, and the triage of the selected rows.
+        self.errors_page.table.addActions([self.tab_actions()[name] for name in (*BUTTONS, *TRIAGE)])
         self.errors_page.detail.status_changed.connect(self.update_actions)
+        self.errors_page.triage.changed.connect(self._triage_changed)
         self.load_projects()
+
+    def _triage_changed(self) -> None:
+        """The triage actions follow the selection and the user's rights; off, they say why."""
+        self.update_actions()
+        why = self.errors_page.triage.why_not()
+        for name in TRIAGE:
+            action = self.tab_actions()[name]
+            action.setToolTip(why or action.text().replace("&", ""))
 
     def load_projects(self) -> None:
         request = self.project_lists.advance()
@@ -175,8 +184,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self._load_current_page()
 
     def may_close(self, then: Callable[[], object]) -> bool:
-        # One question at a time: once the settings are settled, ``then`` (closing again) asks about the rule.
-        return self.settings_page.may_leave(then) and self.alerts_page.may_leave(then)
+        return self.settings_page.may_leave(then)
 
     def _set_project(self, project: dict[str, Any] | None) -> None:
         self.project = project

@@ -4,6 +4,7 @@ menus use the very same actions, so an action is enabled alike wherever it appea
 from __future__ import annotations
 
 from console.errors.actions import ACTIONS as ERROR_ACTIONS
+from console.errors.actions import TRIAGE
 from console.exports.actions import ACTIONS as EXPORT_ACTIONS
 from console.themes import MENU_TEXTS
 from console.variables.actions import ACTIONS as VARIABLE_ACTIONS
@@ -67,7 +68,8 @@ def test_the_context_menu_offers_no_status_the_error_already_has(qtbot, make_win
     errors = window.tabs.current_feature()
     page = errors.errors_page
     actions = {name: window.actions_.by_name[name] for name in ("resolve", "ignore", "unresolve")}
-    assert page.table.actions() == list(actions.values())  # the context menu
+    # The context menu: the shown error's status, then the triage of every selected row.
+    assert page.table.actions() == [*actions.values(), *(window.actions_.by_name[name] for name in TRIAGE)]
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
     assert not any(action.isEnabled() for action in actions.values())  # no error chosen yet
     page.table.selectRow(0)

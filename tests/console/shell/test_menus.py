@@ -10,6 +10,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPalette
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLabel, QLineEdit, QMessageBox, QPushButton, QWidget
 
 from console.about_dialog import AboutDialog
+from console.errors.actions import TRIAGE
 from console.exports.store import ExportHistory, ExportRecord
 from console.icons import app_icon
 from console.looks import DARK, LIGHT, is_dark
@@ -134,7 +135,8 @@ def test_resolve_and_ignore_shortcuts(qtbot, connected, triage):
     errors = window.tabs.current_feature()
     page = errors.errors_page
     actions = window.actions_.by_name
-    assert page.table.actions() == [actions["resolve"], actions["ignore"], actions["unresolve"]]  # context menu
+    assert page.table.actions() == [actions["resolve"], actions["ignore"], actions["unresolve"],  # context menu
+                                    *(actions[name] for name in TRIAGE)]
     buttons = [button.text() for button in errors.findChildren(QPushButton)]
     assert buttons.count("Resolve") == buttons.count("Ignore") == buttons.count("Unresolve") == 1  # each once
     qtbot.waitUntil(lambda: page.model.rowCount() == 2, timeout=WAIT)

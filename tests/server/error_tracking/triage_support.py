@@ -63,13 +63,7 @@ class TriageProject:
 
     def send(self, *events: tuple[str, str | None]) -> None:
         """The SDK sends these events; returns once the server digested them."""
-        with tempfile.TemporaryDirectory() as directory:
-            script = Path(directory) / "shop_sdk.py"
-            script.write_text(SDK_SCRIPT)
-            finished = subprocess.run([sys.executable, str(script), self.dsn, json.dumps(list(events))],
-                                      capture_output=True, text=True, timeout=60, cwd=directory)
-        assert finished.returncode == 0, finished.stderr
-        self.server.wait_for_digest()
+        send_with_sdk(self.server, self.dsn, *events)
 
     def issues(self, query: str = "is:unresolved", role: str = "developer") -> list[dict]:
         with self.sentry(role) as client:
@@ -83,6 +77,17 @@ class TriageProject:
     def bulk(self, ids: list[str], body: dict, role: str = "developer", **params) -> httpx.Response:
         with self.sentry(role) as client:
             return client.put(self.issues_path, params={"id": ids, **params} if ids else params, json=body)
+
+
+def send_with_sdk(server: RunningServer, dsn: str, *events: tuple[str, str | None]) -> None:
+    """The Python SDK sends each (message, user) as one event to `dsn`; returns once the server digested them."""
+    with tempfile.TemporaryDirectory() as directory:
+        script = Path(directory) / "shop_sdk.py"
+        script.write_text(SDK_SCRIPT)
+        finished = subprocess.run([sys.executable, str(script), dsn, json.dumps(list(events))],
+                                  capture_output=True, text=True, timeout=60, cwd=directory)
+    assert finished.returncode == 0, finished.stderr
+    server.wait_for_digest()
 
 
 def triage_project(server: RunningServer, *titles: str) -> TriageProject:

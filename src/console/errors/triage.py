@@ -1,0 +1,167 @@
+"""Triage of the error list's selection: Resolve, Ignore (until a condition), Assign and Merge several errors at
+once through Sentry's bulk update on Outpost, and the rows' assignees.
+
+Offered only where the server has the API (Outpost) and to whom the project lets triage (its Developers and
+above, as the project's Sentry ``access`` says); on GitLab the actions stay off and say what GitLab lacks.
+Every answer is written into the store for all the affected errors at once, so their rows change together.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+
+from console.api.error_tracking import EVERY_STATUS
+from console.api.triage import NO_TRIAGE_API, NOT_ALLOWED, IgnoreUntil, Member, TriageApi
+from console.errors import records
+from console.errors.triage_dialogs import AssignDialog, IgnoreDialog
+from console.operations import Op
+
+if TYPE_CHECKING:
+    from console.errors.error_list import ErrorsPage
+
+log = logging.getLogger(__name__)
+
+
+class Triage(QObject):
+    """The errors page's triage of its selected rows.
+
+    Signals:
+        changed: what the actions may do changed (the selection, the user's rights, an answer).
+    """
+
+    changed = Signal()
+
+    def __init__(self, page: ErrorsPage) -> None:
+        super().__init__(page)
+        self.page = page
+        self.allowed: dict[str, bool] = {}  # project path: may the user triage there
+        self.dialog: IgnoreDialog | AssignDialog | None = None
+        page.table.selectionModel().selectionChanged.connect(lambda *_: self.changed.emit())
+        page.errors_loaded.connect(self._rows_loaded)
+
+    @property
+    def api(self) -> TriageApi:
+        return TriageApi(self.page.host.api.client)
+
+    @property
+    def path(self) -> str | None:
+        project = self.page.host.project
+        return project["path_with_namespace"] if project is not None else None
+
+    # --- what may be done -------------------------------------------------------------------
+
+    def selected_ids(self) -> list[str]:
+        rows = sorted(index.row() for index in self.page.table.selectionModel().selectedRows())
+        return [error.id for row in rows if (error := self.page.model.error_at(row)) is not None]
+
+    def may_triage(self) -> bool:
+        path = self.path
+        return path is not None and self.page.host.context.client is not None and self.api.available \
+            and self.allowed.get(path, False)
+
+    def can(self, least_selected: int = 1) -> bool:
+        return self.may_triage() and len(self.selected_ids()) >= least_selected
+
+    def why_not(self) -> str:
+        """What the actions' tooltips say while they are off."""
+        if self.page.host.context.client is not None and not self.api.available:
+            return NO_TRIAGE_API
+        if self.path is not None and self.allowed.get(self.path) is False:
+            return NOT_ALLOWED
+        return ""
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def _rows_loaded(self) -> None:
+        """Each page of the list on Outpost: the rows' assignees, and once per project whether the user may
+        triage it."""
+        path, ids = self.path, [error.id for error in self.page.model.errors]
+        if path is None or self.page.host.context.client is None or not self.api.available:
+            self.changed.emit()
+            return
+        api, store = self.api, self.page.store
+
+        async def read() -> None:
+            if path not in self.allowed:
+                self.allowed[path] = await api.may_triage(path)
+                self.changed.emit()
+            if ids:
+                records.write_triage(store, path, ids, assignees=await api.assignees(path, ids))
+
+        Op(self.page.host, read(), description="Reading assignees", quiet=True).failure(
+            lambda exc: log.info("reading the assignees of %s failed: %s", path, exc)).run()
+
+    # --- actions ----------------------------------------------------------------------------
+
+    def resolve(self) -> None:
+        self._set_status("resolved", None)
+
+    def ignore(self) -> None:
+        ids = self.selected_ids()
+        self.dialog = dialog = IgnoreDialog(len(ids), self.page)
+        dialog.accepted.connect(lambda: self._set_status("ignored", dialog.condition(), ids))
+        dialog.open()
+
+    def assign(self) -> None:
+        ids, project = self.selected_ids(), self.page.host.project
+        if project is None or not ids:
+            return
+        api = self.api
+
+        async def pick() -> None:
+            members = await api.members(project["id"])
+            self.dialog = dialog = AssignDialog(len(ids), members, self.page)
+            dialog.accepted.connect(lambda: self._assign(ids, dialog.chosen()))
+            dialog.open()
+
+        Op(self.page.host, pick(), description="Reading the project's members").run()
+
+    def merge(self) -> None:
+        path, ids, api = self.path, self.selected_ids(), self.api
+        if path is None or len(ids) < 2:
+            return
+
+        async def merge() -> None:
+            merged = await api.merge(path, ids)
+            self.page.host.context.say(f"Merged {len(merged.children)} errors into error {merged.parent}")
+            self.page.store.remove(records.SUMMARY, path, merged.children)
+            self.page.reload()  # the parent's counts, events and tags are the merged ones now
+
+        Op(self.page.host, merge(), description=f"Merging {len(ids)} errors").run()
+
+    def _assign(self, ids: list[str], member: Member | None) -> None:
+        path, api = self.path, self.api
+        if path is None:
+            return
+
+        async def assign() -> None:
+            name = await api.assign(path, ids, member)
+            records.write_triage(self.page.store, path, ids, assignees=dict.fromkeys(ids, name))
+            self.page.host.context.say(f"{len(ids)} error{'s' if len(ids) != 1 else ''} "
+                                       + (f"assigned to {name}" if name else "unassigned"))
+
+        Op(self.page.host, assign(), description="Assigning errors").run()
+
+    def _set_status(self, status: str, until: IgnoreUntil | None, ids: list[str] | None = None) -> None:
+        path, api = self.path, self.api
+        ids = ids if ids is not None else self.selected_ids()
+        if path is None or not ids:
+            return
+
+        async def update() -> None:
+            await api.set_status(path, ids, status, until)
+            records.write_triage(self.page.store, path, ids, status=status)  # every row at once
+            how = f" {until.describe()}" if until is not None and status == "ignored" else ""
+            self.page.host.context.say(f"{len(ids)} error{'s' if len(ids) != 1 else ''} {status}{how}")
+            if self.page.filters.status.currentData() not in (EVERY_STATUS, status):
+                self.page.table.selectionModel().clear()
+                if self.page.detail.error_id in ids:
+                    self.page.detail.clear()
+                for error_id in ids:
+                    self.page.model.remove_error(error_id)
+            self.changed.emit()
+
+        Op(self.page.host, update(), description=f"Marking {len(ids)} errors {status}").run()
