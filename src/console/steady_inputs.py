@@ -3,20 +3,26 @@
 and a combo box is as wide as its layout makes it, not as its longest item (a long project path must not
 widen the window).
 
-One filter on the application applies this to every such widget as Qt polishes it, dialogs included.
+A dialog holds still on the screen too: as it is shown it is fitted into the screen's available area (a
+1,100 px preview on a 900 px screen had its Close button off-screen).
+
+One filter on the application applies this to every such widget as Qt polishes or shows it, dialogs included.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QPointF, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QApplication, QComboBox, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QApplication, QComboBox, QDialog, QWidget
+
+from console.window_state import fit_on_screen
 
 # In characters, for a combo filled from the server (a project, a scope); the popup always shows items whole.
 COMBO_CONTENTS_LENGTH = 20
 
 _POLISH = QEvent.Type.Polish
 _WHEEL = QEvent.Type.Wheel
+_SHOW = QEvent.Type.Show
 
 
 class SteadyInputs(QObject):
@@ -30,6 +36,10 @@ class SteadyInputs(QObject):
             if isinstance(event, QWheelEvent):
                 _scroll_around(watched, event)
             return True
+        elif kind == _SHOW and isinstance(watched, QDialog) and watched.isWindow():
+            fit_on_screen(watched)
+            # Once the window manager has framed it, its title bar counts too.
+            QTimer.singleShot(0, watched, lambda: fit_on_screen(watched))
         return False
 
 

@@ -3,8 +3,12 @@ error that is gone, a refused save, a crashed local server."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -129,3 +133,62 @@ def test_escape_in_a_changed_variable_dialog_asks_first(qtbot, make_window, serv
     qtbot.waitUntil(lambda: dialog.question.isVisible(), timeout=WAIT)
     dialog.question.button(QMessageBox.StandardButton.Discard).click()
     assert not dialog.isVisible()
+
+
+PREVIEW_ON_A_SMALL_SCREEN = """
+import json, sys
+from PySide6.QtCore import QPoint, QSettings, QTimer
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
+from console.connection.credentials import CredentialStore
+from console.context import AppContext
+from console.exports.dialogs import PreviewDialog
+from console.main_window import MainWindow
+from tests.console.memkeyring import MemoryKeyring
+
+app = QApplication([])
+window = MainWindow(AppContext(), CredentialStore(MemoryKeyring()),
+                    settings=QSettings(sys.argv[1] + "/settings.ini", QSettings.Format.IniFormat),
+                    local_server_dir=sys.argv[1], history_dir=sys.argv[1])
+window.show()
+shown = []
+
+def step():
+    if not window.is_ready:  # the set-up after the first frame
+        QTimer.singleShot(20, step)
+    elif not shown:
+        preview = PreviewDialog("export 1 of the instance", ["Severity", "Status", "Name", "Location"],
+                                [["high", "detected", "x" * 200, "app.py"]], truncated=False, parent=window)
+        preview.show()
+        shown.append(preview)
+        QTimer.singleShot(0, step)
+    else:
+        preview = shown[0]
+        close = preview.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close)
+        corner = close.mapToGlobal(QPoint(close.width(), close.height()))
+        print(json.dumps({"frame": preview.frameGeometry().getRect(),
+                          "available": preview.screen().availableGeometry().getRect(),
+                          "close_corner": [corner.x(), corner.y()]}), flush=True)
+        app.quit()
+
+QTimer.singleShot(0, step)
+app.exec()
+"""
+
+
+def test_no_dialog_is_larger_than_the_screen(tmp_path):
+    """A 900×600 screen: the export preview, which asks for 1,100 px, fits with its Close button."""
+    screen = tmp_path / "screen.json"
+    screen.write_text(json.dumps({"screens": [{"name": "small", "x": 0, "y": 0, "width": 900, "height": 600,
+                                               "logicalDpi": 96}]}))
+    root = Path(__file__).resolve().parents[3]
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path), "XDG_RUNTIME_DIR": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([str(root), str(root / "src")])}
+    done = subprocess.run([sys.executable, "-c", PREVIEW_ON_A_SMALL_SCREEN, str(tmp_path)], env=env,
+                          capture_output=True, text=True, timeout=60, cwd=root)
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout.splitlines()[-1])
+    x, y, width, height = shown["frame"]
+    assert shown["available"] == [0, 0, 900, 600]
+    assert x >= 0 and y >= 0 and x + width <= 900 and y + height <= 600, shown
+    assert shown["close_corner"][0] <= 900 and shown["close_corner"][1] <= 600, shown
