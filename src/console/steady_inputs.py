@@ -23,6 +23,8 @@ COMBO_CONTENTS_LENGTH = 20
 _POLISH = QEvent.Type.Polish
 _WHEEL = QEvent.Type.Wheel
 _SHOW = QEvent.Type.Show
+_PAINT = QEvent.Type.Paint
+_FRAMED = "fitted_in_its_frame"
 
 
 class SteadyInputs(QObject):
@@ -38,7 +40,10 @@ class SteadyInputs(QObject):
             return True
         elif kind == _SHOW and isinstance(watched, QDialog) and watched.isWindow():
             fit_on_screen(watched)
-            # Once the window manager has framed it, its title bar counts too.
+            watched.setProperty(_FRAMED, False)
+        elif kind == _PAINT and isinstance(watched, QDialog) and watched.property(_FRAMED) is False:
+            # By its first paint the window manager has framed it: its title bar counts too.
+            watched.setProperty(_FRAMED, True)
             QTimer.singleShot(0, watched, lambda: fit_on_screen(watched))
         return False
 
