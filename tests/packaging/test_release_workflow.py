@@ -51,3 +51,14 @@ def test_each_os_builds_with_its_recipe_self_tests_and_uploads():
         uploads = [step for step in job["steps"] if step.get("uses", "").startswith("actions/upload-artifact@")]
         assert uploads and uploads[0]["with"]["if-no-files-found"] == "error", name
     assert set(jobs["publish"]["needs"]) == set(expected)
+
+
+def test_windows_and_macos_test_before_they_build():
+    jobs = yaml.safe_load(WORKFLOW.read_text())["jobs"]
+    for name, platform, recipe in (("windows", "win32", "build.ps1"), ("macos", "darwin", "build.sh")):
+        runs = [str(step.get("run", "")) for step in jobs[name]["steps"]]
+        tests = next(index for index, run in enumerate(runs) if "python -m pytest" in run)
+        build = next(index for index, run in enumerate(runs) if recipe in run)
+        assert tests < build, name
+        for suite in ("tests/server", "tests/console", f"mypy --platform {platform}"):
+            assert suite in runs[tests], (name, suite)

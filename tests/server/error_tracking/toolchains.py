@@ -8,7 +8,6 @@ are installed by the tests themselves at the versions pinned in this directory.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -49,8 +49,7 @@ def installing(what: str) -> Iterator[None]:
     """Held while one test process checks and installs `what`: the suite's parallel workers would otherwise
     run npm or pip into the same directory at once; a worker that waited finds the install done."""
     SDK_CACHE.mkdir(exist_ok=True)
-    with open(SDK_CACHE / f"{what}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with FileLock(SDK_CACHE / f"{what}.lock"):
         yield
 
 
