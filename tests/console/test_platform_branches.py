@@ -30,7 +30,7 @@ def test_linux_writes_a_desktop_entry_and_the_default_handler(monkeypatch, tmp_p
     entry = (tmp_path / "data" / "applications" / link_registration.ENTRY_NAME).read_text()
     assert "MimeType=x-scheme-handler/outpost;" in entry
     defaults = configparser.ConfigParser(interpolation=None)
-    defaults.optionxform = str  # type: ignore[assignment,method-assign]  # MIME types are case-sensitive
+    defaults.optionxform = str  # MIME types are case-sensitive
     defaults.read(tmp_path / "config" / "mimeapps.list")
     assert dict(defaults["Default Applications"]) == {"text/html": "firefox.desktop",
                                                       "x-scheme-handler/outpost": link_registration.ENTRY_NAME}
