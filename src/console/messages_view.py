@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -38,13 +39,22 @@ class MessageLogModel(HeaderedTableModel):
         super().__init__(parent)
         self._kinds = kinds
         self._rows = [message for message in reversed(log.messages) if message.kind in kinds]
+        self.unread = 0  # the newest rows that were news not yet read when the list was opened, or since
         self.detach = log.subscribe(self._said)  # called by its dialog when it goes
 
     def _said(self, message: Message) -> None:
         if message.kind in self._kinds:
             self.beginInsertRows(QModelIndex(), 0, 0)
             self._rows.insert(0, message)
+            self.unread += message.kind is Kind.NEWS
             self.endInsertRows()
+
+    def mark_unread(self, count: int) -> None:
+        """The newest ``count`` rows show in bold until the list is opened again."""
+        self.unread = count
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(self.HEADERS) - 1),
+                                  [Qt.ItemDataRole.FontRole])
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
@@ -59,6 +69,10 @@ class MessageLogModel(HeaderedTableModel):
             return f"{message.time:%Y-%m-%d %H:%M:%S}: {message.text}"
         if role == TARGET_ROLE:
             return message.target
+        if role == Qt.ItemDataRole.FontRole and index.row() < self.unread:
+            bold = QFont()
+            bold.setBold(True)
+            return bold
         return None
 
 
@@ -100,6 +114,7 @@ class MessagesDialog(QDialog):
     def _open(self, index: QModelIndex) -> None:
         target = index.data(TARGET_ROLE)
         if target is not None and self._open_target is not None:
+            self.close()  # out of the way of what it opens; the button opens it again
             self._open_target(target)
 
 
@@ -132,6 +147,7 @@ class NotificationsButton(QPushButton):
             self.list = MessagesDialog("Notifications", MessageLogModel(self.log, frozenset({Kind.NEWS})),
                                        self.window(), self._open_target)
             self.list.table.hideColumn(MessageLogModel.KIND)  # all of it is news
+        self.list.model.mark_unread(self.log.unread)
         self.list.show()
         self.list.raise_()
         self.log.mark_read()

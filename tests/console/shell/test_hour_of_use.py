@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
+from console.messages_view import MessageLogModel
 from console.outpost_links import error_link
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.sdk_errors import enable_integrated, send_errors
@@ -192,3 +193,32 @@ def test_no_dialog_is_larger_than_the_screen(tmp_path):
     assert shown["available"] == [0, 0, 900, 600]
     assert x >= 0 and y >= 0 and x + width <= 900 and y + height <= 600, shown
     assert shown["close_corner"][0] <= 900 and shown["close_corner"][1] <= 600, shown
+
+
+def test_unread_notifications_stand_out_and_opening_one_puts_the_list_away(qtbot, make_window, server, api):
+    project = api.project()
+    path = project["path_with_namespace"]
+    send_errors(enable_integrated(api.root, project["id"]), "worth a look")
+    error_list(server, path, lambda body: len(body["errors"]) == 1)
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    window.context.announce("New error", f"worth a look in {path}", ("errors", path))
+    listing = window.notifications_button.open_list()
+    qtbot.waitExposed(listing)
+    row = listing.model.index(0, MessageLogModel.TEXT)
+    assert row.data(Qt.ItemDataRole.FontRole).bold(), "unread when the list was opened"
+    window.context.announce("New error", f"another one in {path}", ("errors", path))
+    assert [listing.model.index(r, MessageLogModel.TEXT).data(Qt.ItemDataRole.FontRole) is not None
+            for r in range(2)] == [True, True]
+    listing.close()
+    assert window.notifications_button.text() == "Notifications: 1 new"  # the one said while the list was open
+    listing = window.notifications_button.open_list()
+    assert [listing.model.index(r, MessageLogModel.TEXT).data(Qt.ItemDataRole.FontRole) is not None
+            for r in range(2)] == [True, False], "bold as the count said"
+    row = listing.model.index(1, MessageLogModel.TEXT)
+    listing.table.activated.emit(row)
+    assert not listing.isVisible()
+    assert window.tabs.current_name() == "errors"
+    errors = window.tabs.current_feature()
+    qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path,
+                    timeout=WAIT)
