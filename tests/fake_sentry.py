@@ -131,6 +131,8 @@ class FakeSentry(BackgroundHttpServer):
             return 200, self.projects, {}
         if method == "GET" and len(parts) == 4 and parts[0] == "projects" and parts[3] == "issues":
             return self._list_issues(parts[1], parts[2], query)
+        if method == "PUT" and len(parts) == 4 and parts[0] == "projects" and parts[3] == "issues":
+            return self._update_issues(parts[2], query, body)
         if len(parts) >= 2 and parts[0] == "issues":
             issue = self.issues.get(parts[1])
             if issue is None:
@@ -146,6 +148,19 @@ class FakeSentry(BackgroundHttpServer):
                 issue["status"] = body["status"]
                 return 200, issue, {}
         return 404, {"detail": "The requested resource does not exist"}, {}
+
+    def _update_issues(self, slug: str, query: dict[str, list[str]], body: Any) -> tuple[int, Any, dict[str, str]]:
+        """Sentry's bulk status change of the project's issues named by `id` (204 when none is the project's)."""
+        chosen = [self.issues[i] for i in query.get("id", []) if i in self.issues
+                  and self.issues[i]["project"]["slug"] == slug]
+        if not chosen:
+            return 204, b"", {}
+        status = body.get("status") if isinstance(body, dict) else None
+        if status not in ("resolved", "unresolved", "ignored"):
+            return 400, {"status": [f'"{status}" is not a valid choice.']}, {}
+        for issue in chosen:
+            issue["status"] = status
+        return 200, {"status": status, "statusDetails": {}}, {}
 
     def _list_issues(self, org: str, slug: str, query: dict[str, list[str]]) -> tuple[int, Any, dict[str, str]]:
         if org != "acme" or slug not in {p["slug"] for p in self.projects}:

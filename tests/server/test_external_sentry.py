@@ -258,6 +258,30 @@ def test_resolving_an_external_issue_updates_it_in_sentry(web, fake, external_pr
         web.put(f"/{path}/-/error_tracking/1030.json", json={"status": "unresolved"}).raise_for_status()
 
 
+def test_sentrys_list_and_bulk_update_of_an_external_project_are_carried_out_by_its_sentry(
+        private_server, fake, external_project):
+    organization, slug = external_project["path_with_namespace"].split("/")
+    with httpx.Client(base_url=private_server.url + "/api/0", timeout=30,
+                      headers={"Authorization": f"Bearer {private_server.root_token}"}) as sentry:
+        listed = sentry.get(f"/projects/{organization}/{slug}/issues/", params={"query": "is:unresolved", "limit": 5})
+        assert [issue["id"] for issue in listed.json()] == ["1030", "1029", "1028", "1027", "1026"]
+        assert fake.requests[-1][:3] == ("GET", "/api/0/projects/acme/storefront/issues/",
+                                         {"query": ["is:unresolved"], "limit": ["5"]})
+        # Issue 2001 is another Sentry project's: the bulk update, made on the configured project, leaves it.
+        updated = sentry.put(f"/projects/{organization}/{slug}/issues/", params={"id": ["1029", "2001"]},
+                             json={"status": "ignored"})
+        try:
+            assert (updated.status_code, updated.json()) == (200, {"status": "ignored", "statusDetails": {}})
+            assert fake.requests[-1][:3] == ("PUT", "/api/0/projects/acme/storefront/issues/",
+                                             {"id": ["1029", "2001"]})
+            assert (fake.issues["1029"]["status"], fake.issues["2001"]["status"]) == ("ignored", "unresolved")
+            nothing = sentry.put(f"/projects/{organization}/{slug}/issues/", params={"id": "2001"},
+                                 json={"status": "resolved"})
+            assert nothing.status_code == 204
+        finally:
+            fake.issues["1029"]["status"] = "unresolved"
+
+
 def test_an_issue_of_another_sentry_project_stays_out_of_reach(web, fake, external_project):
     # Issue 2001 belongs to another project the same token can read.
     path = external_project["path_with_namespace"]

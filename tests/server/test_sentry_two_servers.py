@@ -24,7 +24,8 @@ def servers(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def b_side(servers):
-    """B: a project in a group with two errors from the real SDK, and a token of a Reporter with scope api."""
+    """B: a project in a group with two errors from the real SDK, and a token of a Developer with scope api (A
+    resolves through it, and changing an issue takes a Developer)."""
     _, server_b = servers
     helper = ApiHelper(server_b)
     group = helper.group()
@@ -33,7 +34,7 @@ def b_side(servers):
     send_errors(dsn, "chained")
     send_errors(dsn, "keyerror", release="shop@2.0.0", environment="staging")
     user, token = helper.user(scopes=("api",))
-    helper.member("projects", project["id"], user["id"], access.REPORTER)
+    helper.member("projects", project["id"], user["id"], access.DEVELOPER)
     with httpx.Client(base_url=server_b.url, headers={"PRIVATE-TOKEN": server_b.root_token}) as web:
         wait_for_list(web, project["path_with_namespace"],
                       lambda body: len(body["errors"]) == 2 and max(e["count"] for e in body["errors"]) == 3)

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 import threading
 import time
+from typing import Any
 
 from fastapi import Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
@@ -100,6 +101,19 @@ def issue_resource(request: Request, source: reading.ErrorSource, issue_id: str,
         response = reading.sentry_call(client.issue_resource, issue_id, below, sent)
     except reading.ReadFailure as read_failure:
         raise failure(read_failure) from None
+    return _relayed(request, response)
+
+
+def project_issues(request: Request, source: reading.ErrorSource, method: str, sent: dict[str, list[str]],
+                   body: dict[str, Any] | None = None) -> Response:
+    """The project's issue list, or a bulk update of its issues, from its Sentry (which judges the parameters
+    and the body); an empty answer is Sentry's 204."""
+    try:
+        response = reading.sentry_call(reading.sentry_client(source).project_issues, method, sent, body)
+    except reading.ReadFailure as read_failure:
+        raise failure(read_failure) from None
+    if method != "GET" and response.data is None:
+        return Response(status_code=204)
     return _relayed(request, response)
 
 

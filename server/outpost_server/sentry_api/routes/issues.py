@@ -16,6 +16,7 @@ from outpost_server.error_tracking.read import events, integrated, tracked_error
 from outpost_server.error_tracking.read.search import parse_search
 from outpost_server.params import Declaration, Param, Params, ParamsDep, body_params, query_params
 
+from .. import relay
 from ..access import Caller, CallerDep, detail, issue_for, project_for, require_triage
 from ..bodies import json_body
 from ..cursors import CURSOR, keyset_links, limit_param, page_limit, parse_cursor, sentry_json
@@ -34,13 +35,22 @@ BULK_QUERY = (Param("id", kind="array"), Param("query", default=DEFAULT_QUERY))
 BULK_UPDATE = Declaration({**query_params(*BULK_QUERY), **UPDATE_BODY}, BULK_QUERY)
 
 
-@router.get("/projects/{organization_slug}/{project_slug}/issues/", openapi_extra=query_params(
-    Param("query", default=DEFAULT_QUERY), Param("sort", default="date", choices=tuple(events.ERROR_SORTS)),
-    CURSOR, limit_param("limit"), Param("group", kind="array")))
+LIST_PARAMS = (Param("query", default=DEFAULT_QUERY), Param("sort", default="date", choices=tuple(events.ERROR_SORTS)),
+               CURSOR, limit_param("limit"), Param("group", kind="array"))
+
+
+def _sent(params: Params, declared: tuple[Param, ...]) -> dict[str, list[str]]:
+    """The declared parameters as the caller sent them, for a project's external Sentry to judge."""
+    return {param.name: values for param in declared if (values := params.every(param.name))}
+
+
+@router.get("/projects/{organization_slug}/{project_slug}/issues/", openapi_extra=query_params(*LIST_PARAMS))
 def list_issues(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
                 organization_slug: str, project_slug: str):
     project = project_for(session, caller, organization_slug, project_slug)
     caller.require("event:read")
+    if (external := relay.external_source(request, session, project)) is not None:
+        return relay.project_issues(request, external, "GET", _sent(params, LIST_PARAMS))
     raw_query = params.str("query")
     query = parse_search(DEFAULT_QUERY if raw_query is None else raw_query, viewer_id=caller.user.id)
     sort = params.str("sort") or "date"
@@ -72,12 +82,15 @@ def _search(session: Session, caller: Caller, project: Project, params: Params) 
 
 
 @router.put("/projects/{organization_slug}/{project_slug}/issues/", openapi_extra=BULK_UPDATE)
-def update_issues(session: SessionDep, caller: CallerDep, params: ParamsDep,
+def update_issues(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
                   body: Annotated[dict[str, Any], Depends(json_body)], organization_slug: str, project_slug: str):
     """Sentry's bulk mutation: the issues named by `id` (those of other projects are left out) or found by
-    `query`; answers what changed, or 204 when no issue matched."""
+    `query`; answers what changed, or 204 when no issue matched. A project whose backend is an external
+    Sentry has it carried out there, on that Sentry's project."""
     project = project_for(session, caller, organization_slug, project_slug)
     require_triage(session, caller, project)
+    if (external := relay.external_source(request, session, project)) is not None:
+        return relay.project_issues(request, external, "PUT", _sent(params, BULK_QUERY), body)
     ids = params.every("id")
     if ids:
         found = [tracked_errors.get_error(session, project=project, error_id=value) for value in ids]

@@ -127,6 +127,10 @@ class SentryClient:
             raise SentryError("Unexpected Error")
         return response.data, parse_pagination(response.headers.get("link"))
 
+    def project_issues(self, method: str, params: dict[str, Any], body: Any = None) -> SentryResponse:
+        """The configured project's issue list as sent (GET), or Sentry's bulk update of its issues (PUT)."""
+        return self._request(method, self._issues_url(), params=params, json_body=body)
+
     def issue_details(self, issue_id: str) -> dict[str, Any]:
         return self._object(self._request("GET", self._issue_url(issue_id)).data)
 
