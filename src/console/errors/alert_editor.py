@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.errors.alert_form import CHANNELS, LEVELS, RuleForm, make_recipient, recipient_problem
+from console.errors.alert_form import CHANNELS, LEVELS, NO_TARGET, RuleForm, make_recipient, recipient_problem
 from console.errors.alert_models import RecipientModel
 from console.fitting import scrolling
 
@@ -60,6 +60,10 @@ def table(model) -> QTableView:
     view.verticalHeader().hide()
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
     return view
+
+
+NO_MAIL = ("This server cannot send email: it has no OUTPOST_SMTP_HOST setting. Email notifications would wait "
+           "undelivered until an administrator configures it; choose another channel, or configure email first.")
 
 
 class RuleEditor(QWidget):
@@ -109,6 +113,11 @@ class RuleEditor(QWidget):
         self.save_button = QPushButton("Save rule")
         self.problems = QLabel()
         self.problems.setWordWrap(True)
+        self.mail_configured: bool | None = None  # None: not known (only administrators may ask the server)
+        self.mail_note = QLabel(NO_MAIL)
+        self.mail_note.setObjectName("warning")
+        self.mail_note.setWordWrap(True)
+        self.mail_note.hide()
         self.result = QLabel()
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -134,6 +143,7 @@ class RuleEditor(QWidget):
         self.recipient_table.setMinimumHeight(_rows_high(self.recipient_table, 4))
         form.addRow("Recipients", self.recipient_table)
         form.addRow("", _row((self.channel, 0), (self.target, 2), (self.key, 1), self.add_recipient_button))
+        form.addRow("", self.mail_note)
         form.addRow("", _row(self.remove_recipient_button, self.test_button))
         form.addRow("", self.result)
         # At 1100×700 the editor fits; on a smaller window it scrolls rather than growing the window, and
@@ -179,7 +189,10 @@ class RuleEditor(QWidget):
 
     def _channel_changed(self) -> None:
         email = self.channel.currentData() == "email"
-        self.target.setPlaceholderText("addresses, separated by commas (empty: the project's members)" if email
+        nothing = self.channel.currentData() in NO_TARGET
+        self.target.setEnabled(not nothing)
+        self.target.setPlaceholderText("nothing to enter: whoever the error is assigned to then" if nothing
+                                       else "addresses, separated by commas (empty: the project's members)" if email
                                        else "https://…")
         self.key.setVisible(self.channel.currentData() == "gitlab")
         self.revalidate()
@@ -197,9 +210,17 @@ class RuleEditor(QWidget):
         self.problems.setText("\n".join(problems))
         self.problems.setVisible(bool(problems))
         self.add_recipient_button.setEnabled(pending is None and (
-            bool(self.target.text().strip()) or self.channel.currentData() == "email"))
+            bool(self.target.text().strip()) or self.channel.currentData() in ("email", *NO_TARGET)))
         self.remove_recipient_button.setEnabled(bool(self.recipients.items))
+        emailing = self.channel.currentData() == "email" or any(
+            recipient.recipient_type == "email" for recipient in self.recipients.items)
+        self.mail_note.setVisible(self.mail_configured is False and emailing)
         self.revalidated.emit()
+
+    def set_mail_configured(self, configured: bool | None) -> None:
+        """Whether the server can send email; where it cannot, choosing Email says so."""
+        self.mail_configured = configured
+        self.revalidate()
 
     def add_recipient(self) -> None:
         if recipient_problem(self.channel.currentData(), self.target.text(), self.key.text()) is not None:

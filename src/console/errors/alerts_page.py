@@ -176,6 +176,9 @@ class AlertsPage(QWidget):
 
         Op(self.host, self.api.rules(path), description="Loading alert rules").success(
             show).stale_when(self.host.project_choice).run()
+        if self.host.context.is_admin:  # only administrators may ask whether the server sends email
+            Op(self.host, self.api.mail_status(), description="Checking the server's email", quiet=True).success(
+                lambda status: self.editor.set_mail_configured(status.configured)).run()
 
     def may_leave(self, then: Callable[[], object]) -> bool:
         """True when the editor holds nothing unsaved; otherwise asks Save, Discard or Cancel, returns False and

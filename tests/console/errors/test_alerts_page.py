@@ -126,3 +126,18 @@ def test_a_refused_rule_says_the_server_s_reason(qtbot, qloop_running, context, 
     assert "url is blocked: Requests to localhost are not allowed" in page.editor.result.text()
     assert "allow_local_requests_from_web_hooks_and_services" in page.editor.result.text()
     assert page.rules.rowCount() == 0
+
+
+def test_email_is_said_to_wait_where_the_server_cannot_send_it(qtbot, qloop_running, context, server, api):
+    assert not api.root.get("/application/mail").json()["configured"], "this server has no SMTP settings"
+    project = api.project()
+    page = _open_alerts(qtbot, context, server, server.root_token, project["path_with_namespace"])
+    assert page.editor.channel.currentData() == "email"
+    qtbot.waitUntil(lambda: page.editor.mail_note.isVisible(), timeout=WAIT)
+    assert "cannot send email" in page.editor.mail_note.text()
+    _add(page, "json_webhook", "https://example.com/hook")
+    assert not page.editor.mail_note.isVisible()
+    _add(page, "email", "")
+    page.editor.add_recipient_button.click()
+    _add(page, "json_webhook", "")
+    assert page.editor.mail_note.isVisible(), "an Email recipient is on the rule"
