@@ -16,10 +16,11 @@ from tests.support import REPO_ROOT, RunningServer
 PASSPHRASE = "correct horse battery staple"
 
 
-def outpost(*arguments: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def outpost(*arguments: str, env: dict[str, str] | None = None,
+            timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """`outpost-server ARGUMENTS`, in a process of its own, with the environment given (or this one)."""
     return subprocess.run([sys.executable, "-m", "outpost_server", *arguments], capture_output=True, text=True,
-                          env=env if env is not None else dict(os.environ), cwd=REPO_ROOT, timeout=600)
+                          env=env if env is not None else dict(os.environ), cwd=REPO_ROOT, timeout=timeout)
 
 
 def command_env(**variables: str) -> dict[str, str]:

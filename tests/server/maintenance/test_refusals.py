@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from outpost_server.maintenance import archive
-from tests.server.maintenance.commands import PASSPHRASE, command_env, outpost, server_options
+from tests.server.maintenance.commands import PASSPHRASE, command_env, outpost, server_options, sqlite_url
 from tests.support import ApiHelper, RunningServer, launch_server, wait_for_digest_at
 
 
@@ -68,7 +68,7 @@ def test_the_spools_waiting_events_are_restored_and_digested(sealed_backup, made
     assert manifest["secret_key"] == "sealed with a passphrase"
     restored = restore(sealed_backup, tmp_path / "target", OUTPOST_BACKUP_PASSPHRASE=PASSPHRASE)
     assert restored.returncode == 0, restored.stderr
-    server = launch_server(tmp_path / "target")
+    server = launch_server(tmp_path / "target", database_url=sqlite_url(tmp_path / "target"))
     try:
         wait_for_digest_at(server.url)
         path = made["project"]["path_with_namespace"]
@@ -168,12 +168,13 @@ def test_a_server_refuses_a_database_newer_than_itself_and_changes_nothing(tmp_p
     assert outpost("migrate", "--data-dir", str(data_dir), env=command_env()).returncode == 0
     database = data_dir / "outpost.sqlite3"
     with sqlite3.connect(database) as connection:
-        connection.execute("UPDATE alembic_version SET version_num = '9999_from_the_future' "
-                           "WHERE version_num LIKE '0023%'")
+        changed = connection.execute("UPDATE alembic_version SET version_num = '9999_from_the_future' "
+                                     "WHERE version_num = (SELECT min(version_num) FROM alembic_version)")
+        assert changed.rowcount == 1
     connection.close()
     before = files_of(data_dir)
     for command in (["serve", "--port", "0"], ["migrate"]):
-        refused = outpost(*command, "--data-dir", str(data_dir), env=command_env())
+        refused = outpost(*command, "--data-dir", str(data_dir), env=command_env(), timeout=120)
         assert refused.returncode == 1
         assert refused.stderr.startswith("The database is at schema revision ")
         assert "9999_from_the_future" in refused.stderr and "which this Outpost (0." in refused.stderr
