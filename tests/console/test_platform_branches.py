@@ -6,6 +6,7 @@ absences simulated, in tests/e2e/test_other_systems.py."""
 from __future__ import annotations
 
 import configparser
+import importlib
 import sys
 from pathlib import Path
 
@@ -80,3 +81,27 @@ def test_the_data_folder_lock_is_exclusive(tmp_path: Path):
         assert not DataFolderLock(tmp_path).acquire()
     with DataFolderLock(tmp_path) as again:
         assert again.acquire()
+
+
+@pytest.mark.parametrize("backend_class", ["keyring.backends.Windows.WinVaultKeyring",  # Credential Locker
+                                           "keyring.backends.macOS.Keyring",  # the Keychain
+                                           "keyring.backends.SecretService.Keyring"])
+def test_each_systems_own_keyring_is_taken_as_safe(backend_class):
+    # keyring picks the system's backend by its priority; the console refuses only fail, null, plain text and
+    # an empty chain. Each system's own backend must not be among them (their viability needs the system).
+    from console.connection.credentials import backend_problem, describe_backend
+
+    module, name = backend_class.rsplit(".", 1)
+    backend = getattr(importlib.import_module(module), name)()
+    assert backend_problem(backend) is None
+    assert describe_backend(backend) == backend_class
+
+
+def test_the_single_instance_name_is_per_user_and_needs_no_user_database(qapp, monkeypatch):
+    # getpass reads LOGNAME first: no pwd, which Windows lacks, is consulted while it is set.
+    from console.single_instance import server_name
+
+    monkeypatch.setenv("LOGNAME", "ann")
+    ann = server_name()
+    monkeypatch.setenv("LOGNAME", "bob")
+    assert server_name() != ann and server_name().startswith("outpost-console-")
