@@ -81,13 +81,23 @@ def make_objects(server: RunningServer) -> dict:
 
 
 def static_state(server: RunningServer, project: dict) -> dict:
-    """What the API says of the objects, with the server's own address (in links and DSNs) left out."""
+    """What the API says of the objects, with the server's own address (in links and DSNs) and the tokens'
+    last use left out."""
     with server.client() as root:
         state = {path: root.get(path).text for path in STATIC_READS}
         for suffix in ("error_tracking/settings", "error_tracking/client_keys"):
             state[suffix] = root.get(f"/projects/{project['id']}/{suffix}").text
     host = server.url.removeprefix("http://")
-    return {path: json.loads(text.replace(host, "SERVER")) for path, text in state.items()}
+    return {path: _without_use(json.loads(text.replace(host, "SERVER"))) for path, text in state.items()}
+
+
+def _without_use(value):
+    """A token's last_used_at moves with every read (at most once a while), on both servers after the backup."""
+    if isinstance(value, list):
+        return [_without_use(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _without_use(item) for key, item in value.items() if key != "last_used_at"}
+    return value
 
 
 def errors_of(server: RunningServer, project: dict) -> list[dict]:
