@@ -33,6 +33,7 @@ from console.api.errors import ApiError
 from console.errors.access import MAINTAINER_ONLY, maintainer_only
 from console.errors.connection_advice import explain_test_failure
 from console.errors.origins import AllowedOriginsBox
+from console.errors.settings_checks import settings_problems
 from console.fitting import scrolling
 from console.looks import colours
 from console.operations import Op
@@ -92,6 +93,11 @@ class SettingsPage(QWidget):
         self.save_button = QPushButton("Save")
         self.save_button.clicked.connect(lambda: self.save())
         self.saved_label = QLabel()
+        self.problems = QLabel()  # what stops Save, as the user types
+        self.problems.setObjectName("problems")
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet(f"color: {colours()['error']};")
+        self.problems.hide()
         self.notice = QLabel()
         self.notice.setWordWrap(True)
         self.notice.hide()
@@ -121,6 +127,7 @@ class SettingsPage(QWidget):
         form_layout.addWidget(backend_box)
         form_layout.addWidget(self.external_box)
         form_layout.addWidget(self.origins_box)
+        form_layout.addWidget(self.problems)
         form_layout.addLayout(buttons)
         content = QWidget()
         content_layout = QVBoxLayout(content)
@@ -148,7 +155,12 @@ class SettingsPage(QWidget):
 
     def _edited(self) -> None:
         modified = self.baseline is not None and self._state() != self.baseline
-        self.save_button.setEnabled(modified)
+        problems = settings_problems(external=self.external.isChecked(), api_host=self.api_host.text(),
+                                     project_chosen=self.external_project.currentData() is not None,
+                                     origins=self.origins_box.allowed_origins())
+        self.problems.setText("\n".join(problems))
+        self.problems.setVisible(modified and bool(problems))
+        self.save_button.setEnabled(modified and not problems)
         if modified:
             self.saved_label.setText(UNSAVED)
         elif self.saved_label.text() == UNSAVED:
@@ -264,7 +276,7 @@ class SettingsPage(QWidget):
     def save(self, then: Callable[[], object] | None = None) -> None:
         """Save the form; ``then`` is called once it is saved."""
         project = self.host.project
-        if project is None:
+        if project is None or self.problems.text():  # the form says what to fix first
             return
         integrated = self.integrated.isChecked()
         chosen: ExternalProject | None = self.external_project.currentData()

@@ -222,3 +222,34 @@ def test_unread_notifications_stand_out_and_opening_one_puts_the_list_away(qtbot
     errors = window.tabs.current_feature()
     qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path,
                     timeout=WAIT)
+
+
+def test_settings_say_what_to_fix_by_label_and_entry_as_you_type(qtbot, make_window, server, api):
+    project = api.project()
+    enable_integrated(api.root, project["id"])
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    window.open_target(("errors", project["path_with_namespace"]))
+    tab = window.tabs.current_feature()
+    page = tab.settings_page
+    tab.pages.setCurrentWidget(page)
+    qtbot.waitUntil(lambda: page.baseline is not None, timeout=WAIT)
+
+    page.origins_box.origins.setText("https://shop.example.com, shop example!")
+    assert not page.save_button.isEnabled() and page.problems.isVisible()
+    assert "Allowed origins: “example!” is not an origin" in page.problems.text()
+    page.origins_box.origins.setText("https://shop.example.com")
+    assert page.save_button.isEnabled() and not page.problems.isVisible()
+
+    page.external.setChecked(True)
+    page.api_host.setText("https://sentry.example.com")  # filled in, yet no project chosen
+    assert not page.save_button.isEnabled()
+    assert page.problems.text() == "Project: press Connect, then choose the Sentry project to show here."
+    assert "api_url" not in page.problems.text()
+    page.api_host.clear()
+    assert page.problems.text().startswith("API URL: enter the address")
+    page.integrated.setChecked(True)
+    qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.saved_label.text() == "Saved.", timeout=WAIT)
+    saved = api.root.get(f"/projects/{project['id']}/error_tracking/settings").json()
+    assert saved["allowed_origins"] == ["https://shop.example.com"]
