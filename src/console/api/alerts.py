@@ -27,6 +27,8 @@ class Recipient:
     def target(self) -> str:
         if self.recipient_type == "email":
             return ", ".join(self.addresses) or "project members"
+        if self.recipient_type == "assignee":
+            return "the error's assignee"
         return self.url
 
     def body(self) -> dict[str, Any]:

@@ -11,7 +11,10 @@ from console.api.alerts import AlertRule, Recipient
 LEVELS = ("", "debug", "info", "warning", "error", "fatal")
 # (value, label) of the channels, in the order the editor offers them.
 CHANNELS = (("email", "Email"), ("webhook", "Slack / Mattermost"), ("discord", "Discord"),
-            ("json_webhook", "Webhook (signed JSON)"), ("gitlab", "GitLab alert endpoint"))
+            ("json_webhook", "Webhook (signed JSON)"), ("gitlab", "GitLab alert endpoint"),
+            ("assignee", "Email to the error's assignee"))
+# Channels with nothing to enter: the server knows where to send.
+NO_TARGET = ("assignee",)
 CHANNEL_LABELS = dict(CHANNELS)
 _EMAIL = re.compile(r"\A[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+\Z")
 
@@ -77,6 +80,8 @@ class RuleForm:
 def recipient_problem(channel: str, target: str, key: str, *, stored: bool = False) -> str | None:
     """Why this recipient cannot be added, or None. `stored`: GitLab's key is kept on the server already."""
     target = target.strip()
+    if channel in NO_TARGET:
+        return None
     if channel == "email":
         addresses = [part.strip() for part in target.split(",") if part.strip()]
         bad = [address for address in addresses if not _EMAIL.match(address)]
@@ -89,6 +94,8 @@ def recipient_problem(channel: str, target: str, key: str, *, stored: bool = Fal
 
 
 def make_recipient(channel: str, target: str, key: str) -> Recipient:
+    if channel in NO_TARGET:
+        return Recipient(channel)
     if channel == "email":
         return Recipient("email", addresses=tuple(sorted({p.strip() for p in target.split(",") if p.strip()})))
     return Recipient(channel, url=target.strip(), authorization_key=key.strip() or None)
