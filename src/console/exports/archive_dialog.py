@@ -12,7 +12,7 @@ import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QDate
+from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import (
     QDateEdit,
     QDialog,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from console.exports.views import ExportsTab
     from console.page_host import PageHost
 
+STATUS_LINES = 4  # room for a saved file's long path and what the file holds
 NO_PROJECT = "Archive exports are made per project: choose a project in the Exports tab first."
 NOT_OFFERED = ("This GitLab does not offer archive exports to you: they need GitLab Ultimate, a version that has "
                "them (GitLab 18) and at least the Developer role on the project.")
@@ -88,6 +90,7 @@ class ArchiveExportDialog(QDialog):
         self.save_button.clicked.connect(self.save_as)
         self.status = QLabel(NO_PROJECT if project is None else "")
         self.status.setWordWrap(True)
+        self.status.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         form = QFormLayout()
         form.addRow("Project", QLabel(project.label if project is not None else "none chosen"))
         form.addRow("Start date", self.start_edit)
@@ -102,11 +105,22 @@ class ArchiveExportDialog(QDialog):
         self.date_note.setWordWrap(True)
         layout.addWidget(self.date_note)
         layout.addLayout(form)
-        layout.addWidget(self.status)
+        layout.addWidget(self._status_area())
         layout.addWidget(buttons)
         self.create_button.setEnabled(project is not None)
         self.finished.connect(lambda _result: self._stop_watching())
         give_accessible_names(self)  # built after the tab was named
+
+    def _status_area(self) -> QScrollArea:
+        """The status in a space kept for it from the start: a long line (a saved file's path) wraps inside it,
+        and the date rows above never move or shrink; a longer one scrolls."""
+        area = QScrollArea()
+        area.setFrameShape(QScrollArea.Shape.NoFrame)
+        area.setWidgetResizable(True)
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        area.setWidget(self.status)
+        area.setFixedHeight(self.fontMetrics().lineSpacing() * STATUS_LINES + 4)
+        return area
 
     def set_range(self, start: dt.date, end: dt.date) -> None:
         self.start_edit.setDate(QDate(start.year, start.month, start.day))
@@ -196,8 +210,10 @@ class ArchiveExportDialog(QDialog):
 
         def saved(result: tuple[int, int]) -> None:
             size, count = result
+            empty = (f" None was {'first detected' if self.host.context.server.is_outpost else 'archived'} "
+                     "in the range: try an earlier start date.") if count == 0 else ""
             self.status.setText(f"Archive export {export_id} saved to {target}: {count} "
-                                f"vulnerabilit{'y' if count == 1 else 'ies'} ({size:,} bytes)")
+                                f"vulnerabilit{'y' if count == 1 else 'ies'} ({size:,} bytes).{empty}")
 
         self.saving = Op(self.host, save(), description=f"Saving archive export {export_id}").success(
             saved).failure(self._refused).run()

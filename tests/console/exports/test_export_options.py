@@ -198,7 +198,31 @@ def test_archive_dialog_exports_a_date_range_to_csv(qtbot, live_context, server,
     assert len(rows) == 1 + 4
     size = target.stat().st_size
     assert dialog.status.text() == (f"Archive export {dialog.export_id} saved to {target}: 4 vulnerabilities "
-                                    f"({size:,} bytes)")
+                                    f"({size:,} bytes).")
+    dialog.close()
+
+
+def test_an_archive_saved_to_a_long_path_leaves_the_date_rows_alone(qtbot, live_context, server, tmp_path):
+    context = live_context
+    connect(qtbot, context, server.url, server.root_token)
+    tab = make_tab(qtbot, context, tmp_path / "history")
+    pick(qtbot, tab, "project", "scanner", SCANNER_LAB)
+    qtbot.mouseClick(tab.archive_button, Qt.MouseButton.LeftButton)
+    dialog = next(d for d in tab.findChildren(ArchiveExportDialog) if d.isVisible())
+    qtbot.waitExposed(dialog)
+    heights = [edit.height() for edit in (dialog.start_edit, dialog.end_edit)]
+    dialog.set_range(dt.date(2025, 1, 1), dt.date(2025, 1, 31))  # the demo's vulnerabilities are of 2024
+    qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(dialog.save_button.isEnabled, timeout=WAIT)
+    folder = tmp_path / ("a folder with a long name " * 4).strip()
+    folder.mkdir()
+    dialog.save_to(folder / dialog.suggested_name())
+    qtbot.waitUntil(lambda: dialog.saving is not None and dialog.saving.done(), timeout=WAIT)
+    assert "saved to" in dialog.status.text() and ": 0 vulnerabilities" in dialog.status.text()
+    qtbot.wait(50)  # a layout pass
+    assert [edit.height() for edit in (dialog.start_edit, dialog.end_edit)] == heights
+    assert all(edit.height() >= edit.minimumSizeHint().height() for edit in (dialog.start_edit, dialog.end_edit))
+    assert "None was first detected in the range: try an earlier start date." in dialog.status.text()
     dialog.close()
 
 
