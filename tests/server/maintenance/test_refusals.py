@@ -4,7 +4,12 @@ say of a database they cannot trust."""
 from __future__ import annotations
 
 import hashlib
+import os
+import pty
+import re
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +18,7 @@ import pytest
 
 from outpost_server.maintenance import archive
 from tests.server.maintenance.commands import PASSPHRASE, command_env, outpost, server_options, sqlite_url
-from tests.support import ApiHelper, RunningServer, launch_server, wait_for_digest_at
+from tests.support import REPO_ROOT, ApiHelper, RunningServer, launch_server, wait_for_digest_at
 
 
 @pytest.fixture(scope="module")
@@ -180,3 +185,41 @@ def test_a_server_refuses_a_database_newer_than_itself_and_changes_nothing(tmp_p
         assert "9999_from_the_future" in refused.stderr and "which this Outpost (0." in refused.stderr
         assert "Traceback" not in refused.stderr
     assert files_of(data_dir) == before
+
+
+@pytest.mark.expected_log(r"WARNING outpost\.app Check: Sealed values: 1 of 1 in ci_instance_variables")
+def test_serve_logs_checks_findings_at_start(sealed_backup, tmp_path):
+    target = tmp_path / "target"
+    assert restore(sealed_backup, target, OUTPOST_BACKUP_PASSPHRASE=PASSPHRASE).returncode == 0
+    with sqlite3.connect(target / "outpost.sqlite3") as connection:
+        connection.execute("UPDATE ci_instance_variables SET encrypted_value = 'not sealed with any key'")
+    connection.close()
+    server = launch_server(target, database_url=sqlite_url(target))
+    try:
+        log = server.log_text()
+    finally:
+        server.stop()
+    assert "INFO outpost.app Check: Schema: at head" in log
+    assert ("WARNING outpost.app Check: Sealed values: 1 of 1 in ci_instance_variables.encrypted_value "
+            "do not open with the configured secret key") in log
+
+
+def test_a_backup_on_a_terminal_shows_how_far_it_is(source, made, tmp_path):
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "outpost_server", "backup", "--output",
+                                str(tmp_path / "b.backup"), *server_options(source)],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=follower,
+                               env=command_env(), cwd=REPO_ROOT)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal's other side closed: the command is done
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert process.wait(timeout=120) == 0
+    assert re.search(rb"\rBacking up: [\d,]+ of [\d,]+ rows \(100%\)\r?\n", shown), shown
