@@ -38,9 +38,11 @@ if SIMULATED == "windows":
     import signal
 
     for attribute in ("SIGKILL", "SIGHUP"):
-        delattr(signal, attribute)
+        if hasattr(signal, attribute):  # on the real systems (the release workflow) some are absent already
+            delattr(signal, attribute)
 elif SIMULATED == "macos":
     import multiprocessing
 
-    del os.sched_getaffinity
+    if hasattr(os, "sched_getaffinity"):
+        del os.sched_getaffinity
     multiprocessing.set_start_method("spawn", force=True)
