@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 from console import outpost_links
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMessageBox
+
     from console.connection.profiles import Profile, ProfileStore
     from console.main_window import MainWindow
     from console.operations import Op
@@ -18,6 +20,7 @@ class LinkOpener:
     def __init__(self, window: MainWindow, profiles: ProfileStore) -> None:
         self.window = window
         self.profiles = profiles
+        self.demo_question: QMessageBox | None = None  # the last offer to start the demo (kept for tests)
 
     def open(self, text: str) -> Op[None] | None:
         """Opens the link (None when it is not one: the status bar says why)."""
@@ -48,7 +51,42 @@ class LinkOpener:
                 self.profiles.last_used = profile.name
                 await self._show(path, link.error_id)
                 return
+        demo_path = self._demo_path(link)
+        if demo_path is not None:
+            self._offer_demo(demo_path, link.error_id)
+            return
         self._sign_in(link, saved[0][0] if saved else None)
+
+    def _demo_path(self, link: outpost_links.ErrorLink) -> str | None:
+        """The project's path when the link is to this computer's demo server (on the port it last had) and the
+        demo is not running: its token is made afresh at each start, so no one could sign in with it."""
+        from console.connection.local_server import LocalServer
+
+        if self.window.local_server is not None:
+            return None
+        port = LocalServer(self.window.local_server_dir).remembered_port()
+        return link.serves(f"http://127.0.0.1:{port}") if port is not None else None
+
+    def _offer_demo(self, path: str, error_id: str) -> None:
+        """Offers to start the demo, then opens the error on it (on whichever port it gets)."""
+        from PySide6.QtWidgets import QMessageBox
+
+        from console.operations import Op
+
+        def answered(result: int) -> None:
+            if result != QMessageBox.StandardButton.Yes:
+                return
+            started = self.window.start_local_server()
+            started.when_done(lambda: Op(self.window.context, self._show(path, error_id),
+                                         description="Opening the link").run()
+                              if self.window.context.is_connected else None)
+
+        box = self.demo_question = QMessageBox(
+            QMessageBox.Icon.Question, "Open the link", f"The link is to error {error_id} of {path} on the local "
+            "demo server, which is not running. Start the demo server and open the error?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self.window)
+        box.finished.connect(answered)
+        box.open()
 
     def _sign_in(self, link: outpost_links.ErrorLink, profile: Profile | None) -> None:
         """No saved profile (or no saved token) for the server: the connection dialog, filled in as far as known;

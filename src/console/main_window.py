@@ -88,7 +88,7 @@ class MainWindow(QMainWindow):
         self.themes = Themes(self._settings, self)
         self.themes.changed.connect(self.looks.apply)
         self.themes.start(first_frame_done=False)
-        self._local_server_dir = local_server_dir if local_server_dir is not None else default_local_server_dir()
+        self.local_server_dir = local_server_dir if local_server_dir is not None else default_local_server_dir()
         self._history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
         self._notifier = notifier
         self.local_server: LocalServer | None = None
@@ -222,7 +222,7 @@ class MainWindow(QMainWindow):
 
         if self.local_server is not None:
             return
-        server = self.local_server = LocalServer(self._local_server_dir)
+        server = self.local_server = LocalServer(self.local_server_dir)
         self._show_connection()
         try:
             url = await server.start()

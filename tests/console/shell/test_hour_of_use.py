@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -253,3 +254,23 @@ def test_settings_say_what_to_fix_by_label_and_entry_as_you_type(qtbot, make_win
     qtbot.waitUntil(lambda: page.saved_label.text() == "Saved.", timeout=WAIT)
     saved = api.root.get(f"/projects/{project['id']}/error_tracking/settings").json()
     assert saved["allowed_origins"] == ["https://shop.example.com"]
+
+
+def test_a_demo_link_with_no_demo_running_offers_to_start_it_then_opens_the_error(qtbot, make_window, tmp_path):
+    with socket.socket() as probe:  # a free port, as the demo's last one
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (tmp_path / "local-server").mkdir()
+    (tmp_path / "local-server" / "port").write_text(f"{port}\n")
+    window = make_window()
+    window.open_link(f"outpost://127.0.0.1:{port}/acme/webshop/-/error_tracking/1")
+    qtbot.waitUntil(lambda: any(box.isVisible() for box in window.findChildren(QMessageBox)), timeout=WAIT)
+    offer = next(box for box in window.findChildren(QMessageBox) if box.isVisible())
+    assert "local demo server, which is not running" in offer.text()
+    assert window.connection_dialog is None, "no sign-in with a token no one knows"
+    offer.button(QMessageBox.StandardButton.Yes).click()
+    qtbot.waitUntil(lambda: window.context.is_connected, timeout=START)
+    qtbot.waitUntil(lambda: window.tabs.current_name() == "errors", timeout=WAIT)
+    errors = window.tabs.current_feature()
+    qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == "acme/webshop",
+                    timeout=WAIT)
