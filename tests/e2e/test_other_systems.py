@@ -55,7 +55,11 @@ def test_the_hook_takes_away_what_the_system_lacks(system):
 
 
 @pytest.mark.expected_log(r"less than OUTPOST_ERROR_TRACKING_DIGEST_MIN_FREE_BYTES")  # the backlog's filling
-@pytest.mark.parametrize("system", sorted(SYSTEMS))
+@pytest.mark.parametrize("system", [
+    # Simulations run on Linux; the release workflow runs them on the real systems too, where Windows
+    # cannot play macOS (its `--workers 2` forks).
+    pytest.param("macos", marks=pytest.mark.skipif(sys.platform == "win32", reason="Windows has no fork")),
+    "windows"])
 def test_the_server_serves_digests_and_stops(tmp_path, system):
     workers, expected_log = SYSTEMS[system]
     data_dir = tmp_path / "server"
