@@ -6,6 +6,7 @@ offers what the connected server has (console.exports.options.offer_for) and say
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
@@ -28,7 +29,11 @@ from console.exports.options import FORMATS, REPORT_TYPES, SEVERITIES, STATES, E
 from console.fitting import ElidedLabel
 
 if TYPE_CHECKING:
+    from console.api.alerts import MailStatus
     from console.context import AppContext
+
+NO_MAIL = ("This server cannot send email (it has no OUTPOST_SMTP_HOST setting), so no export is emailed; "
+           "save it from the list when it is ready.")
 
 
 class ExportOptionsDialog(QDialog):
@@ -48,7 +53,7 @@ class ExportOptionsDialog(QDialog):
             self.format_buttons[value] = button
         format_row.addStretch(1)
         self.email = QCheckBox("Email me when it is ready")
-        self.email.setChecked(options.send_email)
+        self.email.setChecked(options.send_email and offer.email)
         self.email.setEnabled(offer.email)
         self.format_buttons["pdf"].toggled.connect(self._format_changed)
 
@@ -118,6 +123,7 @@ class ExportOptionsBar(QWidget):
         self.context = context
         self.options = ExportOptions()
         self.dialog: ExportOptionsDialog | None = None
+        self.mail_configured: bool | None = None  # None: not known (only administrators may ask the server)
         self.summary = ElidedLabel()  # PDF with many filters is a long line: cut, whole in its tooltip
         self.button = QPushButton("Options…")
         self.button.setToolTip("Format (CSV or PDF), filters and email of the next export")
@@ -126,11 +132,33 @@ class ExportOptionsBar(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary, 1)
         layout.addWidget(self.button)
-        context.connection_changed.connect(self._show)
-        self._show()
+        context.connection_changed.connect(self._connection_changed)
+        self._connection_changed()
 
     def offer(self) -> ExportOffer:
-        return offer_for(self.context.server)
+        offer = offer_for(self.context.server)
+        if self.mail_configured is False and offer.email:
+            return replace(offer, email=False, note=" ".join(filter(None, (offer.note, NO_MAIL))))
+        return offer
+
+    def _connection_changed(self) -> None:
+        """An Outpost server without SMTP settings cannot mail anyone: the email is not offered there."""
+        from console.api.alerts import AlertsApi
+        from console.operations import Op
+
+        self.mail_configured = None
+        self._show()
+        client = self.context.client
+        if client is None or not self.context.is_admin or not self.context.server.is_outpost:
+            return
+
+        def known(status: MailStatus) -> None:
+            if self.context.client is client:
+                self.mail_configured = status.configured
+                self._show()
+
+        Op(self.context, AlertsApi(client).mail_status(), description="Checking the server's email",
+           quiet=True).success(known).run()
 
     def request_body(self) -> dict:
         """The create request's parameters: the options the connected server offers."""

@@ -57,16 +57,19 @@ def test_pdf_export_is_saved_described_and_opened(qtbot, live_context, server, t
     connect(qtbot, context, server.url, server.root_token)
     tab = make_tab(qtbot, context, tmp_path / "history")
     pick(qtbot, tab, "project", "scanner", SCANNER_LAB)
+    qtbot.waitUntil(lambda: tab.options_bar.mail_configured is False, timeout=WAIT)  # no SMTP settings here
     dialog = choose(qtbot, tab, export_format="pdf")
-    assert dialog.email.isChecked()  # GitLab's default for a PDF
+    # GitLab's default for a PDF is to email it; a server that cannot send email is not asked to, and says so.
+    assert not dialog.email.isChecked() and not dialog.email.isEnabled()
+    assert dialog.note.isVisibleTo(dialog) and "This server cannot send email" in dialog.note.text()
     assert give_accessible_names(dialog) == []
-    assert tab.options_bar.summary.full_text() == "PDF, every vulnerability, emailed when ready"
+    assert tab.options_bar.summary.full_text() == "PDF, every vulnerability"
     qtbot.mouseClick(tab.request_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: finished_record(tab) is not None, timeout=WAIT)
     record = finished_record(tab)
     assert record.export_format == "pdf"
     body = rest_get(server, f"/security/vulnerability_exports/{record.id}").json()
-    assert (body["format"], body["send_email"]) == ("pdf", True)
+    assert (body["format"], body["send_email"]) == ("pdf", False)
 
     tab.select_export(record.id)
     qtbot.waitUntil(tab.save_button.isEnabled, timeout=WAIT)
