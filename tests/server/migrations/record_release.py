@@ -1,7 +1,7 @@
 """Records tests/fixtures/releases/NAME.sqlite3.gz and NAME.json: data written by an earlier release of the server
 through its own REST API, and what that API then answered.
 
-    python -m tests.server.migrations.record_release COMMIT NAME [--demo]
+    python -m tests.server.migrations.record_release COMMIT NAME [--demo] [--postgres ADMIN_URL]
 
 It checks COMMIT out into a temporary worktree, runs that checkout's `outpost-server serve` (its own code,
 this environment's packages) on a new data dir with a fixed secret key and root token, and writes through its
@@ -9,7 +9,9 @@ API: a user with a token, a group, projects in it and in the user's namespace, i
 integrated error tracking with a client key, events through the collector, and one error resolved. Each read
 of READS (and each error's details) that the release answers 200 is kept with its body; the database is
 compacted into the fixture (VACUUM INTO, gzip'd). With --demo it writes nothing itself: the release's
-`serve --demo` data, as the console's demo keeps it in its local-server folder, is read instead.
+`serve --demo` data, as the console's demo keeps it in its local-server folder, is read instead. With
+--postgres the release runs on a new PostgreSQL database instead, kept as NAME.pg.sql.gz (pg_dump's plain
+SQL with INSERTs, no owners, no psql meta-commands).
 tests/server/migrations/test_upgrade_from_releases.py upgrades it.
 """
 
@@ -37,10 +39,13 @@ READS = ("/users?per_page=100", "/groups?per_page=100", "/projects?per_page=100"
          "/admin/ci/variables?per_page=100", "/user")
 
 
-def serve(checkout: Path, data_dir: Path, *, demo: bool) -> tuple[subprocess.Popen, str]:
+def serve(checkout: Path, data_dir: Path, *, demo: bool, database_url: str | None
+          ) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "PYTHONPATH": str(checkout / "server"), "OUTPOST_SECRET_KEY": SECRET_KEY,
            "OUTPOST_ROOT_TOKEN": ROOT_TOKEN}
     env.pop("OUTPOST_DATABASE_URL", None)
+    if database_url:
+        env["OUTPOST_DATABASE_URL"] = database_url
     arguments = ["serve", "--port", "0", "--data-dir", str(data_dir), *(["--demo"] if demo else [])]
     process = subprocess.Popen([sys.executable, "-m", "outpost_server", *arguments], stdout=subprocess.PIPE,
                                text=True, env=env, cwd=checkout)
@@ -133,13 +138,26 @@ def read(url: str, made: dict) -> dict[str, object]:
     return reads
 
 
-def record(commit: str, name: str, *, demo: bool) -> None:
+def new_database(admin_url: str) -> str:
+    name = "outpost_release_" + uuid.uuid4().hex[:10]
+    subprocess.run([*psql(admin_url), "-c", f'CREATE DATABASE "{name}"'], check=True, capture_output=True)
+    return admin_url.rsplit("/", 1)[0] + "/" + name
+
+
+def psql(url: str, tool: str = "psql") -> list[str]:
+    """The PostgreSQL client `tool` (psql, pg_dump) for a SQLAlchemy URL."""
+    binary = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{tool}"))[-1]
+    return [str(binary), "--dbname", url.replace("postgresql+psycopg://", "postgresql://")]
+
+
+def record(commit: str, name: str, *, demo: bool, admin_url: str | None) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         checkout = Path(scratch) / "checkout"
         subprocess.run(["git", "worktree", "add", "--detach", str(checkout), commit], cwd=REPO_ROOT, check=True)
         try:
             data_dir = Path(scratch) / "data"
-            process, url = serve(checkout, data_dir, demo=demo)
+            database_url = new_database(admin_url) if admin_url else None
+            process, url = serve(checkout, data_dir, demo=demo, database_url=database_url)
             try:
                 if demo:
                     made, reads = {"token": ""}, read_demo(url)
@@ -150,19 +168,28 @@ def record(commit: str, name: str, *, demo: bool) -> None:
                 process.terminate()
                 process.wait(timeout=60)
             FIXTURES.mkdir(parents=True, exist_ok=True)
-            compact = Path(scratch) / "compact.sqlite3"
-            with sqlite3.connect(data_dir / "outpost.sqlite3") as database:
-                database.execute("VACUUM INTO ?", (str(compact),))
-            database.close()
-            (FIXTURES / f"{name}.sqlite3.gz").write_bytes(gzip.compress(compact.read_bytes(), mtime=0))
+            if database_url:
+                dump = subprocess.run([*psql(database_url, "pg_dump"), "--inserts", "--no-owner", "--no-privileges"],
+                                      check=True, capture_output=True).stdout
+                # Only SQL: newer pg_dumps wrap the script in psql's \restrict meta-commands.
+                dump = b"".join(line for line in dump.splitlines(keepends=True) if not line.startswith(b"\\"))
+                (FIXTURES / f"{name}.pg.sql.gz").write_bytes(gzip.compress(dump, mtime=0))
+            else:
+                compact = Path(scratch) / "compact.sqlite3"
+                with sqlite3.connect(data_dir / "outpost.sqlite3") as database:
+                    database.execute("VACUUM INTO ?", (str(compact),))
+                database.close()
+                (FIXTURES / f"{name}.sqlite3.gz").write_bytes(gzip.compress(compact.read_bytes(), mtime=0))
             host = url.removeprefix("http://")
             text = json.dumps({"commit": commit, "secret_key": SECRET_KEY, "root_token": ROOT_TOKEN, "demo": demo,
                                "user_token": made["token"], "reads": reads}, indent=1, sort_keys=True)
-            (FIXTURES / f"{name}.json").write_text(text.replace(host, "SERVER") + "\n")
+            (FIXTURES / f"{name}{'.pg' if database_url else ''}.json").write_text(text.replace(host, "SERVER") + "\n")
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(checkout)], cwd=REPO_ROOT, check=False)
             shutil.rmtree(checkout, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    record(sys.argv[1], sys.argv[2], demo="--demo" in sys.argv[3:])
+    options = sys.argv[3:]
+    record(sys.argv[1], sys.argv[2], demo="--demo" in options,
+           admin_url=options[options.index("--postgres") + 1] if "--postgres" in options else None)

@@ -2,21 +2,26 @@
 
 tests/fixtures/releases/ holds, per release (the state of main where each round of work landed), a SQLite
 database written by that release's own server through its REST API, and what that API answered then
-(record_release.py); the `-demo` ones hold a release's demo data, as the console keeps it in its
-local-server folder, which must survive an upgrade of the console. Here this server starts on a copy of each, migrates it, and must answer every one of
-those reads with the same values: fields added since may be new, nothing recorded may change or go.
+(record_release.py), and the same on PostgreSQL as pg_dump wrote it (`.pg.sql.gz`, run when
+OUTPOST_TEST_PG_ADMIN_URL is set, as CI's PostgreSQL pass does). The `-demo` ones hold a release's demo
+data, as the console keeps it in its local-server folder, which must survive an upgrade of the console.
+Here this server starts on a copy of each, migrates it, and must answer every one of those reads with the
+same values: fields added since may be new, nothing recorded may change or go.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 
-from tests.support import REPO_ROOT, launch_server
+from tests.support import REPO_ROOT, database_url_for, launch_server
 
 RELEASES = REPO_ROOT / "tests" / "fixtures" / "releases"
 # What changed on purpose, per release: where (the end of a difference's path) and why.
@@ -27,8 +32,8 @@ CHANGED = {
 }
 
 
-def _releases() -> list[str]:
-    return sorted(path.name.removesuffix(".json") for path in RELEASES.glob("*.json"))
+def _releases(suffix: str) -> list[str]:
+    return sorted(path.name.removesuffix(suffix) for path in RELEASES.glob(f"*{suffix}"))
 
 
 def differences(recorded: Any, now: Any, where: str = "") -> list[str]:
@@ -55,14 +60,31 @@ def test_the_reader_of_differences_sees_a_change_and_allows_an_addition():
     assert differences({"a": 1}, {}) == [".a: gone"]
 
 
-@pytest.mark.parametrize("release", _releases())
+@pytest.mark.parametrize("release", _releases(".sqlite3.gz"))
 def test_a_release_upgrades_and_reads_back_the_same(tmp_path, release):
-    recorded = json.loads((RELEASES / f"{release}.json").read_text())
     database = tmp_path / "outpost.sqlite3"
     database.write_bytes(gzip.decompress((RELEASES / f"{release}.sqlite3.gz").read_bytes()))
-    (tmp_path / "secret_key").write_text(recorded["secret_key"])
+    upgrade_and_read(tmp_path, release, json.loads((RELEASES / f"{release}.json").read_text()),
+                     f"sqlite:///{database}")
+
+
+@pytest.mark.parametrize("release", _releases(".pg.sql.gz"))
+def test_a_release_upgrades_and_reads_back_the_same_on_postgresql(tmp_path, release):
+    admin = os.environ.get("OUTPOST_TEST_PG_ADMIN_URL")
+    if not admin:
+        pytest.skip("needs PostgreSQL: set OUTPOST_TEST_PG_ADMIN_URL")
+    url = database_url_for(tmp_path)
+    assert url is not None
+    dump = gzip.decompress((RELEASES / f"{release}.pg.sql.gz").read_bytes()).decode()
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as connection:
+        connection.execute(dump)  # pg_dump's statements, run as one script
+    upgrade_and_read(tmp_path, release, json.loads((RELEASES / f"{release}.pg.json").read_text()), url)
+
+
+def upgrade_and_read(data_dir: Path, release: str, recorded: dict, database_url: str) -> None:
+    (data_dir / "secret_key").write_text(recorded["secret_key"])
     # A demo release's data dir is the console's local-server folder: its server starts with --demo again.
-    server = launch_server(tmp_path, root_token=recorded["root_token"], database_url=f"sqlite:///{database}",
+    server = launch_server(data_dir, root_token=recorded["root_token"], database_url=database_url,
                            demo=recorded.get("demo", False))
     try:
         host = server.url.removeprefix("http://")
