@@ -238,6 +238,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     def _announce(self, record: ExportRecord) -> None:
         text = polling.announcement(record.id, record.scope_label, record.status)
         self.notice.setText(text)
+        self.context.say(text)  # the status bar's "requested" is over
         self.export_finished.emit(record.id, text)
 
     # actions -----------------------------------------------------------------------

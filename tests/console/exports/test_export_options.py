@@ -275,3 +275,18 @@ def test_an_older_gitlab_gets_an_explanation_and_a_plain_request(qtbot, gitlab_1
     archive_sent = [json.loads(raw) for method, path, raw in gitlab.bodies if path.endswith("archive_exports")]
     assert archive_sent and set(archive_sent[0]) == {"start_date", "end_date", "export_format"}
     archive.close()
+
+
+def test_the_status_bar_says_finished_once_the_export_is(qtbot, live_context, server, tmp_path):
+    context = live_context
+    connect(qtbot, context, server.url, server.root_token)
+    tab = make_tab(qtbot, context, tmp_path / "history")
+    said: list[str] = []
+    context.status_message.connect(said.append)
+    pick(qtbot, tab, "project", "scanner", SCANNER_LAB)
+    qtbot.mouseClick(tab.request_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: finished_record(tab) is not None, timeout=WAIT)
+    record = finished_record(tab)
+    qtbot.waitUntil(lambda: f"Export {record.id} of {SCANNER_LAB} finished" in said, timeout=WAIT)
+    last = [text for text in said if not text.endswith("…") and not text.endswith(": done")][-1]
+    assert last == f"Export {record.id} of {SCANNER_LAB} finished"
