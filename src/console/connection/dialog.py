@@ -155,6 +155,8 @@ class ConnectionDialog(QDialog):
         finally:
             self._set_controls_enabled(True)
         self.result_label.setText(("✔ " if report.ok else "✘ ") + report.message)
+        # The outcome, not "Testing the connection: done", which read as success after a failure.
+        self._context.say("The connection works" if report.ok else "The connection test failed: see the dialog")
 
     async def connect_profile(self) -> None:
         """Connect; on success remember the profile (and token) and close the dialog."""

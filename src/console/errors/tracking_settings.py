@@ -255,6 +255,7 @@ class SettingsPage(QWidget):
                 self.connection_status.setStyleSheet(f"color: {colours()['error']};")
                 self.external_project.clear()
                 self.external_project.setEnabled(False)
+                self.host.context.say("The connection test failed: the settings say why")  # not ": done"
                 return
             finally:
                 self.connect_button.setEnabled(True)

@@ -274,3 +274,33 @@ def test_a_demo_link_with_no_demo_running_offers_to_start_it_then_opens_the_erro
     errors = window.tabs.current_feature()
     qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == "acme/webshop",
                     timeout=WAIT)
+
+
+def test_a_failed_connection_test_is_not_said_to_be_done(qtbot, make_window, server, api):
+    project = api.project()
+    window = make_window()
+    said: list[str] = []
+    window.context.status_message.connect(said.append)
+    dialog = window.open_connection_dialog()
+    dialog.url_edit.setText("http://127.0.0.1:9")  # nothing listens there
+    dialog.token_edit.setText("glpat-whatever")
+    qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.result_label.text().startswith("✘"), timeout=WAIT)
+    qtbot.waitUntil(lambda: "The connection test failed: see the dialog" in said, timeout=WAIT)
+    assert "Testing the connection: done" not in said
+    dialog.close()
+
+    connect(window, qtbot, server.url, server.root_token)
+    window.open_target(("errors", project["path_with_namespace"]))
+    tab = window.tabs.current_feature()
+    qtbot.waitUntil(lambda: tab.project is not None, timeout=WAIT)
+    page = tab.settings_page
+    tab.pages.setCurrentWidget(page)
+    qtbot.waitUntil(lambda: page.loaded is not None, timeout=WAIT)
+    said.clear()
+    page.external.setChecked(True)
+    page.api_host.setText("http://127.0.0.1:9")
+    page.token.setText("sntrys-some-token")
+    qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "The connection test failed: the settings say why" in said, timeout=WAIT)
+    assert "Testing the connection: done" not in said
