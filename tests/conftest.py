@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 from tests import log_guard  # noqa: E402
-from tests.support import ApiHelper, launch_server  # noqa: E402
+from tests.support import SERVER_LOGS, ApiHelper, launch_server  # noqa: E402
 
 # Hypothesis's clock checks (a 200 ms deadline per example, "input generation is slow") fail a property test
 # when the suite's parallel workers keep the machine busy, not when the code is wrong. No example database:
@@ -54,17 +54,22 @@ def pytest_terminal_summary(terminalreporter, config):
 
 @pytest.fixture(autouse=True)
 def no_unexpected_warnings(request):
-    """Fails the test when this process logged a record at WARNING or above that the test does not declare
-    (tests/log_guard.py). Set up before the test's other function fixtures and torn down after them, so what
-    their teardown logs counts too."""
+    """Fails the test when this process, or a test server the test started, logged a record at WARNING or above
+    that the test does not declare (tests/log_guard.py). Set up before the test's other function fixtures and
+    torn down after them, so what their teardown logs counts too."""
     collector = log_guard.Collector()
     root = logging.getLogger()
+    since = log_guard.log_sizes(SERVER_LOGS)
     root.addHandler(collector)
     try:
         yield
     finally:
         root.removeHandler(collector)
-    unexpected = log_guard.unexpected(collector.lines, log_guard.expected_patterns(request.node))
+    # The servers this test started: a session or module server is shared, and what it logs in the
+    # background (another test's leftovers) would be blamed on whichever test runs then.
+    started = [path for path in SERVER_LOGS if path not in since]
+    lines = collector.lines + log_guard.server_records(started, {})
+    unexpected = log_guard.unexpected(lines, log_guard.expected_patterns(request.node))
     if unexpected:
         pytest.fail("unexpected log records at WARNING or above (declare intended ones with "
                     f"@pytest.mark.{log_guard.MARKER}):\n" + "\n".join(unexpected), pytrace=False)

@@ -26,6 +26,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # a busy 2-core machine it can take a minute or more, and a session server that gives up fails every test of
 # its worker. This only bounds a start that hangs.
 START_TIMEOUT = 240
+# The logs of every server this process started, for the log guard (tests/log_guard.py).
+SERVER_LOGS: list[Path] = []
 
 
 @dataclass
@@ -136,6 +138,8 @@ def launch_server(data_dir: Path, *, demo: bool = False, extra_env: dict[str, st
     if demo:
         arguments.append("--demo")
     log_path = data_dir / "server.log"
+    if log_path not in SERVER_LOGS:
+        SERVER_LOGS.append(log_path)
     with open(log_path, "ab") as log_file:
         process: subprocess.Popen | ForkedServerProcess
         if preloaded:

@@ -27,6 +27,10 @@ NO_DIGEST = {"OUTPOST_ERROR_TRACKING_DIGEST_MIN_FREE_BYTES": str(2**62)}
 DIED = "a decode process died with a batch of"
 
 
+@pytest.mark.expected_log(
+    r"ERROR outpost\.error_tracking\.digest only \d+ bytes are free",
+    r"WARNING outpost\.error_tracking\.digest a decode process died",
+)
 @pytest.mark.budget(150)
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_decode_process_killed_mid_batch_loses_and_doubles_nothing(tmp_path, workers):

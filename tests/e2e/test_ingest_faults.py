@@ -128,6 +128,11 @@ def test_a_full_disk_refuses_with_retry_after_keeps_reads_and_recovers_without_r
         server.stop()
 
 
+@pytest.mark.expected_log(
+    r"the database is unreachable",
+    r"the database is reachable again",
+    r"works again after \d+ failures",
+)
 @pytest.mark.skipif(ON_POSTGRES, reason="the write lock in question is SQLite's (main database on SQLite)")
 def test_a_sqlite_write_lock_held_15_s_keeps_the_collector_accepting_and_reads_answering(tmp_path):
     server = launch_server(tmp_path / "server")

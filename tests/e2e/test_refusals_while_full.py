@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 import httpx
+import pytest
 
 from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, store_request
 from tests.e2e.test_ingest_faults import fill, small_disk
@@ -20,6 +21,10 @@ def _refused(server) -> int:
         return client.get("/error_tracking/ingestion").json()["refused"].get("spool_unavailable", 0)
 
 
+@pytest.mark.expected_log(
+    r"ERROR \S+ the ingest spool cannot be written",
+    r"WARNING \S+ the ingest spool is writable again",
+)
 def test_spool_unavailable_refusals_are_counted_while_the_disk_is_full(small_disk):
     server = launch_server(small_disk / "data")
     try:

@@ -128,6 +128,7 @@ def test_stop_signal_during_ingestion_finishes_in_flight_requests_and_loses_noth
         restarted.stop()
 
 
+@pytest.mark.expected_log(r"WARNING outpost\.error request \w+ cancelled: the shutdown grace period ended")
 @pytest.mark.parametrize("stop_signal", STOP_SIGNALS)
 def test_request_outlasting_the_grace_period_is_cancelled_and_the_exit_stays_clean(tmp_path, stop_signal):
     server = launch_server(tmp_path / "server", extra_env={"OUTPOST_SHUTDOWN_GRACE_SECONDS": "1"})

@@ -12,6 +12,8 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.databases import database_url, inconsistencies, scalar, stored_event_ids
 from tests.e2e.flows import enable_error_tracking
 from tests.e2e.senders import Senders
@@ -74,6 +76,7 @@ def test_two_workers_serve_the_api_and_store_every_accepted_event_once(tmp_path)
     assert log.count("Running upgrade  -> 0001") == 1, log[-3000:]
 
 
+@pytest.mark.expected_log(r"WARNING outpost\.workers worker \d+ exited with -9; starting another")
 def test_a_worker_that_dies_is_replaced_and_serving_goes_on(tmp_path):
     server = launch_server(tmp_path / "server", extra_env=WORKERS)
     try:
@@ -100,6 +103,7 @@ def test_a_worker_that_dies_is_replaced_and_serving_goes_on(tmp_path):
     assert exit_code == 0, log[-3000:]
 
 
+@pytest.mark.expected_log(r"WARNING outpost\.workers worker \d+ exited with -9; starting another")
 def test_a_digester_killed_mid_batch_is_replaced_and_its_claimed_events_are_stored_once(tmp_path):
     server = launch_server(tmp_path / "server", extra_env=WORKERS)
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 import httpx
+import pytest
 
 from tests.support import start_server
 
@@ -13,6 +14,7 @@ BAN = {"OUTPOST_AUTH_BAN_MAX_FAILURES": "10", "OUTPOST_AUTH_BAN_WINDOW_SECONDS":
        "OUTPOST_AUTH_BAN_SECONDS": "600", "OUTPOST_AUTH_BAN_ALLOWLIST": "", "OUTPOST_WORKERS": "2"}
 
 
+@pytest.mark.expected_log(r"WARNING outpost\.auth banning \S+ until \S+ after \d+ failed authentications")
 def test_ten_wrong_tokens_ban_the_address_with_429_and_retry_after(tmp_path):
     with start_server(tmp_path / "server", extra_env=BAN) as server:
         with httpx.Client(base_url=server.api_url, timeout=30) as client:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 import httpx
+import pytest
 
 from tests.support import start_server
 
@@ -15,6 +16,7 @@ BAN = {"OUTPOST_AUTH_BAN_MAX_FAILURES": "10", "OUTPOST_AUTH_BAN_WINDOW_SECONDS":
 SPELLINGS = ("10.9.9.9", "::ffff:10.9.9.9", "::FFFF:10.9.9.9", "0:0:0:0:0:ffff:a09:909")
 
 
+@pytest.mark.expected_log(r"WARNING outpost\.auth banning \S+ until \S+ after \d+ failed authentications")
 def test_a_mapped_address_is_the_same_address_for_counting_and_banning(tmp_path):
     with start_server(tmp_path / "server", extra_env=BAN) as server:
         with httpx.Client(base_url=server.api_url, timeout=30) as client:

@@ -18,6 +18,11 @@ pytestmark = pytest.mark.skipif(bool(os.environ.get("OUTPOST_TEST_PG_ADMIN_URL")
                                 reason="the lock in question is SQLite's (this run's database is PostgreSQL)")
 
 
+@pytest.mark.expected_log(
+    r"the database is unreachable",
+    r"the database is reachable again",
+    r"works again after \d+ failures",
+)
 def test_writes_give_up_with_503_while_reads_and_version_answer(tmp_path):
     with start_server(tmp_path / "server", extra_env={"OUTPOST_DATABASE_WAIT_SECONDS": "2"}) as server:
         headers = {"PRIVATE-TOKEN": server.root_token}

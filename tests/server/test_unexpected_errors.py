@@ -4,6 +4,7 @@ import socket
 import time
 from urllib.parse import urlsplit
 
+import pytest
 import sqlalchemy
 
 from tests.support import database_url_for, start_server
@@ -18,6 +19,7 @@ def _break_members(data_dir) -> None:
     engine.dispose()
 
 
+@pytest.mark.expected_log(r"ERROR outpost\.error unhandled error in request")
 def test_internal_error_hides_details_and_logs_request_id(tmp_path):
     data_dir = tmp_path / "server"
     with start_server(data_dir) as server:
@@ -34,6 +36,7 @@ def test_internal_error_hides_details_and_logs_request_id(tmp_path):
         assert "project_members" not in response.text
 
 
+@pytest.mark.expected_log(r"ERROR outpost\.error unhandled error in request")
 def test_the_same_unexpected_error_is_logged_once_with_its_traceback(tmp_path):
     data_dir = tmp_path / "server"
     with start_server(data_dir) as server:

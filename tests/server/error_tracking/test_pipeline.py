@@ -127,6 +127,12 @@ def test_metrics_are_served_to_allowed_addresses_and_administrators_only(tmp_pat
         assert "Accepted:  3" in status and "Digested:  3 events" in status
 
 
+@pytest.mark.expected_log(
+    r"the database is unreachable",
+    r"the database is reachable again",
+    r"works again after \d+ failures",
+    r"the digest stage was still storing a batch when the shutdown grace ended",
+)
 @pytest.mark.skipif(ON_POSTGRES, reason="a held SQLite lock keeps the digest waiting")
 def test_sigterm_drains_the_spool_within_the_grace_and_the_rest_is_digested_at_the_next_start(tmp_path):
     data_dir = tmp_path / "server"

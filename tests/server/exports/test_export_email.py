@@ -65,6 +65,7 @@ def test_nobody_is_mailed_when_send_email_is_off(mailing_server, mailbox: MailBo
     assert messages_to(mailbox, author["email"]) == []
 
 
+@pytest.mark.expected_log(r"WARNING outpost\.exports vulnerability export \d+: the email to its author was not sent")
 def test_a_mail_server_that_is_away_does_not_fail_the_export(tmp_path):
     env = {"OUTPOST_SMTP_HOST": "127.0.0.1", "OUTPOST_SMTP_PORT": str(free_port()), "OUTPOST_SMTP_TIMEOUT": "2"}
     with start_server(tmp_path, extra_env=env) as server:
