@@ -307,3 +307,14 @@ def test_non_administrators_are_told_why_the_tab_is_empty(qtbot, qloop_running, 
     qtbot.addWidget(widget)
     assert widget.notice_label.text() == "Instance CI/CD variables can only be managed by an administrator."
     assert widget.model.rowCount() == 0 and widget.count_label.text() == "0 variables"
+
+
+@pytest.mark.expected_log(r"WARNING console\.context Cannot import spaced\.env: Line 2: the key “bad key” contains")
+def test_an_import_line_with_a_space_in_its_key_says_so(tab, qtbot, tmp_path):
+    path = tmp_path / "spaced.env"
+    path.write_text("GOOD_KEY=1\nbad key=1\n")
+    tab.import_file(path)
+    qtbot.waitUntil(lambda: tab.message_bar.isVisible(), timeout=WAIT)
+    assert ("Line 2: the key “bad key” contains a space; keys are letters, digits and _ only (e.g. bad_key)."
+            in tab.message_bar.label.text())
+    assert "expected KEY=value" not in tab.message_bar.label.text()

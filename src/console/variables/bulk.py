@@ -39,6 +39,20 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
 _LINE = re.compile(r"\s*(?:export\s+)?([^=\s#]+)\s*=\s*(.*)\Z", re.DOTALL)
 
 
+def _line_problem(line: str) -> str:
+    """Why a line is not KEY=value, naming what is wrong in it."""
+    key, equals, _ = line.strip().removeprefix("export ").partition("=")
+    if not equals:
+        return "expected KEY=value."
+    if not key.strip():
+        return "the key before = is missing."
+    key = key.strip()
+    if not re.search(r"\s", key):
+        return f"“{key}” is not a key: keys are letters, digits and _ only."
+    suggestion = re.sub(r"\s+", "_", key)
+    return f"the key “{key}” contains a space; keys are letters, digits and _ only (e.g. {suggestion})."
+
+
 def parse_dotenv(text: str) -> list[Incoming]:
     variables: list[Incoming] = []
     # Only \n (and \r\n) end a line; other separators are part of the value.
@@ -51,7 +65,7 @@ def parse_dotenv(text: str) -> list[Incoming]:
             continue
         match = _LINE.match(line)
         if match is None:
-            raise ImportFileError(f"Line {number}: expected KEY=value.")
+            raise ImportFileError(f"Line {number}: {_line_problem(line)}")
         key, rest = match.groups()
         start = number
         if rest.startswith('"'):
