@@ -87,6 +87,9 @@ class ConnectionDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self._fill_profiles()
         self._show_keyring_state()
+        if credentials.backend is None:  # a cold start: the window's look at the keyring has not answered yet
+            Op(context, credentials.probe(), description="Checking the system keyring", quiet=True).success(
+                lambda _: self._show_keyring_state()).run()
 
     def _fill_profiles(self) -> None:
         self.profile_box.blockSignals(True)
@@ -103,8 +106,9 @@ class ConnectionDialog(QDialog):
         warning = self._credentials.warning
         self.keyring_note.setText(warning or "")
         self.keyring_note.setVisible(warning is not None)
-        self.remember_box.setEnabled(warning is None)
-        self.remember_box.setChecked(warning is None)
+        known = self._credentials.backend is not None  # offered only once a keyring is known to work
+        self.remember_box.setEnabled(known and warning is None)
+        self.remember_box.setChecked(known and warning is None)
 
     def _on_profile_chosen(self, name: str) -> None:
         self.result_label.clear()

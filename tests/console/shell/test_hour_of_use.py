@@ -304,3 +304,23 @@ def test_a_failed_connection_test_is_not_said_to_be_done(qtbot, make_window, ser
     qtbot.mouseClick(page.connect_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "The connection test failed: the settings say why" in said, timeout=WAIT)
     assert "Testing the connection: done" not in said
+
+
+def test_a_cold_start_connect_dialog_offers_no_keyring_where_there_is_none(qtbot, qloop_running, context, settings,
+                                                                          monkeypatch):
+    import keyring
+    from keyring.backends import fail
+
+    from console.connection.credentials import CredentialStore
+    from console.connection.dialog import ConnectionDialog
+    from console.connection.profiles import ProfileStore
+
+    monkeypatch.setattr(keyring.core, "_keyring_backend", fail.Keyring())  # this computer has no keyring
+    credentials = CredentialStore()  # the system's choice, not looked up yet: the dialog opens first
+    dialog = ConnectionDialog(context, ProfileStore(settings), credentials)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert not (dialog.remember_box.isEnabled() and dialog.remember_box.isChecked())
+    qtbot.waitUntil(lambda: credentials.backend is not None and dialog.keyring_note.isVisible(), timeout=WAIT)
+    assert not dialog.remember_box.isEnabled() and not dialog.remember_box.isChecked()
+    assert "this session only" in dialog.keyring_note.text()
