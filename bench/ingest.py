@@ -358,6 +358,26 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
+def own_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of the process alone (not its children)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(value) for value in fields[11:13]) / os.sysconf("SC_CLK_TCK")
+
+
+# Server CPU per stored event that each stage may use (ms): accept, digest (decode + store), together.
+BUDGETS_MS = {"accept": 0.10, "digest": 0.22, "together": 0.32}
+
+
+def stage_seconds(data_dir: Path) -> dict[str, float]:
+    """The digester thread's CPU seconds per stage so far (decode, store), as the spool's counters hold them."""
+    with sqlite3.connect(f"file:{data_dir / 'ingest-spool.sqlite3'}?mode=ro", uri=True, timeout=30) as connection:
+        return {label: value for label, value in connection.execute(
+            "SELECT label, value FROM counters WHERE name = 'digest_cpu_seconds'")}
+
+
 def digester_pid(data_dir: Path) -> int | None:
     """The digester process of `serve --workers N` (N > 1), as the server's log names it; None when the
     digester is a thread of the one server process (its CPU cannot be told apart then)."""
@@ -597,6 +617,8 @@ def measure_outpost(pid: int, port: int, data_dir: Path, project_id: int, reques
     cpu_before = cpu_seconds(pid)
     digester = digester_pid(data_dir)
     digest_cpu_before = cpu_seconds(digester) if digester else 0.0
+    digester_own_before = own_cpu_seconds(digester) if digester else 0.0
+    stages_before = stage_seconds(data_dir)
     with MemoryPeak(pid) as memory, FreshnessProbe(port, *probe_project, database) as probe:
         run = run_load(port, request_sets, concurrency, time_limit)
         deadline = time.time() + time_limit
@@ -612,6 +634,14 @@ def measure_outpost(pid: int, port: int, data_dir: Path, project_id: int, reques
     run["cpu_ms"] = 1000 * (cpu_seconds(pid) - cpu_before) / max(run["sent"], 1)
     run["digest_cpu_ms"] = (1000 * (cpu_seconds(digester) - digest_cpu_before) / max(run["sent"], 1)
                             if digester else None)
+    if digester:
+        # Decoding: the digester thread's own decoding plus its decode processes' CPU (the digester's tree
+        # less the digester itself); storing: the digester thread's transactions.
+        stages = stage_seconds(data_dir)
+        per_event = 1000 / max(run["sent"], 1)
+        pool_ms = run["digest_cpu_ms"] - (own_cpu_seconds(digester) - digester_own_before) * 1000 / max(run["sent"], 1)
+        run["decode_cpu_ms"] = (stages.get("decode", 0.0) - stages_before.get("decode", 0.0)) * per_event + pool_ms
+        run["store_cpu_ms"] = (stages.get("store", 0.0) - stages_before.get("store", 0.0)) * per_event
     # The digest's own rate: what it counted while draining the backlog left when the sending ended.
     drain = drained_at - run["send_end"]
     run["digest_rate"] = (counted - run["counted_at_send_end"]) / drain if drain > 0.5 else None
@@ -633,12 +663,27 @@ def report_outpost(setting: str, run: dict, counted: int, stored: int, processed
     if run["digest_cpu_ms"] is not None:
         print(f"            of which the digester process (with its decode processes) {run['digest_cpu_ms']:.2f} "
               f"ms/event, the accept stage (HTTP workers) {run['cpu_ms'] - run['digest_cpu_ms']:.2f} ms/event")
+        print_stages(run)
     if run["digest_rate"] is not None:
         print(f"            digest rate while draining the backlog {run['digest_rate']:,.0f} events/s")
     print(f"            peak memory of all server processes: RSS {run['rss_mb']:.0f} MB, PSS {run['pss_mb']:.0f} MB")
     print(f"            stored {stored}, counted in errors {counted}: "
           f"{'stored == accepted' if lossless else 'MISMATCH'}")
     return lossless and run["accepted"] == run["sent"]
+
+
+def print_stages(run: dict) -> None:
+    """Server CPU per stored event by stage, each beside its budget (the rest of the digester's CPU is its
+    spool reads and removals, and its idle polls)."""
+    accept = run["cpu_ms"] - run["digest_cpu_ms"]
+    figures = {"accept": accept, "decode": run["decode_cpu_ms"], "store": run["store_cpu_ms"],
+               "digest": run["digest_cpu_ms"], "together": run["cpu_ms"]}
+    shown = []
+    for stage, value in figures.items():
+        budget = BUDGETS_MS.get(stage)
+        verdict = "" if budget is None else f" (budget {budget:.2f}: {'met' if value <= budget else 'MISSED'})"
+        shown.append(f"{stage} {value:.3f}{verdict}")
+    print("            CPU ms per stored event by stage: " + "; ".join(shown))
 
 
 def _setting(setting: str) -> str:

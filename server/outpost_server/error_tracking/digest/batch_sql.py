@@ -1,15 +1,17 @@
-"""The batch store's SQL, built once per dialect and run as executemany.
+"""The batch store's SQL, built once per dialect; each table's rows of a batch written in one statement.
 
 On the hot path, building SQLAlchemy statements costs more than executing them, so each statement is
-compiled once per dialect and fed plain parameter rows through the driver.
+compiled once per dialect and fed plain parameter rows through the driver, as many rows per statement
+as the database's parameter limit allows.
 """
 
 
 import datetime as dt
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, func, insert, or_, select, update
+from sqlalchemy import and_, bindparam, case, column, func, insert, or_, select, table, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -29,6 +31,8 @@ from outpost_server.error_tracking.models import (
 )
 
 LOOKUP_CHUNK = 500
+# Bound parameters per multi-row statement: under SQLite's limit (32,766 since 3.32) and PostgreSQL's (65,535).
+MAX_PARAMETERS = 30_000
 
 EVENTS = ErrorEvent.__table__
 PAYLOADS = ErrorEventPayload.__table__
@@ -52,45 +56,63 @@ def _sqlite_datetime(value):
     return value
 
 
-class _DriverStatement:
-    """A statement compiled once and run as executemany on the DBAPI cursor.
+class _MultiRowStatement:
+    """An INSERT (… ON CONFLICT …) compiled once and run on the DBAPI cursor as one statement for a batch's
+    rows of its table (more only past MAX_PARAMETERS on SQLite), instead of one execution per row: a VALUES
+    list of rows on SQLite, unnested arrays on PostgreSQL. Rows an upsert adds to are aggregated per key
+    first: ON CONFLICT DO UPDATE on PostgreSQL cannot touch a row twice in one statement.
 
-    The rows skip SQLAlchemy's per-value type processing, which dominates the cost of the
-    per-event statements; datetimes are converted the way UTCDateTime stores them.
+    The rows skip SQLAlchemy's per-value type processing, which dominates the cost on the hot path;
+    datetimes are converted the way UTCDateTime stores them.
     """
 
     def __init__(self, statement, dialect, keys: list[str]):
         compiled = statement.compile(dialect=dialect, column_keys=keys)
-        # A lone INSERT compiles with PostgreSQL's implicit RETURNING of the key; executemany needs none.
-        self.sql = compiled.string.split(" RETURNING ", 1)[0]
+        # A lone INSERT compiles with PostgreSQL's implicit RETURNING of the key; none is needed.
+        head, values = compiled.string.split(" RETURNING ", 1)[0].split(" VALUES ", 1)
         self.defaults = dict(compiled.params)
-        self.order = list(compiled.positiontup) if compiled.positional else None
         self.text_datetimes = dialect.name == "sqlite"
+        row, conflict, tail = values.partition(" ON CONFLICT ")  # one row of placeholders, then the upsert's
+        tail = conflict + tail
+        if compiled.positional:
+            self.order = list(compiled.positiontup or [])
+        else:  # named (PostgreSQL): positional from here on, in the row's order
+            self.order = re.findall(r"%\((\w+)\)s", row)
+            row = re.sub(r"%\(\w+\)s", "%s", row)
+        assert len(self.order) == row.count("?") + row.count("%s"), "parameters outside the VALUES row"
+        self.head, self.row, self.tail = head + " VALUES ", row, tail
+        self.rows_per_statement = max(1, MAX_PARAMETERS // len(self.order))
+        arrays = _arrays(dialect, [statement.table.c[name] for name in self.order])
+        self.unnest = f"{head} SELECT * FROM unnest({arrays}){tail}" if dialect.name == "postgresql" else None
 
     def run(self, connection: Connection, rows: list[dict]) -> None:
-        if not rows:
+        order, defaults = self.order, self.defaults
+        if self.unnest is not None:  # PostgreSQL: one array per column, in a statement that stays the same
+            if rows:
+                connection.exec_driver_sql(self.unnest, tuple(
+                    [row[name] if name in row else defaults[name] for row in rows] for name in order))
             return
-        if self.order is not None:
-            defaults, order = self.defaults, self.order
-            if self.text_datetimes:
-                # Each distinct datetime converted once: an event's tag rows all carry its received_at.
-                texts: dict[dt.datetime, str] = {}
+        texts: dict[dt.datetime, str] = {}
 
-                def text(value: Any) -> Any:
-                    if type(value) is not dt.datetime:
-                        return value
-                    converted = texts.get(value)
-                    if converted is None:
-                        converted = texts[value] = _sqlite_datetime(value)
-                    return converted
+        def value(found: Any) -> Any:
+            if not self.text_datetimes or type(found) is not dt.datetime:
+                return found
+            converted = texts.get(found)
+            if converted is None:  # each distinct datetime converted once
+                converted = texts[found] = _sqlite_datetime(found)
+            return converted
 
-                params: list[Any] = [
-                    tuple(text(row[name] if name in row else defaults[name]) for name in order) for row in rows]
-            else:
-                params = [tuple(row[name] if name in row else defaults[name] for name in order) for row in rows]
-        else:
-            params = [{**self.defaults, **row} for row in rows]
-        connection.exec_driver_sql(self.sql, params)
+        for chunk in chunks(rows, self.rows_per_statement):
+            params = tuple(value(row[name] if name in row else defaults[name]) for row in chunk for name in order)
+            connection.exec_driver_sql(self.head + ", ".join([self.row] * len(chunk)) + self.tail, params)
+
+
+def _arrays(dialect, columns) -> str:
+    """unnest()'s arguments on PostgreSQL: a typed array parameter per column. A statement of arrays keeps one
+    text whatever the rows, so the driver parses it once and the server prepares it once; a VALUES list of
+    thousands of parameters is parsed again by both for every batch, and cost more CPU than one execution
+    per row."""
+    return ", ".join(f"%s::{column.type.compile(dialect=dialect)}[]" for column in columns)
 
 
 EVENT_KEYS = ["project_id", "error_id", "event_id", "occurred_at", "received_at", "level", "release", "environment",
@@ -125,24 +147,24 @@ class BatchStatements:
         self.error_states = (error_states.with_for_update(key_share=True) if dialect_name == "postgresql"
                              else error_states)
         self.create_errors = dialect.insert(ERRORS).on_conflict_do_nothing(index_elements=["project_id", "fingerprint"])
-        self.insert_events = _DriverStatement(insert(EVENTS), dialect_obj, EVENT_KEYS)
-        self.insert_payloads = _DriverStatement(insert(PAYLOADS), dialect_obj,
+        self.insert_events = _MultiRowStatement(insert(EVENTS), dialect_obj, EVENT_KEYS)
+        self.insert_payloads = _MultiRowStatement(insert(PAYLOADS), dialect_obj,
                                                ["error_id", "event_id", "payload", "received_at"])
         hourly = dialect.insert(HOURLY)
-        self.count_hours = _DriverStatement(hourly.on_conflict_do_update(
+        self.count_hours = _MultiRowStatement(hourly.on_conflict_do_update(
             index_elements=["error_id", "hour"], set_={"count": HOURLY.c.count + hourly.excluded.count}
         ), dialect_obj, ["error_id", "hour", "count"])
-        self.count_error_days = _DriverStatement(
+        self.count_error_days = _MultiRowStatement(
             _add_counts(dialect, ERROR_DAYS, ["error_id", "received_day"]), dialect_obj,
             ["error_id", "received_day", "project_id", "events", "bytes"])
-        self.count_project_days = _DriverStatement(
+        self.count_project_days = _MultiRowStatement(
             _add_counts(dialect, PROJECT_DAYS, ["project_id", "received_day"]), dialect_obj,
             ["project_id", "received_day", "events", "bytes"])
         self.add_users = (dialect.insert(USERS).on_conflict_do_nothing(index_elements=["error_id", "user_key"])
                           .returning(USERS.c.error_id, USERS.c.user_key))
-        self.update_errors = _DriverStatement(self._update_errors(), dialect_obj, [])
-        self.insert_event_tags = _DriverStatement(insert(EVENT_TAGS), dialect_obj, EVENT_TAG_KEYS)
-        self.count_tag_values = _DriverStatement(count_upsert(dialect_name), dialect_obj, COUNT_KEYS)
+        self.update_errors = _ErrorUpdate(dialect_obj)
+        self.insert_event_tags = _MultiRowStatement(insert(EVENT_TAGS), dialect_obj, EVENT_TAG_KEYS)
+        self.count_tag_values = _MultiRowStatement(count_upsert(dialect_name), dialect_obj, COUNT_KEYS)
         sessions = dialect.insert(SESSIONS)
         self.upsert_sessions = sessions.on_conflict_do_update(
             index_elements=["project_id", "sid"],
@@ -158,54 +180,65 @@ class BatchStatements:
         self.active_keys = select(ClientKey.project_id, ClientKey.public_key).where(
             ClientKey.public_key.in_(bindparam("keys", expanding=True)), ClientKey.active.is_(True))
 
-    @staticmethod
-    def _update_errors():
-        """One statement for every touched error: increments, and the latest event's fields when newer.
 
-        SET expressions all see the row as it was, so `status` and `regressed` agree.
-        """
-        newer = bindparam("b_last_seen", type_=ERRORS.c.last_seen_at.type) >= ERRORS.c.last_seen_at
+class _ErrorUpdate(_MultiRowStatement):
+    """One statement for every touched error of a batch: increments, and the latest event's fields when newer.
 
-        def if_newer(column: str):
-            return case((newer, bindparam(f"b_{column}", type_=ERRORS.c[column].type)), else_=ERRORS.c[column])
+    The batch's rows are a table the UPDATE joins: `WITH b (…) AS (VALUES …) UPDATE … FROM b` (SQLite has
+    UPDATE … FROM since 3.33), on PostgreSQL its arrays unnested. SET expressions all see the row as it was,
+    so `status` and `regressed` agree. On PostgreSQL the rows were locked in id order before (error_states),
+    so the join's order takes no lock.
+    """
+
+    COLUMNS = {"b_id": ERRORS.c.id, "b_count": ERRORS.c.count, "b_new_users": ERRORS.c.users_count,
+               "b_first_seen": ERRORS.c.first_seen_at, "b_first_received": ERRORS.c.first_received_at,
+               "b_last_received": ERRORS.c.last_received_at, "b_last_seen": ERRORS.c.last_seen_at,
+               **{f"b_{name}": ERRORS.c[name] for name in ("title", "culprit", "message", "level", "platform",
+                                                           "kind", "exception_type")},
+               "b_last_release": ERRORS.c.last_release, "b_last_environment": ERRORS.c.last_environment,
+               "b_updated_at": ERRORS.c.updated_at}
+
+    def __init__(self, dialect):
+        batch = table("b", *(column(name, source.type) for name, source in self.COLUMNS.items()))
+        newer = batch.c.b_last_seen >= ERRORS.c.last_seen_at
+
+        def if_newer(name: str):
+            return case((newer, batch.c[f"b_{name}"]), else_=ERRORS.c[name])
 
         resolved = ERRORS.c.status == "resolved"
-        first_seen = bindparam("b_first_seen", type_=ERRORS.c.first_seen_at.type)
-        first_received = bindparam("b_first_received", type_=ERRORS.c.first_received_at.type)
-        last_received = bindparam("b_last_received", type_=ERRORS.c.last_received_at.type)
-        release = bindparam("b_last_release", type_=ERRORS.c.last_release.type)
-        environment = bindparam("b_last_environment", type_=ERRORS.c.last_environment.type)
-        return (
-            update(ERRORS)
-            .where(ERRORS.c.id == bindparam("b_id"))
-            .values(
-                count=ERRORS.c.count + bindparam("b_count"),
-                users_count=ERRORS.c.users_count + bindparam("b_new_users"),
-                first_seen_at=case((first_seen < ERRORS.c.first_seen_at, first_seen), else_=ERRORS.c.first_seen_at),
-                first_received_at=case((or_(ERRORS.c.first_received_at.is_(None),
-                                            first_received < ERRORS.c.first_received_at), first_received),
-                                       else_=ERRORS.c.first_received_at),
-                last_received_at=case((or_(ERRORS.c.last_received_at.is_(None),
-                                           last_received > ERRORS.c.last_received_at), last_received),
-                                      else_=ERRORS.c.last_received_at),
-                last_seen_at=case((newer, bindparam("b_last_seen", type_=ERRORS.c.last_seen_at.type)),
-                                  else_=ERRORS.c.last_seen_at),
-                title=if_newer("title"),
-                culprit=if_newer("culprit"),
-                message=if_newer("message"),
-                level=if_newer("level"),
-                platform=if_newer("platform"),
-                kind=if_newer("kind"),
-                exception_type=if_newer("exception_type"),
-                last_release=case((and_(newer, release.is_not(None)), release), else_=ERRORS.c.last_release),
-                last_environment=case((and_(newer, environment.is_not(None)), environment),
-                                      else_=ERRORS.c.last_environment),
-                # A resolved error that happens again is a regression.
-                status=case((resolved, "unresolved"), else_=ERRORS.c.status),
-                regressed=case((resolved, True), else_=ERRORS.c.regressed),
-                updated_at=bindparam("b_updated_at", type_=ERRORS.c.updated_at.type),
-            )
+        statement = update(ERRORS).where(ERRORS.c.id == batch.c.b_id).values(
+            count=ERRORS.c.count + batch.c.b_count,
+            users_count=ERRORS.c.users_count + batch.c.b_new_users,
+            first_seen_at=case((batch.c.b_first_seen < ERRORS.c.first_seen_at, batch.c.b_first_seen),
+                               else_=ERRORS.c.first_seen_at),
+            first_received_at=case((or_(ERRORS.c.first_received_at.is_(None),
+                                        batch.c.b_first_received < ERRORS.c.first_received_at),
+                                    batch.c.b_first_received), else_=ERRORS.c.first_received_at),
+            last_received_at=case((or_(ERRORS.c.last_received_at.is_(None),
+                                       batch.c.b_last_received > ERRORS.c.last_received_at),
+                                   batch.c.b_last_received), else_=ERRORS.c.last_received_at),
+            last_seen_at=case((newer, batch.c.b_last_seen), else_=ERRORS.c.last_seen_at),
+            **{name: if_newer(name) for name in ("title", "culprit", "message", "level", "platform", "kind",
+                                                 "exception_type")},
+            last_release=case((and_(newer, batch.c.b_last_release.is_not(None)), batch.c.b_last_release),
+                              else_=ERRORS.c.last_release),
+            last_environment=case((and_(newer, batch.c.b_last_environment.is_not(None)),
+                                   batch.c.b_last_environment), else_=ERRORS.c.last_environment),
+            # A resolved error that happens again is a regression.
+            status=case((resolved, "unresolved"), else_=ERRORS.c.status),
+            regressed=case((resolved, True), else_=ERRORS.c.regressed),
+            updated_at=batch.c.b_updated_at,
         )
+        names = list(self.COLUMNS)
+        update_sql = str(statement.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+        self.head = f"WITH b ({', '.join(names)}) AS (VALUES "
+        self.row = f"({', '.join('?' for _ in names)})"
+        self.tail = ") " + update_sql
+        self.unnest = (f"WITH b AS (SELECT * FROM unnest({_arrays(dialect, self.COLUMNS.values())}) AS b"
+                       f"({', '.join(names)})) {update_sql}" if dialect.name == "postgresql" else None)
+        self.order, self.defaults = names, {}
+        self.text_datetimes = dialect.name == "sqlite"
+        self.rows_per_statement = MAX_PARAMETERS // len(names)
 
 
 def _add_counts(dialect, table, key: list[str]):
