@@ -27,7 +27,7 @@ from console.errors import alert_records
 from console.errors.alert_editor import RuleEditor, table
 from console.errors.alert_form import CHANNEL_LABELS, RuleForm
 from console.errors.alert_models import DeliveryModel, RuleModel
-from console.operations import Op
+from console.operations import Op, ShowsFailures
 from console.store import EVERYTHING, Change
 from console.unsaved import ask_to_save
 
@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 NEEDS_OUTPOST = "Alert rules need an Outpost server: GitLab's API has no alerts for integrated error tracking."
 RULES_EDITOR_SPLIT = [250, 850]  # pixels at the default window size; scaled to the real one
 SECRET_ONCE = "Copy the signing secret now, it is shown only once: {secret}"
+
+
+SAVING = "Saving the alert rule"
 
 
 class AlertsPage(QWidget):
@@ -188,6 +191,8 @@ class AlertsPage(QWidget):
 
         def discard() -> None:
             self.edit(self.editing)
+            if isinstance(self.host, ShowsFailures):  # a failed save of the discarded draft no longer stands
+                self.host.clear_failure(SAVING)
             then()
 
         name = self.editor.form().name.strip() or "the new alert rule"
@@ -220,7 +225,7 @@ class AlertsPage(QWidget):
                 self.editor.result.setText(f"Not saved: {refused.detail or refused.message}")
                 raise
 
-        Op(self.host, work(), description="Saving the alert rule").success(saved).stale_when(
+        Op(self.host, work(), description=SAVING).success(saved).stale_when(
             self.host.project_choice).run()
 
     def delete_rule(self) -> None:

@@ -36,7 +36,7 @@ from console.errors.origins import AllowedOriginsBox
 from console.errors.settings_checks import settings_problems
 from console.fitting import scrolling
 from console.looks import colours
-from console.operations import Op
+from console.operations import Op, ShowsFailures
 from console.unsaved import ask_to_save
 
 if TYPE_CHECKING:
@@ -45,6 +45,9 @@ if TYPE_CHECKING:
 
 MASKED_TOKEN = "*" * 12
 UNSAVED = "Unsaved changes"
+
+
+SAVING = "Saving error tracking settings"
 
 
 class SettingsPage(QWidget):
@@ -186,6 +189,8 @@ class SettingsPage(QWidget):
         def discard() -> None:
             if self.loaded is not None:
                 self._show_settings(self.loaded)
+            if isinstance(self.host, ShowsFailures):  # a failed save of what was discarded no longer stands
+                self.host.clear_failure(SAVING)
             then()
 
         self.question = ask_to_save(self, "Save the changes to the error tracking settings of "
@@ -301,4 +306,4 @@ class SettingsPage(QWidget):
             if then is not None:
                 then()
 
-        Op(self.host, save(), description="Saving error tracking settings").run()
+        Op(self.host, save(), description=SAVING).run()

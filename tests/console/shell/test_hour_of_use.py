@@ -324,3 +324,29 @@ def test_a_cold_start_connect_dialog_offers_no_keyring_where_there_is_none(qtbot
     qtbot.waitUntil(lambda: credentials.backend is not None and dialog.keyring_note.isVisible(), timeout=WAIT)
     assert not dialog.remember_box.isEnabled() and not dialog.remember_box.isChecked()
     assert "this session only" in dialog.keyring_note.text()
+
+
+@pytest.mark.expected_log(r"WARNING console\.context Saving the alert rule failed: The server rejected the request")
+def test_discarding_a_refused_rule_takes_its_failure_away(qtbot, make_window, server, api):
+    project = api.project()
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    window.open_target(("errors", project["path_with_namespace"]))
+    tab = window.tabs.current_feature()
+    qtbot.waitUntil(lambda: tab.project is not None, timeout=WAIT)
+    page = tab.alerts_page
+    tab.pages.setCurrentWidget(page)
+    qtbot.waitUntil(lambda: page.loaded_project == project["id"], timeout=WAIT)
+    page.editor.name.setText("To my laptop")
+    page.editor.channel.setCurrentIndex(page.editor.channel.findData("json_webhook"))
+    page.editor.target.setText("http://127.0.0.1:9/hook")  # refused: a local address
+    page.editor.add_recipient_button.click()
+    page.editor.save_button.click()
+    qtbot.waitUntil(lambda: tab.message_bar.isVisible(), timeout=WAIT)
+    assert "Saving the alert rule failed" in tab.message_bar.label.text()
+    discarded: list[bool] = []
+    assert not tab.may_close(lambda: discarded.append(True))  # as on quit
+    qtbot.waitUntil(lambda: page.question is not None and page.question.isVisible(), timeout=WAIT)
+    page.question.button(QMessageBox.StandardButton.Discard).click()
+    assert discarded == [True]
+    assert not tab.message_bar.isVisible() and "Saving the alert rule" not in tab.message_bar.failures
