@@ -55,6 +55,7 @@ class ExportSaving(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel)
         self.saved_pdf: Path | None = None  # the PDF saved last, which Open shows in the system's viewer
+        self.saved_export: int | None = None  # the export that PDF is of: Open PDF shows while it is selected
         self.open_button = QPushButton("Open PDF")
         self.open_button.setToolTip("Open the saved PDF in the system's viewer")
         self.open_button.clicked.connect(self.open_saved)
@@ -104,11 +105,16 @@ class ExportSaving(QWidget):
         if record.export_format == "pdf":
             pages, size = await blocking(saved_pdf.describe, target)
             notice.setText(f"Export {export_id} saved to {target} ({saved_pdf.summary(pages, size)})")
-            self.saved_pdf = target
+            self.saved_pdf, self.saved_export = target, export_id
             self.open_button.show()
         else:
             notice.setText(f"Export {export_id} saved to {target} ({size:,} bytes)")
         context.say(f"Export {export_id} saved to {target}")
+
+    def follow_selection(self, record: ExportRecord | None) -> None:
+        """Open PDF is offered beside the export whose PDF was saved, not beside another (a CSV)."""
+        self.open_button.setVisible(self.saved_pdf is not None and record is not None
+                                    and record.id == self.saved_export)
 
     def open_saved(self) -> PathDialog | None:
         """Shows the PDF saved last in the system's viewer; where there is none, its path to copy (returned)."""

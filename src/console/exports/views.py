@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QTableView,
@@ -63,6 +64,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.watches = ExportWatches(self, self._announce)  # one per running export
         self.wanted_export: int | None = None  # to select once the history has been read
         self.preview_dialog: PreviewDialog | None = None
+        self.confirmation: QMessageBox | None = None  # the last "remove from list?" asked (kept for tests)
 
         self.picker = ScopePicker(self)
         self.request_button = QPushButton("Request export")
@@ -253,6 +255,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.preview_button.setEnabled(offered.preview)
         self.regenerate_button.setEnabled(offered.regenerate)
         self.forget_button.setEnabled(self.can_delete_selection())
+        self.saving.follow_selection(self.selected())
         super().update_actions()  # Save export, with its button
 
     # what the window asks of every tab ------------------------------------------------------------
@@ -265,8 +268,20 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     def can_delete_selection(self) -> bool:
         return self.selected() is not None
 
-    def delete_selection(self) -> None:
-        self.forget()
+    def delete_selection(self) -> QMessageBox | None:
+        """Edit > Delete (Del): asks first; the export cannot be listed again once removed."""
+        record = self.selected()
+        if record is None:
+            return None
+        box = self.confirmation = QMessageBox(
+            QMessageBox.Icon.Question, "Remove from list", f"Remove export {record.id} of {record.scope_label} "
+            "from the list? The console cannot list it again.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        yes = QMessageBox.StandardButton.Yes
+        box.finished.connect(lambda answer: self._forget(record.id) if answer == yes else None)
+        box.open()
+        return box
 
     def showEvent(self, event: QShowEvent) -> None:
         # The scope list is fetched when the tab is first looked at, not on every connection.
@@ -287,10 +302,12 @@ class ExportsTab(ConsoleTab[ExportsApi]):
 
     def forget(self) -> None:
         record = self.selected()
-        if record is None:
-            return
-        self.watches.stop(record.id)
-        records.forget(self.context.store, record.id)
+        if record is not None:
+            self._forget(record.id)
+
+    def _forget(self, export_id: int) -> None:
+        self.watches.stop(export_id)
+        records.forget(self.context.store, export_id)
 
     # saving (console.exports.saving) ------------------------------------------------------------------
     @property

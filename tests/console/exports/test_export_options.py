@@ -15,7 +15,7 @@ import pypdf
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QDesktopServices, QGuiApplication
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from console.accessibility import give_accessible_names
 from console.exports.archive_dialog import NO_PROJECT, NOT_OFFERED, ArchiveExportDialog
@@ -104,6 +104,26 @@ def test_pdf_export_is_saved_described_and_opened(qtbot, live_context, server, t
     qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == str(target)
     dialog.close()
+
+    # A CSV export selected: Open PDF is not offered beside it; back on the PDF, it is.
+    choose(qtbot, tab, export_format="csv")
+    qtbot.mouseClick(tab.request_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: any(r.export_format == "csv" and r.status == "finished" for r in tab.model.records),
+                    timeout=WAIT)
+    csv_record = next(r for r in tab.model.records if r.export_format == "csv")
+    tab.select_export(csv_record.id)
+    assert not tab.saving.open_button.isVisible()
+    tab.select_export(record.id)
+    assert tab.saving.open_button.isVisible()
+
+    # Del (Edit > Delete) asks before the export leaves the list; Cancel keeps it.
+    tab.select_export(csv_record.id)
+    box = tab.delete_selection()
+    assert box is not None and box.isVisible() and f"Remove export {csv_record.id}" in box.text()
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    assert any(r.id == csv_record.id for r in tab.model.records)
+    tab.delete_selection().button(QMessageBox.StandardButton.Yes).click()
+    assert not any(r.id == csv_record.id for r in tab.model.records)
 
 
 def test_filters_are_sent_and_shape_the_csv(qtbot, live_context, server, tmp_path):
