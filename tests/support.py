@@ -125,6 +125,9 @@ def launch_server(data_dir: Path, *, demo: bool = False, extra_env: dict[str, st
     which saves the imports' and the migrations' CPU; `preloaded=False` runs the real `python -m
     outpost_server` command on what the test gives it, for tests of the command or of a first start.
     """
+    # The template forks and talks over SOCK_SEQPACKET Unix sockets: Linux has both, Windows neither, and
+    # macOS no such socket type, so there every server runs the real command.
+    preloaded = preloaded and sys.platform.startswith("linux")
     data_dir.mkdir(parents=True, exist_ok=True)
     token = root_token or "glpat-root-" + secrets.token_hex(8)
     env = {**os.environ, "OUTPOST_ROOT_TOKEN": token, "OUTPOST_LOG_LEVEL": "INFO", **(extra_env or {})}
