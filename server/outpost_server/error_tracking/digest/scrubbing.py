@@ -57,8 +57,16 @@ _PASSWORD_VALUE = re.compile(r"(?i)password|secret|passwd|api[-_]key|apikey|auth
                              r"|private[-_]key|token[^\s]*[:=]|^otp$|^two[-_]factor$")
 # Outpost's addition for messages: `name=value` after `?` or `&`, a URL's query written in text.
 _QUERY_PAIR = re.compile(r"([?&])([^=&#\s]+)=([^&#\s]*)")
+# What _PASSWORD_VALUE and the value rules need, in lowercase ASCII: the words (a value without them, like
+# most, is passed by one search instead of five) and two digits in a row (card numbers, IBANs, SSNs). Text
+# with other characters takes every rule: their case-insensitive matching knows more than lowercasing.
+_WORDS_NEEDED = re.compile(r"password|secret|passwd|api[-_]key|apikey|auth|credentials|mysql_pwd|privatekey"
+                           r"|private[-_]key|token|otp|two[-_]factor|users|home|profiles|documents and settings"
+                           r"|//|-----begin|bearer")
+_DIGITS_NEEDED = re.compile(r"[0-9]{2}")
 _VALUE_RULES = ((_CARD, 0), (_IBAN, 0), (_PEM_KEY, 1), (_URL_PASSWORD, 1), (_USER_PATH, 1), (_US_SSN, 0),
                 (_BEARER, 0))
+_DIGIT_RULES = (_CARD, _IBAN, _US_SSN)
 # A URL's password first, so that `user:password@host` is not read as an email address.
 _MESSAGE_RULES = ((_URL_PASSWORD, 1, FILTERED), (_EMAIL, 0, "[email]"), (_CARD, 0, "[creditcard]"),
                   (_IBAN, 0, "[iban]"), (_US_SSN, 0, "[us-ssn]"), (_BEARER, 0, FILTERED))
@@ -159,12 +167,17 @@ class _Scrubber:
         filter the whole value (`name=value` text whose sensitive pairs are filtered already)."""
         if text == FILTERED:
             return text
-        if whole and _PASSWORD_VALUE.search(text):
+        words = digits = True
+        if text.isascii():
+            words, digits = bool(_WORDS_NEEDED.search(text.lower())), bool(_DIGITS_NEEDED.search(text))
+            if not (words or digits):
+                return text
+        if whole and words and _PASSWORD_VALUE.search(text):
             self.changed = True
             return FILTERED
         scrubbed = text
         for pattern, group in _VALUE_RULES:
-            if pattern.search(scrubbed):
+            if (digits if pattern in _DIGIT_RULES else words) and pattern.search(scrubbed):
                 scrubbed = _replaced(pattern, group, scrubbed, FILTERED)
         if scrubbed != text:
             self.changed = True
