@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.api.error_tracking import ErrorSummary
-from console.errors.stacktrace import StackTraceView
+from console.errors.stacktrace import FRAME_ORDER, StackTraceView
 from console.fitting import ElidedLabel, FittingLabel
 from console.timestamps import short_time
 
@@ -105,6 +105,7 @@ class ErrorDetailView(QWidget):
         self.stack_trace = StackTraceView()
         self.sections = QTabWidget()
         self.sections.addTab(self.stack_trace, "Stack trace")
+        self.sections.setTabToolTip(0, FRAME_ORDER)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName(DETAIL_SPLITTER)
         self.splitter.setChildrenCollapsible(False)

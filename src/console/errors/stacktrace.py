@@ -11,7 +11,7 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QBrush, QFont, QFontDatabase
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator
+from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator
 
 from console.api.sentry_events import frame_label
 from console.looks import colour
@@ -20,6 +20,8 @@ from console.looks import colour
 IN_APP_ROLE = Qt.ItemDataRole.UserRole + 10
 LIBRARY_GROUP_ROLE = Qt.ItemDataRole.UserRole + 11
 ERROR_LINE_ROLE = Qt.ItemDataRole.UserRole + 12
+# The pane's order, said on its tab (Copy as Markdown lists the last frames the other way, and says so).
+FRAME_ORDER = "Frames oldest first: the most recent call, where it raised, is last."
 SHOW_MINIFIED = "Show minified (the frames as sent, before source maps)"
 
 
@@ -28,6 +30,10 @@ class StackTraceView(QTreeWidget):
         super().__init__(parent)
         self.setHeaderHidden(True)
         self.setColumnCount(1)
+        # A long line of code scrolls sideways rather than being cut: the column is as wide as its widest row.
+        self.header().setStretchLastSection(False)
+        self.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.setAccessibleDescription(FRAME_ORDER)
         self.setUniformRowHeights(True)
         self._code_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self._exceptions: list[dict[str, Any]] = []

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from console.messages_view import MessageLogModel
 from console.outpost_links import error_link
@@ -350,3 +350,27 @@ def test_discarding_a_refused_rule_takes_its_failure_away(qtbot, make_window, se
     page.question.button(QMessageBox.StandardButton.Discard).click()
     assert discarded == [True]
     assert not tab.message_bar.isVisible() and "Saving the alert rule" not in tab.message_bar.failures
+
+
+def test_the_stack_trace_scrolls_sideways_and_says_its_order(qtbot, make_window, server, api):
+    project = api.project()
+    path = project["path_with_namespace"]
+    send_errors(enable_integrated(api.root, project["id"]), "keyerror")
+    error_list(server, path, lambda body: len(body["errors"]) == 1)
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    window.open_target(("errors", path))
+    page = window.tabs.current_feature().errors_page
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=WAIT)
+    page.table.selectRow(0)
+    trace = page.detail.stack_trace
+    qtbot.waitUntil(lambda: trace.topLevelItemCount() == 1 and page.shown_error is not None, timeout=WAIT)
+    trace.resize(160, trace.height())  # narrower than its longest line
+    qtbot.waitUntil(lambda: trace.horizontalScrollBar().maximum() > 0, timeout=WAIT)
+    widest = max(trace.visualItemRect(item).width() for item in trace.findItems("", Qt.MatchFlag.MatchContains
+                                                                                | Qt.MatchFlag.MatchRecursive))
+    assert trace.columnWidth(0) >= widest > trace.viewport().width()
+    sections = page.detail.sections
+    assert "oldest first" in sections.tabToolTip(sections.indexOf(trace))
+    page.copy_markdown()
+    assert "(most recent call first)" in QApplication.clipboard().text()  # the copy says its own order
