@@ -31,6 +31,10 @@ AUTOINCREMENT_TABLES = {"users", "personal_access_tokens", "namespaces", "projec
                         "monitors", "monitor_environments", "monitor_checkins"}
 
 
+# 0027 moves one recorded project under its namespace, with a warning.
+pytestmark = pytest.mark.expected_log(r"WARNING outpost_server\.migrations project \d+: 'shared/dotfiles' was not")
+
+
 @pytest.fixture
 def upgraded(tmp_path) -> tuple[Path, str, dict[str, list[dict[str, Any]]], dict[str, list[dict[str, Any]]]]:
     data_dir = tmp_path / "data"
@@ -71,6 +75,10 @@ def test_every_row_survives_the_rebuilds(upgraded):
             assert [{name: value for name, value in row.items() if name != "stored_events"} for row in rows] == [
                 {name: value for name, value in row.items() if not name.endswith("received_at")}
                 for row in after[table]], table
+        elif table == "projects":
+            # 0027 moves the project 0007 left outside its owner's renamed namespace (`shared1`).
+            assert [{**row, "full_path": "shared1/dotfiles"} if row["full_path"] == "shared/dotfiles" else row
+                    for row in rows] == after[table]
         elif table == "vulnerability_exports":
             assert [row["id"] for row in rows] == [row["id"] for row in after[table]]
             assert {row["kind"] for row in after[table]} <= {"vulnerability"}
