@@ -324,7 +324,7 @@ class ErrorsPage(QWidget):
                 if self.detail.error_id == error_id:
                     self.detail_requests.advance()  # its details, if still on their way, have nowhere to go
                     self.detail.clear()
-                if self.selected_error() is not None and self.selected_error().id == error_id:
+                if (selected := self.selected_error()) is not None and selected.id == error_id:
                     # Nothing is selected after it: a second Ctrl+R must not resolve the next error unseen.
                     self.table.selectionModel().clear()
                 self.model.remove_error(error_id)
