@@ -54,7 +54,9 @@ def test_ctrl_r_under_the_unresolved_filter_leaves_nothing_selected(qtbot, make_
         title for title in ("first trouble", "second trouble") if title != opened.title]
 
 
-@pytest.mark.expected_log(r"WARNING console\.context The local server stopped: It exited on its own \(exit code -9\)")
+# A read still on its way when the server is killed (the overview's, say) fails before the exit is noticed.
+@pytest.mark.expected_log(r"WARNING console\.context The local server stopped: It exited on its own \(exit code -9\)",
+                          r"WARNING console\.context [A-Z][a-z ]+ failed: Nothing is listening at http://127\.0\.0\.1")
 def test_a_killed_local_server_is_said_and_can_be_started_again(qtbot, make_window):
     window = make_window()
     window.start_local_server()
