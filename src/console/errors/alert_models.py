@@ -11,6 +11,7 @@ from console.api.alerts import AlertRule, Delivery, Recipient
 from console.errors.alert_form import CHANNEL_LABELS
 from console.looks import colour
 from console.table_model import HeaderedTableModel, Index
+from console.timestamps import full_time, relative_time
 
 
 def conditions_text(rule: AlertRule) -> str:
@@ -77,11 +78,14 @@ class DeliveryModel(_ListModel):
     HEADERS = ("Time", "Trigger", "Channel", "Target", "Status", "Attempts", "Last error")
 
     def cell(self, item: Delivery, column: int) -> str:
-        return (item.created or "", item.trigger.replace("_", " "), CHANNEL_LABELS.get(item.channel, item.channel),
-                item.target, item.status, str(item.attempts), item.last_error or "")[column]
+        return (relative_time(item.created), item.trigger.replace("_", " "),
+                CHANNEL_LABELS.get(item.channel, item.channel), item.target, item.status, str(item.attempts),
+                item.last_error or "")[column]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         item = self.item_at(index.row()) if index.isValid() else None
         if item is not None and role == Qt.ItemDataRole.ForegroundRole and item.failing:
             return QBrush(colour("error"))
+        if item is not None and role == Qt.ItemDataRole.ToolTipRole and index.column() == 0:
+            return full_time(item.created)  # the time in full where the column says "5 min ago"
         return super().data(index, role)

@@ -95,6 +95,8 @@ class AlertsPage(QWidget):
         self.sections.setDocumentMode(True)
         self.sections.addTab(rules_and_editor, "Rules")
         self.sections.addTab(log, "Delivery log")
+        # Read again each time it is looked at: deliveries are retried and new ones made while it is away.
+        self.sections.currentChanged.connect(lambda index: self.load_deliveries() if index == 1 else None)
         layout = QVBoxLayout(self)
         layout.addWidget(self.notice)
         layout.addWidget(self.sections, 1)

@@ -3,6 +3,8 @@ alerts API, sends test notifications to a real receiver and shows the delivery l
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -141,3 +143,29 @@ def test_email_is_said_to_wait_where_the_server_cannot_send_it(qtbot, qloop_runn
     page.editor.add_recipient_button.click()
     _add(page, "json_webhook", "")
     assert page.editor.mail_note.isVisible(), "an Email recipient is on the rule"
+
+
+def test_the_delivery_log_says_when_in_words_and_is_read_again_when_looked_at(
+        qtbot, qloop_running, context, server, api, receiver: HttpReceiver):  # noqa: F811
+    project = api.project()
+    allow_local_requests(server)
+    try:
+        page = _open_alerts(qtbot, context, server, server.root_token, project["path_with_namespace"])
+        page.editor.name.setText("Hooked")
+        _add(page, "json_webhook", receiver.url + "/log")
+        page.editor.add_recipient_button.click()
+        page.editor.save_button.click()
+        qtbot.waitUntil(lambda: page.rules.rowCount() == 1 and page.editor.test_button.isEnabled(), timeout=WAIT)
+        assert page.deliveries.rowCount() == 0
+        # A delivery made elsewhere (another console, the server's own alerts) while the log is not on screen.
+        organization, slug = project["path_with_namespace"].split("/")
+        rule_id = page.editing.id
+        api.root.post(f"{server.url}/api/0/projects/{organization}/{slug}/alerts/{rule_id}/test/",
+                      headers={"Authorization": f"Bearer {server.root_token}"}).raise_for_status()
+        page.sections.setCurrentIndex(1)  # Delivery log
+        qtbot.waitUntil(lambda: page.deliveries.rowCount() == 1, timeout=WAIT)
+        when = page.deliveries.index(0, 0)
+        assert page.deliveries.data(when) == "just now"
+        assert page.deliveries.data(when, Qt.ItemDataRole.ToolTipRole).startswith(dt.date.today().isoformat()[:4])
+    finally:
+        allow_local_requests(server, False)
