@@ -25,6 +25,7 @@ from console.context import AppContext
 from console.errors.frequency import FrequencyBarDelegate
 from console.exports import records as exports
 from console.feature import FeatureWidget
+from console.fitting import scrolling
 from console.operations import Op, Token
 from console.overview.data import Count, Overview, gather_overview, server_facts
 from console.overview.mail_status import MailStatusBox
@@ -41,6 +42,7 @@ FIGURES = ("overview", "", "figures")  # where the overview's figures are kept i
 SETTLE_MS = 500  # a burst of answers (a list, then its details) reads the figures once
 
 TREND_COLUMN_WIDTH = 140
+ROWS_SHOWN = 4  # the projects the table has room for however short the window
 
 
 class OverviewTab(FeatureWidget):
@@ -113,7 +115,15 @@ class OverviewTab(FeatureWidget):
         errors_layout = QVBoxLayout(errors_box)
         errors_layout.addWidget(self.table, 1)
         errors_layout.addWidget(self.projects_note)
-        layout = QVBoxLayout(self)
+        # At 900×600 the boxes above left the table one and a half rows: the page scrolls instead, and the table
+        # keeps room for a few projects.
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height()
+                                    + ROWS_SHOWN * self.table.verticalHeader().defaultSectionSize() + 4)
+        content = QWidget()
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(0, 0, 0, 0)
+        outer = QVBoxLayout(self)
+        outer.addWidget(scrolling(content, "Overview"))
         layout.addWidget(server_box)
         layout.addLayout(cards)
         # Administrators of an Outpost server: whether alerts can send email.

@@ -376,3 +376,14 @@ def test_the_stack_trace_scrolls_sideways_and_says_its_order(qtbot, make_window,
     assert "oldest first" in sections.tabToolTip(sections.indexOf(trace))
     page.copy_markdown()
     assert "(most recent call first)" in QApplication.clipboard().text()  # the copy says its own order
+
+
+def test_the_overview_keeps_room_for_several_projects_at_900x600(qtbot, make_window, server):
+    window = make_window()
+    window.resize(900, 600)
+    connect(window, qtbot, server.url, server.root_token)
+    overview = window.tabs.show_tab("overview")
+    qtbot.waitUntil(lambda: overview.storage_box.isVisible() and overview.mail_box.isVisible(), timeout=WAIT)
+    QApplication.processEvents()
+    table = overview.table
+    assert table.viewport().height() >= 3 * table.verticalHeader().defaultSectionSize()
