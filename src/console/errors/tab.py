@@ -184,7 +184,8 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self._load_current_page()
 
     def may_close(self, then: Callable[[], object]) -> bool:
-        return self.settings_page.may_leave(then)
+        # One question at a time: once the settings are settled, ``then`` (closing again) asks about the rule.
+        return self.settings_page.may_leave(then) and self.alerts_page.may_leave(then)
 
     def _set_project(self, project: dict[str, Any] | None) -> None:
         self.project = project
