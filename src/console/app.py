@@ -89,7 +89,8 @@ def reset_demo(folder: Path | None = None, *, history_dir: Path | None = None) -
     were in that data; refuses (exit code 1) while a console or its server uses the folder."""
     import shutil
 
-    from console.connection.data_lock import DataFolderLock
+    from console.connection.data_lock import LOCK_FILE, DataFolderLock
+    from console.connection.local_server import PORT_FILE
     from console.exports.store import ExportHistory
     from console.main_window import LOCAL_DEMO_PROFILE
     from console.settings import app_data_dir, local_server_dir
@@ -98,7 +99,7 @@ def reset_demo(folder: Path | None = None, *, history_dir: Path | None = None) -
     history = ExportHistory(history_dir if history_dir is not None else app_data_dir() / "exports",
                             profile_key(LOCAL_DEMO_PROFILE, "root"))
     target = folder if folder is not None else local_server_dir()
-    if not target.exists():
+    if not target.exists() or {entry.name for entry in target.iterdir()} <= {PORT_FILE, LOCK_FILE}:
         history.path.unlink(missing_ok=True)
         print(f"No demo data to remove: {target} does not exist.")
         return 0
@@ -107,14 +108,18 @@ def reset_demo(folder: Path | None = None, *, history_dir: Path | None = None) -
         print(f"The demo is running: a console or its local server is using {target}. Nothing was removed; "
               "close the demo's console window, then reset again.", file=sys.stderr)
         return 1
+    # The port of the last start is kept: the next demo listens where links and DSNs pointed, if it is free.
+    kept = {lock.path, target / PORT_FILE}
     with lock:
         # Everything but the held lock file goes first, so no console can start on half the data.
         for entry in target.iterdir():
-            if entry != lock.path:
+            if entry not in kept:
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
         history.path.unlink(missing_ok=True)
-    shutil.rmtree(target)
-    print(f"Removed the demo data in {target}; the next demo starts from fresh demo data.")
+    lock.path.unlink(missing_ok=True)
+    print(f"Removed the demo data in {target}; the next demo starts from fresh demo data, on the same port while "
+          "it is free. Its client keys are new: copy the DSNs into your applications again, and links to errors "
+          "of the old data no longer lead to them.")
     return 0
 
 

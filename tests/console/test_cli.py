@@ -171,4 +171,5 @@ def test_demo_reset_refuses_while_a_demo_console_runs_then_works_once_it_is_kill
             break
         time.sleep(0.5)
     assert reset.returncode == 0, reset.stdout + reset.stderr
-    assert "Removed the demo data" in reset.stdout and not data.exists()
+    assert "Removed the demo data" in reset.stdout
+    assert [path.name for path in data.iterdir()] == ["port"], "the port of the last start is kept"

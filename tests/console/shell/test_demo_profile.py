@@ -94,13 +94,16 @@ def test_demo_reset_removes_the_demo_data(tmp_path, capsys):
     folder = tmp_path / "local-server"
     (folder / "data").mkdir(parents=True)
     (folder / "data" / "outpost.db").write_text("demo")
+    (folder / "port").write_text("43210\n")
     history = tmp_path / "exports"
     history.mkdir()
     (history / "some other profile.json").write_text("[]")
     assert reset_demo(folder, history_dir=history) == 0
-    assert not folder.exists()
+    assert [path.name for path in folder.iterdir()] == ["port"], "the next demo listens where the old one did"
+    assert (folder / "port").read_text() == "43210\n"
     assert [path.name for path in history.iterdir()] == ["some other profile.json"]
-    assert f"Removed the demo data in {folder}" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert f"Removed the demo data in {folder}" in said and "copy the DSNs into your applications again" in said
     assert reset_demo(folder, history_dir=history) == 0
     assert "No demo data to remove" in capsys.readouterr().out
 
@@ -119,4 +122,4 @@ def test_demo_reset_refuses_while_the_demo_runs_and_its_data_survives(qtbot, mak
     window.close()
     qtbot.waitUntil(lambda: window.local_server is None, timeout=START)
     assert reset_demo(local.data_dir, history_dir=tmp_path / "exports") == 0
-    assert not local.data_dir.exists()
+    assert [path.name for path in local.data_dir.iterdir()] == ["port"]
