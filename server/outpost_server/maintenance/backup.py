@@ -61,7 +61,7 @@ def run_backup(config: ServerConfig, output: Path, *, phrase: str | None) -> Bac
                 "tables": counts,
                 "columns": {shape.name: shape.columns for shape in tables},
                 "table_order": [shape.name for shape in tables],
-                "sequences": database.sequences(tables),
+                "sequences": database.sequences(),
                 "spool_entries": waiting,
                 "spool_columns": list(SPOOL_COLUMNS),
                 "key_check": secret_key.check_value(key),

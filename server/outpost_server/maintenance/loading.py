@@ -9,6 +9,7 @@ largest id and past where the source's own sequence had got to, so no id is ever
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -81,7 +82,6 @@ def derive_event_keys(connection: Connection, tables: dict[str, int]) -> None:
 
 
 def finish_sequences(connection: Connection, sequences: dict[str, int]) -> None:
-    inspector = inspect(connection)
     if connection.dialect.name == "sqlite":
         for table, seq in sequences.items():
             connection.execute(text("UPDATE sqlite_sequence SET seq = max(seq, :seq) WHERE name = :name"),
@@ -91,16 +91,31 @@ def finish_sequences(connection: Connection, sequences: dict[str, int]) -> None:
                 "(SELECT 1 FROM sqlite_sequence WHERE name = :name) AND EXISTS (SELECT 1 FROM sqlite_master "
                 "WHERE type = 'table' AND name = :name AND sql LIKE '%AUTOINCREMENT%')"), {"seq": seq, "name": table})
         return
-    for table in inspector.get_table_names():
-        key = inspector.get_pk_constraint(table).get("constrained_columns") or []
-        if len(key) != 1:
-            continue
-        sequence = connection.execute(text("SELECT pg_get_serial_sequence(:table, :column)"),
-                                      {"table": f'"{table}"', "column": key[0]}).scalar()
-        if not sequence:
-            continue
-        largest = connection.execute(text(f'SELECT max("{key[0]}") FROM "{table}"')).scalar() or 0
-        last = max(int(largest), sequences.get(table, 0))
+    largest: dict[str, int] = {}
+    for table, column, sequence in id_sequences(connection):
+        found = connection.execute(text(f'SELECT max("{column}") FROM "{table}"')).scalar() or 0
+        largest[sequence] = max(largest.get(sequence, 0), int(found), sequences.get(table, 0))
+    for sequence, last in largest.items():
         if last:
             connection.execute(text("SELECT setval(CAST(:sequence AS regclass), :last)"),
                                {"sequence": sequence, "last": last})
+
+
+# A column default drawing from a sequence, as PostgreSQL prints it: nextval('name'::regclass).
+_NEXTVAL = re.compile(r"nextval\('([^']+)'")
+
+
+def id_sequences(connection: Connection) -> list[tuple[str, str, str]]:
+    """PostgreSQL: (table, column, sequence) for every column whose default draws from a sequence, read from the
+    defaults rather than from the sequences' owners: migration 0019's partitioned event tables draw from
+    sequences no column owns, which pg_get_serial_sequence does not name."""
+    rows = connection.execute(text(
+        "SELECT c.relname, a.attname, pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d "
+        "JOIN pg_class c ON c.oid = d.adrelid JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum "
+        "WHERE c.relnamespace = current_schema()::regnamespace AND NOT c.relispartition")).all()
+    found = []
+    for table, column, default in rows:
+        match = _NEXTVAL.search(default or "")
+        if match:
+            found.append((table, column, match.group(1)))
+    return found

@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import NullPool
 
 from outpost_server.error_tracking.ingest.spool import spool_path
+from outpost_server.maintenance.loading import id_sequences
 
 # Alembic's own table is not data: a restore writes it by migrating to the backup's revisions.
 NOT_DATA = {"alembic_version"}
@@ -106,20 +107,17 @@ class DatabaseSnapshot:
         result = self.connection.execution_options(yield_per=ROWS_PER_FETCH).execute(query)
         yield from result
 
-    def sequences(self, shapes: list[TableShape]) -> dict[str, int]:
+    def sequences(self) -> dict[str, int]:
         """The last id each table handed out, which may be above its largest id (rows deleted since)."""
         if self.kind == "sqlite":
             return {name: int(seq) for name, seq in self.connection.exec_driver_sql(
                 "SELECT name, seq FROM sqlite_sequence")}
-        found = {}
-        for shape in shapes:
-            if len(shape.key) != 1:
-                continue
-            sequence = self.connection.execute(text("SELECT pg_get_serial_sequence(:table, :column)"),
-                                               {"table": f'"{shape.name}"', "column": shape.key[0]}).scalar()
-            if sequence:
-                last, called = self.connection.exec_driver_sql(f"SELECT last_value, is_called FROM {sequence}").one()
-                found[shape.name] = int(last) if called else 0
+        found: dict[str, int] = {}
+        for table, _column, sequence in id_sequences(self.connection):
+            last = self.connection.execute(text("SELECT last_value FROM pg_sequences WHERE "
+                                                "format('%I.%I', schemaname, sequencename)::regclass = "
+                                                "CAST(:sequence AS regclass)"), {"sequence": sequence}).scalar()
+            found[table] = int(last or 0)
         return found
 
     def digested_until(self, spool_id: str) -> int:

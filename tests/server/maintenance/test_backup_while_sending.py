@@ -14,7 +14,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+import sqlalchemy
 
+from outpost_server.maintenance.loading import id_sequences
 from tests.server.maintenance.commands import (
     PASSPHRASE,
     command_env,
@@ -125,6 +127,20 @@ def event_ids(server: RunningServer, error_id: int) -> list[str]:
     return ids
 
 
+def sequences_behind(database_url: str) -> list[str]:
+    """PostgreSQL: the id sequences that would hand out an id a restored row has (the event tables' too)."""
+    engine = sqlalchemy.create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            found = id_sequences(connection)
+            assert any(table == "error_tracking_error_events" for table, _, _ in found)
+            return [f"{table}.{column}" for table, column, sequence in found if connection.execute(sqlalchemy.text(
+                f'SELECT (SELECT coalesce(max("{column}"), 0) FROM "{table}") > '
+                f"(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM {sequence})")).scalar()]
+    finally:
+        engine.dispose()
+
+
 def restore_and_read(backup: Path, target_dir: Path, database_url: str, source: dict) -> None:
     options = ["--data-dir", str(target_dir)]
     if not database_url.startswith("sqlite"):
@@ -132,6 +148,8 @@ def restore_and_read(backup: Path, target_dir: Path, database_url: str, source: 
     env = command_env(OUTPOST_BACKUP_PASSPHRASE=PASSPHRASE)
     restored = outpost("restore", str(backup), *options, env=env)
     assert restored.returncode == 0, restored.stderr
+    if not database_url.startswith("sqlite"):
+        assert sequences_behind(database_url) == []
     checked = outpost("check", *options, env=command_env())
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "FAIL" not in checked.stdout
