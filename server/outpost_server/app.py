@@ -10,7 +10,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from outpost_server import __version__, http_errors, openapi
@@ -178,9 +178,16 @@ def _refuse_newer_database(config: ServerConfig) -> None:
     line prints naming both revisions) and left as it is."""
     if not config.database_url and not (config.data_dir / "outpost.sqlite3").exists():
         return
-    engine = make_engine(config.sqlalchemy_url())
+    # Only the refusal is this check's: a URL no driver takes, or a database not up yet, is left to the start
+    # itself, which says so in its own words and waits for the database as configured.
+    try:
+        engine = make_engine(config.sqlalchemy_url())
+    except SQLAlchemyError:
+        return
     try:
         refuse_newer(engine)
+    except (SQLAlchemyError, OSError):
+        return
     finally:
         engine.dispose()
 
