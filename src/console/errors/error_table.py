@@ -13,7 +13,9 @@ from console.timestamps import WIDEST_RELATIVE
 
 # Shown in the detail pane; hidden from the list so that, at the default window size, the title has room
 # and the status and frequency bars stay in view.
-DETAIL_ONLY_COLUMNS = (ErrorListModel.TYPE, ErrorListModel.USERS, ErrorListModel.FIRST_SEEN)
+# Assignee too: with it the list's columns no longer fit at 900 px; the header's menu shows it, and the
+# "Assigned to me" filter is one click.
+DETAIL_ONLY_COLUMNS = (ErrorListModel.TYPE, ErrorListModel.USERS, ErrorListModel.FIRST_SEEN, ErrorListModel.ASSIGNEE)
 # The least share of the list's width the Error column keeps when the list is narrow.
 TITLE_SHARE = 1 / 3
 UNLIMITED = 1 << 30
