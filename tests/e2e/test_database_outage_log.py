@@ -18,6 +18,12 @@ BACK = "the database is reachable again after"
 ROUNDS = 30
 
 
+# The outage the test makes, and its end, as each background worker reports them.
+@pytest.mark.expected_log(
+    r"the database is unreachable",
+    r"the database is reachable again",
+    r"works again after \d+ failures",
+)
 @pytest.mark.postgres
 def test_an_outage_is_logged_once_whatever_answers_between(tmp_path, private_postgres):  # noqa: F811
     server = launch_server(tmp_path / "server", database_url=private_postgres.url)

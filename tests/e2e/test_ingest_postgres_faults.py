@@ -30,6 +30,12 @@ def private_postgres():
         server.remove()
 
 
+# The outage the test makes, and its end, as each background worker reports them.
+@pytest.mark.expected_log(
+    r"the database is unreachable",
+    r"the database is reachable again",
+    r"works again after \d+ failures",
+)
 @pytest.mark.postgres
 def test_postgres_restarted_then_stopped_30_s_while_events_arrive(tmp_path, private_postgres):
     server = launch_server(tmp_path / "server", database_url=private_postgres.url)
