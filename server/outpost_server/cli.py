@@ -128,8 +128,18 @@ def serve_app(app, config, sock: socket.socket, *, watch_parent: int | None, on_
     if watch_parent is not None:
         _watch_parent(server, watch_parent)
 
+    exit_codes: list[int | str | None] = []
+
+    async def serve_until_exit() -> None:
+        # uvicorn ends a failed start with sys.exit(3) inside this task, after logging why; caught here, the
+        # exit happens once the loop is closed, not as a task exception nobody retrieved.
+        try:
+            await server.serve(sockets=[sock])
+        except SystemExit as leaving:
+            exit_codes.append(leaving.code)
+
     async def serve() -> None:
-        task = asyncio.create_task(server.serve(sockets=[sock]))
+        task = asyncio.create_task(serve_until_exit())
         while not server.started and not task.done():
             await asyncio.sleep(0.02)
         if server.started:
@@ -138,6 +148,8 @@ def serve_app(app, config, sock: socket.socket, *, watch_parent: int | None, on_
 
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         runner.run(serve())
+    if exit_codes:
+        raise SystemExit(exit_codes[0])
     return server.started
 
 

@@ -42,6 +42,10 @@ def run_on_own_connection() -> None:
             connection.commit()
         try:
             with connection.begin():
+                if sqlite:
+                    # Python's sqlite3 opens a transaction only before a row change, so a revision's DDL that
+                    # comes first would be committed at once and survive a later revision's failure.
+                    connection.exec_driver_sql("BEGIN")
                 run(connection)
             if sqlite:
                 broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
