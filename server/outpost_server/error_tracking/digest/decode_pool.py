@@ -95,8 +95,11 @@ class Decoder:
         return partial(self._result, pool, entries, decoding)
 
     def close(self) -> None:
+        """Ends the decode processes, waiting for them: the digester's process exits right after, and exiting
+        first would let multiprocessing close the pool's call queue before the pool's own thread has queued the
+        decode processes' stop, so they would wait for it, and the exiting digester for them, forever."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def _decode_here(self, entries: list[Entry]) -> DecodedBatch:
