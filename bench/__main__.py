@@ -11,6 +11,7 @@ BENCHMARKS = {
     "variables_import": "1,000 variables through the console's client vs a plain httpx loop; UI stall",
     "exports": "CSV export of 10,000 and 100,000 vulnerabilities vs csv.writer over the same rows; peak RSS",
     "ingest": "gzip'd SDK events at concurrency 8 and 32 vs a bare ASGI endpoint",
+    "model_encoding": "error list page and event detail as msgspec structs and as pydantic models vs dicts",
     "error_list": "first page and detail of 10,000 errors / 200,000 events; console time to first rows",
     "sentry_events": "Sentry API: event pages and tag facets of one error with 100,000 events vs /version",
     "export_save_stall": "UI stall while the console saves a 100,000-row export vs the idle window's stall",
@@ -22,8 +23,8 @@ BENCHMARKS = {
     "soak": "ingestion plus API traffic for two minutes; fails on loss, 500s or memory growth",
     "storage_scale": "reads, insert rate and a day's retention at 10,000,000 events vs 200,000 (long; see its --help)",
 }
-DEFAULT = ["variables_import", "export_save_stall", "error_refresh_stall", "exports", "ingest", "error_list",
-           "sentry_events", "source_maps", "alert_rules", "prune"]
+DEFAULT = ["model_encoding", "variables_import", "export_save_stall", "error_refresh_stall", "exports", "ingest",
+           "error_list", "sentry_events", "source_maps", "alert_rules", "prune"]
 
 
 def main(names: list[str]) -> int:

@@ -4,7 +4,7 @@ Usage: ``python packaging/check_bundle.py dist/outpost/outpost`` (the executable
 ``dist/Outpost.app/Contents/MacOS/outpost``, on Windows ``dist\\outpost\\outpost.exe``).
 Reads the frozen module archive with PyInstaller's reader and looks at the files beside it:
 keyring backends (found through entry points), uvicorn's protocol and loop modules, the
-database drivers, every console and server module, and the Alembic migration scripts.
+database drivers, every console, model and server module, and the Alembic migration scripts.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ def main(argv: list[str]) -> int:
     if not contents.is_dir():  # macOS .app: Contents/MacOS/outpost with data in Contents/Resources
         contents = executable.parent.parent / "Resources"
     modules = frozen_modules(executable)
-    wanted = DYNAMIC_MODULES + source_modules("console") + source_modules("outpost_server")
+    wanted = (DYNAMIC_MODULES + source_modules("console") + source_modules("outpost_model")
+              + source_modules("outpost_server"))
     if importlib.util.find_spec("psycopg") is not None:
         wanted += ["psycopg", "sqlalchemy.dialects.postgresql.psycopg"]
     missing = [name for name in wanted if name not in modules]

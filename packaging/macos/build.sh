@@ -24,7 +24,7 @@ if [ ! -x .venv/bin/python ]; then
     "${PYTHON:-python3}" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -c constraints.txt -e ./server -e '.[dev]' dmgbuild
+.venv/bin/python -m pip install --quiet -c constraints.txt -e ./model -e ./server -e '.[dev]' dmgbuild
 
 version=$(.venv/bin/python -c 'import console; print(console.__version__)')
 arch=${OUTPOST_TARGET_ARCH:-$(uname -m)}

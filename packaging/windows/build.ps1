@@ -30,7 +30,7 @@ function Invoke-Sign([string]$Path) {
 if (-not (Test-Path ".venv\Scripts\python.exe")) { Invoke-Checked "py" @("-3", "-m", "venv", ".venv") }
 $python = ".venv\Scripts\python.exe"
 Invoke-Checked $python @("-m", "pip", "install", "--quiet", "--upgrade", "pip")
-Invoke-Checked $python @("-m", "pip", "install", "--quiet", "-c", "constraints.txt", "-e", ".\server", "-e", ".[dev]")
+Invoke-Checked $python @("-m", "pip", "install", "--quiet", "-c", "constraints.txt", "-e", ".\model", "-e", ".\server", "-e", ".[dev]")
 $version = (& $python -c "import console; print(console.__version__)").Trim()
 
 $started = Get-Date

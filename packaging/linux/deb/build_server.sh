@@ -18,12 +18,12 @@ mkdir -p "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/outpost"
 # Pin the interpreter's version: the compiled libraries are built for it, not for whatever python3 becomes.
 ln -sf "/usr/bin/$interpreter" "$env_dir/bin/python3"
 sed -i '/^command = /d' "$env_dir/pyvenv.cfg"
-# setuptools builds in server/build and never removes what an earlier build left there, so a module deleted
+# setuptools builds in server/build (and model/build) and never removes what an earlier build left there, so a module deleted
 # or moved since would still be installed.
-rm -rf server/build
+rm -rf server/build model/build
 # Byte code is compiled by the postinst on the target (and removed by the prerm), not shipped.
 "$PY" -m pip --python "$env_dir/bin/python" install --quiet --no-compile --no-warn-script-location \
-    -c constraints.txt './server[postgres]'
+    -c constraints.txt ./model './server[postgres]'
 # Only the server's own command stays; the others (uvicorn, alembic, ...) would name the build folder.
 find "$env_dir/bin" -mindepth 1 -maxdepth 1 ! -name 'python*' ! -name outpost-server -delete
 sed -i "1s|^#!.*|#!/opt/outpost-server/bin/python|" "$env_dir/bin/outpost-server"
