@@ -25,6 +25,6 @@ HOST = "https://sentry.example.com"
     (ConnectionRefused(url="http://outpost.example.com"), "did not reach the server"),
 ])
 def test_each_failure_is_named(error, expected):
-    text = explain_test_failure(error, HOST)
+    text = explain_test_failure(error, HOST).text
     assert expected in text
     assert "check auth token" not in text.lower()

@@ -113,6 +113,26 @@ def _number_pages(canvas, document) -> None:
     canvas.restoreState()
 
 
+# The filters as the reader knows them (the names are the API's `filters` keys, kept as stored).
+LIST_FILTER_LABELS = {"severity": "Only severities", "state": "Only statuses", "report_type": "Only report types",
+                      "scanner": "Only scanners", "image": "Only container images", "project_id": "Only project IDs"}
+REPORT_TYPE_NAMES = {"sast": "SAST", "dependency_scanning": "Dependency scanning",
+                     "container_scanning": "Container scanning", "secret_detection": "Secret detection",
+                     "dast": "DAST"}
+BOOLEAN_FILTER_WORDS = {"has_resolution": "a resolution", "has_issues": "linked issues",
+                        "has_merge_request": "a merge request", "has_remediations": "remediations"}
+
+
+def filter_line(name: str, value: Any) -> tuple[str, str]:
+    """One filter of the export for the title page: ("Only report types", "SAST, Secret detection")."""
+    if name in BOOLEAN_FILTER_WORDS:
+        return "Only", f"vulnerabilities {'with' if value else 'without'} {BOOLEAN_FILTER_WORDS[name]}"
+    items = value if isinstance(value, list) else [value]
+    names = REPORT_TYPE_NAMES if name == "report_type" else {}
+    return (LIST_FILTER_LABELS.get(name, name.replace("_", " ").capitalize()),
+            ", ".join(names.get(str(item), str(item)) for item in items))
+
+
 def _cover(cover: ReportCover, styles) -> list:
     story: list = [Spacer(1, 40 * mm), Paragraph("Vulnerability report", styles["Title"]), Spacer(1, 10 * mm)]
     lines = [("Scope", cover.scope), ("Requested by", cover.requester),
@@ -120,9 +140,7 @@ def _cover(cover: ReportCover, styles) -> list:
     for key in ("dashboard_type", "full_path"):
         if cover.report_data.get(key):
             lines.append((key.replace("_", " ").capitalize(), str(cover.report_data[key])))
-    for name, value in sorted(cover.filters.items()):
-        shown = ", ".join(str(item) for item in value) if isinstance(value, list) else str(value).lower()
-        lines.append((f"Filter {name}", shown))
+    lines.extend(filter_line(name, value) for name, value in sorted(cover.filters.items()))
     for label, value in lines:
         story.append(Paragraph(f"<b>{escape(label)}:</b> {escape(value)}", styles["Normal"]))
     return story

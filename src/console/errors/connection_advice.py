@@ -7,15 +7,20 @@ failing step. No Qt here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from console.api.errors import ApiError, ConnectionFailed, Forbidden, NotFound
 
+# The words a user reads; the API path and the setting's name an administrator types are in the details.
 ALLOW_LOCAL = (
-    "The server refuses to send requests into its own network unless an administrator allows it: on GitLab, "
-    "Admin > Settings > Network > Outbound requests > \"Allow requests to the local network from webhooks and "
-    "integrations\"; on Outpost, PUT /api/v4/application/settings with "
-    "allow_local_requests_from_web_hooks_and_services=true (as an administrator)."
+    "The server refuses to send requests into its own network unless an administrator allows it with the "
+    "server setting \u201cAllow requests to the local network from webhooks and integrations\u201d (on GitLab: "
+    "Admin area > Settings > Network > Outbound requests)."
+)
+ALLOW_LOCAL_DETAILS = (
+    "On Outpost, an administrator allows it through the API: PUT /api/v4/application/settings with "
+    "allow_local_requests_from_web_hooks_and_services=true."
 )
 LOCAL_REFUSALS = ("Requests to localhost", "Requests to the local network", "Requests to the link local network")
 
@@ -27,17 +32,44 @@ def _host(api_host: str) -> str:
         return api_host or "the Sentry"
 
 
-def explain_test_failure(error: ApiError, api_host: str) -> str:
-    """One paragraph: which step failed (this console's request, the server's address check, DNS, the Sentry's
-    answer) and what to do about it."""
+@dataclass(frozen=True)
+class Advice:
+    """What a failed test means in plain words, and the details (the server's own message, API and setting
+    names) for whoever wants them."""
+
+    text: str
+    details: str = ""
+
+
+def explain_test_failure(error: ApiError, api_host: str) -> Advice:
+    """Which step failed (this console's request, the server's address check, DNS, the Sentry's answer) and
+    what to do about it; the server's own words in the details."""
+    said = error.detail or error.message
+    extra = ALLOW_LOCAL_DETAILS if _local_refusal(error, api_host) is not None else ""
+    return Advice(_explain(error, api_host),
+                  "\n".join(filter(None, (f"The server said: {said}" if said else "", extra))))
+
+
+def _local_refusal(error: ApiError, api_host: str) -> str | None:
+    if isinstance(error, ConnectionFailed):
+        return None
+    lowered = (error.detail or error.message).lower()
+    refusal = next((text for text in LOCAL_REFUSALS if text.lower() in lowered), None)
+    if refusal is None:
+        return None
+    return (f"The server did not contact {_host(api_host)}: {refusal[0].lower()}{refusal[1:]} are not allowed. "
+            f"{ALLOW_LOCAL}")
+
+
+def _explain(error: ApiError, api_host: str) -> str:
     if isinstance(error, ConnectionFailed):  # the console never reached its own server
         return f"The test did not reach the server. {error.message}"
     detail = error.detail or error.message
     host = _host(api_host)
     lowered = detail.lower()
-    refusal = next((text for text in LOCAL_REFUSALS if text.lower() in lowered), None)
+    refusal = _local_refusal(error, api_host)
     if refusal is not None:
-        return f"The server did not contact {host}: {refusal[0].lower()}{refusal[1:]} are not allowed. {ALLOW_LOCAL}"
+        return refusal
     if "cannot be resolved" in lowered or "socketerror" in lowered:
         return (f"The server could not resolve the host name {host} (DNS). Check the API URL for typos; the name "
                 "must resolve on the server, not only on this computer.")

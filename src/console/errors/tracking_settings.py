@@ -236,6 +236,7 @@ class SettingsPage(QWidget):
                                                           organization))
         self.origins_box.show_settings(settings)
         self.connection_status.clear()
+        self.connection_status.setToolTip("")
         self.connection_status.setStyleSheet("")
         self.saved_label.clear()
         if not self.host.context.server.web_routes_take_tokens:  # GitLab: the project list is session-only
@@ -250,13 +251,16 @@ class SettingsPage(QWidget):
         api_host, token = self.api_host.text().strip(), self.token.text().strip()
         self.connect_button.setEnabled(False)
         self.connection_status.setText("Connecting…")
+        self.connection_status.setToolTip("")
 
         async def connect() -> None:
             try:
                 projects = await self.host.api.external_projects(project["path_with_namespace"], api_host=api_host,
                                                                 token=token)
             except ApiError as error:
-                self.connection_status.setText(explain_test_failure(error, api_host))
+                advice = explain_test_failure(error, api_host)
+                self.connection_status.setText(advice.text)
+                self.connection_status.setToolTip(advice.details)  # the server's words, API and setting names
                 self.connection_status.setStyleSheet(f"color: {colours()['error']};")
                 self.external_project.clear()
                 self.external_project.setEnabled(False)

@@ -13,10 +13,15 @@ NOT_CONFIGURED = ("Email is not configured: alert rules cannot send email until 
                   "OUTPOST_SMTP_HOST (and its other OUTPOST_SMTP_* settings).")
 
 
+# The server's OUTPOST_SMTP_SECURITY values, said in words.
+SECURITY_WORDS = {"none": "unencrypted", "starttls": "encrypted with STARTTLS", "tls": "encrypted with TLS"}
+
+
 def status_text(status: MailStatus) -> str:
     if not status.configured:
         return NOT_CONFIGURED
-    return f"Email is sent through {status.host}:{status.port} ({status.security}) from {status.sender}."
+    security = SECURITY_WORDS.get(status.security, status.security)
+    return f"Email is sent through {status.host}:{status.port} ({security}) from {status.sender}."
 
 
 class MailStatusBox(QGroupBox):

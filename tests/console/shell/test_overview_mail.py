@@ -20,7 +20,7 @@ def test_administrators_send_a_test_email(qtbot, qloop_running, context, tmp_pat
         box = tab.mail_box
         qtbot.waitUntil(lambda: box.isVisible() and box.test_button.isEnabled(), timeout=WAIT)
         assert box.status_label.text() == (
-            f"Email is sent through 127.0.0.1:{mailbox.port} (none) from alerts@outpost.example.com.")
+            f"Email is sent through 127.0.0.1:{mailbox.port} (unencrypted) from alerts@outpost.example.com.")
         box.test_button.click()
         qtbot.waitUntil(lambda: box.result.text().startswith("Sent to "), timeout=WAIT)
         [message] = eventually(lambda: [m for m in mailbox.received if "Test email" in str(m["Subject"])],

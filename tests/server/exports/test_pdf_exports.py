@@ -87,11 +87,17 @@ def test_group_pdf_with_filters(server, api):
         assert numbers["totals"] == [4, 4]
         assert f"Scope: Group {group['full_path']}" in pages[0]
         assert "AWS access token" in "".join(pages[2:])
-        filtered, _ = pdf_export(root, path, {"filters": {"severity": ["critical", "high"], "unknown_key": 1}})
+        filtered, _ = pdf_export(root, path, {"filters": {"severity": ["critical", "high"], "unknown_key": 1,
+                                                          "report_type": ["sast", "secret_detection"],
+                                                          "has_issues": False}})
     numbers = summary(filtered)
     assert (numbers["critical"], numbers["high"], numbers["medium"], numbers["low"]) == (1, 1, 0, 0)
     assert numbers["totals"] == [2, 2]
-    assert "Filter severity: critical, high" in filtered[0] and "unknown_key" not in filtered[0]
+    # The filters in the reader's words, not the API's keys and values.
+    assert "Only severities: critical, high" in filtered[0] and "unknown_key" not in filtered[0]
+    assert "Only report types: SAST, Secret detection" in filtered[0]
+    assert "Only: vulnerabilities without linked issues" in filtered[0]
+    assert not {"report_type", "secret_detection", "has_issues"} & set(filtered[0].split())
     assert "Use of insecure MD5 hash function" not in "".join(filtered[2:])
 
 
