@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from console.context import AppContext
@@ -42,9 +43,27 @@ class ConnectionBar(QFrame):
         row.addWidget(self.connect_button)
         row.addWidget(self.local_server_button)
         row.addWidget(self.disconnect_button)
+        self.row = row
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.keyring_warning)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        self._keep_the_address()
+        super().resizeEvent(event)
+
+    def _keep_the_address(self) -> None:
+        """Where the row is short (900 px), the user's name is cut before the server's address: the address
+        says where everything on screen comes from. A very long address is still cut rather than widening
+        the window."""
+        others = [self.row.itemAt(index).widget() for index in range(self.row.count())]
+        taken = sum(widget.sizeHint().width() + self.row.spacing() for widget in others
+                    if widget is not None and widget.isVisibleTo(self)
+                    and widget not in (self.server_label, self.user_label))
+        outer = self.layout().contentsMargins()
+        margins = outer.left() + outer.right() + 2 * self.row.spacing()
+        left = self.width() - margins - taken - self.user_label.minimumSizeHint().width()
+        self.server_label.setMinimumWidth(max(1, min(self.server_label.sizeHint().width(), left)))
 
     def show_connection(self, context: AppContext, *, local: bool) -> None:
         connected = context.client is not None
@@ -61,6 +80,7 @@ class ConnectionBar(QFrame):
         self.admin_badge.setVisible(connected and context.is_admin)
         self.user_badge.setVisible(connected and not context.is_admin)
         self.disconnect_button.setEnabled(connected)
+        self._keep_the_address()
 
     def show_keyring_warning(self, warning: str | None) -> None:
         self.keyring_warning.setText(SESSION_ONLY_NOTICE if warning else "")
