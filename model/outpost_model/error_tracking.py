@@ -63,6 +63,7 @@ class ReleaseHealth(Entity):
     crashed: int
     errored: int
     abnormal: int
+    # The share of sessions that did not crash, in percent with two decimals; null without sessions.
     crash_free_rate: float | None
 
 
@@ -146,6 +147,34 @@ class StackTrace(Entity):
 
 class StackTraceBody(Entity):
     error: StackTrace
+
+
+class ErrorUpdateResult(Entity):
+    updated: bool
+    closed_issue_iid: int | None
+    status: str
+
+
+class ErrorUpdate(Entity):
+    """The answer to an error's status change."""
+
+    result: ErrorUpdateResult
+
+
+class ExternalProject(Entity):
+    """A project of an external Sentry, as GitLab lists them for the settings' project picker."""
+
+    id: Loose
+    name: Text
+    status: Text
+    slug: Text
+    organization_name: Text
+    organization_id: Loose
+    organization_slug: Text
+
+
+class ExternalProjectList(Entity):
+    projects: list[ExternalProject]
 
 
 class RejectedOrigins(Entity):

@@ -13,9 +13,11 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from ariadne import EnumType, ObjectType
 from graphql import GraphQLError, GraphQLResolveInfo
 
+from outpost_model.error_tracking import ErrorDetail, ErrorListItem
 from outpost_server.accounts.models import Project
 from outpost_server.error_tracking import settings
 from outpost_server.error_tracking.access import may_read
@@ -84,9 +86,9 @@ def resolve_errors(collection: Collection, _info: GraphQLResolveInfo, after: str
     limit = max(1, min([reading.PAGE_SIZE if not limits else min(limits), MAX_PAGE_SIZE]))
     page = _read(reading.list_page, collection.source(), search_term=searchTerm or "", sort=sort or "last_seen",
                  cursor=after or None, limit=limit, viewer_id=user.id if (user := collection.context.user) else None)
-    nodes = [sentry_error(entity) for entity in page["errors"]]
-    start = (page["pagination"].get("previous") or {}).get("cursor")
-    end = (page["pagination"].get("next") or {}).get("cursor")
+    nodes = [sentry_error(entity) for entity in page.errors]
+    start = page.pagination.previous.cursor if page.pagination.previous else None
+    end = page.pagination.next.cursor if page.pagination.next else None
     return {
         "nodes": nodes,
         "edges": [{"cursor": _position_cursor(index), "node": node} for index, node in enumerate(nodes, start=1)],
@@ -108,11 +110,13 @@ def resolve_detailed_error(collection: Collection, _info: GraphQLResolveInfo, id
 @collection_type.field("errorStackTrace")
 def resolve_stack_trace(collection: Collection, _info: GraphQLResolveInfo, id: str) -> dict[str, Any]:  # noqa: A002
     trace = _read(reading.error_stack_trace, collection.source(), id)
+    # The integrated backend's frames are StackFrame entities, an external Sentry's the dicts it sent.
+    frames = [msgspec.structs.asdict(frame) if isinstance(frame, msgspec.Struct) else frame
+              for frame in trace.stack_trace_entries]
     return {
-        "dateReceived": trace.get("date_received"),
-        "issueId": trace.get("issue_id"),
-        "stackTraceEntries": [_stack_entry(frame) for frame in trace.get("stack_trace_entries") or []
-                              if isinstance(frame, dict)],
+        "dateReceived": trace.date_received,
+        "issueId": trace.issue_id,
+        "stackTraceEntries": [_stack_entry(frame) for frame in frames if isinstance(frame, dict)],
     }
 
 
@@ -131,52 +135,52 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def sentry_error(entity: dict[str, Any]) -> dict[str, Any]:
+def sentry_error(entity: ErrorListItem) -> dict[str, Any]:
     """SentryError from GitLab's ErrorEntity (the same dict `error_tracking.json` lists)."""
     return _common(entity, global_ids.ERROR)
 
 
-def detailed_error(entity: dict[str, Any]) -> dict[str, Any]:
+def detailed_error(entity: ErrorDetail) -> dict[str, Any]:
     """SentryDetailedError from GitLab's DetailedErrorEntity (the body of `details.json`)."""
-    tags = entity.get("tags") or {}
+    tags = entity.tags
     return _common(entity, global_ids.DETAILED_ERROR) | {
-        "externalBaseUrl": entity.get("external_base_url"),
-        "firstReleaseLastCommit": entity.get("first_release_last_commit"),
-        "firstReleaseShortVersion": entity.get("first_release_short_version"),
-        "firstReleaseVersion": entity.get("first_release_version"),
-        "lastReleaseLastCommit": entity.get("last_release_last_commit"),
-        "lastReleaseShortVersion": entity.get("last_release_short_version"),
-        "lastReleaseVersion": entity.get("last_release_version"),
+        "externalBaseUrl": entity.external_base_url,
+        "firstReleaseLastCommit": entity.first_release_last_commit,
+        "firstReleaseShortVersion": entity.first_release_short_version,
+        "firstReleaseVersion": entity.first_release_version,
+        "lastReleaseLastCommit": entity.last_release_last_commit,
+        "lastReleaseShortVersion": entity.last_release_short_version,
+        "lastReleaseVersion": entity.last_release_version,
         # GitLab links a release to a commit of the project's repository; Outpost has no repositories.
         "gitlabCommit": None,
         "gitlabCommitPath": None,
-        "gitlabIssuePath": entity.get("gitlab_issue"),
-        "integrated": entity.get("integrated"),
+        "gitlabIssuePath": entity.gitlab_issue,
+        "integrated": entity.integrated,
         "tags": {"level": _text(tags.get("level")), "logger": _text(tags.get("logger"))},
     }
 
 
-def _common(entity: dict[str, Any], model: str) -> dict[str, Any]:
-    error_id = str(entity["id"])
+def _common(entity: ErrorListItem, model: str) -> dict[str, Any]:
+    error_id = str(entity.id)
     return {
         "id": global_ids.build(model, error_id),
         "sentryId": error_id,
-        "count": _int(entity.get("count")),
-        "userCount": _int(entity.get("user_count")),
-        "culprit": entity.get("culprit") or "",
-        "externalUrl": entity.get("external_url"),
-        "firstSeen": entity.get("first_seen"),
-        "lastSeen": entity.get("last_seen"),
-        "message": entity.get("message"),
-        "sentryProjectId": global_ids.build(global_ids.PROJECT, entity.get("project_id")),
-        "sentryProjectName": entity.get("project_name"),
-        "sentryProjectSlug": entity.get("project_slug"),
+        "count": _int(entity.count),
+        "userCount": _int(entity.user_count),
+        "culprit": entity.culprit or "",
+        "externalUrl": entity.external_url,
+        "firstSeen": entity.first_seen,
+        "lastSeen": entity.last_seen,
+        "message": entity.message,
+        "sentryProjectId": global_ids.build(global_ids.PROJECT, entity.project_id),
+        "sentryProjectName": entity.project_name,
+        "sentryProjectSlug": entity.project_slug,
         # The integrated store has no short ids; its error id stands in.
-        "shortId": entity.get("short_id") or error_id,
-        "status": entity.get("status"),
-        "title": entity.get("title"),
-        "type": entity.get("type"),
-        "frequency": [{"time": pair[0], "count": pair[1]} for pair in entity.get("frequency") or []
+        "shortId": entity.short_id or error_id,
+        "status": entity.status,
+        "title": entity.title,
+        "type": entity.type,
+        "frequency": [{"time": pair[0], "count": pair[1]} for pair in entity.frequency or []
                       if isinstance(pair, (list, tuple)) and len(pair) == 2],
     }
 

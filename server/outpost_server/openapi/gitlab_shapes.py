@@ -91,15 +91,6 @@ ARCHIVE_EXPORT = obj({"id": INTEGER, "created_at": TIME, "project_id": INTEGER, 
                       "start_date": TIME, "end_date": TIME, "started_at": TIME, "finished_at": TIME,
                       "expires_at": TIME, "_links": obj({"self": STRING, "download": STRING})})
 
-ERROR_TRACKING_SETTING = obj({
-    "active": BOOLEAN, "project_name": nullable(STRING), "sentry_external_url": nullable(STRING),
-    "api_url": nullable(STRING), "integrated": BOOLEAN},
-    # Outpost's extensions.
-    {"allowed_origins": array(STRING),
-     "rejected_origins": obj({"count": INTEGER, "last_origin": nullable(STRING), "last_at": TIME})})
-
-CLIENT_KEY = obj({"id": INTEGER, "active": BOOLEAN, "public_key": STRING, "sentry_dsn": STRING})
-
 _RETENTION_POLICY = {"retention_days": INTEGER, "events_per_error": INTEGER, "max_stored_bytes": INTEGER}
 RETENTION = obj({**_RETENTION_POLICY, "instance_defaults": obj(_RETENTION_POLICY), "overridden": array(STRING),
                  "stored_events": INTEGER, "stored_bytes": INTEGER, "last_pruned_at": TIME,

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from outpost_model import error_tracking as tracking
+from outpost_model.schema import json_schema
+from outpost_model.sentry_events import Event, EventSummary
 from outpost_server.openapi import gitlab_shapes as gitlab
 from outpost_server.openapi import sentry_shapes as sentry
 from outpost_server.openapi.builders import BOOLEAN, Schema, array, nullable
@@ -40,8 +43,8 @@ def _members(kind: str) -> dict[str, dict[int, Body]]:
 def _issue_reads(issue: str) -> dict[str, dict[int, Body]]:
     """The issue endpoints Sentry offers both at /issues/{id}/ and under the project."""
     return {f"GET {issue}": {200: sentry.ISSUE_DETAILS},
-            f"GET {issue}events/": {200: array(sentry.EVENT_SUMMARY)},
-            f"GET {issue}events/{{which}}/": {200: sentry.EVENT},
+            f"GET {issue}events/": {200: json_schema(list[EventSummary])},
+            f"GET {issue}events/{{which}}/": {200: json_schema(Event)},
             f"GET {issue}tags/": {200: array(sentry.TAG_KEY)},
             f"GET {issue}tags/{{key}}/values/": {200: array(sentry.TAG_VALUE)}}
 
@@ -114,12 +117,12 @@ _GITLAB: dict[str, dict[int, Body]] = {
     f"GET {V4}/security/vulnerability_archive_exports/{{export_id}}": {
         200: gitlab.ARCHIVE_EXPORT, 202: gitlab.ARCHIVE_EXPORT},
     f"GET {V4}/security/vulnerability_archive_exports/{{export_id}}/download": {200: EXPORT_FILE},
-    f"GET {V4}/projects/{{project_id}}/error_tracking/settings": {200: gitlab.ERROR_TRACKING_SETTING},
-    f"PATCH {V4}/projects/{{project_id}}/error_tracking/settings": {200: gitlab.ERROR_TRACKING_SETTING},
-    f"PUT {V4}/projects/{{project_id}}/error_tracking/settings": {200: gitlab.ERROR_TRACKING_SETTING},
-    f"GET {V4}/projects/{{project_id}}/error_tracking/client_keys": {200: array(gitlab.CLIENT_KEY)},
-    f"POST {V4}/projects/{{project_id}}/error_tracking/client_keys": {201: gitlab.CLIENT_KEY},
-    f"DELETE {V4}/projects/{{project_id}}/error_tracking/client_keys/{{key_id}}": {200: gitlab.CLIENT_KEY},
+    **{f"{method} {V4}/projects/{{project_id}}/error_tracking/settings": {200: json_schema(tracking.TrackingSettings)}
+       for method in ("GET", "PATCH", "PUT")},
+    f"GET {V4}/projects/{{project_id}}/error_tracking/client_keys": {200: json_schema(list[tracking.ClientKey])},
+    f"POST {V4}/projects/{{project_id}}/error_tracking/client_keys": {201: json_schema(tracking.ClientKey)},
+    f"DELETE {V4}/projects/{{project_id}}/error_tracking/client_keys/{{key_id}}": {
+        200: json_schema(tracking.ClientKey)},
     f"GET {V4}/projects/{{project_id}}/error_tracking/retention": {200: gitlab.RETENTION},
     f"PUT {V4}/projects/{{project_id}}/error_tracking/retention": {200: gitlab.RETENTION},
     f"GET {V4}/error_tracking/storage": {200: gitlab.ERROR_TRACKING_STORAGE},
@@ -168,14 +171,14 @@ _SENTRY: dict[str, dict[int, Body]] = {
     f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/issues/": {200: array(sentry.ISSUE)},
     f"PUT {S0}/issues/{{issue_id}}/": {200: sentry.ISSUE_DETAILS},
     f"PUT {S0}/projects/{{organization_slug}}/{{project_slug}}/issues/": {200: sentry.ISSUES_UPDATED, 204: None},
-    f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/events/{{event_id}}/": {200: sentry.EVENT},
+    f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/events/{{event_id}}/": {200: json_schema(Event)},
     **_issue_reads(f"{S0}/issues/{{issue_id}}/"),
     **_issue_reads(f"{S0}/projects/{{organization_slug}}/{{project_slug}}/issues/{{issue_id}}/"),
-    **_web("", "GET", sentry.WEB_ERROR_LIST),
-    **_web("/{issue_id}/details", "GET", sentry.WEB_ERROR_DETAILS),
-    **_web("/{issue_id}/stack_trace", "GET", sentry.WEB_STACK_TRACE),
-    **_web("/{issue_id}", "PUT", sentry.WEB_ERROR_UPDATE),
-    **_web("/projects", "GET", sentry.WEB_SENTRY_PROJECTS),
+    **_web("", "GET", json_schema(tracking.ErrorList)),
+    **_web("/{issue_id}/details", "GET", json_schema(tracking.ErrorDetailBody)),
+    **_web("/{issue_id}/stack_trace", "GET", json_schema(tracking.StackTraceBody)),
+    **_web("/{issue_id}", "PUT", json_schema(tracking.ErrorUpdate)),
+    **_web("/projects", "GET", json_schema(tracking.ExternalProjectList)),
 }
 
 RESPONSES: dict[str, dict[int, Body]] = {**_GITLAB, **_SENTRY}

@@ -1,7 +1,7 @@
 """Sentry's (and GlitchTip's) JSON as JSON Schemas: what /api/0 answers, from the serializers Outpost
-writes after Sentry's (sentry_api/serializers.py, event_json.py, source_maps/serializers.py,
-alerts/entities.py, monitors/entities.py), and GitLab's error tracking web entities (ErrorTracking::ErrorEntity and
-DetailedErrorEntity, which an external Sentry also feeds, so their values keep Sentry's looser types)."""
+writes after Sentry's (sentry_api/serializers.py, source_maps/serializers.py, alerts/entities.py,
+monitors/entities.py). Events and GitLab's error tracking web entities are declared in outpost_model, and
+their schemas generated from it (responses.py)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,6 @@ from outpost_server.openapi.builders import (
 )
 
 _TEXT = nullable(STRING)
-# Values an external Sentry passes through unchanged.
-_LOOSE = {"type": ["string", "integer", "number", "boolean", "null"]}
 
 AVATAR = obj({"avatarType": STRING, "avatarUuid": _TEXT})
 ORGANIZATION = obj({"id": STRING, "slug": STRING, "name": STRING, "dateCreated": TIME, "status": ANY_OBJECT})
@@ -52,19 +50,6 @@ TAG_VALUE = obj({"key": STRING, "name": STRING, "value": STRING, "count": INTEGE
                  "firstSeen": TIME}, {"query": STRING})
 TAG_KEY = obj({"key": STRING, "name": STRING, "uniqueValues": INTEGER, "totalValues": INTEGER,
                "topValues": array(TAG_VALUE)})
-
-_EVENT_USER = nullable(ANY_OBJECT)
-_EVENT_TAGS = array(obj({"key": STRING, "value": STRING}))
-EVENT_SUMMARY = obj({"id": STRING, "event.type": STRING, "groupID": STRING, "eventID": STRING,
-                     "projectID": STRING, "message": STRING, "title": STRING, "culprit": _TEXT,
-                     "user": _EVENT_USER, "tags": _EVENT_TAGS, "platform": _TEXT, "dateCreated": TIME,
-                     "metadata": METADATA})
-EVENT = obj({"id": STRING, "groupID": STRING, "eventID": STRING, "projectID": STRING, "size": INTEGER,
-             "entries": array(obj({"type": STRING, "data": ANY_OBJECT})), "message": STRING, "title": STRING,
-             "user": _EVENT_USER, "contexts": ANY_OBJECT, "sdk": nullable(ANY_OBJECT), "type": STRING,
-             "metadata": METADATA, "tags": _EVENT_TAGS, "platform": _TEXT, "dateReceived": TIME,
-             "dateCreated": TIME, "culprit": _TEXT, "fingerprints": array(STRING), "release": RELEASE_REFERENCE,
-             "nextEventID": _TEXT, "previousEventID": _TEXT})
 
 # GlitchTip's ProjectAlertSchema and AlertRecipientSchema, with Outpost's extension fields optional.
 ALERT_RECIPIENT = obj({"id": INTEGER, "recipientType": STRING, "url": _TEXT},
@@ -107,21 +92,3 @@ ARTIFACT_BUNDLE_FILES = obj({
     "bundleId": STRING, "release": _TEXT, "dist": _TEXT, "fileCount": INTEGER,
     "files": array(obj({"id": STRING, "filePath": _TEXT, "fileSize": INTEGER, "fileType": INTEGER,
                         "debugId": _TEXT, "sourcemap": _TEXT}))})
-
-# --- GitLab's error tracking web endpoints (/<project>/-/error_tracking) ---------------------------
-WEB_ERROR = obj({"id": STRING, "title": _TEXT, "type": _TEXT, "user_count": _LOOSE, "count": _LOOSE,
-                 "first_seen": TIME, "last_seen": TIME, "message": _TEXT, "culprit": _TEXT, "external_url": STRING,
-                 "project_id": _LOOSE, "project_name": _TEXT, "project_slug": _TEXT, "short_id": _TEXT,
-                 "status": _TEXT, "frequency": ANY_ARRAY})
-WEB_ERROR_LIST = obj({"errors": array(WEB_ERROR), "pagination": ANY_OBJECT, "external_url": _TEXT})
-WEB_ERROR_DETAILS = obj({"error": extend(WEB_ERROR, {
-    "external_base_url": STRING, "first_release_version": _TEXT, "last_release_version": _TEXT,
-    "gitlab_issue": _TEXT, "integrated": BOOLEAN, "tags": ANY_OBJECT})})
-WEB_STACK_TRACE = obj({"error": obj({"issue_id": STRING, "date_received": TIME,
-                                     "stack_trace_entries": ANY_ARRAY},
-                                    {"exceptions": ANY_ARRAY, "message": _TEXT})})
-WEB_ERROR_UPDATE = obj({"result": obj({"updated": BOOLEAN, "closed_issue_iid": nullable(INTEGER),
-                                       "status": STRING})})
-WEB_SENTRY_PROJECTS = obj({"projects": array(obj({
-    "id": _LOOSE, "name": _TEXT, "status": _TEXT, "slug": _TEXT, "organization_name": _TEXT,
-    "organization_id": _LOOSE, "organization_slug": _TEXT}))})

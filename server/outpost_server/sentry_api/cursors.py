@@ -13,8 +13,8 @@ from typing import Any, Protocol
 from urllib.parse import quote, urlencode
 
 from fastapi import Request
-from fastapi.responses import JSONResponse
 
+from outpost_server.entity_json import EntityResponse
 from outpost_server.params import Param, Params
 from outpost_server.urls import public_request_url
 
@@ -102,6 +102,6 @@ def offset_links(request: Request, *, offset: int, limit: int, has_more: bool) -
                        following=(Cursor(0, offset + limit, False), has_more))
 
 
-def sentry_json(body: Any, *, link: str | None = None) -> JSONResponse:
-    """The body as JSON (already JSON-native, so FastAPI's slower encoder is skipped), with its Link header."""
-    return JSONResponse(body, headers={"Link": link} if link else None)
+def sentry_json(body: Any, *, link: str | None = None) -> EntityResponse:
+    """The body (entities, or JSON values holding them) as JSON, with its Link header."""
+    return EntityResponse(body, headers={"Link": link} if link else None)

@@ -16,11 +16,12 @@ import time
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.deps import services_of
+from outpost_server.entity_json import EntityResponse
 from outpost_server.error_tracking import settings
 from outpost_server.error_tracking.read import reading
 from outpost_server.error_tracking.read.external.client import SentryResponse
@@ -77,7 +78,7 @@ class OwnershipCache:
 _ownership = OwnershipCache()
 
 
-def issue(source: reading.ErrorSource, issue_id: str) -> JSONResponse:
+def issue(source: reading.ErrorSource, issue_id: str) -> EntityResponse:
     """The issue's details, refused when it belongs to another Sentry project."""
     try:
         body = reading.sentry_issue(source, issue_id)
@@ -88,7 +89,7 @@ def issue(source: reading.ErrorSource, issue_id: str) -> JSONResponse:
 
 
 def issue_resource(request: Request, source: reading.ErrorSource, issue_id: str, below: str,
-                   params: Params | None = None, forwarded: tuple[Param, ...] = ()) -> JSONResponse:
+                   params: Params | None = None, forwarded: tuple[Param, ...] = ()) -> EntityResponse:
     """GET `issues/:id/<below>` from the Sentry, with the `forwarded` parameters as sent (the Sentry
     judges them)."""
     key = (source.project.id, source.setting.api_url or "", issue_id)
@@ -117,7 +118,7 @@ def project_issues(request: Request, source: reading.ErrorSource, method: str, s
     return _relayed(request, response)
 
 
-def project_event(request: Request, source: reading.ErrorSource, event_id: str) -> JSONResponse:
+def project_event(request: Request, source: reading.ErrorSource, event_id: str) -> EntityResponse:
     try:
         response = reading.sentry_call(reading.sentry_client(source).project_event, event_id)
     except reading.ReadFailure as read_failure:
@@ -125,7 +126,7 @@ def project_event(request: Request, source: reading.ErrorSource, event_id: str) 
     return _relayed(request, response)
 
 
-def _relayed(request: Request, response: SentryResponse) -> JSONResponse:
+def _relayed(request: Request, response: SentryResponse) -> EntityResponse:
     if response.data is None:
         raise detail(400, "Unexpected Error")
     pages = [(match["rel"], match["cursor"], match["results"] == "true")

@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import Request
 
+from outpost_model.sentry_events import Metadata, ProjectReference, ReleaseReference
 from outpost_server.accounts.models import Project, User
 from outpost_server.compat.gitlab_time import iso
 from outpost_server.error_tracking.models import ErrorSnooze, ErrorTagValue, TrackedError
@@ -50,10 +51,10 @@ def permalink(request: Request, project: Project, error: TrackedError) -> str:
     return f"{public_base_url(request)}/{project.full_path}/-/error_tracking/{error.id}/details"
 
 
-def metadata(error: TrackedError) -> dict[str, Any]:
+def metadata(error: TrackedError) -> Metadata:
     if error.kind == "error":
-        return {"type": error.exception_type, "value": error.message, "title": error.title}
-    return {"title": error.title}
+        return Metadata(type=error.exception_type, value=error.message, title=error.title)
+    return Metadata(title=error.title)
 
 
 def actor_json(user: User | None) -> dict[str, Any] | None:
@@ -120,12 +121,12 @@ class IssueTriage:
     still_ignored: bool = True
 
 
-def release_json(version: str | None, project: Project) -> dict[str, Any] | None:
+def release_json(version: str | None, project: Project) -> ReleaseReference | None:
     if not version:
         return None
-    return {"version": version, "shortVersion": version, "ref": None, "url": None, "dateCreated": None,
-            "dateReleased": None, "lastCommit": None, "lastDeploy": None, "firstEvent": None, "lastEvent": None,
-            "projects": [project_reference(project)]}
+    return ReleaseReference(version=version, shortVersion=version, ref=None, url=None, dateCreated=None,
+                            dateReleased=None, lastCommit=None, lastDeploy=None, firstEvent=None, lastEvent=None,
+                            projects=[ProjectReference(**project_reference(project))])
 
 
 def issue_details_json(request: Request, project: Project, error: TrackedError, *, stats_24h: list[list[int]],

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, exists, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
+from outpost_model.error_tracking import ExceptionFrame, ExceptionValue, StackFrame
 from outpost_server.accounts.models import User
 from outpost_server.db import LIKE_ESCAPE, contains_pattern, utcnow
 from outpost_server.error_tracking.digest.event_tags import tag_text
@@ -231,45 +232,51 @@ def error_releases(session: Session, error: TrackedError) -> list[str]:
 # --- stack trace ----------------------------------------------------------------------------
 
 
-def _context(frame: dict[str, Any]) -> list[list[Any]]:
+def frame_context(frame: dict[str, Any]) -> list[tuple[int, str]]:
     """GitLab's `[[line_number, code], ...]` from pre_context, context_line and post_context."""
     line = frame.get("lineno")
     if not isinstance(line, int):
         return []
     pre = [text for text in frame.get("pre_context") or [] if isinstance(text, str)]
     post = [text for text in frame.get("post_context") or [] if isinstance(text, str)]
-    context = [[line - len(pre) + index, text] for index, text in enumerate(pre)]
+    context = [(line - len(pre) + index, text) for index, text in enumerate(pre)]
     if isinstance(frame.get("context_line"), str):
-        context.append([line, frame["context_line"]])
-    context.extend([line + 1 + index, text] for index, text in enumerate(post))
+        context.append((line, frame["context_line"]))
+    context.extend((line + 1 + index, text) for index, text in enumerate(post))
     return context
 
 
-def gitlab_frame(frame: dict[str, Any]) -> dict[str, Any]:
-    """GitLab's StacktraceBuilder entry. GitLab sends `colNo` 0 always ("not supported yet"); the column is
-    given where the event has it, and 0 where it has none, so readers of GitLab's shape see an integer."""
+def _column(frame: dict[str, Any]) -> int:
+    """GitLab sends `colNo` 0 always ("not supported yet"); the column is given where the event has it, and 0
+    where it has none, so readers of GitLab's shape see an integer."""
     column = frame.get("colno")
-    return {"lineNo": frame.get("lineno"), "context": _context(frame), "filename": frame.get("filename"),
-            "abs_path": frame.get("abs_path"), "function": frame.get("function"),
-            "colNo": column if isinstance(column, int) and not isinstance(column, bool) else 0}
+    return column if isinstance(column, int) and not isinstance(column, bool) else 0
 
 
-def _full_frame(frame: dict[str, Any]) -> dict[str, Any]:
+def gitlab_frame(frame: dict[str, Any]) -> StackFrame:
+    """GitLab's StacktraceBuilder entry."""
+    return StackFrame(lineNo=frame.get("lineno"), context=frame_context(frame), filename=frame.get("filename"),
+                      abs_path=frame.get("abs_path"), function=frame.get("function"), colNo=_column(frame))
+
+
+def _full_frame(frame: dict[str, Any]) -> ExceptionFrame:
     data = frame.get("data")
     reason = data.get("unmapped_reason") if isinstance(data, dict) else None
-    return gitlab_frame(frame) | {"module": frame.get("module"), "in_app": frame.get("in_app") is True,
-                                  # Source maps: why a JavaScript frame stayed minified.
-                                  "unmapped_reason": reason if isinstance(reason, str) else None}
+    return ExceptionFrame(lineNo=frame.get("lineno"), context=frame_context(frame), filename=frame.get("filename"),
+                          abs_path=frame.get("abs_path"), function=frame.get("function"), colNo=_column(frame),
+                          module=frame.get("module"), in_app=frame.get("in_app") is True,
+                          # Source maps: why a JavaScript frame stayed minified.
+                          unmapped_reason=reason if isinstance(reason, str) else None)
 
 
-def stack_trace(payload: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def stack_trace(payload: dict[str, Any]) -> tuple[list[StackFrame], list[ExceptionValue]]:
     """(GitLab's entries: the first exception value with frames; every exception in order, with frames)."""
     values = exception_values(payload)
     if not values:
         threads = payload.get("threads")
         threads = threads.get("values") if isinstance(threads, dict) else threads
         values = [value for value in threads or [] if isinstance(value, dict)]
-    entries: list[dict[str, Any]] = []
+    entries: list[StackFrame] = []
     for value in values:
         frames = frames_of(value)
         if frames:
@@ -281,10 +288,10 @@ def stack_trace(payload: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dic
         if not isinstance(mechanism, dict):
             mechanism = {}
         raw = value.get("raw_stacktrace")
-        exceptions.append({"type": value.get("type"), "value": value.get("value"), "module": value.get("module"),
-                           "handled": mechanism.get("handled"),
-                           "frames": [_full_frame(frame) for frame in frames_of(value)],
-                           # The frames as the SDK sent them, before source maps were applied (Sentry's
-                           # raw_stacktrace); empty when nothing was mapped.
-                           "raw_frames": [_full_frame(frame) for frame in frames_of({"stacktrace": raw})]})
+        exceptions.append(ExceptionValue(
+            type=value.get("type"), value=value.get("value"), module=value.get("module"),
+            handled=mechanism.get("handled"), frames=[_full_frame(frame) for frame in frames_of(value)],
+            # The frames as the SDK sent them, before source maps were applied (Sentry's raw_stacktrace);
+            # empty when nothing was mapped.
+            raw_frames=[_full_frame(frame) for frame in frames_of({"stacktrace": raw})]))
     return entries, exceptions

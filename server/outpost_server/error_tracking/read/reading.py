@@ -13,8 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import msgspec
 from sqlalchemy.orm import Session
 
+from outpost_model.error_tracking import ErrorDetail, ErrorList, Pagination, ReleaseHealth, StackTrace
 from outpost_server.accounts.models import Project
 from outpost_server.compat.gitlab_time import iso
 from outpost_server.error_tracking import settings
@@ -110,9 +112,9 @@ def sentry_issue(source: ErrorSource, issue_id: str) -> dict[str, Any]:
 
 def list_page(source: ErrorSource, *, issue_status: str = "unresolved", search_term: str = "",
               sort: str = "last_seen", cursor: str | None = None, limit: int = PAGE_SIZE,
-              viewer_id: int | None = None) -> dict[str, Any]:
-    """GitLab's list body: `{"errors": [ErrorEntity], "pagination": {...}, "external_url": ...}`; `viewer_id`
-    is who `assigned:me` names."""
+              viewer_id: int | None = None) -> ErrorList:
+    """GitLab's list body: a page of ErrorEntity, its cursors and the external URL; `viewer_id` is who
+    `assigned:me` names."""
     if issue_status not in ERROR_STATUSES:
         raise ReadFailure("Bad Request: Invalid issue_status")
     if sort not in SORTS:
@@ -124,19 +126,17 @@ def list_page(source: ErrorSource, *, issue_status: str = "unresolved", search_t
         issues, pagination = sentry_call(client.list_issues, issue_status=status, limit=limit,
                                          search_term=without_every_status(search_term), sort=sort, cursor=cursor)
         found = [sentry_call(mapping.error_entity, issue, api_url=source.setting.api_url) for issue in issues]
-        return {"errors": found, "pagination": pagination, "external_url": source.external_url}
+        return ErrorList(errors=found, pagination=msgspec.convert(pagination, Pagination),
+                         external_url=source.external_url)
     try:
         page = integrated.list_errors(source.session, project_id=source.project.id,
                                       status=query.status or (None if query.every_status else issue_status),
                                       query=query, sort=sort, cursor=cursor, limit=limit)
     except integrated.InvalidCursor:
         raise ReadFailure("Bad Request: Invalid cursor") from None
-    return {
-        "errors": [error_entity(source.base_url, source.project, error, page.frequencies[error.id])
-                   for error in page.errors],
-        "pagination": page.pagination,
-        "external_url": source.external_url,
-    }
+    return ErrorList(errors=[error_entity(source.base_url, source.project, error, page.frequencies[error.id])
+                             for error in page.errors],
+                     pagination=msgspec.convert(page.pagination, Pagination), external_url=source.external_url)
 
 
 def stored_error(source: ErrorSource, issue_id: str) -> TrackedError:
@@ -146,7 +146,7 @@ def stored_error(source: ErrorSource, issue_id: str) -> TrackedError:
     return error
 
 
-def error_details(source: ErrorSource, issue_id: str) -> dict[str, Any]:
+def error_details(source: ErrorSource, issue_id: str) -> ErrorDetail:
     """GitLab's DetailedErrorEntity of one error."""
     if not source.integrated:
         issue = sentry_issue(source, issue_id)
@@ -154,9 +154,10 @@ def error_details(source: ErrorSource, issue_id: str) -> dict[str, Any]:
     session, project = source.session, source.project
     error = stored_error(source, issue_id)
     releases = set(integrated.error_releases(session, error))
-    health = [{"release": row.release, "environment": row.environment, "sessions": row.sessions,
-               "crashed": row.crashed, "errored": row.errored, "abnormal": row.abnormal,
-               "crash_free_rate": None if row.crash_free_rate is None else round(100 * row.crash_free_rate, 2)}
+    health = [ReleaseHealth(release=row.release, environment=row.environment, sessions=row.sessions,
+                            crashed=row.crashed, errored=row.errored, abnormal=row.abnormal,
+                            crash_free_rate=None if row.crash_free_rate is None
+                            else round(100 * row.crash_free_rate, 2))
               for row in release_health.release_health(session, project=project) if row.release in releases]
     frequency_30d = [[int(dt.datetime.combine(day, dt.time(), dt.timezone.utc).timestamp()), count]
                      for day, count in tracked_errors.daily_counts(session, error=error)]
@@ -166,7 +167,7 @@ def error_details(source: ErrorSource, issue_id: str) -> dict[str, Any]:
                                  latest_payload=tracked_errors.latest_event_payload(session, error=error))
 
 
-def error_stack_trace(source: ErrorSource, issue_id: str) -> dict[str, Any]:
+def error_stack_trace(source: ErrorSource, issue_id: str) -> StackTrace:
     """The latest event's stack trace: `issue_id`, `date_received`, `stack_trace_entries` (GitLab's frames)."""
     if not source.integrated:
         issue = sentry_issue(source, issue_id)
@@ -178,11 +179,8 @@ def error_stack_trace(source: ErrorSource, issue_id: str) -> dict[str, Any]:
     latest = tracked_errors.error_events(source.session, error=error, limit=1)
     payload = tracked_errors.latest_event_payload(source.session, error=error) or {}
     entries, exceptions = integrated.stack_trace(payload)
-    return {
-        "issue_id": str(error.id),
-        "date_received": iso(latest[0].received_at) if latest else None,
-        "stack_trace_entries": entries,
-        "exceptions": exceptions,
-        # The log message (logentry), also of a logged exception: the console shows it above the exception.
-        "message": message_text(payload),
-    }
+    return StackTrace(issue_id=str(error.id), date_received=iso(latest[0].received_at) if latest else None,
+                      stack_trace_entries=entries, exceptions=exceptions,
+                      # The log message (logentry), also of a logged exception: the console shows it above
+                      # the exception.
+                      message=message_text(payload))

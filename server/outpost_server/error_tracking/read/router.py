@@ -11,15 +11,22 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
+from outpost_model.error_tracking import (
+    ErrorDetailBody,
+    ErrorUpdate,
+    ErrorUpdateResult,
+    ExternalProjectList,
+    StackTraceBody,
+)
 from outpost_server import http_errors
 from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
 from outpost_server.deps import ServicesDep, services_of
+from outpost_server.entity_json import EntityResponse
 from outpost_server.error_tracking import settings
 from outpost_server.error_tracking.access import may_manage, may_read, may_triage
 from outpost_server.error_tracking.models import ERROR_STATUSES
@@ -83,8 +90,8 @@ def _read(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise _failure(failure) from None
 
 
-def _json(body: Any) -> JSONResponse:
-    return JSONResponse(body, headers=POLL_INTERVAL)
+def _json(body: Any) -> EntityResponse:
+    return EntityResponse(body, headers=POLL_INTERVAL)
 
 
 # The parameters each endpoint reads (both spellings of a path declare the same).
@@ -109,7 +116,7 @@ def list_errors(request: Request, session: SessionDep, user: CurrentUserDep, par
 @router.get(BASE + "/{issue_id}/details.json", openapi_extra=NO_PARAMS)
 def error_details(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str, issue_id: str):
     source = _source(request, session, user, project_path)
-    return _json({"error": _read(reading.error_details, source, issue_id)})
+    return _json(ErrorDetailBody(error=_read(reading.error_details, source, issue_id)))
 
 
 @router.get(BASE + "/{issue_id}/stack_trace", openapi_extra=NO_PARAMS)
@@ -117,7 +124,7 @@ def error_details(request: Request, session: SessionDep, user: CurrentUserDep, p
 def error_stack_trace(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str,
                       issue_id: str):
     source = _source(request, session, user, project_path)
-    return _json({"error": _read(reading.error_stack_trace, source, issue_id)})
+    return _json(StackTraceBody(error=_read(reading.error_stack_trace, source, issue_id)))
 
 
 @router.put(BASE + "/{issue_id}", openapi_extra=STATUS_BODY)
@@ -139,7 +146,8 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
         error = _read(reading.stored_error, source, issue_id)
         updated = error.status != status
         tracked_errors.update_error_status(session, error=error, status=status)
-    return {"result": {"updated": updated, "closed_issue_iid": None, "status": "success"}}
+    return EntityResponse(ErrorUpdate(result=ErrorUpdateResult(updated=updated, closed_issue_iid=None,
+                                                               status="success")))
 
 
 @router.get(BASE + "/projects", openapi_extra=SENTRY_PROJECTS_QUERY)
@@ -164,4 +172,5 @@ def external_projects(services: ServicesDep, session: SessionDep, user: CurrentU
     client = sentry_client_for(session, api_url=api_url, token=token,
                                timeout=services.config.error_tracking_external_timeout)
     projects = _read(reading.sentry_call, client.list_projects)
-    return {"projects": [_read(reading.sentry_call, mapping.project_entity, item) for item in projects]}
+    return EntityResponse(ExternalProjectList(
+        projects=[_read(reading.sentry_call, mapping.project_entity, item) for item in projects]))

@@ -9,6 +9,7 @@ from outpost_server import http_errors
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep, after_commit
 from outpost_server.deps import SecretKeyDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.error_tracking import client_keys, settings
 from outpost_server.error_tracking.access import managed_project
 from outpost_server.error_tracking.entities import client_key_entity, setting_entity
@@ -47,7 +48,7 @@ def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, projec
     setting = settings.get_setting(session, project=project)
     if setting is None:
         raise http_errors.not_found("Error Tracking Setting")
-    return setting_entity(setting)
+    return EntityResponse(setting_entity(setting))
 
 
 @router.patch("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
@@ -63,7 +64,7 @@ def patch_error_tracking_setting(session: SessionDep, user: CurrentUserDep, para
     apply_external_params(session, setting, params, secret_key=secret_key)
     _apply_allowed_origins(session, setting, params)
     _setting_changed(collector, session)
-    return setting_entity(setting)
+    return EntityResponse(setting_entity(setting))
 
 
 @router.put("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
@@ -77,7 +78,7 @@ def put_error_tracking_setting(session: SessionDep, user: CurrentUserDep, params
     apply_external_params(session, setting, params, secret_key=secret_key)
     _apply_allowed_origins(session, setting, params)
     _setting_changed(collector, session)
-    return setting_entity(setting)
+    return EntityResponse(setting_entity(setting))
 
 
 @router.get("/projects/{project_id}/error_tracking/client_keys", openapi_extra=paginated())
@@ -86,7 +87,8 @@ def list_client_keys(request: Request, response: Response, session: SessionDep, 
     project = managed_project(session, project_id, user)
     keys = paginate(session, client_keys.client_keys_query(project=project), params, request, response)
     base_url = public_base_url(request)
-    return [client_key_entity(key, base_url=base_url) for key in keys]
+    # The page's Link and X-* headers, which paginate() set on `response`, go with the answer.
+    return EntityResponse([client_key_entity(key, base_url=base_url) for key in keys], headers=response.headers)
 
 
 @router.post("/projects/{project_id}/error_tracking/client_keys", status_code=201, openapi_extra=body_params())
@@ -95,7 +97,7 @@ def create_client_key(request: Request, session: SessionDep, user: CurrentUserDe
     project = managed_project(session, project_id, user)
     key = client_keys.create_client_key(session, project=project)
     _setting_changed(collector, session)
-    return client_key_entity(key, base_url=public_base_url(request))
+    return EntityResponse(client_key_entity(key, base_url=public_base_url(request)), status_code=201)
 
 
 @router.delete("/projects/{project_id}/error_tracking/client_keys/{key_id}", openapi_extra=query_params())
@@ -108,4 +110,4 @@ def delete_client_key(request: Request, session: SessionDep, user: CurrentUserDe
     body = client_key_entity(key, base_url=public_base_url(request))
     client_keys.delete_client_key(session, key=key)
     _setting_changed(collector, session)
-    return body
+    return EntityResponse(body)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
+from outpost_model.sentry_events import Event
 from outpost_server.accounts.models import Project
 from outpost_server.db import SessionDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.error_tracking.models import ErrorEvent, TrackedError
 from outpost_server.error_tracking.read import events
 from outpost_server.params import Param, Params, ParamsDep, query_params
@@ -45,7 +45,7 @@ def tag_filters(query: str | None) -> dict[str, str]:
     return filters
 
 
-def _event_body(session: Session, project: Project, error: TrackedError, row: ErrorEvent) -> dict[str, Any]:
+def _event_body(session: Session, project: Project, error: TrackedError, row: ErrorEvent) -> Event:
     payload = events.payloads(session, error_id=error.id, event_ids=[row.event_id],
                               received=[row.received_at]).get(row.event_id, {})
     previous_id, next_id = events.neighbours(session, event=row, error=error)
@@ -54,7 +54,7 @@ def _event_body(session: Session, project: Project, error: TrackedError, row: Er
 
 
 def events_page(request: Request, params: Params, session: Session, project: Project,
-                error: TrackedError) -> JSONResponse:
+                error: TrackedError) -> EntityResponse:
     """Newest first; `full=true` gives every event in full, as Sentry's `full` parameter does."""
     cursor = parse_cursor(params.str("cursor"))
     limit = page_limit(params, "per_page", "limit")
@@ -74,7 +74,7 @@ def events_page(request: Request, params: Params, session: Session, project: Pro
                         for row in rows], link=link)
 
 
-def issue_event(session: Session, project: Project, error: TrackedError, which: str) -> JSONResponse:
+def issue_event(session: Session, project: Project, error: TrackedError, which: str) -> EntityResponse:
     """`which` is `latest`, `oldest` or an event id of the issue."""
     if which in ("latest", "oldest"):
         row = events.edge_event(session, error=error, oldest=which == "oldest")

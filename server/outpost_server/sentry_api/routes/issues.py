@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.db import SessionDep, parse_id
+from outpost_server.entity_json import EntityResponse
 from outpost_server.error_tracking.models import TrackedError
 from outpost_server.error_tracking.read import events, integrated, tracked_errors
 from outpost_server.error_tracking.read.search import parse_search
@@ -103,7 +104,7 @@ def update_issues(request: Request, session: SessionDep, caller: CallerDep, para
     return sentry_json(apply(session, rows, changes, actor=caller.user))
 
 
-def issue_details_response(request: Request, session: Session, project: Project, error: TrackedError) -> JSONResponse:
+def issue_details_response(request: Request, session: Session, project: Project, error: TrackedError) -> EntityResponse:
     return sentry_json(issue_details_json(
         request, project, error, stats_24h=integrated.hourly_frequency(session, [error.id])[error.id],
         stats_30d=daily_stats(tracked_errors.daily_counts(session, error=error)),

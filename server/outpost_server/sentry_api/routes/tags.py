@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from outpost_server.db import SessionDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.error_tracking.models import TrackedError
 from outpost_server.error_tracking.read import events
 from outpost_server.params import Param, Params, ParamsDep, query_params
@@ -25,7 +25,7 @@ TAG_PARAMS = (Param("key", "array"), Param("limit", "integer", minimum=0))
 TAG_VALUE_PARAMS = (CURSOR, limit_param("per_page"), limit_param("limit", None))
 
 
-def tags_of(params: Params, session: Session, error: TrackedError) -> JSONResponse:
+def tags_of(params: Params, session: Session, error: TrackedError) -> EntityResponse:
     """Every `key=` sent (repeated, as Sentry's clients send them), with `limit` top values each."""
     keys = params.every("key")
     limit_text = params.str("limit")
@@ -37,7 +37,7 @@ def tags_of(params: Params, session: Session, error: TrackedError) -> JSONRespon
     return sentry_json([tag_key_json(facet) for facet in facets])
 
 
-def values_of(request: Request, params: Params, session: Session, error: TrackedError, key: str) -> JSONResponse:
+def values_of(request: Request, params: Params, session: Session, error: TrackedError, key: str) -> EntityResponse:
     if not events.has_tag(session, error=error, key=key):
         raise not_found()
     cursor = parse_cursor(params.str("cursor"))

@@ -5,6 +5,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import msgspec
+
+from outpost_model.error_tracking import (
+    ErrorDetail,
+    ErrorListItem,
+    ExceptionFrame,
+    ExceptionValue,
+    ExternalProject,
+    StackTrace,
+)
 from outpost_server.error_tracking.read.external.client import SentryError
 
 
@@ -19,41 +29,25 @@ def sentry_web_base(api_url: str) -> str:
     return api_url.replace("api/0/projects/", "", 1).rstrip("/")
 
 
-def project_entity(project: dict[str, Any]) -> dict[str, Any]:
+def project_entity(project: dict[str, Any]) -> ExternalProject:
     organization = _fetch(project, "organization")
-    return {
-        "id": project.get("id"),
-        "name": _fetch(project, "name"),
-        "status": project.get("status"),
-        "slug": _fetch(project, "slug"),
-        "organization_name": _fetch(organization, "name"),
-        "organization_id": organization.get("id"),
-        "organization_slug": _fetch(organization, "slug"),
-    }
+    return ExternalProject(id=project.get("id"), name=_fetch(project, "name"), status=project.get("status"),
+                           slug=_fetch(project, "slug"), organization_name=_fetch(organization, "name"),
+                           organization_id=organization.get("id"),
+                           organization_slug=_fetch(organization, "slug"))
 
 
-def error_entity(issue: dict[str, Any], *, api_url: str) -> dict[str, Any]:
+def error_entity(issue: dict[str, Any], *, api_url: str) -> ErrorListItem:
     issue_id = str(_fetch(issue, "id"))
     project = issue.get("project") or {}
     metadata = issue.get("metadata") or {}
-    return {
-        "id": issue_id,
-        "title": issue.get("title"),
-        "type": issue.get("type"),
-        "user_count": issue.get("userCount"),
-        "count": issue.get("count"),
-        "first_seen": issue.get("firstSeen"),
-        "last_seen": issue.get("lastSeen"),
-        "message": metadata.get("value"),
-        "culprit": issue.get("culprit"),
-        "external_url": f"{sentry_web_base(api_url)}/issues/{issue_id}",
-        "project_id": project.get("id"),
-        "project_name": project.get("name"),
-        "project_slug": project.get("slug"),
-        "short_id": issue.get("shortId"),
-        "status": issue.get("status"),
-        "frequency": (issue.get("stats") or {}).get("24h") or [],
-    }
+    return ErrorListItem(
+        id=issue_id, title=issue.get("title"), type=issue.get("type"), user_count=issue.get("userCount"),
+        count=issue.get("count"), first_seen=issue.get("firstSeen"), last_seen=issue.get("lastSeen"),
+        message=metadata.get("value"), culprit=issue.get("culprit"),
+        external_url=f"{sentry_web_base(api_url)}/issues/{issue_id}", project_id=project.get("id"),
+        project_name=project.get("name"), project_slug=project.get("slug"), short_id=issue.get("shortId"),
+        status=issue.get("status"), frequency=(issue.get("stats") or {}).get("24h") or [])
 
 
 def _gitlab_issue(issue: dict[str, Any]) -> str | None:
@@ -67,27 +61,28 @@ def _gitlab_issue(issue: dict[str, Any]) -> str | None:
     return None
 
 
-def detailed_error_entity(issue: dict[str, Any], *, api_url: str) -> dict[str, Any]:
+def detailed_error_entity(issue: dict[str, Any], *, api_url: str) -> ErrorDetail:
     first_release = issue.get("firstRelease") or {}
     last_release = issue.get("lastRelease") or {}
     stats = issue.get("stats") or {}
-    return error_entity(issue, api_url=api_url) | {
-        "external_base_url": sentry_web_base(api_url),
-        "first_release_last_commit": first_release.get("lastCommit"),
-        "first_release_short_version": first_release.get("shortVersion"),
-        "first_release_version": first_release.get("version"),
-        "last_release_last_commit": last_release.get("lastCommit"),
-        "last_release_short_version": last_release.get("shortVersion"),
-        "last_release_version": last_release.get("version"),
-        "gitlab_issue": _gitlab_issue(issue),
-        "tags": {"level": issue.get("level"), "logger": issue.get("logger")},
-        "exception_type": (issue.get("metadata") or {}).get("type"),
-        "frequency_30d": stats.get("30d") or [],
-        "integrated": False,
-    }
+    return ErrorDetail(
+        **msgspec.structs.asdict(error_entity(issue, api_url=api_url)),
+        external_base_url=sentry_web_base(api_url),
+        first_release_last_commit=first_release.get("lastCommit"),
+        first_release_short_version=first_release.get("shortVersion"),
+        first_release_version=first_release.get("version"),
+        last_release_last_commit=last_release.get("lastCommit"),
+        last_release_short_version=last_release.get("shortVersion"),
+        last_release_version=last_release.get("version"),
+        gitlab_issue=_gitlab_issue(issue),
+        tags={"level": issue.get("level"), "logger": issue.get("logger")},
+        exception_type=(issue.get("metadata") or {}).get("type"),
+        frequency_30d=stats.get("30d") or [],
+        integrated=False,
+    )
 
 
-def stack_trace_entity(event: dict[str, Any]) -> dict[str, Any]:
+def stack_trace_entity(event: dict[str, Any]) -> StackTrace:
     """The latest event's raw frames, from the first exception value that has a stack trace."""
     issue_id = str(_fetch(event, "groupID"))
     values: list[dict[str, Any]] = []
@@ -100,27 +95,20 @@ def stack_trace_entity(event: dict[str, Any]) -> dict[str, Any]:
         if stacktrace.get("frames"):
             frames = stacktrace["frames"]
             break
-    return {
-        "issue_id": issue_id,
-        "date_received": event.get("dateReceived"),
-        "stack_trace_entries": frames,
-        "exceptions": [
-            {"type": v.get("type"), "value": v.get("value"), "module": v.get("module"),
-             "frames": [_sentry_frame(f) for f in ((v.get("stacktrace") or {}).get("frames") or [])
-                        if isinstance(f, dict)]}
+    return StackTrace(
+        issue_id=issue_id,
+        date_received=event.get("dateReceived"),
+        stack_trace_entries=frames,
+        exceptions=[
+            ExceptionValue(type=v.get("type"), value=v.get("value"), module=v.get("module"),
+                           frames=[_sentry_frame(f) for f in ((v.get("stacktrace") or {}).get("frames") or [])
+                                   if isinstance(f, dict)])
             for v in values
         ],
-    }
+    )
 
 
-def _sentry_frame(frame: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "filename": frame.get("filename"),
-        "abs_path": frame.get("absPath"),
-        "function": frame.get("function"),
-        "module": frame.get("module"),
-        "lineNo": frame.get("lineNo"),
-        "colNo": frame.get("colNo"),
-        "in_app": bool(frame.get("inApp")),
-        "context": frame.get("context") or [],
-    }
+def _sentry_frame(frame: dict[str, Any]) -> ExceptionFrame:
+    return ExceptionFrame(filename=frame.get("filename"), abs_path=frame.get("absPath"), function=frame.get("function"),
+                          module=frame.get("module"), lineNo=frame.get("lineNo"), colNo=frame.get("colNo"),
+                          in_app=bool(frame.get("inApp")), context=frame.get("context") or [])

@@ -1,0 +1,94 @@
+"""The server's answers are outpost_model's entities: each reads into its declared type, with the types and
+nullability checked, and written back gives the very same JSON, so no field is sent that the entity does
+not declare. The console reads the answers the same way (outpost_model.decode).
+
+The demo server has every kind of answer: integrated errors with events, payloads, release health,
+settings and client keys. A server that adds, renames or retypes a field without its entity fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+
+from outpost_model import decode, encode
+from outpost_model.error_tracking import (
+    ClientKey,
+    ErrorDetailBody,
+    ErrorList,
+    ErrorUpdate,
+    StackFrame,
+    StackTraceBody,
+    TrackingSettings,
+)
+from outpost_model.sentry_events import Event, EventSummary
+from tests.support import launch_server
+
+MODEL = Path(__file__).resolve().parents[2] / "model" / "outpost_model"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    server = launch_server(tmp_path_factory.mktemp("entities") / "server", demo=True)
+    yield server
+    server.stop()
+
+
+def _reads_back_whole(response: httpx.Response, kind: Any) -> Any:
+    assert response.status_code < 300, (response.request.url, response.text)
+    entity = decode(response.content, kind)
+    assert json.loads(encode(entity)) == response.json(), response.request.url
+    return entity
+
+
+def test_error_tracking_answers_are_their_entities(demo):
+    web = httpx.Client(base_url=demo.url, headers={"PRIVATE-TOKEN": demo.root_token}, timeout=30)
+    sentry = httpx.Client(base_url=demo.url, headers={"Authorization": f"Bearer {demo.root_token}"}, timeout=30)
+    api = demo.client()
+    projects = [project for project in api.get("/projects", params={"per_page": 100}).json()
+                if web.get(f"/{project['path_with_namespace']}/-/error_tracking.json").status_code == 200]
+    assert projects, "the demo has a project with error tracking"
+    checked_frames = 0
+    for project in projects:
+        path = project["path_with_namespace"]
+        listed = _reads_back_whole(web.get(f"/{path}/-/error_tracking.json", params={"issue_status": "unresolved"}),
+                                   ErrorList)
+        assert isinstance(listed, ErrorList)
+        _reads_back_whole(api.get(f"/projects/{project['id']}/error_tracking/settings"), TrackingSettings)
+        _reads_back_whole(api.get(f"/projects/{project['id']}/error_tracking/client_keys"), list[ClientKey])
+        for error in listed.errors[:3]:
+            _reads_back_whole(web.get(f"/{path}/-/error_tracking/{error.id}/details.json"), ErrorDetailBody)
+            trace = _reads_back_whole(web.get(f"/{path}/-/error_tracking/{error.id}/stack_trace.json"),
+                                      StackTraceBody)
+            assert isinstance(trace, StackTraceBody)
+            # The integrated backend's entries are GitLab's frames exactly.
+            for frame in trace.error.stack_trace_entries:
+                msgspec.convert(frame, StackFrame)
+                checked_frames += 1
+            _reads_back_whole(sentry.get(f"/api/0/issues/{error.id}/events/"), list[EventSummary])
+            _reads_back_whole(sentry.get(f"/api/0/issues/{error.id}/events/latest/"), Event)
+        if listed.errors:
+            error_id = listed.errors[0].id
+            _reads_back_whole(web.put(f"/{path}/-/error_tracking/{error_id}.json", json={"status": "unresolved"}),
+                              ErrorUpdate)
+    assert checked_frames > 0
+
+
+def test_the_model_package_knows_nothing_of_the_server():
+    """outpost_model imports only the standard library, msgspec and itself, so the console can install it
+    without the server."""
+    allowed = {"msgspec", "outpost_model", "__future__", *sys.stdlib_module_names}
+    imported = set()
+    for source in MODEL.glob("*.py"):
+        for line in source.read_text().splitlines():
+            words = line.split()
+            if words[:1] in (["import"], ["from"]) and len(words) > 1:
+                imported.add(words[1].split(".")[0])
+    assert imported, "the scan found the package's imports"
+    assert imported <= allowed, imported - allowed
