@@ -27,6 +27,7 @@ from outpost_model.error_tracking import (
     StackTraceBody,
     TrackingSettings,
 )
+from outpost_model.projects import Namespace, Project
 from outpost_model.sentry_events import Event, EventSummary
 from tests.support import launch_server
 
@@ -78,6 +79,20 @@ def test_error_tracking_answers_are_their_entities(demo):
             _reads_back_whole(web.put(f"/{path}/-/error_tracking/{error_id}.json", json={"status": "unresolved"}),
                               ErrorUpdate)
     assert checked_frames > 0
+
+
+def test_project_and_namespace_answers_are_their_entities(demo):
+    api = demo.client()
+    projects = _reads_back_whole(api.get("/projects", params={"per_page": 100}), list[Project])
+    assert projects, "the demo has projects"
+    _reads_back_whole(api.get(f"/projects/{projects[0].id}"), Project)
+    namespaces = _reads_back_whole(api.get("/namespaces"), list[Namespace])
+    groups = [namespace for namespace in namespaces if namespace.kind == "group"]
+    assert groups, "the demo has groups"
+    # The root administers every group, so members_count_with_descendants is there.
+    group = _reads_back_whole(api.get(f"/namespaces/{groups[0].id}"), Namespace)
+    assert isinstance(group.members_count_with_descendants, int)
+    _reads_back_whole(api.get(f"/groups/{groups[0].id}/projects"), list[Project])
 
 
 def test_the_model_package_knows_nothing_of_the_server():

@@ -7,6 +7,9 @@ from typing import Any
 
 from fastapi import Request
 
+from outpost_model import UNSET
+from outpost_model.projects import Namespace as NamespaceEntity
+from outpost_model.projects import Project as ProjectEntity
 from outpost_server.accounts.models import (
     Group,
     GroupMember,
@@ -42,42 +45,26 @@ def user_entity(request: Request, user: User, *, with_private: bool = False) -> 
     return body
 
 
-def namespace_entity(request: Request, namespace: Namespace, *, members_count: int | None = None) -> dict[str, Any]:
+def namespace_entity(request: Request, namespace: Namespace, *, members_count: int | None = None
+                     ) -> NamespaceEntity:
     """GitLab's NamespaceBasic; members_count_with_descendants only for a group the caller administers."""
     base = public_base_url(request)
     user_namespace = isinstance(namespace, UserNamespace)
-    body: dict[str, Any] = {
-        "id": namespace.id,
-        "name": namespace.name,
-        "path": namespace.path,
-        "kind": namespace.kind,
-        "full_path": namespace.full_path,
-        "parent_id": namespace.parent_id,
-        "avatar_url": None,
-        "web_url": f"{base}/{namespace.full_path}" if user_namespace else f"{base}/groups/{namespace.full_path}",
-    }
-    if members_count is not None:
-        body["members_count_with_descendants"] = members_count
-    return body
+    return NamespaceEntity(
+        id=namespace.id, name=namespace.name, path=namespace.path, kind=namespace.kind,
+        full_path=namespace.full_path, parent_id=namespace.parent_id, avatar_url=None,
+        web_url=f"{base}/{namespace.full_path}" if user_namespace else f"{base}/groups/{namespace.full_path}",
+        members_count_with_descendants=UNSET if members_count is None else members_count)
 
 
-def project_entity(request: Request, project: Project) -> dict[str, Any]:
-    return {
-        "id": project.id,
-        "description": project.description,
-        "name": project.name,
-        "name_with_namespace": f"{project.namespace.full_name} / {project.name}",
-        "path": project.path,
-        "path_with_namespace": project.full_path,
-        "created_at": iso(project.created_at),
-        "default_branch": project.default_branch,
-        "web_url": f"{public_base_url(request)}/{project.full_path}",
-        "visibility": project.visibility,
-        "namespace": namespace_entity(request, project.namespace),
-        "creator_id": project.creator_id,
-        "monitor_access_level": project.monitor_access_level,
-        "archived": False,
-    }
+def project_entity(request: Request, project: Project) -> ProjectEntity:
+    return ProjectEntity(
+        id=project.id, description=project.description, name=project.name,
+        name_with_namespace=f"{project.namespace.full_name} / {project.name}", path=project.path,
+        path_with_namespace=project.full_path, created_at=iso(project.created_at),
+        default_branch=project.default_branch, web_url=f"{public_base_url(request)}/{project.full_path}",
+        visibility=project.visibility, namespace=namespace_entity(request, project.namespace),
+        creator_id=project.creator_id, monitor_access_level=project.monitor_access_level, archived=False)
 
 
 def group_entity(request: Request, group: Group) -> dict[str, Any]:

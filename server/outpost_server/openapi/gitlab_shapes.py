@@ -34,20 +34,11 @@ TOKEN = obj({"id": INTEGER, "name": STRING, "revoked": BOOLEAN, "created_at": TI
 # The token is shown once: when it is made or rotated.
 NEW_TOKEN = extend(TOKEN, {"token": STRING})
 
-NAMESPACE = obj({"id": INTEGER, "name": STRING, "path": STRING, "kind": STRING, "full_path": STRING,
-                 "parent_id": nullable(INTEGER), "avatar_url": nullable(STRING), "web_url": STRING},
-                {"members_count_with_descendants": INTEGER})
 NAMESPACE_EXISTS = obj({"exists": BOOLEAN, "suggests": array(STRING)})
 
 GROUP = obj({"id": INTEGER, "web_url": STRING, "name": STRING, "path": STRING, "description": nullable(STRING),
              "visibility": STRING, "full_name": STRING, "full_path": STRING, "parent_id": nullable(INTEGER),
              "created_at": TIME, "avatar_url": nullable(STRING)})
-
-PROJECT = obj({"id": INTEGER, "description": nullable(STRING), "name": STRING, "name_with_namespace": STRING,
-               "path": STRING, "path_with_namespace": STRING, "created_at": TIME,
-               "default_branch": nullable(STRING), "web_url": STRING, "visibility": STRING,
-               "namespace": NAMESPACE, "creator_id": nullable(INTEGER), "monitor_access_level": STRING,
-               "archived": BOOLEAN})
 
 MEMBER = extend(USER_BASIC, {"access_level": INTEGER, "created_at": TIME, "expires_at": TIME})
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from outpost_model import error_tracking as tracking
+from outpost_model import projects
 from outpost_model.schema import json_schema
 from outpost_model.sentry_events import Event, EventSummary
 from outpost_server.openapi import gitlab_shapes as gitlab
@@ -73,8 +74,8 @@ _GITLAB: dict[str, dict[int, Body]] = {
     f"DELETE {V4}/personal_access_tokens/{{token_id}}": {204: None},
     f"POST {V4}/personal_access_tokens/self/rotate": {200: gitlab.NEW_TOKEN},
     f"POST {V4}/personal_access_tokens/{{token_id}}/rotate": {200: gitlab.NEW_TOKEN},
-    f"GET {V4}/namespaces": {200: array(gitlab.NAMESPACE)},
-    f"GET {V4}/namespaces/{{namespace_id}}": {200: gitlab.NAMESPACE},
+    f"GET {V4}/namespaces": {200: json_schema(list[projects.Namespace])},
+    f"GET {V4}/namespaces/{{namespace_id}}": {200: json_schema(projects.Namespace)},
     f"GET {V4}/namespaces/{{namespace_id}}/exists": {200: gitlab.NAMESPACE_EXISTS},
     f"GET {V4}/groups": {200: array(gitlab.GROUP)},
     f"POST {V4}/groups": {201: gitlab.GROUP},
@@ -82,11 +83,11 @@ _GITLAB: dict[str, dict[int, Body]] = {
     f"PUT {V4}/groups/{{group_id}}": {200: gitlab.GROUP},
     f"DELETE {V4}/groups/{{group_id}}": {202: gitlab.MESSAGE},
     f"GET {V4}/groups/{{group_id}}/subgroups": {200: array(gitlab.GROUP)},
-    f"GET {V4}/groups/{{group_id}}/projects": {200: array(gitlab.PROJECT)},
-    f"GET {V4}/projects": {200: array(gitlab.PROJECT)},
-    f"POST {V4}/projects": {201: gitlab.PROJECT},
-    f"GET {V4}/projects/{{project_id}}": {200: gitlab.PROJECT},
-    f"PUT {V4}/projects/{{project_id}}": {200: gitlab.PROJECT},
+    f"GET {V4}/groups/{{group_id}}/projects": {200: json_schema(list[projects.Project])},
+    f"GET {V4}/projects": {200: json_schema(list[projects.Project])},
+    f"POST {V4}/projects": {201: json_schema(projects.Project)},
+    f"GET {V4}/projects/{{project_id}}": {200: json_schema(projects.Project)},
+    f"PUT {V4}/projects/{{project_id}}": {200: json_schema(projects.Project)},
     f"DELETE {V4}/projects/{{project_id}}": {202: gitlab.MESSAGE},
     **_members("projects"),
     **_members("groups"),

@@ -12,6 +12,7 @@ from outpost_server.accounts.routes.listing_params import GROUP_FILTERS, PROJECT
 from outpost_server.accounts.service import find_group_for
 from outpost_server.auth import CurrentUserDep, OptionalUserDep
 from outpost_server.db import SessionDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, ParamsDep, body_params
 
@@ -46,7 +47,8 @@ def list_group_projects(request: Request, response: Response, session: SessionDe
     group = find_group_for(session, group_id, user)
     ids = listing.group_project_namespace_ids(session, group, include_subgroups=params.bool("include_subgroups", False))
     stmt = listing.projects_stmt(session, user=user, filters=project_filter(params), namespace_ids=ids)
-    return [project_entity(request, p) for p in paginate(session, stmt, params, request, response)]
+    page = [project_entity(request, p) for p in paginate(session, stmt, params, request, response)]
+    return EntityResponse(page, headers=response.headers)
 
 
 @router.post("/groups", status_code=201, openapi_extra=body_params(

@@ -12,6 +12,7 @@ from outpost_server.accounts.routes.listing_params import PROJECT_FILTERS, proje
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep, OptionalUserDep
 from outpost_server.db import SessionDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, ParamsDep, body_params
 
@@ -23,12 +24,13 @@ MONITOR_LEVELS = ("disabled", "private", "enabled")
 def list_projects(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
                   params: ParamsDep):
     stmt = listing.projects_stmt(session, user=user, filters=project_filter(params))
-    return [project_entity(request, p) for p in paginate(session, stmt, params, request, response)]
+    page = [project_entity(request, p) for p in paginate(session, stmt, params, request, response)]
+    return EntityResponse(page, headers=response.headers)
 
 
 @router.get("/projects/{project_id}")
 def get_project(request: Request, session: SessionDep, user: OptionalUserDep, project_id: str):
-    return project_entity(request, find_project_for(session, project_id, user))
+    return EntityResponse(project_entity(request, find_project_for(session, project_id, user)))
 
 
 @router.post("/projects", status_code=201, openapi_extra=body_params(
@@ -43,7 +45,7 @@ def create_project(request: Request, session: SessionDep, user: CurrentUserDep, 
     project = namespaces.create_project(session, name=name or path, path=path or namespaces.slugify_path(name),
                                         creator=user, namespace=namespace, visibility=visibility,
                                         description=params.str("description", ""))
-    return project_entity(request, project)
+    return EntityResponse(project_entity(request, project), status_code=201)
 
 
 @router.put("/projects/{project_id}", openapi_extra=body_params(
@@ -55,7 +57,7 @@ def update_project(request: Request, session: SessionDep, user: CurrentUserDep, 
         session, project=project, name=params.str("name"), description=params.str("description"),
         visibility=params.choice("visibility", namespaces.VISIBILITIES),
         monitor_access_level=params.choice("monitor_access_level", MONITOR_LEVELS))
-    return project_entity(request, project)
+    return EntityResponse(project_entity(request, project))
 
 
 @router.delete("/projects/{project_id}", status_code=202)
