@@ -27,8 +27,10 @@ from outpost_model.error_tracking import (
     StackTraceBody,
     TrackingSettings,
 )
+from outpost_model.exports import ArchiveExport, Export
 from outpost_model.projects import Namespace, Project
 from outpost_model.sentry_events import Event, EventSummary
+from outpost_model.variables import Variable
 from tests.support import launch_server
 
 MODEL = Path(__file__).resolve().parents[2] / "model" / "outpost_model"
@@ -93,6 +95,19 @@ def test_project_and_namespace_answers_are_their_entities(demo):
     group = _reads_back_whole(api.get(f"/namespaces/{groups[0].id}"), Namespace)
     assert isinstance(group.members_count_with_descendants, int)
     _reads_back_whole(api.get(f"/groups/{groups[0].id}/projects"), list[Project])
+
+
+def test_variable_and_export_answers_are_their_entities(demo):
+    api = demo.client()
+    variables = _reads_back_whole(api.get("/admin/ci/variables"), list[Variable])
+    assert variables, "the demo has instance variables"
+    _reads_back_whole(api.get(f"/admin/ci/variables/{variables[0].key}"), Variable)
+    created = _reads_back_whole(api.post("/security/vulnerability_exports"), Export)
+    _reads_back_whole(api.get(f"/security/vulnerability_exports/{created.id}"), Export)
+    project = api.get("/projects", params={"search": "webshop"}).json()[0]
+    archive = _reads_back_whole(api.post(f"/security/projects/{project['id']}/vulnerability_archive_exports",
+                                         data={"start_date": "2024-01-01", "end_date": "2024-12-31"}), ArchiveExport)
+    _reads_back_whole(api.get(f"/security/vulnerability_archive_exports/{archive.id}"), ArchiveExport)
 
 
 def test_the_model_package_knows_nothing_of_the_server():

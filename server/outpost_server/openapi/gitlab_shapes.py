@@ -42,9 +42,6 @@ GROUP = obj({"id": INTEGER, "web_url": STRING, "name": STRING, "path": STRING, "
 
 MEMBER = extend(USER_BASIC, {"access_level": INTEGER, "created_at": TIME, "expires_at": TIME})
 
-VARIABLE = obj({"variable_type": STRING, "key": STRING, "value": nullable(STRING), "protected": BOOLEAN,
-                "masked": BOOLEAN, "raw": BOOLEAN, "description": nullable(STRING)})
-
 PLAN_LIMITS = {"type": "object", "required": ["ci_instance_level_variables"],
                "properties": {"limits_history": ANY_OBJECT},
                # Every other limit is a number (GitLab's PlanLimits entity).
@@ -73,14 +70,6 @@ VULNERABILITY = obj({
     "scanner": obj({"external_id": nullable(STRING), "name": nullable(STRING)}),
     "identifiers": ANY_ARRAY, "location": nullable(ANY_OBJECT), "cvss": nullable(ANY_ARRAY),
     "solution": nullable(STRING)})
-
-EXPORT = obj({"id": INTEGER, "created_at": TIME, "project_id": _ID, "group_id": _ID, "format": STRING,
-              "status": STRING, "started_at": TIME, "finished_at": TIME, "send_email": BOOLEAN,
-              "expires_at": TIME, "_links": obj({"self": STRING, "download": STRING})})
-
-ARCHIVE_EXPORT = obj({"id": INTEGER, "created_at": TIME, "project_id": INTEGER, "format": STRING, "status": STRING,
-                      "start_date": TIME, "end_date": TIME, "started_at": TIME, "finished_at": TIME,
-                      "expires_at": TIME, "_links": obj({"self": STRING, "download": STRING})})
 
 _RETENTION_POLICY = {"retention_days": INTEGER, "events_per_error": INTEGER, "max_stored_bytes": INTEGER}
 RETENTION = obj({**_RETENTION_POLICY, "instance_defaults": obj(_RETENTION_POLICY), "overridden": array(STRING),

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 from outpost_model import error_tracking as tracking
 from outpost_model import projects
+from outpost_model.exports import ArchiveExport, Export
 from outpost_model.schema import json_schema
 from outpost_model.sentry_events import Event, EventSummary
+from outpost_model.variables import Variable
 from outpost_server.openapi import gitlab_shapes as gitlab
 from outpost_server.openapi import sentry_shapes as sentry
 from outpost_server.openapi.builders import BOOLEAN, Schema, array, nullable
@@ -31,6 +33,8 @@ V4 = "/api/v4"
 S0 = "/api/0"
 # An export's file: CSV as GitLab serves it (octet-stream), or a PDF.
 EXPORT_FILE = Binary(("application/octet-stream",))
+EXPORT = json_schema(Export)
+ARCHIVE_EXPORT = json_schema(ArchiveExport)
 # GitLab's answer to block, unblock, deactivate and activate: true, false, or null when nothing changed.
 STATE_CHANGE = nullable(BOOLEAN)
 
@@ -91,10 +95,10 @@ _GITLAB: dict[str, dict[int, Body]] = {
     f"DELETE {V4}/projects/{{project_id}}": {202: gitlab.MESSAGE},
     **_members("projects"),
     **_members("groups"),
-    f"GET {V4}/admin/ci/variables": {200: array(gitlab.VARIABLE)},
-    f"POST {V4}/admin/ci/variables": {201: gitlab.VARIABLE},
-    f"GET {V4}/admin/ci/variables/{{key}}": {200: gitlab.VARIABLE},
-    f"PUT {V4}/admin/ci/variables/{{key}}": {200: gitlab.VARIABLE},
+    f"GET {V4}/admin/ci/variables": {200: json_schema(list[Variable])},
+    f"POST {V4}/admin/ci/variables": {201: json_schema(Variable)},
+    f"GET {V4}/admin/ci/variables/{{key}}": {200: json_schema(Variable)},
+    f"PUT {V4}/admin/ci/variables/{{key}}": {200: json_schema(Variable)},
     f"DELETE {V4}/admin/ci/variables/{{key}}": {204: None},
     f"GET {V4}/application/plan_limits": {200: gitlab.PLAN_LIMITS},
     f"PUT {V4}/application/plan_limits": {200: gitlab.PLAN_LIMITS},
@@ -108,15 +112,15 @@ _GITLAB: dict[str, dict[int, Body]] = {
     # 304 when the vulnerability is already in that state.
     **{f"POST {V4}/vulnerabilities/{{vulnerability_id}}/{action}": {201: gitlab.VULNERABILITY, 304: None}
        for action in ("confirm", "resolve", "revert", "dismiss")},
-    f"POST {V4}/security/projects/{{project_id}}/vulnerability_exports": {201: gitlab.EXPORT},
-    f"POST {V4}/security/groups/{{group_id}}/vulnerability_exports": {201: gitlab.EXPORT},
-    f"POST {V4}/security/vulnerability_exports": {201: gitlab.EXPORT},
+    f"POST {V4}/security/projects/{{project_id}}/vulnerability_exports": {201: EXPORT},
+    f"POST {V4}/security/groups/{{group_id}}/vulnerability_exports": {201: EXPORT},
+    f"POST {V4}/security/vulnerability_exports": {201: EXPORT},
     # 202 with Poll-Interval while the export is still being made.
-    f"GET {V4}/security/vulnerability_exports/{{export_id}}": {200: gitlab.EXPORT, 202: gitlab.EXPORT},
+    f"GET {V4}/security/vulnerability_exports/{{export_id}}": {200: EXPORT, 202: EXPORT},
     f"GET {V4}/security/vulnerability_exports/{{export_id}}/download": {200: EXPORT_FILE},
-    f"POST {V4}/security/projects/{{project_id}}/vulnerability_archive_exports": {201: gitlab.ARCHIVE_EXPORT},
+    f"POST {V4}/security/projects/{{project_id}}/vulnerability_archive_exports": {201: ARCHIVE_EXPORT},
     f"GET {V4}/security/vulnerability_archive_exports/{{export_id}}": {
-        200: gitlab.ARCHIVE_EXPORT, 202: gitlab.ARCHIVE_EXPORT},
+        200: ARCHIVE_EXPORT, 202: ARCHIVE_EXPORT},
     f"GET {V4}/security/vulnerability_archive_exports/{{export_id}}/download": {200: EXPORT_FILE},
     **{f"{method} {V4}/projects/{{project_id}}/error_tracking/settings": {200: json_schema(tracking.TrackingSettings)}
        for method in ("GET", "PATCH", "PUT")},

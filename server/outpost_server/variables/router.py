@@ -8,6 +8,7 @@ from outpost_server import http_errors
 from outpost_server.auth import AdminUserDep
 from outpost_server.db import SessionDep
 from outpost_server.deps import ConfigDep, SecretKeyDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, Params, ParamsDep, body_params, query_params
 from outpost_server.variables import plan_limits, service
@@ -29,13 +30,14 @@ PLAN_NAME = Param("plan_name", choices=plan_limits.PLANS, default=plan_limits.DE
 def list_variables(request: Request, response: Response, session: SessionDep, admin: AdminUserDep,
                    params: ParamsDep, secret_key: SecretKeyDep):
     rows = paginate(session, service.list_stmt(), params, request, response)
-    return [variable_entity(row, value=service.reveal(row, secret_key=secret_key)) for row in rows]
+    return EntityResponse([variable_entity(row, value=service.reveal(row, secret_key=secret_key)) for row in rows],
+                          headers=response.headers)
 
 
 @router.get("/admin/ci/variables/{key}", openapi_extra=query_params())
 def get_variable(session: SessionDep, admin: AdminUserDep, secret_key: SecretKeyDep, key: str):
     variable = service.get_by_key(session, key=key)
-    return variable_entity(variable, value=service.reveal(variable, secret_key=secret_key))
+    return EntityResponse(variable_entity(variable, value=service.reveal(variable, secret_key=secret_key)))
 
 
 @router.post("/admin/ci/variables", status_code=201, openapi_extra=body_params(*CREATE_PARAMS))
@@ -46,7 +48,7 @@ def create_variable(session: SessionDep, admin: AdminUserDep, params: ParamsDep,
     limit = plan_limits.instance_variables_limit(session,
                                                  default_variables_limit=config.default_instance_variables_limit)
     variable = service.create_variable(session, secret_key=secret_key, limit=limit, **declared)
-    return variable_entity(variable, value=declared["value"])
+    return EntityResponse(variable_entity(variable, value=declared["value"]), status_code=201)
 
 
 @router.put("/admin/ci/variables/{key}", openapi_extra=body_params(*UPDATE_PARAMS))
@@ -56,7 +58,7 @@ def update_variable(session: SessionDep, admin: AdminUserDep, params: ParamsDep,
     declared = params.values_of(UPDATE_PARAMS)
     declared.pop("key", None)
     value = service.update_variable(session, variable, secret_key=secret_key, **declared)
-    return variable_entity(variable, value=value)
+    return EntityResponse(variable_entity(variable, value=value))
 
 
 @router.delete("/admin/ci/variables/{key}", status_code=204, openapi_extra=query_params())

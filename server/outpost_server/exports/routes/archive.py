@@ -10,6 +10,7 @@ from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep, after_commit
 from outpost_server.deps import ServicesDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.exports import service
 from outpost_server.exports.entities import archive_export_entity
 from outpost_server.exports.jobs import ExportWorker
@@ -41,7 +42,7 @@ def create_archive_export(request: Request, services: ServicesDep, session: Sess
                                    lifetime_seconds=services.config.vulnerability_export_lifetime,
                                    api_base_url=api_base_url(request))
     after_commit(session, services.part(ExportWorker).wake)
-    return archive_export_entity(export, api_base_url=api_base_url(request))
+    return EntityResponse(archive_export_entity(export, api_base_url=api_base_url(request)), status_code=201)
 
 
 @router.get("/security/vulnerability_archive_exports/{export_id}", openapi_extra=query_params())

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session
 
+from outpost_model.exports import ArchiveExport, Export
 from outpost_server import http_errors
 from outpost_server.accounts.models import Group, Project, User
 from outpost_server.accounts.service import find_group_for, find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep, after_commit
 from outpost_server.deps import Services, ServicesDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.exports import filters, report_data, service
 from outpost_server.exports.entities import export_entity
 from outpost_server.exports.jobs import ExportWorker
@@ -46,13 +46,13 @@ def _options(params: Params, *, with_report_data: bool) -> service.ExportOptions
 
 
 def _create(request: Request, services: Services, session: Session, user: User, options: service.ExportOptions, *,
-            project: Project | None = None, group: Group | None = None) -> dict[str, Any]:
+            project: Project | None = None, group: Group | None = None) -> EntityResponse:
     export = service.create_export(session, author=user, project=project, group=group, options=options,
                                    lifetime_seconds=services.config.vulnerability_export_lifetime,
                                    api_base_url=api_base_url(request))
     # The worker looks for new exports in the database: wake it once this one is there.
     after_commit(session, services.part(ExportWorker).wake)
-    return export_entity(export, api_base_url=api_base_url(request))
+    return EntityResponse(export_entity(export, api_base_url=api_base_url(request)), status_code=201)
 
 
 @router.post("/security/projects/{project_id}/vulnerability_exports", status_code=201, openapi_extra=SCOPED_PARAMS)
@@ -77,11 +77,11 @@ def create_instance_export(request: Request, services: ServicesDep, session: Ses
     return _create(request, services, session, user, _options(params, with_report_data=False))
 
 
-def polled(export: VulnerabilityExport, body: dict[str, Any]) -> Any:
+def polled(export: VulnerabilityExport, body: Export | ArchiveExport) -> EntityResponse:
     """200 once the export is finished or failed; 202 with Poll-Interval before."""
     if export.status in ("finished", "failed"):
-        return body
-    return JSONResponse(body, status_code=202, headers={"Poll-Interval": str(POLL_INTERVAL_MS)})
+        return EntityResponse(body)
+    return EntityResponse(body, status_code=202, headers={"Poll-Interval": str(POLL_INTERVAL_MS)})
 
 
 @router.get("/security/vulnerability_exports/{export_id}", openapi_extra=query_params())
