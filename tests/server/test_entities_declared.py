@@ -18,6 +18,7 @@ import msgspec
 import pytest
 
 from outpost_model import decode, encode
+from outpost_model.alerts import AlertDelivery, AlertRule, AlertTestResult
 from outpost_model.error_tracking import (
     ClientKey,
     ErrorDetailBody,
@@ -108,6 +109,25 @@ def test_variable_and_export_answers_are_their_entities(demo):
     archive = _reads_back_whole(api.post(f"/security/projects/{project['id']}/vulnerability_archive_exports",
                                          data={"start_date": "2024-01-01", "end_date": "2024-12-31"}), ArchiveExport)
     _reads_back_whole(api.get(f"/security/vulnerability_archive_exports/{archive.id}"), ArchiveExport)
+
+
+def test_alert_answers_are_their_entities(demo):
+    sentry = httpx.Client(base_url=demo.url, headers={"Authorization": f"Bearer {demo.root_token}"}, timeout=30)
+    project = sentry.get("/api/0/projects/").json()[0]
+    alerts = f"/api/0/projects/{project['organization']['slug']}/{project['slug']}/alerts/"
+    # A webhook on this machine (nothing listens there: its test notification fails, and is logged).
+    demo.client().put("/application/settings", json={"allow_local_requests_from_web_hooks_and_services": True}
+                      ).raise_for_status()
+    rule = _reads_back_whole(sentry.post(alerts, json={
+        "name": "entities", "timespanMinutes": 1, "quantity": 1,
+        "alertRecipients": [{"recipientType": "json_webhook", "url": "http://127.0.0.1:9/outpost"},
+                            {"recipientType": "email", "addresses": ["ops@example.com"]}]}), AlertRule)
+    assert any(isinstance(recipient.secret, str) for recipient in rule.alertRecipients), "shown once"
+    _reads_back_whole(sentry.get(alerts), list[AlertRule])
+    _reads_back_whole(sentry.put(f"{alerts}{rule.id}/", json={"name": "entities, renamed"}), AlertRule)
+    _reads_back_whole(sentry.post(f"{alerts}{rule.id}/test/"), list[AlertTestResult])
+    deliveries = _reads_back_whole(sentry.get(f"{alerts}{rule.id}/deliveries/"), list[AlertDelivery])
+    assert deliveries, "the test notifications are in the log"
 
 
 def test_the_model_package_knows_nothing_of_the_server():

@@ -15,6 +15,7 @@ import httpx
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from outpost_model.alerts import AlertTestResult
 from outpost_server.accounts.models import Project, User
 from outpost_server.compat.gitlab_time import iso
 from outpost_server.config import ServerConfig
@@ -216,7 +217,7 @@ def _send_email(session: Session, recipient: AlertRecipient, notice: Notice, *, 
 
 
 def send_tests(session: Session, *, rule: AlertRule, recipient_id: str | None,
-               context: DeliveryContext) -> list[dict[str, Any]]:
+               context: DeliveryContext) -> list[AlertTestResult]:
     """Sends a test notification to each recipient now (about the project's latest error, if any, as GlitchTip
     does) and logs each in the delivery log."""
     project = session.get(Project, rule.project_id)
@@ -225,7 +226,7 @@ def send_tests(session: Session, *, rule: AlertRule, recipient_id: str | None,
     recipients = [r for r in rule.recipients if wanted is None or r.id == wanted]
     latest = session.scalar(select(TrackedError).where(TrackedError.project_id == project.id)
                             .order_by(TrackedError.last_seen_at.desc()).limit(1))
-    results: list[dict[str, Any]] = []
+    results: list[AlertTestResult] = []
     for recipient in recipients:
         row = AlertDelivery(rule_id=rule.id, recipient_id=recipient.id, project_id=project.id,
                             error_id=latest.id if latest else None, trigger="test", channel=recipient.recipient_type,
@@ -237,9 +238,10 @@ def send_tests(session: Session, *, rule: AlertRule, recipient_id: str | None,
                                                 context=context), project=project, context=context)
         except DeliveryFailed as failure:
             row.status, row.last_error = "failed", str(failure)
-            results.append({"recipientType": recipient.recipient_type, "status": "error", "message": str(failure)})
+            results.append(AlertTestResult(recipientType=recipient.recipient_type, status="error",
+                                           message=str(failure)))
         else:
             row.status = "sent"
-            results.append({"recipientType": recipient.recipient_type, "status": "sent", "message": None})
+            results.append(AlertTestResult(recipientType=recipient.recipient_type, status="sent", message=None))
         row.finished_at = utcnow()
     return results

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from outpost_model import alerts, projects
 from outpost_model import error_tracking as tracking
-from outpost_model import projects
 from outpost_model.exports import ArchiveExport, Export
 from outpost_model.schema import json_schema
 from outpost_model.sentry_events import Event, EventSummary
@@ -140,12 +140,12 @@ _PROJECT_FILES = f"{S0}/projects/{{organization}}/{{project_slug}}/files/"
 _MONITORS = f"{S0}/organizations/{{organization_slug}}/monitors/"
 
 _SENTRY: dict[str, dict[int, Body]] = {
-    f"GET {_ALERTS}": {200: array(sentry.ALERT_RULE)},
-    f"POST {_ALERTS}": {201: sentry.ALERT_RULE},
-    f"PUT {_ALERTS}{{alert_id}}/": {200: sentry.ALERT_RULE},
+    f"GET {_ALERTS}": {200: json_schema(list[alerts.AlertRule])},
+    f"POST {_ALERTS}": {201: json_schema(alerts.AlertRule)},
+    f"PUT {_ALERTS}{{alert_id}}/": {200: json_schema(alerts.AlertRule)},
     f"DELETE {_ALERTS}{{alert_id}}/": {204: None},
-    f"GET {_ALERTS}{{alert_id}}/deliveries/": {200: array(sentry.ALERT_DELIVERY)},
-    f"POST {_ALERTS}{{alert_id}}/test/": {200: array(sentry.ALERT_TEST_RESULT)},
+    f"GET {_ALERTS}{{alert_id}}/deliveries/": {200: json_schema(list[alerts.AlertDelivery])},
+    f"POST {_ALERTS}{{alert_id}}/test/": {200: json_schema(list[alerts.AlertTestResult])},
     f"GET {S0}/organizations/{{organization}}/chunk-upload/": {200: sentry.CHUNK_UPLOAD_OPTIONS},
     f"POST {S0}/organizations/{{organization}}/chunk-upload/": {200: None},
     f"POST {S0}/organizations/{{organization}}/artifactbundle/assemble/": {200: sentry.ASSEMBLE},

@@ -51,19 +51,6 @@ TAG_VALUE = obj({"key": STRING, "name": STRING, "value": STRING, "count": INTEGE
 TAG_KEY = obj({"key": STRING, "name": STRING, "uniqueValues": INTEGER, "totalValues": INTEGER,
                "topValues": array(TAG_VALUE)})
 
-# GlitchTip's ProjectAlertSchema and AlertRecipientSchema, with Outpost's extension fields optional.
-ALERT_RECIPIENT = obj({"id": INTEGER, "recipientType": STRING, "url": _TEXT},
-                      {"config": ANY_OBJECT, "tagsToAdd": ANY_ARRAY, "addresses": array(STRING),
-                       "hasSecret": BOOLEAN, "secret": STRING})
-ALERT_RULE = obj({"id": INTEGER, "name": _TEXT, "timespanMinutes": nullable(INTEGER), "quantity": nullable(INTEGER),
-                  "uptime": BOOLEAN, "alertRecipients": array(ALERT_RECIPIENT)},
-                 {"environment": STRING, "environments": array(STRING), "onMonitorFailure": BOOLEAN,
-                  "monitorSlug": _TEXT})
-ALERT_DELIVERY = obj({"id": INTEGER, "created": TIME, "trigger": STRING, "channel": STRING, "target": _TEXT,
-                      "status": STRING, "attempts": INTEGER, "lastError": _TEXT, "issueId": nullable(INTEGER),
-                      "nextAttempt": TIME, "finished": TIME, "title": _TEXT})
-ALERT_TEST_RESULT = obj({"recipientType": STRING, "status": STRING, "message": _TEXT})
-
 _MONITOR_CONFIG = obj({"schedule_type": STRING, "schedule": {"type": ["string", "array"]},
                       "checkin_margin": nullable(INTEGER), "max_runtime": nullable(INTEGER), "timezone": STRING,
                       "failure_issue_threshold": nullable(INTEGER), "recovery_threshold": nullable(INTEGER),
