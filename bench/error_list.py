@@ -40,8 +40,8 @@ from PySide6.QtCore import QEvent, QObject  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 from sqlalchemy import create_engine, insert, select  # noqa: E402
 
-from console.connection.local_server import LocalServer  # noqa: E402
 from console.context import AppContext  # noqa: E402
+from console.core.connection.local_server import LocalServer
 from console.errors.tab import ErrorTrackingTab  # noqa: E402
 from console.responsiveness import LagProbe  # noqa: E402
 from outpost_server.error_tracking.models import (  # noqa: E402

@@ -25,10 +25,10 @@ import qasync  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bench.exports.seed import insert_vulnerabilities, server_engine  # noqa: E402
-from console.api.exports import ExportScope  # noqa: E402
 from console.context import AppContext  # noqa: E402
-from console.exports import records  # noqa: E402
-from console.exports.store import ExportRecord  # noqa: E402
+from console.core.api.exports import ExportScope
+from console.core.exports import records
+from console.core.exports.store import ExportRecord
 from console.exports.views import ExportsTab  # noqa: E402
 from console.responsiveness import LagProbe  # noqa: E402
 from tests.support import ApiHelper, start_server  # noqa: E402

@@ -27,11 +27,11 @@ import httpx  # noqa: E402
 import qasync  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from console.api.variables import Variable  # noqa: E402
-from console.connection.local_server import LocalServer  # noqa: E402
 from console.context import AppContext  # noqa: E402
+from console.core.api.variables import Variable
+from console.core.connection.local_server import LocalServer
+from console.core.variables.bulk import to_json
 from console.responsiveness import LagProbe  # noqa: E402
-from console.variables.bulk import to_json  # noqa: E402
 from console.variables.views import VariablesTab  # noqa: E402
 
 STALL_AIM = 0.050

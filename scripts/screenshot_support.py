@@ -16,8 +16,8 @@ import qasync
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-from console.connection.credentials import CredentialStore
 from console.context import AppContext
+from console.core.connection.credentials import CredentialStore
 from console.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -89,12 +89,12 @@ def reset_demo(folder: Path | None = None, *, history_dir: Path | None = None) -
     were in that data; refuses (exit code 1) while a console or its server uses the folder."""
     import shutil
 
-    from console.connection.data_lock import LOCK_FILE, DataFolderLock
-    from console.connection.local_server import PORT_FILE
-    from console.exports.store import ExportHistory
+    from console.core.connection.data_lock import LOCK_FILE, DataFolderLock
+    from console.core.connection.local_server import PORT_FILE
+    from console.core.exports.store import ExportHistory
+    from console.core.settings_keys import profile_key
     from console.main_window import LOCAL_DEMO_PROFILE
     from console.settings import app_data_dir, local_server_dir
-    from console.settings_keys import profile_key
 
     history = ExportHistory(history_dir if history_dir is not None else app_data_dir() / "exports",
                             profile_key(LOCAL_DEMO_PROFILE, "root"))
@@ -148,8 +148,8 @@ def create_application(*, icon: bool = True):
 def run_gui(*, demo: bool, screenshot: Path | None = None, link: str | None = None) -> int:
     from PySide6.QtCore import QEventLoop
 
-    from console.connection.credentials import CredentialStore
     from console.context import AppContext
+    from console.core.connection.credentials import CredentialStore
     from console.main_window import MainWindow
 
     app = create_application(icon=False)

@@ -7,27 +7,27 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from console import settings_keys
-from console.messages import Kind, Message, MessageLog
-from console.store import Store
+from console.core import settings_keys
+from console.core.messages import Kind, Message, MessageLog
+from console.core.store import Store
 
 # What runs on the loop is imported there: the window's first frame is painted without asyncio, httpx
 # (under the client) or the API modules.
 if TYPE_CHECKING:
     import asyncio
 
-    from console.api.client import ApiClient
-    from console.api.server import ServerInfo
-    from console.error_news import ErrorNews
+    from console.core.api.client import ApiClient
+    from console.core.api.server import ServerInfo
+    from console.core.error_news import ErrorNews
 
 log = logging.getLogger(__name__)
 
 
 class AppContext(QObject):
-    """The current connection, the store of what its server said (console.store), the status line and the
+    """The current connection, the store of what its server said (console.core.store), the status line and the
     operations in flight (console.operations runs them).
 
-    What is said is kept by kind in ``messages`` (console.messages): progress and outcomes go to the status
+    What is said is kept by kind in ``messages`` (console.core.messages): progress and outcomes go to the status
     bar, failures where the user acted, news to the notification list.
 
     Signals:
@@ -70,7 +70,7 @@ class AppContext(QObject):
     @property
     def server(self) -> ServerInfo:
         """What the connected server is and offers (an unknown server offers only the REST API)."""
-        from console.api.server import ServerInfo
+        from console.core.api.server import ServerInfo
 
         return (self.client.server if self.client is not None else None) or ServerInfo()
 
@@ -78,7 +78,7 @@ class AppContext(QObject):
     def error_news(self) -> ErrorNews:
         """What is news of each project's errors, for every look at them (the watcher's, the error list's)."""
         if self._error_news is None:
-            from console.error_news import ErrorNews
+            from console.core.error_news import ErrorNews
 
             self._error_news = ErrorNews(self.store, self.announce)
         return self._error_news
@@ -90,8 +90,8 @@ class AppContext(QObject):
     async def connect_to(self, base_url: str, token: str, *, profile_address: str | None = None) -> dict[str, Any]:
         """Sign in with ``token``; on success replace the current connection and return the user. The profile is
         remembered under ``profile_address`` when given, else under the server's address."""
-        from console.api.client import ApiClient
-        from console.api.server import detect_server
+        from console.core.api.client import ApiClient
+        from console.core.api.server import detect_server
 
         client = ApiClient(base_url, token)
         try:

@@ -1,6 +1,6 @@
 """The base of every feature tab's widget: what the window asks of a tab, and the tab's own actions.
 
-A tab declares its actions (console.actions.TabAction, in its package's ``actions`` module); the tab
+A tab declares its actions (console.core.actions.TabAction, in its package's ``actions`` module); the tab
 makes one QAction of each, which its buttons and context menus use and the window's menus show, so an
 action is enabled in the same way wherever it appears. The window also asks every tab the same few
 things: refresh, where its find field is, delete or copy the selection.
@@ -15,8 +15,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QWidget
 
-from console.actions import STANDARD_KEYS, TabAction, tooltip
 from console.context import AppContext
+from console.core.actions import STANDARD_KEYS, TabAction, tooltip
 
 
 def key_sequence(shortcut: str) -> QKeySequence:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
-from console import settings_keys as keys
+from console.core import settings_keys as keys
 from console.settings import app_settings
 
 # The purposes, each remembered on its own.

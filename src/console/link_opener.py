@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from console import outpost_links
+from console.core import outpost_links
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMessageBox
@@ -60,7 +60,7 @@ class LinkOpener:
     def _demo_path(self, link: outpost_links.ErrorLink) -> str | None:
         """The project's path when the link is to this computer's demo server (on the port it last had) and the
         demo is not running: its token is made afresh at each start, so no one could sign in with it."""
-        from console.connection.local_server import LocalServer
+        from console.core.connection.local_server import LocalServer
 
         if self.window.local_server is not None:
             return None
@@ -103,8 +103,8 @@ class LinkOpener:
 
     async def _show(self, path: str, error_id: str) -> None:
         """Opens the project at the error; when the server knows no such error, says so rather than "done"."""
-        from console.api.error_tracking import ErrorTrackingApi
-        from console.api.errors import NotFound
+        from console.core.api.error_tracking import ErrorTrackingApi
+        from console.core.api.errors import NotFound
 
         self.window.open_target(("errors", (path, error_id)))
         client = self.window.context.client

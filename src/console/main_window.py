@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QByteArray, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QMainWindow, QStackedWidget, QVBoxLayout, QWidget
 
-from console import settings_keys as keys
-from console.actions import MENUS  # the menu bar is there from the first frame: nothing moves when it fills
 from console.connection.bar import ConnectionBar, WelcomePage
-from console.connection.credentials import CredentialStore
 from console.context import AppContext
+from console.core import settings_keys as keys
+from console.core.actions import MENUS
+from console.core.connection.credentials import CredentialStore
 from console.looks import FollowPalette
 from console.message_bar import MessageBar
 from console.settings import app_data_dir, app_settings
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QMessageBox
 
     from console.connection.dialog import ConnectionDialog
-    from console.connection.local_server import LocalServer
+    from console.core.connection.local_server import LocalServer
     from console.menus import WindowActions
     from console.messages_view import NotificationsButton
     from console.notifications import Notifier, Target, TrayNotifier, Watcher
@@ -217,7 +217,7 @@ class MainWindow(QMainWindow):
         return Op(self.context, self._start_local_server(), description="Starting the local server").run()
 
     async def _start_local_server(self) -> None:
-        from console.connection.local_server import LocalServer
+        from console.core.connection.local_server import LocalServer
         from console.operations import Op
 
         if self.local_server is not None:
@@ -343,7 +343,8 @@ class MainWindow(QMainWindow):
         if self.local_server is None and self.context.client is None:
             event.accept()
             return
-        from console.operations import Op, inside_a_task, usable_loop
+        from console.core.operations import inside_a_task, usable_loop
+        from console.operations import Op
 
         loop = usable_loop()
         if loop is not None and inside_a_task(loop):

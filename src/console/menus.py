@@ -1,6 +1,6 @@
 """The menu bar and keyboard shortcuts of the main window, rendered from what is declared.
 
-The window declares its actions (console.window_actions) and each tab its own (console.actions); this
+The window declares its actions (console.window_actions) and each tab its own (console.core.actions); this
 module only makes the menu entries. A tab's action is shown by a stand-in until the tab is built (choosing
 it builds the tab); then the tab's own QAction, the one its buttons and context menus use, takes the
 stand-in's place. Every shortcut is shown in the menu and in the action's tooltip.
@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenuBar
 
-from console.actions import TabAction, WindowAction
+from console.core.actions import TabAction, WindowAction
 from console.feature import FeatureWidget, make_action
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""The views of what the console said (console.messages): the notification list and the Messages view.
+"""The views of what the console said (console.core.messages): the notification list and the Messages view.
 
 The status bar holds a button that counts the unread news and opens the notification list (double-click or
 Enter opens what a piece of news is about); View > Messages… lists everything said since start, with its
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.messages import Kind, Message, MessageLog
+from console.core.messages import Kind, Message, MessageLog
 from console.table_model import HeaderedTableModel, Index
 
 TARGET_ROLE = int(Qt.ItemDataRole.UserRole) + 1

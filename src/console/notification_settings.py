@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console import settings_keys as keys
-from console.settings_keys import DEFAULT_WATCH_SECONDS, MIN_WATCH_SECONDS
+from console.core import settings_keys as keys
+from console.core.settings_keys import DEFAULT_WATCH_SECONDS, MIN_WATCH_SECONDS
 from console.window_state import ProfileState
 
 MAX_WATCH_SECONDS = 3600

@@ -2,7 +2,7 @@
 
 The watcher runs while the console runs, at the interval chosen per profile, and only when watching is
 switched on (it is off by default). It reports exports of this profile that finish, new or regressed
-errors in the watched projects (through console.error_news, whose looks the error list's own reads of the open
+errors in the watched projects (through console.core.error_news, whose looks the error list's own reads of the open
 project share, watching or not), failing alert deliveries and cron monitors that fail or recover, as news
 (AppContext.announce): the notification list has it, and the window hands it to a :class:`Notifier` (the
 tray) when it is not the active window; tests swap in a recording one. Clicking a notification asks the
@@ -19,14 +19,15 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 
-from console.api.errors import ApiError, NotFound
 from console.context import AppContext
-from console.operations import Op, blocking, readable
+from console.core.api.errors import ApiError, NotFound
+from console.core.operations import blocking, readable
+from console.operations import Op
 from console.window_state import ProfileState
 
 if TYPE_CHECKING:  # the API modules are imported when watching starts, not at start-up
-    from console.api.alerts import AlertsApi
-    from console.api.monitors import MonitorsApi
+    from console.core.api.alerts import AlertsApi
+    from console.core.api.monitors import MonitorsApi
 
 log = logging.getLogger(__name__)
 
@@ -136,13 +137,13 @@ class Watcher(QObject):
         client = self._context.client
         if client is None:
             return
-        from console.api.alerts import AlertsApi
-        from console.api.error_tracking import ErrorTrackingApi
-        from console.api.exports import ExportsApi
-        from console.api.monitors import MonitorsApi
-        from console.exports import polling
-        from console.exports import records as exports_held
-        from console.exports.store import ExportHistory
+        from console.core.api.alerts import AlertsApi
+        from console.core.api.error_tracking import ErrorTrackingApi
+        from console.core.api.exports import ExportsApi
+        from console.core.api.monitors import MonitorsApi
+        from console.core.exports import polling
+        from console.core.exports import records as exports_held
+        from console.core.exports.store import ExportHistory
 
         store, scope = self._context.store, self._context.store.scope
         from_file = await blocking(ExportHistory(self._history_dir, self._context.profile_key or "").load)
@@ -176,8 +177,8 @@ class Watcher(QObject):
 
     async def _check_deliveries(self, api: AlertsApi, path: str) -> None:
         """Alert deliveries that started failing since the previous look (not test sends: the user sees those)."""
-        from console.errors import alert_records
-        from console.errors.alert_form import CHANNEL_LABELS
+        from console.core.errors import alert_records
+        from console.core.errors.alert_form import CHANNEL_LABELS
 
         rules = await api.rules(path)
         alert_records.write_rules(self._context.store, path, rules)  # the Alerts page shows them

@@ -6,31 +6,39 @@ An operation is built, described, then run::
     Op.in_thread(tab, history.load, description="Reading the export history").success(show).run()
 
 - **Where it runs.** A coroutine runs on the event loop; :meth:`Op.in_thread` runs blocking work (files, the
-  keyring) in a worker thread and hands its result back on the loop. Inside a coroutine, :func:`blocking` does
-  the same for one step. Nothing else in the console starts tasks or threads: :func:`helper_task` is for the
-  rare coroutine an operation leaves running beside it (a child process's output reader).
+  keyring) in a worker thread and hands its result back on the loop. Inside a coroutine,
+  :func:`console.core.operations.blocking` does the same for one step. Nothing else in the console starts
+  tasks or threads: :func:`console.core.operations.helper_task` is for the rare coroutine an operation leaves
+  running beside it (a child process's output reader).
 - **What the user sees.** The window is busy while the operation runs and the status bar says
   "Loading projects…"; afterwards it says "Loading projects: done", unless something more telling was said
   meanwhile through :meth:`AppContext.say` (the one way to talk in the status bar). ``quiet`` operations
   (background polls) neither mark the window busy nor talk: what they find is shown, or announced as news.
 - **Failures.** An API or local-server failure is handed to the :meth:`Op.failure` handler or reported:
-  in the owner's message bar when it has one (:class:`ShowsFailures`, a tab), where it stays until dismissed
-  or the same operation runs again, else in the window's; anything else is a bug and goes to the
-  application's exception hook.
-- **Late answers.** A :class:`Token` numbers the requests of one kind; :meth:`Op.stale_when` drops the success
-  handler of an answer whose request has been superseded (its failure is still reported: the user asked).
+  in the owner's message bar when it has one (:class:`~console.core.operations.ShowsFailures`, a tab), where
+  it stays until dismissed or the same operation runs again, else in the window's; anything else is a bug
+  and goes to the application's exception hook.
+- **Late answers.** A :class:`~console.core.operations.Token` numbers the requests of one kind;
+  :meth:`Op.stale_when` drops the success handler of an answer whose request has been superseded (its
+  failure is still reported: the user asked).
   Work owned by a tab is also stale once the connection it was started on has changed, and then its failure
   is dropped too (a disconnect cuts the request); it is refused while there is no connection at all.
 
-This module imports neither Qt nor asyncio at load time: the API client uses :func:`blocking`, and the
-first frame is painted without asyncio.
+This is the operation's view side: it tells the window and checks that the owning widget still exists. Its
+plain half, which the API client and the pages use without Qt, is console.core.operations. asyncio is not
+imported at load time: the first frame is painted without it.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Coroutine, Generator
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from PySide6.QtCore import QEventLoop, QTimer
+from shiboken6 import isValid
+
+from console.core.operations import ShowsFailures, Stamp, Token, blocking, readable, start_task
 
 if TYPE_CHECKING:
     import asyncio
@@ -38,43 +46,6 @@ if TYPE_CHECKING:
     from console.context import AppContext
 
 T = TypeVar("T")
-
-
-class Stamp(NamedTuple):
-    """One request of a kind; see :class:`Token`."""
-
-    token: Token
-    number: int
-
-    @property
-    def current(self) -> bool:
-        """True while no newer request of the kind has started."""
-        return self.number == self.token.number
-
-
-class Token:
-    """Numbers the requests of one kind; an answer counts only while no newer request has started."""
-
-    def __init__(self) -> None:
-        self.number = 0
-
-    def advance(self) -> Stamp:
-        """Start a new request (making every earlier stamp stale) and return its stamp."""
-        self.number += 1
-        return Stamp(self, self.number)
-
-    def stamp(self) -> Stamp:
-        """The stamp of the newest request."""
-        return Stamp(self, self.number)
-
-
-@runtime_checkable
-class ShowsFailures(Protocol):
-    """An owner with a message bar (console.message_bar): its operations' failures stay there."""
-
-    def show_failure(self, action: str, text: str) -> None: ...
-
-    def clear_failure(self, action: str) -> None: ...
 
 
 class WorkOwner(Protocol):
@@ -141,14 +112,12 @@ class Op(Generic[T]):
 
     def run(self) -> Op[T]:
         """Start the work; an owner that cannot run it now (no connection) gets an operation that is done."""
-        import asyncio
-
         if self._task is not None:
             raise RuntimeError(f"{self.description}: already started")
         work = self._work
         if work is None:
             return self
-        task = self._task = asyncio.ensure_future(self._guarded(work))
+        task = self._task = start_task(self._guarded(work))
         self.context.track(task)
 
         def finished(task: asyncio.Task[None]) -> None:
@@ -172,8 +141,6 @@ class Op(Generic[T]):
         """A tab whose window was closed meanwhile: its widgets are gone, so there is nothing to show the answer on."""
         if self._connection is None:  # the context's own work: the context lives as long as the console
             return False
-        from shiboken6 import isValid
-
         return not isValid(self._owner)
 
     def done(self) -> bool:
@@ -199,8 +166,6 @@ class Op(Generic[T]):
     def wait(self, timeout: float) -> bool:
         """From a Qt callback that must not return before the work is over (a window closing): process events
         until the operation is done or ``timeout`` seconds have passed; True when it is done."""
-        from PySide6.QtCore import QEventLoop, QTimer
-
         if not self.done():
             waiter = QEventLoop()
             self.when_done(waiter.quit)
@@ -216,9 +181,9 @@ class Op(Generic[T]):
     async def _guarded(self, work: Coroutine[Any, Any, T]) -> None:
         import asyncio
 
-        from console.api.errors import ApiError
-        from console.connection.local_server import LocalServerError
-        from console.messages import Kind
+        from console.core.api.errors import ApiError
+        from console.core.connection.local_server import LocalServerError
+        from console.core.messages import Kind
 
         context = self.context
         if self._failures is not None:
@@ -254,44 +219,3 @@ class Op(Generic[T]):
         finally:
             if not self.quiet:
                 context.set_busy(-1)
-
-
-def readable(exc: Exception) -> str:
-    """What a person reads about an expected failure (an API's or the local server's)."""
-    from console.api.errors import ApiError
-
-    return exc.message if isinstance(exc, ApiError) else str(exc)
-
-
-async def blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """One blocking step of a coroutine (a file, the keyring), run in a worker thread."""
-    import asyncio
-    import functools
-
-    return await asyncio.get_running_loop().run_in_executor(None, functools.partial(fn, *args, **kwargs))
-
-
-def helper_task(work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
-    """A coroutine an operation leaves running beside it, awaited by that operation's owner later (a child
-    process's output reader). It is not an operation: nobody is told about it."""
-    import asyncio
-
-    return asyncio.ensure_future(work)
-
-
-def usable_loop() -> asyncio.AbstractEventLoop | None:
-    """The running loop when it can still run operations from inside a Qt callback, else None."""
-    import asyncio
-
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-    return None if loop.is_closed() else loop
-
-
-def inside_a_task(loop: asyncio.AbstractEventLoop) -> bool:
-    """Whether the caller runs inside one of ``loop``'s tasks (it cannot wait there for other tasks)."""
-    import asyncio
-
-    return asyncio.current_task(loop) is not None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from console.context import AppContext
-    from console.operations import Token
+    from console.core.operations import Token
 
 ApiT_co = TypeVar("ApiT_co", covariant=True)
 T = TypeVar("T")

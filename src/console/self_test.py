@@ -49,9 +49,9 @@ async def self_test(report: Callable[[str], None]) -> bool:
     from PySide6 import __version__ as pyside_version
     from PySide6.QtGui import QGuiApplication
 
-    from console.api.client import ApiClient
-    from console.connection.credentials import CredentialStore
-    from console.connection.local_server import LocalServer
+    from console.core.api.client import ApiClient
+    from console.core.connection.credentials import CredentialStore
+    from console.core.connection.local_server import LocalServer
 
     report(f"outpost {__version__} on Python {platform.python_version()}, PySide6 {pyside_version}, "
            f"Qt platform {QGuiApplication.platformName()}")

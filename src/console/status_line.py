@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
-from console.messages import Kind, Message, MessageLog
+from console.core.messages import Kind, Message, MessageLog
 
 STATUS_SECONDS = 8  # how long a line of success stays in the status bar
 OUTCOME_SECONDS = 5  # how long an outcome is not replaced by an operation's routine line
@@ -40,7 +40,7 @@ class StatusLine(QObject):
         self.destroyed.connect(lambda *_: stop())
 
     def said(self, message: Message) -> None:
-        """A line said (console.messages): progress and successes are shown, other kinds have their places."""
+        """A line said (console.core.messages): progress and successes are shown, other kinds have their places."""
         if message.kind not in (Kind.PROGRESS, Kind.DONE):
             return
         if message.routine and self.outcome.isActive():

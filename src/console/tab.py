@@ -7,7 +7,7 @@
   and an answer from an earlier connection is stale (``self.connection`` advances on every change);
 - late answers: a :class:`~console.operations.Token` per kind of request and ``Op.stale_when``;
 - what the window asks of it: its actions, refresh, find, delete and copy (:class:`FeatureWidget`);
-- failures: every message a person reads comes from ``USER_MESSAGES`` in :mod:`console.api.errors`
+- failures: every message a person reads comes from ``USER_MESSAGES`` in :mod:`console.core.api.errors`
   (``ApiError.message``); tabs only add where to show it (:meth:`ConsoleTab.explain`). An operation's failure
   stays in the tab's message bar, at its top, until dismissed or the operation runs again.
 """
@@ -19,12 +19,12 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtWidgets import QBoxLayout, QWidget
 
-from console.api.client import ApiClient
-from console.api.errors import NotConnected
 from console.context import AppContext
+from console.core.api.client import ApiClient
+from console.core.api.errors import NotConnected
+from console.core.operations import Token
 from console.feature import FeatureWidget
 from console.message_bar import MessageBar
-from console.operations import Token
 
 ApiT = TypeVar("ApiT")
 T = TypeVar("T")

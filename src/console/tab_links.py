@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
-from console import settings_keys as keys
+from console.core import settings_keys as keys
 from console.feature import FeatureWidget
 from console.navigation import ProjectNavigator
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 from console.context import AppContext
 
 if TYPE_CHECKING:  # the tabs' modules are imported when each tab is built
-    from console.actions import TabAction
+    from console.core.actions import TabAction
     from console.feature import FeatureWidget
 
 FeatureT = TypeVar("FeatureT", bound="FeatureWidget")

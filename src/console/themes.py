@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, QPointF, QRect, QRectF, QSettings, QSize, Si
 from PySide6.QtGui import QAction, QActionGroup, QColor, QIcon, QIconEngine, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication, QMenu, QProxyStyle, QStyle, QStyleFactory, QStyleOption, QWidget
 
-from console import settings_keys as keys
+from console.core import settings_keys as keys
 
 MENU_TEXTS = {"system": "&System", "light": "&Light", "dark": "&Dark"}
 # The dark theme's palette (the light one is Fusion's own). Text and placeholder text keep at least 4.5:1 against

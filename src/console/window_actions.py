@@ -1,6 +1,6 @@
 """The window's own actions (File, Edit, View, Help), declared; and what Edit and View ask of the current tab.
 
-The tabs' actions are declared by the tabs (console.actions); console.menus renders both.
+The tabs' actions are declared by the tabs (console.core.actions); console.menus renders both.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from console import __version__
-from console.actions import WindowAction
-from console.link_registration import installed_by_package
+from console.core.actions import WindowAction
+from console.core.link_registration import installed_by_package
 from console.settings import log_dir
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ class WindowCommands:
 
     def register_links(self) -> QMessageBox:
         """No installer registered the outpost:// scheme for this console (a source checkout, a tarball): do it."""
-        from console.link_registration import register
+        from console.core.link_registration import register
 
         outcome = register()
         box = QMessageBox(QMessageBox.Icon.Information if outcome.done else QMessageBox.Icon.Warning,

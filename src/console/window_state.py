@@ -1,7 +1,7 @@
 """What the console remembers per connection profile (server and user): last tab, sort orders,
 splitter proportions, the error tracking project and the watch settings. Never secrets.
 
-The names they are kept under, and how kept values read back, are console.settings_keys' (no Qt); this
+The names they are kept under, and how kept values read back, are console.core.settings_keys' (no Qt); this
 module reads and writes them."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings
 
-from console import settings_keys as keys
 from console.context import AppContext
+from console.core import settings_keys as keys
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QTableView, QWidget

@@ -20,8 +20,8 @@ import pytest  # noqa: E402
 import qasync  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 
-from console.connection.credentials import CredentialStore  # noqa: E402
 from console.context import AppContext  # noqa: E402
+from console.core.connection.credentials import CredentialStore
 from tests.console.memkeyring import MemoryKeyring  # noqa: E402
 
 HERE = Path(__file__).resolve().parent

@@ -7,9 +7,9 @@ import uuid
 import httpx
 import pytest
 
-from console.api import errors
-from console.api.client import ApiClient
-from console.api.errors import USER_MESSAGES, error_from_response
+from console.core.api import errors
+from console.core.api.client import ApiClient
+from console.core.api.errors import USER_MESSAGES, error_from_response
 
 
 def closed_port() -> int:
@@ -255,7 +255,7 @@ async def test_a_read_whose_connection_breaks_under_it_is_sent_once_more():
 
 @pytest.mark.asyncio
 async def test_a_graphql_query_is_sent_once_more_but_a_mutation_is_not():
-    from console.api.graphql import graphql
+    from console.core.api.graphql import graphql
 
     async with ClosesItsFirstConnection() as server, ApiClient(server.url, "glpat-unused") as client:
         assert (await graphql(client, "query { ok }")).data == {"ok": True}

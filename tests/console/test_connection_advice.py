@@ -2,8 +2,8 @@
 
 import pytest
 
-from console.api.errors import ConnectionRefused, Forbidden, NotFound, ValidationFailed
-from console.errors.connection_advice import explain_test_failure
+from console.core.api.errors import ConnectionRefused, Forbidden, NotFound, ValidationFailed
+from console.core.errors.connection_advice import explain_test_failure
 
 HOST = "https://sentry.example.com"
 

@@ -5,7 +5,7 @@ import threading
 import pytest
 from keyring.backends import fail, null
 
-from console.connection.credentials import CredentialStore, service_name
+from console.core.connection.credentials import CredentialStore, service_name
 from tests.console.memkeyring import BrokenKeyring, MemoryKeyring
 
 URL = "https://gitlab.example.com"
@@ -67,7 +67,8 @@ async def test_unusable_backend_keeps_token_for_this_session_and_says_so(backend
 
 
 @pytest.mark.asyncio
-@pytest.mark.expected_log(r"WARNING console\.connection\.credentials Keyring \S+BrokenKeyring failed: KeyringLocked")
+@pytest.mark.expected_log(r"WARNING console\.core\.connection\.credentials Keyring \S+BrokenKeyring failed: "
+                          r"KeyringLocked")
 async def test_keyring_failing_at_call_time_switches_to_session_only():
     store = CredentialStore(BrokenKeyring())
     assert store.is_persistent  # looks fine until used
@@ -78,7 +79,8 @@ async def test_keyring_failing_at_call_time_switches_to_session_only():
 
 
 @pytest.mark.asyncio
-@pytest.mark.expected_log(r"WARNING console\.connection\.credentials Keyring \S+BrokenKeyring failed: KeyringLocked")
+@pytest.mark.expected_log(r"WARNING console\.core\.connection\.credentials Keyring \S+BrokenKeyring failed: "
+                          r"KeyringLocked")
 async def test_probe_detects_a_broken_keyring():
     store = CredentialStore(BrokenKeyring())
     await store.probe()

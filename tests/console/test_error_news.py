@@ -1,4 +1,4 @@
-"""console.error_news without Qt, against the real server with errors sent by the real Python SDK: the first
+"""console.core.error_news without Qt, against the real server with errors sent by the real Python SDK: the first
 look is no news, looks at one project take turns so a change is news once however many look at once, and a
 connection change forgets every project."""
 
@@ -9,11 +9,11 @@ import asyncio
 import httpx
 import pytest
 
-from console.api.client import ApiClient
-from console.api.error_tracking import ErrorTrackingApi
-from console.api.server import detect_server
-from console.error_news import ErrorNews
-from console.store import Store
+from console.core.api.client import ApiClient
+from console.core.api.error_tracking import ErrorTrackingApi
+from console.core.api.server import detect_server
+from console.core.error_news import ErrorNews
+from console.core.store import Store
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 
 

@@ -1,10 +1,10 @@
-"""The watcher's decisions about a watched project's errors (console.error_watch), without Qt or a server."""
+"""The watcher's decisions about a watched project's errors (console.core.error_watch), without Qt or a server."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from console.error_watch import NEW, REGRESSED, ErrorWatch, newest
+from console.core.error_watch import NEW, REGRESSED, ErrorWatch, newest
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QWidget
 
+from console.core.settings_keys import start_path
 from console.file_dialogs import EXPORT, VARIABLES_EXPORT, VARIABLES_IMPORT, file_dialog
-from console.settings_keys import start_path
 
 
 def choose(dialog, path: Path) -> None:

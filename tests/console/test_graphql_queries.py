@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from graphql import build_schema, parse, validate
 
-from console.api import error_graphql, server
+from console.core.api import error_graphql, server
 
 GITLAB_SUBSET = Path(__file__).resolve().parents[1] / "server" / "graphql" / "gitlab_schema_subset.graphql"
 

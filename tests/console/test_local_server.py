@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from console.api.client import ApiClient
-from console.connection import local_server
-from console.connection.local_server import LocalServer, LocalServerError
+from console.core.api.client import ApiClient
+from console.core.connection import local_server
+from console.core.connection.local_server import LocalServer, LocalServerError
 
 SRC_DIR = Path(local_server.__file__).resolve().parents[2]
 
@@ -100,7 +100,7 @@ def test_server_exits_when_the_console_is_killed(tmp_path):
         f"""
         import asyncio, sys
         from pathlib import Path
-        from console.connection.local_server import LocalServer
+        from console.core.connection.local_server import LocalServer
 
         async def main():
             server = LocalServer(Path({str(tmp_path / 'local')!r}), demo=False)

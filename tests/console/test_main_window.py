@@ -9,8 +9,8 @@ from keyring.backends import null
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from console.connection.credentials import CredentialStore
 from console.connection.profiles import Profile, ProfileStore
+from console.core.connection.credentials import CredentialStore
 from console.excepthook import ExceptionReporter
 from console.main_window import TAB_FACTORIES, MainWindow
 from console.operations import Op

@@ -1,4 +1,5 @@
-"""The console runs background work one way: through console.operations (see its documentation)."""
+"""The console runs background work one way: through console.operations (see its documentation), whose
+plain half, console.core.operations, is the only module that starts a task or a thread."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import re
 from pathlib import Path
 
 CONSOLE = Path(__file__).resolve().parents[2] / "src" / "console"
-OPERATIONS = CONSOLE / "operations.py"
+OPERATIONS = CONSOLE / "core" / "operations.py"
 # Starting a task or a thread any other way skips the status line, the busy indicator, failure reporting
 # and the stale-answer check.
 ELSEWHERE = re.compile(r"\b(?:(?:create_task|ensure_future|run_in_executor|to_thread|QThread|QThreadPool|QRunnable"

@@ -9,8 +9,9 @@ import pytest
 import shiboken6
 from PySide6.QtWidgets import QWidget
 
-from console.api.errors import ConnectionFailed, NotFound
-from console.operations import Op, Token
+from console.core.api.errors import ConnectionFailed, NotFound
+from console.core.operations import Token
+from console.operations import Op
 
 WAIT = 10_000
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from console.outpost_links import NotALink, error_link, parse
+from console.core.outpost_links import NotALink, error_link, parse
 from outpost_server.alerts.messages import console_error_link
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from console import link_registration, platform_support
+from console.core import link_registration, platform_support
 
 
 def test_macos_registers_no_scheme_from_source(monkeypatch, tmp_path):
@@ -74,7 +74,7 @@ def test_elsewhere_no_parent_death_signal_and_on_windows_no_descriptor(monkeypat
 
 
 def test_the_data_folder_lock_is_exclusive(tmp_path: Path):
-    from console.connection.data_lock import DataFolderLock
+    from console.core.connection.data_lock import DataFolderLock
 
     with DataFolderLock(tmp_path) as first:
         assert first.acquire()
@@ -89,7 +89,7 @@ def test_the_data_folder_lock_is_exclusive(tmp_path: Path):
 def test_each_systems_own_keyring_is_taken_as_safe(backend_class):
     # keyring picks the system's backend by its priority; the console refuses only fail, null, plain text and
     # an empty chain. Each system's own backend must not be among them (their viability needs the system).
-    from console.connection.credentials import backend_problem, describe_backend
+    from console.core.connection.credentials import backend_problem, describe_backend
 
     module, name = backend_class.rsplit(".", 1)
     backend = getattr(importlib.import_module(module), name)()

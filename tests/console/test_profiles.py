@@ -70,7 +70,7 @@ def test_application_settings_stay_out_of_the_users_config(private_user_settings
 
 
 def test_saving_the_profile_list_keeps_what_each_profile_remembers(settings):
-    from console.settings_keys import LAST_TAB, profile_setting
+    from console.core.settings_keys import LAST_TAB, profile_setting
 
     key = profile_setting("https://gitlab.example.com#root", LAST_TAB)
     settings.setValue(key, "errors")

@@ -10,13 +10,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 
-from console.api.error_tracking import (
-    NO_STATUS_API,
-    PROJECTS_SESSION_ONLY,
-    UNRESOLVED_ONLY,
-)
-from console.api.triage import NO_TRIAGE_API
-from console.connection.check import check_connection
+from console.core.api.error_tracking import NO_STATUS_API, PROJECTS_SESSION_ONLY, UNRESOLVED_ONLY
+from console.core.api.triage import NO_TRIAGE_API
+from console.core.connection.check import check_connection
 from console.errors.actions import TRIAGE
 from console.errors.client_keys import INTEGRATED_ONLY
 from console.errors.error_filters import NO_ASSIGNEES

@@ -1,11 +1,11 @@
-"""The names the console's settings are kept under and how kept values read back (console.settings_keys),
+"""The names the console's settings are kept under and how kept values read back (console.core.settings_keys),
 without Qt. The names are what users' settings files already hold: changing one loses what was remembered."""
 
 from __future__ import annotations
 
 import pytest
 
-from console import settings_keys as keys
+from console.core import settings_keys as keys
 
 
 def test_profile_settings_live_under_the_profile_key_and_nowhere_without_one():

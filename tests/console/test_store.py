@@ -3,9 +3,9 @@ nothing kept across connections; errors written from a list and from a detail ne
 
 from __future__ import annotations
 
-from console.api.error_tracking import ErrorSummary
-from console.errors import records
-from console.store import EVERYTHING, Change, Store
+from console.core.api.error_tracking import ErrorSummary
+from console.core.errors import records
+from console.core.store import EVERYTHING, Change, Store
 
 
 def summary(error_id: str, *, status: str = "unresolved", count: int = 1) -> ErrorSummary:

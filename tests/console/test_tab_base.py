@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import httpx
 
-from console.api import error_graphql
-from console.api.errors import NotConnected, error_from_response
-from console.api.server import ServerInfo
+from console.core.api import error_graphql
+from console.core.api.errors import NotConnected, error_from_response
+from console.core.api.server import ServerInfo
+from console.core.operations import Token
 from console.errors.tab import ErrorTrackingTab
 from console.exports.views import ExportsTab
-from console.operations import Op, Token
+from console.operations import Op
 from console.tab import ConsoleTab
 from console.variables.views import VariablesTab
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from console.api.client import ApiClient
-from console.api.errors import NotFound, ValidationFailed
-from console.api.variables import Change, Variable, VariablesApi
+from console.core.api.client import ApiClient
+from console.core.api.errors import NotFound, ValidationFailed
+from console.core.api.variables import Change, Variable, VariablesApi
 from tests.support import ApiHelper, start_server
 
 

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from console.api.variables import Variable
-from console.variables import bulk
-from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportFileError
-from console.variables.rules import key_problems, masking_problems, variable_problems
+from console.core.api.variables import Variable
+from console.core.variables import bulk
+from console.core.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportFileError
+from console.core.variables.rules import key_problems, masking_problems, variable_problems
 
 
 def values(entries):

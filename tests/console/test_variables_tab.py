@@ -8,9 +8,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox
 
-from console.api.variables import Variable
+from console.core.api.variables import Variable
+from console.core.variables.bulk import ImportPlan, PlannedChange
 from console.operations import Op
-from console.variables.bulk import ImportPlan, PlannedChange
 from console.variables.models import HIDDEN_VALUE, ImportPlanModel, VariablesFilterProxy, VariablesModel
 from console.variables.views import VariablesTab
 from tests.support import ApiHelper, start_server, unique
@@ -294,7 +294,7 @@ def test_export_to_json_and_dotenv(tab, qtbot, rest, tmp_path):
     assert stat.S_IMODE(json_path.stat().st_mode) == 0o600  # it holds secrets
     tab.export_to(env_path)
     qtbot.waitUntil(lambda: env_path.exists() and env_path.read_text().endswith("\n"), timeout=WAIT)
-    from console.variables.bulk import parse_dotenv
+    from console.core.variables.bulk import parse_dotenv
 
     assert {entry.variable.key: entry.variable.value for entry in parse_dotenv(env_path.read_text())} == {
         variable["key"]: variable["value"] for variable in on_server}

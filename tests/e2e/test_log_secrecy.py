@@ -13,9 +13,9 @@ import logging
 
 import httpx
 
-from console.api.client import ApiClient
-from console.api.errors import ApiError
-from console.api.variables import Variable, VariablesApi
+from console.core.api.client import ApiClient
+from console.core.api.errors import ApiError
+from console.core.api.variables import Variable, VariablesApi
 from tests.e2e.flows import (
     enable_error_tracking,
     sast_report,

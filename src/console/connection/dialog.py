@@ -16,12 +16,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.errors import ApiError
-from console.connection.check import check_connection, describe_user
-from console.connection.credentials import CredentialStore
 from console.connection.profiles import Profile, ProfileStore
 from console.context import AppContext
-from console.operations import Op, Token
+from console.core.api.errors import ApiError
+from console.core.connection.check import check_connection, describe_user
+from console.core.connection.credentials import CredentialStore
+from console.core.operations import Token
+from console.operations import Op
 
 NEW_PROFILE = "New profile…"
 

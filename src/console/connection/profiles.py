@@ -1,4 +1,4 @@
-"""Connection profiles (name and server URL) kept in QSettings under console.settings_keys' names; tokens live
+"""Connection profiles (name and server URL) kept in QSettings under console.core.settings_keys' names; tokens live
 in the keyring."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QSettings
 
-from console.settings_keys import LAST_PROFILE, PROFILE_BASE_URL, PROFILE_NAME, PROFILES
+from console.core.settings_keys import LAST_PROFILE, PROFILE_BASE_URL, PROFILE_NAME, PROFILES
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from console.actions import TabAction
+from console.core.actions import TabAction
 
 if TYPE_CHECKING:
     from console.errors.tab import ErrorTrackingTab

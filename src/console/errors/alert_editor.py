@@ -1,5 +1,5 @@
 """The Alerts page's rule editor: the rule's fields, its recipients, and why it cannot be saved yet, said as
-the user types (the logic is console.errors.alert_form's). Talking to the server is the page's."""
+the user types (the logic is console.core.errors.alert_form's). Talking to the server is the page's."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.errors.alert_form import CHANNELS, LEVELS, NO_TARGET, RuleForm, make_recipient, recipient_problem
+from console.core.errors.alert_form import CHANNELS, LEVELS, NO_TARGET, RuleForm, make_recipient, recipient_problem
 from console.errors.alert_models import RecipientModel
 from console.fitting import scrolling
 

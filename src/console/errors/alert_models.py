@@ -7,11 +7,11 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush
 
-from console.api.alerts import AlertRule, Delivery, Recipient
-from console.errors.alert_form import CHANNEL_LABELS
+from console.core.api.alerts import AlertRule, Delivery, Recipient
+from console.core.errors.alert_form import CHANNEL_LABELS
+from console.core.timestamps import full_time, relative_time
 from console.looks import colour
 from console.table_model import HeaderedTableModel, Index
-from console.timestamps import full_time, relative_time
 
 
 def conditions_text(rule: AlertRule) -> str:

@@ -1,7 +1,7 @@
 """The Alerts page: a project's alert rules beside the rule editor (console.errors.alert_editor), with
 *Send test notification* and each rule's delivery log (failures in red, with their reasons).
 
-The rules and the logs are shown from the console's store (console.errors.alert_records): what this page
+The rules and the logs are shown from the console's store (console.core.errors.alert_records): what this page
 reads and saves and what the watcher's poll reads are written there, and the page follows every write. An
 edit in progress is never overwritten by a rule that changed on the server meanwhile.
 """
@@ -21,20 +21,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.alerts import AlertRule, AlertsApi, Delivery, TestResult
-from console.api.errors import Forbidden, ValidationFailed
-from console.errors import alert_records
+from console.core.api.alerts import AlertRule, AlertsApi, Delivery, TestResult
+from console.core.api.errors import Forbidden, ValidationFailed
+from console.core.errors import alert_records
+from console.core.errors.alert_form import CHANNEL_LABELS, RuleForm
+from console.core.operations import ShowsFailures
+from console.core.store import EVERYTHING, Change
 from console.errors.alert_editor import RuleEditor, table
-from console.errors.alert_form import CHANNEL_LABELS, RuleForm
 from console.errors.alert_models import DeliveryModel, RuleModel
-from console.operations import Op, ShowsFailures
-from console.store import EVERYTHING, Change
+from console.operations import Op
 from console.unsaved import ask_to_save
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from console.api.error_tracking import ErrorTrackingApi
+    from console.core.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
 
 NEEDS_OUTPOST = "Alert rules need an Outpost server: GitLab's API has no alerts for integrated error tracking."

@@ -8,10 +8,10 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from console.api.sentry_events import Breadcrumb, Event
+from console.core.api.sentry_events import Breadcrumb, Event
+from console.core.timestamps import parse_time
 from console.looks import colour
 from console.table_model import HeaderedTableModel, Index
-from console.timestamps import parse_time
 
 CRASH_ROLE = int(Qt.ItemDataRole.UserRole) + 20  # True on the row that marks the moment of the crash
 # The levels shown in colour, by the palette colour (console.looks) they are shown in.

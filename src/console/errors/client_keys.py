@@ -19,15 +19,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.error_tracking import ClientKey, TrackingSettings
-from console.errors.access import MAINTAINER_ONLY, maintainer_only
+from console.core.api.error_tracking import ClientKey, TrackingSettings
+from console.core.errors.access import MAINTAINER_ONLY, maintainer_only
+from console.core.settings_keys import LOCAL_DEMO_PROFILE
 from console.errors.dialogs import RotateKeyWizard
 from console.errors.models import ClientKeyModel
 from console.operations import Op
-from console.settings_keys import LOCAL_DEMO_PROFILE
 
 if TYPE_CHECKING:
-    from console.api.error_tracking import ErrorTrackingApi
+    from console.core.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
 
 DEMO_PORT = ("A DSN names the local demo server's port. The demo keeps its port across starts while it is free; "

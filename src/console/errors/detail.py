@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.error_tracking import ErrorSummary
+from console.core.api.error_tracking import ErrorSummary
+from console.core.timestamps import short_time
 from console.errors.stacktrace import FRAME_ORDER, StackTraceView
 from console.fitting import ElidedLabel, FittingLabel
-from console.timestamps import short_time
 
 STATUS_ACTIONS = (("Resolve", "resolved"), ("Ignore", "ignored"), ("Unresolve", "unresolved"))
 # The splitter between the summary and the sections at the default window size (scaled to the real one).

@@ -22,13 +22,13 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-from console.api.error_tracking import ClientKey
 from console.context import AppContext
+from console.core.api.error_tracking import ClientKey
 from console.errors.models import ClientKeyModel
 from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.api.error_tracking import ErrorTrackingApi
+    from console.core.api.error_tracking import ErrorTrackingApi
 
 
 class _StepPage(QWizardPage):

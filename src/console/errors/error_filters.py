@@ -9,8 +9,8 @@ from typing import Any
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from console.api.error_tracking import SORTS, STATUSES, UNRESOLVED_ONLY
-from console.api.triage import NO_TRIAGE_API
+from console.core.api.error_tracking import SORTS, STATUSES, UNRESOLVED_ONLY
+from console.core.api.triage import NO_TRIAGE_API
 from console.window_state import SORT_CHOOSER
 
 # Short enough to be read whole at the default window size; the tooltip has the keys.

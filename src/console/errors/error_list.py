@@ -3,7 +3,7 @@
 Answers that arrive after the user moved on (another project, another filter) are dropped: each list
 request takes a stamp from ``self.requests`` and its answer is used only while the stamp is current.
 Every answer about an error (the list, its detail, a status change, the watcher's poll) is written into the
-console's store (console.errors.records); the list's rows and the detail render from it when told it changed.
+console's store (console.core.errors.records); the list's rows and the detail render from it when told it changed.
 """
 
 from __future__ import annotations
@@ -20,29 +20,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console import outpost_links
-from console.api.error_tracking import (
-    EVERY_STATUS,
-    NO_STATUS_API,
-    ErrorPage,
-    ErrorSummary,
-)
-from console.api.errors import ApiError, NotFound
-from console.errors import records
+from console.core import outpost_links
+from console.core.api.error_tracking import EVERY_STATUS, NO_STATUS_API, ErrorPage, ErrorSummary
+from console.core.api.errors import ApiError, NotFound
+from console.core.errors import records
+from console.core.errors.markdown import error_markdown, issue_from_detail
+from console.core.operations import Token
+from console.core.store import Change
 from console.errors.detail import ErrorDetailView
 from console.errors.error_filters import ErrorFilters
 from console.errors.error_table import ErrorTable
 from console.errors.event_history import EventHistory
 from console.errors.event_pane import EventPane
 from console.errors.facets_pane import FacetsPane
-from console.errors.markdown import error_markdown, issue_from_detail
 from console.errors.models import PENDING, ErrorListModel, explained_in_place, list_failure
 from console.errors.triage import Triage
-from console.operations import Op, Token
-from console.store import Change
+from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.api.error_tracking import ErrorTrackingApi
+    from console.core.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
 
 log = logging.getLogger(__name__)
@@ -158,7 +154,7 @@ class ErrorsPage(QWidget):
 
     def look_for_news(self, path: str) -> None:
         """Each read of the list is also a look for news of the project (a new error, a regression), shared
-        with the watcher's (console.error_news): a new user hears of them without switching watching on."""
+        with the watcher's (console.core.error_news): a new user hears of them without switching watching on."""
         Op(self.host, self.host.context.error_news.look(self.host.api, path), description=LOOKING,
            quiet=True).failure(lambda exc: log.info("%s in %s failed: %s", LOOKING, path, exc)).run()
 

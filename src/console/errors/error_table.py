@@ -7,9 +7,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
+from console.core.timestamps import WIDEST_RELATIVE
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.models import ErrorListModel
-from console.timestamps import WIDEST_RELATIVE
 
 # Shown in the detail pane; hidden from the list so that, at the default window size, the title has room
 # and the status and frequency bars stay in view.

@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
-from console.api.sentry_events import Event
+from console.core.api.sentry_events import Event
 
 SECTIONS = ("Request", "User", "Contexts", "Tags")
 

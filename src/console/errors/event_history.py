@@ -1,6 +1,6 @@
 """Loads an error's events and tag facets into the detail pane's *Events* and *Tags* sections.
 
-Everything goes through Sentry's web API on the connected server (``console.api.sentry_events``), which
+Everything goes through Sentry's web API on the connected server (``console.core.api.sentry_events``), which
 only Outpost serves: for a project on the integrated backend from Outpost's store, for one whose backend
 is an external Sentry relayed by the server to that Sentry, so both show the same depth. Where event
 history cannot be shown (a GitLab, a failing Sentry), the sections say why and the rest of the detail
@@ -19,16 +19,17 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QTabWidget
 
-from console.api.errors import ApiError, NotFound
-from console.api.sentry_events import Event, Issue, SentryEventsApi, TagValue
+from console.core.api.errors import ApiError, NotFound
+from console.core.api.sentry_events import Event, Issue, SentryEventsApi, TagValue
+from console.core.errors.event_state import EventHistoryState
+from console.core.errors.markdown import error_markdown
+from console.core.operations import Stamp, Token
 from console.errors.event_pane import EventPane
-from console.errors.event_state import EventHistoryState
 from console.errors.facets_pane import FacetsPane
-from console.errors.markdown import error_markdown
-from console.operations import Op, Stamp, Token
+from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.api.error_tracking import ErrorTrackingApi
+    from console.core.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
 
 NEEDS_OUTPOST = ("Event history needs an Outpost server: GitLab's API offers one latest stack trace per error, "

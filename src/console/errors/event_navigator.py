@@ -7,9 +7,9 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from console.api.sentry_events import Event
+from console.core.api.sentry_events import Event
+from console.core.timestamps import short_time
 from console.fitting import ElidedLabel
-from console.timestamps import short_time
 
 TIPS = {"oldest": "Show the error's first stored event", "previous": "Show the event before this one",
         "next": "Show the event after this one", "latest": "Show the error's latest event"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from console.api.sentry_events import Event
+from console.core.api.sentry_events import Event
 from console.errors.breadcrumbs import BreadcrumbsView
 from console.errors.event_context import EventContextView
 from console.errors.event_navigator import EventNavigator

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from console.api.sentry_events import EventSummary, TagFacet, TagValue
+from console.core.api.sentry_events import EventSummary, TagFacet, TagValue
 from console.errors.tag_facets import TagFacetsView
 from console.errors.tagged_events import TaggedEventsView
 

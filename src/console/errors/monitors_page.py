@@ -19,15 +19,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.monitors import CheckIn, Monitor, MonitorsApi
-from console.errors.monitor_words import STATUS_COLOURS, schedule_words, status_words
+from console.core.api.monitors import CheckIn, Monitor, MonitorsApi
+from console.core.errors.monitor_words import STATUS_COLOURS, schedule_words, status_words
+from console.core.timestamps import full_time, relative_time, short_time
 from console.looks import colour
 from console.operations import Op
 from console.table_model import HeaderedTableModel, Index
-from console.timestamps import full_time, relative_time, short_time
 
 if TYPE_CHECKING:
-    from console.api.error_tracking import ErrorTrackingApi
+    from console.core.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
 
 NEEDS_OUTPOST = "Cron monitors need an Outpost server: GitLab has no cron monitoring."

@@ -9,8 +9,8 @@ import re
 
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QLineEdit
 
-from console.api.error_tracking import RejectedOrigins, TrackingSettings
-from console.timestamps import short_time
+from console.core.api.error_tracking import RejectedOrigins, TrackingSettings
+from console.core.timestamps import short_time
 
 ANY_ORIGIN_HINT = "Any origin. To restrict: https://shop.example.com, *.example.com, localhost:3000"
 

@@ -9,16 +9,17 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
-from console.api.error_tracking import Retention
-from console.api.errors import Forbidden, NotFound
-from console.api.ingestion import IngestionStatus, ingestion_status
-from console.api.storage import disk_text, human_bytes
-from console.errors.access import MAINTAINER_ONLY
-from console.operations import Op, Stamp
-from console.timestamps import short_time
+from console.core.api.error_tracking import Retention
+from console.core.api.errors import Forbidden, NotFound
+from console.core.api.ingestion import IngestionStatus, ingestion_status
+from console.core.api.storage import disk_text, human_bytes
+from console.core.errors.access import MAINTAINER_ONLY
+from console.core.operations import Stamp
+from console.core.timestamps import short_time
+from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.api.error_tracking import ErrorTrackingApi
+    from console.core.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
 
 __all__ = ["MAINTAINER_ONLY", "NOT_AVAILABLE", "RetentionPage"]

@@ -12,15 +12,16 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from console.api.errors import Forbidden
-from console.api.source_maps import Bundle, ReleaseArtifacts, SourceMapsApi
-from console.api.storage import human_bytes
-from console.errors.access import MAINTAINER_ONLY
-from console.operations import Op, Stamp
-from console.timestamps import short_time
+from console.core.api.errors import Forbidden
+from console.core.api.source_maps import Bundle, ReleaseArtifacts, SourceMapsApi
+from console.core.api.storage import human_bytes
+from console.core.errors.access import MAINTAINER_ONLY
+from console.core.operations import Stamp
+from console.core.timestamps import short_time
+from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.api.error_tracking import ErrorTrackingApi
+    from console.core.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
 
 NOT_AVAILABLE = ("Source maps need an Outpost server: GitLab's error tracking does not apply them. "

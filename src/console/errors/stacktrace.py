@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QBrush, QFont, QFontDatabase
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator
 
-from console.api.sentry_events import frame_label
+from console.core.api.sentry_events import frame_label
 from console.looks import colour
 
 # Item data roles marking what a row is (read by tests).

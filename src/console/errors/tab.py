@@ -10,10 +10,11 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from console.api.error_graphql import ERROR_TRACKING_DISABLED
-from console.api.error_tracking import ErrorTrackingApi
-from console.api.errors import NotFound
 from console.context import AppContext
+from console.core.api.error_graphql import ERROR_TRACKING_DISABLED
+from console.core.api.error_tracking import ErrorTrackingApi
+from console.core.api.errors import NotFound
+from console.core.operations import Token
 from console.errors.actions import ACTIONS, BUTTONS, TRIAGE
 from console.errors.alerts_page import AlertsPage
 from console.errors.client_keys import ClientKeysPage
@@ -22,7 +23,7 @@ from console.errors.monitors_page import MonitorsPage
 from console.errors.retention import RetentionPage
 from console.errors.source_maps import SourceMapsPage
 from console.errors.tracking_settings import SettingsPage
-from console.operations import Op, Token
+from console.operations import Op
 from console.tab import ConsoleTab
 
 AUTO_REFRESH_MS = 30_000

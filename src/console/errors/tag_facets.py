@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QTableView,
 )
 
-from console.api.sentry_events import TagFacet, TagValue
+from console.core.api.sentry_events import TagFacet, TagValue
 from console.looks import colour
 from console.table_model import HeaderedTableModel, Index
 

@@ -7,9 +7,9 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from console.api.sentry_events import EventSummary
+from console.core.api.sentry_events import EventSummary
+from console.core.timestamps import short_time
 from console.table_model import HeaderedTableModel, Index
-from console.timestamps import short_time
 
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 

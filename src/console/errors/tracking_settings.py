@@ -22,25 +22,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.error_tracking import (
+from console.core.api.error_tracking import (
     PROJECTS_SESSION_ONLY,
     REQUIRED_SCOPES,
     ExternalProject,
     TrackingSettings,
     api_url_for,
 )
-from console.api.errors import ApiError
-from console.errors.access import MAINTAINER_ONLY, maintainer_only
-from console.errors.connection_advice import explain_test_failure
+from console.core.api.errors import ApiError
+from console.core.errors.access import MAINTAINER_ONLY, maintainer_only
+from console.core.errors.connection_advice import explain_test_failure
+from console.core.errors.settings_checks import settings_problems
+from console.core.operations import ShowsFailures
 from console.errors.origins import AllowedOriginsBox
-from console.errors.settings_checks import settings_problems
 from console.fitting import scrolling
 from console.looks import colours
-from console.operations import Op, ShowsFailures
+from console.operations import Op
 from console.unsaved import ask_to_save
 
 if TYPE_CHECKING:
-    from console.api.error_tracking import ErrorTrackingApi
+    from console.core.api.error_tracking import ErrorTrackingApi
     from console.page_host import ProjectHost
 
 MASKED_TOKEN = "*" * 12

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from console.api.error_tracking import EVERY_STATUS
-from console.api.triage import NO_TRIAGE_API, NOT_ALLOWED, IgnoreUntil, Member, TriageApi
-from console.errors import records
+from console.core.api.error_tracking import EVERY_STATUS
+from console.core.api.triage import NO_TRIAGE_API, NOT_ALLOWED, IgnoreUntil, Member, TriageApi
+from console.core.errors import records
 from console.errors.triage_dialogs import AssignDialog, IgnoreDialog
 from console.operations import Op
 

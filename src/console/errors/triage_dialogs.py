@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.triage import IgnoreUntil, Member
+from console.core.api.triage import IgnoreUntil, Member
 
 # Sentry's bound on both windows: a week, in minutes.
 MAX_WINDOW = 7 * 24 * 60

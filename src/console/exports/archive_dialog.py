@@ -27,15 +27,16 @@ from PySide6.QtWidgets import (
 )
 
 from console.accessibility import give_accessible_names
-from console.api.errors import NotFound
-from console.api.exports import ExportScope
-from console.exports import polling
-from console.exports.options import ARCHIVE_DATE_GITLAB, ARCHIVE_DATE_OUTPOST, archive_range_problem, csv_records
+from console.core.api.errors import NotFound
+from console.core.api.exports import ExportScope
+from console.core.exports import polling
+from console.core.exports.options import ARCHIVE_DATE_GITLAB, ARCHIVE_DATE_OUTPOST, archive_range_problem, csv_records
+from console.core.operations import blocking, readable
 from console.file_dialogs import ARCHIVE_EXPORT, file_dialog
-from console.operations import Op, blocking, readable
+from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.api.exports import ExportsApi
+    from console.core.api.exports import ExportsApi
     from console.exports.views import ExportsTab
     from console.page_host import PageHost
 

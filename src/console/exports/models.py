@@ -7,10 +7,10 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 
-from console.exports.options import ExportOptions
-from console.exports.store import ExportRecord
+from console.core.exports.options import ExportOptions
+from console.core.exports.store import ExportRecord
+from console.core.timestamps import parse_time
 from console.table_model import HeaderedTableModel, Index
-from console.timestamps import parse_time
 
 SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4, "unknown": 5}
 

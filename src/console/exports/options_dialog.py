@@ -1,7 +1,7 @@
 """The options of a new export: CSV or PDF, filters (severity, status, tool) and "Email me when it is ready".
 
 The exports tab shows them as one line with an Options… button (:class:`ExportOptionsBar`); the dialog
-offers what the connected server has (console.exports.options.offer_for) and says why it offers less.
+offers what the connected server has (console.core.exports.options.offer_for) and says why it offers less.
 """
 
 from __future__ import annotations
@@ -25,12 +25,20 @@ from PySide6.QtWidgets import (
 )
 
 from console.accessibility import give_accessible_names
-from console.exports.options import FORMATS, REPORT_TYPES, SEVERITIES, STATES, ExportOffer, ExportOptions, offer_for
+from console.core.exports.options import (
+    FORMATS,
+    REPORT_TYPES,
+    SEVERITIES,
+    STATES,
+    ExportOffer,
+    ExportOptions,
+    offer_for,
+)
 from console.fitting import ElidedLabel
 
 if TYPE_CHECKING:
-    from console.api.alerts import MailStatus
     from console.context import AppContext
+    from console.core.api.alerts import MailStatus
 
 NO_MAIL = ("This server cannot send email (it has no OUTPOST_SMTP_HOST setting), so no export is emailed; "
            "save it from the list when it is ready.")
@@ -143,7 +151,7 @@ class ExportOptionsBar(QWidget):
 
     def _connection_changed(self) -> None:
         """An Outpost server without SMTP settings cannot mail anyone: the email is not offered there."""
-        from console.api.alerts import AlertsApi
+        from console.core.api.alerts import AlertsApi
         from console.operations import Op
 
         self.mail_configured = None

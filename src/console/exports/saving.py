@@ -10,17 +10,18 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from console.api.exports import DownloadCancelled
-from console.exports import saved_pdf
+from console.core.api.exports import DownloadCancelled
+from console.core.exports import saved_pdf
+from console.core.exports.store import ExportRecord
+from console.core.operations import blocking
+from console.core.timestamps import parse_time
 from console.exports.models import utcnow
-from console.exports.store import ExportRecord
 from console.file_dialogs import EXPORT, file_dialog
-from console.operations import Op, blocking
+from console.operations import Op
 from console.path_dialog import PathDialog, open_or_show
-from console.timestamps import parse_time
 
 if TYPE_CHECKING:
-    from console.api.exports import ExportsApi
+    from console.core.api.exports import ExportsApi
     from console.page_host import PageHost
 
 

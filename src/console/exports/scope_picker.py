@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QButtonGroup, QComboBox, QHBoxLayout, QLineEdit, QRadioButton, QVBoxLayout, QWidget
 
-from console.api.exports import ExportScope
-from console.operations import Op, Token
+from console.core.api.exports import ExportScope
+from console.core.operations import Token
+from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.api.exports import ExportsApi
+    from console.core.api.exports import ExportsApi
     from console.page_host import PageHost
 
 SEARCH_DELAY_MS = 300

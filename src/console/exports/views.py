@@ -20,10 +20,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.errors import Forbidden, NotFound
-from console.api.exports import ExportsApi, ExportScope
 from console.context import AppContext
-from console.exports import polling, records
+from console.core.api.errors import Forbidden, NotFound
+from console.core.api.exports import ExportsApi, ExportScope
+from console.core.exports import polling, records
+from console.core.exports.store import ExportHistory, ExportRecord
+from console.core.operations import Token
+from console.core.store import EVERYTHING, Change
 from console.exports.actions import ACTIONS
 from console.exports.columns import EXPORT_COLUMN_SAMPLES, size_columns
 from console.exports.dialogs import PreviewDialog
@@ -31,11 +34,9 @@ from console.exports.models import ExportsModel, utcnow
 from console.exports.options_dialog import ExportOptionsBar
 from console.exports.saving import ExportSaving
 from console.exports.scope_picker import ScopePicker
-from console.exports.store import ExportHistory, ExportRecord
 from console.exports.watching import ExportWatches
-from console.operations import Op, Token
+from console.operations import Op
 from console.settings import app_data_dir
-from console.store import EVERYTHING, Change
 from console.tab import ConsoleTab
 
 # GitLab serves vulnerability exports in its Ultimate tier only: without it they answer 403 (EE) or 404 (CE).

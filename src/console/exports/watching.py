@@ -1,7 +1,7 @@
 """The exports tab's looks at its running exports, one watch per export until it stops running; no Qt here.
 
-What each answer means is console.exports.polling's; what a look learns is written into the console's store
-(console.exports.records), where the list, the overview and the watcher read it. The watches are the tab's
+What each answer means is console.core.exports.polling's; what a look learns is written into the console's store
+(console.core.exports.records), where the list, the overview and the watcher read it. The watches are the tab's
 operations, so they end with the connection they were started on.
 """
 
@@ -11,13 +11,13 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from console.api.errors import NotFound
-from console.exports import polling, records
-from console.exports.store import ExportRecord
+from console.core.api.errors import NotFound
+from console.core.exports import polling, records
+from console.core.exports.store import ExportRecord
 from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.api.exports import ExportsApi
+    from console.core.api.exports import ExportsApi
     from console.page_host import PageHost
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton
 
-from console.api.alerts import AlertsApi, MailStatus
 from console.context import AppContext
-from console.operations import Op, readable
+from console.core.api.alerts import AlertsApi, MailStatus
+from console.core.operations import readable
+from console.operations import Op
 
 NOT_CONFIGURED = ("Email is not configured: alert rules cannot send email until the server has "
                   "OUTPOST_SMTP_HOST (and its other OUTPOST_SMTP_* settings).")

@@ -6,8 +6,8 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
 
+from console.core.overview.data import Count, ProjectErrors
 from console.errors.models import FREQUENCY_ROLE
-from console.overview.data import Count, ProjectErrors
 from console.table_model import HeaderedTableModel, Index
 
 _ROOT = QModelIndex()

@@ -1,13 +1,14 @@
 """The overview's Storage box, for administrators: what error tracking stores on the server, in total and
-for the projects storing the most (console.api.storage; against a GitLab it says the figures are not available)."""
+for the projects storing the most (console.core.api.storage; against a GitLab it says the figures are not available)."""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout
 
-from console.api.storage import NOT_AVAILABLE, InstanceStorage, instance_storage
 from console.context import AppContext
-from console.operations import Op, Token
+from console.core.api.storage import NOT_AVAILABLE, InstanceStorage, instance_storage
+from console.core.operations import Token
+from console.operations import Op
 
 
 class StorageBox(QGroupBox):

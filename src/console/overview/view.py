@@ -22,18 +22,19 @@ from PySide6.QtWidgets import (
 )
 
 from console.context import AppContext
+from console.core.exports import records as exports
+from console.core.operations import Token
+from console.core.overview.data import Count, Overview, gather_overview, server_facts
+from console.core.store import EVERYTHING, Change
+from console.core.variables import records as variable_records
 from console.errors.frequency import FrequencyBarDelegate
-from console.exports import records as exports
 from console.feature import FeatureWidget
 from console.fitting import scrolling
-from console.operations import Op, Token
-from console.overview.data import Count, Overview, gather_overview, server_facts
+from console.operations import Op
 from console.overview.mail_status import MailStatusBox
 from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
 from console.overview.storage_box import StorageBox
 from console.settings import app_data_dir
-from console.store import EVERYTHING, Change
-from console.variables import records as variable_records
 
 # What the overview counts from the server: when the store learns something new of these, its figures are
 # read again. Variables and exports are counted from the store itself, at once.

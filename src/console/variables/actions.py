@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from console.actions import TabAction
+from console.core.actions import TabAction
 
 if TYPE_CHECKING:
     from console.variables.views import VariablesTab

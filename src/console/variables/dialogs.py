@@ -24,15 +24,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.errors import ApiError
-from console.api.variables import ENV_VAR, FILE, Outcome, Variable, VariablesApi
 from console.context import AppContext
+from console.core.api.errors import ApiError
+from console.core.api.variables import ENV_VAR, FILE, Outcome, Variable, VariablesApi
+from console.core.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
+from console.core.variables.rules import variable_problems
 from console.looks import colours
 from console.operations import Op
 from console.unsaved import ask_to_save
-from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
 from console.variables.models import ImportPlanModel
-from console.variables.rules import variable_problems
 
 SaveFunction = Callable[[Variable], Awaitable[Variable]]
 PROGRESS_INTERVAL_MS = 100

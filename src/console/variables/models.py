@@ -6,10 +6,10 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 
-from console.api.variables import FILE, Variable
+from console.core.api.variables import FILE, Variable
+from console.core.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
 from console.looks import colour
 from console.table_model import HeaderedTableModel, Index
-from console.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
 
 HIDDEN_VALUE = "•" * 8
 TYPE_LABELS = {FILE: "File"}

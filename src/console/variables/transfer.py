@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from console.api.variables import VariablesApi
-from console.operations import blocking
-from console.variables import bulk
+from console.core.api.variables import VariablesApi
+from console.core.operations import blocking
+from console.core.variables import bulk
 
 if TYPE_CHECKING:
     from console.context import AppContext

@@ -17,13 +17,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.api.variables import Variable, VariablesApi
 from console.context import AppContext
+from console.core.api.variables import Variable, VariablesApi
+from console.core.store import EVERYTHING, Change
+from console.core.variables import bulk, records
 from console.file_dialogs import VARIABLES_EXPORT, VARIABLES_IMPORT, file_dialog
 from console.operations import Op
-from console.store import EVERYTHING, Change
 from console.tab import ConsoleTab
-from console.variables import bulk, records
 from console.variables.actions import ACTIONS
 from console.variables.dialogs import ImportPreviewDialog, VariableDialog
 from console.variables.models import VariablesFilterProxy, VariablesModel

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from console.errors.alert_form import CHANNEL_LABELS
+from console.core.errors.alert_form import CHANNEL_LABELS
 from tests.console.errors.conftest import WAIT
 from tests.console.errors.test_alerts_page import _open_alerts
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from console.api.error_tracking import ErrorTrackingApi
+from console.core.api.error_tracking import ErrorTrackingApi
 from console.operations import Op
 from tests.console.errors.conftest import WAIT, choose_project, connect
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list

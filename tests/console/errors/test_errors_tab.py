@@ -10,15 +10,15 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
-from console.api.error_tracking import ErrorPage, ErrorSummary
-from console.errors.access import MAINTAINER_ONLY
+from console.core.api.error_tracking import ErrorPage, ErrorSummary
+from console.core.errors.access import MAINTAINER_ONLY
+from console.core.settings_keys import LOCAL_DEMO_PROFILE
 from console.errors.frequency import FrequencyBarDelegate
 from console.errors.models import FREQUENCY_ROLE, HIDDEN_DSN, ClientKeyModel, ErrorListModel
 from console.errors.stacktrace import ERROR_LINE_ROLE, IN_APP_ROLE, LIBRARY_GROUP_ROLE
 from console.looks import colour
 from console.main_window import DEFAULT_SIZE
 from console.operations import Op
-from console.settings_keys import LOCAL_DEMO_PROFILE
 from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab, select_only_error
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
@@ -404,7 +404,7 @@ def test_models_pass_the_model_tester(qtmodeltester, qapp):
     qtmodeltester.check(errors)
     assert errors.rowCount() == 7 and not errors.canFetchMore()
 
-    from console.api.error_tracking import ClientKey
+    from console.core.api.error_tracking import ClientKey
     keys = ClientKeyModel()
     keys.set_keys([ClientKey(id=1, active=True, public_key="glet_" + "a" * 32, sentry_dsn="http://k@h/1"),
                    ClientKey(id=2, active=False, public_key="glet_" + "b" * 32, sentry_dsn="http://j@h/1")])

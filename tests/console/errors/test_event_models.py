@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from console.api.sentry_events import (
+from console.core.api.sentry_events import (
     Breadcrumb,
     Event,
     EventSummary,
@@ -17,8 +17,8 @@ from console.api.sentry_events import (
     TagValue,
     tag_query,
 )
+from console.core.errors.markdown import error_markdown
 from console.errors.breadcrumbs import CRASH_ROLE, BreadcrumbModel
-from console.errors.markdown import error_markdown
 from console.errors.tag_facets import SHARE_ROLE, VALUE_ROLE, TagFacetModel
 from console.errors.tagged_events import TaggedEventsModel
 

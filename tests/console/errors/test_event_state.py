@@ -1,9 +1,9 @@
-"""What the Events section knows of the selected error (console.errors.event_state), without Qt or a server."""
+"""What the Events section knows of the selected error (console.core.errors.event_state), without Qt or a server."""
 
 from __future__ import annotations
 
-from console.api.sentry_events import Event, Issue, StoredEvents
-from console.errors.event_state import EventHistoryState, same_moment
+from console.core.api.sentry_events import Event, Issue, StoredEvents
+from console.core.errors.event_state import EventHistoryState, same_moment
 
 ISSUE = Issue.from_json({"id": "42", "title": "ValueError", "count": "25", "firstSeen": "2026-11-20T08:00:00.123Z"})
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from console.errors.monitor_words import schedule_words
+from console.core.errors.monitor_words import schedule_words
 
 
 @pytest.mark.parametrize(("config", "words"), [

@@ -7,9 +7,9 @@ from __future__ import annotations
 import httpx
 from PySide6.QtCore import Qt
 
+from console.core.timestamps import parse_time, relative_time
 from console.errors.monitors_page import MonitorModel
 from console.looks import colour
-from console.timestamps import parse_time, relative_time
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.server.error_tracking.conftest import make_tracked_project, server_sessionmaker
 from tests.server.monitors.monitors_api import MonitorsApi

@@ -7,10 +7,10 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from console.api.error_tracking import ErrorTrackingApi
 from console.context import AppContext
+from console.core.api.error_tracking import ErrorTrackingApi
+from console.core.operations import Token
 from console.errors.retention import RetentionPage
-from console.operations import Token
 from tests.console.errors.conftest import WAIT, connect
 from tests.sdk_errors import enable_integrated, send_errors
 

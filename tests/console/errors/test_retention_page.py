@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from console.api.storage import disk_text
+from console.core.api.storage import disk_text
 from console.errors.retention import MAINTAINER_ONLY, MIB
 from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab

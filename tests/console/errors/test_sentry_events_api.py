@@ -8,10 +8,10 @@ import asyncio
 import httpx
 import pytest
 
-from console.api.client import ApiClient
-from console.api.errors import Unauthorized
-from console.api.sentry_events import SentryEventsApi
-from console.api.server import detect_server
+from console.core.api.client import ApiClient
+from console.core.api.errors import Unauthorized
+from console.core.api.sentry_events import SentryEventsApi
+from console.core.api.server import detect_server
 from tests.sdk_errors import failed_checkouts
 
 

@@ -18,8 +18,8 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from console.accessibility import give_accessible_names
+from console.core.exports.options import ExportOptions
 from console.exports.archive_dialog import NO_PROJECT, NOT_OFFERED, ArchiveExportDialog
-from console.exports.options import ExportOptions
 from console.exports.views import ULTIMATE_ONLY
 from console.operations import Op
 from console.path_dialog import PathDialog

@@ -6,12 +6,12 @@ import httpx
 import pytest
 from PySide6.QtCore import Qt
 
-from console.api.exports import ExportScope
+from console.core.api.exports import ExportScope
+from console.core.exports.options import ExportOptions
+from console.core.exports.store import ExportHistory, ExportRecord
+from console.core.settings_keys import profile_key
 from console.exports.models import ExportsModel, PreviewFilterProxy, PreviewModel
-from console.exports.options import ExportOptions
-from console.exports.store import ExportHistory, ExportRecord
 from console.operations import Op
-from console.settings_keys import profile_key
 from tests.console.exports.conftest import WAIT, connect, make_tab
 from tests.support import start_server
 

@@ -10,12 +10,12 @@ import threading
 import pypdf
 import pytest
 
-from console.api.errors import ExportAlreadyRunning
-from console.api.exports import ExportScope
-from console.api.server import ServerInfo
-from console.exports import saved_pdf
-from console.exports.options import ExportOptions, archive_range_problem, offer_for
-from console.exports.store import ExportHistory, ExportRecord
+from console.core.api.errors import ExportAlreadyRunning
+from console.core.api.exports import ExportScope
+from console.core.api.server import ServerInfo
+from console.core.exports import saved_pdf
+from console.core.exports.options import ExportOptions, archive_range_problem, offer_for
+from console.core.exports.store import ExportHistory, ExportRecord
 
 
 def test_a_plain_csv_sends_nothing_and_options_send_gitlab_18_parameters():

@@ -1,12 +1,12 @@
-"""Watching an export (console.exports.polling): each answer's meaning and when to look again, without Qt."""
+"""Watching an export (console.core.exports.polling): each answer's meaning and when to look again, without Qt."""
 
 from __future__ import annotations
 
 import datetime as dt
 
-from console.api.exports import DEFAULT_POLL_SECONDS, ExportState
-from console.exports import polling
-from console.exports.store import ExportRecord
+from console.core.api.exports import DEFAULT_POLL_SECONDS, ExportState
+from console.core.exports import polling
+from console.core.exports.store import ExportRecord
 
 NOW = dt.datetime(2026, 11, 26, 9, 0, tzinfo=dt.UTC)
 CREATED = ExportRecord(id=7, scope_kind="project", scope_id=3, scope_label="acme/web", status="created",

@@ -10,9 +10,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from console.app import reset_demo
-from console.exports.store import ExportHistory, ExportRecord
+from console.core.exports.store import ExportHistory, ExportRecord
+from console.core.settings_keys import profile_key
 from console.main_window import DEFAULT_SIZE, LOCAL_DEMO_PROFILE
-from console.settings_keys import profile_key
 
 START = 90_000  # a fresh demo server loads its demo data first
 

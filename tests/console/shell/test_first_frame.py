@@ -74,8 +74,8 @@ main([])
 """
 LATER_MODULES = ["console.menus", "console.notifications", "console.accessibility", "console.navigation",
                  "console.project_picker", "console.icons", "console.connection.profiles",
-                 "console.connection.local_server", "console.api.server", "console.api.client", "asyncio", "qasync",
-                 "httpx"]
+                 "console.core.connection.local_server", "console.core.api.server", "console.core.api.client",
+                 "asyncio", "qasync", "httpx"]
 
 
 def test_the_first_frame_loads_nothing_the_first_screen_does_without(tmp_path):

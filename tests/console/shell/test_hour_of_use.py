@@ -15,8 +15,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from console.core.outpost_links import error_link
 from console.messages_view import MessageLogModel
-from console.outpost_links import error_link
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.sdk_errors import enable_integrated, send_errors
 
@@ -143,7 +143,7 @@ PREVIEW_ON_A_SMALL_SCREEN = """
 import json, sys
 from PySide6.QtCore import QPoint, QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
-from console.connection.credentials import CredentialStore
+from console.core.connection.credentials import CredentialStore
 from console.context import AppContext
 from console.exports.dialogs import PreviewDialog
 from console.main_window import MainWindow
@@ -313,9 +313,9 @@ def test_a_cold_start_connect_dialog_offers_no_keyring_where_there_is_none(qtbot
     import keyring
     from keyring.backends import fail
 
-    from console.connection.credentials import CredentialStore
     from console.connection.dialog import ConnectionDialog
     from console.connection.profiles import ProfileStore
+    from console.core.connection.credentials import CredentialStore
 
     monkeypatch.setattr(keyring.core, "_keyring_backend", fail.Keyring())  # this computer has no keyring
     credentials = CredentialStore()  # the system's choice, not looked up yet: the dialog opens first

@@ -7,14 +7,14 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from console.api.alerts import AlertRule, AlertsApi, Recipient
-from console.api.error_tracking import EVERY_STATUS
-from console.api.exports import ExportScope
+from console.core.api.alerts import AlertRule, AlertsApi, Recipient
+from console.core.api.error_tracking import EVERY_STATUS
+from console.core.api.exports import ExportScope
+from console.core.exports.store import ExportHistory, ExportRecord
+from console.core.settings_keys import profile_key
 from console.errors.models import ErrorListModel
-from console.exports.store import ExportHistory, ExportRecord
 from console.messages_view import MessageLogModel
 from console.operations import Op
-from console.settings_keys import profile_key
 from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.sdk_errors import enable_integrated, send_errors

@@ -11,12 +11,12 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QDialog, QTabWidget, QWidget
 
+from console.core.timestamps import WIDEST_RELATIVE
 from console.errors.error_table import TITLE_SHARE
 from console.errors.models import ErrorListModel
 from console.errors.tab import ErrorTrackingTab
 from console.exports.views import ExportsTab
 from console.main_window import DEFAULT_SIZE, MainWindow
-from console.timestamps import WIDEST_RELATIVE
 from console.variables.views import VariablesTab
 from tests.console.shell.conftest import WAIT, connect
 from tests.sdk_errors import enable_integrated, send_errors
@@ -219,7 +219,7 @@ ON_A_SMALL_SCREEN = """
 import json, sys
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
-from console.connection.credentials import CredentialStore
+from console.core.connection.credentials import CredentialStore
 from console.context import AppContext
 from console.main_window import MainWindow
 from tests.console.memkeyring import MemoryKeyring

@@ -10,11 +10,11 @@ from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPalette
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLabel, QLineEdit, QMessageBox, QPushButton, QWidget
 
 from console.about_dialog import AboutDialog
+from console.core.exports.store import ExportHistory, ExportRecord
+from console.core.settings_keys import profile_key
 from console.errors.actions import TRIAGE
-from console.exports.store import ExportHistory, ExportRecord
 from console.icons import app_icon
 from console.looks import DARK, LIGHT, is_dark
-from console.settings_keys import profile_key
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.sdk_errors import enable_integrated, send_errors
 

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication
 from console import app as console_app
 from console.connection.dialog import ConnectionDialog
 from console.connection.profiles import Profile, ProfileStore
+from console.core.outpost_links import error_link
 from console.errors.tab import ErrorTrackingTab
 from console.main_window import MainWindow
-from console.outpost_links import error_link
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.sdk_errors import enable_integrated, send_errors
 

@@ -8,14 +8,14 @@ import httpx
 import pytest
 from PySide6.QtCore import Qt
 
+from console.core.exports.store import ExportHistory, ExportRecord
+from console.core.overview.data import Count, ProjectErrors
+from console.core.settings_keys import profile_key
 from console.errors.models import FREQUENCY_ROLE
-from console.exports.store import ExportHistory, ExportRecord
 from console.operations import Op
-from console.overview.data import Count, ProjectErrors
 from console.overview.model import PROJECT_ROLE, ProjectErrorsModel
 from console.overview.view import OverviewTab
 from console.project_picker import COUNT_ROLE
-from console.settings_keys import profile_key
 from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect
 from tests.recorded_gitlab import TOKEN as GITLAB_TOKEN

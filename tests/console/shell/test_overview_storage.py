@@ -3,7 +3,7 @@ users do not see the box, and against a GitLab it says plainly that the figures 
 
 from __future__ import annotations
 
-from console.api.storage import NOT_AVAILABLE, InstanceStorage
+from console.core.api.storage import NOT_AVAILABLE, InstanceStorage
 from console.operations import Op
 from tests.console.shell.conftest import WAIT, open_overview
 from tests.recorded_gitlab import TOKEN as GITLAB_TOKEN

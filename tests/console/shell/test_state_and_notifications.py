@@ -6,12 +6,12 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from console.api.exports import ExportsApi, ExportScope
+from console.core.api.exports import ExportsApi, ExportScope
+from console.core.exports.store import ExportHistory, ExportRecord
+from console.core.settings_keys import profile_key
 from console.errors.models import ErrorListModel
-from console.exports.store import ExportHistory, ExportRecord
 from console.main_window import DEFAULT_SIZE
 from console.operations import Op
-from console.settings_keys import profile_key
 from console.variables.models import VariablesModel
 from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect, error_list, resolve

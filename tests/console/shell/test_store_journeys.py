@@ -9,11 +9,11 @@ from dataclasses import replace
 
 from PySide6.QtWidgets import QMessageBox
 
-from console.api.alerts import AlertRule, AlertsApi, Recipient
-from console.api.exports import ExportScope
-from console.exports.store import ExportHistory, ExportRecord
+from console.core.api.alerts import AlertRule, AlertsApi, Recipient
+from console.core.api.exports import ExportScope
+from console.core.exports.store import ExportHistory, ExportRecord
+from console.core.settings_keys import profile_key
 from console.operations import Op
-from console.settings_keys import profile_key
 from console.variables.models import VariablesModel
 from tests.console.shell.conftest import WAIT, connect
 from tests.console.shell.test_journeys import poll_until, watch

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QItemSelectionModel
 
-from console.api.triage import NOT_ALLOWED
+from console.core.api.triage import NOT_ALLOWED
 from console.errors.actions import TRIAGE
 from console.errors.models import ErrorListModel
 from console.errors.triage_dialogs import AssignDialog, IgnoreDialog

@@ -1,0 +1,341 @@
+"""Error tracking: a project's errors, their details and stack traces, its settings and client keys.
+
+Errors are read through GitLab's GraphQL API (``console.core.api.error_graphql``), which GitLab and
+Outpost both serve to token holders. The project's web JSON routes (``/<project>/-/error_tracking*``)
+accept a token only on Outpost; there they change an error's status, list an external Sentry's
+projects and add what GraphQL's types lack (environment, every tag, release health, chained
+exceptions with their in-app frames). Settings and client keys are REST (``/projects/:id/...``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from console.core.api import error_graphql
+from console.core.api.client import ApiClient
+from console.core.api.errors import NotFound, Unsupported
+from console.core.api.graphql import graphql
+from console.core.api.server import ServerInfo
+
+EVERY_STATUS = "all"  # the status filter's "All": Outpost's search key is:all (GitLab lists unresolved errors only)
+STATUSES = ("unresolved", "resolved", "ignored", EVERY_STATUS)
+SORTS = ("last_seen", "first_seen", "frequency")
+REQUIRED_SCOPES = ("project:read", "event:read", "event:write")
+# Facts about GitLab, said in place of a failure (see console.core.api.server for the sources).
+NO_STATUS_API = ("GitLab offers no API to resolve or ignore an error: its GraphQL API has no such mutation and "
+                 "the status route serves signed-in browsers only. Change the status on the error's GitLab page.")
+UNRESOLVED_ONLY = "GitLab's API lists unresolved errors only."
+NO_ERROR_API = "This server offers no API to read errors: its GraphQL schema has no Project.sentryErrors."
+PROJECTS_SESSION_ONLY = ("GitLab lists a Sentry's projects to signed-in browsers only. Enter the project in "
+                         "GitLab's Monitor > Error Tracking settings, or connect to an Outpost server.")
+# Keys of the web detail route that GraphQL's SentryDetailedError does not have (Outpost only).
+OUTPOST_DETAIL_EXTRAS = ("exception_type", "environment", "tags", "release_health")
+
+
+@dataclass(frozen=True)
+class ErrorSummary:
+    id: str
+    title: str
+    type: str | None
+    count: int
+    user_count: int
+    first_seen: str | None
+    last_seen: str | None
+    status: str
+    culprit: str | None
+    message: str | None
+    frequency: tuple[int, ...]
+    # Who it is assigned to (a name), read from Sentry's API on Outpost (console.core.api.triage); GitLab has none.
+    assignee: str | None = None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> ErrorSummary:
+        return cls(id=str(body["id"]), title=str(body.get("title") or ""), type=body.get("type"),
+                   count=_int(body.get("count")), user_count=_int(body.get("user_count")),
+                   first_seen=body.get("first_seen"), last_seen=body.get("last_seen"),
+                   status=str(body.get("status") or "unresolved"), culprit=body.get("culprit"),
+                   message=body.get("message"),
+                   frequency=tuple(_int(pair[1]) for pair in body.get("frequency") or [] if len(pair) == 2))
+
+
+@dataclass(frozen=True)
+class ErrorPage:
+    errors: list[ErrorSummary]
+    next_cursor: str | None
+    # GitLab answers null while it is still fetching from Sentry (its reactive cache); ask again later.
+    pending: bool = False
+
+
+@dataclass(frozen=True)
+class ExternalProject:
+    name: str
+    slug: str
+    organization_name: str
+    organization_slug: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.organization_name} | {self.name}"
+
+
+@dataclass(frozen=True)
+class RejectedOrigins:
+    """Browser requests the server refused because the page's origin is not allowed."""
+
+    count: int
+    last_origin: str | None
+    last_at: str | None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> RejectedOrigins:
+        return cls(count=_int(body.get("count")), last_origin=body.get("last_origin"), last_at=body.get("last_at"))
+
+
+@dataclass
+class TrackingSettings:
+    active: bool = False
+    integrated: bool = True
+    api_url: str | None = None
+    project_name: str | None = None
+    exists: bool = True
+    # Outpost's browser origin extension; None against a server without it (GitLab).
+    allowed_origins: tuple[str, ...] | None = None
+    rejected_origins: RejectedOrigins | None = None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> TrackingSettings:
+        origins = body.get("allowed_origins")
+        rejected = body.get("rejected_origins")
+        return cls(active=bool(body.get("active")), integrated=bool(body.get("integrated")),
+                   api_url=body.get("api_url"), project_name=body.get("project_name"),
+                   allowed_origins=tuple(str(origin) for origin in origins) if isinstance(origins, list) else None,
+                   rejected_origins=RejectedOrigins.from_json(rejected) if isinstance(rejected, dict) else None)
+
+    @property
+    def api_host(self) -> str:
+        if not self.api_url:
+            return ""
+        parts = urlsplit(self.api_url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    @property
+    def slugs(self) -> tuple[str, str] | None:
+        if not self.api_url:
+            return None
+        segments = [s for s in urlsplit(self.api_url).path.split("/") if s]
+        return (segments[3], segments[4]) if len(segments) >= 5 else None
+
+
+@dataclass(frozen=True)
+class ClientKey:
+    id: int
+    active: bool
+    public_key: str
+    sentry_dsn: str
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> ClientKey:
+        return cls(id=int(body["id"]), active=bool(body["active"]), public_key=str(body["public_key"]),
+                   sentry_dsn=str(body["sentry_dsn"]))
+
+    def __repr__(self) -> str:  # the DSN is a secret
+        return f"ClientKey(id={self.id!r})"
+
+
+@dataclass(frozen=True)
+class Retention:
+    """A project's retention limits (0 = no limit) and what it stores: an Outpost extension."""
+
+    retention_days: int
+    events_per_error: int
+    max_stored_bytes: int
+    instance_defaults: dict[str, int]
+    overridden: tuple[str, ...]
+    stored_events: int
+    stored_bytes: int
+    last_pruned_at: str | None
+    # The project's share of the event tables on disk, estimated (0 and "" from servers without it).
+    disk_bytes: int = 0
+    disk_basis: str = ""
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> Retention:
+        defaults = body.get("instance_defaults") or {}
+        return cls(retention_days=_int(body.get("retention_days")), events_per_error=_int(body.get("events_per_error")),
+                   max_stored_bytes=_int(body.get("max_stored_bytes")),
+                   instance_defaults={name: _int(value) for name, value in defaults.items()},
+                   overridden=tuple(body.get("overridden") or ()), stored_events=_int(body.get("stored_events")),
+                   stored_bytes=_int(body.get("stored_bytes")), last_pruned_at=body.get("last_pruned_at"),
+                   disk_bytes=_int(body.get("disk_bytes")), disk_basis=str(body.get("disk_basis") or ""))
+
+
+@dataclass
+class StackTrace:
+    exceptions: list[dict[str, Any]] = field(default_factory=list)
+    message: str | None = None
+    date_received: str | None = None
+    # An Outpost server's log message (logentry) of a logged exception, shown above it; GitLab's "message" is
+    # the exception's own text.
+    log_message: str | None = None
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def api_url_for(api_host: str, organization_slug: str, project_slug: str) -> str:
+    return f"{api_host.rstrip('/')}/api/0/projects/{organization_slug}/{project_slug}/"
+
+
+class ErrorTrackingApi:
+    def __init__(self, client: ApiClient) -> None:
+        self.client = client
+        self.server = client.server or ServerInfo()
+
+    @property
+    def can_change_status(self) -> bool:
+        return self.server.web_routes_take_tokens
+
+    @property
+    def can_filter_status(self) -> bool:
+        return self.server.web_routes_take_tokens
+
+    def error_page_url(self, project_path: str, error_id: str) -> str:
+        """The error's page on the server, for a browser (GitLab's ``externalUrl`` of an integrated error)."""
+        return self._web(project_path, f"/{quote(error_id)}/details")
+
+    def _web(self, project_path: str, suffix: str) -> str:
+        return f"{self.client.base_url}/{quote(project_path)}/-/error_tracking{suffix}"
+
+    # --- projects the user may look at -------------------------------------------------------
+
+    async def projects(self) -> list[dict[str, Any]]:
+        return [project async for project in self.client.paginate("/projects", order_by="path", sort="asc")]
+
+    # --- errors ------------------------------------------------------------------------------
+
+    async def list_errors(self, project_path: str, *, status: str = "unresolved", sort: str = "last_seen",
+                          search_term: str = "", cursor: str | None = None) -> ErrorPage:
+        if not self.server.graphql_error_tracking:
+            raise Unsupported(detail=NO_ERROR_API)
+        if status != "unresolved" and not self.can_filter_status:
+            raise Unsupported(detail=UNRESOLVED_ONLY)
+        # GraphQL's errors field has no status argument; Outpost reads the status from the search, like Sentry.
+        term = f"is:{status} {search_term}".strip() if self.can_filter_status else search_term
+        answer = await graphql(self.client, error_graphql.LIST_QUERY, {
+            "fullPath": project_path, "searchTerm": term or None, "sort": sort, "first": error_graphql.PAGE_SIZE,
+            "after": cursor})
+        connection = error_graphql.collection(answer.data, project_path).get("errors")
+        if connection is None:
+            if answer.messages:
+                raise NotFound(detail=answer.explanation)
+            return ErrorPage([], None, pending=True)
+        page_info = connection.get("pageInfo") or {}
+        return ErrorPage([ErrorSummary.from_json(error_graphql.error_body(node)) for node in connection["nodes"]],
+                         page_info.get("endCursor") if page_info.get("hasNextPage") else None)
+
+    async def error(self, project_path: str, error_id: str) -> tuple[dict[str, Any], StackTrace]:
+        """One error's details and stack trace: one GraphQL query, plus Outpost's extras where it offers them."""
+        if not self.server.graphql_error_tracking:
+            raise Unsupported(detail=NO_ERROR_API)
+        query = graphql(self.client, error_graphql.DETAIL_QUERY, {
+            "fullPath": project_path, "id": error_graphql.DETAILED_ERROR_GID.format(id=error_id)})
+        if self.server.web_routes_take_tokens:
+            answer, extra_detail, extra_trace = await asyncio.gather(
+                query, self.details(project_path, error_id), self.stack_trace(project_path, error_id))
+        else:
+            answer, extra_detail, extra_trace = await query, {}, None
+        found = error_graphql.collection(answer.data, project_path)
+        if found.get("detailedError") is None:
+            raise NotFound(detail=answer.explanation or "The server has not fetched this error yet. Try again.")
+        detail = error_graphql.error_body(found["detailedError"])
+        detail.update({key: extra_detail[key] for key in OUTPOST_DETAIL_EXTRAS if key in extra_detail})
+        trace_body = found.get("errorStackTrace") or {}
+        trace = StackTrace(exceptions=error_graphql.stack_trace_exceptions(trace_body),
+                           message=detail.get("message"), date_received=trace_body.get("dateReceived"))
+        if extra_trace is not None and extra_trace.exceptions:
+            trace = extra_trace  # chained exceptions with in-app frames, where the server keeps them
+        return detail, trace
+
+    async def details(self, project_path: str, error_id: str) -> dict[str, Any]:
+        response = await self.client.request("GET", self._web(project_path, f"/{quote(error_id)}/details.json"))
+        return response.json()["error"]
+
+    async def stack_trace(self, project_path: str, error_id: str) -> StackTrace:
+        response = await self.client.request("GET", self._web(project_path, f"/{quote(error_id)}/stack_trace.json"))
+        body = response.json()["error"]
+        exceptions = body.get("exceptions")
+        if exceptions is None:  # a server that only sends GitLab's flat entries
+            exceptions = [{"type": None, "value": None, "frames": body.get("stack_trace_entries") or []}]
+        return StackTrace(exceptions=exceptions, message=body.get("message"), date_received=body.get("date_received"),
+                          log_message=body.get("message") if body.get("exceptions") else None)
+
+    async def update_status(self, project_path: str, error_id: str, status: str) -> bool:
+        if not self.can_change_status:
+            raise Unsupported(detail=NO_STATUS_API)
+        response = await self.client.request("PUT", self._web(project_path, f"/{quote(error_id)}.json"),
+                                             json={"status": status})
+        return bool(response.json()["result"]["updated"])
+
+    async def external_projects(self, project_path: str, *, api_host: str, token: str) -> list[ExternalProject]:
+        if not self.server.web_routes_take_tokens:
+            raise Unsupported(detail=PROJECTS_SESSION_ONLY)
+        response = await self.client.request("GET", self._web(project_path, "/projects.json"),
+                                             params={"api_host": api_host, "token": token})
+        return [ExternalProject(name=p["name"], slug=p["slug"], organization_name=p["organization_name"],
+                                organization_slug=p["organization_slug"]) for p in response.json()["projects"]]
+
+    # --- settings ----------------------------------------------------------------------------
+
+    async def settings(self, project_id: int) -> TrackingSettings:
+        try:
+            body = await self.client.get_json(f"/projects/{project_id}/error_tracking/settings")
+        except NotFound:
+            return TrackingSettings(exists=False)
+        return TrackingSettings.from_json(body)
+
+    async def save_settings(self, project_id: int, *, active: bool, integrated: bool, api_url: str | None = None,
+                            token: str | None = None, project_name: str | None = None,
+                            allowed_origins: list[str] | None = None) -> TrackingSettings:
+        """`allowed_origins` (an Outpost extension) is sent only when given."""
+        body: dict[str, Any] = {"active": active, "integrated": integrated}
+        if allowed_origins is not None:
+            body["allowed_origins"] = allowed_origins
+        if not integrated:
+            body["api_url"] = api_url
+            if token:
+                body["token"] = token
+            if project_name:
+                body["project_name"] = project_name
+        response = await self.client.request("PUT", f"/projects/{project_id}/error_tracking/settings", json=body)
+        return TrackingSettings.from_json(response.json())
+
+    # --- client keys -------------------------------------------------------------------------
+
+    async def client_keys(self, project_id: int) -> list[ClientKey]:
+        return [ClientKey.from_json(body)
+                async for body in self.client.paginate(f"/projects/{project_id}/error_tracking/client_keys")]
+
+    async def create_client_key(self, project_id: int) -> ClientKey:
+        response = await self.client.request("POST", f"/projects/{project_id}/error_tracking/client_keys")
+        return ClientKey.from_json(response.json())
+
+    # --- retention (an Outpost extension; a GitLab answers 404) --------------------------------
+
+    async def retention(self, project_id: int) -> Retention:
+        return Retention.from_json(await self.client.get_json(f"/projects/{project_id}/error_tracking/retention"))
+
+    async def save_retention(self, project_id: int, limits: dict[str, int | None]) -> Retention:
+        """Sets each named limit; None goes back to the instance default."""
+        body = {name: "" if value is None else value for name, value in limits.items()}
+        response = await self.client.request("PUT", f"/projects/{project_id}/error_tracking/retention", json=body)
+        return Retention.from_json(response.json())
+
+    async def delete_client_key(self, project_id: int, key_id: int) -> None:
+        await self.client.request("DELETE", f"/projects/{project_id}/error_tracking/client_keys/{key_id}")

@@ -1,0 +1,319 @@
+"""An error's every event and its tag facets, read through Sentry's web API (``/api/0``) on an Outpost server.
+
+GitLab has no such API for a token holder: its GraphQL and REST APIs give one latest stack trace per
+error. Outpost serves Sentry's issue resources (details, ``events/``, ``events/latest/``, ``…/oldest/``,
+``…/:event_id/``, ``tags/``) below the project, ``/api/0/projects/:org/:project/issues/:id/``, for
+either backend: from its own store, or relayed to the project's external Sentry with the token stored
+in the project's settings. The console authenticates with its personal access token as a Bearer token.
+Answers become the console's own records here, so the widgets never read Sentry's JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from console.core.api.client import ApiClient
+
+# The events walked to place an event among its error's stored events ("event 3 of 25"): Outpost keeps
+# 1000 events per error unless told otherwise, so this covers the default and a good deal more.
+POSITION_PAGES = 20
+PAGE_SIZE = 100
+# Shown first among the facets, in this order; the other keys (custom tags among them) follow by name.
+FACET_ORDER = ("release", "environment", "browser", "os", "server_name", "user")
+# The standard contexts of an event, shown in this order; others follow by name.
+CONTEXT_ORDER = ("os", "runtime", "browser", "device", "app")
+# Outpost's Sentry slugs: the organization is the top-level namespace, the project the rest of the path
+# with this between nested groups' paths (``acme/platform/api`` is ``acme`` and ``platform~api``).
+SLUG_SEPARATOR = "~"
+
+
+def sentry_slugs(path_with_namespace: str) -> tuple[str, str]:
+    """(organization slug, project slug) of a project on Outpost."""
+    organization, *below = path_with_namespace.split("/")
+    return organization, SLUG_SEPARATOR.join(below)
+
+
+def sentry_project_path(path_with_namespace: str) -> str:
+    """`/projects/{organization}/{project}/`: where Sentry's web API serves a project on Outpost, each slug
+    quoted."""
+    organization, project = sentry_slugs(path_with_namespace)
+    return f"/projects/{quote(organization, safe='')}/{quote(project, safe='')}/"
+
+
+@dataclass(frozen=True)
+class Breadcrumb:
+    timestamp: str | None
+    category: str | None
+    level: str
+    message: str | None
+    data: dict[str, Any] | None
+    type: str = "default"
+
+    @property
+    def text(self) -> str:
+        """The message, or the data as ``name=value`` pairs when the crumb has no message (an HTTP call)."""
+        if self.message:
+            return self.message
+        return "  ".join(f"{name}={value}" for name, value in (self.data or {}).items())
+
+
+@dataclass(frozen=True)
+class EventRequest:
+    url: str | None
+    method: str | None
+    headers: list[tuple[str, str]]
+    query: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event in full (Sentry's EventSerializer), in the console's shapes."""
+
+    id: str
+    issue_id: str
+    date_created: str | None
+    title: str
+    message: str
+    log_message: str | None  # the logentry, above the exception of a logged exception, as Sentry shows it
+    culprit: str | None
+    release: str | None
+    # In the stack trace view's shape: ``[{"type", "value", "frames": [{..., "in_app", "context"}]}]``.
+    exceptions: list[dict[str, Any]]
+    breadcrumbs: list[Breadcrumb]
+    request: EventRequest | None
+    user: dict[str, Any]
+    contexts: list[tuple[str, dict[str, Any]]]
+    tags: list[tuple[str, str]]
+    previous_id: str | None
+    next_id: str | None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> Event:
+        entries = {entry.get("type"): entry.get("data") or {} for entry in body.get("entries") or []}
+        contexts = {name: value for name, value in (body.get("contexts") or {}).items() if isinstance(value, dict)}
+        ordered = [name for name in CONTEXT_ORDER if name in contexts] + sorted(set(contexts) - set(CONTEXT_ORDER))
+        return cls(
+            id=str(body.get("eventID") or body.get("id") or ""), issue_id=str(body.get("groupID") or ""),
+            date_created=body.get("dateCreated"), title=str(body.get("title") or ""),
+            message=str(body.get("message") or ""), culprit=body.get("culprit"),
+            log_message=(entries.get("message") or {}).get("formatted") or None,
+            release=(body.get("release") or {}).get("version"),
+            exceptions=_exceptions(entries.get("exception")), breadcrumbs=_breadcrumbs(entries.get("breadcrumbs")),
+            request=_request(entries.get("request")),
+            user={name: value for name, value in (body.get("user") or {}).items() if value not in (None, "", {})},
+            contexts=[(name, contexts[name]) for name in ordered],
+            tags=[(str(tag.get("key")), str(tag.get("value"))) for tag in body.get("tags") or []],
+            previous_id=body.get("previousEventID"), next_id=body.get("nextEventID"))
+
+
+def _exceptions(data: dict[str, Any] | None) -> list[dict[str, Any]]:
+    exceptions = []
+    for value in (data or {}).get("values") or []:
+        frames = [{**frame, "in_app": bool(frame.get("inApp"))}
+                  for frame in (value.get("stacktrace") or {}).get("frames") or []]
+        exceptions.append({"type": value.get("type"), "value": value.get("value"), "frames": frames})
+    return exceptions
+
+
+def _breadcrumbs(data: dict[str, Any] | None) -> list[Breadcrumb]:
+    return [Breadcrumb(timestamp=crumb.get("timestamp"), category=crumb.get("category"),
+                       level=str(crumb.get("level") or "info"), message=crumb.get("message"),
+                       data=crumb.get("data") if isinstance(crumb.get("data"), dict) else None,
+                       type=str(crumb.get("type") or "default"))
+            for crumb in (data or {}).get("values") or []]
+
+
+def _pairs(value: Any) -> list[tuple[str, str]]:
+    return [(str(pair[0]), "" if pair[1] is None else str(pair[1]))
+            for pair in value or [] if isinstance(pair, list) and len(pair) == 2]
+
+
+def _request(data: dict[str, Any] | None) -> EventRequest | None:
+    if not data:
+        return None
+    return EventRequest(url=data.get("url"), method=data.get("method"), headers=_pairs(data.get("headers")),
+                        query=_pairs(data.get("query")))
+
+
+@dataclass(frozen=True)
+class EventSummary:
+    """One row of an error's event list: the event's own time, user and tags."""
+
+    id: str
+    date_created: str | None
+    user: str
+    tags: dict[str, str]
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> EventSummary:
+        user = body.get("user") or {}
+        label = next((str(user[name]) for name in ("email", "username", "id", "ip_address") if user.get(name)), "")
+        return cls(id=str(body.get("eventID") or body.get("id") or ""), date_created=body.get("dateCreated"),
+                   user=label, tags={str(tag.get("key")): str(tag.get("value")) for tag in body.get("tags") or []})
+
+
+@dataclass(frozen=True)
+class EventPage:
+    events: list[EventSummary]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True)
+class TagValue:
+    key: str
+    value: str
+    name: str
+    count: int
+    # The search that finds the events with this value (Sentry's ``user.email:"a@b"`` for users).
+    query: str
+
+
+@dataclass(frozen=True)
+class TagFacet:
+    key: str
+    name: str
+    total: int
+    unique_values: int
+    top: list[TagValue] = field(default_factory=list)
+
+    def share(self, value: TagValue) -> float:
+        """The fraction of this key's events that carry ``value``."""
+        return value.count / self.total if self.total else 0.0
+
+
+def tag_query(key: str, value: str) -> str:
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'{key}:"{escaped}"'
+
+
+@dataclass(frozen=True)
+class Issue:
+    """The error as Sentry's issue details answer it (counts are of every event ever received)."""
+
+    id: str
+    project_id: str
+    title: str
+    culprit: str | None
+    count: int
+    user_count: int
+    first_seen: str | None
+    last_seen: str | None
+    first_release: str | None
+    last_release: str | None
+    permalink: str | None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> Issue:
+        return cls(id=str(body.get("id") or ""), project_id=str((body.get("project") or {}).get("id") or ""),
+                   title=str(body.get("title") or ""), culprit=body.get("culprit"), count=_int(body.get("count")),
+                   user_count=_int(body.get("userCount")), first_seen=body.get("firstSeen"),
+                   last_seen=body.get("lastSeen"), first_release=(body.get("firstRelease") or {}).get("version"),
+                   last_release=(body.get("lastRelease") or {}).get("version"), permalink=body.get("permalink"))
+
+
+@dataclass(frozen=True)
+class StoredEvents:
+    """The ids of an error's stored events, newest first; ``complete`` is False when there were more to walk."""
+
+    ids: list[str]
+    complete: bool
+
+    def position(self, event_id: str) -> int | None:
+        """1 for the oldest stored event; None when the event is not among the ids walked."""
+        if event_id not in self.ids or not self.complete:
+            return None
+        return len(self.ids) - self.ids.index(event_id)
+
+    def describe(self, event_id: str, total: int) -> str:
+        """"event 3 of 25", saying so where retention keeps fewer events than the error counts."""
+        position = self.position(event_id)
+        if position is None:
+            if event_id in self.ids:
+                return f"event {self.ids.index(event_id) + 1} from the latest of {total}"
+            return f"an event of {total}"
+        stored = len(self.ids)
+        if stored >= total:
+            return f"event {position} of {total}"
+        return f"event {position} of {stored} stored ({total} received; retention pruned the others)"
+
+
+def frame_label(frame: dict[str, Any]) -> str:
+    """A frame in one line: where, which function, which line, and why it was not mapped if it was not."""
+    where = frame.get("filename") or frame.get("abs_path") or frame.get("module") or "?"
+    label = f"{where} in {frame.get('function') or '?'}"
+    if frame.get("lineNo") is not None:
+        label += f" at line {frame['lineNo']}"
+    if frame.get("unmapped_reason"):
+        label += f"  (not mapped: {frame['unmapped_reason']})"
+    return label
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+class SentryEventsApi:
+    """Sentry's web API on the connected server for one project's errors. Only Outpost offers it (``available``)."""
+
+    def __init__(self, client: ApiClient, project_path: str) -> None:
+        self.client = client
+        self._issues = sentry_project_path(project_path) + "issues/"
+
+    @property
+    def available(self) -> bool:
+        return self.client.server is not None and self.client.server.is_outpost
+
+    def _issue(self, issue_id: str) -> str:
+        return f"{self._issues}{quote(issue_id, safe='')}/"
+
+    async def _get(self, path: str, **params: Any) -> Any:
+        return (await self.client.sentry_request(path, params=params or None)).json()
+
+    async def issue(self, issue_id: str) -> Issue:
+        return Issue.from_json(await self._get(self._issue(issue_id)))
+
+    async def event(self, issue_id: str, which: str) -> Event:
+        """``which`` is ``latest``, ``oldest`` or an event id."""
+        return Event.from_json(await self._get(f"{self._issue(issue_id)}events/{quote(which, safe='')}/"))
+
+    async def events(self, issue_id: str, *, query: str = "", cursor: str | None = None,
+                     per_page: int = PAGE_SIZE) -> EventPage:
+        params: dict[str, Any] = {"per_page": per_page}
+        if query:
+            params["query"] = query
+        if cursor:
+            params["cursor"] = cursor
+        response = await self.client.sentry_request(f"{self._issue(issue_id)}events/", params=params)
+        following = response.links.get("next") or {}
+        next_cursor = following.get("cursor") if following.get("results") == "true" else None
+        return EventPage([EventSummary.from_json(body) for body in response.json()], next_cursor)
+
+    async def stored_events(self, issue_id: str, *, pages: int = POSITION_PAGES,
+                            per_page: int = PAGE_SIZE) -> StoredEvents:
+        ids: list[str] = []
+        cursor: str | None = None
+        for _ in range(pages):
+            page = await self.events(issue_id, cursor=cursor, per_page=per_page)
+            ids.extend(event.id for event in page.events)
+            cursor = page.next_cursor
+            if cursor is None:
+                return StoredEvents(ids, complete=True)
+        return StoredEvents(ids, complete=False)
+
+    async def tag_facets(self, issue_id: str) -> list[TagFacet]:
+        facets = []
+        for body in await self._get(f"{self._issue(issue_id)}tags/"):
+            key = str(body.get("key"))
+            top = [TagValue(key=key, value=str(value.get("value")), name=str(value.get("name") or value.get("value")),
+                            count=_int(value.get("count")),
+                            query=value.get("query") or tag_query(key, str(value.get("value"))))
+                   for value in body.get("topValues") or []]
+            facets.append(TagFacet(key=key, name=str(body.get("name") or key), total=_int(body.get("totalValues")),
+                                   unique_values=_int(body.get("uniqueValues")), top=top))
+        rank = {key: position for position, key in enumerate(FACET_ORDER)}
+        return sorted(facets, key=lambda facet: (rank.get(facet.key, len(rank)), facet.key))

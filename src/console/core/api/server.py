@@ -1,0 +1,60 @@
+"""Which server the console talks to, and what it can do there.
+
+``GET /version`` tells GitLab from Outpost: Outpost answers GitLab's body with a revision of the form
+``outpost-<version>``; GitLab's revision is a commit id. The GraphQL schema tells whether error
+tracking can be read through ``Project.sentryErrors`` (introspection is on, on GitLab as on Outpost).
+
+What only Outpost offers to a token holder (GitLab serves these web routes to browser sessions only,
+``Projects::ErrorTrackingController`` and its siblings authenticate no personal access tokens):
+changing an error's status (``PUT /:project/-/error_tracking/:id.json``), the status filter and
+search keys of the list, listing an external Sentry's projects (``…/error_tracking/projects.json``),
+and the richer detail (environment, all tags, release health, chained exceptions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from console.core.api.errors import ApiError
+from console.core.api.graphql import field_names, graphql
+
+if TYPE_CHECKING:  # the client (and httpx under it) is imported on connecting, not at start-up
+    from console.core.api.client import ApiClient
+
+OUTPOST_REVISION_PREFIX = "outpost-"
+SCHEMA_QUERY = """
+query errorTrackingSchema {
+  collection: __type(name: "SentryErrorCollection") { fields { name } }
+}
+"""
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """The server's ``/version`` body and what the schema offers."""
+
+    version: dict[str, Any] = field(default_factory=dict)
+    graphql_error_tracking: bool = False
+
+    @property
+    def is_outpost(self) -> bool:
+        return str(self.version.get("revision") or "").startswith(OUTPOST_REVISION_PREFIX)
+
+    @property
+    def product(self) -> str:
+        return "Outpost" if self.is_outpost else "GitLab"
+
+    @property
+    def web_routes_take_tokens(self) -> bool:
+        """Whether the project's web JSON routes (status changes, Sentry project list) accept the token."""
+        return self.is_outpost
+
+
+async def detect_server(client: ApiClient) -> ServerInfo:
+    version = await client.get_version()
+    try:
+        answer = await graphql(client, SCHEMA_QUERY)
+    except ApiError:  # no GraphQL endpoint at all: a server that only speaks REST
+        return ServerInfo(version=version)
+    return ServerInfo(version=version, graphql_error_tracking="errors" in field_names(answer.data, "collection"))

@@ -1,0 +1,145 @@
+"""GitLab's instance-level CI/CD variables API (``/admin/ci/variables``) and the variable limit.
+
+Only GitLab's documented endpoints are used, so this works against any GitLab instance as
+well as the bundled server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+from urllib.parse import quote
+
+from console.core.api.client import ApiClient
+from console.core.api.errors import ApiError, Forbidden, NotFound
+
+ENV_VAR = "env_var"
+FILE = "file"
+# Parallel requests while applying many changes: enough to hide latency, few enough to be polite.
+DEFAULT_CONCURRENCY = 8
+
+
+@dataclass(frozen=True)
+class Variable:
+    key: str
+    value: str
+    variable_type: str = ENV_VAR
+    protected: bool = False
+    masked: bool = False
+    raw: bool = False
+    description: str | None = None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> Variable:
+        return cls(key=str(body["key"]), value="" if body.get("value") is None else str(body["value"]),
+                   variable_type=body.get("variable_type") or ENV_VAR, protected=bool(body.get("protected")),
+                   masked=bool(body.get("masked")), raw=bool(body.get("raw")), description=body.get("description"))
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __repr__(self) -> str:  # never show the value
+        return f"Variable(key={self.key!r}, masked={self.masked!r})"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One write of a bulk operation: create, update or delete of ``variable.key``."""
+
+    action: str  # "create" | "update" | "delete"
+    variable: Variable
+
+
+@dataclass(frozen=True)
+class Outcome:
+    change: Change
+    error: ApiError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _path(key: str) -> str:
+    return "/admin/ci/variables/" + quote(key, safe="")
+
+
+def _form(variable: Variable, *, with_key: bool) -> dict[str, Any]:
+    body = variable.to_json()
+    if not with_key:
+        del body["key"]
+    if body["description"] is None:
+        del body["description"]
+    return body
+
+
+class VariablesApi:
+    def __init__(self, client: ApiClient) -> None:
+        self.client = client
+
+    async def list(self) -> list[Variable]:
+        return [Variable.from_json(item) async for item in self.client.paginate("/admin/ci/variables")]
+
+    async def get(self, key: str) -> Variable:
+        return Variable.from_json(await self.client.get_json(_path(key)))
+
+    async def create(self, variable: Variable) -> Variable:
+        response = await self.client.request("POST", "/admin/ci/variables", json=_form(variable, with_key=True))
+        return Variable.from_json(response.json())
+
+    async def update(self, variable: Variable) -> Variable:
+        response = await self.client.request("PUT", _path(variable.key), json=_form(variable, with_key=False))
+        return Variable.from_json(response.json())
+
+    async def delete(self, key: str) -> None:
+        await self.client.request("DELETE", _path(key))
+
+    async def limit(self) -> int | None:
+        """The instance's maximum number of variables (0 = none), or None when it cannot be read."""
+        try:
+            limits = await self.client.get_json("/application/plan_limits")
+        except (Forbidden, NotFound):
+            return None
+        value = limits.get("ci_instance_level_variables") if isinstance(limits, dict) else None
+        return value if isinstance(value, int) else None
+
+    async def apply(self, changes: Sequence[Change], *, on_outcome: Callable[[int, Outcome], None] | None = None,
+                    concurrency: int = DEFAULT_CONCURRENCY) -> builtins.list[Outcome]:
+        """Send every change, a few at a time; a failure is recorded and the rest still go out.
+
+        ``on_outcome(index, outcome)`` is called as each change finishes, in completion order.
+        Deletions are finished first so that an exact sync frees room under the variable limit.
+        """
+        outcomes: list[Outcome | None] = [None] * len(changes)
+        deletions = [index for index, change in enumerate(changes) if change.action == "delete"]
+        writes = [index for index, change in enumerate(changes) if change.action != "delete"]
+        for phase in (deletions, writes):
+            queue: asyncio.Queue[int] = asyncio.Queue()
+            for index in phase:
+                queue.put_nowait(index)
+
+            async def worker(queue: asyncio.Queue[int]) -> None:
+                while not queue.empty():
+                    index = queue.get_nowait()
+                    outcome = await self._apply_one(changes[index])
+                    outcomes[index] = outcome
+                    if on_outcome is not None:
+                        on_outcome(index, outcome)
+
+            await asyncio.gather(*(worker(queue) for _ in range(max(1, min(concurrency, len(phase))))))
+        return [outcome for outcome in outcomes if outcome is not None]
+
+    async def _apply_one(self, change: Change) -> Outcome:
+        try:
+            if change.action == "create":
+                await self.create(change.variable)
+            elif change.action == "update":
+                await self.update(change.variable)
+            else:
+                await self.delete(change.variable.key)
+        except ApiError as exc:
+            return Outcome(change, exc)
+        return Outcome(change)

@@ -1,0 +1,1 @@
+"""Connecting without Qt: the connection check, stored tokens, the data folder's lock, the local server."""

@@ -1,0 +1,65 @@
+"""An error as Markdown, for pasting into an issue: title, culprit, counts, dates, releases, top frames, a link."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from console.core.api.sentry_events import Issue, frame_label
+from console.core.timestamps import short_time
+
+TOP_FRAMES = 5
+
+
+def _cell(text: str) -> str:
+    """Table cell text: a pipe or a line break would end the cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    return f"`{text.replace('`', '')}`"
+
+
+def top_in_app_frames(exceptions: list[dict[str, Any]], limit: int = TOP_FRAMES) -> list[dict[str, Any]]:
+    """The raised exception's application frames, the one that raised first (all frames when none is in-app)."""
+    if not exceptions:
+        return []
+    frames = exceptions[-1].get("frames") or []
+    in_app = [frame for frame in frames if frame.get("in_app")] or frames
+    return list(reversed(in_app))[:limit]
+
+
+def issue_from_detail(detail: dict[str, Any], link: str) -> Issue:
+    """The error as the detail pane read it (GraphQL or the web routes), where Sentry's API is not there."""
+    return Issue(id=str(detail.get("id") or ""), project_id="", title=str(detail.get("title") or ""),
+                 culprit=detail.get("culprit"), count=int(detail.get("count") or 0),
+                 user_count=int(detail.get("user_count") or 0), first_seen=detail.get("first_seen"),
+                 last_seen=detail.get("last_seen"), first_release=detail.get("first_release_short_version"),
+                 last_release=detail.get("last_release_short_version"), permalink=link)
+
+
+def error_markdown(issue: Issue, exceptions: list[dict[str, Any]], console_link: str | None = None) -> str:
+    """``exceptions`` in the stack trace view's shape: the shown event's, or the error's latest; ``console_link``
+    the outpost:// link that opens the error in the console (console.core.outpost_links)."""
+    if issue.first_release and issue.last_release and issue.first_release != issue.last_release:
+        releases = f"{issue.first_release} → {issue.last_release}"
+    else:
+        releases = issue.first_release or issue.last_release or "—"
+    lines = [f"### {issue.title}", ""]
+    if issue.culprit:
+        lines += [_code(issue.culprit), ""]
+    lines += ["| | |", "|---|---|",
+              f"| Events | {issue.count} |",
+              f"| Users affected | {issue.user_count} |",
+              f"| First seen | {_cell(short_time(issue.first_seen))} |",
+              f"| Last seen | {_cell(short_time(issue.last_seen))} |",
+              f"| Releases | {_cell(releases)} |"]
+    frames = top_in_app_frames(exceptions)
+    if frames:
+        lines += ["", "Top application frames (most recent call first):", ""]
+        lines += [f"- {_code(frame_label(frame))}" for frame in frames]
+    links = ([f"[Open in Outpost]({console_link})"] if console_link else []) + (
+        [f"[API]({issue.permalink})" if console_link else f"[Open the error]({issue.permalink})"]
+        if issue.permalink else [])
+    if links:
+        lines += ["", " · ".join(links)]
+    return "\n".join(lines) + "\n"

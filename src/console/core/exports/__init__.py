@@ -1,0 +1,1 @@
+"""Vulnerability exports without Qt: the options, the history file, what a watched export's state means."""

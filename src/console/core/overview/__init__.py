@@ -1,0 +1,1 @@
+"""The Overview's figures, gathered without Qt."""

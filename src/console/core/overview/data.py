@@ -1,0 +1,215 @@
+"""Gathers the overview's numbers through the API; no Qt here.
+
+Errors are read through GitLab's GraphQL API, which GitLab and Outpost both serve to token holders.
+Every number can be unavailable: GitLab's API has no "regressed" flag, instance variables and plan limits
+are for administrators, and so on. An unavailable number carries the reason instead of a zero.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from console.core.api.client import ApiClient
+from console.core.api.error_tracking import ErrorSummary, ErrorTrackingApi
+from console.core.api.errors import ApiError, Forbidden, NotFound, Unauthorized, Unsupported
+from console.core.api.monitors import MonitorsApi
+from console.core.api.server import ServerInfo
+from console.core.api.variables import Variable, VariablesApi
+from console.core.exports.records import ExportCounts
+from console.core.exports.records import counts as export_counts
+from console.core.exports.store import ExportHistory, ExportRecord
+from console.core.operations import blocking
+from console.core.timestamps import parse_time
+
+# The overview looks at this many projects (most recently active first) and this many list pages per
+# project; beyond that it says "or more" rather than spending minutes counting.
+MAX_PROJECTS = 20
+MAX_PAGES = 5
+CONCURRENT_PROJECTS = 4
+REGRESSION_LOOKUPS = 20
+NEW_WINDOW = dt.timedelta(hours=24)
+
+
+@dataclass(frozen=True)
+class Count:
+    """A number, or the reason there is none; ``capped`` means "at least"."""
+
+    value: int | None
+    reason: str = ""
+    capped: bool = False
+
+    @property
+    def text(self) -> str:
+        if self.value is None:
+            return "not available"
+        return f"{self.value}+" if self.capped else str(self.value)
+
+
+@dataclass(frozen=True)
+class ServerFacts:
+    kind: str  # "Outpost" or "GitLab"
+    version: str
+    role: str
+
+
+NO_MONITORS_ON_GITLAB = "GitLab has no cron monitors"
+
+
+@dataclass(frozen=True)
+class ProjectErrors:
+    path: str
+    new_today: Count
+    unresolved: Count
+    regressions: Count
+    frequency: tuple[int, ...] = ()
+    last_seen: str | None = None
+    failing_monitors: Count = Count(None, NO_MONITORS_ON_GITLAB)
+
+
+@dataclass
+class Overview:
+    server: ServerFacts
+    variables: Count
+    variables_limit: Count
+    exports: ExportCounts
+    projects: list[ProjectErrors] = field(default_factory=list)
+    projects_note: str = ""
+    # What was read to count them, for the console's store (console.core.store): the views of both follow.
+    variables_read: list[Variable] | None = field(default=None, compare=False, repr=False)
+    exports_read: list[ExportRecord] = field(default_factory=list, compare=False, repr=False)
+
+
+def server_facts(version: dict[str, Any] | None, user: dict[str, Any] | None) -> ServerFacts:
+    version = version or {}
+    kind = ServerInfo(version=version).product
+    role = "Administrator" if (user or {}).get("is_admin") else "Regular user"
+    return ServerFacts(kind=kind, version=str(version.get("version") or "unknown"), role=role)
+
+
+NOT_ADMIN_VARIABLES = "only administrators can read instance variables"
+
+
+def variables_count(variables: list[Variable] | None) -> Count:
+    """The instance variables' count, from their list (None: not readable)."""
+    return Count(None, NOT_ADMIN_VARIABLES) if variables is None else Count(len(variables))
+
+
+async def read_variables(client: ApiClient) -> tuple[list[Variable] | None, Count]:
+    """The instance variables (None where not readable) and their limit."""
+    api = VariablesApi(client)
+    try:
+        variables: list[Variable] | None = await api.list()
+    except (Forbidden, NotFound):
+        variables = None
+    limit = await api.limit()
+    if limit is None:
+        return variables, Count(None, "the plan limits are readable by administrators only")
+    return variables, Count(limit)
+
+
+NO_REGRESSIONS_ON_GITLAB = "GitLab's API does not say which errors regressed"
+
+
+async def unresolved_errors(api: ErrorTrackingApi, path: str, *,
+                            pages: int = MAX_PAGES) -> tuple[list[ErrorSummary], bool]:
+    """The project's unresolved errors, most recently seen first, and whether more pages were left unread.
+
+    Read through GitLab's GraphQL API (``Project.sentryErrors``), which GitLab and Outpost both serve.
+    """
+    errors: list[ErrorSummary] = []
+    cursor: str | None = None
+    for _page in range(pages):
+        page = await api.list_errors(path, status="unresolved", sort="last_seen", cursor=cursor)
+        errors.extend(page.errors)
+        cursor = page.next_cursor
+        if not cursor:
+            return errors, False
+    return errors, True
+
+
+async def project_errors(api: ErrorTrackingApi, path: str, *, now: dt.datetime) -> ProjectErrors | None:
+    """The unresolved errors of one project; None when error tracking is off there or not readable."""
+    try:
+        errors, capped = await unresolved_errors(api, path)
+    except NotFound:  # a null project or a null sentryErrors: not visible, or error tracking is off
+        return None
+    except (Unauthorized, Forbidden, Unsupported) as exc:
+        missing = Count(None, exc.message)
+        return ProjectErrors(path, missing, missing, missing)
+    cutoff = now - NEW_WINDOW
+    new_today = sum(1 for error in errors if (parse_time(error.first_seen) or cutoff) > cutoff)
+    if api.server.is_outpost:
+        regressions = await _regressions(api, path, errors)
+    else:
+        regressions = Count(None, NO_REGRESSIONS_ON_GITLAB)
+    width = max((len(error.frequency) for error in errors), default=0)
+    frequency = tuple(sum(error.frequency[i] for error in errors if i < len(error.frequency)) for i in range(width))
+    return ProjectErrors(path, Count(new_today, capped=capped), Count(len(errors), capped=capped), regressions,
+                         frequency, max((error.last_seen or "" for error in errors), default=None) or None)
+
+
+async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ErrorSummary]) -> Count:
+    """Regressed errors among the most recently seen unresolved ones, from Outpost's error details
+    (GitLab's GraphQL types carry no such flag; the list is sorted by last seen, and a regression is
+    by definition recent activity)."""
+    if not errors:
+        return Count(0)
+    recent = errors[:REGRESSION_LOOKUPS]
+    details = await asyncio.gather(*(api.details(path, error.id) for error in recent), return_exceptions=True)
+    if all(isinstance(detail, BaseException) for detail in details):
+        return Count(None, "the server did not send error details")
+    return Count(sum(1 for detail in details if isinstance(detail, dict) and detail.get("regressed")),
+                 capped=len(errors) > len(recent))
+
+
+async def failing_monitors(client: ApiClient, project: dict[str, Any]) -> Count:
+    """How many of the project's cron monitors are failing in some environment (paused ones not counted)."""
+    try:
+        monitors = await MonitorsApi(client).monitors(project["path_with_namespace"], project.get("id"))
+    except ApiError as error:
+        return Count(None, error.message)
+    return Count(sum(1 for monitor in monitors if monitor.failing and not monitor.paused))
+
+
+async def all_project_errors(client: ApiClient, *, now: dt.datetime) -> tuple[list[ProjectErrors], str]:
+    """Error counts of the most recently active projects, most recent error first."""
+    api = ErrorTrackingApi(client)
+    projects: list[dict[str, Any]] = []
+    async for project in client.paginate("/projects", per_page=MAX_PROJECTS, membership="true",
+                                         order_by="last_activity_at", sort="desc"):
+        projects.append(project)
+        if len(projects) >= MAX_PROJECTS:
+            break
+    gate = asyncio.Semaphore(CONCURRENT_PROJECTS)
+
+    async def one(project: dict[str, Any]) -> ProjectErrors | None:
+        async with gate:
+            try:
+                found = await project_errors(api, project["path_with_namespace"], now=now)
+                if found is not None and api.server.is_outpost:
+                    found = replace(found, failing_monitors=await failing_monitors(client, project))
+                return found
+            except NotFound:  # deleted, or access lost, since the project list came
+                return None
+
+    found = [result for result in await asyncio.gather(*(one(project) for project in projects)) if result]
+    found.sort(key=lambda item: item.last_seen or "", reverse=True)
+    note = f"The {MAX_PROJECTS} most recently active projects are shown." if len(projects) >= MAX_PROJECTS else ""
+    return found, note
+
+
+async def gather_overview(client: ApiClient, *, version: dict[str, Any] | None, user: dict[str, Any] | None,
+                          history_dir: Path, profile: str, now: dt.datetime | None = None) -> Overview:
+    facts = server_facts(version, user)
+    (variables, limit), (projects, note) = await asyncio.gather(read_variables(client),
+                                                                all_project_errors(client,
+                                                                                   now=now or dt.datetime.now(dt.UTC)))
+    exports = await blocking(ExportHistory(history_dir, profile).load)
+    return Overview(server=facts, variables=variables_count(variables), variables_limit=limit,
+                    exports=export_counts(exports), projects=projects, projects_note=note, variables_read=variables,
+                    exports_read=exports)
+
