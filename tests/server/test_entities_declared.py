@@ -29,8 +29,10 @@ from outpost_model.error_tracking import (
     TrackingSettings,
 )
 from outpost_model.exports import ArchiveExport, Export
+from outpost_model.monitors import Monitor, MonitorCheckIn
 from outpost_model.projects import Namespace, Project
 from outpost_model.sentry_events import Event, EventSummary
+from outpost_model.sentry_projects import SentryProject, SentryProjectDetails
 from outpost_model.variables import Variable
 from tests.support import launch_server
 
@@ -128,6 +130,28 @@ def test_alert_answers_are_their_entities(demo):
     _reads_back_whole(sentry.post(f"{alerts}{rule.id}/test/"), list[AlertTestResult])
     deliveries = _reads_back_whole(sentry.get(f"{alerts}{rule.id}/deliveries/"), list[AlertDelivery])
     assert deliveries, "the test notifications are in the log"
+
+
+def test_sentry_project_and_monitor_answers_are_their_entities(demo):
+    sentry = httpx.Client(base_url=demo.url, headers={"Authorization": f"Bearer {demo.root_token}"}, timeout=30)
+    projects = _reads_back_whole(sentry.get("/api/0/projects/"), list[SentryProject])
+    org, slug = projects[0].organization.slug, projects[0].slug
+    _reads_back_whole(sentry.get(f"/api/0/projects/{org}/{slug}/"), SentryProjectDetails)
+    [key] = demo.client().get(f"/projects/{projects[0].id}/error_tracking/client_keys").json()[:1]
+    for monitor_config in ({"schedule": {"type": "interval", "value": 1, "unit": "day"}},
+                           {"schedule": {"type": "crontab", "value": "0 3 * * *"}, "checkin_margin": 5}):
+        slug_of_job = f"entities-{monitor_config['schedule']['type']}"
+        sent = httpx.post(f"{demo.api_url}/error_tracking/collector/api/{projects[0].id}/cron/{slug_of_job}/"
+                          f"{key['public_key']}/",
+                          json={"status": "ok", "duration": 2, "monitor_config": monitor_config})
+        assert sent.status_code == 202, sent.text
+    demo.wait_for_digest()
+    monitors = f"/api/0/organizations/{org}/monitors/"
+    listed = _reads_back_whole(sentry.get(monitors), list[Monitor])
+    assert {"entities-interval", "entities-crontab"} <= {monitor.slug for monitor in listed}
+    for job in ("entities-interval", "entities-crontab"):
+        _reads_back_whole(sentry.get(f"{monitors}{job}/"), Monitor)
+        _reads_back_whole(sentry.get(f"{monitors}{job}/checkins/"), list[MonitorCheckIn])
 
 
 def test_the_model_package_knows_nothing_of_the_server():

@@ -34,7 +34,7 @@ from outpost_server.sentry_api.bodies import json_body
 from outpost_server.sentry_api.cursors import CURSOR, limit_param, offset_links, page_limit, parse_cursor, sentry_json
 
 from . import service
-from .entities import check_in_json, monitor_json
+from .entities import check_in_json, config_json, monitor_json
 from .service import Ambiguous
 
 router = APIRouter(tags=["monitors"])
@@ -130,5 +130,5 @@ def list_check_ins(request: Request, session: SessionDep, caller: CallerDep, par
     rows, more = service.list_check_ins(session, view=view, environments=params.list("environment") or [],
                                         offset=offset, limit=limit)
     link = offset_links(request, offset=offset, limit=limit, has_more=more)
-    config = view.monitor.config().as_json()
+    config = config_json(view)
     return sentry_json([check_in_json(check_in, environment, config) for check_in, environment in rows], link=link)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from outpost_model import alerts, projects
+from outpost_model import alerts, monitors, projects
 from outpost_model import error_tracking as tracking
 from outpost_model.exports import ArchiveExport, Export
 from outpost_model.schema import json_schema
 from outpost_model.sentry_events import Event, EventSummary
+from outpost_model.sentry_projects import SentryProject, SentryProjectDetails
 from outpost_model.variables import Variable
 from outpost_server.openapi import gitlab_shapes as gitlab
 from outpost_server.openapi import sentry_shapes as sentry
@@ -166,13 +167,13 @@ _SENTRY: dict[str, dict[int, Body]] = {
     f"DELETE {_PROJECT_FILES}artifact-bundles/": {204: None},
     f"GET {S0}/projects/{{organization}}/{{project_slug}}/artifact-bundles/{{bundle_id}}/files/": {
         200: sentry.ARTIFACT_BUNDLE_FILES},
-    f"GET {S0}/projects/": {200: array(sentry.PROJECT)},
-    f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/": {200: sentry.PROJECT_DETAILS},
-    f"GET {_MONITORS}": {200: array(sentry.MONITOR)},
-    f"GET {_MONITORS}{{monitor_slug}}/": {200: sentry.MONITOR},
-    f"PUT {_MONITORS}{{monitor_slug}}/": {200: sentry.MONITOR},
+    f"GET {S0}/projects/": {200: json_schema(list[SentryProject])},
+    f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/": {200: json_schema(SentryProjectDetails)},
+    f"GET {_MONITORS}": {200: json_schema(list[monitors.Monitor])},
+    f"GET {_MONITORS}{{monitor_slug}}/": {200: json_schema(monitors.Monitor)},
+    f"PUT {_MONITORS}{{monitor_slug}}/": {200: json_schema(monitors.Monitor)},
     f"DELETE {_MONITORS}{{monitor_slug}}/": {202: None},
-    f"GET {_MONITORS}{{monitor_slug}}/checkins/": {200: array(sentry.MONITOR_CHECK_IN)},
+    f"GET {_MONITORS}{{monitor_slug}}/checkins/": {200: json_schema(list[monitors.MonitorCheckIn])},
     f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/issues/": {200: array(sentry.ISSUE)},
     f"PUT {S0}/issues/{{issue_id}}/": {200: sentry.ISSUE_DETAILS},
     f"PUT {S0}/projects/{{organization_slug}}/{{project_slug}}/issues/": {200: sentry.ISSUES_UPDATED, 204: None},

@@ -21,12 +21,6 @@ from outpost_server.openapi.builders import (
 
 _TEXT = nullable(STRING)
 
-AVATAR = obj({"avatarType": STRING, "avatarUuid": _TEXT})
-ORGANIZATION = obj({"id": STRING, "slug": STRING, "name": STRING, "dateCreated": TIME, "status": ANY_OBJECT})
-PROJECT = obj({"id": STRING, "slug": STRING, "name": STRING, "status": STRING, "platform": _TEXT,
-               "dateCreated": TIME, "isPublic": BOOLEAN, "isMember": BOOLEAN, "hasAccess": BOOLEAN,
-               "features": array(STRING), "organization": ORGANIZATION})
-PROJECT_DETAILS = extend(PROJECT, {"access": array(STRING)})
 PROJECT_REFERENCE = obj({"id": STRING, "name": STRING, "slug": STRING, "platform": _TEXT})
 
 METADATA = obj({"title": STRING}, {"type": _TEXT, "value": _TEXT})
@@ -51,19 +45,6 @@ TAG_VALUE = obj({"key": STRING, "name": STRING, "value": STRING, "count": INTEGE
 TAG_KEY = obj({"key": STRING, "name": STRING, "uniqueValues": INTEGER, "totalValues": INTEGER,
                "topValues": array(TAG_VALUE)})
 
-_MONITOR_CONFIG = obj({"schedule_type": STRING, "schedule": {"type": ["string", "array"]},
-                      "checkin_margin": nullable(INTEGER), "max_runtime": nullable(INTEGER), "timezone": STRING,
-                      "failure_issue_threshold": nullable(INTEGER), "recovery_threshold": nullable(INTEGER),
-                      "alert_rule_id": nullable(INTEGER)})
-MONITOR_ENVIRONMENT = obj({"name": STRING, "status": STRING, "isMuted": BOOLEAN, "dateCreated": TIME,
-                           "lastCheckIn": TIME, "nextCheckIn": TIME,
-                           "nextCheckInLatest": TIME})
-MONITOR = obj({"id": STRING, "status": STRING, "isMuted": BOOLEAN, "type": STRING, "name": STRING, "slug": STRING,
-               "config": _MONITOR_CONFIG, "dateCreated": TIME, "project": PROJECT, "owner": nullable(ANY_OBJECT),
-               "environments": array(MONITOR_ENVIRONMENT)})
-MONITOR_CHECK_IN = obj({"id": STRING, "environment": STRING, "status": STRING, "duration": nullable(INTEGER),
-                        "dateCreated": TIME, "dateUpdated": TIME, "attachmentId": nullable(STRING),
-                        "expectedTime": TIME, "monitorConfig": _MONITOR_CONFIG})
 CHUNK_UPLOAD_OPTIONS = obj({"url": STRING, "chunkSize": INTEGER, "chunksPerRequest": INTEGER,
                             "maxFileSize": INTEGER, "maxRequestSize": INTEGER, "concurrency": INTEGER,
                             "hashAlgorithm": STRING, "compression": array(STRING), "accept": array(STRING)})

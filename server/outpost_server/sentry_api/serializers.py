@@ -13,6 +13,13 @@ from typing import Any
 from fastapi import Request
 
 from outpost_model.sentry_events import Metadata, ProjectReference, ReleaseReference
+from outpost_model.sentry_projects import (
+    Avatar,
+    Organization,
+    OrganizationStatus,
+    SentryProject,
+    SentryProjectDetails,
+)
 from outpost_server.accounts.models import Project, User
 from outpost_server.compat.gitlab_time import iso
 from outpost_server.error_tracking.models import ErrorSnooze, ErrorTagValue, TrackedError
@@ -21,26 +28,33 @@ from outpost_server.urls import public_base_url
 
 from .access import slugs_of
 
-AVATAR = {"avatarType": "letter_avatar", "avatarUuid": None}
+AVATAR = Avatar(avatarType="letter_avatar", avatarUuid=None)
 # tagstore's labels of the standard keys; other keys are title-cased.
 TAG_LABELS = {"user": "User", "release": "Release", "dist": "Distribution", "os": "OS", "url": "URL",
               "server_name": "Server", "os.name": "OS Name", "browser.name": "Browser Name"}
 USER_FIELDS = {"id": "id", "email": "email", "username": "username", "ip": "ip"}
 
 
-def organization_json(slug: str) -> dict[str, Any]:
-    return {"id": slug, "slug": slug, "name": slug, "dateCreated": None, "isEarlyAdopter": False,
-            "require2FA": False, "status": {"id": "active", "name": "active"}, "avatar": AVATAR}
+def organization_json(slug: str) -> Organization:
+    return Organization(id=slug, slug=slug, name=slug, dateCreated=None, isEarlyAdopter=False, require2FA=False,
+                        status=OrganizationStatus(id="active", name="active"), avatar=AVATAR)
 
 
-def project_json(project: Project, *, platform: str | None = None) -> dict[str, Any]:
+def _project_fields(project: Project, platform: str | None) -> dict[str, Any]:
     organization, slug = slugs_of(project)
-    return {
-        "id": str(project.id), "slug": slug, "name": project.name, "status": "active", "platform": platform,
-        "dateCreated": iso(project.created_at), "firstEvent": None, "isPublic": project.visibility == "public",
-        "isInternal": False, "isMember": True, "hasAccess": True, "isBookmarked": False, "color": "#3f70e0",
-        "features": [], "avatar": AVATAR, "organization": organization_json(organization),
-    }
+    return {"id": str(project.id), "slug": slug, "name": project.name, "status": "active", "platform": platform,
+            "dateCreated": iso(project.created_at), "firstEvent": None, "isPublic": project.visibility == "public",
+            "isInternal": False, "isMember": True, "hasAccess": True, "isBookmarked": False, "color": "#3f70e0",
+            "features": [], "avatar": AVATAR, "organization": organization_json(organization)}
+
+
+def project_json(project: Project, *, platform: str | None = None) -> SentryProject:
+    return SentryProject(**_project_fields(project, platform))
+
+
+def project_details_json(project: Project, access: list[str]) -> SentryProjectDetails:
+    """A project read alone, with the caller's scopes on it."""
+    return SentryProjectDetails(**_project_fields(project, None), access=access)
 
 
 def project_reference(project: Project, platform: str | None = None) -> dict[str, Any]:

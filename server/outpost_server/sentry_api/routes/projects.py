@@ -10,7 +10,7 @@ from outpost_server.params import ParamsDep, query_params
 
 from ..access import CallerDep, project_for, project_scopes, readable_projects
 from ..cursors import CURSOR, limit_param, offset_links, page_limit, parse_cursor, sentry_json
-from ..serializers import project_json
+from ..serializers import project_details_json, project_json
 
 router = APIRouter()
 
@@ -29,4 +29,4 @@ def list_projects(request: Request, session: SessionDep, caller: CallerDep, para
 @router.get("/projects/{organization_slug}/{project_slug}/", openapi_extra=query_params())
 def get_project(session: SessionDep, caller: CallerDep, organization_slug: str, project_slug: str):
     project = project_for(session, caller, organization_slug, project_slug)
-    return sentry_json(project_json(project) | {"access": sorted(project_scopes(session, caller, project))})
+    return sentry_json(project_details_json(project, sorted(project_scopes(session, caller, project))))
