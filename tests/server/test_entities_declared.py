@@ -31,6 +31,7 @@ from outpost_model.error_tracking import (
 from outpost_model.exports import ArchiveExport, Export
 from outpost_model.monitors import Monitor, MonitorCheckIn
 from outpost_model.projects import Namespace, Project
+from outpost_model.retention import Retention, Storage
 from outpost_model.sentry_events import Event, EventSummary
 from outpost_model.sentry_projects import SentryProject, SentryProjectDetails
 from outpost_model.variables import Variable
@@ -68,6 +69,7 @@ def test_error_tracking_answers_are_their_entities(demo):
         assert isinstance(listed, ErrorList)
         _reads_back_whole(api.get(f"/projects/{project['id']}/error_tracking/settings"), TrackingSettings)
         _reads_back_whole(api.get(f"/projects/{project['id']}/error_tracking/client_keys"), list[ClientKey])
+        _reads_back_whole(api.get(f"/projects/{project['id']}/error_tracking/retention"), Retention)
         for error in listed.errors[:3]:
             _reads_back_whole(web.get(f"/{path}/-/error_tracking/{error.id}/details.json"), ErrorDetailBody)
             trace = _reads_back_whole(web.get(f"/{path}/-/error_tracking/{error.id}/stack_trace.json"),
@@ -84,6 +86,9 @@ def test_error_tracking_answers_are_their_entities(demo):
             _reads_back_whole(web.put(f"/{path}/-/error_tracking/{error_id}.json", json={"status": "unresolved"}),
                               ErrorUpdate)
     assert checked_frames > 0
+    _reads_back_whole(api.put(f"/projects/{projects[0]['id']}/error_tracking/retention", json={"retention_days": 30}),
+                      Retention)
+    _reads_back_whole(api.get("/error_tracking/storage"), Storage)
 
 
 def test_project_and_namespace_answers_are_their_entities(demo):

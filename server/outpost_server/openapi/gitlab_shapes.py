@@ -70,13 +70,3 @@ VULNERABILITY = obj({
     "scanner": obj({"external_id": nullable(STRING), "name": nullable(STRING)}),
     "identifiers": ANY_ARRAY, "location": nullable(ANY_OBJECT), "cvss": nullable(ANY_ARRAY),
     "solution": nullable(STRING)})
-
-_RETENTION_POLICY = {"retention_days": INTEGER, "events_per_error": INTEGER, "max_stored_bytes": INTEGER}
-RETENTION = obj({**_RETENTION_POLICY, "instance_defaults": obj(_RETENTION_POLICY), "overridden": array(STRING),
-                 "stored_events": INTEGER, "stored_bytes": INTEGER, "last_pruned_at": TIME,
-                 "disk_bytes": INTEGER, "disk_basis": STRING},
-                {"artifact_bytes": INTEGER, "artifact_budget_bytes": INTEGER})
-_STORED = {"events": INTEGER, "payload_bytes": INTEGER, "disk_bytes": INTEGER}
-ERROR_TRACKING_STORAGE = obj({"projects": array(obj({"project_id": INTEGER, "path_with_namespace": STRING,
-                                                      **_STORED})),
-                              **_STORED, "disk_basis": STRING})

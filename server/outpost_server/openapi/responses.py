@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from outpost_model import alerts, monitors, projects
 from outpost_model import error_tracking as tracking
 from outpost_model.exports import ArchiveExport, Export
+from outpost_model.retention import Retention, Storage
 from outpost_model.schema import json_schema
 from outpost_model.sentry_events import Event, EventSummary
 from outpost_model.sentry_projects import SentryProject, SentryProjectDetails
@@ -129,9 +130,9 @@ _GITLAB: dict[str, dict[int, Body]] = {
     f"POST {V4}/projects/{{project_id}}/error_tracking/client_keys": {201: json_schema(tracking.ClientKey)},
     f"DELETE {V4}/projects/{{project_id}}/error_tracking/client_keys/{{key_id}}": {
         200: json_schema(tracking.ClientKey)},
-    f"GET {V4}/projects/{{project_id}}/error_tracking/retention": {200: gitlab.RETENTION},
-    f"PUT {V4}/projects/{{project_id}}/error_tracking/retention": {200: gitlab.RETENTION},
-    f"GET {V4}/error_tracking/storage": {200: gitlab.ERROR_TRACKING_STORAGE},
+    f"GET {V4}/projects/{{project_id}}/error_tracking/retention": {200: json_schema(Retention)},
+    f"PUT {V4}/projects/{{project_id}}/error_tracking/retention": {200: json_schema(Retention)},
+    f"GET {V4}/error_tracking/storage": {200: json_schema(Storage)},
 }
 
 _ALERTS = f"{S0}/projects/{{organization_slug}}/{{project_slug}}/alerts/"

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from outpost_model.retention import Retention, RetentionPolicy
 from outpost_server import http_errors
 from outpost_server.auth import CurrentUserDep
 from outpost_server.compat.gitlab_time import iso
 from outpost_server.config import ServerConfig
 from outpost_server.db import MAX_ROW_ID, SessionDep
 from outpost_server.deps import ConfigDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.error_tracking.access import managed_project
 from outpost_server.error_tracking.models import PruneLease
 from outpost_server.error_tracking.retention import limits, storage_usage
@@ -23,28 +25,26 @@ from outpost_server.source_maps.bundles import project_usage
 router = APIRouter(tags=["error tracking"])
 
 
-def _retention_entity(session, config: ServerConfig, project_id: int) -> dict:
+def _retention_entity(session, config: ServerConfig, project_id: int) -> Retention:
     defaults = limits.instance_policy(config)
     override = limits.find_override(session, project_id=project_id)
     policy = limits.project_policy(defaults, override)
     tables_bytes = storage_usage.event_tables_bytes(session)  # before the counters (storage_usage.instance_storage)
     usage = limits.stored_usage(session, project_id=project_id)
     lease = session.get(PruneLease, LEASE_ID)
-    return {
+    return Retention(
         **{name: getattr(policy, name) for name in limits.LIMIT_NAMES},
-        "instance_defaults": {name: getattr(defaults, name) for name in limits.LIMIT_NAMES},
-        "overridden": [name for name in limits.LIMIT_NAMES
-                       if override is not None and getattr(override, name) is not None],
-        "stored_events": usage.events,
-        "stored_bytes": usage.payload_bytes,
-        # The project's share of the event tables on disk, estimated (storage_usage.py; basis: how measured).
-        "disk_bytes": storage_usage.project_disk_bytes(session, events=usage.events, tables_bytes=tables_bytes),
-        "disk_basis": storage_usage.disk_basis(session),
-        "last_pruned_at": iso(lease.last_finished_at) if lease is not None else None,
-        # Source maps: bundles and release files stored, against the project's artifact budget (0 = none).
-        "artifact_bytes": project_usage(session, project_id),
-        "artifact_budget_bytes": config.source_maps_project_bytes,
-    }
+        instance_defaults=RetentionPolicy(**{name: getattr(defaults, name) for name in limits.LIMIT_NAMES}),
+        overridden=[name for name in limits.LIMIT_NAMES
+                    if override is not None and getattr(override, name) is not None],
+        stored_events=usage.events,
+        stored_bytes=usage.payload_bytes,
+        disk_bytes=storage_usage.project_disk_bytes(session, events=usage.events, tables_bytes=tables_bytes),
+        disk_basis=storage_usage.disk_basis(session),
+        last_pruned_at=iso(lease.last_finished_at) if lease is not None else None,
+        artifact_bytes=project_usage(session, project_id),
+        artifact_budget_bytes=config.source_maps_project_bytes,
+    )
 
 
 # Byte budgets go beyond the 32-bit limit of ordinary integer parameters (their column is BIGINT); days
@@ -67,7 +67,7 @@ def _limit(params: Params, name: str) -> int | None:
 @router.get("/projects/{project_id}/error_tracking/retention", openapi_extra=query_params())
 def get_retention(config: ConfigDep, session: SessionDep, user: CurrentUserDep, project_id: str):
     project = managed_project(session, project_id, user)
-    return _retention_entity(session, config, project.id)
+    return EntityResponse(_retention_entity(session, config, project.id))
 
 
 # Each limit: a whole number, 0 for no limit, empty for the instance default.
@@ -81,4 +81,4 @@ def put_retention(config: ConfigDep, session: SessionDep, user: CurrentUserDep, 
         raise http_errors.ApiError(400, {"error": f"{', '.join(limits.LIMIT_NAMES)} are missing, "
                                              "at least one parameter must be provided"})
     limits.save_override(session, project_id=project.id, changes=changes)
-    return _retention_entity(session, config, project.id)
+    return EntityResponse(_retention_entity(session, config, project.id))

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from outpost_model.retention import ProjectStorage, Storage
 from outpost_server.auth import AdminUserDep
 from outpost_server.db import SessionDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.error_tracking.retention import storage_usage
 from outpost_server.params import query_params
 
@@ -19,12 +21,9 @@ router = APIRouter(tags=["error tracking"])
 @router.get("/error_tracking/storage", openapi_extra=query_params())
 def get_storage(session: SessionDep, _admin: AdminUserDep):
     storage = storage_usage.instance_storage(session)
-    return {
-        "projects": [{"project_id": row.project_id, "path_with_namespace": row.full_path, "events": row.events,
-                      "payload_bytes": row.payload_bytes, "disk_bytes": row.disk_bytes}
-                     for row in storage.projects],
-        "events": storage.events,
-        "payload_bytes": storage.payload_bytes,
-        "disk_bytes": storage.disk_bytes,
-        "disk_basis": storage.basis,
-    }
+    return EntityResponse(Storage(
+        projects=[ProjectStorage(project_id=row.project_id, path_with_namespace=row.full_path, events=row.events,
+                                 payload_bytes=row.payload_bytes, disk_bytes=row.disk_bytes)
+                  for row in storage.projects],
+        events=storage.events, payload_bytes=storage.payload_bytes, disk_bytes=storage.disk_bytes,
+        disk_basis=storage.basis))
