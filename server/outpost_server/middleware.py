@@ -9,6 +9,7 @@ import re
 import threading
 import time
 import uuid
+from functools import lru_cache
 from urllib.parse import unquote
 
 import orjson
@@ -234,14 +235,22 @@ def _normalize_client(scope) -> None:
     client = scope.get("client")
     if not client:
         return
+    spelling = _one_spelling(client[0])
+    if spelling != client[0]:
+        scope["client"] = (spelling, *client[1:])
+
+
+@lru_cache(maxsize=4096)
+def _one_spelling(host: str) -> str:
+    """The address's one spelling (the host as it came when it is no IP address). Cached: clients come
+    back, and parsing an address on every request cost more than the rest of the request log's work."""
     try:
-        address = ipaddress.ip_address(client[0])
+        address = ipaddress.ip_address(host)
     except ValueError:
-        return
+        return host
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
-    if str(address) != client[0]:
-        scope["client"] = (str(address), *client[1:])
+    return str(address)
 
 
 def _keep_encoded_slashes(scope) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -60,6 +61,13 @@ def parse_auth_header(value: str) -> dict[str, str]:
     return pairs
 
 
+@lru_cache(maxsize=1024)
+def _header_key(value: str) -> str | None:
+    """The `sentry_key` of an auth header. An SDK sends the same header with every event, so each value
+    is parsed once (per process, for the last 1,024 values)."""
+    return parse_auth_header(value).get("sentry_key")
+
+
 def key_from_dsn(dsn: Any) -> str | None:
     """The public key (user name) of a full DSN string, as sent in an envelope header."""
     if not isinstance(dsn, str) or "@" not in dsn:
@@ -89,7 +97,7 @@ def extract_public_key(headers: dict[str, str], query: dict[str, str], envelope_
     for header in ("x-sentry-auth", "authorization"):
         value = headers.get(header)
         if value:
-            key = parse_auth_header(value).get("sentry_key")
+            key = _header_key(value)
             if key:
                 return AuthInfo(key, header)
     key = key_from_dsn(envelope_dsn)
