@@ -30,10 +30,12 @@ demo: bootstrap-demo
 demo-reset: bootstrap-demo
 	$(PY) -m console --demo-reset
 
-# ruff (pycodestyle, pyflakes, import order, bugbear) over the whole repository, then mypy (pyproject.toml).
+# ruff (pycodestyle, pyflakes, import order, bugbear) over the whole repository, the import contracts
+# (lint-imports: which module may import which, pyproject.toml), then mypy (pyproject.toml).
 # mypy checks the whole repository as Linux, then both packages as Windows and macOS see them.
 lint: bootstrap
 	$(PY) -m ruff check .
+	.venv/bin/lint-imports --no-cache
 	$(PY) -m mypy
 	$(PY) -m mypy --platform win32 src/console server/outpost_server
 	$(PY) -m mypy --platform darwin src/console server/outpost_server

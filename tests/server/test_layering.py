@@ -1,17 +1,16 @@
-"""The server's layers, read from its import statements: which package may import which.
+"""The server's layers that import-linter cannot state, read from its import statements and its code.
 
-A domain package uses the shared modules at the top of outpost_server, the request's authentication
-(auth, middleware), accounts (who may do what), application_settings and compat; exports also reads
-vulnerabilities, Sentry's web API reads error tracking, and alerts read error tracking and serve beside
-Sentry's web API; mail is shared by the domains that notify, outbound HTTP by the domains that call out.
-Inside error tracking, each stage of the pipeline imports only the stages before it.
-Nothing imports back up into the composition modules (app, cli, demo, workers), compat imports nothing of
-ours, and services know nothing of HTTP (no web framework, no http_errors). Commits have one owner: the
-units of work of db.py (a request's session, a background job's session_scope, or connection_scope for
-Core writes); no router or service commits. The other transactions are not the main database's: the
-ingest spool's own file (spool.py) and Alembic's migrations.
+Which package may import which: a domain package uses the shared modules at the top of outpost_server, the
+request's authentication (auth, middleware), accounts (who may do what), application_settings and compat;
+exports also reads vulnerabilities, Sentry's web API reads error tracking, and alerts read error tracking and
+serve beside Sentry's web API; mail is shared by the domains that notify, outbound HTTP by the domains that
+call out. Nothing imports back up into the composition modules (app, cli, demo, workers). (The top-level
+authentication modules and accounts import each other, which a layers contract cannot express; the rules a
+contract can say are in pyproject.toml and `lint-imports` checks them.) Commits have one owner: the units of
+work of db.py (a request's session, a background job's session_scope, or connection_scope for Core writes); no
+router or service commits. The other transactions are not the main database's: the ingest spool's own file
+(spool.py) and Alembic's migrations.
 """
-
 from __future__ import annotations
 
 import ast
@@ -135,78 +134,8 @@ def test_packages_import_only_what_their_layer_allows(path):
     assert not forbidden, f"{module} ({package}) imports {forbidden}"
 
 
-# Error tracking's stages, in the pipeline's order: each imports only the stages before it, beside error
-# tracking's shared modules (its tables, settings, client keys and access). The accept stage never reaches
-# into the digest; reading never into the accept stage. What puts the stages together (pipeline/, router.py,
-# routes/, entities.py, demo.py) may import them all, and no stage imports it.
-ERROR_TRACKING = "outpost_server.error_tracking"
-STAGES: dict[str, set[str]] = {
-    "ingest": set(),
-    # The digest reads what the accept stage queued (the spool, the wire protocol's framing).
-    "digest": {"ingest"},
-    # Retention deletes what the digest stores, by the day it stores rows under.
-    "retention": {"digest"},
-    # Reading shows frames and tags as the digest derived them, in the day partitions retention keeps.
-    "read": {"digest", "retention"},
-}
-STAGE_SHARED = {"models", "settings", "client_keys", "access"}
-
-
-def _error_tracking_part(module: str) -> str | None:
-    if not module.startswith(ERROR_TRACKING + "."):
-        return None
-    return module[len(ERROR_TRACKING) + 1:].split(".")[0]
-
-
-def test_the_stage_reader_sees_the_stages():
-    reading = _imports(PACKAGE_ROOT / "error_tracking" / "read" / "events.py")
-    assert {_error_tracking_part(name) for name in reading} >= {"models", "retention"}
-
-
-@pytest.mark.parametrize("path", sorted((PACKAGE_ROOT / "error_tracking").rglob("*.py")),
-                         ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
-def test_error_tracking_stages_import_only_the_stages_before_them(path):
-    part = _error_tracking_part(_module_name(path))
-    imported = {_error_tracking_part(name) for name in _imports(path)} - {None, part}
-    if part in STAGE_SHARED:
-        assert not imported & STAGES.keys(), f"{path.relative_to(PACKAGE_ROOT)} imports the stages {imported}"
-    elif part in STAGES:
-        allowed = STAGES[part] | STAGE_SHARED
-        assert imported <= allowed, f"{path.relative_to(PACKAGE_ROOT)} imports {sorted(imported - allowed)}"
-
-
-@pytest.mark.parametrize("path", _sources(), ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
-def test_source_maps_and_the_digest_know_each_other_through_its_interface(path):
-    """Symbolication is a stage the digest calls through its own interface (entry_decoding.Symbolicate), which
-    pipeline/runtime.py fills with source maps' implementation: no arrow runs between the two packages."""
-    module = _module_name(path)
-    imported = _imports(path)
-    if module.startswith("outpost_server.source_maps"):
-        assert not [name for name in imported if name.startswith(ERROR_TRACKING)], module
-    if module.startswith(f"{ERROR_TRACKING}.digest"):
-        assert not [name for name in imported if name.startswith("outpost_server.source_maps")], module
-
-
-# Services: the modules that own a domain's queries and changes. They raise domain_errors, which the
-# REST API maps to GitLab's answers in one table (http_errors.from_domain).
-SERVICES = sorted({*PACKAGE_ROOT.rglob("service.py"), *(PACKAGE_ROOT / name for name in (
-    "accounts/users.py", "accounts/namespaces.py", "accounts/listing.py", "variables/plan_limits.py",
-    "error_tracking/settings.py", "error_tracking/client_keys.py", "error_tracking/read/tracked_errors.py",
-    "error_tracking/ingest/collector_access.py", "error_tracking/access.py", "error_tracking/read/release_health.py",
-    "error_tracking/retention/limits.py", "error_tracking/read/events.py",
-    "error_tracking/read/external/sentry_settings.py",
-    "source_maps/releases.py", "source_maps/bundles.py", "source_maps/uploads.py", "alerts/delivery.py"))})
-
-
-def test_the_service_list_names_real_modules():
-    assert all(path.is_file() for path in SERVICES)
-
-
-@pytest.mark.parametrize("path", SERVICES, ids=lambda path: str(path.relative_to(PACKAGE_ROOT)))
-def test_services_know_nothing_of_http(path):
-    http = {name for name in _imports(path)
-            if name.split(".")[0] in ("fastapi", "starlette") or name == "outpost_server.http_errors"}
-    assert not http, f"{path.relative_to(PACKAGE_ROOT)} imports {http}"
+# Error tracking's stages in the pipeline's order, source maps beside the digest, services without HTTP, and the
+# console's core without Qt are import-linter contracts in pyproject.toml (`lint-imports`, run by `make lint`).
 
 
 # Raw SQL that ends a transaction: COMMIT, or END (SQLite's and PostgreSQL's synonym), as a statement in
