@@ -9,6 +9,7 @@ from PySide6.QtCore import QObject, Signal
 
 from console.core import settings_keys
 from console.core.messages import Kind, Message, MessageLog
+from console.core.repositories.hub import Repositories
 from console.core.store import Store
 
 # What runs on the loop is imported there: the window's first frame is painted without asyncio, httpx
@@ -57,6 +58,7 @@ class AppContext(QObject):
         # (the local demo server gets a new port on each start).
         self.profile_address: str | None = None
         self.store = Store()  # what this connection's server said; emptied on every connection change
+        self.repositories = Repositories(self.store)  # the typed kinds of it, each with its reads and freshness
         self.messages = MessageLog()
         self._error_news: ErrorNews | None = None
         self._in_flight = 0
@@ -80,7 +82,7 @@ class AppContext(QObject):
         if self._error_news is None:
             from console.core.error_news import ErrorNews
 
-            self._error_news = ErrorNews(self.store, self.announce)
+            self._error_news = ErrorNews(self.repositories.errors, self.announce)
         return self._error_news
 
     @property

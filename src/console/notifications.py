@@ -200,7 +200,9 @@ class Watcher(QObject):
 
     async def _check_monitors(self, api: MonitorsApi, path: str) -> None:
         """Cron monitors that turned failing, or recovered, since the previous look (paused ones left out)."""
-        monitors = {monitor.slug: monitor for monitor in await api.monitors(path) if not monitor.paused}
+        # Read into the monitors repository: the Monitors page and the Overview show what this look saw.
+        read = await self._context.repositories.monitors.fetch(api, path, None)
+        monitors = {monitor.slug: monitor for monitor in read if not monitor.paused}
         failing = {slug for slug, monitor in monitors.items() if monitor.failing}
         known = self._failing_monitors.get(path)
         self._failing_monitors[path] = failing

@@ -13,6 +13,7 @@ from console.core.api.client import ApiClient
 from console.core.api.error_tracking import ErrorTrackingApi
 from console.core.api.server import detect_server
 from console.core.error_news import ErrorNews
+from console.core.repositories.errors import ErrorsRepository
 from console.core.store import Store
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
 
@@ -27,7 +28,8 @@ async def test_looks_at_once_announce_each_change_once(server, api):
     old = wait_for_list(web, path, lambda body: len(body["errors"]) == 1)["errors"][0]
     store, said = Store(), []
     store.begin("root at the test server")
-    news = ErrorNews(store, lambda title, message, target: said.append((f"{title}: {message}", target)))
+    news = ErrorNews(ErrorsRepository(store),
+                     lambda title, message, target: said.append((f"{title}: {message}", target)))
     async with ApiClient(server.url, server.root_token) as client:
         client.server = await detect_server(client)
         errors = ErrorTrackingApi(client)

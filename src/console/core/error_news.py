@@ -3,14 +3,15 @@
 Two things look: the watcher, at its interval, at the projects it watches; and the error list, each time it
 reads the list of the project open in Error tracking (choosing the project, F5, a filter, the auto-refresh).
 Both go through :meth:`ErrorNews.look`, which reads the project's unresolved errors, most recently seen
-first, writes them into the store and announces what is news since the previous look, whichever of the two
-made it. So a new user hears of new errors and regressions without switching watching on, and a change seen
+first, through the errors repository (console.core.repositories.errors), so the list showing that read has its
+rows before anything in it is announced, and announces what is news since the previous look, whichever of the
+two made it. So a new user hears of new errors and regressions without switching watching on, and a change seen
 by both is news once. The memory between looks is console.core.error_watch's, one per connection: the store's
 "everything dropped" (a connection change) empties it. The first look at a project is not news: it is what
 was there.
 
-A look reads the list itself rather than taking the error list's answer: the error list may be filtered,
-searched or sorted otherwise, and only "unresolved, most recently seen first" tells what is new since a look.
+A look takes the error list's answer only where the list shows "unresolved, most recently seen first"; else it
+reads that itself: a filtered, searched or otherwise sorted list does not tell what is new since a look.
 Looks at one project take turns, so none works from a list older than the one before it.
 """
 
@@ -21,11 +22,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from console.core.error_watch import ErrorWatch
-from console.core.errors import records
-from console.core.store import EVERYTHING, Change, Store
+from console.core.repositories.errors import NEWS, ErrorsRepository
+from console.core.store import EVERYTHING, Change
 
 if TYPE_CHECKING:
-    from console.core.api.error_tracking import ErrorSummary, ErrorTrackingApi
+    from console.core.api.error_tracking import ErrorPage, ErrorSummary, ErrorTrackingApi
 
 Announce = Callable[[str, str, object], object]  # (title, message, target): AppContext.announce
 
@@ -33,9 +34,10 @@ Announce = Callable[[str, str, object], object]  # (title, message, target): App
 class ErrorNews:
     """The one memory of each project's errors between looks, and the looks that announce what changed."""
 
-    def __init__(self, store: Store, announce: Announce) -> None:
+    def __init__(self, errors: ErrorsRepository, announce: Announce) -> None:
         self.watch = ErrorWatch()
-        self._store = store
+        self._errors = errors
+        self._store = store = errors.store
         self._announce = announce
         self._turns: dict[str, asyncio.Lock] = {}
         store.subscribe(self._store_changed)
@@ -53,20 +55,21 @@ class ErrorNews:
         turn = self._turns.get(path)
         return self.has_looked(path) and turn is not None and not turn.locked()
 
-    async def look(self, api: ErrorTrackingApi, path: str) -> None:
-        """Read the project's unresolved errors and announce what is news since the previous look."""
+    async def look(self, api: ErrorTrackingApi, path: str, page: ErrorPage | None = None) -> None:
+        """Read the project's unresolved errors (or take ``page``, a read of them just made) and announce what
+        is news since the previous look."""
         turn = self._turns.setdefault(path, asyncio.Lock())
         async with turn:
             scope = self._store.scope
-            await self._look(api, path, lambda: self._store.scope == scope)
+            await self._look(api, path, page, lambda: self._store.scope == scope)
 
-    async def _look(self, api: ErrorTrackingApi, path: str, current: Callable[[], bool]) -> None:
-        from console.core.overview.data import unresolved_errors
-
-        listed, more = await unresolved_errors(api, path, pages=1)
+    async def _look(self, api: ErrorTrackingApi, path: str, page: ErrorPage | None,
+                    current: Callable[[], bool]) -> None:
+        if page is None:
+            page = await self._errors.fetch_list(api, path, NEWS)  # held and told before anything is announced
         if not current():
             return  # the connection changed meanwhile: this look is about another server or user
-        records.write_summaries(self._store, path, listed)  # the list and an open detail show what was seen
+        listed, more = page.errors, page.next_cursor is not None
 
         async def regressed(error: ErrorSummary) -> bool:
             # Only Outpost says which errors regressed; GitLab's API has no such flag. The details are read for

@@ -12,7 +12,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QLabel,
     QSplitter,
@@ -26,6 +26,7 @@ from console.core.api.errors import ApiError, NotFound
 from console.core.errors import records
 from console.core.errors.markdown import error_markdown, issue_from_detail
 from console.core.operations import Token
+from console.core.repositories.errors import NEWS, ListQuery
 from console.core.store import Change
 from console.errors.detail import ErrorDetailView
 from console.errors.error_filters import ErrorFilters
@@ -84,8 +85,8 @@ class ErrorsPage(QWidget):
         self.detail.copy_requested.connect(self.copy_markdown)
         self.shown_error: tuple[dict[str, Any], list[dict[str, Any]]] | None = None  # details, stack trace
         self.store = host.context.store
+        self.repository = host.context.repositories.errors
         self.store.subscribe_view(self, self._store_changed)
-        self._writing = False  # the page writes its own answer into the store
         self.triage = Triage(self)  # Resolve, Ignore, Assign and Merge of the selected rows
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -131,9 +132,11 @@ class ErrorsPage(QWidget):
         self.loading = True
         self.empty_label.setText("Loading errors…")
 
+        query = self.query()
+
         async def load() -> None:
             try:
-                page = await self.host.api.list_errors(project["path_with_namespace"], **self.filters.query())
+                page = await self.repository.fetch_list(self.host.api, project["path_with_namespace"], query)
             except ApiError as error:
                 if request.current:
                     self.empty_label.setText(list_failure(error))
@@ -143,19 +146,23 @@ class ErrorsPage(QWidget):
             finally:
                 if request.current:
                     self.loading = False
-            self._write(project["path_with_namespace"], page)
             if request.current:
                 self.model.reset_page(page)
                 self._show_empty_state(page)
                 self.errors_loaded.emit()
-            self.look_for_news(project["path_with_namespace"])
+            self.look_for_news(project["path_with_namespace"], page if query == NEWS else None)
 
         Op(self.host, load(), description="Loading errors").run()
 
-    def look_for_news(self, path: str) -> None:
+    def query(self) -> ListQuery:
+        return ListQuery.of(self.filters.query())
+
+    def look_for_news(self, path: str, page: ErrorPage | None = None) -> None:
         """Each read of the list is also a look for news of the project (a new error, a regression), shared
-        with the watcher's (console.core.error_news): a new user hears of them without switching watching on."""
-        Op(self.host, self.host.context.error_news.look(self.host.api, path), description=LOOKING,
+        with the watcher's (console.core.error_news): a new user hears of them without switching watching on.
+        Where the list shows what a look reads (the unresolved errors, most recently seen first), its ``page``
+        is the look's: the news and the list come from one read."""
+        Op(self.host, self.host.context.error_news.look(self.host.api, path, page), description=LOOKING,
            quiet=True).failure(lambda exc: log.info("%s in %s failed: %s", LOOKING, path, exc)).run()
 
     def _show_empty_state(self, page: ErrorPage | None = None) -> None:
@@ -171,13 +178,12 @@ class ErrorsPage(QWidget):
 
         async def load_more() -> None:
             try:
-                page = await self.host.api.list_errors(project["path_with_namespace"], cursor=cursor,
-                                                       **self.filters.query())
+                page = await self.repository.fetch_list(self.host.api, project["path_with_namespace"],
+                                                        self.query(), cursor)
             except BaseException:
                 if request.current:
                     self.model.more_failed()
                 raise
-            self._write(project["path_with_namespace"], page)
             if request.current:
                 self.model.append_page(page)
                 self.errors_loaded.emit()
@@ -186,34 +192,44 @@ class ErrorsPage(QWidget):
 
     def auto_refresh(self) -> None:
         """Fresh counts for the rows on screen; the first page is re-read when only it is shown."""
-        project, request = self.host.project, self.requests.stamp()
+        project = self.host.project
         if project is None or self.loading or self.refreshing or not self.isVisible():
             return
         self.refreshing = True
 
+        query = self.query()
+
         async def refresh() -> None:
-            try:
-                page = await self.host.api.list_errors(project["path_with_namespace"], **self.filters.query())
+            try:  # the rows follow the read (its change, in _store_changed)
+                page = await self.repository.fetch_list(self.host.api, project["path_with_namespace"], query)
             finally:
                 self.refreshing = False
-            self._write(project["path_with_namespace"], page)  # rows follow
-            self.look_for_news(project["path_with_namespace"])
-            if not request.current:
-                return
-            shown = {error.id for error in self.model.errors}
-            if self.model.rowCount() <= len(page.errors) and shown != {error.id for error in page.errors}:
-                selected = self.detail.error_id
-                self.model.reset_page(page)
-                self._show_empty_state()
-                row = self.model.row_of(selected) if selected else -1
-                if row >= 0:
-                    self.table.selectRow(row)
-                else:
-                    self.detail.clear()
-                self.errors_loaded.emit()
+            self.look_for_news(project["path_with_namespace"], page if query == NEWS else None)
 
         # A poll says nothing: what it finds shows in the rows, news in the notifications.
         Op(self.host, refresh(), description="Refreshing errors", quiet=True).run()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Shown again (back from another page): what it shows is read again once it is no longer fresh."""
+        super().showEvent(event)
+        project = self.host.project
+        if project is not None and self.repository.is_list_stale(project["path_with_namespace"], self.query()):
+            self.auto_refresh()
+
+    def _take_list(self, page: ErrorPage) -> None:
+        """A newer read of the list's own query (its poll, a look for news): its rows, the selection kept."""
+        shown = {error.id for error in self.model.errors}
+        if self.model.rowCount() > len(page.errors) or shown == {error.id for error in page.errors}:
+            return  # more pages on screen than one read brings; or the same errors, whose rows already followed
+        selected = self.detail.error_id
+        self.model.reset_page(page)
+        self._show_empty_state()
+        row = self.model.row_of(selected) if selected else -1
+        if row >= 0:
+            self.table.selectRow(row)
+        else:
+            self.detail.clear()
+        self.errors_loaded.emit()
 
     # --- selection and detail ----------------------------------------------------------------
 
@@ -265,30 +281,31 @@ class ErrorsPage(QWidget):
             QGuiApplication.clipboard().setText(text)
             self.host.context.say("The error is on the clipboard as Markdown")
 
-    def _write(self, path: str, page: ErrorPage) -> None:
-        self._writing = True
-        try:
-            records.write_summaries(self.store, path, page.errors)
-        finally:
-            self._writing = False
-
     def _store_changed(self, change: Change) -> None:
         """The rows and the open detail show what the store now holds about the chosen project's errors."""
         project = self.host.project
         if project is None:
             return
-        path = project["path_with_namespace"]
+        path, query = project["path_with_namespace"], self.query()
+        if change.touches(self.repository.kind, path, query.key) and not self.loading:
+            page = self.repository.listed(path, query)
+            if page is not None:
+                self._take_list(page)
         if change.touches(records.SUMMARY, path):
             self.model.refresh_rows([error for error_id in change.ids
                                      if (error := records.summary(self.store, path, error_id)) is not None])
-            if not self._writing and any(self.model.row_of(error_id) < 0 for error_id in change.ids):
-                self.auto_refresh()  # the watcher saw an error the list lacks: ask with the list's own query
+            if query != NEWS and any(self.model.row_of(error_id) < 0 for error_id in change.ids):
+                # Another read (the watcher's) saw an error this filtered list lacks: ask with the list's own query.
+                # Unfiltered, the read that saw it tells its list next, and the rows follow that.
+                self.auto_refresh()
         shown = self.detail.error_id
         if shown is None or not (change.touches(records.SUMMARY, path, shown)
                                  or change.touches(records.DETAIL, path, shown)):
             return
         held, summary = records.detail(self.store, path, shown), records.summary(self.store, path, shown)
-        if summary is not None and summary.count != self.detail.shown_count:
+        counted = self.history.issue  # the Events section's read, which may be what brought the new count
+        if summary is not None and summary.count != self.detail.shown_count and not (
+                counted is not None and counted.id == shown and counted.count == summary.count):
             self.show_detail(summary)  # new events: its details, stack trace and events are read again
         elif held is not None:
             self.detail.show_details(held)

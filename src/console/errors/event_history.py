@@ -6,6 +6,9 @@ is an external Sentry relayed by the server to that Sentry, so both show the sam
 history cannot be shown (a GitLab, a failing Sentry), the sections say why and the rest of the detail
 pane works as before.
 
+The issue read here counts the error's events afresh: its counts go into the errors repository
+(console.core.repositories.errors), so the row and the summary say the same number as "event 40 of 40".
+
 Late answers: ``errors`` is stamped per selected error, ``events`` per event asked for and ``tagged``
 per tag value clicked; an answer lands only while its stamp (and the tab's project choice) is current.
 """
@@ -89,7 +92,7 @@ class EventHistory(QObject):
             self.events_pane.say(NEEDS_OUTPOST)
             self.facets_pane.say(NEEDS_OUTPOST)
             return
-        stamps = self._stamps()
+        stamps, path = self._stamps(), str(self.host.project["path_with_namespace"])
         self.events.advance()
         self.events_pane.say(LOADING)
         self.facets_pane.say(LOADING)
@@ -109,10 +112,14 @@ class EventHistory(QObject):
             if not self.state.is_listed_error(issue, first_seen):
                 return self._unavailable(stamps, BACKEND_CHANGED)
             stored, facets = await asyncio.gather(api.stored_events(error_id), api.tag_facets(error_id))
+            if stored.complete and len(stored.ids) > issue.count:  # an event arrived between the two reads
+                issue = await api.issue(error_id)
             latest = await api.event(error_id, "latest") if stored.ids else None
             if not self._current(stamps):
                 return
             self.state.loaded(issue, stored)
+            self.host.context.repositories.errors.take_counts(path, error_id, count=issue.count,
+                                                              user_count=issue.user_count, last_seen=issue.last_seen)
             self.facets_pane.show_facets(facets)
             if latest is None:
                 self.events_pane.say(NONE_STORED)

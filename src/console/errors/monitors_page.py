@@ -1,13 +1,18 @@
 """The Monitors page: a project's cron monitors with their schedule in words, status, environment, last
 and next check-in; the selected monitor's recent check-ins as a timeline coloured by status; Mute and
-Pause."""
+Pause.
+
+The page renders what the monitors repository (console.core.repositories.monitors) holds: whoever read the
+monitors last (this page, the Overview counting failing ones, the watcher) it shows, so it can never say *ok* of
+a monitor the Overview counts as failing.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, QRect, Qt, QTimer
-from PySide6.QtGui import QBrush, QPainter, QPaintEvent
+from PySide6.QtGui import QBrush, QPainter, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -21,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from console.core.api.monitors import CheckIn, Monitor, MonitorsApi
 from console.core.errors.monitor_words import STATUS_COLOURS, schedule_words, status_words
+from console.core.store import Change
 from console.core.timestamps import full_time, relative_time, short_time
 from console.looks import colour
 from console.operations import Op
@@ -161,6 +167,12 @@ class MonitorsPage(QWidget):
         layout.addWidget(self.timeline)
         layout.addLayout(buttons)
         self._update_buttons()
+        self.repository = host.context.repositories.monitors
+        self.repository.subscribe_view(self, self._held_changed, self._project_path)
+
+    def _project_path(self) -> str | None:
+        project = self.host.project
+        return None if project is None else str(project["path_with_namespace"])
 
     @property
     def api(self) -> MonitorsApi:
@@ -176,20 +188,44 @@ class MonitorsPage(QWidget):
         if not self.host.context.server.is_outpost:
             self._say(NEEDS_OUTPOST)
             return
-        keep = self.selected()
 
-        def show(monitors: list[Monitor]) -> None:
+        def loaded(_monitors: list[Monitor]) -> None:
             self.loaded_project = project["id"]
-            self._say("" if monitors else EMPTY)
-            self.model.set_monitors(monitors)
-            slugs = [monitor.slug for monitor in monitors]
-            if keep is not None and keep.slug in slugs:
-                self.table.selectRow(slugs.index(keep.slug))
-            self._chosen()
+            self._show()
 
-        Op(self.host, self.api.monitors(project["path_with_namespace"], project["id"]),
-           description="Loading monitors").success(
-            show).stale_when(self.host.project_choice).run()
+        Op(self.host, self.repository.fetch(self.api, project["path_with_namespace"], project["id"]),
+           description="Loading monitors").success(loaded).stale_when(self.host.project_choice).run()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Shown again: read again what is no longer fresh (its first showing is the tab's load)."""
+        super().showEvent(event)
+        path = self._project_path()
+        if self.loaded_project is not None and path is not None and self.repository.is_stale(path):
+            self.load()
+
+    def _held_changed(self, change: Change) -> None:
+        if change.touches(self.repository.check_ins_kind):
+            self._show_check_ins()
+        else:
+            self._show()
+
+    def _show(self) -> None:
+        """The held monitors, the selection kept; nothing until this project's were read."""
+        path = self._project_path()
+        monitors = self.repository.monitors(path) if path is not None else None
+        if monitors is None or self.loaded_project is None:
+            return
+        keep = self.selected()
+        self._say("" if monitors else EMPTY)
+        self.model.set_monitors(monitors)
+        slugs = [monitor.slug for monitor in monitors]
+        if keep is not None and keep.slug in slugs:
+            self.table.selectRow(slugs.index(keep.slug))
+        chosen = self.selected()
+        if keep is None or chosen is None or chosen.id != keep.id:
+            self._chosen()
+        else:
+            self._update_buttons()
 
     def _say(self, text: str) -> None:
         self.notice.setText(text)
@@ -208,16 +244,21 @@ class MonitorsPage(QWidget):
         if monitor is None or project is None:
             self.timeline.set_check_ins([])
             return
-        Op(self.host, self.api.check_ins(project["path_with_namespace"], monitor.id),
-           description="Loading check-ins").success(self.timeline.set_check_ins).stale_when(
-            self.host.project_choice).run()
+        self._show_check_ins()
+        Op(self.host, self.repository.fetch_check_ins(self.api, project["path_with_namespace"], monitor.id),
+           description="Loading check-ins").stale_when(self.host.project_choice).run()
+
+    def _show_check_ins(self) -> None:
+        monitor, path = self.selected(), self._project_path()
+        held = self.repository.check_ins(path, monitor.id) if monitor is not None and path is not None else None
+        self.timeline.set_check_ins(held or [])
 
     def _change(self, changes: dict[str, Any], description: str) -> None:
         monitor, project = self.selected(), self.host.project
         if monitor is None or project is None:
             return
-        Op(self.host, self.api.update(project["path_with_namespace"], monitor.id, changes),
-           description=description).success(lambda _monitor: self.load()).run()
+        Op(self.host, self.repository.update(self.api, project["path_with_namespace"], monitor.id, changes),
+           description=description).run()  # the row follows the answer, held
 
     def toggle_mute(self) -> None:
         monitor = self.selected()

@@ -1,8 +1,12 @@
-"""The overview tab: server facts, instance variables, exports and each project's errors, each a way in."""
+"""The overview tab: server facts, instance variables, exports and each project's errors, each a way in.
+
+What it counts from the console's store (the instance variables, the exports, the failing monitors) is counted
+each time it is drawn, from what the store holds then; only the error figures its own read worked out are kept,
+here in the view, and never written back into the store.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +28,8 @@ from PySide6.QtWidgets import (
 from console.context import AppContext
 from console.core.exports import records as exports
 from console.core.operations import Token
-from console.core.overview.data import Count, Overview, gather_overview, server_facts
-from console.core.store import EVERYTHING, Change
+from console.core.overview.data import Count, Overview, gather_overview, server_facts, with_monitors
+from console.core.store import Change
 from console.core.variables import records as variable_records
 from console.errors.frequency import FrequencyBarDelegate
 from console.feature import FeatureWidget
@@ -37,9 +41,8 @@ from console.overview.storage_box import StorageBox
 from console.settings import app_data_dir
 
 # What the overview counts from the server: when the store learns something new of these, its figures are
-# read again. Variables and exports are counted from the store itself, at once.
+# read again. Variables, exports and monitors are counted from the store itself, at once.
 COUNTED_KINDS = frozenset({"error", "error_detail"})
-FIGURES = ("overview", "", "figures")  # where the overview's figures are kept in the store
 SETTLE_MS = 500  # a burst of answers (a list, then its details) reads the figures once
 
 TREND_COLUMN_WIDTH = 140
@@ -155,17 +158,11 @@ class OverviewTab(FeatureWidget):
             self.refresh()
 
     def _store_changed(self, change: Change) -> None:
-        store = self.context.store
-        figures = store.get(*FIGURES)
-        if change.kind == FIGURES[0] or change.kind == EVERYTHING:
-            self.overview = figures if isinstance(figures, Overview) else None
-            self._show_counts()
-        elif isinstance(figures, Overview) and change.kind in (variable_records.KIND, exports.KIND):
-            # Counted from what the store holds: the figures follow the variables tab and the exports at once.
-            variables = figures.variables
-            if change.kind == variable_records.KIND and variables.value is not None:
-                variables = Count(len(variable_records.held(store)))
-            store.put(*FIGURES, replace(figures, variables=variables, exports=exports.counts(exports.held(store))))
+        if change.kind in (variable_records.KIND, exports.KIND, self.context.repositories.monitors.kind):
+            # Counted from what the store holds: the figures follow the variables tab, the exports and the
+            # Monitors page at once.
+            if self.overview is not None:
+                self._show_counts()
         elif change.kind in COUNTED_KINDS:
             # The figures are out of date: read them again now if on screen, else when next shown.
             self._stale = True
@@ -194,11 +191,13 @@ class OverviewTab(FeatureWidget):
             if overview.variables_read is not None:
                 variable_records.write_all(store, overview.variables_read)
             exports.take_history(store, overview.exports_read)
-            store.put(*FIGURES, replace(overview, exports=exports.counts(exports.held(store))))  # shown from there
+            self.overview = overview
+            self._show_counts()
             self.loaded.emit()
 
-        work = gather_overview(client, version=self.context.server_version, user=self.context.user,
-                               history_dir=self.history_dir, profile=self.context.profile_key or "")
+        work = gather_overview(client, self.context.repositories.monitors, version=self.context.server_version,
+                               user=self.context.user, history_dir=self.history_dir,
+                               profile=self.context.profile_key or "")
         loading = self.loads.advance()
         Op(self.context, work, description="Loading the overview").success(show).stale_when(loading).run()
 
@@ -220,11 +219,15 @@ class OverviewTab(FeatureWidget):
             self.exports_button.setText("Your exports: loading…")
             self.projects_note.clear()
             return
-        self.variables_button.setText(_variables_text(overview.variables, overview.variables_limit))
-        self.variables_button.setToolTip(_reasons(overview.variables, overview.variables_limit))
-        exports = overview.exports
-        self.exports_button.setText(f"Your exports: {exports.running} running, {exports.finished} finished")
-        self.model.set_rows(overview.projects)
+        store = self.context.store
+        variables = overview.variables
+        if variables.value is not None:  # readable: counted from what the store holds now
+            variables = Count(len(variable_records.held(store)))
+        self.variables_button.setText(_variables_text(variables, overview.variables_limit))
+        self.variables_button.setToolTip(_reasons(variables, overview.variables_limit))
+        counted = self.export_counts()
+        self.exports_button.setText(f"Your exports: {counted.running} running, {counted.finished} finished")
+        self.model.set_rows(with_monitors(overview.projects, self.context.repositories.monitors))
         if not overview.projects:
             self.projects_note.setText("No project you can see has error tracking enabled.")
         else:
@@ -234,8 +237,12 @@ class OverviewTab(FeatureWidget):
             self.projects_note.setText(" ".join(note for note in notes if note))
 
     # opening -----------------------------------------------------------------------
+    def export_counts(self) -> exports.ExportCounts:
+        """The exports running and finished, counted from what the store holds now."""
+        return exports.counts(exports.held(self.context.store))
+
     def _open_exports(self) -> None:
-        latest = self.overview.exports.latest_finished_id if self.overview else None
+        latest = self.export_counts().latest_finished_id if self.overview else None
         self.open_requested.emit("exports", latest)
 
     def _open_project(self, index: QModelIndex) -> None:

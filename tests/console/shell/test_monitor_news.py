@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import httpx
@@ -13,9 +14,8 @@ from tests.sdk_errors import enable_integrated
 CONFIG = {"schedule": {"type": "crontab", "value": "0 3 * * *"}}
 
 
-def test_a_failing_and_recovered_monitor_is_news(qtbot, make_window, server, api):
-    project = api.project()
-    path = project["path_with_namespace"]
+def nightly_report(server, api, project: dict) -> Callable[[str], None]:
+    """Checks the project's "nightly-report" monitor in over HTTP with a status, once digested."""
     dsn = urlsplit(enable_integrated(api.root, project["id"]))
     url = (f"{server.url}/api/v4/error_tracking/collector/api/{project['id']}/cron/nightly-report/"
            f"{dsn.username}/")
@@ -24,6 +24,13 @@ def test_a_failing_and_recovered_monitor_is_news(qtbot, make_window, server, api
         assert httpx.post(url, json={"status": status, "monitor_config": CONFIG}).status_code == 202
         server.wait_for_digest()
 
+    return check_in
+
+
+def test_a_failing_and_recovered_monitor_is_news(qtbot, make_window, server, api):
+    project = api.project()
+    path = project["path_with_namespace"]
+    check_in = nightly_report(server, api, project)
     check_in("ok")
     window = make_window()
     connect(window, qtbot, server.url, server.root_token)

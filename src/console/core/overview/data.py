@@ -3,6 +3,9 @@
 Errors are read through GitLab's GraphQL API, which GitLab and Outpost both serve to token holders.
 Every number can be unavailable: GitLab's API has no "regressed" flag, instance variables and plan limits
 are for administrators, and so on. An unavailable number carries the reason instead of a zero.
+
+The monitors are read into the monitors repository (console.core.repositories.monitors), where the Monitors
+page shows them too; how many fail is worked out from it whenever the Overview is drawn (:func:`with_monitors`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from console.core.exports.records import ExportCounts
 from console.core.exports.records import counts as export_counts
 from console.core.exports.store import ExportHistory, ExportRecord
 from console.core.operations import blocking
+from console.core.repositories.monitors import MonitorsRepository
 from console.core.timestamps import parse_time
 
 # The overview looks at this many projects (most recently active first) and this many list pages per
@@ -166,16 +170,31 @@ async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ErrorSumma
                  capped=len(errors) > len(recent))
 
 
-async def failing_monitors(client: ApiClient, project: dict[str, Any]) -> Count:
-    """How many of the project's cron monitors are failing in some environment (paused ones not counted)."""
+async def read_monitors(monitors: MonitorsRepository, client: ApiClient, project: dict[str, Any]) -> Count:
+    """Reads the project's cron monitors into ``monitors``; the count of failing ones says why when not read."""
+    path = project["path_with_namespace"]
     try:
-        monitors = await MonitorsApi(client).monitors(project["path_with_namespace"], project.get("id"))
+        await monitors.fetch(MonitorsApi(client), path, project.get("id"))
     except ApiError as error:
         return Count(None, error.message)
-    return Count(sum(1 for monitor in monitors if monitor.failing and not monitor.paused))
+    return failing_count(monitors, path)
 
 
-async def all_project_errors(client: ApiClient, *, now: dt.datetime) -> tuple[list[ProjectErrors], str]:
+def failing_count(monitors: MonitorsRepository, path: str) -> Count:
+    failing = monitors.failing(path)
+    return Count(None, "the monitors were not read") if failing is None else Count(failing)
+
+
+def with_monitors(rows: list[ProjectErrors], monitors: MonitorsRepository) -> list[ProjectErrors]:
+    """The rows with their failing monitors counted now, from what the repository holds: never a figure kept
+    from the read that drew them. A row whose monitors could not be read (or a GitLab's) keeps its reason."""
+    return [replace(row, failing_monitors=failing_count(monitors, row.path))
+            if row.failing_monitors.value is not None and monitors.failing(row.path) is not None else row
+            for row in rows]
+
+
+async def all_project_errors(client: ApiClient, monitors: MonitorsRepository, *,
+                             now: dt.datetime) -> tuple[list[ProjectErrors], str]:
     """Error counts of the most recently active projects, most recent error first."""
     api = ErrorTrackingApi(client)
     projects: list[dict[str, Any]] = []
@@ -191,7 +210,7 @@ async def all_project_errors(client: ApiClient, *, now: dt.datetime) -> tuple[li
             try:
                 found = await project_errors(api, project["path_with_namespace"], now=now)
                 if found is not None and api.server.is_outpost:
-                    found = replace(found, failing_monitors=await failing_monitors(client, project))
+                    found = replace(found, failing_monitors=await read_monitors(monitors, client, project))
                 return found
             except NotFound:  # deleted, or access lost, since the project list came
                 return None
@@ -202,12 +221,12 @@ async def all_project_errors(client: ApiClient, *, now: dt.datetime) -> tuple[li
     return found, note
 
 
-async def gather_overview(client: ApiClient, *, version: dict[str, Any] | None, user: dict[str, Any] | None,
-                          history_dir: Path, profile: str, now: dt.datetime | None = None) -> Overview:
+async def gather_overview(client: ApiClient, monitors: MonitorsRepository, *, version: dict[str, Any] | None,
+                          user: dict[str, Any] | None, history_dir: Path, profile: str,
+                          now: dt.datetime | None = None) -> Overview:
     facts = server_facts(version, user)
-    (variables, limit), (projects, note) = await asyncio.gather(read_variables(client),
-                                                                all_project_errors(client,
-                                                                                   now=now or dt.datetime.now(dt.UTC)))
+    (variables, limit), (projects, note) = await asyncio.gather(
+        read_variables(client), all_project_errors(client, monitors, now=now or dt.datetime.now(dt.UTC)))
     exports = await blocking(ExportHistory(history_dir, profile).load)
     return Overview(server=facts, variables=variables_count(variables), variables_limit=limit,
                     exports=export_counts(exports), projects=projects, projects_note=note, variables_read=variables,

@@ -1,0 +1,17 @@
+"""Every repository of one console, on its one store (console.core.store); no Qt here."""
+
+from __future__ import annotations
+
+from console.core.repositories.errors import ErrorsRepository
+from console.core.repositories.monitors import MonitorsRepository
+from console.core.store import Store
+
+
+class Repositories:
+    """The kinds converted to typed repositories so far; the others are still read through their records modules
+    (console.core.variables.records, console.core.exports.records, console.core.errors.alert_records)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.errors = ErrorsRepository(store)
+        self.monitors = MonitorsRepository(store)

@@ -1,0 +1,65 @@
+"""A project's cron monitors and the latest check-ins of each, as the server last said them; no Qt here.
+
+Whoever reads the monitors (the Monitors page, its Refresh, Mute and Pause, the Overview counting failing
+ones) reads them through :meth:`MonitorsRepository.fetch`, and every view renders what is held: the Monitors
+page can no longer say *ok* of a monitor the Overview has just counted as failing. How many fail is worked out
+when asked (:meth:`failing`), never kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from console.core.api.monitors import CheckIn, Monitor, MonitorsApi
+from console.core.repositories.base import Repository
+
+ALL = ""  # the store's id of a project's whole list (its order is the server's)
+
+
+class MonitorsRepository(Repository):
+    kind = "monitors"
+    check_ins_kind = "check_ins"
+    kinds = (kind, check_ins_kind)
+
+    def monitors(self, project: str) -> list[Monitor] | None:
+        """The project's monitors in the server's order; None when they were not read on this connection."""
+        held = self.store.get(self.kind, project, ALL)
+        return list(held) if isinstance(held, tuple) else None
+
+    def monitor(self, project: str, monitor_id: str) -> Monitor | None:
+        return next((monitor for monitor in self.monitors(project) or () if monitor.id == monitor_id), None)
+
+    def failing(self, project: str) -> int | None:
+        """How many monitors fail in some environment (paused ones not counted); None when not read."""
+        monitors = self.monitors(project)
+        return None if monitors is None else sum(1 for monitor in monitors if monitor.failing and not monitor.paused)
+
+    def check_ins(self, project: str, monitor_id: str) -> list[CheckIn] | None:
+        held = self.store.get(self.check_ins_kind, project, monitor_id)
+        return list(held) if isinstance(held, tuple) else None
+
+    # reads ---------------------------------------------------------------------------------------------------
+    async def fetch(self, api: MonitorsApi, project: str, project_id: int | None) -> list[Monitor]:
+        current = self.scope_guard()
+        monitors = await api.monitors(project, project_id)
+        if current():
+            self.store.put(self.kind, project, ALL, tuple(monitors))
+            self.read_now(project)
+        return monitors
+
+    async def fetch_check_ins(self, api: MonitorsApi, project: str, monitor_id: str) -> list[CheckIn]:
+        current = self.scope_guard()
+        check_ins = await api.check_ins(project, monitor_id)
+        if current():
+            self.store.put(self.check_ins_kind, project, monitor_id, tuple(check_ins))
+        return check_ins
+
+    async def update(self, api: MonitorsApi, project: str, monitor_id: str, changes: dict[str, Any]) -> Monitor:
+        """Mute, unmute, pause or resume; the held list takes the server's answer at once."""
+        current = self.scope_guard()
+        changed = await api.update(project, monitor_id, changes)
+        held = self.monitors(project)
+        if current() and held is not None:
+            self.store.put(self.kind, project, ALL, tuple(changed if monitor.id == changed.id else monitor
+                                                          for monitor in held))
+        return changed

@@ -1,0 +1,83 @@
+"""The typed repositories (no Qt): freshness per read, nothing of an earlier connection, list reads told even when
+they found the same, counts that only grow, and figures worked out when asked."""
+
+from __future__ import annotations
+
+from console.core.api.error_tracking import ErrorPage, ErrorSummary
+from console.core.api.monitors import Monitor, MonitorEnvironment
+from console.core.repositories.errors import NEWS, ErrorsRepository, ListQuery
+from console.core.repositories.monitors import ALL, MonitorsRepository
+from console.core.store import Change, Store
+
+PATH = "acme/shop"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def summary(error_id: str, *, count: int = 1) -> ErrorSummary:
+    return ErrorSummary(id=error_id, title=f"ValueError: {error_id}", type="error", count=count, user_count=1,
+                        first_seen="2026-01-01T00:00:00Z", last_seen="2026-01-01T00:00:00Z", status="unresolved",
+                        culprit=None, message=None, frequency=())
+
+
+def test_a_list_read_is_held_per_query_in_order_and_its_age_known():
+    clock, store = Clock(), Store()
+    errors = ErrorsRepository(store, clock=clock)
+    store.begin("one")
+    assert errors.listed(PATH, NEWS) is None and errors.is_list_stale(PATH, NEWS)
+    errors.hold(PATH, NEWS, ErrorPage([summary("2"), summary("1")], "next"))
+    page = errors.listed(PATH, NEWS)
+    assert page is not None and [error.id for error in page.errors] == ["2", "1"] and page.next_cursor == "next"
+    assert errors.listed(PATH, ListQuery(status="resolved")) is None
+    assert not errors.is_list_stale(PATH, NEWS)
+    clock.now += 5
+    assert errors.is_list_stale(PATH, NEWS) and not errors.is_list_stale(PATH, NEWS, older_than=10)
+    store.begin("two")  # another connection: nothing read from the first is fresh, or held
+    assert errors.listed(PATH, NEWS) is None and errors.age((PATH, NEWS.key)) is None
+
+
+def test_every_list_read_is_told_even_one_that_found_the_same():
+    clock, store, heard = Clock(), Store(), []
+    errors = ErrorsRepository(store, clock=clock)
+    errors.hold(PATH, NEWS, ErrorPage([summary("1")], None))
+    store.subscribe(heard.append)
+    clock.now += 1
+    errors.hold(PATH, NEWS, ErrorPage([summary("1")], None))
+    assert heard == [Change(ErrorsRepository.kind, PATH, frozenset({NEWS.key}))]
+
+
+def test_another_reads_counts_reach_the_row_and_the_detail_but_never_go_back():
+    store = Store()
+    errors = ErrorsRepository(store)
+    errors.hold(PATH, NEWS, ErrorPage([summary("1", count=39)], None))
+    store.put("error_detail", PATH, "1", {"id": "1", "count": 39, "user_count": 1})
+    errors.take_counts(PATH, "1", count=40, user_count=2, last_seen="2026-01-02T00:00:00Z")
+    held = errors.summary(PATH, "1")
+    assert held is not None and (held.count, held.user_count, held.last_seen) == (40, 2, "2026-01-02T00:00:00Z")
+    assert errors.detail(PATH, "1") == {"id": "1", "count": 40, "user_count": 2, "last_seen": "2026-01-02T00:00:00Z"}
+    errors.take_counts(PATH, "1", count=38, user_count=1, last_seen=None)  # an older read
+    held = errors.summary(PATH, "1")
+    assert held is not None and held.count == 40
+
+
+def monitor(monitor_id: str, status: str, *, paused: bool = False) -> Monitor:
+    return Monitor(id=monitor_id, slug=monitor_id, name=monitor_id, status="disabled" if paused else "active",
+                   is_muted=False, config={}, environments=(MonitorEnvironment("production", status, None, None),))
+
+
+def test_failing_monitors_are_counted_when_asked_from_what_is_held():
+    store = Store()
+    monitors = MonitorsRepository(store)
+    assert monitors.failing(PATH) is None  # never read: no figure rather than a zero
+    store.put(MonitorsRepository.kind, PATH, ALL, (monitor("a", "error"), monitor("b", "ok"),
+                                                   monitor("c", "error", paused=True)))
+    assert monitors.failing(PATH) == 1
+    store.put(MonitorsRepository.kind, PATH, ALL, (monitor("a", "ok"), monitor("b", "ok")))
+    assert monitors.failing(PATH) == 0
+    assert [held.id for held in monitors.monitors(PATH) or ()] == ["a", "b"]
