@@ -1,5 +1,5 @@
 """The Alerts page's rule editor: the rule's fields, its recipients, and why it cannot be saved yet, said as
-the user types (the logic is console.core.errors.alert_form's). Talking to the server is the page's."""
+the user types (the logic is console.errors.alert_form's). Talking to the server is the page's."""
 
 from __future__ import annotations
 
@@ -64,6 +64,8 @@ def table(model) -> QTableView:
 
 NO_MAIL = ("This server cannot send email: it has no OUTPOST_SMTP_HOST setting. Email notifications would wait "
            "undelivered until an administrator configures it; choose another channel, or configure email first.")
+MAIL_UNKNOWN = ("Whether email arrives depends on the server's mail setup, which only an administrator can see: "
+                "without it, email notifications wait undelivered. Ask an administrator, or choose another channel.")
 
 
 class RuleEditor(QWidget):
@@ -113,7 +115,8 @@ class RuleEditor(QWidget):
         self.save_button = QPushButton("Save rule")
         self.problems = QLabel()
         self.problems.setWordWrap(True)
-        self.mail_configured: bool | None = None  # None: not known (only administrators may ask the server)
+        # Whether the server sends email: True until it says otherwise; None: only an administrator may know.
+        self.mail_configured: bool | None = True
         self.mail_note = QLabel(NO_MAIL)
         self.mail_note.setObjectName("warning")
         self.mail_note.setWordWrap(True)
@@ -214,11 +217,13 @@ class RuleEditor(QWidget):
         self.remove_recipient_button.setEnabled(bool(self.recipients.items))
         emailing = self.channel.currentData() == "email" or any(
             recipient.recipient_type == "email" for recipient in self.recipients.items)
-        self.mail_note.setVisible(self.mail_configured is False and emailing)
+        self.mail_note.setText(MAIL_UNKNOWN if self.mail_configured is None else NO_MAIL)
+        self.mail_note.setVisible(self.mail_configured is not True and emailing)
         self.revalidated.emit()
 
     def set_mail_configured(self, configured: bool | None) -> None:
-        """Whether the server can send email; where it cannot, choosing Email says so."""
+        """Whether the server can send email (None: only an administrator may know); where it cannot, or it is
+        not known, choosing Email says so."""
         self.mail_configured = configured
         self.revalidate()
 

@@ -1,7 +1,7 @@
 """The Alerts page: a project's alert rules beside the rule editor (console.errors.alert_editor), with
 *Send test notification* and each rule's delivery log (failures in red, with their reasons).
 
-The rules and the logs are shown from the console's store (console.core.errors.alert_records): what this page
+The rules and the logs are shown from the console's store (console.errors.alert_records): what this page
 reads and saves and what the watcher's poll reads are written there, and the page follows every write. An
 edit in progress is never overwritten by a rule that changed on the server meanwhile.
 """
@@ -185,6 +185,8 @@ class AlertsPage(QWidget):
         if self.host.context.is_admin:  # only administrators may ask whether the server sends email
             Op(self.host, self.api.mail_status(), description="Checking the server's email", quiet=True).success(
                 lambda status: self.editor.set_mail_configured(status.configured)).run()
+        else:
+            self.editor.set_mail_configured(None)
 
     def may_leave(self, then: Callable[[], object]) -> bool:
         """True when the editor holds nothing unsaved; otherwise asks Save, Discard or Cancel, returns False and

@@ -1,7 +1,7 @@
 """The options of a new export: CSV or PDF, filters (severity, status, tool) and "Email me when it is ready".
 
 The exports tab shows them as one line with an Options… button (:class:`ExportOptionsBar`); the dialog
-offers what the connected server has (console.core.exports.options.offer_for) and says why it offers less.
+offers what the connected server has (console.exports.options.offer_for) and says why it offers less.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
 NO_MAIL = ("This server cannot send email (it has no OUTPOST_SMTP_HOST setting), so no export is emailed; "
            "save it from the list when it is ready.")
+MAIL_UNKNOWN = ("Whether the email arrives depends on the server's mail setup, which only an administrator can see; "
+                "if none is set up, no email comes. The export can always be saved from the list when it is ready.")
 
 
 class ExportOptionsDialog(QDialog):
@@ -132,6 +134,7 @@ class ExportOptionsBar(QWidget):
         self.options = ExportOptions()
         self.dialog: ExportOptionsDialog | None = None
         self.mail_configured: bool | None = None  # None: not known (only administrators may ask the server)
+        self.mail_hidden = False  # an Outpost whose mail setup this user may not see
         self.summary = ElidedLabel()  # PDF with many filters is a long line: cut, whole in its tooltip
         self.button = QPushButton("Options…")
         self.button.setToolTip("Format (CSV or PDF), filters and email of the next export")
@@ -147,6 +150,8 @@ class ExportOptionsBar(QWidget):
         offer = offer_for(self.context.server)
         if self.mail_configured is False and offer.email:
             return replace(offer, email=False, note=" ".join(filter(None, (offer.note, NO_MAIL))))
+        if self.mail_hidden and offer.email:
+            return replace(offer, note=" ".join(filter(None, (offer.note, MAIL_UNKNOWN))))
         return offer
 
     def _connection_changed(self) -> None:
@@ -155,8 +160,9 @@ class ExportOptionsBar(QWidget):
         from console.operations import Op
 
         self.mail_configured = None
-        self._show()
         client = self.context.client
+        self.mail_hidden = client is not None and self.context.server.is_outpost and not self.context.is_admin
+        self._show()
         if client is None or not self.context.is_admin or not self.context.server.is_outpost:
             return
 

@@ -169,3 +169,16 @@ def test_the_delivery_log_says_when_in_words_and_is_read_again_when_looked_at(
         assert page.deliveries.data(when, Qt.ItemDataRole.ToolTipRole).startswith(dt.date.today().isoformat()[:4])
     finally:
         allow_local_requests(server, False)
+
+
+def test_email_says_delivery_depends_on_the_mail_setup_a_non_administrator_cannot_see(qtbot, qloop_running, context,
+                                                                                      server, api):
+    """Only administrators may read /application/mail: anyone else choosing Email is told plainly that delivery
+    depends on a setup only an administrator can see."""
+    project, tokens = api.project_with_roles({"maintainer": access.MAINTAINER})
+    page = _open_alerts(qtbot, context, server, tokens["maintainer"], project["path_with_namespace"])
+    assert not context.is_admin and page.editor.channel.currentData() == "email"
+    qtbot.waitUntil(lambda: page.editor.mail_note.isVisible(), timeout=WAIT)
+    assert "only an administrator can see" in page.editor.mail_note.text()
+    _add(page, "json_webhook", "https://example.com/hook")
+    assert not page.editor.mail_note.isVisible()
