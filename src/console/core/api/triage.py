@@ -95,16 +95,26 @@ class TriageApi:
         response = await self.client.sentry_request(f"/projects/{sentry_slugs(project_path)}/")
         return WRITE_SCOPE in (response.json().get("access") or [])
 
-    async def assignees(self, project_path: str, ids: Sequence[str]) -> dict[str, str | None]:
-        """Each listed error's assignee (its name), None where unassigned."""
-        found: dict[str, str | None] = {}
+    async def _issues(self, project_path: str, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The listed errors as Sentry's issue list gives them, whatever their status."""
+        issues: list[dict[str, Any]] = []
         for start in range(0, len(ids), IDS_PER_REQUEST):
             chunk = list(ids[start:start + IDS_PER_REQUEST])
             response = await self.client.sentry_request(
                 f"/projects/{sentry_slugs(project_path)}/issues/",
                 params={"query": "is:all", "group": chunk, "limit": IDS_PER_REQUEST})
-            found.update({str(issue["id"]): assignee_name(issue.get("assignedTo")) for issue in response.json()})
-        return found
+            issues.extend(response.json())
+        return issues
+
+    async def assignees(self, project_path: str, ids: Sequence[str]) -> dict[str, str | None]:
+        """Each listed error's assignee (its name), None where unassigned."""
+        return {str(issue["id"]): assignee_name(issue.get("assignedTo"))
+                for issue in await self._issues(project_path, ids)}
+
+    async def regressed(self, project_path: str, ids: Sequence[str]) -> set[str]:
+        """Which of the listed errors regressed (Sentry's substatus; GitLab's shapes carry no such flag)."""
+        return {str(issue["id"]) for issue in await self._issues(project_path, ids)
+                if issue.get("substatus") == "regressed"}
 
     async def members(self, project_id: int) -> list[Member]:
         """Who may be assigned: the project's members with Reporter access or more."""

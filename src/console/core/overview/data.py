@@ -21,6 +21,7 @@ from console.core.api.error_tracking import ErrorSummary, ErrorTrackingApi
 from console.core.api.errors import ApiError, Forbidden, NotFound, Unauthorized, Unsupported
 from console.core.api.monitors import MonitorsApi
 from console.core.api.server import ServerInfo
+from console.core.api.triage import TriageApi
 from console.core.api.variables import Variable, VariablesApi
 from console.core.exports.records import ExportCounts
 from console.core.exports.records import counts as export_counts
@@ -34,7 +35,6 @@ from console.core.timestamps import parse_time
 MAX_PROJECTS = 20
 MAX_PAGES = 5
 CONCURRENT_PROJECTS = 4
-REGRESSION_LOOKUPS = 20
 NEW_WINDOW = dt.timedelta(hours=24)
 
 
@@ -147,7 +147,7 @@ async def project_errors(api: ErrorTrackingApi, path: str, *, now: dt.datetime) 
     cutoff = now - NEW_WINDOW
     new_today = sum(1 for error in errors if (parse_time(error.first_seen) or cutoff) > cutoff)
     if api.server.is_outpost:
-        regressions = await _regressions(api, path, errors)
+        regressions = await _regressions(api, path, errors, capped)
     else:
         regressions = Count(None, NO_REGRESSIONS_ON_GITLAB)
     width = max((len(error.frequency) for error in errors), default=0)
@@ -156,18 +156,17 @@ async def project_errors(api: ErrorTrackingApi, path: str, *, now: dt.datetime) 
                          frequency, max((error.last_seen or "" for error in errors), default=None) or None)
 
 
-async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ErrorSummary]) -> Count:
-    """Regressed errors among the most recently seen unresolved ones, from Outpost's error details
-    (GitLab's GraphQL types carry no such flag; the list is sorted by last seen, and a regression is
-    by definition recent activity)."""
+async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ErrorSummary], capped: bool) -> Count:
+    """Regressed errors among the unresolved ones read, from the substatus of Outpost's Sentry issue list, one
+    request per hundred errors (GitLab's GraphQL types carry no such flag). Looking only at the most recently seen
+    ones missed a regression once newer errors pushed it down the list: "0+" said nothing."""
     if not errors:
         return Count(0)
-    recent = errors[:REGRESSION_LOOKUPS]
-    details = await asyncio.gather(*(api.details(path, error.id) for error in recent), return_exceptions=True)
-    if all(isinstance(detail, BaseException) for detail in details):
-        return Count(None, "the server did not send error details")
-    return Count(sum(1 for detail in details if isinstance(detail, dict) and detail.get("regressed")),
-                 capped=len(errors) > len(recent))
+    try:
+        regressed = await TriageApi(api.client).regressed(path, [error.id for error in errors])
+    except ApiError as error:
+        return Count(None, f"the server did not say which errors regressed: {error.message}")
+    return Count(len(regressed), capped=capped)
 
 
 async def read_monitors(monitors: MonitorsRepository, client: ApiClient, project: dict[str, Any]) -> Count:
