@@ -81,6 +81,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if hand_over(args.link):
             return 0
+    if args.demo and not args.link and not args.screenshot:
+        create_application(icon=False)
+        from console.single_instance import DEMO_REQUEST, hand_over
+
+        if hand_over(DEMO_REQUEST):  # a second window would find the demo's data in use
+            print("The demo is already running: its console window was brought forward.")
+            return 0
     return run_gui(demo=args.demo, screenshot=args.screenshot, link=args.link)
 
 

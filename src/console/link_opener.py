@@ -1,9 +1,11 @@
 """Opening an outpost:// link (from the command line, or handed over by a later start): the window comes forward,
 the console connects with the profile saved for the link's server (or asks to sign in when there is none, or no
-saved token) and opens the error in its project."""
+saved token) and opens the error in its project. A later `--demo` start hands over a request for the demo
+instead: the window comes forward and starts the local server if it is not running."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from console.core import outpost_links
@@ -14,6 +16,8 @@ if TYPE_CHECKING:
     from console.connection.profiles import Profile, ProfileStore
     from console.main_window import MainWindow
     from console.operations import Op
+
+log = logging.getLogger(__name__)
 
 
 class LinkOpener:
@@ -28,6 +32,11 @@ class LinkOpener:
         window.showNormal()
         window.raise_()
         window.activateWindow()
+        from console.single_instance import DEMO_REQUEST
+
+        if text == DEMO_REQUEST:
+            log.info("Another start asked for the demo: this console's window came forward")
+            return window.start_local_server() if window.local_server is None else None
         try:
             link = outpost_links.parse(text)
         except outpost_links.NotALink as error:

@@ -1,5 +1,6 @@
 """One console per user: a second start with an outpost:// link hands the link to the running console, which
-raises its window and opens it (QLocalServer: a Unix socket, or a named pipe on Windows)."""
+raises its window and opens it; a second `--demo` start hands over DEMO_REQUEST (QLocalServer: a Unix socket, or
+a named pipe on Windows)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ from console.settings import app_data_dir
 log = logging.getLogger(__name__)
 
 HAND_OVER_MS = 3000
+# What a later `--demo` start hands over instead of a link: the running console shows the demo (starting its
+# local server if it is not running) rather than a second window starting on data already in use.
+DEMO_REQUEST = "--demo"
 MAX_MESSAGE = 64 * 1024  # far more than a link needs
 
 

@@ -139,20 +139,32 @@ def test_sigterm_closes_the_demo_and_stops_its_server(tmp_path):
     assert not Path(f"/proc/{server_pid}").exists()
 
 
-def test_demo_reset_refuses_while_a_demo_console_runs_then_works_once_it_is_killed(tmp_path):
-    env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
+def demo_environment(tmp_path: Path) -> dict[str, str]:
+    """A home of its own (data, settings, the null keyring): no real user's data is touched."""
+    return {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
+
+
+def start_demo(env: dict[str, str]) -> subprocess.Popen:
+    """A real `--demo` console, returned once its local server has started (its log is on stderr)."""
     full_env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", **env,
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC_DIR), os.environ.get("PYTHONPATH")]))}
-    data = tmp_path / "data" / "Outpost" / "local-server"
     app = subprocess.Popen([sys.executable, "-m", "console", "--demo"], stderr=subprocess.PIPE, text=True,
                            env=full_env)
+    assert app.stderr is not None
+    for line in app.stderr:
+        if "Local server" in line and "started at" in line:
+            return app
+    app.kill()
+    app.wait()
+    raise AssertionError("the demo never started its local server")
+
+
+def test_demo_reset_refuses_while_a_demo_console_runs_then_works_once_it_is_killed(tmp_path):
+    env = demo_environment(tmp_path)
+    data = tmp_path / "data" / "Outpost" / "local-server"
+    app = start_demo(env)
     try:
-        for line in app.stderr:
-            if "Local server" in line and "started at" in line:
-                break
-        else:
-            raise AssertionError("the demo never started its local server")
         kept = sorted(path.name for path in data.iterdir())
         refused = run_console("--demo-reset", extra_env=env)
         assert refused.returncode == 1, refused.stdout + refused.stderr
@@ -173,3 +185,27 @@ def test_demo_reset_refuses_while_a_demo_console_runs_then_works_once_it_is_kill
     assert reset.returncode == 0, reset.stdout + reset.stderr
     assert "Removed the demo data" in reset.stdout
     assert [path.name for path in data.iterdir()] == ["port"], "the port of the last start is kept"
+
+
+def test_a_second_demo_start_hands_over_to_the_running_demo_and_exits(tmp_path):
+    """A second `--demo` while the demo runs opened a second window, unconnected, on data already in use; it
+    hands over to the running console instead, as links do, and exits."""
+    env = demo_environment(tmp_path)
+    app = start_demo(env)
+    try:
+        second = run_console("--demo", extra_env=env, timeout=60)
+        assert second.returncode == 0, second.stdout + second.stderr
+        assert "The demo is already running" in second.stdout
+        assert "Local server" not in second.stderr  # no second server, no second window's start
+        for line in app.stderr:
+            if "Another start asked for the demo" in line:
+                break
+        else:
+            raise AssertionError("the running console never heard of the second start")
+    finally:
+        app.terminate()  # the window closes and stops its local server
+        try:
+            app.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            app.kill()
+            app.wait()
