@@ -159,8 +159,13 @@ class LazyTabs(QTabWidget):
         return widget
 
     def may_close(self, then: Callable[[], object]) -> bool:
-        """Whether every tab built may close as it is (see FeatureWidget.may_close); the first that may not asks."""
-        return all(widget.may_close(then) for widget in self._created.values())
+        """Whether every tab built may close as it is (see FeatureWidget.may_close); the first that may not asks,
+        and is shown, so the question stands over what it is about."""
+        for name, widget in self._created.items():
+            if not widget.may_close(then):
+                self.setCurrentIndex(self.names.index(name))
+                return False
+        return True
 
     def _index_shown(self, index: int) -> None:
         if 0 <= index < len(self._factories):

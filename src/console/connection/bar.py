@@ -44,7 +44,7 @@ class ConnectionBar(QFrame):
         row.addWidget(self.local_server_button)
         row.addWidget(self.disconnect_button)
         self.row = row
-        layout = QVBoxLayout(self)
+        layout = self.outer = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.keyring_warning)
 
@@ -56,11 +56,10 @@ class ConnectionBar(QFrame):
         """Where the row is short (900 px), the user's name is cut before the server's address: the address
         says where everything on screen comes from. A very long address is still cut rather than widening
         the window."""
-        others = [self.row.itemAt(index).widget() for index in range(self.row.count())]
-        taken = sum(widget.sizeHint().width() + self.row.spacing() for widget in others
-                    if widget is not None and widget.isVisibleTo(self)
-                    and widget not in (self.server_label, self.user_label))
-        outer = self.layout().contentsMargins()
+        others = (self.admin_badge, self.user_badge, self.connect_button, self.local_server_button,
+                  self.disconnect_button)
+        taken = sum(widget.sizeHint().width() + self.row.spacing() for widget in others if widget.isVisibleTo(self))
+        outer = self.outer.contentsMargins()
         margins = outer.left() + outer.right() + 2 * self.row.spacing()
         left = self.width() - margins - taken - self.user_label.minimumSizeHint().width()
         self.server_label.setMinimumWidth(max(1, min(self.server_label.sizeHint().width(), left)))

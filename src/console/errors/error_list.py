@@ -64,6 +64,7 @@ class ErrorsPage(QWidget):
         self.host = host
         self.requests = Token()  # list requests; an answer counts only while its stamp is current
         self.detail_requests = Token()  # likewise for the selected error's details
+        self.listed_path: str | None = None  # the project whose list was last asked for
         self.loading = False
         self.refreshing = False  # an auto-refresh is in flight (a slow server must not stack them up)
         self.filters = ErrorFilters()
@@ -122,6 +123,10 @@ class ErrorsPage(QWidget):
     def reload(self) -> None:
         project = self.host.project
         request = self.requests.advance()
+        # A filter change keeps the chosen error where the new list still has it; another project's list does not.
+        path = project["path_with_namespace"] if project is not None else None
+        kept = self.detail.error_id if path is not None and path == self.listed_path else None
+        self.listed_path = path
         self.filters.take_search()
         self.detail.clear()
         self.model.reset_page(ErrorPage([], None))
@@ -149,6 +154,8 @@ class ErrorsPage(QWidget):
             if request.current:
                 self.model.reset_page(page)
                 self._show_empty_state(page)
+                if kept is not None and (row := self.model.row_of(kept)) >= 0:
+                    self.table.selectRow(row)
                 self.errors_loaded.emit()
             self.look_for_news(project["path_with_namespace"], page if query == NEWS else None)
 

@@ -186,7 +186,12 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
 
     def may_close(self, then: Callable[[], object]) -> bool:
         # One question at a time: once the settings are settled, ``then`` (closing again) asks about the rule.
-        return self.settings_page.may_leave(then) and self.alerts_page.may_leave(then)
+        # The page holding the changes is shown under the question (already loaded: showing it reloads nothing).
+        for page in (self.settings_page, self.alerts_page):
+            if not page.may_leave(then):
+                self.pages.setCurrentWidget(page)
+                return False
+        return True
 
     def _set_project(self, project: dict[str, Any] | None) -> None:
         self.project = project

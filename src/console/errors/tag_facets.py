@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QRect, Qt, Signal
-from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtGui import QPainter, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -27,6 +27,7 @@ VALUE_ROLE = int(Qt.ItemDataRole.UserRole) + 31  # the row's TagValue
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 SHARE_WIDTH = 110  # the bar and its percentage
+PERCENT_WIDTH = 52  # the percentage alone, where the pane is narrow
 _RIGHT_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -83,13 +84,14 @@ class ShareBarDelegate(QStyledItemDelegate):
             painter.fillRect(option.rect, option.palette.highlight())
         share = float(index.data(SHARE_ROLE) or 0.0)
         area = option.rect.adjusted(4, 5, -48, -5)
-        painter.save()
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(colour("track"))
-        painter.drawRect(area)
-        painter.setBrush(colour("bar"))
-        painter.drawRect(QRect(area.left(), area.top(), max(int(area.width() * share), 1), area.height()))
-        painter.restore()
+        if area.width() >= 8:  # a narrow pane shows the percentage alone
+            painter.save()
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(colour("track"))
+            painter.drawRect(area)
+            painter.setBrush(colour("bar"))
+            painter.drawRect(QRect(area.left(), area.top(), max(int(area.width() * share), 1), area.height()))
+            painter.restore()
         text_area = option.rect.adjusted(option.rect.width() - 44, 0, -4, 0)
         painter.save()  # the percentage in the view's text colour, which follows the palette
         role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
@@ -119,6 +121,32 @@ class TagFacetsView(QTableView):
         header.resizeSection(TagFacetModel.SHARE, SHARE_WIDTH)
         header.setSectionResizeMode(TagFacetModel.VALUE, QHeaderView.ResizeMode.Stretch)
         self.clicked.connect(self._clicked)
+        self.facets.modelReset.connect(self._share_the_width)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._share_the_width()
+
+    def _share_the_width(self) -> None:
+        """The values, what the pane is for, get the width first: where the pane is narrow (900 px) the key and
+        count columns take their widest text only (a key at most as wide as "Environment") and the share bar
+        gives way to its percentage."""
+        model, metrics, header = self.facets, self.fontMetrics(), self.horizontalHeader()
+        if not model.rowCount():
+            return
+
+        def widest(column: int) -> int:
+            texts = [str(model.HEADERS[column])] + [str(model.index(row, column).data() or "")
+                                                    for row in range(model.rowCount())]
+            return max(metrics.horizontalAdvance(text) for text in texts) + 24
+
+        # A key longer than "Environment" is cut (whole in the row's tooltip), as its values matter more.
+        key = min(widest(TagFacetModel.KEY), metrics.horizontalAdvance("Environment") + 24)
+        count = widest(TagFacetModel.COUNT)
+        room = self.viewport().width() - key - count - widest(TagFacetModel.VALUE)
+        header.resizeSection(TagFacetModel.KEY, key)
+        header.resizeSection(TagFacetModel.COUNT, count)
+        header.resizeSection(TagFacetModel.SHARE, max(PERCENT_WIDTH, min(SHARE_WIDTH, room)))
 
     def _clicked(self, index: QModelIndex) -> None:
         value = self.facets.value_at(index.row())

@@ -21,7 +21,7 @@ SECURITY_WORDS = {"none": "unencrypted", "starttls": "encrypted with STARTTLS", 
 def status_text(status: MailStatus) -> str:
     if not status.configured:
         return NOT_CONFIGURED
-    security = SECURITY_WORDS.get(status.security, status.security)
+    security = SECURITY_WORDS.get(status.security or "", status.security or "")
     return f"Email is sent through {status.host}:{status.port} ({security}) from {status.sender}."
 
 
