@@ -27,3 +27,18 @@ def size_columns(table: QTableView, samples: dict[int, str]) -> None:
         title = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
         width = max(metrics.horizontalAdvance(sample), header.fontMetrics().horizontalAdvance(title) + 12)
         header.resizeSection(column, width + 24)
+
+
+def fit_scope(table: QTableView) -> None:
+    """The Scope column as wide as its widest text, within a third of the table and what "Format and filters"
+    (which stretches over the rest) needs for its usual text; a wider Scope is cut, whole in its tooltip."""
+    header, metrics, model = table.horizontalHeader(), table.fontMetrics(), table.model()
+    column = ExportsModel.SCOPE
+    texts = [str(model.headerData(column, Qt.Orientation.Horizontal) or "")]
+    texts += [str(model.index(row, column).data() or "") for row in range(model.rowCount())]
+    widest = max(metrics.horizontalAdvance(text) for text in texts) + 24
+    others = sum(header.sectionSize(other) for other in range(model.columnCount())
+                 if other not in (column, ExportsModel.WHAT) and not header.isSectionHidden(other))
+    what = metrics.horizontalAdvance(EXPORT_COLUMN_SAMPLES[ExportsModel.WHAT]) + 24
+    room = table.viewport().width() - others - what
+    header.resizeSection(column, max(80, min(widest, room, table.viewport().width() // 3)))

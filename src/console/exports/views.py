@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QGroupBox,
@@ -28,7 +28,7 @@ from console.core.exports.store import ExportHistory, ExportRecord
 from console.core.operations import Token
 from console.core.store import EVERYTHING, Change
 from console.exports.actions import ACTIONS
-from console.exports.columns import EXPORT_COLUMN_SAMPLES, size_columns
+from console.exports.columns import EXPORT_COLUMN_SAMPLES, fit_scope, size_columns
 from console.exports.dialogs import PreviewDialog
 from console.exports.models import ExportsModel, utcnow
 from console.exports.options_dialog import ExportOptionsBar
@@ -90,7 +90,10 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         size_columns(self.table, EXPORT_COLUMN_SAMPLES)
-        self.table.horizontalHeader().setSectionResizeMode(ExportsModel.SCOPE, QHeaderView.ResizeMode.Stretch)
+        # "Format and filters" (a PDF's filters make a long line) takes what is left; Scope its text's width.
+        self.table.horizontalHeader().setSectionResizeMode(ExportsModel.WHAT, QHeaderView.ResizeMode.Stretch)
+        for signal in (self.model.modelReset, self.model.rowsInserted):
+            signal.connect(lambda *_: fit_scope(self.table))
         self.table.selectionModel().selectionChanged.connect(self.update_actions)
         self.table.doubleClicked.connect(lambda _index: self.preview())
 
@@ -283,6 +286,10 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         box.finished.connect(lambda answer: self._forget(record.id) if answer == yes else None)
         box.open()
         return box
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        fit_scope(self.table)  # from 1100 to 900 px, Scope gives way to "Format and filters"
 
     def showEvent(self, event: QShowEvent) -> None:
         # The scope list is fetched when the tab is first looked at, not on every connection.
