@@ -34,6 +34,7 @@ from outpost_model.projects import Namespace, Project
 from outpost_model.retention import Retention, Storage
 from outpost_model.sentry_events import Event, EventSummary
 from outpost_model.sentry_projects import SentryProject, SentryProjectDetails
+from outpost_model.source_maps import ArtifactBundle, Release, ReleaseFile
 from outpost_model.variables import Variable
 from tests.support import launch_server
 
@@ -157,6 +158,22 @@ def test_sentry_project_and_monitor_answers_are_their_entities(demo):
     for job in ("entities-interval", "entities-crontab"):
         _reads_back_whole(sentry.get(f"{monitors}{job}/"), Monitor)
         _reads_back_whole(sentry.get(f"{monitors}{job}/checkins/"), list[MonitorCheckIn])
+
+
+def test_release_answers_are_their_entities(demo):
+    """Releases and their files (the legacy upload flow); artifact bundles are read in
+    tests/server/source_maps, where sentry-cli uploads them."""
+    sentry = httpx.Client(base_url=demo.url, headers={"Authorization": f"Bearer {demo.root_token}"}, timeout=30)
+    project = sentry.get("/api/0/projects/").json()[0]
+    base = f"/api/0/projects/{project['organization']['slug']}/{project['slug']}"
+    release = _reads_back_whole(sentry.post(f"{base}/releases/", json={"version": "entities@1"}), Release)
+    _reads_back_whole(sentry.get(f"{base}/releases/"), list[Release])
+    uploaded = _reads_back_whole(sentry.post(f"{base}/releases/{release.version}/files/",
+                                             files={"file": ("app.js", b"console.log(1)")}, data={"name": "~/app.js"}),
+                                 ReleaseFile)
+    _reads_back_whole(sentry.get(f"{base}/releases/{release.version}/files/"), list[ReleaseFile])
+    _reads_back_whole(sentry.get(f"{base}/releases/{release.version}/files/{uploaded.id}/"), ReleaseFile)
+    _reads_back_whole(sentry.get(f"{base}/files/artifact-bundles/"), list[ArtifactBundle])
 
 
 def test_the_model_package_knows_nothing_of_the_server():

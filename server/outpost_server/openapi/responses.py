@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from outpost_model import alerts, monitors, projects
+from outpost_model import alerts, monitors, projects, source_maps
 from outpost_model import error_tracking as tracking
 from outpost_model.exports import ArchiveExport, Export
 from outpost_model.retention import Retention, Storage
@@ -36,6 +36,7 @@ S0 = "/api/0"
 # An export's file: CSV as GitLab serves it (octet-stream), or a PDF.
 EXPORT_FILE = Binary(("application/octet-stream",))
 EXPORT = json_schema(Export)
+RELEASE = json_schema(source_maps.Release)
 ARCHIVE_EXPORT = json_schema(ArchiveExport)
 # GitLab's answer to block, unblock, deactivate and activate: true, false, or null when nothing changed.
 STATE_CHANGE = nullable(BOOLEAN)
@@ -151,23 +152,23 @@ _SENTRY: dict[str, dict[int, Body]] = {
     f"GET {S0}/organizations/{{organization}}/chunk-upload/": {200: sentry.CHUNK_UPLOAD_OPTIONS},
     f"POST {S0}/organizations/{{organization}}/chunk-upload/": {200: None},
     f"POST {S0}/organizations/{{organization}}/artifactbundle/assemble/": {200: sentry.ASSEMBLE},
-    f"POST {S0}/organizations/{{organization}}/releases/": {201: sentry.RELEASE, 208: sentry.RELEASE},
-    f"POST {_RELEASES}": {201: sentry.RELEASE, 208: sentry.RELEASE},
-    f"GET {_RELEASES}": {200: array(sentry.RELEASE)},
-    f"GET {S0}/organizations/{{organization}}/releases/{{version}}/": {200: sentry.RELEASE},
-    f"PUT {S0}/organizations/{{organization}}/releases/{{version}}/": {200: sentry.RELEASE},
-    f"PUT {_RELEASES}{{version}}/": {200: sentry.RELEASE},
-    f"GET {_FILES}": {200: array(sentry.RELEASE_FILE)},
-    f"POST {_FILES}": {201: sentry.RELEASE_FILE},
+    f"POST {S0}/organizations/{{organization}}/releases/": {201: RELEASE, 208: RELEASE},
+    f"POST {_RELEASES}": {201: RELEASE, 208: RELEASE},
+    f"GET {_RELEASES}": {200: json_schema(list[source_maps.Release])},
+    f"GET {S0}/organizations/{{organization}}/releases/{{version}}/": {200: RELEASE},
+    f"PUT {S0}/organizations/{{organization}}/releases/{{version}}/": {200: RELEASE},
+    f"PUT {_RELEASES}{{version}}/": {200: RELEASE},
+    f"GET {_FILES}": {200: json_schema(list[source_maps.ReleaseFile])},
+    f"POST {_FILES}": {201: json_schema(source_maps.ReleaseFile)},
     # The file's details, or with ?download=1 the file itself.
-    f"GET {_FILES}{{file_id}}/": {200: sentry.RELEASE_FILE},
+    f"GET {_FILES}{{file_id}}/": {200: json_schema(source_maps.ReleaseFile)},
     f"DELETE {_FILES}{{file_id}}/": {204: None},
     f"DELETE {_PROJECT_FILES}source-maps/": {204: None},
     f"POST {S0}/organizations/{{organization}}/releases/{{version}}/assemble/": {200: sentry.ASSEMBLE},
-    f"GET {_PROJECT_FILES}artifact-bundles/": {200: array(sentry.ARTIFACT_BUNDLE)},
+    f"GET {_PROJECT_FILES}artifact-bundles/": {200: json_schema(list[source_maps.ArtifactBundle])},
     f"DELETE {_PROJECT_FILES}artifact-bundles/": {204: None},
     f"GET {S0}/projects/{{organization}}/{{project_slug}}/artifact-bundles/{{bundle_id}}/files/": {
-        200: sentry.ARTIFACT_BUNDLE_FILES},
+        200: json_schema(source_maps.ArtifactBundleFiles)},
     f"GET {S0}/projects/": {200: json_schema(list[SentryProject])},
     f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/": {200: json_schema(SentryProjectDetails)},
     f"GET {_MONITORS}": {200: json_schema(list[monitors.Monitor])},

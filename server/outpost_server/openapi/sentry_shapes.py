@@ -49,14 +49,3 @@ CHUNK_UPLOAD_OPTIONS = obj({"url": STRING, "chunkSize": INTEGER, "chunksPerReque
                             "maxFileSize": INTEGER, "maxRequestSize": INTEGER, "concurrency": INTEGER,
                             "hashAlgorithm": STRING, "compression": array(STRING), "accept": array(STRING)})
 ASSEMBLE = obj({"state": STRING, "missingChunks": array(STRING)}, {"detail": _TEXT})
-RELEASE = obj({"id": INTEGER, "version": STRING, "shortVersion": STRING, "status": STRING, "url": _TEXT,
-               "dateCreated": TIME, "dateReleased": TIME, "projects": array(PROJECT_REFERENCE)})
-RELEASE_FILE = obj({"id": STRING, "name": STRING, "dist": _TEXT, "headers": ANY_OBJECT, "size": INTEGER,
-                    "sha1": STRING, "dateCreated": TIME})
-ARTIFACT_BUNDLE = obj({"bundleId": STRING, "associations": array(obj({"release": STRING, "dist": _TEXT})),
-                       "fileCount": INTEGER, "date": TIME, "dateModified": TIME},
-                      {"size": INTEGER, "lastUsed": TIME})
-ARTIFACT_BUNDLE_FILES = obj({
-    "bundleId": STRING, "release": _TEXT, "dist": _TEXT, "fileCount": INTEGER,
-    "files": array(obj({"id": STRING, "filePath": _TEXT, "fileSize": INTEGER, "fileType": INTEGER,
-                        "debugId": _TEXT, "sourcemap": _TEXT}))})

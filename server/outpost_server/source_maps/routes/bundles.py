@@ -10,6 +10,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
 from outpost_server.db import SessionDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.params import Param, ParamsDep, query_params
 from outpost_server.sentry_api.access import CallerDep, not_found, project_for
 
@@ -23,7 +24,7 @@ router = APIRouter()
 @router.get("/projects/{organization}/{project_slug}/files/artifact-bundles/", openapi_extra=query_params())
 def list_bundles(session: SessionDep, caller: CallerDep, organization: str, project_slug: str):
     project = project_for(session, caller, organization, project_slug)
-    return [bundle_json(bundle) for bundle, _ in bundles.project_bundles(session, project.id)]
+    return EntityResponse([bundle_json(bundle) for bundle, _ in bundles.project_bundles(session, project.id)])
 
 
 @router.delete("/projects/{organization}/{project_slug}/files/artifact-bundles/",
@@ -47,5 +48,5 @@ def bundle_files(session: SessionDep, caller: CallerDep, organization: str, proj
     project = project_for(session, caller, organization, project_slug)
     for bundle, files in bundles.project_bundles(session, project.id):
         if bundle.bundle_id == bundle_id:
-            return bundle_files_json(bundle, files)
+            return EntityResponse(bundle_files_json(bundle, files))
     raise not_found()

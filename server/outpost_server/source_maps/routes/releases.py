@@ -25,6 +25,7 @@ from starlette.formparsers import MultiPartException
 
 from outpost_server.db import SessionDep, parse_id
 from outpost_server.deps import services_of
+from outpost_server.entity_json import EntityResponse
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.sentry_api.access import Caller, CallerDep, not_found, project_for
 
@@ -66,7 +67,7 @@ def _version_problem(body: Any) -> dict[str, list[str]] | None:
     return None
 
 
-def _create(session: Session, projects: list, body: dict) -> JSONResponse:
+def _create(session: Session, projects: list, body: dict) -> EntityResponse:
     created_any = False
     first = None
     for project in projects:
@@ -75,7 +76,7 @@ def _create(session: Session, projects: list, body: dict) -> JSONResponse:
         first = first or (release, project)
     session.flush()
     assert first is not None
-    return JSONResponse(release_json(*first), status_code=201 if created_any else 208)
+    return EntityResponse(release_json(*first), status_code=201 if created_any else 208)
 
 
 @router.post("/organizations/{organization}/releases/", openapi_extra=body_params(
@@ -119,7 +120,8 @@ async def create_project_release(request: Request, session: SessionDep, caller: 
 @router.get("/projects/{organization}/{project_slug}/releases/", openapi_extra=query_params())
 def list_project_releases(session: SessionDep, caller: CallerDep, organization: str, project_slug: str):
     project = project_for(session, caller, organization, project_slug)
-    return [release_json(release, project) for release in releases.project_releases(session, project.id)]
+    return EntityResponse([release_json(release, project)
+                           for release in releases.project_releases(session, project.id)])
 
 
 @router.get("/organizations/{organization}/releases/{version}/", openapi_extra=query_params())
@@ -127,7 +129,7 @@ def organization_release(session: SessionDep, caller: CallerDep, organization: s
     for project in organization_projects(session, caller, organization):
         release = releases.find_release(session, project.id, version)
         if release is not None:
-            return release_json(release, project)
+            return EntityResponse(release_json(release, project))
     raise not_found()
 
 
@@ -162,7 +164,7 @@ def _update(session: Session, projects: list, version: str, body: Any):
         changed = changed or (release, project)
     if changed is None:
         raise not_found()
-    return release_json(*changed)
+    return EntityResponse(release_json(*changed))
 
 
 @router.put("/organizations/{organization}/releases/{version}/", openapi_extra=RELEASE_CHANGES)
@@ -193,7 +195,7 @@ def _release(session: Session, caller: Caller, organization: str, project_slug: 
 @router.get("/projects/{organization}/{project_slug}/releases/{version}/files/", openapi_extra=query_params())
 def list_release_files(session: SessionDep, caller: CallerDep, organization: str, project_slug: str, version: str):
     release = _release(session, caller, organization, project_slug, version, write=False)
-    return [release_file_json(file) for file in releases.release_files(session, release)]
+    return EntityResponse([release_file_json(file) for file in releases.release_files(session, release)])
 
 
 @router.post("/projects/{organization}/{project_slug}/releases/{version}/files/", openapi_extra=multipart_body(
@@ -225,7 +227,7 @@ async def upload_release_file(request: Request, session: SessionDep, caller: Cal
             session.rollback()
             return _detail(refused.status, str(refused))
         session.flush()
-        return JSONResponse(release_file_json(row), status_code=201)
+        return EntityResponse(release_file_json(row), status_code=201)
 
     return await run_in_threadpool(store)
 
@@ -248,7 +250,7 @@ def release_file(session: SessionDep, caller: CallerDep, params: ParamsDep, orga
     if params.str("download") in ("1", "true"):
         return Response(file.data, media_type="application/octet-stream", headers={
             "Content-Disposition": f'attachment; filename="{file.name.rsplit("/", 1)[-1]}"'})
-    return release_file_json(file)
+    return EntityResponse(release_file_json(file))
 
 
 @router.delete("/projects/{organization}/{project_slug}/releases/{version}/files/{file_id}/",
