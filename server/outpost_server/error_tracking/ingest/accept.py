@@ -9,6 +9,8 @@ thread-safe queue; the thread, which serves that queue for the writer's whole li
 queued while it wrote the last batch, and answers each batch with one call into the event loop. No round
 is handed to a thread pool and no timeout task is made per batch: on a loaded host those hand-offs cost
 more CPU than the commit itself. (Waking the thread for each request instead made batches of one.)
+Under sustained load a batch also waits COMMIT_DELAY_SECONDS for the requests on their way, so fewer,
+larger commits answer the same requests.
 
 The writer also decides backpressure: once the spool holds more than its byte limit, or its oldest
 entry is older than the age limit, requests are refused (429 with Retry-After) until digest catches
@@ -39,6 +41,12 @@ FULL_RETRY_AFTER_SECONDS = 5
 REFUSALS_FLUSH_SECONDS = 1.0
 # While refusing because the spool is full, how often its backlog is read again.
 FULL_RECHECK_SECONDS = 0.5
+# Under sustained load (the last commit ended less than BUSY_SECONDS ago) a batch waits this long for the
+# requests on their way before it commits, as PostgreSQL's commit_delay does: SDKs waiting for their answer
+# send again just after it, and without the wait they made batches of a few, each paying for its own
+# commit. A lone event is committed at once.
+COMMIT_DELAY_SECONDS = 0.002
+BUSY_SECONDS = 0.05
 
 
 class SpoolFull(Exception):
@@ -99,6 +107,7 @@ class SpoolWriter(BackgroundWorker):
         # Counted on the event loop, taken by the writer's thread.
         self._refused_lock = threading.Lock()
         self._unavailable = False
+        self._last_commit = 0.0
 
     async def prepare(self) -> None:
         self._spool = await self.blocking(Spool, self._path)
@@ -184,25 +193,33 @@ class SpoolWriter(BackgroundWorker):
             if first is _STOP:
                 return False
             batch = list(first)
-            stop = False
-            while len(batch) < MAX_BATCH:
-                try:
-                    more = self._inbox.get_nowait()
-                except queue.Empty:
-                    break
-                if more is _STOP:
-                    stop = True
-                    break
-                batch.extend(more)
+            busy = time.monotonic() - self._last_commit < BUSY_SECONDS
+            stop = self._gather(batch, COMMIT_DELAY_SECONDS if busy else 0.0)
             try:
                 error = self._write(batch)
             except Exception as unexpected:
                 self._failures.failed()
                 error = SpoolUnavailable(str(unexpected))
             self._answer_soon(batch, error)
+            self._last_commit = time.monotonic()
             if stop:
                 return False
             self._recheck_full()
+
+    def _gather(self, batch: list[_Waiting], delay: float) -> bool:
+        """Adds what is queued, and what comes within `delay` seconds, to the batch; True when the stop's
+        marker was reached."""
+        deadline = time.monotonic() + delay
+        while len(batch) < MAX_BATCH:
+            remaining = deadline - time.monotonic()
+            try:
+                more = self._inbox.get(timeout=remaining) if remaining > 0 else self._inbox.get_nowait()
+            except queue.Empty:
+                return False
+            if more is _STOP:
+                return True
+            batch.extend(more)
+        return False
 
     def _answer_soon(self, batch: list[_Waiting], error: Exception | None) -> None:
         assert self._loop is not None
