@@ -93,7 +93,7 @@ class AppContext(QObject):
         """Sign in with ``token``; on success replace the current connection and return the user. The profile is
         remembered under ``profile_address`` when given, else under the server's address."""
         from console.core.api.client import ApiClient
-        from console.core.api.server import detect_server
+        from console.core.api.detection import detect_server
 
         client = ApiClient(base_url, token)
         try:

@@ -16,11 +16,11 @@ import httpx
 import pytest
 
 from console.core.api.client import ApiClient
+from console.core.api.detection import detect_server
 from console.core.api.error_tracking import ErrorTrackingApi
 from console.core.api.errors import ApiError
 from console.core.api.exports import ExportsApi, ExportScope
 from console.core.api.graphql import GRAPHQL_PATH
-from console.core.api.server import detect_server
 from console.core.api.variables import Variable, VariablesApi
 from tests.support import ApiHelper, unique
 

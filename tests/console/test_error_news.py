@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from console.core.api.client import ApiClient
+from console.core.api.detection import detect_server
 from console.core.api.error_tracking import ErrorTrackingApi
-from console.core.api.server import detect_server
 from console.core.error_news import ErrorNews
 from console.core.repositories.errors import ErrorsRepository
 from console.core.store import Store

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from graphql import build_schema, parse, validate
 
-from console.core.api import error_graphql, server
+from console.core.api import detection, error_graphql
 
 GITLAB_SUBSET = Path(__file__).resolve().parents[1] / "server" / "graphql" / "gitlab_schema_subset.graphql"
 
 
-@pytest.mark.parametrize("query", [error_graphql.LIST_QUERY, error_graphql.DETAIL_QUERY, server.SCHEMA_QUERY],
+@pytest.mark.parametrize("query", [error_graphql.LIST_QUERY, error_graphql.DETAIL_QUERY, detection.SCHEMA_QUERY],
                          ids=["errors list", "details and stack trace", "schema probe"])
 def test_query_is_valid_against_gitlabs_schema(query):
     schema = build_schema(GITLAB_SUBSET.read_text())

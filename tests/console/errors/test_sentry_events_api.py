@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from console.core.api.client import ApiClient
+from console.core.api.detection import detect_server
 from console.core.api.errors import Unauthorized
 from console.core.api.sentry_events import SentryEventsApi
-from console.core.api.server import detect_server
 from tests.sdk_errors import failed_checkouts
 
 

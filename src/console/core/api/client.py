@@ -56,7 +56,7 @@ class ApiClient:
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.base_url = normalise_base_url(base_url)
-        # What the server is and offers; set once on connecting (console.core.api.server.detect_server).
+        # What the server is and offers; set once on connecting (console.core.api.detection.detect_server).
         self.server: ServerInfo | None = None
         self._token = token  # for Sentry's web API, which reads it from a Bearer header
         self._http = httpx.AsyncClient(

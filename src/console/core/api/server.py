@@ -1,4 +1,4 @@
-"""Which server the console talks to, and what it can do there.
+"""Which server the console talks to, and what it can do there (detection.py asks it).
 
 ``GET /version`` tells GitLab from Outpost: Outpost answers GitLab's body with a revision of the form
 ``outpost-<version>``; GitLab's revision is a commit id. The GraphQL schema tells whether error
@@ -14,20 +14,9 @@ and the richer detail (environment, all tags, release health, chained exceptions
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-from console.core.api.errors import ApiError
-from console.core.api.graphql import field_names, graphql
-
-if TYPE_CHECKING:  # the client (and httpx under it) is imported on connecting, not at start-up
-    from console.core.api.client import ApiClient
+from typing import Any
 
 OUTPOST_REVISION_PREFIX = "outpost-"
-SCHEMA_QUERY = """
-query errorTrackingSchema {
-  collection: __type(name: "SentryErrorCollection") { fields { name } }
-}
-"""
 
 
 @dataclass(frozen=True)
@@ -50,11 +39,3 @@ class ServerInfo:
         """Whether the project's web JSON routes (status changes, Sentry project list) accept the token."""
         return self.is_outpost
 
-
-async def detect_server(client: ApiClient) -> ServerInfo:
-    version = await client.get_version()
-    try:
-        answer = await graphql(client, SCHEMA_QUERY)
-    except ApiError:  # no GraphQL endpoint at all: a server that only speaks REST
-        return ServerInfo(version=version)
-    return ServerInfo(version=version, graphql_error_tracking="errors" in field_names(answer.data, "collection"))
