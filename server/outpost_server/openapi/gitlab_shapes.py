@@ -1,5 +1,6 @@
-"""GitLab's entities as JSON Schemas: what /api/v4 answers (lib/api/entities in GitLab's source, and
-Outpost's accounts, variables, vulnerabilities, exports and error tracking entities that render them)."""
+"""GitLab's entities as JSON Schemas, for the answers not yet declared as outpost_model entities: users, tokens,
+groups, members, vulnerabilities, instance settings and mail (lib/api/entities in GitLab's source, and the
+accounts, vulnerabilities and settings entities that render them). The rest are generated (responses.py)."""
 
 from __future__ import annotations
 

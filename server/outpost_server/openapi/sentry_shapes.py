@@ -1,7 +1,6 @@
-"""Sentry's (and GlitchTip's) JSON as JSON Schemas: what /api/0 answers, from the serializers Outpost
-writes after Sentry's (sentry_api/serializers.py, source_maps/serializers.py, alerts/entities.py,
-monitors/entities.py). Events and GitLab's error tracking web entities are declared in outpost_model, and
-their schemas generated from it (responses.py)."""
+"""Sentry's JSON as JSON Schemas, for the answers not yet declared as outpost_model entities: issues, their
+tags, a bulk update's answer, chunk upload options and assemble states (sentry_api/serializers.py,
+group_update.py, source_maps/routes). The rest are generated from outpost_model (responses.py)."""
 
 from __future__ import annotations
 
