@@ -1,9 +1,13 @@
-"""The Client keys page: the project's DSNs, hidden until revealed; create, delete and rotate keys."""
+"""The Client keys page: the project's DSNs, hidden until revealed; create, delete and rotate keys.
+
+It shows what the client keys and tracking settings repositories (console.core.repositories.project_settings)
+hold: settings saved on the Settings page change what it says at once.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -20,8 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from console.core.api.error_tracking import ClientKey, TrackingSettings
-from console.core.errors.access import MAINTAINER_ONLY, maintainer_only
+from console.core.errors.access import MAINTAINER_ONLY
 from console.core.settings_keys import LOCAL_DEMO_PROFILE
+from console.core.store import EVERYTHING, Change
 from console.errors.dialogs import RotateKeyWizard
 from console.errors.models import ClientKeyModel
 from console.operations import Op
@@ -80,6 +85,10 @@ class ClientKeysPage(QWidget):
         self.demo_notice.setWordWrap(True)
         self.demo_notice.hide()
         self.allowed = True
+        self.keys = host.context.repositories.client_keys
+        self.settings = host.context.repositories.tracking_settings
+        self.keys.subscribe_view(self, self._held_changed, self._project_path)
+        self.settings.subscribe_view(self, self._held_changed, self._project_path)
         layout = QVBoxLayout(self)
         layout.addWidget(hint)
         layout.addWidget(self.demo_notice)
@@ -106,30 +115,40 @@ class ClientKeysPage(QWidget):
         self.rotate_button.setEnabled(bool(self.model.keys))
         self.create_button.setEnabled(self.host.project is not None and self.allowed)
 
+    def _project_path(self) -> str | None:
+        project = self.host.project
+        return None if project is None else str(project["path_with_namespace"])
+
     def load(self) -> None:
         project = self.host.project
         if project is None:
             return
+        api, path = self.host.api, str(project["path_with_namespace"])
 
-        api, choice = self.host.api, self.host.project_choice.stamp()
+        async def load() -> Any:
+            return await asyncio.gather(self.settings.fetch(api, path, project["id"]),
+                                        self.keys.fetch(api, path, project["id"]))
 
-        async def load() -> tuple[TrackingSettings | None, list[ClientKey] | None]:
-            return await asyncio.gather(maintainer_only(api.settings(project["id"])),
-                                        maintainer_only(api.client_keys(project["id"])))
+        Op(self.host, load(), description="Loading client keys").success(lambda _found: self._show(True)).stale_when(
+            self.host.project_choice).run()
 
-        def show(found: tuple[TrackingSettings | None, list[ClientKey] | None]) -> None:
-            settings, keys = found
-            if not choice.current:
-                return
-            self.allowed = keys is not None
-            self.notice.setText(MAINTAINER_ONLY if not self.allowed else "" if _keys_used(settings)
-                                else INTEGRATED_ONLY)
-            self.notice.setVisible(bool(self.notice.text()))
-            self.demo_notice.setVisible(self.host.context.profile_address == LOCAL_DEMO_PROFILE)
-            self.model.set_keys(keys or [])
-            self._update_buttons()
+    def _held_changed(self, change: Change) -> None:
+        self._show(keys_changed=change.kind in (self.keys.kind, EVERYTHING))
 
-        Op(self.host, load(), description="Loading client keys").success(show).run()
+    def _show(self, keys_changed: bool) -> None:
+        """What is held for the chosen project: the notice always; the table when its keys changed (a table shown
+        again hides every DSN)."""
+        path = self._project_path()
+        if path is None or self.keys.allowed(path) is None:
+            return  # not read yet on this connection
+        settings = self.settings.settings(path)
+        self.allowed = bool(self.keys.allowed(path))
+        self.notice.setText(MAINTAINER_ONLY if not self.allowed else "" if _keys_used(settings) else INTEGRATED_ONLY)
+        self.notice.setVisible(bool(self.notice.text()))
+        self.demo_notice.setVisible(self.host.context.profile_address == LOCAL_DEMO_PROFILE)
+        if keys_changed:
+            self.model.set_keys(self.keys.keys(path) or [])
+        self._update_buttons()
 
     def toggle_reveal(self) -> None:
         key = self.selected_key()
@@ -149,9 +168,8 @@ class ClientKeysPage(QWidget):
             return
 
         async def create() -> None:
-            key = await self.host.api.create_client_key(project["id"])
+            key = await self.keys.create(self.host.api, str(project["path_with_namespace"]), project["id"])
             self.host.context.say(f"Client key {key.id} created")
-            self.load()
 
         Op(self.host, create(), description="Creating a client key").run()
 
@@ -174,9 +192,8 @@ class ClientKeysPage(QWidget):
             return
 
         async def delete() -> None:
-            await self.host.api.delete_client_key(project["id"], key.id)
+            await self.keys.delete(self.host.api, str(project["path_with_namespace"]), project["id"], key.id)
             self.host.context.say(f"Client key {key.id} deleted")
-            self.load()
 
         Op(self.host, delete(), description="Deleting the client key").run()
 

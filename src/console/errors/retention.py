@@ -1,6 +1,7 @@
 """The Storage page of the error tracking tab: what a project stores and how long it keeps it.
 
-Retention limits are an Outpost extension; against a GitLab the page says so instead of failing.
+Retention limits are an Outpost extension; against a GitLab the page says so instead of failing. The page shows
+what the retention repository (console.core.repositories.project_settings) holds, read or saved.
 """
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from console.core.api.error_tracking import Retention
-from console.core.api.errors import Forbidden, NotFound
 from console.core.api.ingestion import IngestionStatus, ingestion_status
 from console.core.api.storage import disk_text, human_bytes
 from console.core.errors.access import MAINTAINER_ONLY
-from console.core.operations import Stamp
+from console.core.repositories.project_settings import NOT_AVAILABLE
+from console.core.store import Change
 from console.core.timestamps import short_time
 from console.operations import Op
 
@@ -23,8 +24,6 @@ if TYPE_CHECKING:
     from console.page_host import ProjectHost
 
 __all__ = ["MAINTAINER_ONLY", "NOT_AVAILABLE", "RetentionPage"]
-NOT_AVAILABLE = ("This server does not offer retention settings (GitLab keeps error tracking data by its own "
-                 "rules). They are available on Outpost servers.")
 MIB = 1024 * 1024
 # name -> (label, suffix, unit in bytes or 1, maximum in those units)
 LIMITS = {
@@ -72,7 +71,7 @@ class RetentionPage(QWidget):
     def __init__(self, host: ProjectHost[ErrorTrackingApi]) -> None:
         super().__init__()
         self.host = host
-        self.loaded: Retention | None = None
+        self.repository = host.context.repositories.retention
         self.usage = QLabel()
         self.usage.setWordWrap(True)
         # Administrators also see the server's ingestion queue and its lag.
@@ -106,6 +105,24 @@ class RetentionPage(QWidget):
         layout.addWidget(self.ingestion)
         layout.addStretch(1)
         self._set_editable(False)
+        self.repository.subscribe_view(self, self._held_changed, self._project_path)
+
+    def _project_path(self) -> str | None:
+        project = self.host.project
+        return None if project is None else str(project["path_with_namespace"])
+
+    @property
+    def loaded(self) -> Retention | None:
+        """The chosen project's limits and usage as held; None while not read or not shown (a reason instead)."""
+        path = self._project_path()
+        held = self.repository.retention(path) if path is not None else None
+        return held if isinstance(held, Retention) else None
+
+    def _held_changed(self, _change: Change) -> None:
+        path = self._project_path()
+        held = self.repository.retention(path) if path is not None else None
+        if held is not None:
+            self._show(held)
 
     def _set_editable(self, editable: bool) -> None:
         for row in self.rows.values():
@@ -113,24 +130,17 @@ class RetentionPage(QWidget):
         self.save_button.setEnabled(editable)
 
     def load(self) -> None:
-        project, choice = self.host.project, self.host.project_choice.stamp()
+        project = self.host.project
         if project is None:
             return
         self.saved_label.clear()
+        path = str(project["path_with_namespace"])
         if not self.host.context.server.is_outpost:  # GitLab has no such API: say so without asking
-            self._show(choice, NOT_AVAILABLE)
+            self.repository.hold_reason(path, NOT_AVAILABLE)
+            self._show(NOT_AVAILABLE)
             return
-
-        async def load() -> Retention | str:
-            try:
-                return await self.host.api.retention(project["id"])
-            except Forbidden:
-                return MAINTAINER_ONLY
-            except NotFound:
-                return NOT_AVAILABLE
-
-        Op(self.host, load(), description="Loading retention settings").success(
-            lambda result: self._show(choice, result)).run()
+        Op(self.host, self.repository.fetch(self.host.api, path, project["id"]),
+           description="Loading retention settings").stale_when(self.host.project_choice).run()
         if self.host.context.is_admin:
             Op(self.host, ingestion_status(self.host.api.client), description="Loading ingestion figures").success(
                 self._show_ingestion).run()
@@ -139,17 +149,13 @@ class RetentionPage(QWidget):
         self.ingestion.setText(status.describe())
         self.ingestion.show()
 
-    def _show(self, choice: Stamp, result: Retention | str) -> None:
-        if not choice.current:
-            return  # the user moved on to another project
+    def _show(self, result: Retention | str) -> None:
         if isinstance(result, str):
-            self.loaded = None
             self.notice.setText(result)
             self.notice.show()
             self.usage.clear()
             self._set_editable(False)
             return
-        self.loaded = result
         self.notice.hide()
         pruned = short_time(result.last_pruned_at) if result.last_pruned_at else "not yet"
         disk = f", {disk_text(result.disk_bytes, result.disk_basis)}" if result.disk_basis else ""
@@ -160,17 +166,11 @@ class RetentionPage(QWidget):
         self._set_editable(True)
 
     def save(self) -> None:
-        project, choice = self.host.project, self.host.project_choice.stamp()
+        project = self.host.project
         if project is None or self.loaded is None:
             return
         limits = {name: row.chosen() for name, row in self.rows.items()}
         self.saved_label.clear()
-
-        async def save() -> Retention:
-            return await self.host.api.save_retention(project["id"], limits)
-
-        def saved(result: Retention) -> None:
-            self._show(choice, result)
-            self.saved_label.setText("Saved.")
-
-        Op(self.host, save(), description="Saving retention settings").success(saved).run()
+        work = self.repository.save(self.host.api, str(project["path_with_namespace"]), project["id"], limits)
+        Op(self.host, work, description="Saving retention settings").success(
+            lambda _saved: self.saved_label.setText("Saved.")).stale_when(self.host.project_choice).run()

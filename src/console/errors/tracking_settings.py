@@ -30,10 +30,11 @@ from console.core.api.error_tracking import (
     api_url_for,
 )
 from console.core.api.errors import ApiError
-from console.core.errors.access import MAINTAINER_ONLY, maintainer_only
+from console.core.errors.access import MAINTAINER_ONLY
 from console.core.errors.connection_advice import explain_test_failure
 from console.core.errors.settings_checks import settings_problems
 from console.core.operations import ShowsFailures
+from console.core.store import Change
 from console.errors.origins import AllowedOriginsBox
 from console.fitting import scrolling
 from console.looks import colours
@@ -68,7 +69,7 @@ class SettingsPage(QWidget):
     def __init__(self, host: ProjectHost[ErrorTrackingApi]) -> None:
         super().__init__()
         self.host = host
-        self.loaded: TrackingSettings | None = None
+        self.repository = host.context.repositories.tracking_settings
         self.baseline: tuple[Any, ...] | None = None  # the form as loaded or saved; None: nothing loaded
         self.modified = False
         self.question: QMessageBox | None = None  # the last "save the changes?" asked (kept for tests)
@@ -149,6 +150,7 @@ class SettingsPage(QWidget):
             button.toggled.connect(self._edited)
         self.external_project.currentIndexChanged.connect(self._edited)
         self._edited()
+        self.repository.subscribe_view(self, self._held_changed, self._project_path)
 
     # unsaved changes ----------------------------------------------------------------------------------
     def _state(self) -> tuple[Any, ...]:
@@ -203,6 +205,22 @@ class SettingsPage(QWidget):
         self.external_box.setEnabled(self.external.isChecked())
         self.origins_box.setEnabled(self.integrated.isChecked())
 
+    @property
+    def loaded(self) -> TrackingSettings | None:
+        """The chosen project's settings as the tracking settings repository holds them (read or saved)."""
+        project = self.host.project
+        return None if project is None else self.repository.settings(str(project["path_with_namespace"]))
+
+    def _project_path(self) -> str | None:
+        project = self.host.project
+        return None if project is None else str(project["path_with_namespace"])
+
+    def _held_changed(self, _change: Change) -> None:
+        """Settings read or saved elsewhere show here, unless the form holds changes of the user's (never lost)."""
+        held = self.loaded
+        if held is not None and self.baseline is not None and not self.modified:
+            self._show_settings(held)
+
     def load(self) -> None:
         project, choice = self.host.project, self.host.project_choice.stamp()
         if project is None:
@@ -219,11 +237,10 @@ class SettingsPage(QWidget):
 
         self.baseline = None  # nothing to save until the project's settings are in
         self._edited()
-        Op(self.host, maintainer_only(self.host.api.settings(project["id"])),
+        Op(self.host, self.repository.fetch(self.host.api, str(project["path_with_namespace"]), project["id"]),
            description="Loading error tracking settings").success(show).run()
 
     def _show_settings(self, settings: TrackingSettings) -> None:
-        self.loaded = settings
         self.active.setChecked(settings.active)
         (self.integrated if settings.integrated else self.external).setChecked(True)
         self.api_host.setText(settings.api_host)
@@ -299,11 +316,11 @@ class SettingsPage(QWidget):
         self.saved_label.clear()
 
         async def save() -> None:
-            saved = await self.host.api.save_settings(project["id"], active=self.active.isChecked(),
-                                                     integrated=integrated, api_url=api_url, token=token,
-                                                     project_name=chosen.name if chosen else None,
-                                                     allowed_origins=self.origins_box.allowed_origins())
-            self.loaded = saved
+            saved = await self.repository.save(self.host.api, str(project["path_with_namespace"]), project["id"],
+                                               active=self.active.isChecked(), integrated=integrated,
+                                               api_url=api_url, token=token,
+                                               project_name=chosen.name if chosen else None,
+                                               allowed_origins=self.origins_box.allowed_origins())
             self.origins_box.show_settings(saved)
             self._unchanged()
             self.saved_label.setText("Saved.")

@@ -8,6 +8,7 @@ import socket
 import pytest
 from PySide6.QtCore import Qt
 
+from console.errors.client_keys import INTEGRATED_ONLY
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab
 from tests.fake_sentry import FakeSentry
 from tests.support import ApiHelper, start_server
@@ -119,3 +120,22 @@ def test_save_then_list_detail_and_resolve_from_sentry(qtbot, tab_for, external_
     qtbot.waitUntil(lambda: errors.model.row_of(first.id) < 0, timeout=WAIT)
     assert fake.issues[first.id]["status"] == "resolved"
     fake.issues[first.id]["status"] = "unresolved"
+
+
+def test_the_client_keys_page_says_at_once_that_an_external_sentry_does_not_use_its_keys(
+        qtbot, tab_for, external_server, fake):
+    tab = tab_for(external_server[1].project())
+    keys_page = tab.keys_page
+    with qtbot.waitSignal(keys_page.model.modelReset, timeout=WAIT):  # its keys and settings are in
+        tab.pages.setCurrentWidget(keys_page)
+    assert not keys_page.notice.isVisible()  # integrated: the keys are what applications send with
+
+    page = tab.settings_page
+    tab.pages.setCurrentWidget(page)
+    page.active.setChecked(True)
+    _connect_with(qtbot, page, fake.url, GOOD_TOKEN)
+    page.external_project.setCurrentIndex(0)
+    qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.saved_label.text() == "Saved.", timeout=WAIT)
+    tab.pages.setCurrentWidget(keys_page)  # back, without a Refresh
+    assert keys_page.notice.isVisible() and keys_page.notice.text() == INTEGRATED_ONLY
