@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
-from console.core.api.error_tracking import Retention
 from console.core.api.ingestion import IngestionStatus, ingestion_status
 from console.core.api.storage import disk_text, human_bytes
 from console.core.errors.access import MAINTAINER_ONLY
@@ -18,6 +17,7 @@ from console.core.repositories.project_settings import NOT_AVAILABLE
 from console.core.store import Change
 from console.core.timestamps import short_time
 from console.operations import Op
+from outpost_model.retention import Retention
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorTrackingApi
@@ -162,7 +162,7 @@ class RetentionPage(QWidget):
         self.usage.setText(f"Stored: {result.stored_events:,} events, {human_bytes(result.stored_bytes)} of "
                            f"payloads{disk}. Last pruned: {pruned}.")
         for name, row in self.rows.items():
-            row.show_limit(getattr(result, name), result.instance_defaults.get(name, 0), name in result.overridden)
+            row.show_limit(getattr(result, name), getattr(result.instance_defaults, name), name in result.overridden)
         self._set_editable(True)
 
     def save(self) -> None:

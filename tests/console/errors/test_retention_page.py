@@ -43,7 +43,7 @@ def test_storage_page_shows_usage_and_saves_limits(qtbot, qloop_running, context
 
     days.use_default.setChecked(True)
     page.save_button.click()
-    qtbot.waitUntil(lambda: page.loaded is not None and page.loaded.overridden == ("max_stored_bytes",),
+    qtbot.waitUntil(lambda: page.loaded is not None and page.loaded.overridden == ["max_stored_bytes"],
                     timeout=WAIT)
     assert api.root.get(f"/projects/{project['id']}/error_tracking/retention").json()["retention_days"] == 90
 

@@ -19,6 +19,8 @@ from console.core.api.client import ApiClient
 from console.core.api.errors import NotFound, Unsupported
 from console.core.api.graphql import graphql
 from console.core.api.server import ServerInfo
+from outpost_model import decode
+from outpost_model.retention import Retention
 
 EVERY_STATUS = "all"  # the status filter's "All": Outpost's search key is:all (GitLab lists unresolved errors only)
 STATUSES = ("unresolved", "resolved", "ignored", EVERY_STATUS)
@@ -143,33 +145,6 @@ class ClientKey:
 
     def __repr__(self) -> str:  # the DSN is a secret
         return f"ClientKey(id={self.id!r})"
-
-
-@dataclass(frozen=True)
-class Retention:
-    """A project's retention limits (0 = no limit) and what it stores: an Outpost extension."""
-
-    retention_days: int
-    events_per_error: int
-    max_stored_bytes: int
-    instance_defaults: dict[str, int]
-    overridden: tuple[str, ...]
-    stored_events: int
-    stored_bytes: int
-    last_pruned_at: str | None
-    # The project's share of the event tables on disk, estimated (0 and "" from servers without it).
-    disk_bytes: int = 0
-    disk_basis: str = ""
-
-    @classmethod
-    def from_json(cls, body: dict[str, Any]) -> Retention:
-        defaults = body.get("instance_defaults") or {}
-        return cls(retention_days=_int(body.get("retention_days")), events_per_error=_int(body.get("events_per_error")),
-                   max_stored_bytes=_int(body.get("max_stored_bytes")),
-                   instance_defaults={name: _int(value) for name, value in defaults.items()},
-                   overridden=tuple(body.get("overridden") or ()), stored_events=_int(body.get("stored_events")),
-                   stored_bytes=_int(body.get("stored_bytes")), last_pruned_at=body.get("last_pruned_at"),
-                   disk_bytes=_int(body.get("disk_bytes")), disk_basis=str(body.get("disk_basis") or ""))
 
 
 @dataclass
@@ -329,13 +304,14 @@ class ErrorTrackingApi:
     # --- retention (an Outpost extension; a GitLab answers 404) --------------------------------
 
     async def retention(self, project_id: int) -> Retention:
-        return Retention.from_json(await self.client.get_json(f"/projects/{project_id}/error_tracking/retention"))
+        response = await self.client.request("GET", f"/projects/{project_id}/error_tracking/retention")
+        return decode(response.content, Retention)
 
     async def save_retention(self, project_id: int, limits: dict[str, int | None]) -> Retention:
         """Sets each named limit; None goes back to the instance default."""
         body = {name: "" if value is None else value for name, value in limits.items()}
         response = await self.client.request("PUT", f"/projects/{project_id}/error_tracking/retention", json=body)
-        return Retention.from_json(response.json())
+        return decode(response.content, Retention)
 
     async def delete_client_key(self, project_id: int, key_id: int) -> None:
         await self.client.request("DELETE", f"/projects/{project_id}/error_tracking/client_keys/{key_id}")
