@@ -20,16 +20,18 @@ from console.looks import colour
 IN_APP_ROLE = Qt.ItemDataRole.UserRole + 10
 LIBRARY_GROUP_ROLE = Qt.ItemDataRole.UserRole + 11
 ERROR_LINE_ROLE = Qt.ItemDataRole.UserRole + 12
-# The pane's order, said on its tab (Copy as Markdown lists the last frames the other way, and says so).
+# The pane's order, as Python's tracebacks read, said on its tab and over its frames (Copy as Markdown lists a
+# few application frames the other way, where the one that raised matters most, and says so too).
 FRAME_ORDER = "Frames oldest first: the most recent call, where it raised, is last."
+FRAME_ORDER_HEADING = "Frames, oldest first (most recent call last)"
 SHOW_MINIFIED = "Show minified (the frames as sent, before source maps)"
 
 
 class StackTraceView(QTreeWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.setHeaderHidden(True)
         self.setColumnCount(1)
+        self.setHeaderLabels([FRAME_ORDER_HEADING])  # the order in view, not only in a tooltip
         # A long line of code scrolls sideways rather than being cut: the column is as wide as its widest row.
         self.header().setStretchLastSection(False)
         self.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)

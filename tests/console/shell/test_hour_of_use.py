@@ -388,6 +388,8 @@ def test_the_stack_trace_scrolls_sideways_and_says_its_order(qtbot, make_window,
     assert trace.columnWidth(0) >= widest > trace.viewport().width()
     sections = page.detail.sections
     assert "oldest first" in sections.tabToolTip(sections.indexOf(trace))
+    # Said in view too, over the frames, as the copy says its own.
+    assert not trace.isHeaderHidden() and trace.headerItem().text(0) == "Frames, oldest first (most recent call last)"
     page.copy_markdown()
     assert "(most recent call first)" in QApplication.clipboard().text()  # the copy says its own order
 
