@@ -16,6 +16,7 @@ from typing import Annotated, Any, TypeVar, cast
 from fastapi import Depends, FastAPI, Request
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from outpost_server.config import ServerConfig
 
@@ -45,9 +46,23 @@ class Services:
 
 class OutpostApp(FastAPI):
     """The application; `services` is set when its lifespan has opened the database (app.py), before
-    the first request is served."""
+    the first request is served. `fronts` are ASGI applications served ahead of the framework's
+    middleware and routing, each for the HTTP requests its test takes (the collector's hot path)."""
 
     services: Services
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fronts: list[tuple[Callable[[Scope], bool], ASGIApp]] = []
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            for takes, front in self.fronts:
+                if takes(scope):
+                    scope["app"] = self
+                    await front(scope, receive, send)
+                    return
+        await super().__call__(scope, receive, send)
 
 
 def services_of(app: Any) -> Services:

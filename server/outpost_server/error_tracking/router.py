@@ -3,8 +3,9 @@ adds the collector's shortcut in front of the application."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter
 
+from outpost_server.deps import OutpostApp
 from outpost_server.error_tracking.ingest import collector
 from outpost_server.error_tracking.routes import retention, settings, storage
 
@@ -13,5 +14,5 @@ for _module in (settings, retention, storage):
     router.include_router(_module.router)
 
 
-def install(app: FastAPI) -> None:
+def install(app: OutpostApp) -> None:
     collector.install(app)

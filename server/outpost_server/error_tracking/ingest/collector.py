@@ -4,23 +4,35 @@ Access is decided by the `Authenticate` dependency (authentication.py); this mod
 the content to the writer and answers once it is committed. Browsers get CORS: a preflight answer
 on OPTIONS and `Access-Control-Allow-Origin` echoing an origin the project allows.
 
-Plain ASGI in front of FastAPI (`CollectorShortcut`) serves these URLs, POST and OPTIONS, before
-FastAPI's routing (the hot path); any other method falls through to GitLab's unknown-route 404.
+Plain ASGI serves these URLs, POST and OPTIONS, and the check-in URL, GET and POST, outside FastAPI (the
+hot path): ahead of the framework's whole stack (`OutpostApp.fronts`), with only the request log's
+middleware around it (request id, security headers, the log line, the metrics, last-resort 500s). The
+collector's URLs pass none of the other middleware (bans, the unauthenticated cap and the write gate all
+leave them alone). A path whose encoded slashes the request log's middleware rewrites takes the usual way,
+where `CollectorShortcut` serves it before FastAPI's routing; any other method falls through to GitLab's
+unknown-route 404.
 """
 
 from __future__ import annotations
 
 import orjson
-from fastapi import FastAPI, Request
+from fastapi import Request
 from starlette.responses import Response
 
-from outpost_server.deps import services_of
+from outpost_server.deps import OutpostApp, services_of
 from outpost_server.error_tracking.ingest import intake
 from outpost_server.error_tracking.ingest.authentication import Authenticate, CollectorRequest, Refused, admitted
 from outpost_server.error_tracking.ingest.collector_parts import Collector
 from outpost_server.error_tracking.ingest.cron_endpoint import cron_check_in
-from outpost_server.error_tracking.ingest.dsn import ENDPOINTS, extract_public_key, match_collector_url, match_cron_url
+from outpost_server.error_tracking.ingest.dsn import (
+    COLLECTOR_PREFIX,
+    ENDPOINTS,
+    extract_public_key,
+    match_collector_url,
+    match_cron_url,
+)
 from outpost_server.error_tracking.ingest.spool import NewEntry
+from outpost_server.middleware import RequestMiddleware
 
 # What the browser SDKs send and need to read (Sentry's Relay allows the same).
 CORS_ALLOW_HEADERS = "content-type, content-encoding, authorization, x-sentry-auth, sentry-trace, baggage"
@@ -28,9 +40,10 @@ CORS_EXPOSE_HEADERS = "retry-after, x-sentry-error, x-sentry-rate-limits"
 CORS_MAX_AGE = "3600"
 
 
-def install(app: FastAPI) -> None:
+def install(app: OutpostApp) -> None:
     app.add_exception_handler(Refused, _refused)
     app.add_middleware(CollectorShortcut)
+    app.fronts.append((taken_ahead, RequestMiddleware(_serve_ahead)))
 
 
 async def _refused(_request: Request, exc: Exception) -> Response:
@@ -90,28 +103,52 @@ async def _serve(collector: Collector, request: Request, endpoint: str, project_
         return refused.response
 
 
+async def _served(scope, receive, send) -> bool:
+    """Serves a collector or check-in request; False for any other."""
+    if scope["type"] != "http":
+        return False
+    if scope["method"] in ("POST", "OPTIONS"):
+        match = match_collector_url(scope["path"])
+        if match:
+            collector = services_of(scope["app"]).part(Collector)
+            response = await _serve(collector, Request(scope, receive), match[1], match[0])
+            await response(scope, receive, send)
+            return True
+    if scope["method"] in ("GET", "POST"):
+        cron = match_cron_url(scope["path"])
+        if cron:
+            collector = services_of(scope["app"]).part(Collector)
+            response = await cron_check_in(collector, Request(scope, receive), *cron)
+            await response(scope, receive, send)
+            return True
+    return False
+
+
+def taken_ahead(scope) -> bool:
+    """Whether the request is served ahead of the framework: a collector or check-in URL and method, on a
+    path without encoded slashes (which the request log's middleware would rewrite before matching)."""
+    path = scope["path"]
+    if not path.startswith(COLLECTOR_PREFIX) or b"%2f" in scope.get("raw_path", b"").lower():
+        return False
+    if scope["method"] in ("POST", "OPTIONS") and match_collector_url(path):
+        return True
+    return scope["method"] in ("GET", "POST") and match_cron_url(path) is not None
+
+
+async def _serve_ahead(scope, receive, send) -> None:
+    served = await _served(scope, receive, send)
+    assert served, "taken_ahead() admitted a request the collector does not serve"
+
+
 class CollectorShortcut:
-    """Serves collector URLs before FastAPI's routing and per-route machinery (the hot path)."""
+    """Serves collector URLs before FastAPI's routing and per-route machinery when they come the usual way."""
 
     def __init__(self, app):
         self.app = app
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope["method"] in ("POST", "OPTIONS"):
-            match = match_collector_url(scope["path"])
-            if match:
-                collector = services_of(scope["app"]).part(Collector)
-                response = await _serve(collector, Request(scope, receive), match[1], match[0])
-                await response(scope, receive, send)
-                return
-        if scope["type"] == "http" and scope["method"] in ("GET", "POST"):
-            cron = match_cron_url(scope["path"])
-            if cron:
-                collector = services_of(scope["app"]).part(Collector)
-                response = await cron_check_in(collector, Request(scope, receive), *cron)
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+        if not await _served(scope, receive, send):
+            await self.app(scope, receive, send)
 
 
 AUTHENTICATE = {endpoint: Authenticate(endpoint) for endpoint in ENDPOINTS}
