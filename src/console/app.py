@@ -76,15 +76,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_self_test()
     if args.link and not args.demo:
-        create_application(icon=False)
+        from console.application import create_application
         from console.single_instance import hand_over
 
+        create_application(icon=False)
         if hand_over(args.link):
             return 0
     if args.demo and not args.link and not args.screenshot:
-        create_application(icon=False)
+        from console.application import create_application
         from console.single_instance import DEMO_REQUEST, hand_over
 
+        create_application(icon=False)
         if hand_over(DEMO_REQUEST):  # a second window would find the demo's data in use
             print("The demo is already running: its console window was brought forward.")
             return 0
@@ -136,25 +138,10 @@ def _log_to_console() -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
-def create_application(*, icon: bool = True):
-    """The QApplication; without ``icon`` the caller sets the application icon (the main window does so
-    after its first frame: loading the SVG icon engine would delay it)."""
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance() or QApplication([sys.argv[0]])
-    app.setOrganizationName("Outpost")
-    app.setApplicationName("Outpost console")
-    app.setApplicationVersion(__version__)
-    if icon:
-        from console.icons import app_icon
-
-        QApplication.setWindowIcon(app_icon())
-    return app
-
-
 def run_gui(*, demo: bool, screenshot: Path | None = None, link: str | None = None) -> int:
     from PySide6.QtCore import QEventLoop
 
+    from console.application import create_application
     from console.context import AppContext
     from console.core.connection.credentials import CredentialStore
     from console.main_window import MainWindow

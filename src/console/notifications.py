@@ -20,8 +20,8 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 
 from console.context import AppContext
-from console.core.api.errors import ApiError, NotFound
-from console.core.operations import blocking, readable
+from console.core.api.errors import ApiError, NotFound, readable
+from console.core.operations import blocking
 from console.operations import Op
 from console.window_state import ProfileState
 

@@ -38,12 +38,13 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from PySide6.QtCore import QEventLoop, QTimer
 from shiboken6 import isValid
 
-from console.core.operations import ShowsFailures, Stamp, Token, blocking, readable, start_task
+from console.context import AppContext
+from console.core.api.errors import ApiError, readable
+from console.core.messages import Kind
+from console.core.operations import ShowsFailures, Stamp, Token, blocking, start_task
 
 if TYPE_CHECKING:
     import asyncio
-
-    from console.context import AppContext
 
 T = TypeVar("T")
 
@@ -67,8 +68,6 @@ class Op(Generic[T]):
 
     def __init__(self, owner: AppContext | WorkOwner, work: Coroutine[Any, Any, T], *, description: str,
                  quiet: bool = False) -> None:
-        from console.context import AppContext
-
         self.description = description
         self.quiet = quiet
         self._work: Coroutine[Any, Any, T] | None = work
@@ -181,9 +180,8 @@ class Op(Generic[T]):
     async def _guarded(self, work: Coroutine[Any, Any, T]) -> None:
         import asyncio
 
-        from console.core.api.errors import ApiError
+        # The local server's module is loaded once the window has been painted, not for the first frame.
         from console.core.connection.local_server import LocalServerError
-        from console.core.messages import Kind
 
         context = self.context
         if self._failures is not None:

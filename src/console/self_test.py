@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from console import __version__
-from console.app import create_application
+from console.application import create_application
 
 
 def run_self_test() -> int:

@@ -56,13 +56,6 @@ class ShowsFailures(Protocol):
     def clear_failure(self, action: str) -> None: ...
 
 
-def readable(exc: Exception) -> str:
-    """What a person reads about an expected failure (an API's or the local server's)."""
-    from console.core.api.errors import ApiError
-
-    return exc.message if isinstance(exc, ApiError) else str(exc)
-
-
 async def blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """One blocking step of a coroutine (a file, the keyring), run in a worker thread."""
     import asyncio

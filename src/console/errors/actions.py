@@ -3,39 +3,45 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from console.core.actions import TabAction
 
 if TYPE_CHECKING:
-    from console.errors.tab import ErrorTrackingTab
+    from console.errors.error_list import ErrorsPage
     from console.errors.triage import Triage
 
 
-def _setting(status: str, name: str, text: str, shortcut: str) -> TabAction[ErrorTrackingTab]:
+class ErrorsTabView(Protocol):
+    """What these actions use of the error tracking tab (console.errors.tab, which installs them)."""
+
+    errors_page: ErrorsPage
+
+
+def _setting(status: str, name: str, text: str, shortcut: str) -> TabAction[ErrorsTabView]:
     """An action giving the shown error ``status``; enabled while an error with another status is shown."""
     return TabAction(name, "errors", text, shortcut, run=lambda tab: tab.errors_page.set_status(status),
                      enabled=lambda tab: tab.errors_page.can_set_status(status))
 
 
-def _toggle_mine(tab: ErrorTrackingTab) -> None:
+def _toggle_mine(tab: ErrorsTabView) -> None:
     """"Assigned to me" on, or off again (the filter row's button does the same)."""
     filters = tab.errors_page.filters
     filters.show_mine(not filters.mine.isChecked())
 
 
-def _mine_offered(tab: ErrorTrackingTab) -> bool:
+def _mine_offered(tab: ErrorsTabView) -> bool:
     return tab.errors_page.filters.mine.isEnabled()
 
 
 def _triage(name: str, text: str, shortcut: str, run: Callable[[Triage], object], least_selected: int = 1
-            ) -> TabAction[ErrorTrackingTab]:
+            ) -> TabAction[ErrorsTabView]:
     """An action on every selected error at once (console.errors.triage); enabled where the user may triage."""
     return TabAction(name, "errors", text, shortcut, run=lambda tab: run(tab.errors_page.triage),
                      enabled=lambda tab: tab.errors_page.triage.can(least_selected))
 
 
-ACTIONS: tuple[TabAction[ErrorTrackingTab], ...] = (
+ACTIONS: tuple[TabAction[ErrorsTabView], ...] = (
     _setting("resolved", "resolve", "&Resolve selected error", "Ctrl+R"),
     _setting("ignored", "ignore", "&Ignore selected error", "Ctrl+I"),
     _setting("unresolved", "unresolve", "&Unresolve selected error", "Ctrl+U"),

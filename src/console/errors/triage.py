@@ -9,9 +9,9 @@ Every answer is written into the store for all the affected errors at once, so t
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from console.core.api.error_tracking import EVERY_STATUS
 from console.core.api.triage import NO_TRIAGE_API, NOT_ALLOWED, IgnoreUntil, Member, TriageApi
@@ -20,9 +20,31 @@ from console.errors.triage_dialogs import AssignDialog, IgnoreDialog
 from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.errors.error_list import ErrorsPage
+    from console.core.api.error_tracking import ErrorTrackingApi
+    from console.core.store import Store
+    from console.errors.detail import ErrorDetailView
+    from console.errors.error_filters import ErrorFilters
+    from console.errors.error_table import ErrorTable
+    from console.errors.models import ErrorListModel
+    from console.page_host import ProjectHost
 
 log = logging.getLogger(__name__)
+
+
+class TriagedPage(Protocol):
+    """What triage uses of the errors page (console.errors.error_list, which holds it)."""
+
+    host: ProjectHost[ErrorTrackingApi]
+    table: ErrorTable
+    model: ErrorListModel
+    store: Store
+    filters: ErrorFilters
+    detail: ErrorDetailView
+
+    @property
+    def errors_loaded(self) -> SignalInstance: ...
+
+    def reload(self) -> None: ...
 
 
 class Triage(QObject):
@@ -34,8 +56,8 @@ class Triage(QObject):
 
     changed = Signal()
 
-    def __init__(self, page: ErrorsPage) -> None:
-        super().__init__(page)
+    def __init__(self, page: TriagedPage) -> None:
+        super().__init__(page.table)  # goes with the page's table, whose selection it acts on
         self.page = page
         self.allowed: dict[str, bool] = {}  # project path: may the user triage there
         self.dialog: IgnoreDialog | AssignDialog | None = None
@@ -101,7 +123,7 @@ class Triage(QObject):
 
     def ignore(self) -> None:
         ids = self.selected_ids()
-        self.dialog = dialog = IgnoreDialog(len(ids), self.page)
+        self.dialog = dialog = IgnoreDialog(len(ids), self.page.table)
         dialog.accepted.connect(lambda: self._set_status("ignored", dialog.condition(), ids))
         dialog.open()
 
@@ -113,7 +135,7 @@ class Triage(QObject):
 
         async def pick() -> None:
             members = await api.members(project["id"])
-            self.dialog = dialog = AssignDialog(len(ids), members, self.page)
+            self.dialog = dialog = AssignDialog(len(ids), members, self.page.table)
             dialog.accepted.connect(lambda: self._assign(ids, dialog.chosen()))
             dialog.open()
 

@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from console.core.actions import TabAction
 
-if TYPE_CHECKING:
-    from console.exports.views import ExportsTab
+
+class ExportsTabView(Protocol):
+    """What these actions use of the exports tab (console.exports.views, which installs them)."""
+
+    def save_as(self) -> object: ...
+
+    def can_save(self) -> bool: ...
+
+    def open_archive_export(self) -> object: ...
 
 
-def open_archive_export(tab: ExportsTab) -> object:
-    # Imported when chosen: the menus read this module before the tab (and its Qt modules) exist.
-    from console.exports.archive_dialog import open_archive_dialog
-
-    return open_archive_dialog(tab)
-
-
-ACTIONS: tuple[TabAction[ExportsTab], ...] = (
+ACTIONS: tuple[TabAction[ExportsTabView], ...] = (
     TabAction("save_export", "exports", "&Save export…", "Save", run=lambda tab: tab.save_as(),
               enabled=lambda tab: tab.can_save()),
-    TabAction("archive_export", "exports", "&Archive export…", None, run=open_archive_export),
+    TabAction("archive_export", "exports", "&Archive export…", None, run=lambda tab: tab.open_archive_export()),
 )

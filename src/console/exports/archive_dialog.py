@@ -27,17 +27,16 @@ from PySide6.QtWidgets import (
 )
 
 from console.accessibility import give_accessible_names
-from console.core.api.errors import NotFound
+from console.core.api.errors import NotFound, readable
 from console.core.api.exports import ExportScope
 from console.core.exports import polling
 from console.core.exports.options import ARCHIVE_DATE_GITLAB, ARCHIVE_DATE_OUTPOST, archive_range_problem, csv_records
-from console.core.operations import blocking, readable
+from console.core.operations import blocking
 from console.file_dialogs import ARCHIVE_EXPORT, file_dialog
 from console.operations import Op
 
 if TYPE_CHECKING:
     from console.core.api.exports import ExportsApi
-    from console.exports.views import ExportsTab
     from console.page_host import PageHost
 
 STATUS_LINES = 4  # room for a saved file's long path and what the file holds
@@ -50,8 +49,9 @@ def _date(value: QDate) -> dt.date:
     return dt.date(value.year(), value.month(), value.day())
 
 
-def open_archive_dialog(tab: ExportsTab) -> ArchiveExportDialog:
-    """The tab's archive export dialog, made for the project chosen now (one at a time)."""
+def open_archive_dialog(tab: QWidget, host: PageHost[ExportsApi], project: ExportScope | None
+                        ) -> ArchiveExportDialog:
+    """The tab's archive export dialog, made for ``project`` (one at a time)."""
     for old in tab.findChildren(ArchiveExportDialog):
         if not old.isVisible():
             old.deleteLater()
@@ -61,8 +61,7 @@ def open_archive_dialog(tab: ExportsTab) -> ArchiveExportDialog:
         else:
             old.raise_()  # an export still being watched stays; the user saves it from there
             return old
-    scope = tab.picker.scope()
-    dialog = ArchiveExportDialog(tab, scope if scope is not None and scope.kind == "project" else None, tab)
+    dialog = ArchiveExportDialog(host, project, tab)
     dialog.open()
     return dialog
 

@@ -28,6 +28,7 @@ from console.core.exports.store import ExportHistory, ExportRecord
 from console.core.operations import Token
 from console.core.store import EVERYTHING, Change
 from console.exports.actions import ACTIONS
+from console.exports.archive_dialog import ArchiveExportDialog, open_archive_dialog
 from console.exports.columns import EXPORT_COLUMN_SAMPLES, fit_scope, size_columns
 from console.exports.dialogs import PreviewDialog
 from console.exports.models import ExportsModel, utcnow
@@ -250,6 +251,11 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     # actions -----------------------------------------------------------------------
     def offered(self) -> polling.Offered:
         return polling.offered(self.selected(), utcnow(), connected=self.context.is_connected)
+
+    def open_archive_export(self) -> ArchiveExportDialog:
+        """Archive export…: the dialog for the project chosen in the picker now (one at a time)."""
+        scope = self.picker.scope()
+        return open_archive_dialog(self, self, scope if scope is not None and scope.kind == "project" else None)
 
     def can_save(self) -> bool:
         return self.offered().save and not self.saving.downloading

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton
 
 from console.context import AppContext
 from console.core.api.alerts import AlertsApi, MailStatus
-from console.core.operations import readable
+from console.core.api.errors import readable
 from console.operations import Op
 
 NOT_CONFIGURED = ("Email is not configured: alert rules cannot send email until the server has "

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from console.core.actions import TabAction
 
-if TYPE_CHECKING:
-    from console.variables.views import VariablesTab
 
-ACTIONS: tuple[TabAction[VariablesTab], ...] = (
+class VariablesTabView(Protocol):
+    """What these actions use of the variables tab (console.variables.views, which installs them)."""
+
+    def add_variable(self) -> object: ...
+
+
+ACTIONS: tuple[TabAction[VariablesTabView], ...] = (
     TabAction("new_variable", "variables", "&New variable…", "New", run=lambda tab: tab.add_variable()),
 )

@@ -5,18 +5,27 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from console.core.api.variables import VariablesApi
+from console.core.api.variables import Variable, VariablesApi
 from console.core.operations import blocking
 from console.core.variables import bulk
 
 if TYPE_CHECKING:
     from console.context import AppContext
-    from console.variables.views import VariablesTab
 
 
-async def read_import(tab: VariablesTab, api: VariablesApi, path: Path) -> None:
+class ImportingTab(Protocol):
+    """What an import shows its findings on (the variables tab, console.variables.views)."""
+
+    def report_failure(self, action: str, title: str, message: str) -> None: ...
+
+    def show_variables(self, variables: list[Variable]) -> None: ...
+
+    def preview_import(self, api: VariablesApi, source: str, plans: dict[bool, bulk.ImportPlan]) -> None: ...
+
+
+async def read_import(tab: ImportingTab, api: VariablesApi, path: Path) -> None:
     """Read ``path``, compare it with the server's variables and show the tab's import preview."""
     try:
         text = await blocking(path.read_text, "utf-8")

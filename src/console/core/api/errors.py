@@ -183,6 +183,11 @@ USER_MESSAGES: dict[type[ApiError], str] = {
 }
 
 
+def readable(exc: Exception) -> str:
+    """What a person reads about an expected failure (an API's, or the local server's, which says it itself)."""
+    return exc.message if isinstance(exc, ApiError) else str(exc)
+
+
 def _describe_body(body: Any) -> tuple[str, dict[str, list[str]]]:
     """Reduce a GitLab error body to one line plus per-field messages."""
     if not isinstance(body, dict):
