@@ -6,6 +6,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -159,3 +160,19 @@ def failed_checkouts(server, api) -> dict:
     with httpx.Client(base_url=server.url, headers={"PRIVATE-TOKEN": server.root_token}) as web:
         wait_for_list(web, project["path_with_namespace"], lambda body: [e["count"] for e in body["errors"]] == [3])
     return project
+
+
+NIGHTLY = {"schedule": {"type": "crontab", "value": "0 3 * * *"}}
+
+
+def nightly_report(server, api, project: dict) -> Callable[[str], None]:
+    """Checks the project's "nightly-report" cron monitor in over HTTP with a status, once digested."""
+    dsn = urlsplit(enable_integrated(api.root, project["id"]))
+    url = (f"{server.url}/api/v4/error_tracking/collector/api/{project['id']}/cron/nightly-report/"
+           f"{dsn.username}/")
+
+    def check_in(status: str) -> None:
+        assert httpx.post(url, json={"status": status, "monitor_config": NIGHTLY}).status_code == 202
+        server.wait_for_digest()
+
+    return check_in

@@ -9,7 +9,6 @@ from PySide6.QtCore import QObject, Signal
 
 from console.core import settings_keys
 from console.core.messages import Kind, Message, MessageLog
-from console.core.repositories.hub import Repositories
 from console.core.store import Store
 
 # What runs on the loop is imported there: the window's first frame is painted without asyncio, httpx
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
     from console.core.api.client import ApiClient
     from console.core.api.server import ServerInfo
     from console.core.error_news import ErrorNews
+    from console.core.repositories.hub import Repositories
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class AppContext(QObject):
         # (the local demo server gets a new port on each start).
         self.profile_address: str | None = None
         self.store = Store()  # what this connection's server said; emptied on every connection change
-        self.repositories = Repositories(self.store)  # the typed kinds of it, each with its reads and freshness
+        self._repositories: Repositories | None = None
         self.messages = MessageLog()
         self._error_news: ErrorNews | None = None
         self._in_flight = 0
@@ -75,6 +75,16 @@ class AppContext(QObject):
         from console.core.api.server import ServerInfo
 
         return (self.client.server if self.client is not None else None) or ServerInfo()
+
+    @property
+    def repositories(self) -> Repositories:
+        """The typed kinds of what the store holds, each with its reads and freshness (made on first use: they
+        import the API client, which the first frame does without)."""
+        if self._repositories is None:
+            from console.core.repositories.hub import Repositories
+
+            self._repositories = Repositories(self.store)
+        return self._repositories
 
     @property
     def error_news(self) -> ErrorNews:

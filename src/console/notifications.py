@@ -201,9 +201,10 @@ class Watcher(QObject):
     async def _check_monitors(self, api: MonitorsApi, path: str) -> None:
         """Cron monitors that turned failing, or recovered, since the previous look (paused ones left out)."""
         # Read into the monitors repository: the Monitors page and the Overview show what this look saw.
-        read = await self._context.repositories.monitors.fetch(api, path, None)
-        monitors = {monitor.slug: monitor for monitor in read if not monitor.paused}
-        failing = {slug for slug, monitor in monitors.items() if monitor.failing}
+        repository = self._context.repositories.monitors
+        read = await repository.fetch(api, path, None)
+        monitors = {monitor.slug: monitor for monitor in read if not repository.is_paused(monitor)}
+        failing = {slug for slug, monitor in monitors.items() if repository.is_failing(monitor)}
         known = self._failing_monitors.get(path)
         self._failing_monitors[path] = failing
         if known is None:

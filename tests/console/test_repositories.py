@@ -1,13 +1,21 @@
-"""The typed repositories (no Qt): freshness per read, nothing of an earlier connection, list reads told even when
-they found the same, counts that only grow, and figures worked out when asked."""
+"""The typed repositories (no Qt): freshness per read, nothing of an earlier connection (not even a read that lands
+after it changed), list reads told even when they found the same, counts that only grow, and figures worked out
+when asked, against the real server where they read."""
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
+
+from console.core.api.client import ApiClient
+from console.core.api.detection import detect_server
 from console.core.api.error_tracking import ErrorPage, ErrorSummary
-from console.core.api.monitors import Monitor, MonitorEnvironment
+from console.core.api.monitors import MonitorsApi
 from console.core.repositories.errors import NEWS, ErrorsRepository, ListQuery
-from console.core.repositories.monitors import ALL, MonitorsRepository
+from console.core.repositories.monitors import MonitorsRepository
 from console.core.store import Change, Store
+from tests.sdk_errors import nightly_report
 
 PATH = "acme/shop"
 
@@ -66,18 +74,29 @@ def test_another_reads_counts_reach_the_row_and_the_detail_but_never_go_back():
     assert held is not None and held.count == 40
 
 
-def monitor(monitor_id: str, status: str, *, paused: bool = False) -> Monitor:
-    return Monitor(id=monitor_id, slug=monitor_id, name=monitor_id, status="disabled" if paused else "active",
-                   is_muted=False, config={}, environments=(MonitorEnvironment("production", status, None, None),))
-
-
-def test_failing_monitors_are_counted_when_asked_from_what_is_held():
+@pytest.mark.asyncio
+async def test_monitors_are_read_into_the_repository_their_failing_counted_when_asked(server, api):
+    project = api.project()
+    path = project["path_with_namespace"]
+    check_in = nightly_report(server, api, project)
+    check_in("ok")
     store = Store()
     monitors = MonitorsRepository(store)
-    assert monitors.failing(PATH) is None  # never read: no figure rather than a zero
-    store.put(MonitorsRepository.kind, PATH, ALL, (monitor("a", "error"), monitor("b", "ok"),
-                                                   monitor("c", "error", paused=True)))
-    assert monitors.failing(PATH) == 1
-    store.put(MonitorsRepository.kind, PATH, ALL, (monitor("a", "ok"), monitor("b", "ok")))
-    assert monitors.failing(PATH) == 0
-    assert [held.id for held in monitors.monitors(PATH) or ()] == ["a", "b"]
+    store.begin("root at the test server")
+    assert monitors.failing(path) is None  # never read: no figure rather than a zero
+    async with ApiClient(server.url, server.root_token) as client:
+        client.server = await detect_server(client)
+        read = await monitors.fetch(MonitorsApi(client), path, project["id"])
+        assert [monitor.slug for monitor in read] == ["nightly-report"] and monitors.failing(path) == 0
+        check_in("error")
+        await monitors.fetch(MonitorsApi(client), path, project["id"])
+        assert monitors.failing(path) == 1  # from what is held now, not from the read that first drew it
+        [held] = monitors.monitors(path) or []
+        paused = await monitors.update(MonitorsApi(client), path, held.id, {"status": "disabled"})
+        assert MonitorsRepository.is_paused(paused) and monitors.failing(path) == 0  # paused ones are not counted
+
+        late = asyncio.ensure_future(monitors.fetch(MonitorsApi(client), path, project["id"]))
+        await asyncio.sleep(0)  # the read is on its way
+        store.begin("another connection")  # and lands after the connection changed
+        await late
+        assert monitors.monitors(path) is None and monitors.is_stale(path)

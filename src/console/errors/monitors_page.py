@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.core.api.monitors import CheckIn, Monitor, MonitorsApi
+from console.core.api.monitors import Monitor, MonitorCheckIn, MonitorsApi, is_failing, is_paused
 from console.core.errors.monitor_words import STATUS_COLOURS, schedule_words, status_words
 from console.core.store import Change
 from console.core.timestamps import full_time, relative_time, short_time
@@ -78,8 +78,8 @@ class MonitorModel(HeaderedTableModel):
         latest = monitor.environments[0] if monitor.environments else None
         return (monitor.name, schedule_words(monitor.config), status_words(monitor),
                 ", ".join(environment.name for environment in monitor.environments),
-                say_time(latest.last_check_in) if latest else "",
-                "" if monitor.paused or latest is None else say_time(latest.next_check_in))[column]
+                say_time(latest.lastCheckIn) if latest else "",
+                "" if is_paused(monitor) or latest is None else say_time(latest.nextCheckIn))[column]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         monitor = self.monitor_at(index.row()) if index.isValid() else None
@@ -90,9 +90,9 @@ class MonitorModel(HeaderedTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return self.cell(monitor, index.column(), full_time)
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 2:
-            if monitor.failing and not monitor.paused:
+            if is_failing(monitor) and not is_paused(monitor):
                 return QBrush(colour("error"))
-            if monitor.paused or monitor.is_muted:
+            if is_paused(monitor) or monitor.isMuted:
                 return QBrush(colour("muted"))
         return None
 
@@ -102,11 +102,11 @@ class Timeline(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.check_ins: list[CheckIn] = []
+        self.check_ins: list[MonitorCheckIn] = []
         self.setMinimumHeight(BOX + 2 * GAP)
         self.setMouseTracking(True)
 
-    def set_check_ins(self, check_ins: list[CheckIn]) -> None:
+    def set_check_ins(self, check_ins: list[MonitorCheckIn]) -> None:
         self.check_ins = list(reversed(check_ins))
         self.setToolTip("")
         self.update()
@@ -114,7 +114,7 @@ class Timeline(QWidget):
     def box(self, position: int) -> QRect:
         return QRect(GAP + position * (BOX + GAP), GAP, BOX, BOX)
 
-    def colour_name(self, check_in: CheckIn) -> str:
+    def colour_name(self, check_in: MonitorCheckIn) -> str:
         return STATUS_COLOURS.get(check_in.status, "badge")
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -127,8 +127,8 @@ class Timeline(QWidget):
         position = int(event.position().x()) // (BOX + GAP)
         if 0 <= position < len(self.check_ins):
             check_in = self.check_ins[position]
-            took = f", {check_in.duration_ms / 1000:g} s" if check_in.duration_ms is not None else ""
-            self.setToolTip(f"{short_time(check_in.created)}: {check_in.status.replace('_', ' ')}{took} "
+            took = f", {check_in.duration / 1000:g} s" if check_in.duration is not None else ""
+            self.setToolTip(f"{short_time(check_in.dateCreated)}: {check_in.status.replace('_', ' ')}{took} "
                             f"({check_in.environment})")
 
 
@@ -235,8 +235,8 @@ class MonitorsPage(QWidget):
         monitor = self.selected()
         self.mute_button.setEnabled(monitor is not None)
         self.pause_button.setEnabled(monitor is not None)
-        self.mute_button.setText("Unmute" if monitor and monitor.is_muted else "Mute")
-        self.pause_button.setText("Resume" if monitor and monitor.paused else "Pause")
+        self.mute_button.setText("Unmute" if monitor and monitor.isMuted else "Mute")
+        self.pause_button.setText("Resume" if monitor and is_paused(monitor) else "Pause")
 
     def _chosen(self) -> None:
         self._update_buttons()
@@ -263,11 +263,12 @@ class MonitorsPage(QWidget):
     def toggle_mute(self) -> None:
         monitor = self.selected()
         if monitor is not None:
-            self._change({"isMuted": not monitor.is_muted}, "Unmuting the monitor" if monitor.is_muted
+            self._change({"isMuted": not monitor.isMuted}, "Unmuting the monitor" if monitor.isMuted
                          else "Muting the monitor")
 
     def toggle_pause(self) -> None:
         monitor = self.selected()
         if monitor is not None:
-            self._change({"status": "active" if monitor.paused else "disabled"},
-                         "Resuming the monitor" if monitor.paused else "Pausing the monitor")
+            paused = is_paused(monitor)
+            self._change({"status": "active" if paused else "disabled"},
+                         "Resuming the monitor" if paused else "Pausing the monitor")

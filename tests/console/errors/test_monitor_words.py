@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from console.core.api.monitors import MonitorConfig
 from console.core.errors.monitor_words import schedule_words
 
 
@@ -24,4 +25,7 @@ from console.core.errors.monitor_words import schedule_words
      "every 10 minutes Asia/Tokyo"),
 ])
 def test_schedule_words(config, words):
-    assert schedule_words(config) == words
+    given = MonitorConfig(schedule_type=config["schedule_type"], schedule=config["schedule"],
+                          timezone=config.get("timezone", ""), checkin_margin=None, max_runtime=None,
+                          failure_issue_threshold=None, recovery_threshold=None, alert_rule_id=None)
+    assert schedule_words(given) == words

@@ -7,6 +7,7 @@ from __future__ import annotations
 import httpx
 from PySide6.QtCore import Qt
 
+from console.core.api.monitors import is_paused
 from console.core.timestamps import parse_time, relative_time
 from console.errors.monitors_page import MonitorModel
 from console.looks import colour
@@ -57,10 +58,10 @@ def test_monitors_page_shows_times_timeline_and_mutes_and_pauses(qtbot, qtmodelt
     # slow machine crossing a minute between the check-in and the look cannot decide the test), the full
     # time in the tooltip.
     [environment] = page.model.monitor_at(rows["nightly-backup"]).environments
-    for header, sent in (("Last check-in", environment.last_check_in), ("Next check-in", environment.next_check_in)):
+    for header, sent in (("Last check-in", environment.lastCheckIn), ("Next check-in", environment.nextCheckIn)):
         before = relative_time(sent)
         assert cell("nightly-backup", header) in {before, relative_time(sent)}, header
-    assert relative_time(environment.next_check_in, parse_time(environment.last_check_in)).startswith("in ")
+    assert relative_time(environment.nextCheckIn, parse_time(environment.lastCheckIn)).startswith("in ")
     last = page.model.index(rows["nightly-backup"], MonitorModel.LAST_CHECK_IN)
     assert page.model.data(last, Qt.ItemDataRole.ToolTipRole).endswith(")")  # "YYYY-MM-DD HH:MM:SS (UTC±HH:MM)"
     status = page.model.index(rows["nightly-backup"], MonitorModel.HEADERS.index("Status"))
@@ -73,14 +74,14 @@ def test_monitors_page_shows_times_timeline_and_mutes_and_pauses(qtbot, qtmodelt
     page.timeline.grab()  # paints it
 
     page.mute_button.click()
-    qtbot.waitUntil(lambda: page.selected() is not None and page.selected().is_muted, timeout=WAIT)
+    qtbot.waitUntil(lambda: page.selected() is not None and page.selected().isMuted, timeout=WAIT)
     assert page.mute_button.text() == "Unmute"
     assert monitors.get("nightly-backup")["isMuted"] is True
     page.pause_button.click()
-    qtbot.waitUntil(lambda: page.selected() is not None and page.selected().paused, timeout=WAIT)
+    qtbot.waitUntil(lambda: page.selected() is not None and is_paused(page.selected()), timeout=WAIT)
     assert cell("nightly-backup", "Status") == "paused, muted"
     assert (page.pause_button.text(), cell("nightly-backup", "Next check-in")) == ("Resume", "")
     assert monitors.get("nightly-backup")["status"] == "disabled"
     page.pause_button.click()
-    qtbot.waitUntil(lambda: page.selected() is not None and not page.selected().paused, timeout=WAIT)
+    qtbot.waitUntil(lambda: page.selected() is not None and not is_paused(page.selected()), timeout=WAIT)
     assert monitors.get("nightly-backup")["status"] == "active"

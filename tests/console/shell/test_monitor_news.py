@@ -2,29 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from urllib.parse import urlsplit
-
-import httpx
-
 from tests.console.shell.conftest import WAIT, connect
 from tests.console.shell.test_journeys import poll_until, watch
-from tests.sdk_errors import enable_integrated
-
-CONFIG = {"schedule": {"type": "crontab", "value": "0 3 * * *"}}
-
-
-def nightly_report(server, api, project: dict) -> Callable[[str], None]:
-    """Checks the project's "nightly-report" monitor in over HTTP with a status, once digested."""
-    dsn = urlsplit(enable_integrated(api.root, project["id"]))
-    url = (f"{server.url}/api/v4/error_tracking/collector/api/{project['id']}/cron/nightly-report/"
-           f"{dsn.username}/")
-
-    def check_in(status: str) -> None:
-        assert httpx.post(url, json={"status": status, "monitor_config": CONFIG}).status_code == 202
-        server.wait_for_digest()
-
-    return check_in
+from tests.sdk_errors import nightly_report
 
 
 def test_a_failing_and_recovered_monitor_is_news(qtbot, make_window, server, api):

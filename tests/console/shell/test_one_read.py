@@ -9,8 +9,7 @@ from typing import Any
 from console.overview.model import ProjectErrorsModel
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.console.shell.test_journeys import detail_texts, poll_until, row_texts, watch
-from tests.console.shell.test_monitor_news import nightly_report
-from tests.sdk_errors import enable_integrated, send_errors
+from tests.sdk_errors import enable_integrated, nightly_report, send_errors
 
 
 def project_with(server, api, title: str) -> tuple[str, str]:

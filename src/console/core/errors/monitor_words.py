@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from console.core.api.monitors import Monitor
+from console.core.api.monitors import Monitor, MonitorConfig, is_failing, is_paused
 
 DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 # looks.py's colour names for the check-in statuses.
@@ -49,23 +48,23 @@ def _crontab_words(crontab: str) -> str:
     return f"cron {crontab}"
 
 
-def schedule_words(config: dict[str, Any]) -> str:
+def schedule_words(config: MonitorConfig) -> str:
     """"every day at 02:00 Europe/Berlin", "every 10 minutes UTC", or the crontab itself when unusual."""
-    schedule = config.get("schedule")
-    if config.get("schedule_type") == "interval" and isinstance(schedule, list) and len(schedule) == 2:
+    schedule = config.schedule
+    if config.schedule_type == "interval" and isinstance(schedule, list) and len(schedule) == 2:
         words = _plural(int(schedule[0]), str(schedule[1]))
     else:
         words = _crontab_words(str(schedule))
-    return f"{words} {config.get('timezone') or 'UTC'}"
+    return f"{words} {config.timezone or 'UTC'}"
 
 
 def status_words(monitor: Monitor) -> str:
-    if monitor.paused:
+    if is_paused(monitor):
         text = "paused"
-    elif monitor.failing:
+    elif is_failing(monitor):
         text = "failing"
     elif any(environment.status == "ok" for environment in monitor.environments):
         text = "ok"
     else:
         text = "waiting for a first check-in"
-    return f"{text}, muted" if monitor.is_muted else text
+    return f"{text}, muted" if monitor.isMuted else text

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.core.api.monitors import CheckIn, Monitor, MonitorsApi
+from console.core.api.monitors import Monitor, MonitorCheckIn, MonitorsApi, is_failing, is_paused
 from console.core.repositories.base import Repository
 
 ALL = ""  # the store's id of a project's whole list (its order is the server's)
@@ -20,6 +20,9 @@ class MonitorsRepository(Repository):
     kind = "monitors"
     check_ins_kind = "check_ins"
     kinds = (kind, check_ins_kind)
+    # What a monitor's state is, worked out from it (for those that do not import the API module themselves).
+    is_failing = staticmethod(is_failing)
+    is_paused = staticmethod(is_paused)
 
     def monitors(self, project: str) -> list[Monitor] | None:
         """The project's monitors in the server's order; None when they were not read on this connection."""
@@ -32,9 +35,11 @@ class MonitorsRepository(Repository):
     def failing(self, project: str) -> int | None:
         """How many monitors fail in some environment (paused ones not counted); None when not read."""
         monitors = self.monitors(project)
-        return None if monitors is None else sum(1 for monitor in monitors if monitor.failing and not monitor.paused)
+        if monitors is None:
+            return None
+        return sum(1 for monitor in monitors if is_failing(monitor) and not is_paused(monitor))
 
-    def check_ins(self, project: str, monitor_id: str) -> list[CheckIn] | None:
+    def check_ins(self, project: str, monitor_id: str) -> list[MonitorCheckIn] | None:
         held = self.store.get(self.check_ins_kind, project, monitor_id)
         return list(held) if isinstance(held, tuple) else None
 
@@ -47,7 +52,7 @@ class MonitorsRepository(Repository):
             self.read_now(project)
         return monitors
 
-    async def fetch_check_ins(self, api: MonitorsApi, project: str, monitor_id: str) -> list[CheckIn]:
+    async def fetch_check_ins(self, api: MonitorsApi, project: str, monitor_id: str) -> list[MonitorCheckIn]:
         current = self.scope_guard()
         check_ins = await api.check_ins(project, monitor_id)
         if current():
