@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import msgspec
 from sqlalchemy.orm import Session
 
-from outpost_model.error_tracking import ErrorDetail, ErrorList, Pagination, ReleaseHealth, StackTrace
+from outpost_model.error_tracking import ErrorDetail, ErrorList, Pagination, StackTrace
 from outpost_server.accounts.models import Project
 from outpost_server.compat.gitlab_time import iso
 from outpost_server.error_tracking import settings
@@ -154,11 +154,7 @@ def error_details(source: ErrorSource, issue_id: str) -> ErrorDetail:
     session, project = source.session, source.project
     error = stored_error(source, issue_id)
     releases = set(integrated.error_releases(session, error))
-    health = [ReleaseHealth(release=row.release, environment=row.environment, sessions=row.sessions,
-                            crashed=row.crashed, errored=row.errored, abnormal=row.abnormal,
-                            crash_free_rate=None if row.crash_free_rate is None
-                            else round(100 * row.crash_free_rate, 2))
-              for row in release_health.release_health(session, project=project) if row.release in releases]
+    health = [row for row in release_health.release_health(session, project=project) if row.release in releases]
     frequency_30d = [[int(dt.datetime.combine(day, dt.time(), dt.timezone.utc).timestamp()), count]
                      for day, count in tracked_errors.daily_counts(session, error=error)]
     return detailed_error_entity(source.base_url, project, error,

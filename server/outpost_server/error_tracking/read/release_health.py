@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
+from outpost_model.error_tracking import ReleaseHealth
 from outpost_server.accounts.models import Project
 from outpost_server.error_tracking.models import ReleaseSession, SessionAggregate
-
-
-@dataclass(frozen=True)
-class ReleaseHealth:
-    release: str
-    environment: str
-    sessions: int
-    crashed: int
-    errored: int
-    abnormal: int
-
-    @property
-    def crash_free_rate(self) -> float | None:
-        """Share of sessions that did not crash, from 0 to 1; None without sessions."""
-        return None if self.sessions == 0 else 1 - self.crashed / self.sessions
 
 
 def release_health(session: Session, *, project: Project) -> list[ReleaseHealth]:
@@ -61,7 +45,12 @@ def release_health(session: Session, *, project: Project) -> list[ReleaseHealth]
         row = totals.setdefault((release, environment), [0, 0, 0, 0])
         for index, value in enumerate(counts):
             row[index] += value or 0
-    return [
-        ReleaseHealth(release, environment, *values)
-        for (release, environment), values in sorted(totals.items())
-    ]
+    return [_health(release, environment, *values) for (release, environment), values in sorted(totals.items())]
+
+
+def _health(release: str, environment: str, sessions: int, crashed: int, errored: int, abnormal: int
+            ) -> ReleaseHealth:
+    """The share of sessions that did not crash in percent, two decimals; None without sessions."""
+    rate = None if sessions == 0 else round(100 * (1 - crashed / sessions), 2)
+    return ReleaseHealth(release=release, environment=environment, sessions=sessions, crashed=crashed,
+                         errored=errored, abnormal=abnormal, crash_free_rate=rate)
