@@ -88,6 +88,8 @@ class SettingsPage(QWidget):
         self.connect_button = QPushButton("Connect")
         self.connect_button.clicked.connect(self.test_connection)
         self.connection_status = QLabel()
+        # Its colour is set for it by name: a bare "color:" would also colour its tooltip (the details).
+        self.connection_status.setObjectName("connectionStatus")
         self.connection_status.setWordWrap(True)
         self.external_project = QComboBox()
         self.external_project.setEnabled(False)
@@ -279,14 +281,14 @@ class SettingsPage(QWidget):
                 advice = explain_test_failure(error, api_host)
                 self.connection_status.setText(advice.text)
                 self.connection_status.setToolTip(advice.details)  # the server's words, API and setting names
-                self.connection_status.setStyleSheet(f"color: {colours()['error']};")
+                self.connection_status.setStyleSheet(f"#connectionStatus {{ color: {colours()['error']}; }}")
                 self.external_project.clear()
                 self.external_project.setEnabled(False)
                 self.host.context.say("The connection test failed: the settings say why")  # not ": done"
                 return
             finally:
                 self.connect_button.setEnabled(True)
-            self.connection_status.setStyleSheet(f"color: {colours()['success']};")
+            self.connection_status.setStyleSheet(f"#connectionStatus {{ color: {colours()['success']}; }}")
             self.connection_status.setText(f"Connected: {len(projects)} project{'s' if len(projects) != 1 else ''}"
                                            " found.")
             self.external_project.clear()

@@ -3,7 +3,9 @@ real server: a failure says what really failed and how to fix it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication, QToolTip
 
 from console.main_window import DEFAULT_SIZE
 from tests.console.shell.conftest import WAIT, connect
@@ -51,6 +53,14 @@ def test_a_refused_loopback_address_says_how_an_administrator_allows_it(qtbot, m
     assert "PUT /api/v4/application/settings" in details
     assert "allow_local_requests_from_web_hooks_and_services=true" in details
     assert "Requests to localhost are not allowed" in details  # the server's own words
+    # The details read as a tooltip, in the tooltip's colours: the message's red is its own.
+    QToolTip.showText(page.connection_status.mapToGlobal(QPoint(4, 4)), details, page.connection_status)
+    qtbot.waitUntil(QToolTip.isVisible, timeout=WAIT)
+    tip = next(widget for widget in QApplication.topLevelWidgets() if widget.objectName() == "qtooltip_label")
+    tip.ensurePolished()
+    assert tip.palette().color(QPalette.ColorRole.WindowText) != page.connection_status.palette().color(
+        QPalette.ColorRole.WindowText)
+    QToolTip.hideText()
     assert page.connection_status.isVisible() and page.connection_status.width() > 0
 
 
