@@ -8,14 +8,18 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from PySide6.QtWidgets import QMessageBox
+
 from console.core import outpost_links
+from console.core.api.error_tracking import ErrorTrackingApi
+from console.core.api.errors import NotFound
+from console.core.connection.local_server import LocalServer
+from console.operations import Op
+from console.single_instance import DEMO_REQUEST
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QMessageBox
-
     from console.connection.profiles import Profile, ProfileStore
     from console.main_window import MainWindow
-    from console.operations import Op
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +36,6 @@ class LinkOpener:
         window.showNormal()
         window.raise_()
         window.activateWindow()
-        from console.single_instance import DEMO_REQUEST
 
         if text == DEMO_REQUEST:
             log.info("Another start asked for the demo: this console's window came forward")
@@ -42,7 +45,6 @@ class LinkOpener:
         except outpost_links.NotALink as error:
             window.context.report_error("Cannot open the link", str(error))
             return None
-        from console.operations import Op
 
         return Op(window.context, self._open(link), description="Opening the link").run()
 
@@ -69,7 +71,6 @@ class LinkOpener:
     def _demo_path(self, link: outpost_links.ErrorLink) -> str | None:
         """The project's path when the link is to this computer's demo server (on the port it last had) and the
         demo is not running: its token is made afresh at each start, so no one could sign in with it."""
-        from console.core.connection.local_server import LocalServer
 
         if self.window.local_server is not None:
             return None
@@ -78,9 +79,6 @@ class LinkOpener:
 
     def _offer_demo(self, path: str, error_id: str) -> None:
         """Offers to start the demo, then opens the error on it (on whichever port it gets)."""
-        from PySide6.QtWidgets import QMessageBox
-
-        from console.operations import Op
 
         def answered(result: int) -> None:
             if result != QMessageBox.StandardButton.Yes:
@@ -112,8 +110,6 @@ class LinkOpener:
 
     async def _show(self, path: str, error_id: str) -> None:
         """Opens the project at the error; when the server knows no such error, says so rather than "done"."""
-        from console.core.api.error_tracking import ErrorTrackingApi
-        from console.core.api.errors import NotFound
 
         self.window.open_target(("errors", (path, error_id)))
         client = self.window.context.client

@@ -26,6 +26,7 @@ from console.core.api.error_tracking import ErrorSummary
 from console.core.timestamps import short_time
 from console.errors.stacktrace import FRAME_ORDER, StackTraceView
 from console.fitting import ElidedLabel, FittingLabel
+from console.path_dialog import open_or_show
 
 STATUS_ACTIONS = (("Resolve", "resolved"), ("Ignore", "ignored"), ("Unresolve", "unresolved"))
 # The splitter between the summary and the sections at the default window size (scaled to the real one).
@@ -129,8 +130,6 @@ class ErrorDetailView(QWidget):
         self.browser_button.show()
 
     def _open_browser(self) -> None:
-        from console.path_dialog import open_or_show
-
         if self.browser_url:
             open_or_show(QUrl(self.browser_url), self, "Open in browser",
                          "This system has no browser to open the page with. Its address:")

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.accessibility import give_accessible_names
+from console.core.api.alerts import AlertsApi
 from console.core.exports.options import (
     FORMATS,
     REPORT_TYPES,
@@ -35,6 +36,7 @@ from console.core.exports.options import (
     offer_for,
 )
 from console.fitting import ElidedLabel
+from console.operations import Op
 
 if TYPE_CHECKING:
     from console.context import AppContext
@@ -156,9 +158,6 @@ class ExportOptionsBar(QWidget):
 
     def _connection_changed(self) -> None:
         """An Outpost server without SMTP settings cannot mail anyone: the email is not offered there."""
-        from console.core.api.alerts import AlertsApi
-        from console.operations import Op
-
         self.mail_configured = None
         client = self.context.client
         self.mail_hidden = client is not None and self.context.server.is_outpost and not self.context.is_admin

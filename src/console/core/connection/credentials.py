@@ -14,6 +14,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, TypeVar
 
+from console.core.operations import blocking
+
 # asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
 if TYPE_CHECKING:  # keyring is imported by the first probe, in the executor, not at start-up
     import keyring.backend
@@ -98,8 +100,6 @@ class CredentialStore:
 
     async def probe(self) -> None:
         """Check that the backend answers; a failure switches to session-only storage."""
-        from console.core.operations import blocking
-
         if self.backend is None:
             # Backend discovery can touch D-Bus, so it runs in a worker thread too.
             try:
@@ -159,8 +159,6 @@ class CredentialStore:
 
     async def _call(self, fn: Callable[..., T], *args: str) -> T:
         import asyncio
-
-        from console.core.operations import blocking
 
         try:
             return await asyncio.wait_for(blocking(fn, *args), KEYRING_TIMEOUT)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from console.core.connection.data_lock import DataFolderLock
+from console.core.operations import helper_task
 from console.core.platform_support import child_process_options
 
 # asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
@@ -151,8 +152,6 @@ class LocalServer:
                 raise LocalServerError(self._failure_text("did not start in time")) from exc
             raise
         # Keep reading so a chatty server never blocks on a full pipe.
-        from console.core.operations import helper_task
-
         self._drain_task = helper_task(self._drain())
         log.info("Local server %s started at %s", self.process.pid, self.url)
         if self.demo:
