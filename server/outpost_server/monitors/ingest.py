@@ -1,7 +1,9 @@
 """Storing digested check-ins, in the digest's transaction (registered by app.py with error tracking's
 batch_outcome), as Sentry's check-in consumer does.
 
-A check-in with a `monitor_config` creates its monitor or updates its configuration; a configuration
+A monitor environment takes at most 6 check-ins a minute (check_in_rate.py); the rest are dropped
+before anything is looked up. A check-in with a `monitor_config` creates its monitor or updates its
+configuration; a configuration
 Sentry's validator refuses leaves an existing monitor as it was and creates none, and so does a project
 at its monitor limit, or one whose check-ins created their most monitors of the minute. A check-in for no
 monitor, or for a paused one, is dropped. A check-in id seen before updates that check-in while it is
@@ -25,6 +27,7 @@ from outpost_server.domain_errors import Invalid
 from outpost_server.error_tracking.digest.batch_outcome import ReceivedCheckIns
 from outpost_server.error_tracking.ingest.check_in_items import CheckInItem
 
+from .check_in_rate import CheckInRate
 from .models import Monitor, MonitorCheckIn, MonitorEnvironment
 from .schedule import parse_config
 from .state import settle
@@ -39,6 +42,7 @@ MAX_MONITORS_PER_PROJECT = 1000
 # minute has passed (their jobs' next check-ins create them), existing monitors are unaffected.
 MAX_CREATED_PER_WINDOW = 20
 CREATION_WINDOW = dt.timedelta(minutes=1)
+RATE = CheckInRate()
 
 
 def store_check_ins(connection: Connection, received: list[ReceivedCheckIns]) -> None:
@@ -46,7 +50,12 @@ def store_check_ins(connection: Connection, received: list[ReceivedCheckIns]) ->
     try:
         for request in received:
             for item in request.check_ins:
-                _store(session, request.project_id, item, request.received_at)
+                if RATE.admit(project_id=request.project_id, slug=item.monitor_slug, environment=item.environment,
+                              received_at=request.received_at):
+                    _store(session, request.project_id, item, request.received_at)
+                else:
+                    log.info("check-in for monitor %r of project %d dropped: its environment had %d check-ins "
+                             "this minute", item.monitor_slug, request.project_id, RATE.limit)
         session.flush()
     finally:
         session.close()

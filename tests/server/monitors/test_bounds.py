@@ -1,16 +1,18 @@
 """What a public DSN key may do to monitors, and how the organization routes pick one: slugs made as
 Sentry's check-in consumer makes them, the per-project limit and creation rate, a slug two projects
-share, and an organization the caller cannot see."""
+share, an organization the caller cannot see, and the check-ins a monitor environment takes a minute."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import uuid
 from urllib.parse import quote
 
 import httpx
 from sqlalchemy import select
 
+from outpost_server.monitors.check_in_rate import CHECKINS_PER_MINUTE
 from outpost_server.monitors.ingest import MAX_CREATED_PER_WINDOW, MAX_MONITORS_PER_PROJECT
 from outpost_server.monitors.models import Monitor
 from tests.server.error_tracking.conftest import make_tracked_project
@@ -107,3 +109,26 @@ def test_an_outsider_gets_404_for_the_organization_s_monitors_as_for_its_release
         response = httpx.get(base + path, headers=headers, timeout=30)
         assert response.status_code == 404, path
         assert response.json() == {"detail": "The requested resource does not exist"}
+
+
+def _envelope(check_ins: list[dict]) -> bytes:
+    lines = [json.dumps({})]
+    for check_in in check_ins:
+        lines += [json.dumps({"type": "check_in"}), json.dumps(check_in)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_monitor_environment_takes_six_check_ins_a_minute_and_the_rest_are_dropped(monitors):
+    # One envelope: every item was received in the same minute, so none can fall into the next one.
+    sent = [{"check_in_id": uuid.uuid4().hex, "monitor_slug": "busy", "status": "ok", "monitor_config": CONFIG}
+            for _ in range(CHECKINS_PER_MINUTE + 3)]
+    sent.append({"check_in_id": uuid.uuid4().hex, "monitor_slug": "busy", "status": "ok", "environment": "dev"})
+    response = httpx.post(f"{monitors.server.url}{monitors.tracked.collector_path('envelope')}",
+                          params={"sentry_key": monitors.tracked.public_key}, content=_envelope(sent), timeout=30)
+    # As Relay does, the SDK is answered before the limit is applied; the excess goes unstored.
+    assert response.status_code == 200, response.text
+    stored = monitors.check_ins("busy")
+    assert sorted(check_in["id"] for check_in in stored if check_in["environment"] == "production") == sorted(
+        check_in["check_in_id"] for check_in in sent[:CHECKINS_PER_MINUTE])
+    # Keyed on the environment: another one of the same monitor is not limited by it.
+    assert [check_in["environment"] for check_in in stored].count("dev") == 1
