@@ -18,6 +18,7 @@ import msgspec
 import pytest
 
 from outpost_model import decode, encode
+from outpost_model.accounts import Group, Member, NewPersonalAccessToken, PersonalAccessToken, User
 from outpost_model.alerts import AlertDelivery, AlertRule, AlertTestResult
 from outpost_model.error_tracking import (
     ClientKey,
@@ -174,6 +175,24 @@ def test_release_answers_are_their_entities(demo):
     _reads_back_whole(sentry.get(f"{base}/releases/{release.version}/files/"), list[ReleaseFile])
     _reads_back_whole(sentry.get(f"{base}/releases/{release.version}/files/{uploaded.id}/"), ReleaseFile)
     _reads_back_whole(sentry.get(f"{base}/files/artifact-bundles/"), list[ArtifactBundle])
+
+
+def test_user_token_group_and_member_answers_are_their_entities(demo):
+    api = demo.client()
+    me = _reads_back_whole(api.get("/user"), User)
+    assert isinstance(me.email, str), "the user sees their own private fields"
+    users = _reads_back_whole(api.get("/users"), list[User])
+    _reads_back_whole(api.get(f"/users/{users[0].id}"), User)
+    token = _reads_back_whole(api.post(f"/users/{me.id}/personal_access_tokens",
+                                       json={"name": "entities", "scopes": ["read_api"]}), NewPersonalAccessToken)
+    _reads_back_whole(api.get("/personal_access_tokens"), list[PersonalAccessToken])
+    _reads_back_whole(api.get(f"/personal_access_tokens/{token.id}"), PersonalAccessToken)
+    _reads_back_whole(api.post(f"/personal_access_tokens/{token.id}/rotate"), NewPersonalAccessToken)
+    groups = _reads_back_whole(api.get("/groups"), list[Group])
+    _reads_back_whole(api.get(f"/groups/{groups[0].id}"), Group)
+    _reads_back_whole(api.get(f"/groups/{groups[0].id}/subgroups"), list[Group])
+    members = _reads_back_whole(api.get(f"/groups/{groups[0].id}/members"), list[Member])
+    _reads_back_whole(api.get(f"/groups/{groups[0].id}/members/{members[0].id}"), Member)
 
 
 def test_the_model_package_knows_nothing_of_the_server():

@@ -1,13 +1,15 @@
-"""JSON shapes of GitLab's user, group, project, member and token entities."""
+"""GitLab's user, group, project, member and token entities, built from the rows."""
 
 from __future__ import annotations
 
 import datetime as dt
 from typing import Any
 
+import msgspec
 from fastapi import Request
 
 from outpost_model import UNSET
+from outpost_model import accounts as entities
 from outpost_model.projects import Namespace as NamespaceEntity
 from outpost_model.projects import Project as ProjectEntity
 from outpost_server.accounts.models import (
@@ -24,24 +26,19 @@ from outpost_server.compat.gitlab_time import iso, iso_date
 from outpost_server.urls import public_base_url
 
 
-def user_basic(request: Request, user: User) -> dict[str, Any]:
-    return {
-        "id": user.id,
-        "username": user.username,
-        "name": user.name,
-        "state": user.state,
-        "locked": False,
-        "avatar_url": None,
-        "web_url": f"{public_base_url(request)}/{user.username}",
-    }
+def _basic_fields(request: Request, user: User) -> dict[str, Any]:
+    return {"id": user.id, "username": user.username, "name": user.name, "state": user.state, "locked": False,
+            "avatar_url": None, "web_url": f"{public_base_url(request)}/{user.username}"}
 
 
-def user_entity(request: Request, user: User, *, with_private: bool = False) -> dict[str, Any]:
-    body = user_basic(request, user) | {"created_at": iso(user.created_at), "bio": user.bio, "public_email": None}
+def user_entity(request: Request, user: User, *, with_private: bool = False) -> entities.User:
+    body = entities.User(**_basic_fields(request, user), created_at=iso(user.created_at), bio=user.bio,
+                         public_email=None)
     if with_private:
-        body |= {"email": user.email, "is_admin": user.is_admin, "can_create_group": user.can_create_group,
-                 "can_create_project": user.projects_limit > 0, "projects_limit": user.projects_limit,
-                 "two_factor_enabled": False, "external": False}
+        body = msgspec.structs.replace(
+            body, email=user.email, is_admin=user.is_admin, can_create_group=user.can_create_group,
+            can_create_project=user.projects_limit > 0, projects_limit=user.projects_limit,
+            two_factor_enabled=False, external=False)
     return body
 
 
@@ -67,43 +64,28 @@ def project_entity(request: Request, project: Project) -> ProjectEntity:
         creator_id=project.creator_id, monitor_access_level=project.monitor_access_level, archived=False)
 
 
-def group_entity(request: Request, group: Group) -> dict[str, Any]:
-    return {
-        "id": group.id,
-        "web_url": f"{public_base_url(request)}/groups/{group.full_path}",
-        "name": group.name,
-        "path": group.path,
-        "description": group.description,
-        "visibility": group.visibility,
-        "full_name": group.full_name,
-        "full_path": group.full_path,
-        "parent_id": group.parent_id,
-        "created_at": iso(group.created_at),
-        "avatar_url": None,
-    }
+def group_entity(request: Request, group: Group) -> entities.Group:
+    return entities.Group(id=group.id, web_url=f"{public_base_url(request)}/groups/{group.full_path}", name=group.name,
+                          path=group.path, description=group.description, visibility=group.visibility,
+                          full_name=group.full_name, full_path=group.full_path, parent_id=group.parent_id,
+                          created_at=iso(group.created_at), avatar_url=None)
 
 
-def member_entity(request: Request, member: ProjectMember | GroupMember) -> dict[str, Any]:
-    return user_basic(request, member.user) | {
-        "access_level": member.access_level,
-        "created_at": iso(member.created_at),
-        "expires_at": iso_date(member.expires_at),
-    }
+def member_entity(request: Request, member: ProjectMember | GroupMember) -> entities.Member:
+    return entities.Member(**_basic_fields(request, member.user), access_level=member.access_level,
+                           created_at=iso(member.created_at), expires_at=iso_date(member.expires_at))
 
 
-def token_entity(pat: PersonalAccessToken, *, plaintext: str | None = None) -> dict[str, Any]:
-    body = {
-        "id": pat.id,
-        "name": pat.name,
-        "revoked": pat.revoked,
-        "created_at": iso(pat.created_at),
-        "scopes": pat.scopes,
-        "user_id": pat.user_id,
-        "last_used_at": iso(pat.last_used_at),
-        "active": not pat.revoked and not pat.is_expired(dt.date.today()),
-        "expires_at": iso_date(pat.expires_at),
-    }
-    if plaintext is not None:
-        body["token"] = plaintext
-    return body
+def token_entity(pat: PersonalAccessToken) -> entities.PersonalAccessToken:
+    return entities.PersonalAccessToken(**_token_fields(pat))
 
+
+def new_token_entity(pat: PersonalAccessToken, plaintext: str) -> entities.NewPersonalAccessToken:
+    """A token as made or rotated, the only time its value is shown."""
+    return entities.NewPersonalAccessToken(**_token_fields(pat), token=plaintext)
+
+
+def _token_fields(pat: PersonalAccessToken) -> dict[str, Any]:
+    return {"id": pat.id, "name": pat.name, "revoked": pat.revoked, "created_at": iso(pat.created_at),
+            "scopes": pat.scopes, "user_id": pat.user_id, "last_used_at": iso(pat.last_used_at),
+            "active": not pat.revoked and not pat.is_expired(dt.date.today()), "expires_at": iso_date(pat.expires_at)}

@@ -1,6 +1,6 @@
-"""GitLab's entities as JSON Schemas, for the answers not yet declared as outpost_model entities: users, tokens,
-groups, members, vulnerabilities, instance settings and mail (lib/api/entities in GitLab's source, and the
-accounts, vulnerabilities and settings entities that render them). The rest are generated (responses.py)."""
+"""GitLab's entities as JSON Schemas, for the answers not yet declared as outpost_model entities: /version,
+whether a namespace exists, vulnerabilities and report imports, instance settings, plan limits and mail
+(lib/api/entities in GitLab's source). The rest are generated (responses.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from outpost_server.openapi.builders import (
     STRING,
     TIME,
     array,
-    extend,
     nullable,
     obj,
 )
@@ -22,26 +21,7 @@ MESSAGE = obj({"message": STRING})
 VERSION = obj({"version": STRING, "revision": STRING},
               {"kas": obj({"enabled": BOOLEAN}), "enterprise": BOOLEAN})
 
-USER_BASIC = obj({"id": INTEGER, "username": STRING, "name": STRING, "state": STRING, "locked": BOOLEAN,
-                  "avatar_url": nullable(STRING), "web_url": STRING})
-# Users::User, and what an administrator or the user themselves also sees (UserWithAdmin, UserPublic).
-USER = extend(USER_BASIC, {"created_at": TIME, "bio": nullable(STRING), "public_email": nullable(STRING)}, {
-    "email": STRING, "is_admin": BOOLEAN, "can_create_group": BOOLEAN, "can_create_project": BOOLEAN,
-    "projects_limit": INTEGER, "two_factor_enabled": BOOLEAN, "external": BOOLEAN})
-
-TOKEN = obj({"id": INTEGER, "name": STRING, "revoked": BOOLEAN, "created_at": TIME, "scopes": array(STRING),
-             "user_id": INTEGER, "last_used_at": TIME, "active": BOOLEAN, "expires_at": TIME},
-            {"token": STRING})
-# The token is shown once: when it is made or rotated.
-NEW_TOKEN = extend(TOKEN, {"token": STRING})
-
 NAMESPACE_EXISTS = obj({"exists": BOOLEAN, "suggests": array(STRING)})
-
-GROUP = obj({"id": INTEGER, "web_url": STRING, "name": STRING, "path": STRING, "description": nullable(STRING),
-             "visibility": STRING, "full_name": STRING, "full_path": STRING, "parent_id": nullable(INTEGER),
-             "created_at": TIME, "avatar_url": nullable(STRING)})
-
-MEMBER = extend(USER_BASIC, {"access_level": INTEGER, "created_at": TIME, "expires_at": TIME})
 
 PLAN_LIMITS = {"type": "object", "required": ["ci_instance_level_variables"],
                "properties": {"limits_history": ANY_OBJECT},

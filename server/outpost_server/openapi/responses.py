@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from outpost_model import alerts, monitors, projects, source_maps
+from outpost_model import accounts, alerts, monitors, projects, source_maps
 from outpost_model import error_tracking as tracking
 from outpost_model.exports import ArchiveExport, Export
 from outpost_model.retention import Retention, Storage
@@ -37,6 +37,7 @@ S0 = "/api/0"
 EXPORT_FILE = Binary(("application/octet-stream",))
 EXPORT = json_schema(Export)
 RELEASE = json_schema(source_maps.Release)
+MEMBER = json_schema(accounts.Member)
 ARCHIVE_EXPORT = json_schema(ArchiveExport)
 # GitLab's answer to block, unblock, deactivate and activate: true, false, or null when nothing changed.
 STATE_CHANGE = nullable(BOOLEAN)
@@ -44,8 +45,8 @@ STATE_CHANGE = nullable(BOOLEAN)
 
 def _members(kind: str) -> dict[str, dict[int, Body]]:
     base = f"{V4}/{kind}/{{ident}}/members"
-    return {f"GET {base}": {200: array(gitlab.MEMBER)}, f"POST {base}": {201: gitlab.MEMBER},
-            f"GET {base}/{{user_id}}": {200: gitlab.MEMBER}, f"DELETE {base}/{{user_id}}": {204: None}}
+    return {f"GET {base}": {200: json_schema(list[accounts.Member])}, f"POST {base}": {201: MEMBER},
+            f"GET {base}/{{user_id}}": {200: MEMBER}, f"DELETE {base}/{{user_id}}": {204: None}}
 
 
 def _issue_reads(issue: str) -> dict[str, dict[int, Body]]:
@@ -65,31 +66,31 @@ def _web(path: str, method: str, body: Schema) -> dict[str, dict[int, Body]]:
 
 _GITLAB: dict[str, dict[int, Body]] = {
     f"GET {V4}/version": {200: gitlab.VERSION},
-    f"GET {V4}/user": {200: gitlab.USER},
-    f"GET {V4}/users": {200: array(gitlab.USER)},
-    f"POST {V4}/users": {201: gitlab.USER},
-    f"GET {V4}/users/{{user_id}}": {200: gitlab.USER},
-    f"PUT {V4}/users/{{user_id}}": {200: gitlab.USER},
+    f"GET {V4}/user": {200: json_schema(accounts.User)},
+    f"GET {V4}/users": {200: json_schema(list[accounts.User])},
+    f"POST {V4}/users": {201: json_schema(accounts.User)},
+    f"GET {V4}/users/{{user_id}}": {200: json_schema(accounts.User)},
+    f"PUT {V4}/users/{{user_id}}": {200: json_schema(accounts.User)},
     f"DELETE {V4}/users/{{user_id}}": {204: None},
     **{f"POST {V4}/users/{{user_id}}/{action}": {201: STATE_CHANGE}
        for action in ("block", "unblock", "deactivate", "activate")},
-    f"POST {V4}/users/{{user_id}}/personal_access_tokens": {201: gitlab.NEW_TOKEN},
-    f"GET {V4}/personal_access_tokens": {200: array(gitlab.TOKEN)},
-    f"GET {V4}/personal_access_tokens/self": {200: gitlab.TOKEN},
-    f"GET {V4}/personal_access_tokens/{{token_id}}": {200: gitlab.TOKEN},
+    f"POST {V4}/users/{{user_id}}/personal_access_tokens": {201: json_schema(accounts.NewPersonalAccessToken)},
+    f"GET {V4}/personal_access_tokens": {200: json_schema(list[accounts.PersonalAccessToken])},
+    f"GET {V4}/personal_access_tokens/self": {200: json_schema(accounts.PersonalAccessToken)},
+    f"GET {V4}/personal_access_tokens/{{token_id}}": {200: json_schema(accounts.PersonalAccessToken)},
     f"DELETE {V4}/personal_access_tokens/self": {204: None},
     f"DELETE {V4}/personal_access_tokens/{{token_id}}": {204: None},
-    f"POST {V4}/personal_access_tokens/self/rotate": {200: gitlab.NEW_TOKEN},
-    f"POST {V4}/personal_access_tokens/{{token_id}}/rotate": {200: gitlab.NEW_TOKEN},
+    f"POST {V4}/personal_access_tokens/self/rotate": {200: json_schema(accounts.NewPersonalAccessToken)},
+    f"POST {V4}/personal_access_tokens/{{token_id}}/rotate": {200: json_schema(accounts.NewPersonalAccessToken)},
     f"GET {V4}/namespaces": {200: json_schema(list[projects.Namespace])},
     f"GET {V4}/namespaces/{{namespace_id}}": {200: json_schema(projects.Namespace)},
     f"GET {V4}/namespaces/{{namespace_id}}/exists": {200: gitlab.NAMESPACE_EXISTS},
-    f"GET {V4}/groups": {200: array(gitlab.GROUP)},
-    f"POST {V4}/groups": {201: gitlab.GROUP},
-    f"GET {V4}/groups/{{group_id}}": {200: gitlab.GROUP},
-    f"PUT {V4}/groups/{{group_id}}": {200: gitlab.GROUP},
+    f"GET {V4}/groups": {200: json_schema(list[accounts.Group])},
+    f"POST {V4}/groups": {201: json_schema(accounts.Group)},
+    f"GET {V4}/groups/{{group_id}}": {200: json_schema(accounts.Group)},
+    f"PUT {V4}/groups/{{group_id}}": {200: json_schema(accounts.Group)},
     f"DELETE {V4}/groups/{{group_id}}": {202: gitlab.MESSAGE},
-    f"GET {V4}/groups/{{group_id}}/subgroups": {200: array(gitlab.GROUP)},
+    f"GET {V4}/groups/{{group_id}}/subgroups": {200: json_schema(list[accounts.Group])},
     f"GET {V4}/groups/{{group_id}}/projects": {200: json_schema(list[projects.Project])},
     f"GET {V4}/projects": {200: json_schema(list[projects.Project])},
     f"POST {V4}/projects": {201: json_schema(projects.Project)},

@@ -24,12 +24,13 @@ GROUP_FIELDS = (Param("name"), Param("path"), Param("description"),
 @router.get("/groups", openapi_extra=paginated(*GROUP_FILTERS))
 def list_groups(request: Request, response: Response, session: SessionDep, user: OptionalUserDep, params: ParamsDep):
     stmt = listing.groups_stmt(session, user=user, filters=group_filter(params))
-    return [group_entity(request, g) for g in paginate(session, stmt, params, request, response)]
+    return EntityResponse([group_entity(request, g) for g in paginate(session, stmt, params, request, response)],
+                          headers=response.headers)
 
 
 @router.get("/groups/{group_id}")
 def get_group(request: Request, session: SessionDep, user: OptionalUserDep, group_id: str):
-    return group_entity(request, find_group_for(session, group_id, user))
+    return EntityResponse(group_entity(request, find_group_for(session, group_id, user)))
 
 
 @router.get("/groups/{group_id}/subgroups", openapi_extra=paginated(*GROUP_FILTERS))
@@ -37,7 +38,8 @@ def list_subgroups(request: Request, response: Response, session: SessionDep, us
                    params: ParamsDep, group_id: str):
     group = find_group_for(session, group_id, user)
     stmt = listing.groups_stmt(session, user=user, filters=group_filter(params), parent_id=group.id)
-    return [group_entity(request, g) for g in paginate(session, stmt, params, request, response)]
+    return EntityResponse([group_entity(request, g) for g in paginate(session, stmt, params, request, response)],
+                          headers=response.headers)
 
 
 @router.get("/groups/{group_id}/projects", openapi_extra=paginated(
@@ -62,7 +64,7 @@ def create_group(request: Request, session: SessionDep, user: CurrentUserDep, pa
         raise http_errors.forbidden()
     group = namespaces.create_group(session, name=params.str("name", ""), path=params.str("path", ""), creator=user,
                                     parent=parent, visibility=visibility, description=params.str("description", ""))
-    return group_entity(request, group)
+    return EntityResponse(group_entity(request, group), status_code=201)
 
 
 @router.put("/groups/{group_id}", openapi_extra=body_params(*GROUP_FIELDS))
@@ -74,7 +76,7 @@ def update_group(request: Request, session: SessionDep, user: CurrentUserDep, pa
     group = namespaces.update_group(session, group=group, name=params.str("name"), path=params.str("path"),
                                     description=params.str("description"),
                                     visibility=params.choice("visibility", namespaces.VISIBILITIES))
-    return group_entity(request, group)
+    return EntityResponse(group_entity(request, group))
 
 
 @router.delete("/groups/{group_id}", status_code=202)

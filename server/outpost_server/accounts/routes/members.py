@@ -12,6 +12,7 @@ from outpost_server.accounts.models import Group, Project, User
 from outpost_server.accounts.service import find_group_for, find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, ParamsDep, body_params
 
@@ -34,12 +35,12 @@ def _bind(kind: str) -> None:
                      params: ParamsDep, ident: str):
         target = _target(session, user, kind, ident, manage=False)
         rows = paginate(session, namespaces.member_stmt(target), params, request, response)
-        return [member_entity(request, m) for m in rows]
+        return EntityResponse([member_entity(request, m) for m in rows], headers=response.headers)
 
     @router.get(f"/{kind}/{{ident}}/members/{{user_id}}", name=f"get_{kind}_member")
     def get_member(request: Request, session: SessionDep, user: CurrentUserDep, ident: str, user_id: int):
         target = _target(session, user, kind, ident, manage=False)
-        return member_entity(request, namespaces.find_member(session, target=target, user_id=user_id))
+        return EntityResponse(member_entity(request, namespaces.find_member(session, target=target, user_id=user_id)))
 
     @router.post(f"/{kind}/{{ident}}/members", status_code=201, name=f"add_{kind}_member", openapi_extra=MEMBER_BODY)
     def create_member(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, ident: str):
@@ -58,7 +59,7 @@ def _bind(kind: str) -> None:
             raise http_errors.not_found("User")
         member = namespaces.add_member(session, target=target, user=member_user, access_level=level,
                                        expires_at=params.date("expires_at"))
-        return member_entity(request, member)
+        return EntityResponse(member_entity(request, member), status_code=201)
 
     @router.delete(f"/{kind}/{{ident}}/members/{{user_id}}", status_code=204, name=f"remove_{kind}_member")
     def delete_member(session: SessionDep, user: CurrentUserDep, ident: str, user_id: int):

@@ -7,11 +7,12 @@ from sqlalchemy.orm import Session
 
 from outpost_server import http_errors
 from outpost_server.accounts import users
-from outpost_server.accounts.entities import token_entity
+from outpost_server.accounts.entities import new_token_entity, token_entity
 from outpost_server.accounts.models import PersonalAccessToken, User
 from outpost_server.auth import CurrentUserDep, PrincipalDep
 from outpost_server.db import SessionDep
 from outpost_server.deps import SecretKeyDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, ParamsDep, body_params
 
@@ -36,7 +37,7 @@ def list_personal_access_tokens(request: Request, response: Response, session: S
     filters = users.TokenFilter(user_id=user_id if user.is_admin else user.id, state=params.str("state"),
                                 revoked=params.bool("revoked"), search=params.str("search"), **times)
     rows = paginate(session, users.tokens_stmt(filters=filters), params, request, response)
-    return [token_entity(pat) for pat in rows]
+    return EntityResponse([token_entity(pat) for pat in rows], headers=response.headers)
 
 
 def _current_token(principal) -> PersonalAccessToken:
@@ -55,12 +56,12 @@ def _token_for(session: Session, user: User, token_id: str) -> PersonalAccessTok
 
 @router.get("/personal_access_tokens/self")
 def get_own_token(principal: PrincipalDep):
-    return token_entity(_current_token(principal))
+    return EntityResponse(token_entity(_current_token(principal)))
 
 
 @router.get("/personal_access_tokens/{token_id}")
 def get_personal_access_token(session: SessionDep, user: CurrentUserDep, token_id: str):
-    return token_entity(_token_for(session, user, token_id))
+    return EntityResponse(token_entity(_token_for(session, user, token_id)))
 
 
 @router.delete("/personal_access_tokens/self", status_code=204)
@@ -91,7 +92,7 @@ def rotate_personal_access_token(session: SessionDep, user: CurrentUserDep, para
     return _rotate(secret_key, session, _token_for(session, user, token_id), params)
 
 
-def _rotate(secret_key: str, session: Session, token: PersonalAccessToken, params) -> dict:
+def _rotate(secret_key: str, session: Session, token: PersonalAccessToken, params) -> EntityResponse:
     new_token, plaintext = users.rotate_token(session, token=token, secret_key=secret_key,
                                               expires_at=params.date("expires_at"))
-    return token_entity(new_token, plaintext=plaintext)
+    return EntityResponse(new_token_entity(new_token, plaintext))

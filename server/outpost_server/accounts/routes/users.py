@@ -10,11 +10,12 @@ from sqlalchemy.orm import Session
 
 from outpost_server import __version__, http_errors
 from outpost_server.accounts import users
-from outpost_server.accounts.entities import token_entity, user_entity
+from outpost_server.accounts.entities import new_token_entity, user_entity
 from outpost_server.accounts.models import User
 from outpost_server.auth import AdminUserDep, CurrentUserDep, OptionalUserDep
 from outpost_server.db import SessionDep
 from outpost_server.deps import SecretKeyDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, Params, ParamsDep, body_params
 
@@ -34,7 +35,7 @@ def get_version(user: CurrentUserDep):
 
 @router.get("/user")
 def get_current_user(request: Request, user: CurrentUserDep):
-    return user_entity(request, user, with_private=True)
+    return EntityResponse(user_entity(request, user, with_private=True))
 
 
 @router.get("/users", openapi_extra=paginated(
@@ -49,7 +50,8 @@ def list_users(request: Request, response: Response, session: SessionDep, user: 
                             sort=params.str("sort", "desc"))
     with_private = user is not None and user.is_admin
     rows = paginate(session, stmt, params, request, response)
-    return [user_entity(request, u, with_private=with_private) for u in rows]
+    return EntityResponse([user_entity(request, u, with_private=with_private) for u in rows],
+                          headers=response.headers)
 
 
 def _user(session: Session, user_id: str | int) -> User:
@@ -64,7 +66,7 @@ def get_user(request: Request, session: SessionDep, user: OptionalUserDep, user_
     if user is None:
         raise http_errors.forbidden("Not authorized!")
     target = _user(session, user_id)
-    return user_entity(request, target, with_private=user.is_admin or target.id == user.id)
+    return EntityResponse(user_entity(request, target, with_private=user.is_admin or target.id == user.id))
 
 
 def _checked_password(params: Params) -> str | None:
@@ -88,7 +90,7 @@ def create_user(request: Request, session: SessionDep, admin: AdminUserDep, para
                                 is_admin=bool(params.bool("admin", False)),
                                 can_create_group=bool(params.bool("can_create_group", True)),
                                 projects_limit=params.int("projects_limit", 100_000), bio=params.str("bio", ""))
-    return user_entity(request, created, with_private=True)
+    return EntityResponse(user_entity(request, created, with_private=True), status_code=201)
 
 
 @router.put("/users/{user_id}", openapi_extra=body_params(*USER_FIELDS))
@@ -102,7 +104,8 @@ def update_user(request: Request, session: SessionDep, admin: AdminUserDep, para
                                 is_admin=params.bool("admin"), can_create_group=params.bool("can_create_group"),
                                 projects_limit=params.int("projects_limit"), bio=params.str("bio"),
                                 password=_checked_password(params))
-    return user_entity(request, users.update_user(session, user=target, changes=changes), with_private=True)
+    return EntityResponse(user_entity(request, users.update_user(session, user=target, changes=changes),
+                                      with_private=True))
 
 
 @router.delete("/users/{user_id}", status_code=204,
@@ -150,4 +153,4 @@ def create_personal_access_token(session: SessionDep, admin: AdminUserDep, param
         raise http_errors.validation_error({"scopes": ["can only contain available scopes"]})
     pat, plaintext = users.create_token(session, user=target, name=params.str("name", ""), scopes=scopes,
                                         expires_at=params.date("expires_at"), secret_key=secret_key)
-    return token_entity(pat, plaintext=plaintext)
+    return EntityResponse(new_token_entity(pat, plaintext), status_code=201)
