@@ -114,6 +114,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.project_picker.clear()
         self.project_picker.blockSignals(False)
         self._set_project(None)
+        self.settings_page.forget()  # the last connection's draft must not stay on screen, nor mark the window
         if self.context.client is None:
             return
 

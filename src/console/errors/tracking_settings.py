@@ -264,6 +264,21 @@ class SettingsPage(QWidget):
             self.connection_status.setText(PROJECTS_SESSION_ONLY)
         self._unchanged()
 
+    def forget(self) -> None:
+        """Another connection, or none: nothing of the last one's form stays on screen (its draft, masked token
+        and connection test) nor marks the window modified; a project's settings are read afresh when chosen."""
+        self.api_host.clear()
+        self.token.clear()
+        self.integrated.setChecked(True)
+        self.external_project.clear()
+        self.origins_box.origins.clear()
+        self.connection_status.clear()
+        self.connection_status.setToolTip("")
+        self.connection_status.setStyleSheet("")
+        self.saved_label.clear()
+        self.baseline = None
+        self._edited()
+
     def test_connection(self) -> None:
         project = self.host.project
         if project is None:

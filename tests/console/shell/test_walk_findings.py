@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QMessageBox
 from tests.console.shell.conftest import WAIT, connect
 from tests.console.shell.test_hour_of_use import alert_rule_drafted, two_errors_listed
 from tests.sdk_errors import failed_checkouts
+from tests.support import ApiHelper
 
 
 def test_the_header_keeps_the_whole_server_address_at_900_px(qtbot, make_window, server):
@@ -81,3 +82,27 @@ def test_quitting_with_an_unsaved_rule_shows_the_alerts_page_holding_it(qtbot, m
     assert page.editor.name.text() == "Night shift"
     page.question.button(QMessageBox.StandardButton.Discard).click()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=WAIT)
+
+
+def test_unsaved_settings_of_the_last_connection_do_not_stay_after_connecting_as_someone_else(
+        qtbot, make_window, server, api):
+    """The walk connected as another user with an external Sentry half typed in Settings: the greyed form kept the
+    address, the masked token, the failed test and the window's modified mark until a project was chosen."""
+    project = api.project()
+    window = make_window()
+    connect(window, qtbot, server.url, server.root_token)
+    window.open_target(("errors", project["path_with_namespace"]))
+    tab = window.tabs.current_feature()
+    qtbot.waitUntil(lambda: tab.project is not None, timeout=WAIT)
+    page = tab.settings_page
+    tab.pages.setCurrentWidget(page)
+    qtbot.waitUntil(lambda: page.loaded is not None, timeout=WAIT)
+    page.external.setChecked(True)
+    page.api_host.setText("http://127.0.0.1:9000")
+    page.token.setText("sntrys-typed-by-root")
+    assert page.modified and window.isWindowModified()
+    _user, token = ApiHelper(server).user()
+    connect(window, qtbot, server.url, token)
+    qtbot.waitUntil(lambda: not window.context.is_admin and tab.project is None, timeout=WAIT)
+    qtbot.waitUntil(lambda: not page.modified and not window.isWindowModified(), timeout=WAIT)
+    assert page.api_host.text() == "" and page.token.text() == "" and page.connection_status.text() == ""
