@@ -44,3 +44,29 @@ def test_secrets_inside_values_are_scrubbed_as_relay_scrubs_them(server):
     [frame] = payload["exception"]["values"][0]["stacktrace"]["frames"]
     assert frame["vars"] == {"dsn": "mysql://root:[Filtered]@db", "n": "1"}
     assert files_holding(server.data_dir, [secret.encode(), card.encode()]) == {}
+
+
+def test_custom_contexts_are_scrubbed_and_known_contexts_and_tags_kept_as_relay_does(server):
+    card = "4111 1111 1111 1111"
+    tracked = make_tracked_project(server, server_sessionmaker(server))
+    event = {
+        "event_id": uuid.uuid4().hex, "level": "error", "message": "checkout failed",
+        # Relay's Event.tags is pii = maybe: its default rules leave tag values as sent.
+        "tags": {"order": f"card {card}"},
+        "contexts": {
+            "payment": {"last_card": card, "gateway": "postgres://shop:hunter2@db/pay", "attempts": 2},
+            "renamed": {"type": "checkout", "card": card},
+            "os": {"name": "Linux", "build": card},
+            "device_alias": {"type": "device", "model": card},
+        },
+    }
+    assert post_event(server, tracked.id, tracked.public_key, event).status_code == 200
+    server.wait_for_digest()
+    [error] = tracked.errors()
+    payload = tracked.latest_payload(error)
+    contexts = payload["contexts"]
+    assert contexts["payment"] == {"last_card": "[Filtered]", "gateway": "postgres://shop:[Filtered]@db/pay",
+                                   "attempts": 2}
+    assert contexts["renamed"] == {"type": "checkout", "card": "[Filtered]"}
+    assert contexts["os"]["build"] == card and contexts["device_alias"]["model"] == card
+    assert dict(payload["tags"])["order"] == f"card {card}"

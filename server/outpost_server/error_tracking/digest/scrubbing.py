@@ -11,14 +11,17 @@ HTTP request the app made).
 
 Values are scrubbed too, as Relay's default rules (`@common:filter`) scrub the fields its legacy data
 scrubber reaches (extra, user, request data, cookies and headers but the user agent, breadcrumb messages
-and data, frame variables, log entry parameters): a card number (`@creditcard`), an IBAN, a PEM key's
+and data, frame variables, log entry parameters, and contexts of a type Relay does not know: its `Other`
+context is pii = true, its device, os, runtime, app, browser, gpu, trace… contexts are not): a card number
+(`@creditcard`), an IBAN, a PEM key's
 body, a US social security number, a URL's password (`@urlauth:legacy`: `postgres://u:[Filtered]@db`), a
 user's name in a home path (`@userpath`: `/home/[Filtered]/…`) and a `Bearer` token are replaced by
 `[Filtered]`, and a value holding a sensitive word or a `token…=` (`@password`'s pattern on values) is
 `[Filtered]` whole. The message (Relay's `$logentry.formatted`) gets Relay's replace-only rules (`[email]`,
 `[creditcard]`, `[iban]`, `[us-ssn]`, a bearer token) and, Outpost's addition, its URLs' passwords and
 sensitive query values filtered. Exception values, frames' paths and source lines are left alone, as
-Relay leaves them.
+Relay leaves them, and so are tag values (Relay's `Event.tags` is pii = maybe, which its default rules do
+not reach; a tag whose name is sensitive is still filtered by the name rule above).
 """
 
 from __future__ import annotations
@@ -74,6 +77,10 @@ _MESSAGE_RULES = ((_URL_PASSWORD, 1, FILTERED), (_EMAIL, 0, "[email]"), (_CARD, 
 _VALUE_FIELDS = ("extra", "user")
 _REQUEST_VALUE_FIELDS = ("data", "query_string", "cookies", "env", "headers")
 _MESSAGE_KEYS = ("logentry", "sentry.interfaces.Message", "message")
+# The context types Relay reads into a typed context (relay-event-schema's `Context` variants), whose
+# fields its default rules leave alone; a context's type is its `type`, or else its key.
+KNOWN_CONTEXT_TYPES = frozenset({"device", "os", "runtime", "app", "browser", "gpu", "trace", "monitor",
+                                 "reprocessing", "response", "otel", "cloud_resource", "profile", "replay"})
 
 
 def _replaced(pattern: re.Pattern[str], group: int, text: str, replacement: str) -> str:
@@ -228,6 +235,10 @@ class _Scrubber:
                 for name in ("message", "data"):
                     if name in crumb:
                         crumb[name] = self.values(crumb[name])
+        contexts = event.get("contexts")
+        for key, context in contexts.items() if type(contexts) is dict else ():
+            if type(context) is dict and context.get("type", key) not in KNOWN_CONTEXT_TYPES:
+                contexts[key] = self.values(context)
         for frame in _frames(event):
             if "vars" in frame:
                 frame["vars"] = self.values(frame["vars"])
