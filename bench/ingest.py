@@ -64,6 +64,18 @@ each table's rows in one statement per batch changed the store's CPU little on S
 is the same, and sqlite3's executemany was cheap already) and saved about a fifth of the client's and of
 PostgreSQL's CPU there, where a VALUES list of thousands of parameters cost more than per-row
 execution: arrays through unnest() keep one statement text, parsed and prepared once.
+
+The accept stage after that, each change against the tree before it in alternating runs on the same loaded
+machine (accept CPU per event, median ratio): the spool writer on a thread of its own, handed each pass of
+the event loop's requests as one list (so batches stay as large as with the executor) and answering each
+batch with one call back, x1.01 in the server (x0.70-0.94 for the writer alone, in one process); a 2 ms
+commit delay while commits follow each other (batches of 5-10 became 12-14), x0.89; the collector served
+ahead of the framework's stack, with only the request log's middleware, x0.81. granian used x1.2-1.7 the
+CPU per request of uvicorn with httptools and uvloop on the bare endpoint; sentry-relay's StoreNormalizer
+alone (0.165 ms per event) cost more than Outpost's whole scrub and derive (0.125 ms). The accept stage
+stays about 0.37-0.61 ms per event against its 0.10 budget: the bare request alone is 0.035-0.05 ms here,
+and the rest is spread over the answer's send (~14% of a worker's GIL samples), the collector's checks
+(~16%), the request log (~8%) and the writer (~13%), with no part large enough to close the gap.
 """
 
 from __future__ import annotations
