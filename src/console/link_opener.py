@@ -6,7 +6,7 @@ instead: the window comes forward and starts the local server if it is not runni
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtWidgets import QMessageBox
 
@@ -18,14 +18,38 @@ from console.operations import Op
 from console.single_instance import DEMO_REQUEST
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from PySide6.QtWidgets import QWidget
+
+    from console.connection.dialog import ConnectionDialog
     from console.connection.profiles import Profile, ProfileStore
-    from console.main_window import MainWindow
+    from console.context import AppContext
+    from console.core.connection.credentials import CredentialStore
+    from console.notifications import Target
+
+
+class LinkWindow(Protocol):
+    """What opening a link uses of the main window (console.main_window, which makes the opener)."""
+
+    context: AppContext
+    credentials: CredentialStore
+    local_server: LocalServer | None
+    local_server_dir: Path
+
+    def window(self) -> QWidget: ...
+
+    def start_local_server(self) -> Op[None]: ...
+
+    def open_connection_dialog(self) -> ConnectionDialog: ...
+
+    def open_target(self, target: Target) -> None: ...
 
 log = logging.getLogger(__name__)
 
 
 class LinkOpener:
-    def __init__(self, window: MainWindow, profiles: ProfileStore) -> None:
+    def __init__(self, window: LinkWindow, profiles: ProfileStore) -> None:
         self.window = window
         self.profiles = profiles
         self.demo_question: QMessageBox | None = None  # the last offer to start the demo (kept for tests)
@@ -33,9 +57,10 @@ class LinkOpener:
     def open(self, text: str) -> Op[None] | None:
         """Opens the link (None when it is not one: the status bar says why)."""
         window = self.window
-        window.showNormal()
-        window.raise_()
-        window.activateWindow()
+        shown = window.window()
+        shown.showNormal()
+        shown.raise_()
+        shown.activateWindow()
 
         if text == DEMO_REQUEST:
             log.info("Another start asked for the demo: this console's window came forward")
@@ -91,7 +116,7 @@ class LinkOpener:
         box = self.demo_question = QMessageBox(
             QMessageBox.Icon.Question, "Open the link", f"The link is to error {error_id} of {path} on the local "
             "demo server, which is not running. Start the demo server and open the error?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self.window)
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self.window.window())
         box.finished.connect(answered)
         box.open()
 

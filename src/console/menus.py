@@ -9,7 +9,7 @@ stand-in's place. Every shortcut is shown in the menu and in the action's toolti
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
@@ -19,15 +19,34 @@ from console.core.actions import TabAction, WindowAction
 from console.feature import FeatureWidget, make_action
 
 if TYPE_CHECKING:
-    from console.main_window import MainWindow
+    from PySide6.QtWidgets import QMenu, QWidget
+
+    from console.context import AppContext
+    from console.tabs import LazyTabs
+
+
+class MenuWindow(Protocol):
+    """What the menus use of the main window (console.main_window, which makes them)."""
+
+    context: AppContext
+    tabs: LazyTabs
+    menus: dict[str, QMenu]
+
+    def window(self) -> QWidget: ...
+
+    def menuBar(self) -> QMenuBar: ...
+
+    def addAction(self, action: QAction, /) -> None: ...
+
+    def removeAction(self, action: QAction, /) -> None: ...
 
 
 class WindowActions(QObject):
     """Fills the menus of ``window`` (the window shows them, empty, from its first frame) with ``declared``
     and with the actions each tab declares; keeps them enabled as declared."""
 
-    def __init__(self, window: MainWindow, declared: Sequence[WindowAction]) -> None:
-        super().__init__(window)
+    def __init__(self, window: MenuWindow, declared: Sequence[WindowAction]) -> None:
+        super().__init__(window.window())
         self.window = window
         self.by_name: dict[str, QAction] = {}
         self._window_actions = list(declared)
@@ -60,12 +79,12 @@ class WindowActions(QObject):
         self.by_name[name] = action
 
     def _add_window_action(self, menu_name: str, spec: WindowAction) -> None:
-        action = make_action(spec.text, spec.shortcut, self.window)
+        action = make_action(spec.text, spec.shortcut, self.window.window())
         action.triggered.connect(lambda _checked=False: spec.run())
         self._place(menu_name, spec.name, action, spec.separator)
 
     def _add_stand_in(self, menu_name: str, tab: str, spec: TabAction[Any]) -> None:
-        action = make_action(spec.text, spec.shortcut, self.window)
+        action = make_action(spec.text, spec.shortcut, self.window.window())
         action.triggered.connect(lambda _checked=False: self._build_and_trigger(tab, spec.name))
         self._place(menu_name, spec.name, action)
         self._stand_ins[spec.name] = (tab, spec)

@@ -8,7 +8,7 @@ recent error; a notification or an overview item opens what it points at.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject
 
@@ -17,15 +17,30 @@ from console.feature import FeatureWidget
 from console.navigation import ProjectNavigator
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from console.context import AppContext
     from console.errors.tab import ErrorTrackingTab
-    from console.main_window import MainWindow
-    from console.notifications import Target
+    from console.notifications import Target, Watcher
     from console.overview.view import OverviewTab
+    from console.tabs import LazyTabs
+    from console.window_state import ProfileState
+
+
+class LinkedWindow(Protocol):
+    """What the tabs' links use of the main window (console.main_window, which makes them)."""
+
+    context: AppContext
+    tabs: LazyTabs
+    state: ProfileState
+    watcher: Watcher
+
+    def window(self) -> QWidget: ...
 
 
 class TabLinks(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: LinkedWindow) -> None:
+        super().__init__(window.window())
         self.window = window
         self.navigator = ProjectNavigator(self)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import platform
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, QUrl, qVersion
@@ -26,17 +26,48 @@ from PySide6.QtWidgets import (
 
 from console import __version__
 from console.core.actions import WindowAction
-from console.core.link_registration import installed_by_package
+from console.core.link_registration import installed_by_package, register
+from console.path_dialog import open_or_show
 from console.settings import log_dir
 
 if TYPE_CHECKING:
-    from console.main_window import MainWindow
+    from console.connection.dialog import ConnectionDialog
+    from console.context import AppContext
+    from console.core.connection.local_server import LocalServer
+    from console.messages_view import NotificationsButton
+    from console.notifications import Target, Watcher
+    from console.operations import Op
+    from console.tab_links import TabLinks
+    from console.tabs import LazyTabs
+    from console.window_state import ProfileState
+
+
+class CommandedWindow(Protocol):
+    """What the window's actions use of the main window (console.main_window, which declares them)."""
+
+    context: AppContext
+    tabs: LazyTabs
+    state: ProfileState
+    watcher: Watcher
+    links: TabLinks
+    notifications_button: NotificationsButton
+    local_server: LocalServer | None
+
+    def window(self) -> QWidget: ...
+
+    def open_connection_dialog(self) -> ConnectionDialog: ...
+
+    def start_local_server(self) -> Op[None]: ...
+
+    def disconnect_server(self) -> Op[None]: ...
+
+    def open_target(self, target: Target) -> None: ...
 
 
 class WindowCommands:
     """Carries out the window's actions that are not the window's own methods."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: CommandedWindow) -> None:
         self.window = window
 
     def declared(self) -> list[WindowAction]:
@@ -55,7 +86,7 @@ class WindowCommands:
                          enabled=lambda: window.local_server is None),
             WindowAction("disconnect", "file", "&Disconnect", "Ctrl+Shift+D", window.disconnect_server,
                          enabled=connected),
-            WindowAction("quit", "file", "&Quit", "Ctrl+Q", window.close, separator=True),
+            WindowAction("quit", "file", "&Quit", "Ctrl+Q", window.window().close, separator=True),
             WindowAction("find", "edit", "&Find", "Find", self.find, enabled=connected),
             WindowAction("copy", "edit", "&Copy", "Copy", self.copy),
             WindowAction("delete", "edit", "&Delete…", "Delete", self.delete, enabled=self.can_delete),
@@ -121,7 +152,8 @@ class WindowCommands:
         from console.messages_view import MessageLogModel, MessagesDialog
 
         window = self.window
-        dialog = MessagesDialog("Messages", MessageLogModel(window.context.messages), window, window.open_target)
+        dialog = MessagesDialog("Messages", MessageLogModel(window.context.messages), window.window(),
+                                window.open_target)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog
@@ -130,7 +162,7 @@ class WindowCommands:
         from console.notification_settings import NotificationSettingsDialog
 
         window = self.window
-        dialog = NotificationSettingsDialog(window.state, window.links.project_paths(), window)
+        dialog = NotificationSettingsDialog(window.state, window.links.project_paths(), window.window())
         dialog.accepted.connect(window.watcher.restart)
         dialog.open()
         return dialog
@@ -139,7 +171,7 @@ class WindowCommands:
         """The versions; connected to the local demo server, also its address, root's token and a curl line."""
         from console.about_dialog import AboutDialog
 
-        dialog = AboutDialog(self.about_text(), self.window)
+        dialog = AboutDialog(self.about_text(), self.window.window())
         local, client = self.window.local_server, self.window.context.client
         if local is not None and local.url is not None and client is not None and client.base_url == local.url:
             dialog.show_local_server(html.escape(local.url), local.root_token, str(local.data_dir))
@@ -148,20 +180,17 @@ class WindowCommands:
 
     def register_links(self) -> QMessageBox:
         """No installer registered the outpost:// scheme for this console (a source checkout, a tarball): do it."""
-        from console.core.link_registration import register
-
         outcome = register()
         box = QMessageBox(QMessageBox.Icon.Information if outcome.done else QMessageBox.Icon.Warning,
-                          "Register outpost:// links", outcome.message, QMessageBox.StandardButton.Close, self.window)
+                          "Register outpost:// links", outcome.message, QMessageBox.StandardButton.Close,
+                          self.window.window())
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
         return box
 
     def open_log_folder(self) -> QWidget | None:
         """Opens the folder in the file manager; where nothing can open it, shows its path to copy (returned)."""
-        from console.path_dialog import open_or_show
-
         # The folder exists from start-up on: app.py logs into it.
-        return open_or_show(QUrl.fromLocalFile(str(log_dir())), self.window, "Log folder",
+        return open_or_show(QUrl.fromLocalFile(str(log_dir())), self.window.window(), "Log folder",
                             "This system has no program to open folders with. The console's log is in this folder "
                             "(console.log, and older logs beside it):")
