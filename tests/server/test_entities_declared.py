@@ -34,6 +34,7 @@ from outpost_model.monitors import Monitor, MonitorCheckIn
 from outpost_model.projects import Namespace, Project
 from outpost_model.retention import Retention, Storage
 from outpost_model.sentry_events import Event, EventSummary
+from outpost_model.sentry_issues import Issue, IssueDetails, TagKey, TagValue
 from outpost_model.sentry_projects import SentryProject, SentryProjectDetails
 from outpost_model.source_maps import ArtifactBundle, Release, ReleaseFile
 from outpost_model.variables import Variable
@@ -82,6 +83,10 @@ def test_error_tracking_answers_are_their_entities(demo):
                 msgspec.convert(frame, StackFrame)
                 checked_frames += 1
             _reads_back_whole(sentry.get(f"/api/0/issues/{error.id}/events/"), list[EventSummary])
+            _reads_back_whole(sentry.get(f"/api/0/issues/{error.id}/"), IssueDetails)
+            tags = _reads_back_whole(sentry.get(f"/api/0/issues/{error.id}/tags/"), list[TagKey])
+            for tag in tags[:2]:
+                _reads_back_whole(sentry.get(f"/api/0/issues/{error.id}/tags/{tag.key}/values/"), list[TagValue])
             _reads_back_whole(sentry.get(f"/api/0/issues/{error.id}/events/latest/"), Event)
         if listed.errors:
             error_id = listed.errors[0].id
@@ -143,6 +148,8 @@ def test_sentry_project_and_monitor_answers_are_their_entities(demo):
     sentry = httpx.Client(base_url=demo.url, headers={"Authorization": f"Bearer {demo.root_token}"}, timeout=30)
     projects = _reads_back_whole(sentry.get("/api/0/projects/"), list[SentryProject])
     org, slug = projects[0].organization.slug, projects[0].slug
+    issues = _reads_back_whole(sentry.get(f"/api/0/projects/{org}/{slug}/issues/"), list[Issue])
+    assert issues, "the demo's first project has issues"
     _reads_back_whole(sentry.get(f"/api/0/projects/{org}/{slug}/"), SentryProjectDetails)
     [key] = demo.client().get(f"/projects/{projects[0].id}/error_tracking/client_keys").json()[:1]
     for monitor_config in ({"schedule": {"type": "interval", "value": 1, "unit": "day"}},

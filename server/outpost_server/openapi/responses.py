@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from outpost_model import accounts, alerts, monitors, projects, source_maps
+from outpost_model import accounts, alerts, monitors, projects, sentry_issues, source_maps
 from outpost_model import error_tracking as tracking
 from outpost_model.exports import ArchiveExport, Export
 from outpost_model.retention import Retention, Storage
@@ -38,6 +38,7 @@ EXPORT_FILE = Binary(("application/octet-stream",))
 EXPORT = json_schema(Export)
 RELEASE = json_schema(source_maps.Release)
 MEMBER = json_schema(accounts.Member)
+ISSUE_DETAILS = json_schema(sentry_issues.IssueDetails)
 ARCHIVE_EXPORT = json_schema(ArchiveExport)
 # GitLab's answer to block, unblock, deactivate and activate: true, false, or null when nothing changed.
 STATE_CHANGE = nullable(BOOLEAN)
@@ -51,11 +52,11 @@ def _members(kind: str) -> dict[str, dict[int, Body]]:
 
 def _issue_reads(issue: str) -> dict[str, dict[int, Body]]:
     """The issue endpoints Sentry offers both at /issues/{id}/ and under the project."""
-    return {f"GET {issue}": {200: sentry.ISSUE_DETAILS},
+    return {f"GET {issue}": {200: ISSUE_DETAILS},
             f"GET {issue}events/": {200: json_schema(list[EventSummary])},
             f"GET {issue}events/{{which}}/": {200: json_schema(Event)},
-            f"GET {issue}tags/": {200: array(sentry.TAG_KEY)},
-            f"GET {issue}tags/{{key}}/values/": {200: array(sentry.TAG_VALUE)}}
+            f"GET {issue}tags/": {200: json_schema(list[sentry_issues.TagKey])},
+            f"GET {issue}tags/{{key}}/values/": {200: json_schema(list[sentry_issues.TagValue])}}
 
 
 def _web(path: str, method: str, body: Schema) -> dict[str, dict[int, Body]]:
@@ -177,8 +178,8 @@ _SENTRY: dict[str, dict[int, Body]] = {
     f"PUT {_MONITORS}{{monitor_slug}}/": {200: json_schema(monitors.Monitor)},
     f"DELETE {_MONITORS}{{monitor_slug}}/": {202: None},
     f"GET {_MONITORS}{{monitor_slug}}/checkins/": {200: json_schema(list[monitors.MonitorCheckIn])},
-    f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/issues/": {200: array(sentry.ISSUE)},
-    f"PUT {S0}/issues/{{issue_id}}/": {200: sentry.ISSUE_DETAILS},
+    f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/issues/": {200: json_schema(list[sentry_issues.Issue])},
+    f"PUT {S0}/issues/{{issue_id}}/": {200: ISSUE_DETAILS},
     f"PUT {S0}/projects/{{organization_slug}}/{{project_slug}}/issues/": {200: sentry.ISSUES_UPDATED, 204: None},
     f"GET {S0}/projects/{{organization_slug}}/{{project_slug}}/events/{{event_id}}/": {200: json_schema(Event)},
     **_issue_reads(f"{S0}/issues/{{issue_id}}/"),

@@ -12,7 +12,9 @@ from typing import Any
 
 from fastapi import Request
 
+from outpost_model import UNSET
 from outpost_model.sentry_events import Metadata, ProjectReference, ReleaseReference
+from outpost_model.sentry_issues import Actor, Issue, IssueDetails, IssueStats, IssueTag, TagKey, TagValue
 from outpost_model.sentry_projects import (
     Avatar,
     Organization,
@@ -71,11 +73,11 @@ def metadata(error: TrackedError) -> Metadata:
     return Metadata(title=error.title)
 
 
-def actor_json(user: User | None) -> dict[str, Any] | None:
+def actor_json(user: User | None) -> Actor | None:
     """ActorSerializer of a user: what `assignedTo` holds."""
     if user is None:
         return None
-    return {"type": "user", "id": str(user.id), "name": user.name or user.username, "email": user.email}
+    return Actor(type="user", id=str(user.id), name=user.name or user.username, email=user.email)
 
 
 def user_json(user: User | None) -> dict[str, Any] | None:
@@ -99,9 +101,9 @@ def ignored_details(snooze: ErrorSnooze, error: TrackedError, actor: User | None
             "actor": user_json(actor)}
 
 
-def issue_json(request: Request, project: Project, error: TrackedError, stats_24h: list[list[int]],
-               triage: IssueTriage | None = None) -> dict[str, Any]:
-    """StreamGroupSerializer: what the issue list answers."""
+def _issue_fields(request: Request, project: Project, error: TrackedError, triage: IssueTriage | None
+                  ) -> dict[str, Any]:
+    """The fields the issue list and an issue's details share (all but the stats)."""
     triage = triage or IssueTriage()
     status, status_details = error.status, {}
     if status == "ignored" and triage.snooze is not None:
@@ -120,8 +122,13 @@ def issue_json(request: Request, project: Project, error: TrackedError, stats_24
         "annotations": [], "issueType": "error", "issueCategory": "error", "isUnhandled": False,
         "count": str(error.count), "userCount": error.users_count,
         "firstSeen": iso(error.first_seen_at), "lastSeen": iso(error.last_seen_at),
-        "stats": {"24h": stats_24h},
     }
+
+
+def issue_json(request: Request, project: Project, error: TrackedError, stats_24h: list[list[int]],
+               triage: IssueTriage | None = None) -> Issue:
+    """StreamGroupSerializer: what the issue list answers."""
+    return Issue(**_issue_fields(request, project, error, triage), stats=IssueStats(last_24h=stats_24h))
 
 
 @dataclass(frozen=True)
@@ -145,16 +152,14 @@ def release_json(version: str | None, project: Project) -> ReleaseReference | No
 
 def issue_details_json(request: Request, project: Project, error: TrackedError, *, stats_24h: list[list[int]],
                        stats_30d: list[list[int]], facets: list[TagFacet], triage: IssueTriage | None = None
-                       ) -> dict[str, Any]:
+                       ) -> IssueDetails:
     """GroupDetails: the list's fields plus releases, both stats periods and the tag keys."""
-    return issue_json(request, project, error, stats_24h, triage) | {
-        "activity": [], "seenBy": [], "participants": [], "pluginActions": [], "pluginIssues": [],
-        "pluginContexts": [], "userReportCount": 0,
-        "firstRelease": release_json(error.first_release, project),
-        "lastRelease": release_json(error.last_release, project),
-        "tags": [{"key": facet.key, "name": tag_label(facet.key), "totalValues": facet.total} for facet in facets],
-        "stats": {"24h": stats_24h, "30d": stats_30d},
-    }
+    return IssueDetails(
+        **_issue_fields(request, project, error, triage), activity=[], seenBy=[], participants=[],
+        pluginActions=[], pluginIssues=[], pluginContexts=[], userReportCount=0,
+        firstRelease=release_json(error.first_release, project), lastRelease=release_json(error.last_release, project),
+        tags=[IssueTag(key=facet.key, name=tag_label(facet.key), totalValues=facet.total) for facet in facets],
+        stats=IssueStats(last_24h=stats_24h, last_30d=stats_30d))
 
 
 def daily_stats(days: list[tuple[dt.date, int]]) -> list[list[int]]:
@@ -168,18 +173,15 @@ def tag_label(key: str) -> str:
     return TAG_LABELS.get(key) or key.replace("_", " ").title()
 
 
-def tag_value_json(row: ErrorTagValue) -> dict[str, Any]:
-    body = {"key": row.key, "name": _value_label(row.key, row.value), "value": row.value,
-            "count": row.times_seen, "lastSeen": iso(row.last_seen_at), "firstSeen": iso(row.first_seen_at)}
+def tag_value_json(row: ErrorTagValue) -> TagValue:
     query = user_query(row.key, row.value)
-    if query:
-        body["query"] = query
-    return body
+    return TagValue(key=row.key, name=_value_label(row.key, row.value), value=row.value, count=row.times_seen,
+                    lastSeen=iso(row.last_seen_at), firstSeen=iso(row.first_seen_at), query=query or UNSET)
 
 
-def tag_key_json(facet: TagFacet) -> dict[str, Any]:
-    return {"key": facet.key, "name": tag_label(facet.key), "uniqueValues": facet.unique_values,
-            "totalValues": facet.total, "topValues": [tag_value_json(row) for row in facet.top]}
+def tag_key_json(facet: TagFacet) -> TagKey:
+    return TagKey(key=facet.key, name=tag_label(facet.key), uniqueValues=facet.unique_values,
+                  totalValues=facet.total, topValues=[tag_value_json(row) for row in facet.top])
 
 
 def _value_label(key: str, value: str) -> str:
