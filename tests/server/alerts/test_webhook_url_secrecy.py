@@ -15,6 +15,7 @@ from outpost_server.db import make_engine
 from outpost_server.migrations import alembic_config, upgrade_database
 from outpost_server.security import SecretBox
 from tests.server.alerts.flows import alert_project, database
+from tests.server.migrations.reflection import reflect_tables
 from tests.server.migrations.test_lower_names_migration import _namespace, _project, _user
 from tests.support import ApiHelper, database_url_for, start_server
 
@@ -66,8 +67,7 @@ def test_migration_0024_encrypts_the_stored_urls(tmp_path):
     engine = make_engine(database_url_for(tmp_path) or f"sqlite:///{tmp_path}/outpost.db")
     for revision in ("0022_lower_unique_names", "0017_alerts_autoincrement"):
         command.upgrade(alembic_config(engine), revision)
-    tables = sqlalchemy.MetaData()
-    tables.reflect(engine, only=["users", "namespaces", "projects", "alert_rules", "alert_recipients"])
+    tables = reflect_tables(engine, only=["users", "namespaces", "projects", "alert_rules", "alert_recipients"])
     now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     with engine.begin() as connection:
         connection.execute(tables.tables["users"].insert(), [_user(1, "owner")])

@@ -26,6 +26,8 @@ from outpost_server.db import make_engine
 from outpost_server.migrations import alembic_config, upgrade_database
 from tests.support import database_url_for, launch_server, unique
 
+from .reflection import reflect_tables
+
 FIXTURE = json.loads((Path(__file__).parent / "pre_namespaces.json").read_text())
 OLD_TABLES: dict[str, list[dict[str, Any]]] = FIXTURE["tables"]
 
@@ -45,8 +47,7 @@ def load_old_database(url: str) -> sqlalchemy.Engine:
     config = alembic_config(engine)
     for row in OLD_TABLES["alembic_version"]:
         command.upgrade(config, row["version_num"])
-    metadata = sqlalchemy.MetaData()
-    metadata.reflect(engine)
+    metadata = reflect_tables(engine)
     with engine.begin() as connection:
         for table in metadata.sorted_tables:
             rows = [{column: decode(value) for column, value in row.items()} for row in OLD_TABLES.get(table.name, [])]
@@ -60,8 +61,7 @@ def load_old_database(url: str) -> sqlalchemy.Engine:
 
 
 def table_rows(engine: sqlalchemy.Engine) -> dict[str, list[dict[str, Any]]]:
-    metadata = sqlalchemy.MetaData()
-    metadata.reflect(engine)
+    metadata = reflect_tables(engine)
     with engine.connect() as connection:
         # In key order: a migration that rewrites rows (an UPDATE) moves them on PostgreSQL's pages.
         return {table.name: [dict(row) for row in connection.execute(
