@@ -51,3 +51,10 @@ class ProjectHost(PageHost[ApiT_co], Protocol[ApiT_co]):
     def project_choice(self) -> Token:
         """Advances whenever another project is chosen: what the pages asked about the previous one is stale."""
         ...
+
+
+def project_path(host: ProjectHost[Any]) -> str | None:
+    """The chosen project's path, by which the repositories (console.core.repositories) hold its values; None
+    before a project is chosen."""
+    project = host.project
+    return None if project is None else str(project["path_with_namespace"])

@@ -30,6 +30,7 @@ from console.core.store import EVERYTHING, Change
 from console.errors.dialogs import RotateKeyWizard
 from console.errors.models import ClientKeyModel
 from console.operations import Op
+from console.page_host import project_path
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorTrackingApi
@@ -87,8 +88,8 @@ class ClientKeysPage(QWidget):
         self.allowed = True
         self.keys = host.context.repositories.client_keys
         self.settings = host.context.repositories.tracking_settings
-        self.keys.subscribe_view(self, self._held_changed, self._project_path)
-        self.settings.subscribe_view(self, self._held_changed, self._project_path)
+        self.keys.subscribe_view(self, self._held_changed, lambda: project_path(self.host))
+        self.settings.subscribe_view(self, self._held_changed, lambda: project_path(self.host))
         layout = QVBoxLayout(self)
         layout.addWidget(hint)
         layout.addWidget(self.demo_notice)
@@ -115,10 +116,6 @@ class ClientKeysPage(QWidget):
         self.rotate_button.setEnabled(bool(self.model.keys))
         self.create_button.setEnabled(self.host.project is not None and self.allowed)
 
-    def _project_path(self) -> str | None:
-        project = self.host.project
-        return None if project is None else str(project["path_with_namespace"])
-
     def load(self) -> None:
         project = self.host.project
         if project is None:
@@ -138,7 +135,7 @@ class ClientKeysPage(QWidget):
     def _show(self, keys_changed: bool) -> None:
         """What is held for the chosen project: the notice always; the table when its keys changed (a table shown
         again hides every DSN)."""
-        path = self._project_path()
+        path = project_path(self.host)
         if path is None or self.keys.allowed(path) is None:
             return  # not read yet on this connection
         settings = self.settings.settings(path)

@@ -30,6 +30,7 @@ from console.core.store import Change
 from console.core.timestamps import full_time, relative_time, short_time
 from console.looks import colour
 from console.operations import Op
+from console.page_host import project_path
 from console.table_model import HeaderedTableModel, Index
 
 if TYPE_CHECKING:
@@ -168,11 +169,7 @@ class MonitorsPage(QWidget):
         layout.addLayout(buttons)
         self._update_buttons()
         self.repository = host.context.repositories.monitors
-        self.repository.subscribe_view(self, self._held_changed, self._project_path)
-
-    def _project_path(self) -> str | None:
-        project = self.host.project
-        return None if project is None else str(project["path_with_namespace"])
+        self.repository.subscribe_view(self, self._held_changed, lambda: project_path(self.host))
 
     @property
     def api(self) -> MonitorsApi:
@@ -199,7 +196,7 @@ class MonitorsPage(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         """Shown again: read again what is no longer fresh (its first showing is the tab's load)."""
         super().showEvent(event)
-        path = self._project_path()
+        path = project_path(self.host)
         if self.loaded_project is not None and path is not None and self.repository.is_stale(path):
             self.load()
 
@@ -211,7 +208,7 @@ class MonitorsPage(QWidget):
 
     def _show(self) -> None:
         """The held monitors, the selection kept; nothing until this project's were read."""
-        path = self._project_path()
+        path = project_path(self.host)
         monitors = self.repository.monitors(path) if path is not None else None
         if monitors is None or self.loaded_project is None:
             return
@@ -249,7 +246,7 @@ class MonitorsPage(QWidget):
            description="Loading check-ins").stale_when(self.host.project_choice).run()
 
     def _show_check_ins(self) -> None:
-        monitor, path = self.selected(), self._project_path()
+        monitor, path = self.selected(), project_path(self.host)
         held = self.repository.check_ins(path, monitor.id) if monitor is not None and path is not None else None
         self.timeline.set_check_ins(held or [])
 

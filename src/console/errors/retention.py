@@ -17,6 +17,7 @@ from console.core.repositories.project_settings import NOT_AVAILABLE
 from console.core.store import Change
 from console.core.timestamps import short_time
 from console.operations import Op
+from console.page_host import project_path
 from outpost_model.retention import Retention
 
 if TYPE_CHECKING:
@@ -105,21 +106,17 @@ class RetentionPage(QWidget):
         layout.addWidget(self.ingestion)
         layout.addStretch(1)
         self._set_editable(False)
-        self.repository.subscribe_view(self, self._held_changed, self._project_path)
-
-    def _project_path(self) -> str | None:
-        project = self.host.project
-        return None if project is None else str(project["path_with_namespace"])
+        self.repository.subscribe_view(self, self._held_changed, lambda: project_path(self.host))
 
     @property
     def loaded(self) -> Retention | None:
         """The chosen project's limits and usage as held; None while not read or not shown (a reason instead)."""
-        path = self._project_path()
+        path = project_path(self.host)
         held = self.repository.retention(path) if path is not None else None
         return held if isinstance(held, Retention) else None
 
     def _held_changed(self, _change: Change) -> None:
-        path = self._project_path()
+        path = project_path(self.host)
         held = self.repository.retention(path) if path is not None else None
         if held is not None:
             self._show(held)

@@ -39,6 +39,7 @@ from console.errors.origins import AllowedOriginsBox
 from console.fitting import scrolling
 from console.looks import colours
 from console.operations import Op
+from console.page_host import project_path
 from console.unsaved import ask_to_save
 
 if TYPE_CHECKING:
@@ -152,7 +153,7 @@ class SettingsPage(QWidget):
             button.toggled.connect(self._edited)
         self.external_project.currentIndexChanged.connect(self._edited)
         self._edited()
-        self.repository.subscribe_view(self, self._held_changed, self._project_path)
+        self.repository.subscribe_view(self, self._held_changed, lambda: project_path(self.host))
 
     # unsaved changes ----------------------------------------------------------------------------------
     def _state(self) -> tuple[Any, ...]:
@@ -212,10 +213,6 @@ class SettingsPage(QWidget):
         """The chosen project's settings as the tracking settings repository holds them (read or saved)."""
         project = self.host.project
         return None if project is None else self.repository.settings(str(project["path_with_namespace"]))
-
-    def _project_path(self) -> str | None:
-        project = self.host.project
-        return None if project is None else str(project["path_with_namespace"])
 
     def _held_changed(self, _change: Change) -> None:
         """Settings read or saved elsewhere show here, unless the form holds changes of the user's (never lost)."""
