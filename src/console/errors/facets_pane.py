@@ -21,7 +21,9 @@ class FacetsPane(QWidget):
         self.tagged_title = QLabel()
         self.tagged_title.setWordWrap(True)
         self.tagged = TaggedEventsView()
-        below = QWidget()
+        # The events of a chosen value, below the facets; hidden until a value is chosen, so the facets have the
+        # pane's height (at 900×600 the two shared it and the facets showed 1½ rows).
+        below = self.below = QWidget()
         below_layout = QVBoxLayout(below)
         below_layout.setContentsMargins(0, 0, 0, 0)
         below_layout.addWidget(self.tagged_title)
@@ -41,18 +43,21 @@ class FacetsPane(QWidget):
         self.facets.facets.set_facets([])
         self.tagged.events.set_events([])
         self.tagged_title.setText(HINT)
+        self.below.hide()
 
     def say(self, text: str) -> None:
         self.notice.setText(text)
 
     def show_facets(self, facets: list[TagFacet]) -> None:
-        self.notice.setText("Top values per tag, counted over every event of this error." if facets
+        self.notice.setText(f"Top values per tag, counted over every event of this error. {HINT}" if facets
                             else "No event of this error carries tags.")
         self.facets.facets.set_facets(facets)
         self.tagged.events.set_events([])
         self.tagged_title.setText(HINT)
+        self.below.hide()
 
     def listing(self, value: TagValue) -> None:
+        self.below.show()
         self.tagged.events.set_events([])
         self.tagged_title.setText(f"Loading the events with {value.key} = {value.name}…")
 

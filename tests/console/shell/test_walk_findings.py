@@ -44,7 +44,7 @@ def test_a_status_filter_change_keeps_the_selected_error_where_it_is_still_liste
 
 def test_tag_values_are_whole_in_the_tags_pane_at_900x600(qtbot, make_window, server, api):
     """The walk at 900×600 read release values as "we…": the share bar and the key kept their width while the
-    values, what the pane is for, got what was left."""
+    values, what the pane is for, got what was left; and the facets had 1½ rows' height."""
     project = failed_checkouts(server, api)
     window = make_window()
     window.resize(900, 600)
@@ -69,6 +69,12 @@ def test_tag_values_are_whole_in_the_tags_pane_at_900x600(qtbot, make_window, se
     assert header.sectionSize(model.VALUE) == max(header.sectionSize(column) for column in range(model.columnCount()))
     share = model.SHARE
     assert header.sectionViewportPosition(share) + header.sectionSize(share) <= facets.viewport().width()
+    # The facets have the pane's height until a value is chosen (they showed 1½ rows beside an empty event list).
+    pane = page.facets_pane
+    assert not pane.tagged.isVisible()
+    assert facets.viewport().height() >= 3 * facets.verticalHeader().defaultSectionSize()
+    facets.choose("release", "shop@1.0.0")
+    qtbot.waitUntil(lambda: pane.tagged.isVisible() and pane.tagged.events.rowCount() > 0, timeout=WAIT)
 
 
 def test_quitting_with_an_unsaved_rule_shows_the_alerts_page_holding_it(qtbot, make_window, server, api):
