@@ -92,7 +92,7 @@ async def test_monitors_are_read_into_the_repository_their_failing_counted_when_
         await monitors.fetch(MonitorsApi(client), path, project["id"])
         assert monitors.failing(path) == 1  # from what is held now, not from the read that first drew it
         [held] = monitors.monitors(path) or []
-        paused = await monitors.update(MonitorsApi(client), path, held.id, {"status": "disabled"})
+        paused = await monitors.update(MonitorsApi(client), path, held.id, paused=True)
         assert MonitorsRepository.is_paused(paused) and monitors.failing(path) == 0  # paused ones are not counted
 
         late = asyncio.ensure_future(monitors.fetch(MonitorsApi(client), path, project["id"]))

@@ -250,22 +250,21 @@ class MonitorsPage(QWidget):
         held = self.repository.check_ins(path, monitor.id) if monitor is not None and path is not None else None
         self.timeline.set_check_ins(held or [])
 
-    def _change(self, changes: dict[str, Any], description: str) -> None:
-        monitor, project = self.selected(), self.host.project
-        if monitor is None or project is None:
+    def _change(self, description: str, *, muted: bool | None = None, paused: bool | None = None) -> None:
+        monitor, path = self.selected(), project_path(self.host)
+        if monitor is None or path is None:
             return
-        Op(self.host, self.repository.update(self.api, project["path_with_namespace"], monitor.id, changes),
+        Op(self.host, self.repository.update(self.api, path, monitor.id, muted=muted, paused=paused),
            description=description).run()  # the row follows the answer, held
 
     def toggle_mute(self) -> None:
         monitor = self.selected()
         if monitor is not None:
-            self._change({"isMuted": not monitor.isMuted}, "Unmuting the monitor" if monitor.isMuted
-                         else "Muting the monitor")
+            self._change("Unmuting the monitor" if monitor.isMuted else "Muting the monitor",
+                         muted=not monitor.isMuted)
 
     def toggle_pause(self) -> None:
         monitor = self.selected()
         if monitor is not None:
             paused = is_paused(monitor)
-            self._change({"status": "active" if paused else "disabled"},
-                         "Resuming the monitor" if paused else "Pausing the monitor")
+            self._change("Resuming the monitor" if paused else "Pausing the monitor", paused=not paused)

@@ -63,6 +63,13 @@ class MonitorsApi:
                                                     params={"per_page": 50})
         return decode(response.content, list[MonitorCheckIn])
 
-    async def update(self, project_path: str, monitor_id: str, changes: dict[str, Any]) -> Monitor:
-        response = await self.client.sentry_request(self._path(project_path, monitor_id), method="PUT", json=changes)
+    async def update(self, project_path: str, monitor_id: str, *, muted: bool | None = None,
+                     paused: bool | None = None) -> Monitor:
+        """Mute or unmute, pause or resume (None: left as it is): Sentry's ``isMuted`` and ``status``."""
+        body: dict[str, bool | str] = {}
+        if muted is not None:
+            body["isMuted"] = muted
+        if paused is not None:
+            body["status"] = "disabled" if paused else "active"
+        response = await self.client.sentry_request(self._path(project_path, monitor_id), method="PUT", json=body)
         return decode(response.content, Monitor)

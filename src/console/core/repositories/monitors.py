@@ -8,8 +8,6 @@ when asked (:meth:`failing`), never kept.
 
 from __future__ import annotations
 
-from typing import Any
-
 from console.core.api.monitors import Monitor, MonitorCheckIn, MonitorsApi, is_failing, is_paused
 from console.core.repositories.base import Repository
 
@@ -59,10 +57,11 @@ class MonitorsRepository(Repository):
             self.store.put(self.check_ins_kind, project, monitor_id, tuple(check_ins))
         return check_ins
 
-    async def update(self, api: MonitorsApi, project: str, monitor_id: str, changes: dict[str, Any]) -> Monitor:
+    async def update(self, api: MonitorsApi, project: str, monitor_id: str, *, muted: bool | None = None,
+                     paused: bool | None = None) -> Monitor:
         """Mute, unmute, pause or resume; the held list takes the server's answer at once."""
         current = self.scope_guard()
-        changed = await api.update(project, monitor_id, changes)
+        changed = await api.update(project, monitor_id, muted=muted, paused=paused)
         held = self.monitors(project)
         if current() and held is not None:
             self.store.put(self.kind, project, ALL, tuple(changed if monitor.id == changed.id else monitor
