@@ -38,6 +38,7 @@ from outpost_model.sentry_issues import Issue, IssueDetails, TagKey, TagValue
 from outpost_model.sentry_projects import SentryProject, SentryProjectDetails
 from outpost_model.source_maps import ArtifactBundle, Release, ReleaseFile
 from outpost_model.variables import Variable
+from outpost_model.vulnerabilities import Vulnerability
 from tests.support import launch_server
 
 MODEL = Path(__file__).resolve().parents[2] / "model" / "outpost_model"
@@ -120,6 +121,11 @@ def test_variable_and_export_answers_are_their_entities(demo):
     created = _reads_back_whole(api.post("/security/vulnerability_exports"), Export)
     _reads_back_whole(api.get(f"/security/vulnerability_exports/{created.id}"), Export)
     project = api.get("/projects", params={"search": "webshop"}).json()[0]
+    vulnerable = next(p for p in api.get("/projects").json() if api.get(f"/projects/{p['id']}/vulnerabilities").json())
+    vulnerabilities = _reads_back_whole(api.get(f"/projects/{vulnerable['id']}/vulnerabilities"), list[Vulnerability])
+    _reads_back_whole(api.get(f"/vulnerabilities/{vulnerabilities[0].id}"), Vulnerability)
+    state = "confirm" if vulnerabilities[0].state != "confirmed" else "revert"
+    _reads_back_whole(api.post(f"/vulnerabilities/{vulnerabilities[0].id}/{state}"), Vulnerability)
     archive = _reads_back_whole(api.post(f"/security/projects/{project['id']}/vulnerability_archive_exports",
                                          data={"start_date": "2024-01-01", "end_date": "2024-12-31"}), ArchiveExport)
     _reads_back_whole(api.get(f"/security/vulnerability_archive_exports/{archive.id}"), ArchiveExport)

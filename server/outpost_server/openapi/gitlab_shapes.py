@@ -1,16 +1,14 @@
 """GitLab's entities as JSON Schemas, for the answers not yet declared as outpost_model entities: /version,
-whether a namespace exists, vulnerabilities and report imports, instance settings, plan limits and mail
+whether a namespace exists, report imports, instance settings, plan limits and mail
 (lib/api/entities in GitLab's source). The rest are generated (responses.py)."""
 
 from __future__ import annotations
 
 from outpost_server.openapi.builders import (
-    ANY_ARRAY,
     ANY_OBJECT,
     BOOLEAN,
     INTEGER,
     STRING,
-    TIME,
     array,
     nullable,
     obj,
@@ -37,17 +35,3 @@ MAIL_TEST = obj({"to": STRING, "delivered": BOOLEAN})
 
 REPORT_IMPORT = obj({"report_type": STRING, "scanner": STRING, "created": INTEGER, "updated": INTEGER,
                      "no_longer_detected": INTEGER})
-
-_ID = nullable(INTEGER)
-VULNERABILITY = obj({
-    "id": INTEGER, "title": STRING, "description": nullable(STRING), "state": STRING, "severity": STRING,
-    "confidence": STRING, "report_type": STRING,
-    "project": obj({"id": INTEGER, "name": STRING, "full_path": STRING, "full_name": STRING}),
-    "author_id": _ID, "updated_by_id": _ID, "last_edited_by_id": _ID, "closed_by_id": _ID,
-    "start_date": TIME, "due_date": TIME, "created_at": TIME, "updated_at": TIME, "last_edited_at": TIME,
-    "closed_at": TIME, "confirmed_by_id": _ID, "confirmed_at": TIME, "resolved_by_id": _ID, "resolved_at": TIME,
-    "dismissed_by_id": _ID, "dismissed_at": TIME, "resolved_on_default_branch": BOOLEAN,
-    "dismissal_reason": nullable(STRING),
-    "scanner": obj({"external_id": nullable(STRING), "name": nullable(STRING)}),
-    "identifiers": ANY_ARRAY, "location": nullable(ANY_OBJECT), "cvss": nullable(ANY_ARRAY),
-    "solution": nullable(STRING)})

@@ -17,9 +17,10 @@ from outpost_model.schema import json_schema
 from outpost_model.sentry_events import Event, EventSummary
 from outpost_model.sentry_projects import SentryProject, SentryProjectDetails
 from outpost_model.variables import Variable
+from outpost_model.vulnerabilities import Vulnerability
 from outpost_server.openapi import gitlab_shapes as gitlab
 from outpost_server.openapi import sentry_shapes as sentry
-from outpost_server.openapi.builders import BOOLEAN, Schema, array, nullable
+from outpost_server.openapi.builders import BOOLEAN, Schema, nullable
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ EXPORT_FILE = Binary(("application/octet-stream",))
 EXPORT = json_schema(Export)
 RELEASE = json_schema(source_maps.Release)
 MEMBER = json_schema(accounts.Member)
+VULNERABILITY = json_schema(Vulnerability)
 ISSUE_DETAILS = json_schema(sentry_issues.IssueDetails)
 ARCHIVE_EXPORT = json_schema(ArchiveExport)
 # GitLab's answer to block, unblock, deactivate and activate: true, false, or null when nothing changed.
@@ -112,10 +114,10 @@ _GITLAB: dict[str, dict[int, Body]] = {
     f"GET {V4}/application/mail": {200: gitlab.MAIL_SETTINGS},
     f"POST {V4}/application/mail/test": {201: gitlab.MAIL_TEST},
     f"POST {V4}/projects/{{project_id}}/security/reports": {201: gitlab.REPORT_IMPORT},
-    f"GET {V4}/projects/{{project_id}}/vulnerabilities": {200: array(gitlab.VULNERABILITY)},
-    f"GET {V4}/vulnerabilities/{{vulnerability_id}}": {200: gitlab.VULNERABILITY},
+    f"GET {V4}/projects/{{project_id}}/vulnerabilities": {200: json_schema(list[Vulnerability])},
+    f"GET {V4}/vulnerabilities/{{vulnerability_id}}": {200: VULNERABILITY},
     # 304 when the vulnerability is already in that state.
-    **{f"POST {V4}/vulnerabilities/{{vulnerability_id}}/{action}": {201: gitlab.VULNERABILITY, 304: None}
+    **{f"POST {V4}/vulnerabilities/{{vulnerability_id}}/{action}": {201: VULNERABILITY, 304: None}
        for action in ("confirm", "resolve", "revert", "dismiss")},
     f"POST {V4}/security/projects/{{project_id}}/vulnerability_exports": {201: EXPORT},
     f"POST {V4}/security/groups/{{group_id}}/vulnerability_exports": {201: EXPORT},

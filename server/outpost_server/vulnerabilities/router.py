@@ -10,6 +10,7 @@ from outpost_server import http_errors
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep
 from outpost_server.db import SessionDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.pagination import paginate, paginated
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 from outpost_server.vulnerabilities import service
@@ -59,7 +60,8 @@ def list_project_vulnerabilities(request: Request, response: Response, session: 
     project = find_project_for(session, project_id, user, READ_LEVEL)
     state, severity, report_type = (params.list(param.name) for param in LIST_FILTERS)
     stmt = service.vulnerabilities_query(project=project, states=state, severities=severity, report_types=report_type)
-    return [vulnerability_entity(v) for v in paginate(session, stmt, params, request, response)]
+    return EntityResponse([vulnerability_entity(v) for v in paginate(session, stmt, params, request, response)],
+                          headers=response.headers)
 
 
 def _find_vulnerability(session, user, vulnerability_id: str, min_level: int) -> Vulnerability:
@@ -71,7 +73,7 @@ def _find_vulnerability(session, user, vulnerability_id: str, min_level: int) ->
 
 @router.get("/vulnerabilities/{vulnerability_id}", openapi_extra=query_params())
 def get_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str):
-    return vulnerability_entity(_find_vulnerability(session, user, vulnerability_id, READ_LEVEL))
+    return EntityResponse(vulnerability_entity(_find_vulnerability(session, user, vulnerability_id, READ_LEVEL)))
 
 
 def _transition(session, user, vulnerability_id: str, action: str, *, comment: str | None = None,
@@ -81,7 +83,7 @@ def _transition(session, user, vulnerability_id: str, action: str, *, comment: s
         return Response(status_code=304)
     service.change_state(session, vulnerability=vulnerability, user=user, action=action, comment=comment,
                          dismissal_reason=dismissal_reason)
-    return vulnerability_entity(vulnerability)
+    return EntityResponse(vulnerability_entity(vulnerability), status_code=201)
 
 
 @router.post("/vulnerabilities/{vulnerability_id}/confirm", status_code=201, openapi_extra=body_params())
