@@ -236,9 +236,10 @@ class _Scrubber:
                     if name in crumb:
                         crumb[name] = self.values(crumb[name])
         contexts = event.get("contexts")
-        for key, context in contexts.items() if type(contexts) is dict else ():
-            if type(context) is dict and context.get("type", key) not in KNOWN_CONTEXT_TYPES:
-                contexts[key] = self.values(context)
+        if type(contexts) is dict:
+            for key, context in contexts.items():
+                if type(context) is dict and context.get("type", key) not in KNOWN_CONTEXT_TYPES:
+                    contexts[key] = self.values(context)
         for frame in _frames(event):
             if "vars" in frame:
                 frame["vars"] = self.values(frame["vars"])
