@@ -4,13 +4,12 @@ the list when it says the query changed."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from console.core.api.error_tracking import SORTS, STATUSES, UNRESOLVED_ONLY
 from console.core.api.triage import NO_TRIAGE_API
+from console.core.repositories.errors import ListQuery
 from console.window_state import SORT_CHOOSER
 
 # Short enough to be read whole at the default window size; the tooltip has the keys.
@@ -86,10 +85,10 @@ class ErrorFilters(QWidget):
         assignees.addWidget(self.mine)
         assignees.addStretch(1)
 
-    def query(self) -> dict[str, Any]:
-        return {"status": self.status.currentData(), "sort": self.sort.currentData(),
-                "search_term": " ".join(part for part in (self.assignee.currentData(), self.search.text().strip())
-                                        if part)}
+    def query(self) -> ListQuery:
+        """What the list asks for; the errors repository holds each query's latest read."""
+        return ListQuery(str(self.status.currentData() or "unresolved"), str(self.sort.currentData() or "last_seen"),
+                         " ".join(part for part in (self.assignee.currentData(), self.search.text().strip()) if part))
 
     def show_mine(self, shown: bool = True) -> None:
         """Only the errors assigned to the signed-in user, or every assignee's again."""

@@ -162,7 +162,7 @@ class ErrorsPage(QWidget):
         Op(self.host, load(), description="Loading errors").run()
 
     def query(self) -> ListQuery:
-        return ListQuery.of(self.filters.query())
+        return self.filters.query()
 
     def look_for_news(self, path: str, page: ErrorPage | None = None) -> None:
         """Each read of the list is also a look for news of the project (a new error, a regression), shared

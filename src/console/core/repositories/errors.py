@@ -33,11 +33,6 @@ class ListQuery:
     sort: str = "last_seen"
     search_term: str = ""
 
-    @classmethod
-    def of(cls, query: dict[str, Any]) -> ListQuery:
-        return cls(str(query.get("status") or "unresolved"), str(query.get("sort") or "last_seen"),
-                   str(query.get("search_term") or ""))
-
     @property
     def key(self) -> str:
         return f"{self.status}\n{self.sort}\n{self.search_term}"
