@@ -169,11 +169,10 @@ async def _regressions(api: ErrorTrackingApi, path: str, errors: list[ErrorSumma
     return Count(len(regressed), capped=capped)
 
 
-async def read_monitors(monitors: MonitorsRepository, client: ApiClient, project: dict[str, Any]) -> Count:
+async def read_monitors(monitors: MonitorsRepository, client: ApiClient, path: str, project_id: int | None) -> Count:
     """Reads the project's cron monitors into ``monitors``; the count of failing ones says why when not read."""
-    path = project["path_with_namespace"]
     try:
-        await monitors.fetch(MonitorsApi(client), path, project.get("id"))
+        await monitors.fetch(MonitorsApi(client), path, project_id)
     except ApiError as error:
         return Count(None, error.message)
     return failing_count(monitors, path)
@@ -207,9 +206,11 @@ async def all_project_errors(client: ApiClient, monitors: MonitorsRepository, *,
     async def one(project: dict[str, Any]) -> ProjectErrors | None:
         async with gate:
             try:
-                found = await project_errors(api, project["path_with_namespace"], now=now)
+                path = project["path_with_namespace"]
+                found = await project_errors(api, path, now=now)
                 if found is not None and api.server.is_outpost:
-                    found = replace(found, failing_monitors=await read_monitors(monitors, client, project))
+                    failing = await read_monitors(monitors, client, path, project.get("id"))
+                    found = replace(found, failing_monitors=failing)
                 return found
             except NotFound:  # deleted, or access lost, since the project list came
                 return None
