@@ -60,5 +60,5 @@ async def local_console(workdir: Path, size: tuple[int, int] | None = None) -> A
         await window.start_local_server()
         yield window
     finally:
-        await window.shutdown()
+        await window.changes.shutdown()
         window.hide()

@@ -17,6 +17,7 @@ from PySide6.QtCore import QByteArray, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QMainWindow, QStackedWidget, QVBoxLayout, QWidget
 
 from console.connection.bar import ConnectionBar, WelcomePage
+from console.connection_changes import ConnectionChanges
 from console.context import AppContext
 from console.core import settings_keys as keys
 from console.core.actions import MENUS
@@ -117,17 +118,18 @@ class MainWindow(QMainWindow):
 
         self.status_line = StatusLine(self.statusBar(), context.messages)
 
-        bar = self.connection_bar
-        bar.connect_button.clicked.connect(self.open_connection_dialog)
-        bar.local_server_button.clicked.connect(self.start_local_server)
-        bar.disconnect_button.clicked.connect(self.disconnect_server)
-        context.connection_changed.connect(self._show_connection)
+        self.changes = ConnectionChanges(self)
+        bar, asking_first = self.connection_bar, self.changes.asking_first
+        bar.connect_button.clicked.connect(asking_first(self.open_connection_dialog))
+        bar.local_server_button.clicked.connect(asking_first(self.start_local_server))
+        bar.disconnect_button.clicked.connect(asking_first(self.disconnect_server))
+        context.connection_changed.connect(self.show_connection)
         context.window_failure.connect(self.show_error)
         context.window_failure_ended.connect(self.message_bar.clear_failure)
         context.news.connect(self._news)
         context.connection_changed.connect(self.message_bar.dismiss)
         context.busy.connect(self.status_line.busy)
-        self._show_connection()
+        self.show_connection()
         self._restore_geometry()
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -187,7 +189,7 @@ class MainWindow(QMainWindow):
         self.ready.emit()
 
     # connection -----------------------------------------------------------------
-    def _show_connection(self) -> None:
+    def show_connection(self) -> None:
         local = self.local_server is not None and self.local_server.url is not None and (
             self.context.client is not None and self.context.client.base_url == self.local_server.url
         )
@@ -212,55 +214,10 @@ class MainWindow(QMainWindow):
         return dialog
 
     def start_local_server(self) -> Op[None]:
-        from console.operations import Op
-
-        return Op(self.context, self._start_local_server(), description="Starting the local server").run()
-
-    async def _start_local_server(self) -> None:
-        from console.core.connection.local_server import LocalServer
-        from console.operations import Op
-
-        if self.local_server is not None:
-            return
-        server = self.local_server = LocalServer(self.local_server_dir)
-        self._show_connection()
-        try:
-            url = await server.start()
-            await self.context.connect_to(url, server.root_token, profile_address=LOCAL_DEMO_PROFILE)
-        except BaseException:
-            await self._stop_local_server()
-            raise
-        self._show_connection()
-        server.on_exit = lambda code: Op(self.context, self._local_server_exited(server, code),
-                                         description="Closing the connection to the local server", quiet=True).run()
-        if server.moved_from is not None:
-            self.context.announce("Local demo server", f"Port {server.moved_from} was taken, so the demo now "
-                                  f"listens on {url}: copy its DSNs into your applications again.", None)
-
-    async def _local_server_exited(self, server: LocalServer, code: int | None) -> None:
-        """It crashed or was killed: the header says so and Start local server can start it again."""
-        if self.local_server is server:
-            if self.context.client is not None and self.context.client.base_url == server.url:
-                await self.context.disconnect()
-            await self._stop_local_server()
-            self.context.report_error("The local server stopped", f"It exited on its own (exit code {code}). "
-                                      "File > Start local server starts it again on the same data.")
-
-    async def _stop_local_server(self) -> None:
-        server, self.local_server = self.local_server, None
-        if server is not None:
-            await server.stop()
-        self._show_connection()
+        return self.changes.start_local_server()
 
     def disconnect_server(self) -> Op[None]:
-        from console.operations import Op
-
-        return Op(self.context, self._disconnect(), description="Disconnecting").run()
-
-    async def _disconnect(self) -> None:
-        await self.context.cancel_operations()
-        await self.context.disconnect()
-        await self._stop_local_server()
+        return self.changes.disconnect()
 
     # the tabs -----------------------------------------------------------------------
     def _remember_tab(self, index: int) -> None:
@@ -328,12 +285,6 @@ class MainWindow(QMainWindow):
         else:
             self.resize(*DEFAULT_SIZE)
 
-    async def shutdown(self) -> None:
-        """Cancel running operations, close the connection and stop the local server."""
-        await self.context.cancel_operations()
-        await self.context.disconnect()
-        await self._stop_local_server()
-
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.tabs.may_close(self.close):  # unsaved changes: the user answers first
             event.ignore()
@@ -354,7 +305,7 @@ class MainWindow(QMainWindow):
             return
         # Finish the asynchronous shutdown before the window (and maybe the app) goes away; without a loop
         # (the interpreter shutting down), or when it takes too long, make sure the child goes too.
-        shutdown = Op(self.context, self.shutdown(), description="Closing", quiet=True)
+        shutdown = Op(self.context, self.changes.shutdown(), description="Closing", quiet=True)
         if loop is None or not shutdown.run().wait(SHUTDOWN_TIMEOUT):
             shutdown.cancel()
             if self.local_server is not None:

@@ -32,6 +32,7 @@ from console.settings import log_dir
 
 if TYPE_CHECKING:
     from console.connection.dialog import ConnectionDialog
+    from console.connection_changes import ConnectionChanges
     from console.context import AppContext
     from console.core.connection.local_server import LocalServer
     from console.messages_view import NotificationsButton
@@ -52,6 +53,7 @@ class CommandedWindow(Protocol):
     links: TabLinks
     notifications_button: NotificationsButton
     local_server: LocalServer | None
+    changes: ConnectionChanges
 
     def window(self) -> QWidget: ...
 
@@ -73,6 +75,7 @@ class WindowCommands:
     def declared(self) -> list[WindowAction]:
         """Every action of the window, in menu order."""
         window = self.window
+        asking_first = window.changes.asking_first
 
         def connected() -> bool:
             return window.context.is_connected
@@ -81,10 +84,11 @@ class WindowCommands:
                              f"Ctrl+{number}", self._shows_tab(name), enabled=connected, separator=number == 1)
                 for number, name in enumerate(window.tabs.names, start=1)]
         return [
-            WindowAction("connect", "file", "&Connect…", "Ctrl+O", window.open_connection_dialog),
-            WindowAction("local_server", "file", "&Start local server", "Ctrl+L", window.start_local_server,
-                         enabled=lambda: window.local_server is None),
-            WindowAction("disconnect", "file", "&Disconnect", "Ctrl+Shift+D", window.disconnect_server,
+            # Each asks first about unsaved changes, which a new connection would drop.
+            WindowAction("connect", "file", "&Connect…", "Ctrl+O", asking_first(window.open_connection_dialog)),
+            WindowAction("local_server", "file", "&Start local server", "Ctrl+L",
+                         asking_first(window.start_local_server), enabled=lambda: window.local_server is None),
+            WindowAction("disconnect", "file", "&Disconnect", "Ctrl+Shift+D", asking_first(window.disconnect_server),
                          enabled=connected),
             WindowAction("quit", "file", "&Quit", "Ctrl+Q", window.window().close, separator=True),
             WindowAction("find", "edit", "&Find", "Find", self.find, enabled=connected),

@@ -90,10 +90,8 @@ def test_quitting_with_an_unsaved_rule_shows_the_alerts_page_holding_it(qtbot, m
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=WAIT)
 
 
-def test_unsaved_settings_of_the_last_connection_do_not_stay_after_connecting_as_someone_else(
-        qtbot, make_window, server, api):
-    """The walk connected as another user with an external Sentry half typed in Settings: the greyed form kept the
-    address, the masked token, the failed test and the window's modified mark until a project was chosen."""
+def settings_drafted(qtbot, make_window, server, api):
+    """A window whose Settings page holds an external Sentry typed in, not saved; (window, tab, page)."""
     project = api.project()
     window = make_window()
     connect(window, qtbot, server.url, server.root_token)
@@ -105,6 +103,14 @@ def test_unsaved_settings_of_the_last_connection_do_not_stay_after_connecting_as
     qtbot.waitUntil(lambda: page.loaded is not None, timeout=WAIT)
     page.external.setChecked(True)
     page.api_host.setText("http://127.0.0.1:9000")
+    return window, tab, page
+
+
+def test_unsaved_settings_of_the_last_connection_do_not_stay_after_connecting_as_someone_else(
+        qtbot, make_window, server, api):
+    """The walk connected as another user with an external Sentry half typed in Settings: the greyed form kept the
+    address, the masked token, the failed test and the window's modified mark until a project was chosen."""
+    window, tab, page = settings_drafted(qtbot, make_window, server, api)
     page.token.setText("sntrys-typed-by-root")
     assert page.modified and window.isWindowModified()
     _user, token = ApiHelper(server).user()
