@@ -3,7 +3,7 @@ remembered per profile, console.window_state)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QTableView
 
 from console.exports.models import ExportsModel
@@ -18,6 +18,7 @@ PREVIEW_SAMPLES = {"Severity": "Severity ", "Status": "confirmed", "Vulnerabilit
                    "Project Name": "scanner-lab-project", "Location": "app/models/user.rb:42", "Tool": "dependency",
                    "Detected At": "2026-12-31 23:59:59 UTC", "CVE": "CVE-2026-12345", "CWE": "CWE-1234"}
 DEFAULT_SAMPLE = "medium text here"
+CELL_PADDING = 24  # the cell's margins and the grid line, beside the text
 
 
 def size_columns(table: QTableView, samples: dict[int, str]) -> None:
@@ -30,15 +31,26 @@ def size_columns(table: QTableView, samples: dict[int, str]) -> None:
 
 
 def fit_scope(table: QTableView) -> None:
-    """The Scope column as wide as its widest text, within a third of the table and what "Format and filters"
-    (which stretches over the rest) needs for its usual text; a wider Scope is cut, whole in its tooltip."""
+    """Scope and "Format and filters" share what the other columns leave. Scope is as wide as its widest text
+    when "Format and filters" keeps room for its widest text too; otherwise both wrap at spaces onto more lines
+    (the rows grow), Scope keeping at least its longest word, so neither text is cut at 900 px."""
     header, metrics, model = table.horizontalHeader(), table.fontMetrics(), table.model()
-    column = ExportsModel.SCOPE
-    texts = [str(model.headerData(column, Qt.Orientation.Horizontal) or "")]
-    texts += [str(model.index(row, column).data() or "") for row in range(model.rowCount())]
-    widest = max(metrics.horizontalAdvance(text) for text in texts) + 24
+
+    def texts(column: int) -> list[str]:
+        return [str(model.index(row, column).data() or "") for row in range(model.rowCount())]
+
+    def widest(lines: list[str]) -> int:
+        return max((metrics.horizontalAdvance(line) for line in lines), default=0) + CELL_PADDING
+
+    scope = texts(ExportsModel.SCOPE) + [str(model.headerData(ExportsModel.SCOPE, Qt.Orientation.Horizontal))]
+    what = texts(ExportsModel.WHAT) + [EXPORT_COLUMN_SAMPLES[ExportsModel.WHAT]]
     others = sum(header.sectionSize(other) for other in range(model.columnCount())
-                 if other not in (column, ExportsModel.WHAT) and not header.isSectionHidden(other))
-    what = metrics.horizontalAdvance(EXPORT_COLUMN_SAMPLES[ExportsModel.WHAT]) + 24
-    room = table.viewport().width() - others - what
-    header.resizeSection(column, max(80, min(widest, room, table.viewport().width() // 3)))
+                 if other not in (ExportsModel.SCOPE, ExportsModel.WHAT) and not header.isSectionHidden(other))
+    room = table.viewport().width() - others
+    whole, longest_word = widest(scope), widest([word for text in scope for word in text.split()])
+    if whole + widest(what) <= room:
+        width = whole
+    else:  # both wrap: Scope takes its share of the room, in proportion to its text
+        width = max(longest_word, min(whole, room * whole // (whole + widest(what))))
+    header.resizeSection(ExportsModel.SCOPE, width)
+    QTimer.singleShot(0, table, table.resizeRowsToContents)  # once "Format and filters" has stretched

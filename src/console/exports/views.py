@@ -89,7 +89,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
+        self.table.setWordWrap(True)  # at 900 px Scope and "Format and filters" wrap rather than being cut
         size_columns(self.table, EXPORT_COLUMN_SAMPLES)
         # "Format and filters" (a PDF's filters make a long line) takes what is left; Scope its text's width.
         self.table.horizontalHeader().setSectionResizeMode(ExportsModel.WHAT, QHeaderView.ResizeMode.Stretch)

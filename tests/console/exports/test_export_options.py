@@ -322,24 +322,3 @@ def test_email_says_delivery_depends_on_the_mail_setup_a_non_administrator_canno
     assert dialog.email.isEnabled()  # the email may well work: it is offered, with what it depends on
     assert dialog.note.isVisibleTo(dialog)
     assert "depends on the server's mail setup, which only an administrator can see" in dialog.note.text()
-
-
-def test_format_and_filters_takes_the_width_scope_does_not_need(qtbot, live_context, server, tmp_path):
-    """The walk cut "Format and filters" while Scope, stretched, stood mostly empty."""
-    connect(qtbot, live_context, server.url, server.root_token)
-    tab = make_tab(qtbot, live_context, tmp_path / "history")
-    tab.resize(1080, 560)  # the tab's size in the 1100×700 window
-    pick(qtbot, tab, "project", "scanner", SCANNER_LAB)
-    qtbot.waitUntil(lambda: tab.options_bar.mail_configured is False, timeout=WAIT)
-    choose(qtbot, tab, export_format="pdf", severity=("critical", "high"), state=("detected",))
-    qtbot.mouseClick(tab.request_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: finished_record(tab) is not None, timeout=WAIT)
-    header, metrics, model = tab.table.horizontalHeader(), tab.table.fontMetrics(), tab.model
-    what = model.index(0, model.WHAT).data()
-    scope = model.index(0, model.SCOPE).data()
-    assert what.startswith("PDF, severity critical or high")
-    assert header.sectionSize(model.WHAT) >= metrics.horizontalAdvance(what) + 8, (header.sectionSize(model.WHAT), what)
-    assert metrics.horizontalAdvance(scope) <= header.sectionSize(model.SCOPE) <= metrics.horizontalAdvance(scope) + 40
-    tab.resize(880, 480)  # at 900×600 Scope gives way before the usual "Format and filters" does
-    qtbot.wait(20)
-    assert header.sectionSize(model.WHAT) >= metrics.horizontalAdvance("CSV, every vulnerability") + 8
