@@ -1,10 +1,10 @@
-"""The exports tab's column widths: each column as wide as the text it usually shows (the user's widths are then
-remembered per profile, console.window_state)."""
+"""The exports tab's table and its column widths: each column as wide as the text it usually shows (the user's
+widths are then remembered per profile, console.window_state)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QTableView
+from PySide6.QtWidgets import QHeaderView, QTableView
 
 from console.exports.models import ExportsModel
 
@@ -54,3 +54,21 @@ def fit_scope(table: QTableView) -> None:
         width = max(longest_word, min(whole, room * whole // (whole + widest(what))))
     header.resizeSection(ExportsModel.SCOPE, width)
     QTimer.singleShot(0, table, table.resizeRowsToContents)  # once "Format and filters" has stretched
+
+
+def exports_table(model: ExportsModel) -> QTableView:
+    """The list of exports: one row selected at a time, each column as wide as its usual text."""
+    table = QTableView()
+    table.setObjectName("exportsTable")  # its columns are remembered per profile (console.window_state)
+    table.setModel(model)
+    table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+    table.verticalHeader().hide()
+    table.setAlternatingRowColors(True)
+    table.setWordWrap(True)  # at 900 px Scope and "Format and filters" wrap rather than being cut
+    size_columns(table, EXPORT_COLUMN_SAMPLES)
+    # "Format and filters" (a PDF's filters make a long line) takes what is left; Scope its text's width.
+    table.horizontalHeader().setSectionResizeMode(ExportsModel.WHAT, QHeaderView.ResizeMode.Stretch)
+    for signal in (model.modelReset, model.rowsInserted):
+        signal.connect(lambda *_: fit_scope(table))
+    return table

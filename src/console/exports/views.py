@@ -10,12 +10,10 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -29,7 +27,7 @@ from console.core.operations import Token
 from console.core.store import EVERYTHING, Change
 from console.exports.actions import ACTIONS
 from console.exports.archive_dialog import ArchiveExportDialog, open_archive_dialog
-from console.exports.columns import EXPORT_COLUMN_SAMPLES, fit_scope, size_columns
+from console.exports.columns import exports_table, fit_scope
 from console.exports.dialogs import PreviewDialog
 from console.exports.models import ExportsModel, utcnow
 from console.exports.options_dialog import ExportOptionsBar
@@ -82,19 +80,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         request_layout.addLayout(request_row)
 
         self.model = ExportsModel(self)
-        self.table = QTableView()
-        self.table.setObjectName("exportsTable")  # its columns are remembered per profile (console.window_state)
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().hide()
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(True)  # at 900 px Scope and "Format and filters" wrap rather than being cut
-        size_columns(self.table, EXPORT_COLUMN_SAMPLES)
-        # "Format and filters" (a PDF's filters make a long line) takes what is left; Scope its text's width.
-        self.table.horizontalHeader().setSectionResizeMode(ExportsModel.WHAT, QHeaderView.ResizeMode.Stretch)
-        for signal in (self.model.modelReset, self.model.rowsInserted):
-            signal.connect(lambda *_: fit_scope(self.table))
+        self.table = exports_table(self.model)
         self.table.selectionModel().selectionChanged.connect(self.update_actions)
         self.table.doubleClicked.connect(lambda _index: self.preview())
 
