@@ -20,8 +20,8 @@ class ErrorsTabView(Protocol):
 
 def _setting(status: str, name: str, text: str, shortcut: str) -> TabAction[ErrorsTabView]:
     """An action giving the shown error ``status``; enabled while an error with another status is shown."""
-    return TabAction(name, "errors", text, shortcut, run=lambda tab: tab.errors_page.set_status(status),
-                     enabled=lambda tab: tab.errors_page.can_set_status(status))
+    return TabAction(name, "errors", text, shortcut, run=lambda tab: tab.errors_page.triage.set_shown_status(status),
+                     enabled=lambda tab: tab.errors_page.triage.can_set_shown_status(status))
 
 
 def _toggle_mine(tab: ErrorsTabView) -> None:

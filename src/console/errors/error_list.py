@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.core import outpost_links
-from console.core.api.error_tracking import EVERY_STATUS, NO_STATUS_API, ErrorPage, ErrorSummary
+from console.core.api.error_tracking import NO_STATUS_API, ErrorPage, ErrorSummary
 from console.core.api.errors import ApiError, NotFound
 from console.core.errors import records
 from console.core.errors.markdown import error_markdown, issue_from_detail
@@ -153,7 +153,7 @@ class ErrorsPage(QWidget):
                     self.loading = False
             if request.current:
                 self.model.reset_page(page)
-                self._show_empty_state(page)
+                self.show_empty_state(page)
                 if kept is not None and (row := self.model.row_of(kept)) >= 0:
                     self.table.selectRow(row)
                 self.errors_loaded.emit()
@@ -172,7 +172,7 @@ class ErrorsPage(QWidget):
         Op(self.host, self.host.context.error_news.look(self.host.api, path, page), description=LOOKING,
            quiet=True).failure(lambda exc: log.info("%s in %s failed: %s", LOOKING, path, exc)).run()
 
-    def _show_empty_state(self, page: ErrorPage | None = None) -> None:
+    def show_empty_state(self, page: ErrorPage | None = None) -> None:
         if page is not None and page.pending:
             self.empty_label.setText(PENDING)
         else:
@@ -230,7 +230,7 @@ class ErrorsPage(QWidget):
             return  # more pages on screen than one read brings; or the same errors, whose rows already followed
         selected = self.detail.error_id
         self.model.reset_page(page)
-        self._show_empty_state()
+        self.show_empty_state()
         row = self.model.row_of(selected) if selected else -1
         if row >= 0:
             self.table.selectRow(row)
@@ -321,33 +321,3 @@ class ErrorsPage(QWidget):
 
     def selected_error(self) -> ErrorSummary | None:
         return self.model.error_at(self.table.currentIndex().row())
-
-    def can_set_status(self, status: str) -> bool:
-        """Whether an error is shown whose status is not ``status`` already."""
-        return self.detail.error_id is not None and self.detail.status not in (None, status)
-
-    def set_status(self, status: str) -> None:
-        """Give the shown error ``status`` (Resolve, Ignore, Unresolve)."""
-        project, error_id, api = self.host.project, self.detail.error_id, self.host.api
-        if project is None or error_id is None:
-            self.host.context.say("Select an error in the list first")
-            return
-        if not api.can_change_status:  # say so, and offer the error's page instead of failing
-            self.detail.offer_browser(NO_STATUS_API, api.error_page_url(project["path_with_namespace"], error_id))
-            return
-
-        async def update() -> None:
-            await self.host.api.update_status(project["path_with_namespace"], error_id, status)
-            self.host.context.say(f"The error is now {status}")
-            records.write_status(self.store, project["path_with_namespace"], error_id, status)  # row and detail
-            if self.filters.status.currentData() not in (EVERY_STATUS, status):
-                if self.detail.error_id == error_id:
-                    self.detail_requests.advance()  # its details, if still on their way, have nowhere to go
-                    self.detail.clear()
-                if (selected := self.selected_error()) is not None and selected.id == error_id:
-                    # Nothing is selected after it: a second Ctrl+R must not resolve the next error unseen.
-                    self.table.selectionModel().clear()
-                self.model.remove_error(error_id)
-                self._show_empty_state()
-
-        Op(self.host, update(), description=f"Marking the error {status}").run()

@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
-from console.core.api.error_tracking import EVERY_STATUS
+from console.core.api.error_tracking import EVERY_STATUS, NO_STATUS_API
 from console.core.api.triage import NO_TRIAGE_API, NOT_ALLOWED, IgnoreUntil, Member, TriageApi
 from console.core.errors import records
 from console.errors.triage_dialogs import AssignDialog, IgnoreDialog
 from console.operations import Op
 
 if TYPE_CHECKING:
-    from console.core.api.error_tracking import ErrorTrackingApi
+    from console.core.api.error_tracking import ErrorSummary, ErrorTrackingApi
+    from console.core.operations import Token
     from console.core.store import Store
     from console.errors.detail import ErrorDetailView
     from console.errors.error_filters import ErrorFilters
@@ -40,6 +41,11 @@ class TriagedPage(Protocol):
     store: Store
     filters: ErrorFilters
     detail: ErrorDetailView
+    detail_requests: Token
+
+    def selected_error(self) -> ErrorSummary | None: ...
+
+    def show_empty_state(self) -> None: ...
 
     @property
     def errors_loaded(self) -> SignalInstance: ...
@@ -187,3 +193,35 @@ class Triage(QObject):
             self.changed.emit()
 
         Op(self.page.host, update(), description=f"Marking {len(ids)} errors {status}").run()
+
+    # --- the error shown: Resolve, Ignore, Unresolve (Ctrl+R...) -----------------------------------
+
+    def can_set_shown_status(self, status: str) -> bool:
+        """Whether an error is shown whose status is not ``status`` already."""
+        return self.page.detail.error_id is not None and self.page.detail.status not in (None, status)
+
+    def set_shown_status(self, status: str) -> None:
+        """Give the shown error ``status`` (Resolve, Ignore, Unresolve)."""
+        project, error_id, api = self.page.host.project, self.page.detail.error_id, self.page.host.api
+        if project is None or error_id is None:
+            self.page.host.context.say("Select an error in the list first")
+            return
+        if not api.can_change_status:  # say so, and offer the error's page instead of failing
+            self.page.detail.offer_browser(NO_STATUS_API, api.error_page_url(project["path_with_namespace"], error_id))
+            return
+
+        async def update() -> None:
+            await self.page.host.api.update_status(project["path_with_namespace"], error_id, status)
+            self.page.host.context.say(f"The error is now {status}")
+            records.write_status(self.page.store, project["path_with_namespace"], error_id, status)  # row and detail
+            if self.page.filters.status.currentData() not in (EVERY_STATUS, status):
+                if self.page.detail.error_id == error_id:
+                    self.page.detail_requests.advance()  # its details, if still on their way, have nowhere to go
+                    self.page.detail.clear()
+                if (selected := self.page.selected_error()) is not None and selected.id == error_id:
+                    # Nothing is selected after it: a second Ctrl+R must not resolve the next error unseen.
+                    self.page.table.selectionModel().clear()
+                self.page.model.remove_error(error_id)
+                self.page.show_empty_state()
+
+        Op(self.page.host, update(), description=f"Marking the error {status}").run()
