@@ -31,9 +31,8 @@ def size_columns(table: QTableView, samples: dict[int, str]) -> None:
 
 
 def fit_scope(table: QTableView) -> None:
-    """Scope and "Format and filters" share what the other columns leave. Scope is as wide as its widest text
-    when "Format and filters" keeps room for its widest text too; otherwise both wrap at spaces onto more lines
-    (the rows grow), Scope keeping at least its longest word, so neither text is cut at 900 px."""
+    """Scope and "Format and filters" share what the other columns leave; what does not fit on one line wraps at
+    spaces onto more (the rows grow), so neither text is cut at 900 px."""
     header, metrics, model = table.horizontalHeader(), table.fontMetrics(), table.model()
 
     def texts(column: int) -> list[str]:
@@ -43,15 +42,13 @@ def fit_scope(table: QTableView) -> None:
         return max((metrics.horizontalAdvance(line) for line in lines), default=0) + CELL_PADDING
 
     scope = texts(ExportsModel.SCOPE) + [str(model.headerData(ExportsModel.SCOPE, Qt.Orientation.Horizontal))]
-    what = texts(ExportsModel.WHAT) + [EXPORT_COLUMN_SAMPLES[ExportsModel.WHAT]]
     others = sum(header.sectionSize(other) for other in range(model.columnCount())
                  if other not in (ExportsModel.SCOPE, ExportsModel.WHAT) and not header.isSectionHidden(other))
     room = table.viewport().width() - others
     whole, longest_word = widest(scope), widest([word for text in scope for word in text.split()])
-    if whole + widest(what) <= room:
-        width = whole
-    else:  # both wrap: Scope takes its share of the room, in proportion to its text
-        width = max(longest_word, min(whole, room * whole // (whole + widest(what))))
+    # Scope keeps its line while "Format and filters" keeps room for its usual text (a longer PDF filter line
+    # wraps); narrower, Scope wraps too, down to its longest word.
+    width = max(longest_word, min(whole, room - widest([EXPORT_COLUMN_SAMPLES[ExportsModel.WHAT]])))
     header.resizeSection(ExportsModel.SCOPE, width)
     QTimer.singleShot(0, table, table.resizeRowsToContents)  # once "Format and filters" has stretched
 
