@@ -33,7 +33,7 @@ def test_demo_errors_and_release_health(server, api, et_sessions):
         health = release_health.release_health(session, project=project)
     assert [row.release for row in health] == ["webshop@1.4.0", "webshop@1.5.0", "webshop@1.6.0"]
     rates = [row.crash_free_rate for row in health]
-    assert rates == sorted(rates) and rates[-1] == 1.0
+    assert rates == sorted(rates) and rates[-1] == 100.0
 
 
 def test_error_list_cursor_walks_every_sort_both_ways(api, et_sessions):
