@@ -5,18 +5,31 @@ a new connection would drop them (see FeatureWidget.may_close)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from console.core import settings_keys as keys
 
 if TYPE_CHECKING:
+    from console.context import AppContext
     from console.core.connection.local_server import LocalServer
-    from console.main_window import MainWindow
     from console.operations import Op
+    from console.tabs import LazyTabs
+
+
+class ConnectedWindow(Protocol):
+    """What a connection change uses of the main window (console.main_window, which declares them)."""
+
+    context: AppContext
+    tabs: LazyTabs
+    local_server: LocalServer | None
+    local_server_dir: Path
+
+    def show_connection(self) -> None: ...
 
 
 class ConnectionChanges:
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: ConnectedWindow) -> None:
         self.window = window
         self.context = window.context
 
