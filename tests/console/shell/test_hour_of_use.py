@@ -103,16 +103,23 @@ def test_a_link_to_an_error_that_does_not_exist_says_so(qtbot, make_window, serv
     assert errors.errors_page.selected_error() is None
 
 
-def alert_rule_drafted(qtbot, make_window, server, api):
-    """A window whose Alerts page holds an unsaved rule named "Night shift"; (window, tab, page)."""
+def project_page_shown(qtbot, make_window, server, api, page_name: str):
+    """A connected window showing a new project's Error tracking tab at its page ``page_name``;
+    (project, window, tab, page)."""
     project = api.project()
     window = make_window()
     connect(window, qtbot, server.url, server.root_token)
     window.open_target(("errors", project["path_with_namespace"]))
     tab = window.tabs.current_feature()
     qtbot.waitUntil(lambda: tab.project is not None, timeout=WAIT)
-    page = tab.alerts_page
+    page = getattr(tab, page_name)
     tab.pages.setCurrentWidget(page)
+    return project, window, tab, page
+
+
+def alert_rule_drafted(qtbot, make_window, server, api):
+    """A window whose Alerts page holds an unsaved rule named "Night shift"; (window, tab, page)."""
+    project, window, tab, page = project_page_shown(qtbot, make_window, server, api, "alerts_page")
     qtbot.waitUntil(lambda: page.loaded_project == project["id"], timeout=WAIT)
     page.editor.name.setText("Night shift")
     return window, tab, page

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QMessageBox
 
 from tests.console.shell.conftest import WAIT, connect
-from tests.console.shell.test_hour_of_use import alert_rule_drafted, two_errors_listed
+from tests.console.shell.test_hour_of_use import alert_rule_drafted, project_page_shown, two_errors_listed
 from tests.sdk_errors import failed_checkouts
 from tests.support import ApiHelper
 
@@ -92,14 +92,7 @@ def test_quitting_with_an_unsaved_rule_shows_the_alerts_page_holding_it(qtbot, m
 
 def settings_drafted(qtbot, make_window, server, api):
     """A window whose Settings page holds an external Sentry typed in, not saved; (window, tab, page)."""
-    project = api.project()
-    window = make_window()
-    connect(window, qtbot, server.url, server.root_token)
-    window.open_target(("errors", project["path_with_namespace"]))
-    tab = window.tabs.current_feature()
-    qtbot.waitUntil(lambda: tab.project is not None, timeout=WAIT)
-    page = tab.settings_page
-    tab.pages.setCurrentWidget(page)
+    _project, window, tab, page = project_page_shown(qtbot, make_window, server, api, "settings_page")
     qtbot.waitUntil(lambda: page.loaded is not None, timeout=WAIT)
     page.external.setChecked(True)
     page.api_host.setText("http://127.0.0.1:9000")
