@@ -197,9 +197,17 @@ class TrackingSettings(Entity):
 
 
 class ClientKey(Entity):
-    """API::Entities::ErrorTracking::ClientKey: exactly these four fields. The DSN is a secret."""
+    """API::Entities::ErrorTracking::ClientKey: exactly these four fields. The DSN and the public key are
+    secrets: whoever holds them may send events, so the key's repr (and str, and rich's repr) names its id
+    and state only, and a key printed or logged by mistake gives neither away."""
 
     id: int
     active: bool
     public_key: str
     sentry_dsn: str
+
+    def __repr__(self) -> str:
+        return f"ClientKey(id={self.id!r}, active={self.active!r})"
+
+    def __rich_repr__(self) -> list[tuple[str, Any]]:
+        return [("id", self.id), ("active", self.active)]

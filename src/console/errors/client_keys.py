@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.core.api.error_tracking import ClientKey, TrackingSettings
 from console.core.errors.access import MAINTAINER_ONLY
 from console.core.settings_keys import LOCAL_DEMO_PROFILE
 from console.core.store import EVERYTHING, Change
@@ -31,6 +30,7 @@ from console.errors.dialogs import RotateKeyWizard
 from console.errors.models import ClientKeyModel
 from console.operations import Op
 from console.page_host import project_path
+from outpost_model.error_tracking import ClientKey, TrackingSettings
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorTrackingApi
@@ -45,7 +45,7 @@ INTEGRATED_ONLY = ("Client keys are used only by integrated error tracking. This
 
 def _keys_used(settings: TrackingSettings | None) -> bool:
     """Whether the project's errors arrive through its client keys (no settings yet: integrated is GitLab's default)."""
-    return settings is None or not settings.exists or settings.integrated
+    return settings is None or settings.integrated
 
 
 class ClientKeysPage(QWidget):

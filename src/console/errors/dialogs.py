@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from console.context import AppContext
-from console.core.api.error_tracking import ClientKey
 from console.errors.models import ClientKeyModel
 from console.operations import Op
+from outpost_model.error_tracking import ClientKey
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorTrackingApi

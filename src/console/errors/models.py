@@ -8,10 +8,11 @@ from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 
 from console.core.api.error_graphql import ERROR_TRACKING_DISABLED
-from console.core.api.error_tracking import ClientKey, ErrorPage, ErrorSummary
+from console.core.api.error_tracking import ErrorPage, ErrorSummary
 from console.core.api.errors import ApiError, Unsupported
 from console.core.timestamps import full_time, relative_time
 from console.table_model import HeaderedTableModel, Index
+from outpost_model.error_tracking import ClientKey
 
 FREQUENCY_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 ERROR_ROLE = int(Qt.ItemDataRole.UserRole) + 2

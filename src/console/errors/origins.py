@@ -9,14 +9,15 @@ import re
 
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QLineEdit
 
-from console.core.api.error_tracking import RejectedOrigins, TrackingSettings
 from console.core.timestamps import short_time
+from outpost_model import UnsetType
+from outpost_model.error_tracking import RejectedOrigins, TrackingSettings
 
 ANY_ORIGIN_HINT = "Any origin. To restrict: https://shop.example.com, *.example.com, localhost:3000"
 
 
-def rejected_text(rejected: RejectedOrigins | None) -> str:
-    if rejected is None or rejected.count == 0:
+def rejected_text(rejected: RejectedOrigins | UnsetType) -> str:
+    if isinstance(rejected, UnsetType) or rejected.count == 0:
         return "No browser report has been refused."
     plural = "s" if rejected.count != 1 else ""
     return (f"{rejected.count} browser report{plural} refused because the page's origin is not allowed; "
@@ -37,9 +38,10 @@ class AllowedOriginsBox(QGroupBox):
         self.hide()
 
     def show_settings(self, settings: TrackingSettings) -> None:
-        supported = settings.allowed_origins is not None
+        origins = settings.allowed_origins
+        supported = not isinstance(origins, UnsetType)  # absent on a server without the extension (GitLab)
         self.setVisible(supported)
-        self.origins.setText(", ".join(settings.allowed_origins or ()))
+        self.origins.setText("" if isinstance(origins, UnsetType) else ", ".join(origins))
         self.rejected.setText(rejected_text(settings.rejected_origins) if supported else "")
 
     def allowed_origins(self) -> list[str] | None:

@@ -25,9 +25,10 @@ from PySide6.QtWidgets import (
 from console.core.api.error_tracking import (
     PROJECTS_SESSION_ONLY,
     REQUIRED_SCOPES,
-    ExternalProject,
-    TrackingSettings,
     api_url_for,
+    external_host,
+    linked_slugs,
+    project_label,
 )
 from console.core.api.errors import ApiError
 from console.core.errors.access import MAINTAINER_ONLY
@@ -41,6 +42,7 @@ from console.looks import colours
 from console.operations import Op
 from console.page_host import project_path
 from console.unsaved import ask_to_save
+from outpost_model.error_tracking import ExternalProject, TrackingSettings
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorTrackingApi
@@ -242,15 +244,17 @@ class SettingsPage(QWidget):
     def _show_settings(self, settings: TrackingSettings) -> None:
         self.active.setChecked(settings.active)
         (self.integrated if settings.integrated else self.external).setChecked(True)
-        self.api_host.setText(settings.api_host)
+        self.api_host.setText(external_host(settings))
         self.token.setText(MASKED_TOKEN if settings.api_url else "")
         self.external_project.clear()
         self.external_project.setEnabled(False)
-        if settings.api_url and settings.slugs:
-            organization, slug = settings.slugs
-            self.external_project.addItem(settings.project_name or slug,
-                                          ExternalProject(settings.project_name or slug, slug, organization,
-                                                          organization))
+        slugs = linked_slugs(settings)
+        if slugs is not None:
+            organization, slug = slugs
+            name = settings.project_name or slug
+            self.external_project.addItem(name, ExternalProject(
+                id=None, name=name, status=None, slug=slug, organization_name=organization, organization_id=None,
+                organization_slug=organization))
         self.origins_box.show_settings(settings)
         self.connection_status.clear()
         self.connection_status.setToolTip("")
@@ -305,10 +309,10 @@ class SettingsPage(QWidget):
                                            " found.")
             self.external_project.clear()
             for item in projects:
-                self.external_project.addItem(item.label, item)
+                self.external_project.addItem(project_label(item), item)
             self.external_project.setEnabled(bool(projects))
             # Keep the project already linked selected; otherwise propose the first one.
-            linked = self.loaded.slugs if self.loaded is not None else None
+            linked = linked_slugs(self.loaded) if self.loaded is not None else None
             chosen = next((index for index, item in enumerate(projects)
                            if linked == (item.organization_slug, item.slug)), 0)
             self.external_project.setCurrentIndex(chosen if projects else -1)
@@ -324,7 +328,7 @@ class SettingsPage(QWidget):
         chosen: ExternalProject | None = self.external_project.currentData()
         api_url = None
         if not integrated and chosen is not None:
-            api_url = api_url_for(self.api_host.text().strip(), chosen.organization_slug, chosen.slug)
+            api_url = api_url_for(self.api_host.text().strip(), chosen.organization_slug or "", chosen.slug or "")
         typed = self.token.text().strip()
         token = None if not typed or set(typed) == {"*"} else typed  # the masked placeholder keeps the stored one
         self.saved_label.clear()

@@ -19,6 +19,7 @@ from console.errors.stacktrace import ERROR_LINE_ROLE, IN_APP_ROLE, LIBRARY_GROU
 from console.looks import colour
 from console.main_window import DEFAULT_SIZE
 from console.operations import Op
+from outpost_model.error_tracking import ClientKey
 from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab, select_only_error
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
@@ -404,7 +405,6 @@ def test_models_pass_the_model_tester(qtmodeltester, qapp):
     qtmodeltester.check(errors)
     assert errors.rowCount() == 7 and not errors.canFetchMore()
 
-    from console.core.api.error_tracking import ClientKey
     keys = ClientKeyModel()
     keys.set_keys([ClientKey(id=1, active=True, public_key="glet_" + "a" * 32, sentry_dsn="http://k@h/1"),
                    ClientKey(id=2, active=False, public_key="glet_" + "b" * 32, sentry_dsn="http://j@h/1")])

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
 from console import __version__
 from console.core.api.errors import InvalidServerUrl, error_from_response, error_from_transport
+from outpost_model import decode
 
 if TYPE_CHECKING:
     from console.core.api.server import ServerInfo
@@ -25,6 +26,7 @@ SENTRY_API_PREFIX = "/api/0"
 DEFAULT_TIMEOUT = 15.0
 # Methods without side effects.
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+E = TypeVar("E")
 
 
 def normalise_base_url(base_url: str) -> str:
@@ -137,11 +139,22 @@ class ApiClient:
 
     async def paginate(self, path: str, *, per_page: int = 100, **params: Any) -> AsyncIterator[Any]:
         """Yield every item of a list endpoint, following GitLab's ``X-Next-Page`` header."""
+        async for response in self._pages(path, per_page, params):
+            for item in response.json():
+                yield item
+
+    async def paginate_as(self, kind: type[E], path: str, *, per_page: int = 100, **params: Any
+                          ) -> AsyncIterator[E]:
+        """Every item of a list endpoint read into ``kind`` (an outpost_model entity), page by page."""
+        async for response in self._pages(path, per_page, params):
+            for item in decode(response.content, list[kind]):  # type: ignore[valid-type]
+                yield item
+
+    async def _pages(self, path: str, per_page: int, params: dict[str, Any]) -> AsyncIterator[httpx.Response]:
         page = "1"
         while page:
             response = await self.request("GET", path, params={**params, "page": page, "per_page": per_page})
-            for item in response.json():
-                yield item
+            yield response
             page = response.headers.get("X-Next-Page", "").strip()
 
     async def get_user(self) -> dict[str, Any]:

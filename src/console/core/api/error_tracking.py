@@ -20,6 +20,7 @@ from console.core.api.errors import NotFound, Unsupported
 from console.core.api.graphql import graphql
 from console.core.api.server import ServerInfo
 from outpost_model import decode
+from outpost_model.error_tracking import ClientKey, ExternalProject, ExternalProjectList, TrackingSettings
 from outpost_model.retention import Retention
 
 EVERY_STATUS = "all"  # the status filter's "All": Outpost's search key is:all (GitLab lists unresolved errors only)
@@ -71,80 +72,31 @@ class ErrorPage:
     pending: bool = False
 
 
-@dataclass(frozen=True)
-class ExternalProject:
-    name: str
-    slug: str
-    organization_name: str
-    organization_slug: str
-
-    @property
-    def label(self) -> str:
-        return f"{self.organization_name} | {self.name}"
+# A project without error tracking settings (GitLab answers 404): not active, integrated (GitLab's default).
+NO_SETTINGS = TrackingSettings(active=False, project_name=None, sentry_external_url=None, api_url=None,
+                               integrated=True)
 
 
-@dataclass(frozen=True)
-class RejectedOrigins:
-    """Browser requests the server refused because the page's origin is not allowed."""
-
-    count: int
-    last_origin: str | None
-    last_at: str | None
-
-    @classmethod
-    def from_json(cls, body: dict[str, Any]) -> RejectedOrigins:
-        return cls(count=_int(body.get("count")), last_origin=body.get("last_origin"), last_at=body.get("last_at"))
+def project_label(project: ExternalProject) -> str:
+    """An external Sentry's project as the settings' picker lists it: its organization, then its name."""
+    return f"{project.organization_name} | {project.name}"
 
 
-@dataclass
-class TrackingSettings:
-    active: bool = False
-    integrated: bool = True
-    api_url: str | None = None
-    project_name: str | None = None
-    exists: bool = True
-    # Outpost's browser origin extension; None against a server without it (GitLab).
-    allowed_origins: tuple[str, ...] | None = None
-    rejected_origins: RejectedOrigins | None = None
-
-    @classmethod
-    def from_json(cls, body: dict[str, Any]) -> TrackingSettings:
-        origins = body.get("allowed_origins")
-        rejected = body.get("rejected_origins")
-        return cls(active=bool(body.get("active")), integrated=bool(body.get("integrated")),
-                   api_url=body.get("api_url"), project_name=body.get("project_name"),
-                   allowed_origins=tuple(str(origin) for origin in origins) if isinstance(origins, list) else None,
-                   rejected_origins=RejectedOrigins.from_json(rejected) if isinstance(rejected, dict) else None)
-
-    @property
-    def api_host(self) -> str:
-        if not self.api_url:
-            return ""
-        parts = urlsplit(self.api_url)
-        return f"{parts.scheme}://{parts.netloc}"
-
-    @property
-    def slugs(self) -> tuple[str, str] | None:
-        if not self.api_url:
-            return None
-        segments = [s for s in urlsplit(self.api_url).path.split("/") if s]
-        return (segments[3], segments[4]) if len(segments) >= 5 else None
+def external_host(settings: TrackingSettings) -> str:
+    """The external Sentry's address (scheme and host) of the settings' ``api_url``; "" when integrated."""
+    if not settings.api_url:
+        return ""
+    parts = urlsplit(settings.api_url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
-@dataclass(frozen=True)
-class ClientKey:
-    id: int
-    active: bool
-    public_key: str
-    sentry_dsn: str
-
-    @classmethod
-    def from_json(cls, body: dict[str, Any]) -> ClientKey:
-        return cls(id=int(body["id"]), active=bool(body["active"]), public_key=str(body["public_key"]),
-                   sentry_dsn=str(body["sentry_dsn"]))
-
-    def __repr__(self) -> str:  # the DSN is a secret
-        return f"ClientKey(id={self.id!r})"
+def linked_slugs(settings: TrackingSettings) -> tuple[str, str] | None:
+    """(organization, project) slugs of the external Sentry project the ``api_url`` names
+    (``<host>/api/0/projects/<organization>/<project>/``)."""
+    if not settings.api_url:
+        return None
+    segments = [s for s in urlsplit(settings.api_url).path.split("/") if s]
+    return (segments[3], segments[4]) if len(segments) >= 5 else None
 
 
 @dataclass
@@ -263,17 +215,16 @@ class ErrorTrackingApi:
             raise Unsupported(detail=PROJECTS_SESSION_ONLY)
         response = await self.client.request("GET", self._web(project_path, "/projects.json"),
                                              params={"api_host": api_host, "token": token})
-        return [ExternalProject(name=p["name"], slug=p["slug"], organization_name=p["organization_name"],
-                                organization_slug=p["organization_slug"]) for p in response.json()["projects"]]
+        return decode(response.content, ExternalProjectList).projects
 
     # --- settings ----------------------------------------------------------------------------
 
     async def settings(self, project_id: int) -> TrackingSettings:
         try:
-            body = await self.client.get_json(f"/projects/{project_id}/error_tracking/settings")
+            response = await self.client.request("GET", f"/projects/{project_id}/error_tracking/settings")
         except NotFound:
-            return TrackingSettings(exists=False)
-        return TrackingSettings.from_json(body)
+            return NO_SETTINGS
+        return decode(response.content, TrackingSettings)
 
     async def save_settings(self, project_id: int, *, active: bool, integrated: bool, api_url: str | None = None,
                             token: str | None = None, project_name: str | None = None,
@@ -289,17 +240,17 @@ class ErrorTrackingApi:
             if project_name:
                 body["project_name"] = project_name
         response = await self.client.request("PUT", f"/projects/{project_id}/error_tracking/settings", json=body)
-        return TrackingSettings.from_json(response.json())
+        return decode(response.content, TrackingSettings)
 
     # --- client keys -------------------------------------------------------------------------
 
     async def client_keys(self, project_id: int) -> list[ClientKey]:
-        return [ClientKey.from_json(body)
-                async for body in self.client.paginate(f"/projects/{project_id}/error_tracking/client_keys")]
+        return [key async for key in self.client.paginate_as(ClientKey,
+                                                             f"/projects/{project_id}/error_tracking/client_keys")]
 
     async def create_client_key(self, project_id: int) -> ClientKey:
         response = await self.client.request("POST", f"/projects/{project_id}/error_tracking/client_keys")
-        return ClientKey.from_json(response.json())
+        return decode(response.content, ClientKey)
 
     # --- retention (an Outpost extension; a GitLab answers 404) --------------------------------
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from console.core.api.error_tracking import ClientKey, TrackingSettings
 from console.core.api.errors import Forbidden, NotFound
 from console.core.errors.access import MAINTAINER_ONLY, maintainer_only
 from console.core.repositories.base import Repository
+from outpost_model.error_tracking import ClientKey, TrackingSettings
 from outpost_model.retention import Retention
 
 if TYPE_CHECKING:
