@@ -13,6 +13,7 @@ from console.core.api.client import ApiClient
 from console.core.api.detection import detect_server
 from console.core.api.error_tracking import ErrorTrackingApi
 from console.core.error_news import ErrorNews
+from console.core.errors import records
 from console.core.repositories.errors import ErrorsRepository
 from console.core.store import Store
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
@@ -45,7 +46,8 @@ async def test_looks_at_once_announce_each_change_once(server, api):
                       if error["title"] == "new trouble")
         assert sorted(said) == [(f"New error in {path}: new trouble", ("errors", (path, str(new_id)))),
                                 (f"Regressed error in {path}: old trouble", ("errors", (path, str(old["id"]))))]
-        assert store.get("error", path, str(old["id"])).count == 2  # what a look reads is in the store
+        held = store.get(records.SUMMARY, path, str(old["id"]))
+        assert held is not None and held.count == 2  # what a look reads is in the store
 
         store.begin("another user")  # a connection change: the next look is a first look again
         assert not news.has_looked(path)

@@ -12,6 +12,7 @@ from console.core.api.client import ApiClient
 from console.core.api.detection import detect_server
 from console.core.api.error_tracking import ErrorPage, ErrorSummary
 from console.core.api.monitors import MonitorsApi
+from console.core.errors import records
 from console.core.repositories.errors import NEWS, ErrorsRepository, ListQuery
 from console.core.repositories.monitors import MonitorsRepository
 from console.core.store import Change, Store
@@ -64,7 +65,7 @@ def test_another_reads_counts_reach_the_row_and_the_detail_but_never_go_back():
     store = Store()
     errors = ErrorsRepository(store)
     errors.hold(PATH, NEWS, ErrorPage([summary("1", count=39)], None))
-    store.put("error_detail", PATH, "1", {"id": "1", "count": 39, "user_count": 1})
+    store.put(records.DETAIL, PATH, "1", {"id": "1", "count": 39, "user_count": 1})
     errors.take_counts(PATH, "1", count=40, user_count=2, last_seen="2026-01-02T00:00:00Z")
     held = errors.summary(PATH, "1")
     assert held is not None and (held.count, held.user_count, held.last_seen) == (40, 2, "2026-01-02T00:00:00Z")

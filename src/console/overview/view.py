@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.context import AppContext
+from console.core.errors import records as error_records
 from console.core.exports import records as exports
 from console.core.operations import Token
 from console.core.overview.data import Count, Overview, gather_overview, server_facts, with_monitors
@@ -42,7 +43,7 @@ from console.settings import app_data_dir
 
 # What the overview counts from the server: when the store learns something new of these, its figures are
 # read again. Variables, exports and monitors are counted from the store itself, at once.
-COUNTED_KINDS = frozenset({"error", "error_detail"})
+COUNTED_KINDS = (error_records.SUMMARY, error_records.DETAIL)
 SETTLE_MS = 500  # a burst of answers (a list, then its details) reads the figures once
 
 TREND_COLUMN_WIDTH = 140

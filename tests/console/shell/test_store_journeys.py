@@ -9,8 +9,9 @@ from dataclasses import replace
 
 from PySide6.QtWidgets import QMessageBox
 
-from console.core.api.alerts import AlertRule, AlertsApi, Recipient
+from console.core.api.alerts import AlertRule, AlertsApi, RecipientDraft, RuleDraft
 from console.core.api.exports import ExportScope
+from console.core.errors import alert_records
 from console.core.exports.store import ExportHistory, ExportRecord
 from console.core.settings_keys import profile_key
 from console.operations import Op
@@ -89,8 +90,8 @@ def test_an_alert_rule_changed_elsewhere_shows_after_the_watchers_poll(qtbot, qt
     enable_integrated(api.root, project["id"])  # watched: its errors, then its alert rules, are looked at
     window = make_window()
     connect(window, qtbot, server.url, server.root_token)
-    rule = AlertRule(id=None, name="Night shift", on_new_error=True,
-                     recipients=(Recipient(recipient_type="email", addresses=("ops@example.com",)),))
+    rule = RuleDraft(name="Night shift", onNewError=True,
+                     alertRecipients=(RecipientDraft(recipientType="email", addresses=("ops@example.com",)),))
     answers: list[AlertRule] = []
     saved = Op(window.context, AlertsApi(window.context.client).save(path, rule), description="Saving").success(
         answers.append).run()
@@ -105,8 +106,8 @@ def test_an_alert_rule_changed_elsewhere_shows_after_the_watchers_poll(qtbot, qt
     assert page.editor.name.text() == "Night shift"
 
     # Another client renames it; the watcher's next look reads the project's rules.
-    renamed = Op(window.context, AlertsApi(window.context.client).save(path, replace(answers[0], name="Day shift")),
-                 description="Saving").run()
+    renamed = Op(window.context, AlertsApi(window.context.client).save(path, replace(rule, name="Day shift"),
+                                                                       answers[0].id), description="Saving").run()
     qtbot.waitUntil(renamed.done, timeout=WAIT)
     watch(window, path)
     qtbot.waitUntil(lambda: page.rules.item_at(0) is not None and page.rules.item_at(0).name == "Day shift",
@@ -121,8 +122,8 @@ def test_a_new_connection_shows_nothing_of_the_old_one(qtbot, make_window, serve
     key = api.root.post("/admin/ci/variables", json={"key": variable_key(), "value": "old"}).json()["key"]
     window = make_window()
     connect(window, qtbot, server.url, server.root_token)
-    rule = AlertRule(id=None, name="Old rule", on_new_error=True,
-                     recipients=(Recipient(recipient_type="email", addresses=("ops@example.com",)),))
+    rule = RuleDraft(name="Old rule", onNewError=True,
+                     alertRecipients=(RecipientDraft(recipientType="email", addresses=("ops@example.com",)),))
     saved = Op(window.context, AlertsApi(window.context.client).save(path, rule), description="Saving").run()
     qtbot.waitUntil(saved.done, timeout=WAIT)
     variables = window.tabs.show_tab("variables")
@@ -146,4 +147,4 @@ def test_a_new_connection_shows_nothing_of_the_old_one(qtbot, make_window, serve
     assert page.rules.rowCount() == 0 and page.editing is None and page.editor.name.text() == ""
     assert variables.model.rowCount() == 0
     assert exports.model.rowCount() == 0
-    assert window.context.store.items("alert_rule", path) == {}
+    assert window.context.store.items(alert_records.RULES, path) == {}

@@ -6,24 +6,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from console.core.api.alerts import AlertRule, Delivery
-from console.core.store import Store
+from console.core.store import Kind, Store
 
-RULES = "alert_rule"  # by the rule's id
-DELIVERIES = "alert_delivery"  # a rule's delivery log (a tuple, newest first), by the rule's id
+RULES: Kind[AlertRule] = Kind("alert_rule")  # by the rule's id
+# A rule's delivery log (newest first), by the rule's id.
+DELIVERIES: Kind[tuple[Delivery, ...]] = Kind("alert_delivery")
 
 
 def rules(store: Store, path: str) -> list[AlertRule]:
-    held = [rule for rule in store.items(RULES, path).values() if isinstance(rule, AlertRule)]
-    return sorted(held, key=lambda rule: rule.id or 0)
+    return sorted(store.items(RULES, path).values(), key=lambda rule: rule.id or 0)
 
 
 def rule(store: Store, path: str, rule_id: int | None) -> AlertRule | None:
-    value = store.get(RULES, path, str(rule_id))
-    return value if isinstance(value, AlertRule) else None
+    return store.get(RULES, path, str(rule_id))
 
 
 def deliveries(store: Store, path: str, rule_id: int | None) -> list[Delivery]:
-    return list(store.get(DELIVERIES, path, str(rule_id)) or ())
+    held = store.get(DELIVERIES, path, str(rule_id))
+    return list(held or ())
 
 
 def write_rules(store: Store, path: str, listed: Iterable[AlertRule]) -> None:

@@ -1,7 +1,7 @@
 """How what the server says about errors is written into the console's store (console.core.store); no Qt here.
 
-One error is held twice over, as the list knows it (``"error"``: an :class:`ErrorSummary`) and as its detail
-knows it (``"error_detail"``: the details' dict), and the two must never disagree: whatever answer is newer
+One error is held twice over, as the list knows it (:data:`SUMMARY`: an :class:`ErrorSummary`) and as its detail
+knows it (:data:`DETAIL`: the details' dict), and the two must never disagree: whatever answer is newer
 about the status and counts (a list or the watcher's poll, a detail fetch, the answer to a Resolve) is carried
 into both.
 """
@@ -13,22 +13,20 @@ from dataclasses import replace
 from typing import Any
 
 from console.core.api.error_tracking import ErrorSummary
-from console.core.store import Store
+from console.core.store import Kind, Store
 
-SUMMARY = "error"
-DETAIL = "error_detail"
+SUMMARY: Kind[ErrorSummary] = Kind("error")
+DETAIL: Kind[dict[str, Any]] = Kind("error_detail")
 # What a summary and a detail both say, and so carry over from one to the other.
 _SHARED = ("status", "count", "user_count", "last_seen")
 
 
 def summary(store: Store, project: str, error_id: str) -> ErrorSummary | None:
-    value = store.get(SUMMARY, project, error_id)
-    return value if isinstance(value, ErrorSummary) else None
+    return store.get(SUMMARY, project, error_id)
 
 
 def detail(store: Store, project: str, error_id: str) -> dict[str, Any] | None:
-    value = store.get(DETAIL, project, error_id)
-    return value if isinstance(value, dict) else None
+    return store.get(DETAIL, project, error_id)
 
 
 def write_summaries(store: Store, project: str, errors: Iterable[ErrorSummary]) -> list[ErrorSummary]:

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from console.core.exports.store import ExportRecord
-from console.core.store import Store
+from console.core.store import Kind, Store
 
-KIND = "export"
+KIND: Kind[ExportRecord] = Kind("export")
 INSTANCE = ""  # exports are the profile's, not a project's
 
 
@@ -27,13 +27,11 @@ class ExportCounts:
 
 def held(store: Store) -> list[ExportRecord]:
     """The exports held, newest first."""
-    values = store.items(KIND, INSTANCE).values()
-    return sorted((value for value in values if isinstance(value, ExportRecord)), key=lambda r: r.id, reverse=True)
+    return sorted(store.items(KIND, INSTANCE).values(), key=lambda r: r.id, reverse=True)
 
 
 def record(store: Store, export_id: int) -> ExportRecord | None:
-    value = store.get(KIND, INSTANCE, str(export_id))
-    return value if isinstance(value, ExportRecord) else None
+    return store.get(KIND, INSTANCE, str(export_id))
 
 
 def write(store: Store, *updated: ExportRecord) -> None:

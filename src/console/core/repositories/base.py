@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from console.core.store import EVERYTHING, Change, Store
+from console.core.store import EVERYTHING, Change, Kind, Store
 
 # A view shown again reads once more when what it shows was read longer ago than this: any longer and
 # switching pages shows what changed meanwhile; any shorter and the read that brought it on screen is
@@ -24,8 +24,8 @@ SHOWN_AGAIN_AFTER = 1.0
 class Repository:
     """One kind's values in the store, how fresh each read of them is, and its change events."""
 
-    kind: str = ""  # the store's kind of its values
-    kinds: tuple[str, ...] = ()  # every kind it holds, when more than ``kind``
+    kind: Kind[Any]  # the store's kind of its values (each subclass declares its own, typed)
+    kinds: tuple[Kind[Any], ...] = ()  # every kind it holds, when more than ``kind``
 
     def __init__(self, store: Store, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store

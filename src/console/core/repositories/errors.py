@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from console.core.api.error_tracking import ErrorPage, ErrorSummary
 from console.core.errors import records
 from console.core.repositories.base import Repository
+from console.core.store import Kind
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorTrackingApi
@@ -54,8 +55,12 @@ class ListRead:
     read_at: float  # every read is told, even one that found what the previous did: a view may wait for it
 
 
+# The change a list read tells; its ids are the queries' keys.
+LIST_READS: Kind[ListRead] = Kind("error_list")
+
+
 class ErrorsRepository(Repository):
-    kind = "error_list"  # the change a list read tells; its ids are the queries' keys
+    kind = LIST_READS
 
     # reading -------------------------------------------------------------------------------------------------
     def summary(self, project: str, error_id: str) -> ErrorSummary | None:
@@ -66,8 +71,8 @@ class ErrorsRepository(Repository):
 
     def listed(self, project: str, query: ListQuery) -> ErrorPage | None:
         """The first page the latest read of ``query`` found, each error as held now; None when not read."""
-        held = self.store.get(self.kind, project, query.key)
-        if not isinstance(held, ListRead):
+        held = self.store.get(LIST_READS, project, query.key)
+        if held is None:
             return None
         errors = [error for error_id in held.ids if (error := self.summary(project, error_id)) is not None]
         return ErrorPage(errors, held.next_cursor, pending=held.pending)
@@ -92,7 +97,7 @@ class ErrorsRepository(Repository):
         page = replace(page, errors=listed)
         if first:
             self.read_now((project, query.key))
-            self.store.put(self.kind, project, query.key, ListRead(tuple(error.id for error in listed),
+            self.store.put(LIST_READS, project, query.key, ListRead(tuple(error.id for error in listed),
                                                                    page.next_cursor, page.pending, self._clock()))
         return page
 

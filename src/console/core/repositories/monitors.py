@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from console.core.api.monitors import Monitor, MonitorCheckIn, MonitorsApi, is_failing, is_paused
 from console.core.repositories.base import Repository
+from console.core.store import Kind
 
 ALL = ""  # the store's id of a project's whole list (its order is the server's)
+MONITORS: Kind[tuple[Monitor, ...]] = Kind("monitors")
+CHECK_INS: Kind[tuple[MonitorCheckIn, ...]] = Kind("check_ins")  # a monitor's latest, by its id
 
 
 class MonitorsRepository(Repository):
-    kind = "monitors"
-    check_ins_kind = "check_ins"
+    kind = MONITORS
+    check_ins_kind = CHECK_INS
     kinds = (kind, check_ins_kind)
     # What a monitor's state is, worked out from it (for those that do not import the API module themselves).
     is_failing = staticmethod(is_failing)
@@ -24,8 +27,8 @@ class MonitorsRepository(Repository):
 
     def monitors(self, project: str) -> list[Monitor] | None:
         """The project's monitors in the server's order; None when they were not read on this connection."""
-        held = self.store.get(self.kind, project, ALL)
-        return list(held) if isinstance(held, tuple) else None
+        held = self.store.get(MONITORS, project, ALL)
+        return None if held is None else list(held)
 
     def monitor(self, project: str, monitor_id: str) -> Monitor | None:
         return next((monitor for monitor in self.monitors(project) or () if monitor.id == monitor_id), None)
@@ -38,15 +41,15 @@ class MonitorsRepository(Repository):
         return sum(1 for monitor in monitors if is_failing(monitor) and not is_paused(monitor))
 
     def check_ins(self, project: str, monitor_id: str) -> list[MonitorCheckIn] | None:
-        held = self.store.get(self.check_ins_kind, project, monitor_id)
-        return list(held) if isinstance(held, tuple) else None
+        held = self.store.get(CHECK_INS, project, monitor_id)
+        return None if held is None else list(held)
 
     # reads ---------------------------------------------------------------------------------------------------
     async def fetch(self, api: MonitorsApi, project: str, project_id: int | None) -> list[Monitor]:
         current = self.scope_guard()
         monitors = await api.monitors(project, project_id)
         if current():
-            self.store.put(self.kind, project, ALL, tuple(monitors))
+            self.store.put(MONITORS, project, ALL, tuple(monitors))
             self.read_now(project)
         return monitors
 
@@ -54,7 +57,7 @@ class MonitorsRepository(Repository):
         current = self.scope_guard()
         check_ins = await api.check_ins(project, monitor_id)
         if current():
-            self.store.put(self.check_ins_kind, project, monitor_id, tuple(check_ins))
+            self.store.put(CHECK_INS, project, monitor_id, tuple(check_ins))
         return check_ins
 
     async def update(self, api: MonitorsApi, project: str, monitor_id: str, *, muted: bool | None = None,
@@ -64,6 +67,6 @@ class MonitorsRepository(Repository):
         changed = await api.update(project, monitor_id, muted=muted, paused=paused)
         held = self.monitors(project)
         if current() and held is not None:
-            self.store.put(self.kind, project, ALL, tuple(changed if monitor.id == changed.id else monitor
+            self.store.put(MONITORS, project, ALL, tuple(changed if monitor.id == changed.id else monitor
                                                           for monitor in held))
         return changed

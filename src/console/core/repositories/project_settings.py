@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from console.core.api.errors import Forbidden, NotFound
 from console.core.errors.access import MAINTAINER_ONLY, maintainer_only
 from console.core.repositories.base import Repository
+from console.core.store import Kind
 from outpost_model.error_tracking import ClientKey, TrackingSettings
 from outpost_model.retention import Retention
 
@@ -23,26 +24,30 @@ NOT_ALLOWED = "not allowed"  # held where the user's role is too low to read it
 ALL = ""  # the store's id of a project's one value
 NOT_AVAILABLE = ("This server does not offer retention settings (GitLab keeps error tracking data by its own "
                  "rules). They are available on Outpost servers.")
+# Each project's one value, or what stands in for it (NOT_ALLOWED; for retention, why there is none).
+TRACKING_SETTINGS: Kind[TrackingSettings | str] = Kind("tracking_settings")
+CLIENT_KEYS: Kind[tuple[ClientKey, ...] | str] = Kind("client_keys")
+RETENTION: Kind[Retention | str] = Kind("retention")
 
 
 class TrackingSettingsRepository(Repository):
-    kind = "tracking_settings"
+    kind = TRACKING_SETTINGS
 
     def settings(self, project: str) -> TrackingSettings | None:
         """The project's settings; None when not read, or not readable (:meth:`allowed` says which)."""
-        held = self.store.get(self.kind, project, ALL)
+        held = self.store.get(TRACKING_SETTINGS, project, ALL)
         return held if isinstance(held, TrackingSettings) else None
 
     def allowed(self, project: str) -> bool | None:
         """Whether the user may read them; None when not read on this connection."""
-        held = self.store.get(self.kind, project, ALL)
+        held = self.store.get(TRACKING_SETTINGS, project, ALL)
         return None if held is None else held != NOT_ALLOWED
 
     async def fetch(self, api: ErrorTrackingApi, project: str, project_id: int) -> TrackingSettings | None:
         current = self.scope_guard()
         settings = await maintainer_only(api.settings(project_id))
         if current():
-            self.store.put(self.kind, project, ALL, NOT_ALLOWED if settings is None else settings)
+            self.store.put(TRACKING_SETTINGS, project, ALL, NOT_ALLOWED if settings is None else settings)
             self.read_now(project)
         return settings
 
@@ -50,27 +55,27 @@ class TrackingSettingsRepository(Repository):
         current = self.scope_guard()
         saved = await api.save_settings(project_id, **changes)
         if current():
-            self.store.put(self.kind, project, ALL, saved)
+            self.store.put(TRACKING_SETTINGS, project, ALL, saved)
         return saved
 
 
 class ClientKeysRepository(Repository):
-    kind = "client_keys"
+    kind = CLIENT_KEYS
 
     def keys(self, project: str) -> list[ClientKey] | None:
         """The project's client keys; None when not read, or not readable (:meth:`allowed` says which)."""
-        held = self.store.get(self.kind, project, ALL)
+        held = self.store.get(CLIENT_KEYS, project, ALL)
         return list(held) if isinstance(held, tuple) else None
 
     def allowed(self, project: str) -> bool | None:
-        held = self.store.get(self.kind, project, ALL)
+        held = self.store.get(CLIENT_KEYS, project, ALL)
         return None if held is None else held != NOT_ALLOWED
 
     async def fetch(self, api: ErrorTrackingApi, project: str, project_id: int) -> list[ClientKey] | None:
         current = self.scope_guard()
         keys = await maintainer_only(api.client_keys(project_id))
         if current():
-            self.store.put(self.kind, project, ALL, NOT_ALLOWED if keys is None else tuple(keys))
+            self.store.put(CLIENT_KEYS, project, ALL, NOT_ALLOWED if keys is None else tuple(keys))
             self.read_now(project)
         return keys
 
@@ -86,16 +91,15 @@ class ClientKeysRepository(Repository):
 
 
 class RetentionRepository(Repository):
-    kind = "retention"
+    kind = RETENTION
 
     def retention(self, project: str) -> Retention | str | None:
         """The project's limits and usage, the reason they cannot be shown, or None when not read."""
-        held = self.store.get(self.kind, project, ALL)
-        return held if isinstance(held, Retention | str) else None
+        return self.store.get(RETENTION, project, ALL)
 
     def hold_reason(self, project: str, reason: str) -> None:
         """Why there is nothing to show (a GitLab, which has no such API)."""
-        self.store.put(self.kind, project, ALL, reason)
+        self.store.put(RETENTION, project, ALL, reason)
 
     async def fetch(self, api: ErrorTrackingApi, project: str, project_id: int) -> Retention | str:
         current = self.scope_guard()
@@ -107,7 +111,7 @@ class RetentionRepository(Repository):
         except NotFound:
             found = NOT_AVAILABLE
         if current():
-            self.store.put(self.kind, project, ALL, found)
+            self.store.put(RETENTION, project, ALL, found)
             self.read_now(project)
         return found
 
@@ -116,5 +120,5 @@ class RetentionRepository(Repository):
         current = self.scope_guard()
         saved = await api.save_retention(project_id, limits)
         if current():
-            self.store.put(self.kind, project, ALL, saved)
+            self.store.put(RETENTION, project, ALL, saved)
         return saved

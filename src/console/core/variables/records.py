@@ -9,19 +9,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from console.core.api.variables import Variable
-from console.core.store import Store
+from console.core.store import Kind, Store
 
-KIND = "variable"
+KIND: Kind[Variable] = Kind("variable")
 INSTANCE = ""  # instance variables belong to no project
 
 
 def held(store: Store) -> list[Variable]:
-    return [value for value in store.items(KIND, INSTANCE).values() if isinstance(value, Variable)]
+    return list(store.items(KIND, INSTANCE).values())
 
 
 def variable(store: Store, key: str) -> Variable | None:
-    value = store.get(KIND, INSTANCE, key)
-    return value if isinstance(value, Variable) else None
+    return store.get(KIND, INSTANCE, key)
 
 
 def write_all(store: Store, variables: Iterable[Variable]) -> None:
