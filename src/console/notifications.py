@@ -177,20 +177,14 @@ class Watcher(QObject):
 
     async def _check_deliveries(self, api: AlertsApi, path: str) -> None:
         """Alert deliveries that started failing since the previous look (not test sends: the user sees those)."""
-        from console.core.errors import alert_records
         from console.core.errors.alert_form import CHANNEL_LABELS
 
-        rules = await api.rules(path)
-        alert_records.write_rules(self._context.store, path, rules)  # the Alerts page shows them
-        failing: dict[int, str] = {}
-        for rule in rules:
-            if rule.id is None:
-                continue
-            deliveries = await api.deliveries(path, rule.id)
-            alert_records.write_deliveries(self._context.store, path, rule.id, deliveries)
-            failing.update({item.id: f"{rule.name}: {CHANNEL_LABELS.get(item.channel, item.channel)} to "
-                                     f"{item.target}: {item.last_error or item.status}"
-                            for item in deliveries if item.failing and item.trigger != "test"})
+        alerts = self._context.repositories.alerts  # the Alerts page shows what is read here
+        for rule in await alerts.fetch(api, path):
+            await alerts.fetch_deliveries(api, path, rule.id)
+        failing = {delivery_id: f"{rule.name}: {CHANNEL_LABELS.get(item.channel, item.channel)} to "
+                                f"{item.target}: {item.lastError or item.status}"
+                   for delivery_id, (rule, item) in alerts.failing_deliveries(path).items()}
         known = self._failing_deliveries.get(path)
         self._failing_deliveries[path] = set(failing)
         if known is None:

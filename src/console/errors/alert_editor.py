@@ -216,7 +216,7 @@ class RuleEditor(QWidget):
             bool(self.target.text().strip()) or self.channel.currentData() in ("email", *NO_TARGET)))
         self.remove_recipient_button.setEnabled(bool(self.recipients.items))
         emailing = self.channel.currentData() == "email" or any(
-            recipient.recipient_type == "email" for recipient in self.recipients.items)
+            recipient.recipientType == "email" for recipient in self.recipients.items)
         self.mail_note.setText(MAIL_UNKNOWN if self.mail_configured is None else NO_MAIL)
         self.mail_note.setVisible(self.mail_configured is not True and emailing)
         self.revalidated.emit()

@@ -1,15 +1,17 @@
 """The Alerts page: a project's alert rules beside the rule editor (console.errors.alert_editor), with
 *Send test notification* and each rule's delivery log (failures in red, with their reasons).
 
-The rules and the logs are shown from the console's store (console.errors.alert_records): what this page
-reads and saves and what the watcher's poll reads are written there, and the page follows every write. An
-edit in progress is never overwritten by a rule that changed on the server meanwhile.
+The rules and the logs are shown from the alerts repository (console.core.repositories.alerts): what this
+page reads and saves and what the watcher's poll reads are held there, and the page follows every write. An
+edit in progress is never overwritten by a rule that changed on the server meanwhile. Shown again, the page
+reads the rules again when they are no longer fresh.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -21,9 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.core.api.alerts import AlertRule, AlertsApi, Delivery, TestResult
+from console.core.api.alerts import AlertRule, AlertsApi, AlertTestResult
 from console.core.api.errors import Forbidden, ValidationFailed
-from console.core.errors import alert_records
 from console.core.errors.alert_form import CHANNEL_LABELS, RuleForm
 from console.core.operations import ShowsFailures
 from console.core.store import EVERYTHING, Change
@@ -51,6 +52,7 @@ class AlertsPage(QWidget):
         super().__init__()
         self.host = host
         self.store = host.context.store
+        self.repository = host.context.repositories.alerts
         self.editing: AlertRule | None = None
         self.question: QMessageBox | None = None  # the last "save the changes?" asked (kept for tests)
         # The project whose rules are on screen (None until they arrive).
@@ -115,7 +117,7 @@ class AlertsPage(QWidget):
         """Show ``rule`` (None: a new one) in the editor, with its delivery log."""
         self.editing = rule
         self.editor.show_form(RuleForm.of(rule) if rule is not None else RuleForm())
-        self.deliveries.set_items(alert_records.deliveries(self.store, self.path or "", rule.id) if rule else [])
+        self.deliveries.set_items(self.repository.deliveries(self.path or "", rule.id) if rule else [])
         self.load_deliveries()
         self._update_buttons()
 
@@ -129,17 +131,17 @@ class AlertsPage(QWidget):
             self.loaded_project = None
             self.rules.set_items([])
             self.edit(None)
-        elif path is not None and change.touches(alert_records.RULES, path):
+        elif path is not None and change.touches(self.repository.kind, path):
             self._show_rules()
-            held = alert_records.rule(self.store, path, self.editing.id) if self.editing is not None else None
+            held = self.repository.rule(path, self.editing.id) if self.editing is not None else None
             if self.editing is not None and held != self.editing and not self.unsaved():
                 self.edit(held)  # changed (or deleted) on the server: shown as it now is
         elif path is not None and self.editing is not None and change.touches(
-                alert_records.DELIVERIES, path, str(self.editing.id)):
-            self.deliveries.set_items(alert_records.deliveries(self.store, path, self.editing.id))
+                self.repository.deliveries_kind, path, str(self.editing.id)):
+            self.deliveries.set_items(self.repository.deliveries(path, self.editing.id))
 
     def _show_rules(self) -> None:
-        self.rules.set_items(alert_records.rules(self.store, self.path or ""))
+        self.rules.set_items(self.repository.rules(self.path or ""))
         row = next((row for row, rule in enumerate(self.rules.items)
                     if self.editing is not None and rule.id == self.editing.id), -1)
         if row >= 0:
@@ -153,7 +155,7 @@ class AlertsPage(QWidget):
     def _update_buttons(self) -> None:
         self.editor.save_button.setEnabled(not self.editor.form().problems() and self.host.project is not None)
         self.delete_button.setEnabled(self.editing is not None)
-        self.editor.test_button.setEnabled(self.editing is not None and bool(self.editing.recipients))
+        self.editor.test_button.setEnabled(self.editing is not None and bool(self.editing.alertRecipients))
 
     def _say(self, text: str) -> None:
         self.notice.setText(text)
@@ -173,14 +175,13 @@ class AlertsPage(QWidget):
             self._say(NEEDS_OUTPOST)
             return
 
-        def show(rules: list[AlertRule]) -> None:
+        def show(_rules: list[AlertRule]) -> None:
             self._say("")
-            alert_records.write_rules(self.store, path, rules)
             self.loaded_project = project["id"]
             self._show_rules()
-            self.edit(alert_records.rule(self.store, path, self.editing.id) if self.editing else None)
+            self.edit(self.repository.rule(path, self.editing.id) if self.editing else None)
 
-        Op(self.host, self.api.rules(path), description="Loading alert rules").success(
+        Op(self.host, self.repository.fetch(self.api, path), description="Loading alert rules").success(
             show).stale_when(self.host.project_choice).run()
         if self.host.context.is_admin:  # only administrators may ask whether the server sends email
             Op(self.host, self.api.mail_status(), description="Checking the server's email", quiet=True).success(
@@ -209,12 +210,11 @@ class AlertsPage(QWidget):
         path, form = self.path, self.editor.form()
         if path is None or form.problems():
             return
-        rule = form.to_rule(self.editing.id if self.editing else None)
+        rule, rule_id = form.to_rule(), self.editing.id if self.editing else None
 
         def saved(answer: AlertRule) -> None:
-            secrets = [r.secret for r in answer.recipients if r.secret]
+            secrets = [r.secret for r in answer.alertRecipients if isinstance(r.secret, str) and r.secret]
             self.editing = answer
-            alert_records.write_rule(self.store, path, answer)
             self.edit(answer)
             self.editor.result.setText(SECRET_ONCE.format(secret=secrets[0]) if secrets else "Saved.")
             if then is not None:
@@ -222,7 +222,7 @@ class AlertsPage(QWidget):
 
         async def work() -> AlertRule:
             try:
-                return await self.api.save(path, rule)
+                return await self.repository.save(self.api, path, rule, rule_id)
             except Forbidden:
                 self.editor.result.setText("Only Maintainers and Owners of the project can change alert rules.")
                 raise
@@ -241,10 +241,9 @@ class AlertsPage(QWidget):
 
         def deleted(_: None) -> None:
             self.editing = None
-            alert_records.forget_rule(self.store, path, rule_id)
             self.edit(None)
 
-        Op(self.host, self.api.delete(path, rule_id), description="Deleting the alert rule").success(
+        Op(self.host, self.repository.delete(self.api, path, rule_id), description="Deleting the alert rule").success(
             deleted).stale_when(self.host.project_choice).run()
 
     def send_test(self) -> None:
@@ -252,10 +251,10 @@ class AlertsPage(QWidget):
         if path is None or rule is None or rule.id is None:
             return
 
-        def show(results: list[TestResult]) -> None:
+        def show(results: list[AlertTestResult]) -> None:
             self.editor.result.setText("\n".join(
-                f"{CHANNEL_LABELS.get(r.recipient_type, r.recipient_type)}: "
-                + ("sent" if r.sent else f"failed: {r.message}") for r in results))
+                f"{CHANNEL_LABELS.get(r.recipientType, r.recipientType)}: "
+                + ("sent" if r.status == "sent" else f"failed: {r.message}") for r in results))
             self.load_deliveries()
 
         Op(self.host, self.api.send_test(path, rule.id), description="Sending test notifications").success(
@@ -267,10 +266,12 @@ class AlertsPage(QWidget):
             return
         rule_id = rule.id
 
-        def show(rows: list[Delivery]) -> None:
-            alert_records.write_deliveries(self.store, path, rule_id, rows)
-            if self.editing is not None and self.editing.id == rule_id:
-                self.deliveries.set_items(rows)
+        Op(self.host, self.repository.fetch_deliveries(self.api, path, rule_id),
+           description="Loading the delivery log").stale_when(self.host.project_choice).run()
 
-        Op(self.host, self.api.deliveries(path, rule_id), description="Loading the delivery log").success(
-            show).stale_when(self.host.project_choice).run()
+    def showEvent(self, event: QShowEvent) -> None:
+        """Shown again: the rules are read again when no longer fresh (its first showing is the tab's load)."""
+        super().showEvent(event)
+        path = self.path
+        if self.loaded_project is not None and path is not None and self.repository.is_stale(path):
+            self.load()

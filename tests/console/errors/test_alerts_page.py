@@ -8,6 +8,7 @@ import datetime as dt
 import pytest
 from PySide6.QtCore import Qt
 
+from console.core.api.alerts import RecipientDraft, RuleDraft
 from console.errors.alert_models import DeliveryModel
 from console.looks import colour
 from outpost_server.accounts import access
@@ -182,3 +183,23 @@ def test_email_says_delivery_depends_on_the_mail_setup_a_non_administrator_canno
     assert "only an administrator can see" in page.editor.mail_note.text()
     _add(page, "json_webhook", "https://example.com/hook")
     assert not page.editor.mail_note.isVisible()
+
+
+def test_the_alerts_page_shown_again_shows_a_rule_added_meanwhile(qtbot, qloop_running, context, server, api):
+    """The rules are read again when the page is shown and what it holds is no longer fresh: a rule another
+    console added while another page was on screen shows without a Refresh."""
+    project = api.project()
+    path = project["path_with_namespace"]
+    page = _open_alerts(qtbot, context, server, server.root_token, path)
+    tab = page.host
+    assert page.rules.rowCount() == 0
+    tab.pages.setCurrentWidget(tab.keys_page)
+    organization, slug = path.split("/")
+    draft = RuleDraft(name="Added elsewhere", onNewError=True,
+                      alertRecipients=(RecipientDraft("email", addresses=("ops@example.com",)),))
+    api.root.post(f"{server.url}/api/0/projects/{organization}/{slug}/alerts/", json=draft.body(),
+                  headers={"Authorization": f"Bearer {server.root_token}"}).raise_for_status()
+    qtbot.wait(1_100)  # what the page read is over a second old, as it is after minutes on another page
+    tab.pages.setCurrentWidget(page)
+    qtbot.waitUntil(lambda: page.rules.rowCount() == 1, timeout=WAIT)
+    assert page.rules.item_at(0).name == "Added elsewhere"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from console.core.api.alerts import AlertRule, AlertsApi, Recipient
+from console.core.api.alerts import AlertsApi, RecipientDraft, RuleDraft
 from console.core.api.error_tracking import EVERY_STATUS
 from console.core.api.exports import ExportScope
 from console.core.exports.store import ExportHistory, ExportRecord
@@ -231,8 +231,8 @@ def test_an_alert_delivery_that_starts_failing_reaches_the_notification_list(
     try:
         window = make_window()
         connect(window, qtbot, server.url, server.root_token)
-        rule = AlertRule(id=None, name="Shop hook", on_new_error=True,
-                         recipients=(Recipient(recipient_type="json_webhook", url=receiver.url + "/hook"),))
+        rule = RuleDraft(name="Shop hook", onNewError=True,
+                         alertRecipients=(RecipientDraft(recipientType="json_webhook", url=receiver.url + "/hook"),))
         saved = Op(window.context, AlertsApi(window.context.client).save(path, rule), description="Saving").run()
         qtbot.waitUntil(saved.done, timeout=WAIT)
         watch(window, path)

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import QMessageBox
 
 from console.core.api.alerts import AlertRule, AlertsApi, RecipientDraft, RuleDraft
 from console.core.api.exports import ExportScope
-from console.core.errors import alert_records
 from console.core.exports.store import ExportHistory, ExportRecord
 from console.core.settings_keys import profile_key
 from console.operations import Op
@@ -147,4 +146,4 @@ def test_a_new_connection_shows_nothing_of_the_old_one(qtbot, make_window, serve
     assert page.rules.rowCount() == 0 and page.editing is None and page.editor.name.text() == ""
     assert variables.model.rowCount() == 0
     assert exports.model.rowCount() == 0
-    assert window.context.store.items(alert_records.RULES, path) == {}
+    assert window.context.repositories.alerts.rules(path) == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from console.core.api.alerts import AlertRule, Recipient
+from console.core.api.alerts import AlertRule, RecipientDraft, RuleDraft
 
 LEVELS = ("", "debug", "info", "warning", "error", "fatal")
 # (value, label) of the channels, in the order the editor offers them.
@@ -34,20 +34,20 @@ class RuleForm:
     release: str = ""
     cooldown_minutes: int = 60
     hourly_cap: int = 30
-    recipients: list[Recipient] = field(default_factory=list)
+    recipients: list[RecipientDraft] = field(default_factory=list)
     on_monitor_failure: bool = False
     monitor_slug: str = ""
 
     @classmethod
     def of(cls, rule: AlertRule) -> RuleForm:
-        return cls(name=rule.name, on_new_error=rule.on_new_error, on_regression=rule.on_regression,
+        return cls(name=rule.name or "", on_new_error=rule.onNewError, on_regression=rule.onRegression,
                    count_events=rule.quantity is not None, quantity=rule.quantity or 10,
                    count_users=rule.users is not None, users=rule.users or 5,
-                   timespan_minutes=rule.timespan_minutes or 5, environments=", ".join(rule.environments),
-                   min_level=rule.min_level or "", release=rule.release or "",
-                   cooldown_minutes=rule.cooldown_minutes, hourly_cap=rule.hourly_cap,
-                   recipients=list(rule.recipients), on_monitor_failure=rule.on_monitor_failure,
-                   monitor_slug=rule.monitor_slug or "")
+                   timespan_minutes=rule.timespanMinutes or 5, environments=", ".join(rule.environments),
+                   min_level=rule.minLevel or "", release=rule.release or "",
+                   cooldown_minutes=rule.cooldownMinutes, hourly_cap=rule.hourlyCap,
+                   recipients=[RecipientDraft.of(recipient) for recipient in rule.alertRecipients],
+                   on_monitor_failure=rule.onMonitorFailure, monitor_slug=rule.monitorSlug or "")
 
     def environment_names(self) -> tuple[str, ...]:
         return tuple(sorted({name.strip() for name in self.environments.split(",") if name.strip()}))
@@ -66,15 +66,15 @@ class RuleForm:
             found.append("Add a recipient: a rule without one notifies nobody.")
         return found
 
-    def to_rule(self, rule_id: int | None) -> AlertRule:
+    def to_rule(self) -> RuleDraft:
         counting = self.count_events or self.count_users
-        return AlertRule(
-            id=rule_id, name=self.name.strip(), on_new_error=self.on_new_error, on_regression=self.on_regression,
+        return RuleDraft(
+            name=self.name.strip(), onNewError=self.on_new_error, onRegression=self.on_regression,
             quantity=self.quantity if self.count_events else None, users=self.users if self.count_users else None,
-            timespan_minutes=self.timespan_minutes if counting else None, environments=self.environment_names(),
-            min_level=self.min_level or None, release=self.release.strip() or None,
-            cooldown_minutes=self.cooldown_minutes, hourly_cap=self.hourly_cap, recipients=tuple(self.recipients),
-            on_monitor_failure=self.on_monitor_failure, monitor_slug=self.monitor_slug.strip() or None)
+            timespanMinutes=self.timespan_minutes if counting else None, environments=self.environment_names(),
+            minLevel=self.min_level or None, release=self.release.strip() or None,
+            cooldownMinutes=self.cooldown_minutes, hourlyCap=self.hourly_cap, alertRecipients=tuple(self.recipients),
+            onMonitorFailure=self.on_monitor_failure, monitorSlug=self.monitor_slug.strip() or None)
 
 
 def recipient_problem(channel: str, target: str, key: str, *, stored: bool = False) -> str | None:
@@ -93,9 +93,9 @@ def recipient_problem(channel: str, target: str, key: str, *, stored: bool = Fal
     return None
 
 
-def make_recipient(channel: str, target: str, key: str) -> Recipient:
+def make_recipient(channel: str, target: str, key: str) -> RecipientDraft:
     if channel in NO_TARGET:
-        return Recipient(channel)
+        return RecipientDraft(channel)
     if channel == "email":
-        return Recipient("email", addresses=tuple(sorted({p.strip() for p in target.split(",") if p.strip()})))
-    return Recipient(channel, url=target.strip(), authorization_key=key.strip() or None)
+        return RecipientDraft("email", addresses=tuple(sorted({p.strip() for p in target.split(",") if p.strip()})))
+    return RecipientDraft(channel, url=target.strip(), authorizationKey=key.strip() or None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from console.core.repositories.alerts import AlertsRepository
 from console.core.repositories.errors import ErrorsRepository
 from console.core.repositories.monitors import MonitorsRepository
 from console.core.repositories.project_settings import (
@@ -14,7 +15,7 @@ from console.core.store import Store
 
 class Repositories:
     """The kinds converted to typed repositories so far; the others are still read through their records modules
-    (console.core.variables.records, console.core.exports.records, console.core.errors.alert_records), or kept by
+    (console.core.variables.records, console.core.exports.records), or kept by
     their pages (source maps, the projects)."""
 
     def __init__(self, store: Store) -> None:
@@ -24,3 +25,4 @@ class Repositories:
         self.tracking_settings = TrackingSettingsRepository(store)
         self.client_keys = ClientKeysRepository(store)
         self.retention = RetentionRepository(store)
+        self.alerts = AlertsRepository(store)
