@@ -52,7 +52,8 @@ async def grab(output: Path, workdir: Path) -> None:
         tab = window.tabs.current_feature()
         assert isinstance(tab, ErrorTrackingTab)
         page = tab.errors_page
-        await settle(lambda: (tab.project or {}).get("path_with_namespace") == path and page.model.rowCount() == 1)
+        await settle(lambda: tab.project is not None and tab.project.path_with_namespace == path
+                     and page.model.rowCount() == 1)
         page.table.selectRow(0)
         events = page.events_pane
         page.detail.sections.setCurrentWidget(events)

@@ -55,7 +55,7 @@ class ProjectNavigator(QObject):
         if request is None:
             return
         errors = request.tab
-        if errors.project is None or errors.project.get("path_with_namespace") != request.path:
+        if errors.project is None or errors.project.path_with_namespace != request.path:
             try:
                 errors.select_project(request.path)
             except LookupError:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 if TYPE_CHECKING:
     from console.context import AppContext
     from console.core.operations import Token
+    from outpost_model.projects import Project
 
 ApiT_co = TypeVar("ApiT_co", covariant=True)
 T = TypeVar("T")
@@ -43,8 +44,8 @@ class ProjectHost(PageHost[ApiT_co], Protocol[ApiT_co]):
     """The host of pages about one project, chosen in the tab."""
 
     @property
-    def project(self) -> dict[str, Any] | None:
-        """The chosen project (the API's project object), or None before one is chosen."""
+    def project(self) -> Project | None:
+        """The chosen project (one of console.core.repositories.projects'), or None before one is chosen."""
         ...
 
     @property
@@ -57,4 +58,4 @@ def project_path(host: ProjectHost[Any]) -> str | None:
     """The chosen project's path, by which the repositories (console.core.repositories) hold its values; None
     before a project is chosen."""
     project = host.project
-    return None if project is None else str(project["path_with_namespace"])
+    return None if project is None else project.path_with_namespace

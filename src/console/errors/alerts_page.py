@@ -111,7 +111,7 @@ class AlertsPage(QWidget):
     @property
     def path(self) -> str | None:
         project = self.host.project
-        return project["path_with_namespace"] if project is not None else None
+        return project.path_with_namespace if project is not None else None
 
     def edit(self, rule: AlertRule | None) -> None:
         """Show ``rule`` (None: a new one) in the editor, with its delivery log."""
@@ -177,7 +177,7 @@ class AlertsPage(QWidget):
 
         def show(_rules: list[AlertRule]) -> None:
             self._say("")
-            self.loaded_project = project["id"]
+            self.loaded_project = project.id
             self._show_rules()
             self.edit(self.repository.rule(path, self.editing.id) if self.editing else None)
 

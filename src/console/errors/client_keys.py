@@ -120,11 +120,11 @@ class ClientKeysPage(QWidget):
         project = self.host.project
         if project is None:
             return
-        api, path = self.host.api, str(project["path_with_namespace"])
+        api, path = self.host.api, project.path_with_namespace
 
         async def load() -> Any:
-            return await asyncio.gather(self.settings.fetch(api, path, project["id"]),
-                                        self.keys.fetch(api, path, project["id"]))
+            return await asyncio.gather(self.settings.fetch(api, path, project.id),
+                                        self.keys.fetch(api, path, project.id))
 
         Op(self.host, load(), description="Loading client keys").success(lambda _found: self._show(True)).stale_when(
             self.host.project_choice).run()
@@ -165,7 +165,7 @@ class ClientKeysPage(QWidget):
             return
 
         async def create() -> None:
-            key = await self.keys.create(self.host.api, str(project["path_with_namespace"]), project["id"])
+            key = await self.keys.create(self.host.api, project.path_with_namespace, project.id)
             self.host.context.say(f"Client key {key.id} created")
 
         Op(self.host, create(), description="Creating a client key").run()
@@ -189,7 +189,7 @@ class ClientKeysPage(QWidget):
             return
 
         async def delete() -> None:
-            await self.keys.delete(self.host.api, str(project["path_with_namespace"]), project["id"], key.id)
+            await self.keys.delete(self.host.api, project.path_with_namespace, project.id, key.id)
             self.host.context.say(f"Client key {key.id} deleted")
 
         Op(self.host, delete(), description="Deleting the client key").run()

@@ -3,7 +3,7 @@ then delete the old key (the order of the spec's rotation procedure, so no event
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -26,6 +26,7 @@ from console.context import AppContext
 from console.errors.models import ClientKeyModel
 from console.operations import Op
 from outpost_model.error_tracking import ClientKey
+from outpost_model.projects import Project
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorTrackingApi
@@ -78,7 +79,7 @@ class CreateKeyPage(_StepPage):
 
         async def create() -> None:
             try:
-                key = await self.rotation.api.create_client_key(self.rotation.project["id"])
+                key = await self.rotation.api.create_client_key(self.rotation.project.id)
             except BaseException:
                 self.create_button.setEnabled(True)
                 raise
@@ -116,7 +117,7 @@ class ListKeysPage(_StepPage):
         self.status.setText("Loading the keys…")
 
         async def load() -> None:
-            keys = await self.rotation.api.client_keys(self.rotation.project["id"])
+            keys = await self.rotation.api.client_keys(self.rotation.project.id)
             new = self.rotation.new_key
             self.model.highlighted = new.id if new else None
             self.model.set_keys(keys)
@@ -196,7 +197,7 @@ class DeleteOldKeyPage(_StepPage):
 
         async def delete() -> None:
             try:
-                await self.rotation.api.delete_client_key(self.rotation.project["id"], old.id)
+                await self.rotation.api.delete_client_key(self.rotation.project.id, old.id)
             except BaseException:
                 self.delete_button.setEnabled(True)
                 raise
@@ -208,7 +209,7 @@ class DeleteOldKeyPage(_StepPage):
 
 
 class RotateKeyWizard(QWizard):
-    def __init__(self, context: AppContext, api: ErrorTrackingApi, project: dict[str, Any], *,
+    def __init__(self, context: AppContext, api: ErrorTrackingApi, project: Project, *,
                  old_key: ClientKey | None, parent=None) -> None:
         super().__init__(parent)
         self.context = context
@@ -216,7 +217,7 @@ class RotateKeyWizard(QWizard):
         self.project = project
         self.old_key = old_key
         self.new_key: ClientKey | None = None
-        self.setWindowTitle(f"Rotate a client key of {project['path_with_namespace']}")
+        self.setWindowTitle(f"Rotate a client key of {project.path_with_namespace}")
         self.setWizardStyle(QWizard.WizardStyle.ClassicStyle)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.create_page = CreateKeyPage(self)

@@ -124,7 +124,7 @@ class ErrorsPage(QWidget):
         project = self.host.project
         request = self.requests.advance()
         # A filter change keeps the chosen error where the new list still has it; another project's list does not.
-        path = project["path_with_namespace"] if project is not None else None
+        path = project.path_with_namespace if project is not None else None
         kept = self.detail.error_id if path is not None and path == self.listed_path else None
         self.listed_path = path
         self.filters.take_search()
@@ -141,7 +141,7 @@ class ErrorsPage(QWidget):
 
         async def load() -> None:
             try:
-                page = await self.repository.fetch_list(self.host.api, project["path_with_namespace"], query)
+                page = await self.repository.fetch_list(self.host.api, project.path_with_namespace, query)
             except ApiError as error:
                 if request.current:
                     self.empty_label.setText(list_failure(error))
@@ -157,7 +157,7 @@ class ErrorsPage(QWidget):
                 if kept is not None and (row := self.model.row_of(kept)) >= 0:
                     self.table.selectRow(row)
                 self.errors_loaded.emit()
-            self.look_for_news(project["path_with_namespace"], page if query == NEWS else None)
+            self.look_for_news(project.path_with_namespace, page if query == NEWS else None)
 
         Op(self.host, load(), description="Loading errors").run()
 
@@ -185,7 +185,7 @@ class ErrorsPage(QWidget):
 
         async def load_more() -> None:
             try:
-                page = await self.repository.fetch_list(self.host.api, project["path_with_namespace"],
+                page = await self.repository.fetch_list(self.host.api, project.path_with_namespace,
                                                         self.query(), cursor)
             except BaseException:
                 if request.current:
@@ -208,10 +208,10 @@ class ErrorsPage(QWidget):
 
         async def refresh() -> None:
             try:  # the rows follow the read (its change, in _store_changed)
-                page = await self.repository.fetch_list(self.host.api, project["path_with_namespace"], query)
+                page = await self.repository.fetch_list(self.host.api, project.path_with_namespace, query)
             finally:
                 self.refreshing = False
-            self.look_for_news(project["path_with_namespace"], page if query == NEWS else None)
+            self.look_for_news(project.path_with_namespace, page if query == NEWS else None)
 
         # A poll says nothing: what it finds shows in the rows, news in the notifications.
         Op(self.host, refresh(), description="Refreshing errors", quiet=True).run()
@@ -220,7 +220,7 @@ class ErrorsPage(QWidget):
         """Shown again (back from another page): what it shows is read again once it is no longer fresh."""
         super().showEvent(event)
         project = self.host.project
-        if project is not None and self.repository.is_list_stale(project["path_with_namespace"], self.query()):
+        if project is not None and self.repository.is_list_stale(project.path_with_namespace, self.query()):
             self.auto_refresh()
 
     def _take_list(self, page: ErrorPage) -> None:
@@ -254,7 +254,7 @@ class ErrorsPage(QWidget):
         self.detail.show_summary(error)
         self.shown_error = None
         self.history.load(error.id, error.first_seen)
-        path, shown = project["path_with_namespace"], self.detail_requests.advance()
+        path, shown = project.path_with_namespace, self.detail_requests.advance()
 
         async def load() -> None:
             try:
@@ -276,12 +276,12 @@ class ErrorsPage(QWidget):
         project, error = self.host.project, self.selected_error()
         console_link = None
         if project is not None and error is not None:
-            console_link = outpost_links.error_link(self.host.api.client.base_url, project["path_with_namespace"],
+            console_link = outpost_links.error_link(self.host.api.client.base_url, project.path_with_namespace,
                                                     str(error.id))
         text = self.history.markdown(console_link)
         if text is None and self.shown_error is not None and project is not None:
             detail, exceptions = self.shown_error
-            link = detail.get("external_url") or self.host.api.error_page_url(project["path_with_namespace"],
+            link = detail.get("external_url") or self.host.api.error_page_url(project.path_with_namespace,
                                                                               str(detail["id"]))
             text = error_markdown(issue_from_detail(detail, link), exceptions, console_link)
         if text:
@@ -293,7 +293,7 @@ class ErrorsPage(QWidget):
         project = self.host.project
         if project is None:
             return
-        path, query = project["path_with_namespace"], self.query()
+        path, query = project.path_with_namespace, self.query()
         if change.touches(self.repository.kind, path, query.key) and not self.loading:
             page = self.repository.listed(path, query)
             if page is not None:

@@ -92,7 +92,7 @@ class EventHistory(QObject):
             self.events_pane.say(NEEDS_OUTPOST)
             self.facets_pane.say(NEEDS_OUTPOST)
             return
-        stamps, path = self._stamps(), str(self.host.project["path_with_namespace"])
+        stamps, path = self._stamps(), self.host.project.path_with_namespace
         self.events.advance()
         self.events_pane.say(LOADING)
         self.facets_pane.say(LOADING)
@@ -140,8 +140,8 @@ class EventHistory(QObject):
             Op(self.host, work(), description="Loading the error's events").run()
 
     def _api(self) -> SentryEventsApi:
-        project = self.host.project or {}
-        return SentryEventsApi(self.host.api.client, str(project.get("path_with_namespace") or ""))
+        project = self.host.project
+        return SentryEventsApi(self.host.api.client, project.path_with_namespace if project is not None else "")
 
     def _unavailable(self, stamps: tuple[Stamp, Stamp], text: str) -> None:
         if self._current(stamps):

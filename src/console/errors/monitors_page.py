@@ -187,10 +187,10 @@ class MonitorsPage(QWidget):
             return
 
         def loaded(_monitors: list[Monitor]) -> None:
-            self.loaded_project = project["id"]
+            self.loaded_project = project.id
             self._show()
 
-        Op(self.host, self.repository.fetch(self.api, project["path_with_namespace"], project["id"]),
+        Op(self.host, self.repository.fetch(self.api, project.path_with_namespace, project.id),
            description="Loading monitors").success(loaded).stale_when(self.host.project_choice).run()
 
     def showEvent(self, event: QShowEvent) -> None:
@@ -242,7 +242,7 @@ class MonitorsPage(QWidget):
             self.timeline.set_check_ins([])
             return
         self._show_check_ins()
-        Op(self.host, self.repository.fetch_check_ins(self.api, project["path_with_namespace"], monitor.id),
+        Op(self.host, self.repository.fetch_check_ins(self.api, project.path_with_namespace, monitor.id),
            description="Loading check-ins").stale_when(self.host.project_choice).run()
 
     def _show_check_ins(self) -> None:

@@ -131,12 +131,12 @@ class RetentionPage(QWidget):
         if project is None:
             return
         self.saved_label.clear()
-        path = str(project["path_with_namespace"])
+        path = project.path_with_namespace
         if not self.host.context.server.is_outpost:  # GitLab has no such API: say so without asking
             self.repository.hold_reason(path, NOT_AVAILABLE)
             self._show(NOT_AVAILABLE)
             return
-        Op(self.host, self.repository.fetch(self.host.api, path, project["id"]),
+        Op(self.host, self.repository.fetch(self.host.api, path, project.id),
            description="Loading retention settings").stale_when(self.host.project_choice).run()
         if self.host.context.is_admin:
             Op(self.host, ingestion_status(self.host.api.client), description="Loading ingestion figures").success(
@@ -168,6 +168,6 @@ class RetentionPage(QWidget):
             return
         limits = {name: row.chosen() for name, row in self.rows.items()}
         self.saved_label.clear()
-        work = self.repository.save(self.host.api, str(project["path_with_namespace"]), project["id"], limits)
+        work = self.repository.save(self.host.api, project.path_with_namespace, project.id, limits)
         Op(self.host, work, description="Saving retention settings").success(
             lambda _saved: self.saved_label.setText("Saved.")).stale_when(self.host.project_choice).run()

@@ -2,7 +2,9 @@
 files, sizes, debug ids and upload times, and Delete (Maintainers) for a bundle or a release file.
 
 Source maps are uploaded with sentry-cli or a bundler plugin and read through Sentry's web API, which
-only Outpost serves; against a GitLab the page says so instead of failing.
+only Outpost serves; against a GitLab the page says so instead of failing. The page renders what the source maps
+repository (console.core.repositories.source_maps) holds for the chosen project, and reads again when shown
+after what it holds has aged.
 """
 
 from __future__ import annotations
@@ -10,15 +12,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from console.core.api.errors import Forbidden
-from console.core.api.source_maps import Bundle, ReleaseArtifacts, SourceMapsApi
+from console.core.api.source_maps import SourceMapsApi, bundle_release, file_kind, release_file_debug_id
 from console.core.api.storage import human_bytes
 from console.core.errors.access import MAINTAINER_ONLY
-from console.core.operations import Stamp
+from console.core.repositories.source_maps import SourceMaps
+from console.core.store import Change
 from console.core.timestamps import short_time
 from console.operations import Op
+from console.page_host import project_path
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorTrackingApi
@@ -37,6 +42,7 @@ class SourceMapsPage(QWidget):
     def __init__(self, host: ProjectHost[ErrorTrackingApi]) -> None:
         super().__init__()
         self.host = host
+        self.repository = host.context.repositories.source_maps
         self.loaded = False
         self.notice = QLabel()
         self.notice.setWordWrap(True)
@@ -59,55 +65,73 @@ class SourceMapsPage(QWidget):
         layout.addWidget(self.notice)
         layout.addWidget(self.tree, 1)
         layout.addLayout(buttons)
+        self.repository.subscribe_view(self, self._held_changed, lambda: project_path(self.host))
 
     def _api(self) -> SourceMapsApi | None:
         project = self.host.project
         if project is None or self.host.context.client is None:
             return None
-        return SourceMapsApi(self.host.context.client, project["path_with_namespace"])
+        return SourceMapsApi(self.host.context.client, project.path_with_namespace)
 
     def load(self) -> None:
-        api, choice = self._api(), self.host.project_choice.stamp()
-        if api is None:
+        api, path = self._api(), project_path(self.host)
+        if api is None or path is None:
             return
         if not api.available:
             self._say(NOT_AVAILABLE)
             return
+        Op(self.host, self.repository.fetch(api, path), description="Loading source maps").success(
+            lambda _found: self._render()).stale_when(self.host.project_choice).run()
 
-        async def load() -> tuple[list[Bundle], list[ReleaseArtifacts]]:
-            return await api.bundles(), await api.releases()
+    def showEvent(self, event: QShowEvent) -> None:
+        """Shown again: read again what is no longer fresh (its first showing is the tab's load)."""
+        super().showEvent(event)
+        path = project_path(self.host)
+        if self.loaded and path is not None and self.repository.is_stale(path):
+            self.load()
 
-        Op(self.host, load(), description="Loading source maps").success(
-            lambda found: self._show(choice, *found)).run()
+    def _held_changed(self, _change: Change) -> None:
+        self._render()
+
+    def _render(self) -> None:
+        path = project_path(self.host)
+        held = self.repository.held(path) if path is not None else None
+        if held is None:
+            self.loaded = False
+            self.tree.clear()
+            return
+        self._show(held)
 
     def _say(self, text: str) -> None:
         self.tree.clear()
         self.notice.setText(text)
         self.notice.show()
 
-    def _show(self, choice: Stamp, bundles: list[Bundle], releases: list[ReleaseArtifacts]) -> None:
-        if not choice.current:
-            return  # the user moved on to another project
+    def _show(self, held: SourceMaps) -> None:
         self.loaded = True
         self.tree.clear()
-        if not bundles and not any(release.files for release in releases):
+        if held.empty:
             self._say(EMPTY)
             return
         self.notice.hide()
         group = self._row(self.tree, ["Artifact bundles", "", "", "", ""], None)
-        for bundle in bundles:
-            kind = f"bundle for {bundle.release}" if bundle.release else "bundle"
-            row = self._row(group, [bundle.bundle_id, kind, "", human_bytes(bundle.size), short_time(bundle.uploaded)],
-                            ("bundle", bundle.bundle_id))
-            row.setToolTip(0, f"Last used by an event: {short_time(bundle.last_used) or 'never'}")
-            for file in bundle.files:
-                self._row(row, [file.name, file.kind, file.debug_id or "", human_bytes(file.size), ""], None)
+        for bundle, files in held.bundles:
+            release, _dist = bundle_release(bundle)
+            size = bundle.size if isinstance(bundle.size, int) else 0
+            last_used = bundle.lastUsed if isinstance(bundle.lastUsed, str) else None
+            row = self._row(group, [bundle.bundleId, f"bundle for {release}" if release else "bundle", "",
+                                    human_bytes(size), short_time(bundle.date)], ("bundle", bundle.bundleId))
+            row.setToolTip(0, f"Last used by an event: {short_time(last_used) or 'never'}")
+            for file in files:
+                self._row(row, [file.filePath or "", file_kind(file), file.debugId or "", human_bytes(file.fileSize),
+                                 ""], None)
         releases_group = self._row(self.tree, ["Releases", "", "", "", ""], None)
-        for release in releases:
-            row = self._row(releases_group, [release.version, "release", "", "", short_time(release.created)], None)
-            for file in release.files:
-                self._row(row, [file.name, file.kind, file.debug_id or "", human_bytes(file.size), ""],
-                          ("release file", release.version, file.id))
+        for release, release_files in held.releases:
+            row = self._row(releases_group, [release.version, "release", "", "", short_time(release.dateCreated)],
+                            None)
+            for release_file in release_files:
+                self._row(row, [release_file.name, "release file", release_file_debug_id(release_file) or "",
+                                human_bytes(release_file.size), ""], ("release file", release.version, release_file.id))
         self.tree.expandToDepth(0)
         for column in range(len(COLUMNS)):
             self.tree.resizeColumnToContents(column)
@@ -126,16 +150,16 @@ class SourceMapsPage(QWidget):
         self.delete_button.setEnabled(self._selected_target() is not None)
 
     def delete_selected(self) -> None:
-        api, target = self._api(), self._selected_target()
-        if api is None or target is None:
+        api, path, target = self._api(), project_path(self.host), self._selected_target()
+        if api is None or path is None or target is None:
             return
 
         async def delete() -> str | None:
             try:
                 if target[0] == "bundle":
-                    await api.delete_bundle(target[1])
+                    await self.repository.delete_bundle(api, path, target[1])
                 else:
-                    await api.delete_release_file(target[1], target[2])
+                    await self.repository.delete_release_file(api, path, target[1], target[2])
             except Forbidden:
                 return MAINTAINER_ONLY
             return None
@@ -144,7 +168,5 @@ class SourceMapsPage(QWidget):
             if refusal:
                 self.notice.setText(refusal)
                 self.notice.show()
-                return
-            self.load()
 
         Op(self.host, delete(), description="Deleting source maps").success(done).run()

@@ -25,6 +25,7 @@ from console.errors.source_maps import SourceMapsPage
 from console.errors.tracking_settings import SettingsPage
 from console.operations import Op
 from console.tab import ConsoleTab
+from outpost_model.projects import Project
 
 AUTO_REFRESH_MS = 30_000
 T = TypeVar("T")
@@ -51,7 +52,8 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
 
     def __init__(self, context: AppContext) -> None:
         super().__init__(context)
-        self.project: dict[str, Any] | None = None
+        self.project: Project | None = None
+        self.projects = context.repositories.projects
         self.project_lists = Token()
         self.project_choice = Token()
         self.project_picker = QComboBox()
@@ -118,15 +120,15 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         if self.context.client is None:
             return
 
-        def show(projects: list[dict[str, Any]]) -> None:
+        def show(projects: list[Project]) -> None:
             self.project_picker.blockSignals(True)
             for project in projects:
-                self.project_picker.addItem(project["path_with_namespace"], project)
+                self.project_picker.addItem(project.path_with_namespace, project)
             self.project_picker.setCurrentIndex(-1)
             self.project_picker.blockSignals(False)
             self.projects_loaded.emit()
 
-        Op(self, self.api.projects(), description="Loading projects").success(show).stale_when(request).run()
+        Op(self, self.projects.fetch(self.api), description="Loading projects").success(show).stale_when(request).run()
 
     async def explain(self, work: Coroutine[Any, Any, T]) -> T:
         """A page's work; a 404 because the chosen project is gone is explained and the list reloaded."""
@@ -135,18 +137,12 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
             return await work
         except NotFound as error:
             # "Error tracking is not enabled" names an existing project: nothing to look up.
-            if project is None or error.detail == ERROR_TRACKING_DISABLED or not await self._project_gone(project):
+            if (project is None or error.detail == ERROR_TRACKING_DISABLED
+                    or not await self.projects.is_gone(self.api, project)):
                 raise
             if project is self.project:
                 self.load_projects()
-            raise ProjectGone(project["path_with_namespace"]) from None
-
-    async def _project_gone(self, project: dict[str, Any]) -> bool:
-        try:
-            await self.api.client.get_json(f"/projects/{project['id']}")
-        except NotFound:
-            return True
-        return False
+            raise ProjectGone(project.path_with_namespace) from None
 
     # what the window asks of every tab ------------------------------------------------------------
     def refresh(self) -> None:
@@ -165,8 +161,8 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         self.project_picker.setCurrentIndex(index)
 
     def _project_chosen(self, index: int) -> None:
-        if self.project is not None and self.project_picker.itemText(index) != self.project["path_with_namespace"]:
-            shown = self.project_picker.findText(self.project["path_with_namespace"])
+        if self.project is not None and self.project_picker.itemText(index) != self.project.path_with_namespace:
+            shown = self.project_picker.findText(self.project.path_with_namespace)
             if not self.settings_page.may_leave(lambda: self.project_picker.setCurrentIndex(index)):
                 self.project_picker.blockSignals(True)  # the user answers first; their project stays meanwhile
                 self.project_picker.setCurrentIndex(shown)
@@ -194,7 +190,7 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
                 return False
         return True
 
-    def _set_project(self, project: dict[str, Any] | None) -> None:
+    def _set_project(self, project: Project | None) -> None:
         self.project = project
         self.project_choice.advance()  # what the pages asked about the previous project is stale now
         self.pages.setEnabled(project is not None)

@@ -202,7 +202,7 @@ class SettingsPage(QWidget):
             then()
 
         self.question = ask_to_save(self, "Save the changes to the error tracking settings of "
-                                    f"{project['path_with_namespace'] if project else 'this project'}?",
+                                    f"{project.path_with_namespace if project else 'this project'}?",
                                     save=lambda: self.save(then), discard=discard, earlier=self.question)
         return False
 
@@ -214,7 +214,7 @@ class SettingsPage(QWidget):
     def loaded(self) -> TrackingSettings | None:
         """The chosen project's settings as the tracking settings repository holds them (read or saved)."""
         project = self.host.project
-        return None if project is None else self.repository.settings(str(project["path_with_namespace"]))
+        return None if project is None else self.repository.settings(project.path_with_namespace)
 
     def _held_changed(self, _change: Change) -> None:
         """Settings read or saved elsewhere show here, unless the form holds changes of the user's (never lost)."""
@@ -238,7 +238,7 @@ class SettingsPage(QWidget):
 
         self.baseline = None  # nothing to save until the project's settings are in
         self._edited()
-        Op(self.host, self.repository.fetch(self.host.api, str(project["path_with_namespace"]), project["id"]),
+        Op(self.host, self.repository.fetch(self.host.api, project.path_with_namespace, project.id),
            description="Loading error tracking settings").success(show).run()
 
     def _show_settings(self, settings: TrackingSettings) -> None:
@@ -291,7 +291,7 @@ class SettingsPage(QWidget):
 
         async def connect() -> None:
             try:
-                projects = await self.host.api.external_projects(project["path_with_namespace"], api_host=api_host,
+                projects = await self.host.api.external_projects(project.path_with_namespace, api_host=api_host,
                                                                 token=token)
             except ApiError as error:
                 advice = explain_test_failure(error, api_host)
@@ -334,7 +334,7 @@ class SettingsPage(QWidget):
         self.saved_label.clear()
 
         async def save() -> None:
-            saved = await self.repository.save(self.host.api, str(project["path_with_namespace"]), project["id"],
+            saved = await self.repository.save(self.host.api, project.path_with_namespace, project.id,
                                                active=self.active.isChecked(), integrated=integrated,
                                                api_url=api_url, token=token,
                                                project_name=chosen.name if chosen else None,

@@ -77,7 +77,7 @@ class Triage(QObject):
     @property
     def path(self) -> str | None:
         project = self.page.host.project
-        return project["path_with_namespace"] if project is not None else None
+        return project.path_with_namespace if project is not None else None
 
     # --- what may be done -------------------------------------------------------------------
 
@@ -140,7 +140,7 @@ class Triage(QObject):
         api = self.api
 
         async def pick() -> None:
-            members = await api.members(project["id"])
+            members = await api.members(project.id)
             self.dialog = dialog = AssignDialog(len(ids), members, self.page.table)
             dialog.accepted.connect(lambda: self._assign(ids, dialog.chosen()))
             dialog.open()
@@ -207,13 +207,13 @@ class Triage(QObject):
             self.page.host.context.say("Select an error in the list first")
             return
         if not api.can_change_status:  # say so, and offer the error's page instead of failing
-            self.page.detail.offer_browser(NO_STATUS_API, api.error_page_url(project["path_with_namespace"], error_id))
+            self.page.detail.offer_browser(NO_STATUS_API, api.error_page_url(project.path_with_namespace, error_id))
             return
 
         async def update() -> None:
-            await self.page.host.api.update_status(project["path_with_namespace"], error_id, status)
+            await self.page.host.api.update_status(project.path_with_namespace, error_id, status)
             self.page.host.context.say(f"The error is now {status}")
-            records.write_status(self.page.store, project["path_with_namespace"], error_id, status)  # row and detail
+            records.write_status(self.page.store, project.path_with_namespace, error_id, status)  # row and detail
             if self.page.filters.status.currentData() not in (EVERY_STATUS, status):
                 if self.page.detail.error_id == error_id:
                     self.page.detail_requests.advance()  # its details, if still on their way, have nowhere to go

@@ -24,7 +24,7 @@ def _open_alerts(qtbot, context, server, token, path):
     tab.pages.setCurrentWidget(tab.alerts_page)
     page = tab.alerts_page
     # The editor is filled in only once the project's rules are on screen (loading resets it).
-    qtbot.waitUntil(lambda: page.loaded_project == tab.project["id"], timeout=WAIT)
+    qtbot.waitUntil(lambda: page.loaded_project == tab.project.id, timeout=WAIT)
     return page
 
 

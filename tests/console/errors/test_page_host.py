@@ -7,10 +7,13 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from console.context import AppContext
 from console.core.api.error_tracking import ErrorTrackingApi
 from console.core.operations import Token
 from console.errors.retention import RetentionPage
+from outpost_model.projects import Project
 from tests.console.errors.conftest import WAIT, connect
 from tests.sdk_errors import enable_integrated, send_errors
 
@@ -20,11 +23,11 @@ CONSOLE = Path(__file__).resolve().parents[3] / "src" / "console"
 class PlainHost:
     """Only what console.page_host.ProjectHost promises: no tab, no widget."""
 
-    def __init__(self, context: AppContext, project: dict[str, Any]) -> None:
+    def __init__(self, context: AppContext, project: Project) -> None:
         self.context = context
         self.connection = Token()
         self.project_choice = Token()
-        self.project: dict[str, Any] | None = project
+        self.project: Project | None = project
 
     @property
     def api(self) -> ErrorTrackingApi:
@@ -39,7 +42,7 @@ def test_a_page_works_with_any_host_that_offers_the_protocol(qtbot, qloop_runnin
     project = api.project()
     send_errors(enable_integrated(api.root, project["id"]), "chained")
     connect(qtbot, context, server.url, server.root_token)
-    page = RetentionPage(PlainHost(context, project))
+    page = RetentionPage(PlainHost(context, msgspec.convert(project, Project)))
     qtbot.addWidget(page)
     page.load()
     qtbot.waitUntil(lambda: page.loaded is not None and page.loaded.stored_events == 3, timeout=WAIT)

@@ -68,7 +68,7 @@ def test_the_demo_token_is_shown_and_the_profile_survives_a_new_port(qtbot, make
     assert again.tabs.current_name() == "errors"
     errors = again.tabs.current_feature()
     qtbot.waitUntil(lambda: errors.project is not None, timeout=START)
-    assert errors.project["path_with_namespace"] == path
+    assert errors.project.path_with_namespace == path
     exports = again.tabs.show_tab("exports")
     qtbot.waitUntil(lambda: [record.id for record in exports.model.records] == [export_id], timeout=START)
     # Both windows follow the one context: closing them while their answers are on the way would leave

@@ -98,7 +98,7 @@ def test_a_link_to_an_error_that_does_not_exist_says_so(qtbot, make_window, serv
     assert f"Error 987654 was not found in {path}" in window.message_bar.label.text()
     assert "Opening the link: done" not in said
     errors = window.tabs.current_feature()
-    qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path,
+    qtbot.waitUntil(lambda: errors.project is not None and errors.project.path_with_namespace == path,
                     timeout=WAIT)
     assert errors.errors_page.selected_error() is None
 
@@ -244,7 +244,7 @@ def test_unread_notifications_stand_out_and_opening_one_puts_the_list_away(qtbot
     assert not listing.isVisible()
     assert window.tabs.current_name() == "errors"
     errors = window.tabs.current_feature()
-    qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path,
+    qtbot.waitUntil(lambda: errors.project is not None and errors.project.path_with_namespace == path,
                     timeout=WAIT)
 
 
@@ -295,7 +295,7 @@ def test_a_demo_link_with_no_demo_running_offers_to_start_it_then_opens_the_erro
     qtbot.waitUntil(lambda: window.context.is_connected, timeout=START)
     qtbot.waitUntil(lambda: window.tabs.current_name() == "errors", timeout=WAIT)
     errors = window.tabs.current_feature()
-    qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == "acme/webshop",
+    qtbot.waitUntil(lambda: errors.project is not None and errors.project.path_with_namespace == "acme/webshop",
                     timeout=WAIT)
 
 

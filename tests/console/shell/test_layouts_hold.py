@@ -195,7 +195,7 @@ def test_spin_and_combo_boxes_change_on_the_wheel_only_when_focused(qtbot, make_
     tab = open_error_tracking(qtbot, window, long_project["path_with_namespace"])
     tab.pages.setCurrentWidget(tab.alerts_page)
     page = tab.alerts_page
-    qtbot.waitUntil(lambda: page.loaded_project == tab.project["id"], timeout=WAIT)
+    qtbot.waitUntil(lambda: page.loaded_project == tab.project.id, timeout=WAIT)
     page.editor.quantity.setValue(10)
     level = page.editor.min_level.currentIndex()
     for box in (page.editor.quantity, page.editor.min_level):

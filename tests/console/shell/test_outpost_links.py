@@ -41,7 +41,7 @@ def shown_error(window: MainWindow) -> tuple[str, str] | None:
     if errors is None or errors.project is None or window.tabs.current_name() != "errors":
         return None
     error = errors.errors_page.selected_error()
-    return (errors.project["path_with_namespace"], error.id) if error is not None else None
+    return (errors.project.path_with_namespace, error.id) if error is not None else None
 
 
 def save_profile(window: MainWindow, qtbot, settings, url: str, token: str) -> None:

@@ -81,7 +81,7 @@ def test_overview_items_open_their_tab_filtered(qtbot, make_window, server, nois
     overview.table.doubleClicked.emit(overview.model.index(row_of(overview.model, path), 0))
     errors = window.tabs.current_feature()
     assert window.tabs.current_name() == "errors"
-    qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path, timeout=WAIT)
+    qtbot.waitUntil(lambda: errors.project is not None and errors.project.path_with_namespace == path, timeout=WAIT)
     qtbot.waitUntil(lambda: errors.errors_page.model.rowCount() == 2, timeout=WAIT)
 
     overview.exports_button.click()
@@ -155,5 +155,5 @@ def test_error_tracking_picker_filters_as_you_type_and_shows_counts(qtbot, make_
     completions = [completer.completionModel().index(row, 0).data() for row in range(completer.completionCount())]
     assert path in completions
     completer.activated[str].emit(path)
-    qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path,
+    qtbot.waitUntil(lambda: errors.project is not None and errors.project.path_with_namespace == path,
                     timeout=WAIT)

@@ -33,7 +33,7 @@ def test_window_restores_tab_project_and_sort_per_profile(qtbot, make_window, se
     connect(first, qtbot, server.url, server.root_token)
     first.open_target(("errors", path))
     errors = first.tabs.current_feature()
-    qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path,
+    qtbot.waitUntil(lambda: errors.project is not None and errors.project.path_with_namespace == path,
                     timeout=WAIT)
     variables = first.tabs.show_tab("variables")
     variables.table.sortByColumn(VariablesModel.KEY, Qt.SortOrder.DescendingOrder)
@@ -46,7 +46,7 @@ def test_window_restores_tab_project_and_sort_per_profile(qtbot, make_window, se
     assert (header.sortIndicatorSection(), header.sortIndicatorOrder()) == (VariablesModel.KEY,
                                                                           Qt.SortOrder.DescendingOrder)
     errors = second.tabs.show_tab("errors")
-    qtbot.waitUntil(lambda: errors.project is not None and errors.project["path_with_namespace"] == path,
+    qtbot.waitUntil(lambda: errors.project is not None and errors.project.path_with_namespace == path,
                     timeout=WAIT)
 
 
@@ -105,7 +105,7 @@ def test_first_start_uses_the_default_size_and_the_project_with_the_latest_error
     assert overview.model.rows[0].path == project["path_with_namespace"]
     errors = window.tabs.show_tab("errors")
     qtbot.waitUntil(lambda: errors.project is not None, timeout=WAIT)
-    assert errors.project["path_with_namespace"] == project["path_with_namespace"]
+    assert errors.project.path_with_namespace == project["path_with_namespace"]
 
 
 def watch(window, *projects: str) -> None:

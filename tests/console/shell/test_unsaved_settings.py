@@ -48,14 +48,14 @@ def test_settings_mark_unsaved_changes_and_ask_before_they_are_lost(qtbot, make_
     page.active.setChecked(not was_active)
     tab.select_project(second["path_with_namespace"])
     answer(qtbot, page, Answer.Cancel)
-    assert tab.project["path_with_namespace"] == first["path_with_namespace"]
+    assert tab.project.path_with_namespace == first["path_with_namespace"]
     assert tab.project_picker.currentText() == first["path_with_namespace"]
     assert page.modified and page.active.isChecked() != was_active
 
     # Discard: the other project opens, nothing was saved.
     tab.select_project(second["path_with_namespace"])
     answer(qtbot, page, Answer.Discard)
-    qtbot.waitUntil(lambda: tab.project is not None and tab.project["id"] == second["id"], timeout=WAIT)
+    qtbot.waitUntil(lambda: tab.project is not None and tab.project.id == second["id"], timeout=WAIT)
     assert active_on_server(api, first) == was_active
     qtbot.waitUntil(lambda: page.baseline is not None and not page.modified, timeout=WAIT)
 

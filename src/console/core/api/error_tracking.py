@@ -21,6 +21,7 @@ from console.core.api.graphql import graphql
 from console.core.api.server import ServerInfo
 from outpost_model import decode
 from outpost_model.error_tracking import ClientKey, ExternalProject, ExternalProjectList, TrackingSettings
+from outpost_model.projects import Project
 from outpost_model.retention import Retention
 
 EVERY_STATUS = "all"  # the status filter's "All": Outpost's search key is:all (GitLab lists unresolved errors only)
@@ -142,8 +143,13 @@ class ErrorTrackingApi:
 
     # --- projects the user may look at -------------------------------------------------------
 
-    async def projects(self) -> list[dict[str, Any]]:
-        return [project async for project in self.client.paginate("/projects", order_by="path", sort="asc")]
+    async def projects(self) -> list[Project]:
+        return [project async for project in self.client.paginate_as(Project, "/projects", order_by="path",
+                                                                     sort="asc")]
+
+    async def project(self, project_id: int) -> Project:
+        """One project (NotFound once it is deleted, or access to it lost)."""
+        return decode((await self.client.request("GET", f"/projects/{project_id}")).content, Project)
 
     # --- errors ------------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from console.core.exports.store import ExportHistory, ExportRecord
 from console.core.operations import blocking
 from console.core.repositories.monitors import MonitorsRepository
 from console.core.timestamps import parse_time
+from outpost_model.projects import Project
 
 # The overview looks at this many projects (most recently active first) and this many list pages per
 # project; beyond that it says "or more" rather than spending minutes counting.
@@ -195,21 +196,21 @@ async def all_project_errors(client: ApiClient, monitors: MonitorsRepository, *,
                              now: dt.datetime) -> tuple[list[ProjectErrors], str]:
     """Error counts of the most recently active projects, most recent error first."""
     api = ErrorTrackingApi(client)
-    projects: list[dict[str, Any]] = []
-    async for project in client.paginate("/projects", per_page=MAX_PROJECTS, membership="true",
-                                         order_by="last_activity_at", sort="desc"):
+    projects: list[Project] = []
+    async for project in client.paginate_as(Project, "/projects", per_page=MAX_PROJECTS, membership="true",
+                                            order_by="last_activity_at", sort="desc"):
         projects.append(project)
         if len(projects) >= MAX_PROJECTS:
             break
     gate = asyncio.Semaphore(CONCURRENT_PROJECTS)
 
-    async def one(project: dict[str, Any]) -> ProjectErrors | None:
+    async def one(project: Project) -> ProjectErrors | None:
         async with gate:
             try:
-                path = project["path_with_namespace"]
+                path = project.path_with_namespace
                 found = await project_errors(api, path, now=now)
                 if found is not None and api.server.is_outpost:
-                    failing = await read_monitors(monitors, client, path, project.get("id"))
+                    failing = await read_monitors(monitors, client, path, project.id)
                     found = replace(found, failing_monitors=failing)
                 return found
             except NotFound:  # deleted, or access lost, since the project list came

@@ -10,13 +10,15 @@ from console.core.repositories.project_settings import (
     RetentionRepository,
     TrackingSettingsRepository,
 )
+from console.core.repositories.projects import ProjectsRepository
+from console.core.repositories.source_maps import SourceMapsRepository
 from console.core.store import Store
 
 
 class Repositories:
     """The kinds converted to typed repositories so far; the others are still read through their records modules
     (console.core.variables.records, console.core.exports.records), or kept by
-    their pages (source maps, the projects)."""
+    their pages (source maps)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -26,3 +28,5 @@ class Repositories:
         self.client_keys = ClientKeysRepository(store)
         self.retention = RetentionRepository(store)
         self.alerts = AlertsRepository(store)
+        self.source_maps = SourceMapsRepository(store)
+        self.projects = ProjectsRepository(store)
