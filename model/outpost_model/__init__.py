@@ -9,6 +9,6 @@ API sends only sometimes: left UNSET it is omitted from the JSON, and the schema
 Nothing here knows the server: no database, no HTTP; only msgspec.
 """
 
-from outpost_model.base import UNSET, Entity, Loose, Text, Time, UnsetType, decode, encode
+from outpost_model.base import UNSET, Entity, Loose, Message, Text, Time, UnsetType, decode, encode
 
-__all__ = ["UNSET", "Entity", "Loose", "Text", "Time", "UnsetType", "decode", "encode"]
+__all__ = ["UNSET", "Entity", "Loose", "Message", "Text", "Time", "UnsetType", "decode", "encode"]

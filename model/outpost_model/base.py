@@ -8,7 +8,7 @@ from typing import Any, TypeAlias, TypeVar
 import msgspec
 from msgspec import UNSET, UnsetType
 
-__all__ = ["UNSET", "Entity", "Loose", "Text", "Time", "UnsetType", "decode", "encode"]
+__all__ = ["UNSET", "Entity", "Loose", "Message", "Text", "Time", "UnsetType", "decode", "encode"]
 
 # A text field that may be null.
 Text: TypeAlias = str | None
@@ -22,6 +22,12 @@ E = TypeVar("E")
 
 class Entity(msgspec.Struct, kw_only=True):
     """The base of every entity: fields given by name; an UNSET field is left out of the JSON."""
+
+
+class Message(Entity):
+    """GitLab's `{"message": ...}` body, as its 202 Accepted (a deletion scheduled) answers."""
+
+    message: str
 
 
 _ENCODER = msgspec.json.Encoder()

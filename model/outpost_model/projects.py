@@ -37,3 +37,10 @@ class Project(Entity):
     # Who may read the project's error tracking: "disabled", "private" or "enabled".
     monitor_access_level: str
     archived: bool
+
+
+class NamespaceExists(Entity):
+    """GET /namespaces/:path/exists: whether the path is taken, and a free path like it when it is."""
+
+    exists: bool
+    suggests: list[str]

@@ -55,3 +55,14 @@ class Vulnerability(Entity):
     location: dict[str, Any] | None
     cvss: list[Any] | None
     solution: Text
+
+
+class ReportImport(Entity):
+    """Outpost's answer to a security report upload: what the import changed."""
+
+    report_type: str
+    scanner: str
+    created: int
+    updated: int
+    # Findings of the same scanner missing from this report.
+    no_longer_detected: int

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 from fastapi import Request
 
-from outpost_model import UNSET
+from outpost_model import UNSET, Message
 from outpost_model import accounts as entities
 from outpost_model.projects import Namespace as NamespaceEntity
 from outpost_model.projects import Project as ProjectEntity
@@ -24,6 +24,9 @@ from outpost_server.accounts.models import (
 )
 from outpost_server.compat.gitlab_time import iso, iso_date
 from outpost_server.urls import public_base_url
+
+# GitLab's `accepted!`: a deletion is scheduled (answered 202).
+ACCEPTED = Message(message="202 Accepted")
 
 
 def _basic_fields(request: Request, user: User) -> dict[str, Any]:

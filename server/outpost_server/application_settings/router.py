@@ -5,27 +5,28 @@ Only the settings this server implements are shown and accepted.
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from sqlalchemy.orm import Session
 
+from outpost_model.instance import ApplicationSettings
 from outpost_server.application_settings.store import get_setting, set_setting
 from outpost_server.auth import AdminUserDep
 from outpost_server.db import SessionDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 
 router = APIRouter()
 
-# Setting name -> default. GitLab's defaults: local requests are refused.
+# Setting name -> default (ApplicationSettings' fields). GitLab's defaults: local requests are refused.
 BOOLEAN_SETTINGS = {
     "allow_local_requests_from_web_hooks_and_services": False,
     "allow_local_requests_from_system_hooks": True,
 }
 
 
-def _entity(session: Session) -> dict[str, Any]:
-    return {name: bool(get_setting(session, name, default)) for name, default in BOOLEAN_SETTINGS.items()}
+def _entity(session: Session) -> EntityResponse:
+    return EntityResponse(ApplicationSettings(
+        **{name: bool(get_setting(session, name, default)) for name, default in BOOLEAN_SETTINGS.items()}))
 
 
 @router.get("/application/settings", openapi_extra=query_params())

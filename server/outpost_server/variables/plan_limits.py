@@ -7,10 +7,11 @@ stored and returned so that clients written for GitLab read and write the full e
 from __future__ import annotations
 
 import time
-from typing import Any
 
+import msgspec
 from sqlalchemy.orm import Session
 
+from outpost_model.instance import PlanLimits
 from outpost_server.accounts.models import User
 from outpost_server.application_settings.store import get_setting, set_setting
 
@@ -19,7 +20,7 @@ DEFAULT_PLAN = "default"
 PLANS = ("default", "free", "bronze", "silver", "premium", "gold", "ultimate", "ultimate_trial",
          "ultimate_trial_paid_customer", "premium_trial", "opensource")
 
-# The entity's fields in GitLab's order, with the database defaults of a fresh instance.
+# PlanLimits' fields (but limits_history), with the database defaults of a fresh instance.
 # ci_instance_level_variables comes from the server settings instead (see `limits_for`).
 DEFAULT_LIMITS: dict[str, int] = {
     "ci_instance_level_variables": 25,
@@ -64,17 +65,11 @@ def _setting_key(plan: str) -> str:
     return f"plan_limits.{plan}"
 
 
-def limits_for(session: Session, *, plan: str = DEFAULT_PLAN, default_variables_limit: int) -> dict[str, Any]:
-    """The plan's limits as GitLab's PlanLimit entity, in its field order."""
+def limits_for(session: Session, *, plan: str = DEFAULT_PLAN, default_variables_limit: int) -> PlanLimits:
+    """The plan's limits: those stored, else the defaults."""
     stored = get_setting(session, _setting_key(plan), {})
-    limits: dict[str, Any] = {}
-    for name, default in DEFAULT_LIMITS.items():
-        if name == "ci_instance_level_variables":
-            default = default_variables_limit
-        limits[name] = stored.get(name, default)
-        if name == "helm_max_file_size":
-            limits["limits_history"] = stored.get("limits_history", {})
-    return limits
+    defaults = {**DEFAULT_LIMITS, "ci_instance_level_variables": default_variables_limit, "limits_history": {}}
+    return msgspec.convert({name: stored.get(name, default) for name, default in defaults.items()}, PlanLimits)
 
 
 def update_limits(session: Session, *, plan: str, changes: dict[str, int], user: User) -> None:

@@ -83,7 +83,8 @@ def get_plan_limits(session: SessionDep, admin: AdminUserDep, params: ParamsDep,
     plan, problems = _plan_name(params, required=False)
     if problems or plan is None:
         raise http_errors.ApiError(400, {"error": ", ".join(problems)})
-    return plan_limits.limits_for(session, plan=plan, default_variables_limit=config.default_instance_variables_limit)
+    return EntityResponse(plan_limits.limits_for(session, plan=plan,
+                                                  default_variables_limit=config.default_instance_variables_limit))
 
 
 @router.put("/application/plan_limits", openapi_extra=body_params(
@@ -106,4 +107,5 @@ def update_plan_limits(session: SessionDep, admin: AdminUserDep, params: ParamsD
     if negative:
         raise http_errors.validation_error(negative)
     plan_limits.update_limits(session, plan=plan, changes=changes, user=admin)
-    return plan_limits.limits_for(session, plan=plan, default_variables_limit=config.default_instance_variables_limit)
+    return EntityResponse(plan_limits.limits_for(session, plan=plan,
+                                                  default_variables_limit=config.default_instance_variables_limit))

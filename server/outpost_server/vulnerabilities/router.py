@@ -51,7 +51,7 @@ def upload_report(session: SessionDep, user: CurrentUserDep, content: Annotated[
         report = parse_report(content)
     except ReportError as exc:
         raise http_errors.bad_request(str(exc)) from None
-    return service.import_report(session, project=project, report=report).as_dict()
+    return EntityResponse(service.import_report(session, project=project, report=report), status_code=201)
 
 
 @router.get("/projects/{project_id}/vulnerabilities", openapi_extra=paginated(*LIST_FILTERS))

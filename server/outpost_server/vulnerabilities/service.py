@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
 from sqlalchemy import Select, case, select, update
 from sqlalchemy.orm import Session
 
+from outpost_model.vulnerabilities import ReportImport
 from outpost_server.accounts import access
 from outpost_server.accounts.models import Project, User
 from outpost_server.accounts.service import project_access_level
@@ -57,18 +56,6 @@ def find_vulnerability(session: Session, *, user: User, vulnerability_id: str, m
     return vulnerability
 
 
-@dataclass(frozen=True)
-class ImportSummary:
-    report_type: str
-    scanner: str
-    created: int
-    updated: int
-    no_longer_detected: int
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-
 def _identifiers_json(finding) -> list[dict]:
     return [
         {"type": i.external_type, "name": i.name, "value": i.external_id, "url": i.url}
@@ -76,7 +63,7 @@ def _identifiers_json(finding) -> list[dict]:
     ]
 
 
-def import_report(session: Session, *, project: Project, report: SecurityReport) -> ImportSummary:
+def import_report(session: Session, *, project: Project, report: SecurityReport) -> ReportImport:
     """Upserts the report's findings; findings of the same scanner missing from it are no longer detected."""
     now = utcnow()
     fingerprints = [finding.fingerprint for finding in report.findings]
@@ -120,8 +107,8 @@ def import_report(session: Session, *, project: Project, report: SecurityReport)
         .values(resolved_on_default_branch=True, updated_at=now)
     ))
     session.flush()
-    return ImportSummary(report_type=report.report_type, scanner=report.scanner.name, created=created,
-                         updated=updated, no_longer_detected=gone)
+    return ReportImport(report_type=report.report_type, scanner=report.scanner.name, created=created,
+                        updated=updated, no_longer_detected=gone)
 
 
 def add_note(session: Session, *, vulnerability: Vulnerability, author: User, text: str,

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import JSONResponse
 
 from outpost_server import http_errors
 from outpost_server.accounts import access, listing, namespaces
-from outpost_server.accounts.entities import group_entity, project_entity
+from outpost_server.accounts.entities import ACCEPTED, group_entity, project_entity
 from outpost_server.accounts.routes.listing_params import GROUP_FILTERS, PROJECT_FILTERS, group_filter, project_filter
 from outpost_server.accounts.service import find_group_for
 from outpost_server.auth import CurrentUserDep, OptionalUserDep
@@ -83,4 +82,4 @@ def update_group(request: Request, session: SessionDep, user: CurrentUserDep, pa
 def delete_group(session: SessionDep, user: CurrentUserDep, group_id: str):
     """GitLab schedules the deletion and answers 202; Outpost deletes at once, in this transaction."""
     namespaces.delete_group(session, group=find_group_for(session, group_id, user, access.OWNER))
-    return JSONResponse({"message": "202 Accepted"}, status_code=202)
+    return EntityResponse(ACCEPTED, status_code=202)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 
 from outpost_model.projects import Namespace as NamespaceEntity
+from outpost_model.projects import NamespaceExists
 from outpost_server.accounts import access, listing
 from outpost_server.accounts.entities import namespace_entity
 from outpost_server.accounts.models import Group, Namespace, User
@@ -50,4 +51,4 @@ def namespace_exists(session: SessionDep, user: CurrentUserDep, params: ParamsDe
     parent_id = params.int("parent_id")
     exists = listing.path_taken(session, namespace_id, parent_id=parent_id)
     suggests = [listing.free_path_suggestion(session, namespace_id, parent_id=parent_id)] if exists else []
-    return {"exists": exists, "suggests": suggests}
+    return EntityResponse(NamespaceExists(exists=exists, suggests=suggests))

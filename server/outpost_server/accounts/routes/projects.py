@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import JSONResponse
 
 from outpost_server import http_errors
 from outpost_server.accounts import access, listing, namespaces
-from outpost_server.accounts.entities import project_entity
+from outpost_server.accounts.entities import ACCEPTED, project_entity
 from outpost_server.accounts.routes.listing_params import PROJECT_FILTERS, project_filter
 from outpost_server.accounts.service import find_project_for
 from outpost_server.auth import CurrentUserDep, OptionalUserDep
@@ -65,4 +64,4 @@ def delete_project(session: SessionDep, user: CurrentUserDep, project_id: str):
     """Owners delete projects. GitLab schedules it and answers 202; Outpost deletes at once, in one transaction
     with everything hanging off the project, so its client keys stop working on every replica at commit."""
     namespaces.delete_project(session, project=find_project_for(session, project_id, user, access.OWNER))
-    return JSONResponse({"message": "202 Accepted"}, status_code=202)
+    return EntityResponse(ACCEPTED, status_code=202)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
+from outpost_model.instance import Kas, Version
 from outpost_server import __version__, http_errors
 from outpost_server.accounts import users
 from outpost_server.accounts.entities import new_token_entity, user_entity
@@ -29,8 +27,9 @@ USER_FIELDS = (Param("email"), Param("username"), Param("name"), Param("password
 
 @router.get("/version")
 def get_version(user: CurrentUserDep):
-    return {"version": GITLAB_COMPATIBLE_VERSION, "revision": f"outpost-{__version__}",
-            "kas": {"enabled": False, "externalUrl": None, "version": None}, "enterprise": True}
+    return EntityResponse(Version(
+        version=GITLAB_COMPATIBLE_VERSION, revision=f"outpost-{__version__}",
+        kas=Kas(enabled=False, externalUrl=None, externalK8sProxyUrl=None, version=None), enterprise=True))
 
 
 @router.get("/user")
@@ -116,9 +115,9 @@ def delete_user(session: SessionDep, admin: AdminUserDep, params: ParamsDep, use
     return Response(status_code=204)
 
 
-def _state_answer(result: Any) -> JSONResponse:
+def _state_answer(result: bool | None) -> EntityResponse:
     # GitLab answers these POSTs 201 with `true`, `false`, or an empty (null) body when nothing changed.
-    return JSONResponse(result, status_code=201)
+    return EntityResponse(result, status_code=201)
 
 
 @router.post("/users/{user_id}/block", status_code=201)

@@ -11,11 +11,13 @@ import asyncio
 import html
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
 
+from outpost_model.instance import MailSettings as MailSettingsEntity
+from outpost_model.instance import MailTest
 from outpost_server import http_errors
 from outpost_server.auth import AdminUserDep
 from outpost_server.deps import ConfigDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.mail import MailError, MailSettings, build_message, send_message
 from outpost_server.params import Param, ParamsDep, body_params, query_params
 
@@ -26,10 +28,11 @@ router = APIRouter()
 def show_mail(config: ConfigDep, _admin: AdminUserDep):
     settings = MailSettings.from_config(config)
     if settings is None:
-        return {"configured": False, "host": None, "port": None, "security": None, "from": None,
-                "authentication": False}
-    return {"configured": True, "host": settings.host, "port": settings.port, "security": settings.security,
-            "from": settings.sender, "authentication": bool(settings.username)}
+        return EntityResponse(MailSettingsEntity(configured=False, host=None, port=None, security=None, sender=None,
+                                                 authentication=False))
+    return EntityResponse(MailSettingsEntity(configured=True, host=settings.host, port=settings.port,
+                                             security=settings.security, sender=settings.sender,
+                                             authentication=bool(settings.username)))
 
 
 @router.post("/application/mail/test", status_code=201, openapi_extra=body_params(Param("to")))
@@ -44,5 +47,5 @@ async def send_test_mail(config: ConfigDep, admin: AdminUserDep, params: ParamsD
     try:
         await asyncio.get_running_loop().run_in_executor(None, send_message, settings, message)
     except MailError as failure:
-        return JSONResponse({"message": str(failure)}, status_code=502)
-    return {"to": to, "delivered": True}
+        raise http_errors.ApiError(502, {"message": str(failure)}) from None
+    return EntityResponse(MailTest(to=to, delivered=True), status_code=201)
