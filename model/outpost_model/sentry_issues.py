@@ -103,3 +103,23 @@ class TagKey(Entity):
     uniqueValues: int
     totalValues: int
     topValues: list[TagValue]
+
+
+class MergeResult(Entity):
+    """Where merged issues went: the issue kept and those merged into it."""
+
+    parent: str
+    children: list[str]
+
+
+class IssuesUpdated(Entity):
+    """A bulk update's answer (Sentry's update_groups): only the fields the update changed."""
+
+    status: str | UnsetType = UNSET
+    # As in Issue: the ignore conditions, or empty.
+    statusDetails: dict[str, Any] | UnsetType = UNSET
+    # Null once an issue leaves the inbox (resolved or ignored).
+    inbox: None | UnsetType = UNSET
+    assignedTo: Actor | None | UnsetType = UNSET
+    # True or false, or where the issues were merged to when two or more were.
+    merge: bool | MergeResult | UnsetType = UNSET

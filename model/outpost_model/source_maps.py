@@ -84,3 +84,30 @@ class ArtifactBundleFiles(Entity):
     dist: Text
     fileCount: int
     files: list[BundleFile]
+
+
+class ChunkUploadOptions(Entity):
+    """What GET chunk-upload/ tells sentry-cli about uploading (Sentry's ChunkUploadEndpoint)."""
+
+    url: str
+    chunkSize: int
+    chunksPerRequest: int
+    maxFileSize: int
+    maxRequestSize: int
+    concurrency: int
+    hashAlgorithm: str
+    compression: list[str]
+    # The upload kinds accepted, e.g. "artifact_bundles".
+    accept: list[str]
+
+
+# kw_only again (msgspec does not inherit it), so the optional `detail` keeps Sentry's place.
+class AssembleState(Entity, kw_only=True):
+    """An assemble request's answer (artifact bundles and release files alike)."""
+
+    # Sentry's ChunkFileState: "not_found", "created", "assembling", "ok" or "error".
+    state: str
+    # Once the state is known: null, or why assembling failed.
+    detail: Text | UnsetType = UNSET
+    # The chunks the server lacks, to upload before asking again.
+    missingChunks: list[str]

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from outpost_model.sentry_issues import IssuesUpdated, MergeResult
 from outpost_server.accounts.models import Project, User
 from outpost_server.error_tracking.digest.snoozes import MAX_WINDOW_MINUTES
 from outpost_server.error_tracking.models import ErrorSnooze, TrackedError
@@ -120,26 +121,26 @@ def _assignee(session: Session, project: Project, value: Any, errors: dict[str, 
 
 
 def apply(session: Session, errors: Sequence[TrackedError], changes: GroupChanges, *, actor: User
-          ) -> dict[str, Any]:
+          ) -> IssuesUpdated:
     """Applies the changes to the issues (of one project); answers the delta, as `update_groups` does."""
-    result: dict[str, Any] = {}
+    result = IssuesUpdated()
     if changes.status is not None:
         stored = STATUS_CHANGES[changes.status]
         conditions = changes.ignore if stored == "ignored" else None
         snooze = triage.set_status(session, errors, stored, actor=actor, conditions=conditions)
-        result["status"] = stored
-        result["statusDetails"] = _ignored_answer(snooze, errors, actor) if snooze is not None else {}
+        result.status = stored
+        result.statusDetails = _ignored_answer(snooze, errors, actor) if snooze is not None else {}
         if stored != "unresolved":
-            result["inbox"] = None
+            result.inbox = None
     if changes.assignee is not UNSET:
         triage.assign(session, errors, changes.assignee)
-        result["assignedTo"] = actor_json(changes.assignee)
+        result.assignedTo = actor_json(changes.assignee)
     if changes.merge is not None:
         if changes.merge and len(errors) > 1:
             parent, children = merging.merge(session, errors)
-            result["merge"] = {"parent": str(parent.id), "children": [str(child.id) for child in children]}
+            result.merge = MergeResult(parent=str(parent.id), children=[str(child.id) for child in children])
         else:
-            result["merge"] = changes.merge
+            result.merge = changes.merge
     return result
 
 

@@ -23,6 +23,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
+from outpost_model.source_maps import AssembleState
 from outpost_server.db import SessionDep, parse_id
 from outpost_server.deps import services_of
 from outpost_server.entity_json import EntityResponse
@@ -297,12 +298,12 @@ def _assemble_release(request: Request, session: Session, caller: Caller, organi
     task = f"release:{version}"
     status = uploads.get_status(session, organization, task, checksum)
     if status is not None:
-        return {"state": status[0], "detail": status[1], "missingChunks": []}
+        return EntityResponse(AssembleState(state=status[0], detail=status[1], missingChunks=[]))
     if not chunks:
-        return {"state": uploads.NOT_FOUND, "missingChunks": []}
+        return EntityResponse(AssembleState(state=uploads.NOT_FOUND, missingChunks=[]))
     missing = uploads.missing_chunks(session, organization, chunks)
     if missing:
-        return {"state": uploads.NOT_FOUND, "missingChunks": missing}
+        return EntityResponse(AssembleState(state=uploads.NOT_FOUND, missingChunks=missing))
     config = services_of(request.app).config
     try:
         with assembled_file(session, config, organization, checksum, chunks) as file:
@@ -312,4 +313,4 @@ def _assemble_release(request: Request, session: Session, caller: Caller, organi
     except AssembleError as failure:
         session.rollback()
         uploads.set_status(session, organization, task, checksum, uploads.ERROR, str(failure))
-    return {"state": uploads.CREATED, "missingChunks": []}
+    return EntityResponse(AssembleState(state=uploads.CREATED, missingChunks=[]))

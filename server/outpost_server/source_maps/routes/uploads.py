@@ -22,9 +22,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
+from outpost_model.source_maps import AssembleState, ChunkUploadOptions
 from outpost_server.config import ServerConfig
 from outpost_server.db import SessionDep
 from outpost_server.deps import services_of
+from outpost_server.entity_json import EntityResponse
 from outpost_server.params import Param, body_params, query_params
 from outpost_server.sentry_api.access import Caller, CallerDep, may_release, not_found
 from outpost_server.urls import public_base_url
@@ -52,17 +54,17 @@ def error(status: int, message: str) -> JSONResponse:
 @router.get("/organizations/{organization}/chunk-upload/", openapi_extra=query_params())
 def chunk_upload_options(request: Request, session: SessionDep, caller: CallerDep, organization: str):
     require_release_access(session, caller, organization)
-    return {
-        "url": f"{public_base_url(request)}/api/0/organizations/{organization}/chunk-upload/",
-        "chunkSize": uploads.CHUNK_SIZE,
-        "chunksPerRequest": uploads.MAX_CHUNKS_PER_REQUEST,
-        "maxFileSize": services_of(request.app).config.source_maps_max_file_bytes,
-        "maxRequestSize": uploads.MAX_REQUEST_SIZE,
-        "concurrency": uploads.MAX_CONCURRENCY,
-        "hashAlgorithm": uploads.HASH_ALGORITHM,
-        "compression": ["gzip"],
-        "accept": list(uploads.ACCEPT),
-    }
+    return EntityResponse(ChunkUploadOptions(
+        url=f"{public_base_url(request)}/api/0/organizations/{organization}/chunk-upload/",
+        chunkSize=uploads.CHUNK_SIZE,
+        chunksPerRequest=uploads.MAX_CHUNKS_PER_REQUEST,
+        maxFileSize=services_of(request.app).config.source_maps_max_file_bytes,
+        maxRequestSize=uploads.MAX_REQUEST_SIZE,
+        concurrency=uploads.MAX_CONCURRENCY,
+        hashAlgorithm=uploads.HASH_ALGORITHM,
+        compression=["gzip"],
+        accept=list(uploads.ACCEPT),
+    ))
 
 
 async def _chunks(request: Request) -> list[tuple[str, bytes]]:
@@ -159,14 +161,15 @@ def _assemble(request: Request, session: Session, caller: Caller, organization: 
     checksum, chunks = body["checksum"], body["chunks"]
     missing = uploads.missing_chunks(session, organization, chunks)
     if missing:
-        return {"state": uploads.NOT_FOUND, "missingChunks": missing}
+        return EntityResponse(AssembleState(state=uploads.NOT_FOUND, missingChunks=missing))
     task = uploads.bundle_task(project.id for project in projects)
     status = uploads.get_status(session, organization, task, checksum)
     if status is not None:
         state, detail = status
-        return {"state": state, "detail": None if state == uploads.OK else detail, "missingChunks": []}
+        return EntityResponse(AssembleState(state=state, detail=None if state == uploads.OK else detail,
+                                            missingChunks=[]))
     if not chunks:
-        return {"state": uploads.NOT_FOUND, "missingChunks": []}
+        return EntityResponse(AssembleState(state=uploads.NOT_FOUND, missingChunks=[]))
     version, dist = body.get("version"), body.get("dist")
     if not version and dist:
         return error(400, "You need to specify a release together with a dist")
@@ -179,7 +182,7 @@ def _assemble(request: Request, session: Session, caller: Caller, organization: 
     except AssembleError as failure:
         session.rollback()
         uploads.set_status(session, organization, task, checksum, uploads.ERROR, str(failure))
-    return {"state": uploads.CREATED, "missingChunks": []}
+    return EntityResponse(AssembleState(state=uploads.CREATED, missingChunks=[]))
 
 
 def expansion_limits(config: ServerConfig) -> ExpansionLimits:
