@@ -1,15 +1,17 @@
 """The /api/v4/openapi.json document: FastAPI's, with every operation's success responses declared
-(responses.py) and without the 422 FastAPI assumes, since parameter errors are answered 400 with
-GitLab's body."""
+(responses.py, as outpost_model types whose schemas are generated here) and without the 422 FastAPI
+assumes, since parameter errors are answered 400 with GitLab's body."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from outpost_model.schema import json_schema
 from outpost_server.openapi.responses import RESPONSES, Binary, Body
 
 _VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
@@ -55,6 +57,9 @@ def _response(status: int, body: Body) -> dict[str, Any]:
     if isinstance(body, Binary):
         response["content"] = {media: {"schema": {"type": "string", "format": "binary"}}
                                for media in body.media_types}
+    elif isinstance(body, Mapping):
+        # A schema written by hand would drift from what the handler sends.
+        raise TypeError(f"declare the {status} body as an outpost_model entity, not as a schema: {body!r}")
     elif body is not None:
-        response["content"] = {"application/json": {"schema": body}}
+        response["content"] = {"application/json": {"schema": json_schema(body)}}
     return response
