@@ -8,6 +8,7 @@ settings and client keys. A server that adds, renames or retypes a field without
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ import httpx
 import msgspec
 import pytest
 
-from outpost_model import decode, encode
+from outpost_model import UNSET, Message, decode, encode
 from outpost_model.accounts import Group, Member, NewPersonalAccessToken, PersonalAccessToken, User
 from outpost_model.alerts import AlertDelivery, AlertRule, AlertTestResult
 from outpost_model.error_tracking import (
@@ -30,18 +31,20 @@ from outpost_model.error_tracking import (
     TrackingSettings,
 )
 from outpost_model.exports import ArchiveExport, Export
+from outpost_model.instance import ApplicationSettings, MailSettings, PlanLimits, Version
 from outpost_model.monitors import Monitor, MonitorCheckIn
-from outpost_model.projects import Namespace, Project
+from outpost_model.projects import Namespace, NamespaceExists, Project
 from outpost_model.retention import Retention, Storage
 from outpost_model.sentry_events import Event, EventSummary
-from outpost_model.sentry_issues import Issue, IssueDetails, TagKey, TagValue
+from outpost_model.sentry_issues import Issue, IssueDetails, IssuesUpdated, MergeResult, TagKey, TagValue
 from outpost_model.sentry_projects import SentryProject, SentryProjectDetails
-from outpost_model.source_maps import ArtifactBundle, Release, ReleaseFile
+from outpost_model.source_maps import ArtifactBundle, AssembleState, ChunkUploadOptions, Release, ReleaseFile
 from outpost_model.variables import Variable
-from outpost_model.vulnerabilities import Vulnerability
+from outpost_model.vulnerabilities import ReportImport, Vulnerability
 from tests.support import launch_server
 
 MODEL = Path(__file__).resolve().parents[2] / "model" / "outpost_model"
+REPORTS = Path(__file__).resolve().parent / "exports" / "reports"
 
 
 @pytest.fixture(scope="module")
@@ -206,6 +209,82 @@ def test_user_token_group_and_member_answers_are_their_entities(demo):
     _reads_back_whole(api.get(f"/groups/{groups[0].id}/subgroups"), list[Group])
     members = _reads_back_whole(api.get(f"/groups/{groups[0].id}/members"), list[Member])
     _reads_back_whole(api.get(f"/groups/{groups[0].id}/members/{members[0].id}"), Member)
+
+
+def test_instance_answers_are_their_entities(demo):
+    api = demo.client()
+    version = _reads_back_whole(api.get("/version"), Version)
+    assert version.kas.enabled is False
+    group = next(namespace for namespace in api.get("/namespaces").json() if namespace["kind"] == "group")
+    taken = _reads_back_whole(api.get(f"/namespaces/{group['path']}/exists"), NamespaceExists)
+    assert taken.exists and taken.suggests, "a taken path comes with a free one"
+    free = _reads_back_whole(api.get("/namespaces/nothing-is-called-this/exists"), NamespaceExists)
+    assert not free.exists
+    _reads_back_whole(api.get("/application/settings"), ApplicationSettings)
+    # The value the alerts test sets too, so the tests hold in any order.
+    _reads_back_whole(api.put("/application/settings", json={"allow_local_requests_from_web_hooks_and_services": True}),
+                      ApplicationSettings)
+    _reads_back_whole(api.get("/application/plan_limits"), PlanLimits)
+    # Another plan than the default, whose ci_instance_level_variables is enforced.
+    limits = _reads_back_whole(api.put("/application/plan_limits", json={"plan_name": "premium",
+                                                                         "enforcement_limit": 500}), PlanLimits)
+    assert limits.limits_history["enforcement_limit"][-1].value == 500
+    _reads_back_whole(api.get("/application/mail"), MailSettings)
+    project = _reads_back_whole(api.post("/projects", json={"name": "entities-reports"}), Project)
+    imported = _reads_back_whole(api.post(f"/projects/{project.id}/security/reports",
+                                          content=(REPORTS / "gl-sast-report.json").read_bytes(),
+                                          headers={"Content-Type": "application/json"}), ReportImport)
+    assert imported.created > 0
+    _reads_back_whole(api.delete(f"/projects/{project.id}"), Message)
+    user = _reads_back_whole(api.post("/users", json={"email": "entities@example.com", "username": "entities",
+                                                      "name": "Entities", "password": "entities-password-1"}), User)
+    assert _reads_back_whole(api.post(f"/users/{user.id}/block"), bool | None) is True
+
+
+def test_sentry_update_and_upload_answers_are_their_entities(demo):
+    api = demo.client()
+    sentry = httpx.Client(base_url=demo.url, headers={"Authorization": f"Bearer {demo.root_token}"}, timeout=30)
+    # The last project with two issues: the other tests read the first project's issues.
+    project, issues = next((project, issues) for project in reversed(sentry.get("/api/0/projects/").json())
+                           if len(issues := sentry.get(f"/api/0/projects/{project['organization']['slug']}/"
+                                                       f"{project['slug']}/issues/").json()) >= 2)
+    org, slug = project["organization"]["slug"], project["slug"]
+    bulk = f"/api/0/projects/{org}/{slug}/issues/"
+    first, second = issues[0]["id"], issues[1]["id"]
+    ignored = _reads_back_whole(sentry.put(bulk, params={"id": first},
+                                           json={"status": "ignored", "statusDetails": {"ignoreCount": 1000}}),
+                                IssuesUpdated)
+    assert ignored.statusDetails and ignored.inbox is None
+    me = api.get("/user").json()
+    # An assignee must be a member (409: the root is one already).
+    assert api.post(f"/projects/{project['id']}/members", json={"user_id": me["id"], "access_level": 30}
+                    ).status_code in (201, 409)
+    assigned = _reads_back_whole(sentry.put(bulk, params={"id": first},
+                                            json={"status": "unresolved", "assignedTo": me["username"]}),
+                                 IssuesUpdated)
+    assert assigned.assignedTo is not None and assigned.inbox is UNSET
+    merged = _reads_back_whole(sentry.put(bulk, params={"id": [first, second]}, json={"merge": True}), IssuesUpdated)
+    assert isinstance(merged.merge, MergeResult)
+
+    organization = f"/api/0/organizations/{org}"
+    options = _reads_back_whole(sentry.get(f"{organization}/chunk-upload/"), ChunkUploadOptions)
+    assert "artifact_bundles" in options.accept
+    data = b"not a zip archive, so assembling it fails"
+    checksum = hashlib.sha1(data).hexdigest()
+    body = {"checksum": checksum, "chunks": [checksum], "projects": [slug]}
+    assemble = f"{organization}/artifactbundle/assemble/"
+    missing = _reads_back_whole(sentry.post(assemble, json=body), AssembleState)
+    assert missing.missingChunks == [checksum] and missing.detail is UNSET
+    assert sentry.post(f"{organization}/chunk-upload/", files=[("file", (checksum, data))]).status_code == 200
+    _reads_back_whole(sentry.post(assemble, json=body), AssembleState)
+    failed = _reads_back_whole(sentry.post(assemble, json=body), AssembleState)
+    assert failed.state == "error" and isinstance(failed.detail, str)
+    release = sentry.post(f"/api/0/projects/{org}/{slug}/releases/", json={"version": "entities@assemble"}).json()
+    release_assemble = f"{organization}/releases/{release['version']}/assemble/"
+    _reads_back_whole(sentry.post(release_assemble, json={"checksum": checksum, "chunks": [checksum]}), AssembleState)
+    polled = _reads_back_whole(sentry.post(release_assemble, json={"checksum": checksum, "chunks": [checksum]}),
+                               AssembleState)
+    assert polled.state in ("ok", "error") and polled.detail is not UNSET
 
 
 def test_the_model_package_knows_nothing_of_the_server():
