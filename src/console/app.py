@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -96,8 +97,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 def reset_demo(folder: Path | None = None, *, history_dir: Path | None = None) -> int:
     """Removes the local demo server's data folder and the demo profile's export history, whose exports
     were in that data; refuses (exit code 1) while a console or its server uses the folder."""
-    import shutil
-
     from console.core.connection.data_lock import LOCK_FILE, DataFolderLock
     from console.core.connection.local_server import PORT_FILE
     from console.core.exports.store import ExportHistory

@@ -3,6 +3,7 @@ whole text in a tooltip when some of it may be out of sight."""
 
 from __future__ import annotations
 
+from PySide6 import QtCore  # its Qt namespace only at call time: made on first touch, costly for a first frame
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QWidget
@@ -89,9 +90,8 @@ class ElidedLabel(QLabel):
             QLabel.setText(self, self._full)
         else:
             # Only now: the connection bar's labels are on the first screen, which leaves Qt's enums alone.
-            from PySide6.QtCore import Qt
 
-            QLabel.setText(self, metrics.elidedText(self._full, Qt.TextElideMode.ElideRight, width))
+            QLabel.setText(self, metrics.elidedText(self._full, QtCore.Qt.TextElideMode.ElideRight, width))
         self.setToolTip(self._full if self.is_cut() else "")
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6 import QtCore  # its Qt namespace only at call time: made on first touch, costly for a first frame
 from PySide6.QtCore import QByteArray, QSettings, QTimer, Signal
-from PySide6.QtWidgets import QMainWindow, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget, QVBoxLayout, QWidget
 
 from console.connection.bar import ConnectionBar, WelcomePage
 from console.connection_changes import ConnectionChanges
@@ -22,6 +23,7 @@ from console.context import AppContext
 from console.core import settings_keys as keys
 from console.core.actions import MENUS
 from console.core.connection.credentials import CredentialStore
+from console.core.operations import inside_a_task, usable_loop
 from console.looks import FollowPalette
 from console.message_bar import MessageBar
 from console.settings import app_data_dir, app_settings
@@ -35,7 +37,6 @@ SHUTDOWN_TIMEOUT = 20.0
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent, QPaintEvent
-    from PySide6.QtWidgets import QMessageBox
 
     from console.connection.dialog import ConnectionDialog
     from console.core.connection.local_server import LocalServer
@@ -265,15 +266,12 @@ class MainWindow(QMainWindow):
 
     def show_unexpected_error(self, summary: str, details: str) -> QMessageBox:
         """Non-modal report of a bug; the traceback is under "Show Details"."""
-        from PySide6.QtCore import Qt
-        from PySide6.QtWidgets import QMessageBox
-
         self.show_error("Unexpected error", summary)
         box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error", summary, QMessageBox.StandardButton.Close,
                           self)
         box.setInformativeText("The operation did not finish. The details below help when reporting the problem.")
         box.setDetailedText(details)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
         return box
 
@@ -294,7 +292,6 @@ class MainWindow(QMainWindow):
         if self.local_server is None and self.context.client is None:
             event.accept()
             return
-        from console.core.operations import inside_a_task, usable_loop
         from console.operations import Op
 
         loop = usable_loop()

@@ -7,6 +7,7 @@ action again takes its old failure away; a background refresh that works does no
 
 from __future__ import annotations
 
+from PySide6 import QtCore  # its Qt namespace only at call time: made on first touch, costly for a first frame
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton
 
 OBJECT_NAME = "messageBar"  # styled by console.looks.STYLE
@@ -33,9 +34,8 @@ class MessageBar(QFrame):
 
     def show_failure(self, action: str, text: str) -> None:
         # Set here, not when built: the window's first frame leaves the Qt namespace alone (main_window).
-        from PySide6.QtCore import Qt
 
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.failures.pop(action, None)
         self.failures[action] = text
         self._render()

@@ -15,16 +15,22 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import qasync
+from PySide6 import __version__ as pyside_version
+from PySide6.QtGui import QGuiApplication
+
+import console
 from console import __version__
 from console.application import create_application
+from console.core.api.client import ApiClient
+from console.core.connection.credentials import CredentialStore
+from console.core.connection.local_server import LocalServer
 
 
 def run_self_test() -> int:
     """Print one line per check; exit code 0 only when every check passed."""
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import qasync
-
     app = create_application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
@@ -36,8 +42,6 @@ def run_self_test() -> int:
 
 def import_all_modules() -> list[str]:
     """Import every module of the console and the bundled server's entry point."""
-    import console
-
     names = [info.name for info in pkgutil.walk_packages(console.__path__, "console.")]
     names.append("outpost_server.cli")
     for name in names:
@@ -46,13 +50,6 @@ def import_all_modules() -> list[str]:
 
 
 async def self_test(report: Callable[[str], None]) -> bool:
-    from PySide6 import __version__ as pyside_version
-    from PySide6.QtGui import QGuiApplication
-
-    from console.core.api.client import ApiClient
-    from console.core.connection.credentials import CredentialStore
-    from console.core.connection.local_server import LocalServer
-
     report(f"outpost {__version__} on Python {platform.python_version()}, PySide6 {pyside_version}, "
            f"Qt platform {QGuiApplication.platformName()}")
     try:

@@ -8,6 +8,7 @@ palette's text colour, which the palettes keep at 4.5:1 or more against their ba
 
 from __future__ import annotations
 
+from PySide6 import QtCore  # its Qt namespace only at call time: made on first touch, costly for a first frame
 from PySide6.QtCore import QObject, QPointF, QRect, QRectF, QSettings, QSize, Signal
 from PySide6.QtGui import QAction, QActionGroup, QColor, QIcon, QIconEngine, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication, QMenu, QProxyStyle, QStyle, QStyleFactory, QStyleOption, QWidget
@@ -46,7 +47,6 @@ class ClearIcon(QIconEngine):
     a change of theme."""
 
     def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
-        from PySide6.QtCore import Qt
 
         role = QPalette.ColorRole.PlaceholderText if mode == QIcon.Mode.Disabled else QPalette.ColorRole.Text
         side = min(rect.width(), rect.height()) * 0.5
@@ -55,17 +55,16 @@ class ClearIcon(QIconEngine):
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         pen = QPen(QApplication.palette().color(role), max(1.5, side / 5))
-        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        pen.setCapStyle(QtCore.Qt.PenCapStyle.RoundCap)
         painter.setPen(pen)
         painter.drawLine(box.topLeft(), box.bottomRight())
         painter.drawLine(QPointF(box.left(), box.bottom()), QPointF(box.right(), box.top()))
         painter.restore()
 
     def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:
-        from PySide6.QtCore import Qt
 
         pixmap = QPixmap(size)
-        pixmap.fill(Qt.GlobalColor.transparent)
+        pixmap.fill(QtCore.Qt.GlobalColor.transparent)
         painter = QPainter(pixmap)
         self.paint(painter, QRect(0, 0, size.width(), size.height()), mode, state)
         painter.end()
@@ -88,7 +87,6 @@ class ConsoleStyle(QProxyStyle):
 
     def drawPrimitive(self, element: QStyle.PrimitiveElement, option: QStyleOption, painter: QPainter,
                       widget: QWidget | None = None) -> None:
-        from PySide6.QtCore import Qt
 
         super().drawPrimitive(element, option, painter, widget)
         radio = element == QStyle.PrimitiveElement.PE_IndicatorRadioButton
@@ -99,7 +97,7 @@ class ConsoleStyle(QProxyStyle):
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, radio)
         painter.setPen(QPen(option.palette.color(group, QPalette.ColorRole.WindowText), 1))
-        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
         frame = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)
         if radio:
             painter.drawEllipse(frame)
@@ -127,21 +125,20 @@ class Themes(QObject):
         return keys.theme(self._settings.value(keys.THEME))
 
     def apply(self, choice: str | None = None) -> None:
-        from PySide6.QtCore import Qt  # not before the first frame: the Qt namespace is costly to make
 
         choice = keys.theme(choice if choice is not None else self.choice)
         self._settings.setValue(keys.THEME, choice)
         hints = self._app.styleHints()
         if choice == "system":
             self._app.setStyle(ConsoleStyle(self._system_style))
-            hints.setColorScheme(Qt.ColorScheme.Unknown)
+            hints.setColorScheme(QtCore.Qt.ColorScheme.Unknown)
             if self._themed:
                 self._app.setPalette(QPalette())  # nothing set: the platform's again, following its changes
             self._themed = False
         else:
             style = ConsoleStyle("fusion")
             self._app.setStyle(style)
-            hints.setColorScheme(Qt.ColorScheme.Dark if choice == "dark" else Qt.ColorScheme.Light)
+            hints.setColorScheme(QtCore.Qt.ColorScheme.Dark if choice == "dark" else QtCore.Qt.ColorScheme.Light)
             self._app.setPalette(dark_palette() if choice == "dark" else style.standardPalette())
             self._themed = True
         self.changed.emit()

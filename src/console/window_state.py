@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings
+from PySide6 import QtCore  # its Qt namespace only at call time: made on first touch, costly for a first frame
+from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtWidgets import QComboBox, QSplitter, QTableView
 
 from console.context import AppContext
 from console.core import settings_keys as keys
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QTableView, QWidget
+    from PySide6.QtWidgets import QWidget
 
 # The object name of a combo box that chooses a sort order (the error list's, which the server sorts):
 # remember_views keeps its choice like a table's sort order.
@@ -69,9 +71,6 @@ class ProfileState:
         """Restores, then keeps saving, the sort order of each sortable table and each sort chooser, each
         splitter's sizes and each named table's columns (widths and order). A widget that adds views later (a
         dialog) announces each through its ``views_added`` signal."""
-        from PySide6.QtCore import QByteArray, Qt  # tabs are built once connected, never for the first frame
-        from PySide6.QtWidgets import QComboBox, QSplitter, QTableView
-
         tables = [table for table in widget.findChildren(QTableView) if table.objectName()]
         for table in tables:  # named: their columns as the user left them, kept under their name
             self._remember_columns(keys.table_columns(tab_name, table.objectName()), table)
@@ -83,10 +82,10 @@ class ProfileState:
             saved = keys.sort_order(self.value(name))
             if saved is not None:
                 column, descending = saved
-                table.sortByColumn(column, Qt.SortOrder(int(descending)))
+                table.sortByColumn(column, QtCore.Qt.SortOrder(int(descending)))
             table.horizontalHeader().sortIndicatorChanged.connect(
                 lambda column, order, name=name:
-                self.set_value(name, keys.sort_text(column, order == Qt.SortOrder.DescendingOrder)))
+                self.set_value(name, keys.sort_text(column, order == QtCore.Qt.SortOrder.DescendingOrder)))
         added = getattr(widget, "views_added", None)
         if added is not None:
             added.connect(lambda view: self.remember_views(tab_name, view))
@@ -113,8 +112,6 @@ class ProfileState:
                                               self.set_value(name, combo.currentData()))
 
     def _remember_columns(self, name: str, table: QTableView) -> None:
-        from PySide6.QtCore import QByteArray
-
         header = table.horizontalHeader()
         saved = self.value(name)
         if isinstance(saved, QByteArray) and not saved.isEmpty():

@@ -15,12 +15,17 @@
 
 from __future__ import annotations
 
+import ctypes  # loaded with this module, in the parent: no import machinery runs in a child after the fork
+import ctypes.util
 import errno
 import logging
 import signal
 import sys
 from collections.abc import Callable
 from typing import Any
+
+from filelock import lock_descriptor as lock
+from filelock import unlock_descriptor as unlock
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +36,6 @@ PR_SET_PDEATHSIG = 1
 def lock_descriptor(fd: int) -> bool:
     """Locks the open file `fd` at once; False when another process holds it. True, with nothing locked,
     where the system has no file lock."""
-    from filelock import lock_descriptor as lock
-
     try:
         return lock(fd, blocking=False)
     except OSError as error:
@@ -43,8 +46,6 @@ def lock_descriptor(fd: int) -> bool:
 
 
 def unlock_descriptor(fd: int) -> None:
-    from filelock import unlock_descriptor as unlock
-
     try:
         unlock(fd)
     except OSError as error:
@@ -57,8 +58,6 @@ def child_process_options(shared_fd: int | None) -> dict[str, Any]:
     descriptors are inherited, and on Linux the parent-death signal."""
     options: dict[str, Any] = {"pass_fds": () if sys.platform == "win32" or shared_fd is None else (shared_fd,)}
     if IS_LINUX:
-        import ctypes.util  # loaded here, in the parent: no import machinery runs after the fork
-
         options["preexec_fn"] = _die_with_parent(ctypes.util.find_library("c"))
     return options
 
@@ -66,8 +65,6 @@ def child_process_options(shared_fd: int | None) -> dict[str, Any]:
 def _die_with_parent(libc_name: str | None) -> Callable[[], None]:
     def before_exec() -> None:
         """Runs in the child before exec: ask Linux to SIGTERM it when the parent dies."""
-        import ctypes
-
         if libc_name is None:
             return
         libc = ctypes.CDLL(libc_name, use_errno=True)

@@ -9,11 +9,12 @@ from exception type to the sentence shown in the status bar or a dialog.
 
 from __future__ import annotations
 
+import socket
+import ssl
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # httpx is imported once the console connects, not at start-up
-    import httpx
+import httpx
 
 
 def _reason_phrase(status: int) -> str:
@@ -265,11 +266,6 @@ def _causes(exc: BaseException):
 
 def error_from_transport(exc: Exception, *, url: str) -> ConnectionFailed:
     """Classify a failure that produced no HTTP response."""
-    import socket
-    import ssl
-
-    import httpx
-
     if isinstance(exc, httpx.TimeoutException):
         return TimedOut(url=url)
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):

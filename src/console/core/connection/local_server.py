@@ -12,21 +12,23 @@ so that ``--demo-reset`` and a second console leave the folder alone.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import logging
 import os
 import re
+import secrets
+import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from console.core.connection.data_lock import DataFolderLock
 from console.core.operations import helper_task
 from console.core.platform_support import child_process_options
 
-# asyncio is imported by the code that runs on the loop: the window's first frame is painted without it.
 if TYPE_CHECKING:
-    import asyncio
     from collections.abc import Callable
 
 log = logging.getLogger(__name__)
@@ -50,8 +52,6 @@ def server_command(*args: str) -> list[str]:
 
 def port_is_free(port: int) -> bool:
     """Whether the server could bind ``port`` on 127.0.0.1 now (it binds with SO_REUSEADDR, so does this)."""
-    import socket
-
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -128,9 +128,6 @@ class LocalServer:
         return url
 
     async def _start_on(self, port: int) -> str:
-        import asyncio
-        import secrets
-
         self.root_token = secrets.token_urlsafe(32)
         self._stopping = False
         env = {**os.environ, "OUTPOST_ROOT_TOKEN": self.root_token, "PYTHONUNBUFFERED": "1"}
@@ -155,8 +152,6 @@ class LocalServer:
         self._drain_task = helper_task(self._drain())
         log.info("Local server %s started at %s", self.process.pid, self.url)
         if self.demo:
-            from urllib.parse import urlsplit
-
             (self.data_dir / PORT_FILE).write_text(f"{urlsplit(self.url).port}\n")
         return self.url
 
@@ -193,8 +188,6 @@ class LocalServer:
         self._lock.release()
 
     async def _stop_process(self) -> None:
-        import asyncio
-
         process = self.process
         if process is None:
             return
