@@ -31,6 +31,7 @@ from outpost_model.error_tracking import (
     TrackingSettings,
 )
 from outpost_model.exports import ArchiveExport, Export
+from outpost_model.ingestion import Ingestion
 from outpost_model.instance import ApplicationSettings, MailSettings, PlanLimits, Version
 from outpost_model.monitors import Monitor, MonitorCheckIn
 from outpost_model.projects import Namespace, NamespaceExists, Project
@@ -100,6 +101,7 @@ def test_error_tracking_answers_are_their_entities(demo):
     _reads_back_whole(api.put(f"/projects/{projects[0]['id']}/error_tracking/retention", json={"retention_days": 30}),
                       Retention)
     _reads_back_whole(api.get("/error_tracking/storage"), Storage)
+    _reads_back_whole(api.get("/error_tracking/ingestion"), Ingestion)
 
 
 def test_project_and_namespace_answers_are_their_entities(demo):

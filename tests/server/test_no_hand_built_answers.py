@@ -19,6 +19,8 @@ ROUTE_DECORATORS = {"get", "post", "put", "patch", "delete", "head", "api_route"
 # What encodes an entity; a dict given to one is a body built by hand all the same.
 ENCODERS = {"EntityResponse", "sentry_json"}
 HAND_BUILT = (ast.Dict, ast.DictComp)
+# Calls that make a dict of an object.
+DICT_MAKERS = {"as_dict", "as_json", "asdict", "dict"}
 
 
 def _modules(root: Path) -> Iterator[tuple[str, ast.Module]]:
@@ -73,7 +75,7 @@ def _handler_answers(module: ast.Module) -> list[str]:
             for answered in _answered(inner.value):
                 if isinstance(answered, (*HAND_BUILT, ast.List)):
                     found.append(f"{inner.lineno} {function.name} returns a {type(answered).__name__}")
-                elif isinstance(answered, ast.Call) and _name(answered.func) in ("as_dict", "asdict", "dict"):
+                elif isinstance(answered, ast.Call) and _name(answered.func) in DICT_MAKERS:
                     found.append(f"{inner.lineno} {function.name} returns {_name(answered.func)}()")
                 elif isinstance(answered, ast.Call) and isinstance(answered.func, ast.Name) \
                         and answered.func.id in functions:

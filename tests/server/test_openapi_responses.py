@@ -88,6 +88,7 @@ def test_gitlab_answers_match_their_declared_shapes(demo, document):
         "/application/settings", "/application/mail", f"/projects/{vulnerable['id']}/vulnerabilities",
         f"/vulnerabilities/{vulnerability['id']}", f"/projects/{project['id']}/error_tracking/settings",
         f"/projects/{project['id']}/error_tracking/client_keys", f"/projects/{project['id']}/error_tracking/retention",
+        "/error_tracking/storage", "/error_tracking/ingestion",
     )]
     responses.append(client.post(f"/users/{member['id']}/personal_access_tokens",
                                  data={"name": "shape", "scopes[]": "api"}))

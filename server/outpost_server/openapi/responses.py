@@ -16,6 +16,7 @@ from typing import Any
 from outpost_model import Message, accounts, alerts, instance, monitors, projects, sentry_issues, source_maps
 from outpost_model import error_tracking as tracking
 from outpost_model.exports import ArchiveExport, Export
+from outpost_model.ingestion import Ingestion
 from outpost_model.retention import Retention, Storage
 from outpost_model.sentry_events import Event, EventSummary
 from outpost_model.sentry_projects import SentryProject, SentryProjectDetails
@@ -133,6 +134,7 @@ _GITLAB: dict[str, dict[int, Body]] = {
     f"GET {V4}/projects/{{project_id}}/error_tracking/retention": {200: Retention},
     f"PUT {V4}/projects/{{project_id}}/error_tracking/retention": {200: Retention},
     f"GET {V4}/error_tracking/storage": {200: Storage},
+    f"GET {V4}/error_tracking/ingestion": {200: Ingestion},
 }
 
 _ALERTS = f"{S0}/projects/{{organization_slug}}/{{project_slug}}/alerts/"

@@ -16,6 +16,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from prometheus_client.registry import Collector
 from sqlalchemy.orm import Session, sessionmaker
 
+from outpost_model.ingestion import Ingestion, SpoolQueue
 from outpost_server.error_tracking.digest.digester import BATCH_SIZE_BUCKETS, DURATION_BUCKETS, LAG_BUCKETS
 from outpost_server.error_tracking.ingest.spool import Spool, spool_path
 
@@ -51,18 +52,17 @@ class PipelineSnapshot:
     # name -> (non-cumulative count per upper bound, sum)
     histograms: dict[str, tuple[dict[str, float], float]] = field(default_factory=dict)
 
-    def as_json(self) -> dict:
+    @property
+    def mean_lag_seconds(self) -> float | None:
         lag_buckets, lag_sum = self.histograms.get("digest_lag", ({}, 0.0))
         lagged = sum(lag_buckets.values())
-        return {
-            "queue": {"entries": self.queue_entries, "bytes": self.queue_bytes,
-                      "oldest_age_seconds": self.oldest_age_seconds},
-            "accepted": self.accepted,
-            "refused": self.refused,
-            "digested": self.digested,
-            "dropped": self.dropped,
-            "mean_lag_seconds": lag_sum / lagged if lagged else None,
-        }
+        return lag_sum / lagged if lagged else None
+
+    def entity(self) -> Ingestion:
+        return Ingestion(queue=SpoolQueue(entries=self.queue_entries, bytes=self.queue_bytes,
+                                          oldest_age_seconds=self.oldest_age_seconds),
+                         accepted=self.accepted, refused=self.refused, digested=self.digested, dropped=self.dropped,
+                         mean_lag_seconds=self.mean_lag_seconds)
 
 
 def read_snapshot(data_dir: Path, pending_refusals: Mapping[str, int] | None = None) -> PipelineSnapshot:
@@ -140,7 +140,7 @@ def describe(snapshot: PipelineSnapshot) -> list[str]:
         "Digested:  " + _pairs(snapshot.digested),
         "Dropped:   " + _pairs(snapshot.dropped),
     ]
-    lag = snapshot.as_json()["mean_lag_seconds"]
+    lag = snapshot.mean_lag_seconds
     if lag is not None:
         lines.append(f"Mean lag:  {lag * 1000:.0f} ms from acceptance to the database")
     return lines

@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse
 from outpost_server.auth import AdminUserDep, OptionalUserDep
 from outpost_server.config import ServerConfig
 from outpost_server.deps import Services, ServicesDep
+from outpost_server.entity_json import EntityResponse
 from outpost_server.error_tracking.ingest.collector_parts import Collector
 from outpost_server.error_tracking.pipeline.metrics import (
     MetricsSources,
@@ -73,7 +74,7 @@ def _text(services: Services) -> bytes:
 
 
 @api_router.get("/error_tracking/ingestion")
-async def ingestion_status(services: ServicesDep, _admin: AdminUserDep) -> dict:
+async def ingestion_status(services: ServicesDep, _admin: AdminUserDep):
     """This host's ingest spool and digest figures (administrators)."""
     snapshot = await run_in_threadpool(_snapshot, services)
-    return snapshot.as_json()
+    return EntityResponse(snapshot.entity())
