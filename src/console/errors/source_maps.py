@@ -116,10 +116,10 @@ class SourceMapsPage(QWidget):
         self.notice.hide()
         group = self._row(self.tree, ["Artifact bundles", "", "", "", ""], None)
         for bundle, files in held.bundles:
-            release, _dist = bundle_release(bundle)
+            for_release, _dist = bundle_release(bundle)
             size = bundle.size if isinstance(bundle.size, int) else 0
             last_used = bundle.lastUsed if isinstance(bundle.lastUsed, str) else None
-            row = self._row(group, [bundle.bundleId, f"bundle for {release}" if release else "bundle", "",
+            row = self._row(group, [bundle.bundleId, f"bundle for {for_release}" if for_release else "bundle", "",
                                     human_bytes(size), short_time(bundle.date)], ("bundle", bundle.bundleId))
             row.setToolTip(0, f"Last used by an event: {short_time(last_used) or 'never'}")
             for file in files:

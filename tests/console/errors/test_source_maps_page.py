@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from console.core.api.sentry_events import sentry_project_path
 from console.errors.source_maps import TARGET_ROLE
 from console.errors.stacktrace import SHOW_MINIFIED
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab, select_only_error
@@ -92,3 +93,24 @@ def test_a_frame_that_could_not_be_mapped_says_why(qtbot, qloop_running, context
     debug_id = debug_id_of(built / "node" / "app.min.js")
     assert unmapped and all(f"(not mapped: no bundle for debug id {debug_id})" in label for label in unmapped), unmapped
     assert not any(item.text(0).startswith("src/pricing.js") for item in _rows(view))
+
+
+def test_the_page_shown_again_shows_a_release_file_uploaded_meanwhile(qtbot, qloop_running, context, server, api):
+    project = api.project()
+    path = project["path_with_namespace"]
+    connect(qtbot, context, server.url, server.root_token)
+    tab = open_tab(qtbot, context)
+    choose_project(qtbot, tab, path)
+    tab.pages.setCurrentWidget(tab.source_maps_page)
+    page = tab.source_maps_page
+    qtbot.waitUntil(lambda: page.loaded and "Nothing uploaded yet" in page.notice.text(), timeout=WAIT)
+
+    tab.pages.setCurrentWidget(tab.keys_page)  # meanwhile a build uploads a release file
+    sentry, bearer = f"{server.url}/api/0{sentry_project_path(path)}", {"Authorization": f"Bearer {server.root_token}"}
+    api.root.post(f"{sentry}releases/", json={"version": "shop@2.0.0"}, headers=bearer).raise_for_status()
+    api.root.post(f"{sentry}releases/shop@2.0.0/files/", headers=bearer, files={"file": ("app.js", b"var a = 1;")},
+                  data={"name": "~/static/app.js"}).raise_for_status()
+    qtbot.wait(1_100)  # what the page read is over a second old, as it is after minutes on another page
+    tab.pages.setCurrentWidget(page)
+    qtbot.waitUntil(lambda: "~/static/app.js" in [row.text(0) for row in _rows(page.tree)], timeout=WAIT)
+    assert page.notice.isHidden()

@@ -1,48 +1,54 @@
 """A project's source maps on an Outpost server, through Sentry's web API (``/api/0``): its artifact bundles
 (``files/artifact-bundles/``, each bundle's ``files/``) and its releases with their release files.
 
-Answers become the console's records here, so the page never reads Sentry's JSON.
+Answers are read into outpost_model's entities (a bundle or a release beside its files), so the page never
+reads Sentry's JSON.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import NamedTuple, TypeVar
 from urllib.parse import quote
 
 from console.core.api.client import ApiClient
 from console.core.api.sentry_events import sentry_project_path
+from outpost_model import decode
+from outpost_model.source_maps import ArtifactBundle, ArtifactBundleFiles, BundleFile, Release, ReleaseFile
+
+E = TypeVar("E")
 
 # Sentry's SourceFileType numbers in a bundle's file list.
 FILE_TYPES = {1: "source", 2: "minified source", 3: "source map", 4: "RAM bundle"}
 
 
-@dataclass(frozen=True)
-class StoredFile:
-    name: str
-    kind: str
-    size: int
-    debug_id: str | None = None
-    # A release file's id (deleting one needs it); None for a bundle's file.
-    id: str | None = None
+class BundleListing(NamedTuple):
+    """An artifact bundle and its files, as two answers say them."""
+
+    bundle: ArtifactBundle
+    files: list[BundleFile]
 
 
-@dataclass(frozen=True)
-class Bundle:
-    bundle_id: str
-    release: str | None
-    dist: str | None
-    size: int
-    uploaded: str | None
-    last_used: str | None
-    files: tuple[StoredFile, ...]
+class ReleaseListing(NamedTuple):
+    """A release and its release files, as two answers say them."""
+
+    release: Release
+    files: list[ReleaseFile]
 
 
-@dataclass(frozen=True)
-class ReleaseArtifacts:
-    version: str
-    created: str | None
-    files: tuple[StoredFile, ...]
+def file_kind(file: BundleFile) -> str:
+    return FILE_TYPES.get(file.fileType, "file")
+
+
+def bundle_release(bundle: ArtifactBundle) -> tuple[str | None, str | None]:
+    """The (release, dist) the bundle was uploaded for; (None, None) when it has no association."""
+    first = bundle.associations[0] if bundle.associations else None
+    return (first.release, first.dist) if first is not None else (None, None)
+
+
+def release_file_debug_id(file: ReleaseFile) -> str | None:
+    """The debug id sentry-cli stored among the file's headers (``debug-id``), when it did."""
+    value = file.headers.get("debug-id")
+    return str(value) if value else None
 
 
 class SourceMapsApi:
@@ -54,31 +60,22 @@ class SourceMapsApi:
     def available(self) -> bool:
         return self.client.server is not None and self.client.server.is_outpost
 
-    async def _get(self, path: str) -> Any:
-        return (await self.client.sentry_request(self._project + path)).json()
+    async def _get(self, path: str, kind: type[E]) -> E:
+        return decode((await self.client.sentry_request(self._project + path)).content, kind)
 
-    async def bundles(self) -> list[Bundle]:
+    async def bundles(self) -> list[BundleListing]:
         found = []
-        for body in await self._get("files/artifact-bundles/"):
-            bundle_id = str(body.get("bundleId"))
-            listing = await self._get(f"artifact-bundles/{quote(bundle_id, safe='')}/files/")
-            files = tuple(StoredFile(name=str(file.get("filePath")), kind=FILE_TYPES.get(file.get("fileType"), "file"),
-                                     size=int(file.get("fileSize") or 0), debug_id=file.get("debugId"))
-                          for file in listing.get("files") or [])
-            association = (body.get("associations") or [{}])[0]
-            found.append(Bundle(bundle_id=bundle_id, release=association.get("release"), dist=association.get("dist"),
-                                size=int(body.get("size") or 0), uploaded=body.get("date"),
-                                last_used=body.get("lastUsed"), files=files))
+        for bundle in await self._get("files/artifact-bundles/", list[ArtifactBundle]):
+            listing = await self._get(f"artifact-bundles/{quote(bundle.bundleId, safe='')}/files/",
+                                      ArtifactBundleFiles)
+            found.append(BundleListing(bundle, listing.files))
         return found
 
-    async def releases(self) -> list[ReleaseArtifacts]:
+    async def releases(self) -> list[ReleaseListing]:
         found = []
-        for body in await self._get("releases/"):
-            version = str(body.get("version"))
-            files = tuple(StoredFile(name=str(file.get("name")), kind="release file", size=int(file.get("size") or 0),
-                                     debug_id=(file.get("headers") or {}).get("debug-id"), id=str(file.get("id")))
-                          for file in await self._get(f"releases/{quote(version, safe='')}/files/"))
-            found.append(ReleaseArtifacts(version=version, created=body.get("dateCreated"), files=files))
+        for release in await self._get("releases/", list[Release]):
+            files = await self._get(f"releases/{quote(release.version, safe='')}/files/", list[ReleaseFile])
+            found.append(ReleaseListing(release, files))
         return found
 
     async def delete_bundle(self, bundle_id: str) -> None:
