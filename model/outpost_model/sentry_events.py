@@ -1,8 +1,10 @@
 """Sentry's event JSON as /api/0 answers it: EventSerializer (one event in full) and SimpleEventSerializer
 (a row of an issue's event list), with the parts the console reads typed.
 
-An entry's `data` stays an object: its shape depends on its `type` (exception, message, threads,
-breadcrumbs, request), as in Sentry; the frames inside it are SentryFrame values.
+An entry's `data` stays an object on the wire entity: its shape depends on its `type` (exception, message,
+threads, breadcrumbs, request), as in Sentry. The `...EntryData` entities declare the shapes of the types a
+reader turns it into (`msgspec.convert(entry.data, ExceptionEntryData)`); the frames inside are SentryFrame
+values.
 """
 
 from __future__ import annotations
@@ -77,6 +79,76 @@ class SentryFrame(Entity):
     vars: dict[str, Any] | None
 
 
+class SentryStacktrace(Entity):
+    """StacktraceInterface's API context inside an exception or thread entry."""
+
+    frames: list[SentryFrame]
+    framesOmitted: Any
+    registers: dict[str, Any] | None
+    hasSystemFrames: bool
+
+
+class SentryException(Entity):
+    """One exception of an exception entry's `values` (SingleException's API context), oldest first."""
+
+    type: Text
+    value: Text
+    module: Text
+    mechanism: dict[str, Any] | None
+    threadId: Loose
+    stacktrace: SentryStacktrace | None
+    # The frames as sent, before source maps were applied; null when nothing was mapped.
+    rawStacktrace: SentryStacktrace | None
+
+
+class ExceptionEntryData(Entity):
+    """The `data` of an entry of type "exception"."""
+
+    values: list[SentryException]
+    excOmitted: Any
+    hasSystemFrames: bool
+
+
+class MessageEntryData(Entity):
+    """The `data` of an entry of type "message": the log message, formatted and as a template."""
+
+    formatted: str
+    message: Text
+    params: Any
+
+
+class SentryBreadcrumb(Entity):
+    type: str
+    category: Text
+    level: str
+    message: Text
+    # Whatever the SDK attached (an HTTP call's url, method and status code, ...).
+    data: Any
+    timestamp: Time
+    event_id: Text
+
+
+class BreadcrumbsEntryData(Entity):
+    """The `data` of an entry of type "breadcrumbs", oldest first."""
+
+    values: list[SentryBreadcrumb]
+
+
+class RequestEntryData(Entity):
+    """The `data` of an entry of type "request": headers, query and cookies as [name, value] pairs."""
+
+    url: Text
+    method: Text
+    headers: list[list[Any]]
+    query: list[list[Any]]
+    fragment: Text
+    data: Any
+    cookies: list[list[Any]]
+    env: dict[str, Any] | None
+    inferredContentType: Text
+    apiTarget: Text
+
+
 class EventSummary(Entity):
     """SimpleEventSerializer: one row of an issue's event list."""
 
@@ -139,3 +211,10 @@ class Event(Entity):
     resolvedWith: list[Any]
     nextEventID: Text
     previousEventID: Text
+
+
+class EventAccepted(Entity):
+    """The collector's answer to an SDK (store, envelope, minidump): the event's id, or `{}` when the request
+    carried no event (a session, a check-in)."""
+
+    id: str | UnsetType = UNSET

@@ -36,7 +36,7 @@ from outpost_model.instance import ApplicationSettings, MailSettings, PlanLimits
 from outpost_model.monitors import Monitor, MonitorCheckIn
 from outpost_model.projects import Namespace, NamespaceExists, Project
 from outpost_model.retention import Retention, Storage
-from outpost_model.sentry_events import Event, EventSummary
+from outpost_model.sentry_events import Event, EventAccepted, EventSummary
 from outpost_model.sentry_issues import Issue, IssueDetails, IssuesUpdated, MergeResult, TagKey, TagValue
 from outpost_model.sentry_projects import SentryProject, SentryProjectDetails
 from outpost_model.source_maps import ArtifactBundle, AssembleState, ChunkUploadOptions, Release, ReleaseFile
@@ -163,11 +163,14 @@ def test_sentry_project_and_monitor_answers_are_their_entities(demo):
     assert issues, "the demo's first project has issues"
     _reads_back_whole(sentry.get(f"/api/0/projects/{org}/{slug}/"), SentryProjectDetails)
     [key] = demo.client().get(f"/projects/{projects[0].id}/error_tracking/client_keys").json()[:1]
+    collector = f"{demo.api_url}/error_tracking/collector/api/{projects[0].id}"
+    accepted = _reads_back_whole(httpx.post(f"{collector}/store/", params={"sentry_key": key["public_key"]},
+                                            json={"message": "entities", "level": "error"}), EventAccepted)
+    assert isinstance(accepted.id, str)
     for monitor_config in ({"schedule": {"type": "interval", "value": 1, "unit": "day"}},
                            {"schedule": {"type": "crontab", "value": "0 3 * * *"}, "checkin_margin": 5}):
         slug_of_job = f"entities-{monitor_config['schedule']['type']}"
-        sent = httpx.post(f"{demo.api_url}/error_tracking/collector/api/{projects[0].id}/cron/{slug_of_job}/"
-                          f"{key['public_key']}/",
+        sent = httpx.post(f"{collector}/cron/{slug_of_job}/{key['public_key']}/",
                           json={"status": "ok", "duration": 2, "monitor_config": monitor_config})
         assert sent.status_code == 202, sent.text
     demo.wait_for_digest()

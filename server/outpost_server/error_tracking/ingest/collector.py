@@ -15,10 +15,11 @@ unknown-route 404.
 
 from __future__ import annotations
 
-import orjson
 from fastapi import Request
 from starlette.responses import Response
 
+from outpost_model import encode
+from outpost_model.sentry_events import EventAccepted
 from outpost_server.deps import OutpostApp, services_of
 from outpost_server.error_tracking.ingest import intake
 from outpost_server.error_tracking.ingest.authentication import Authenticate, CollectorRequest, Refused, admitted
@@ -75,7 +76,7 @@ async def collect(collector: Collector, incoming: CollectorRequest) -> Response:
             body=collector.sealer.seal(incoming.body)))
         if refused is not None:
             return _cors(refused, incoming.origin)
-    body = orjson.dumps({"id": content.response_id} if content.response_id else {})
+    body = encode(EventAccepted(id=content.response_id) if content.response_id else EventAccepted())
     return _cors(Response(body, media_type="application/json"), incoming.origin)
 
 
