@@ -80,14 +80,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from console.application import create_application
         from console.single_instance import hand_over
 
-        create_application(icon=False)
+        create_application()
         if hand_over(args.link):
             return 0
     if args.demo and not args.link and not args.screenshot:
         from console.application import create_application
         from console.single_instance import DEMO_REQUEST, hand_over
 
-        create_application(icon=False)
+        create_application()
         if hand_over(DEMO_REQUEST):  # a second window would find the demo's data in use
             print("The demo is already running: its console window was brought forward.")
             return 0
@@ -145,7 +145,7 @@ def run_gui(*, demo: bool, screenshot: Path | None = None, link: str | None = No
     from console.core.connection.credentials import CredentialStore
     from console.main_window import MainWindow
 
-    app = create_application(icon=False)
+    app = create_application()
     context = AppContext()
     credentials = CredentialStore()
     window = MainWindow(context, credentials)

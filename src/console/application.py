@@ -13,15 +13,11 @@ from PySide6.QtWidgets import QApplication
 from console import __version__
 
 
-def create_application(*, icon: bool = True):
-    """The QApplication; without ``icon`` the caller sets the application icon (the main window does so
-    after its first frame: loading the SVG icon engine would delay it)."""
+def create_application():
+    """The QApplication, without its icon: the caller sets it (the main window does so after its first frame:
+    loading the SVG icon engine would delay it; the self-test at once)."""
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setOrganizationName("Outpost")
     app.setApplicationName("Outpost console")
     app.setApplicationVersion(__version__)
-    if icon:
-        from console.icons import app_icon
-
-        QApplication.setWindowIcon(app_icon())
     return app

@@ -25,26 +25,26 @@ An operation is built, described, then run::
   is dropped too (a disconnect cuts the request); it is refused while there is no connection at all.
 
 This is the operation's view side: it tells the window and checks that the owning widget still exists. Its
-plain half, which the API client and the pages use without Qt, is console.core.operations. asyncio is not
-imported at load time: the first frame is painted without it.
+plain half, which the API client and the pages use without Qt, is console.core.operations. The window's first
+frame is painted without this module (it loads asyncio and the HTTP client's errors): Op is imported once that
+frame is up.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Callable, Coroutine, Generator
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from PySide6.QtCore import QEventLoop, QTimer
 from shiboken6 import isValid
 
 from console.context import AppContext
 from console.core.api.errors import ApiError, readable
+from console.core.connection.local_server import LocalServerError
 from console.core.messages import Kind
 from console.core.operations import ShowsFailures, Stamp, Token, blocking, start_task
-
-if TYPE_CHECKING:
-    import asyncio
 
 T = TypeVar("T")
 
@@ -178,11 +178,6 @@ class Op(Generic[T]):
             yield from self._task.__await__()
 
     async def _guarded(self, work: Coroutine[Any, Any, T]) -> None:
-        import asyncio
-
-        # The local server's module is loaded once the window has been painted, not for the first frame.
-        from console.core.connection.local_server import LocalServerError
-
         context = self.context
         if self._failures is not None:
             self._failures.clear_failure(self.description)  # tried again: the earlier failure no longer stands

@@ -18,6 +18,7 @@ from pathlib import Path
 import qasync
 from PySide6 import __version__ as pyside_version
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication
 
 import console
 from console import __version__
@@ -25,6 +26,7 @@ from console.application import create_application
 from console.core.api.client import ApiClient
 from console.core.connection.credentials import CredentialStore
 from console.core.connection.local_server import LocalServer
+from console.icons import app_icon
 
 
 def run_self_test() -> int:
@@ -32,6 +34,7 @@ def run_self_test() -> int:
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = create_application()
+    QApplication.setWindowIcon(app_icon())  # as the window sets it once its first frame is painted
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:

@@ -25,8 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from console import __version__
+from console.about_dialog import AboutDialog
 from console.core.actions import WindowAction
 from console.core.link_registration import installed_by_package, register
+from console.messages_view import MessageLogModel, MessagesDialog, NotificationsButton
+from console.notification_settings import NotificationSettingsDialog
 from console.path_dialog import open_or_show
 from console.settings import log_dir
 
@@ -35,7 +38,6 @@ if TYPE_CHECKING:
     from console.connection_changes import ConnectionChanges
     from console.context import AppContext
     from console.core.connection.local_server import LocalServer
-    from console.messages_view import NotificationsButton
     from console.notifications import Target, Watcher
     from console.operations import Op
     from console.tab_links import TabLinks
@@ -153,8 +155,6 @@ class WindowCommands:
 
     def open_messages(self) -> QWidget:
         """View > Messages…: everything said since start, with its time and kind."""
-        from console.messages_view import MessageLogModel, MessagesDialog
-
         window = self.window
         dialog = MessagesDialog("Messages", MessageLogModel(window.context.messages), window.window(),
                                 window.open_target)
@@ -163,8 +163,6 @@ class WindowCommands:
         return dialog
 
     def open_notification_settings(self) -> QWidget:
-        from console.notification_settings import NotificationSettingsDialog
-
         window = self.window
         dialog = NotificationSettingsDialog(window.state, window.links.project_paths(), window.window())
         dialog.accepted.connect(window.watcher.restart)
@@ -173,8 +171,6 @@ class WindowCommands:
 
     def show_about(self) -> QDialog:
         """The versions; connected to the local demo server, also its address, root's token and a curl line."""
-        from console.about_dialog import AboutDialog
-
         dialog = AboutDialog(self.about_text(), self.window.window())
         local, client = self.window.local_server, self.window.context.client
         if local is not None and local.url is not None and client is not None and client.base_url == local.url:
