@@ -70,6 +70,7 @@ class Op(Generic[T]):
                  quiet: bool = False) -> None:
         self.description = description
         self.quiet = quiet
+        self._given = work
         self._work: Coroutine[Any, Any, T] | None = work
         self._on_success: Callable[[T], object] | None = None
         self._on_failure: Callable[[Exception], object] | None = None
@@ -116,13 +117,16 @@ class Op(Generic[T]):
         work = self._work
         if work is None:
             return self
+        given = self._given
         task = self._task = start_task(self._guarded(work))
         self.context.track(task)
 
         def finished(task: asyncio.Task[None]) -> None:
-            # Cancelled before it ever ran (e.g. on disconnect): close the work so it is not left unawaited.
+            # Cancelled before it ever ran (e.g. on disconnect): close the work so it is not left unawaited,
+            # and the work as given too, which the owner's wrapper (admit) would have awaited.
             if task.cancelled():
                 work.close()
+                given.close()
 
         task.add_done_callback(finished)
         return self

@@ -178,3 +178,25 @@ def test_an_answer_for_a_tab_deleted_meanwhile_is_dropped(qtbot, qloop_running, 
     answer.set()
     qtbot.waitUntil(load.done, timeout=WAIT)
     assert shown == []
+
+
+class _ExplainingTab(_Tab):
+    """A tab that wraps its work to explain failures, as the real tabs do (console.tab.Tab.explain)."""
+
+    def admit(self, work):
+        async def explained():
+            return await work
+        return explained()
+
+
+def test_work_cancelled_before_it_runs_is_closed_inside_the_tab_s_wrapper(qtbot, qloop_running, context):
+    """A watch cancelled at once (a disconnect right after it was asked for) must leave no coroutine that is
+    never awaited: Python warns of one only when it is collected, at some later, unrelated line."""
+    async def watching() -> None:
+        await asyncio.sleep(3600)
+
+    work = watching()
+    op = Op(_ExplainingTab(context), work, description="Checking export 1", quiet=True).run()
+    op.cancel()  # before the loop ever ran it
+    qtbot.waitUntil(op.done, timeout=WAIT)
+    assert work.cr_frame is None  # closed (a coroutine left open keeps its frame until collected)
