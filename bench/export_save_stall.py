@@ -27,8 +27,8 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from bench.exports.seed import insert_vulnerabilities, server_engine  # noqa: E402
 from console.context import AppContext  # noqa: E402
 from console.core.api.exports import ExportScope
-from console.core.exports import records
 from console.core.exports.store import ExportRecord
+from console.core.repositories.exports import EXPORTS, INSTANCE
 from console.exports.views import ExportsTab  # noqa: E402
 from console.responsiveness import LagProbe  # noqa: E402
 from tests.support import ApiHelper, start_server  # noqa: E402
@@ -53,15 +53,16 @@ async def measure(url: str, token: str, project: dict, workdir: Path) -> dict[st
     tab.show()
     scope = ExportScope("project", project["id"], project["path_with_namespace"])
     body = await tab.api.create(scope)
-    while (state := await tab.api.state(body["id"])).poll_seconds is not None:
+    while (state := await tab.api.state(body.id)).poll_seconds is not None:
         await asyncio.sleep(0.2)
-    records.write(context.store, ExportRecord.from_api(state.body, scope))  # as the tab's watch would
+    finished = ExportRecord.from_api(state.body, scope)
+    context.store.put(EXPORTS, INSTANCE, str(finished.id), finished)  # as the tab's watch would
     target = workdir / "export.csv"
 
     probe = LagProbe()
     probe.start()
     started = time.perf_counter()
-    task = tab.save_to(body["id"], target)
+    task = tab.save_to(body.id, target)
     assert task is not None  # None only without a connection
     await task
     seconds = time.perf_counter() - started

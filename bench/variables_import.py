@@ -28,7 +28,7 @@ import qasync  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from console.context import AppContext  # noqa: E402
-from console.core.api.variables import Variable
+from console.core.api.variables import Variable, fields_of, new_variable
 from console.core.connection.local_server import LocalServer
 from console.core.variables.bulk import to_json
 from console.responsiveness import LagProbe  # noqa: E402
@@ -60,7 +60,7 @@ def make_variables(count: int) -> list[Variable]:
     variables = []
     for index in range(count):
         masked = index % 4 == 0
-        variables.append(Variable(
+        variables.append(new_variable(
             key=f"BENCH_VARIABLE_{index:05d}",
             value=f"token-{index:05d}-a8f3c2e1d9b7" if masked else f"value {index} for $STAGE",
             variable_type="file" if index % 10 == 0 else "env_var",
@@ -80,7 +80,7 @@ def plain_loop(url: str, token: str, variables: list[Variable]) -> float:
     """The baseline: the same requests, one at a time, from a plain synchronous client."""
     bodies = []
     for variable in variables:
-        body = variable.to_json()
+        body = fields_of(variable)
         if body["description"] is None:
             del body["description"]
         bodies.append(body)

@@ -13,21 +13,24 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 
 from console.context import AppContext
-from console.core.api.errors import ApiError, NotFound, readable
+from console.core.api.alerts import AlertsApi
+from console.core.api.error_tracking import ErrorTrackingApi
+from console.core.api.errors import ApiError, readable
+from console.core.api.exports import ExportsApi
+from console.core.api.monitors import MonitorsApi
+from console.core.errors.alert_form import CHANNEL_LABELS
+from console.core.exports import polling
+from console.core.exports.store import ExportHistory
 from console.core.operations import blocking
 from console.operations import Op
 from console.window_state import ProfileState
-
-if TYPE_CHECKING:  # the API modules are imported when watching starts, not at start-up
-    from console.core.api.alerts import AlertsApi
-    from console.core.api.monitors import MonitorsApi
 
 log = logging.getLogger(__name__)
 
@@ -137,30 +140,17 @@ class Watcher(QObject):
         client = self._context.client
         if client is None:
             return
-        from console.core.api.alerts import AlertsApi
-        from console.core.api.error_tracking import ErrorTrackingApi
-        from console.core.api.exports import ExportsApi
-        from console.core.api.monitors import MonitorsApi
-        from console.core.exports import polling
-        from console.core.exports import records as exports_held
-        from console.core.exports.store import ExportHistory
-
         store, scope = self._context.store, self._context.store.scope
         from_file = await blocking(ExportHistory(self._history_dir, self._context.profile_key or "").load)
         if store.scope != scope:
             return  # the connection changed meanwhile: this look is about another profile
-        exports_held.take_history(store, from_file)  # the store's (the exports tab's) are newer
+        exports_held = self._context.repositories.exports  # the exports list and the overview show what it holds
+        exports_held.take_history(from_file)  # what it holds (the exports tab's) is newer
         exports = ExportsApi(client)
-        for record in exports_held.held(store):
+        for record in exports_held.held():
             if record.gone or record.id in self._announced_exports or not polling.is_running(record.status):
                 continue
-            try:
-                state = await exports.state(record.id)
-            except NotFound:
-                continue
-            step = polling.answered(exports_held.record(store, record.id), state)
-            if step.record is not None and store.scope == scope:
-                exports_held.write(store, step.record)  # the exports list and the overview show it at once
+            step = await exports_held.look(exports, record.id)  # one the server no longer has is gone
             if step.announce and step.record is not None:
                 self.announce_export(record.id, polling.announcement(record.id, record.scope_label,
                                                                      step.record.status))
@@ -177,8 +167,6 @@ class Watcher(QObject):
 
     async def _check_deliveries(self, api: AlertsApi, path: str) -> None:
         """Alert deliveries that started failing since the previous look (not test sends: the user sees those)."""
-        from console.core.errors.alert_form import CHANNEL_LABELS
-
         alerts = self._context.repositories.alerts  # the Alerts page shows what is read here
         for rule in await alerts.fetch(api, path):
             await alerts.fetch_deliveries(api, path, rule.id)

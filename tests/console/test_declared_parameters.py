@@ -21,7 +21,7 @@ from console.core.api.error_tracking import ErrorTrackingApi
 from console.core.api.errors import ApiError
 from console.core.api.exports import ExportsApi, ExportScope
 from console.core.api.graphql import GRAPHQL_PATH
-from console.core.api.variables import Variable, VariablesApi
+from console.core.api.variables import VariablesApi, new_variable
 from tests.support import ApiHelper, unique
 
 
@@ -59,27 +59,27 @@ async def exercise_console_clients(client: ApiClient, api: ApiHelper) -> None:
     exports = ExportsApi(client)
     project = (await exports.search_projects("scanner"))[0]
     group = (await exports.search_groups("acme"))[0]
-    export = await exports.create(ExportScope("project", project["id"], project["path_with_namespace"]))
-    await exports.state(export["id"])
+    export = await exports.create(ExportScope("project", project.id, project.path_with_namespace))
+    await exports.state(export.id)
     variables = VariablesApi(client)
     key = unique("DECLARED_").upper()
-    await variables.create(Variable(key, "first-value", "env_var", True, False, False, "declared"))
-    await variables.update(Variable(key, "second-value"))
+    await variables.create(new_variable(key, "first-value", "env_var", True, False, False, "declared"))
+    await variables.update(new_variable(key, "second-value"))
     await variables.list()
     await variables.limit()
     await variables.delete(key)
     tracking = ErrorTrackingApi(client)
     await tracking.projects()
-    await tracking.save_settings(project["id"], active=True, integrated=True)
-    await tracking.settings(project["id"])
-    await tracking.create_client_key(project["id"])
-    await tracking.client_keys(project["id"])
-    await tracking.list_errors(project["path_with_namespace"], search_term="is:unresolved")
+    await tracking.save_settings(project.id, active=True, integrated=True)
+    await tracking.settings(project.id)
+    await tracking.create_client_key(project.id)
+    await tracking.client_keys(project.id)
+    await tracking.list_errors(project.path_with_namespace, search_term="is:unresolved")
     try:  # the Sentry project list of the Settings page; no Sentry answers here, the request is what counts
-        await tracking.external_projects(project["path_with_namespace"], api_host="http://127.0.0.1:9", token="t")
+        await tracking.external_projects(project.path_with_namespace, api_host="http://127.0.0.1:9", token="t")
     except ApiError:
         pass
-    assert group["full_path"]
+    assert group.full_path
 
 
 @pytest.mark.asyncio

@@ -36,8 +36,6 @@ LAZY = {
     # The command line: Qt, the window and the server only for the answers that need them.
     "__main__.py": {"run"},
     "app.py": {"main", "reset_demo", "run_gui", "_log_to_file", "_save_screenshot"},
-    # Work in progress of the typed-store repositories (the watcher's reads move into them): listed until it lands.
-    "notifications.py": {"Watcher.check_once", "Watcher._check_deliveries"},
 }
 
 

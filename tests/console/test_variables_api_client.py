@@ -4,7 +4,7 @@ import pytest
 
 from console.core.api.client import ApiClient
 from console.core.api.errors import NotFound, ValidationFailed
-from console.core.api.variables import Change, Variable, VariablesApi
+from console.core.api.variables import Change, VariablesApi, new_variable
 from tests.support import ApiHelper, start_server
 
 
@@ -18,14 +18,14 @@ def variables_server(tmp_path_factory):
 async def test_crud_and_field_errors(variables_server):
     async with ApiClient(variables_server.url, variables_server.root_token) as client:
         api = VariablesApi(client)
-        created = await api.create(Variable("CLIENT_A", "pa$$word!", "file", True, True, True, "made here"))
-        assert created == Variable("CLIENT_A", "pa$$word!", "file", True, True, True, "made here")
+        created = await api.create(new_variable("CLIENT_A", "pa$$word!", "file", True, True, True, "made here"))
+        assert created == new_variable("CLIENT_A", "pa$$word!", "file", True, True, True, "made here")
         assert await api.get("CLIENT_A") == created
-        updated = await api.update(Variable("CLIENT_A", "plain", masked=False))
+        updated = await api.update(new_variable("CLIENT_A", "plain", masked=False))
         assert (updated.value, updated.masked, updated.variable_type, updated.description) == (
             "plain", False, "env_var", "made here")
         with pytest.raises(ValidationFailed) as raised:
-            await api.create(Variable("CLIENT_A", "again"))
+            await api.create(new_variable("CLIENT_A", "again"))
         assert raised.value.field_errors == {"key": ["(CLIENT_A) has already been taken"]}
         assert "(CLIENT_A) has already been taken" in raised.value.message
         assert [variable.key for variable in await api.list()] == ["CLIENT_A"]
@@ -50,12 +50,12 @@ async def test_apply_deletes_first_and_reports_each_failure(variables_server):
                              json={"plan_name": "default", "ci_instance_level_variables": 3})
         try:
             for key in ("OLD_1", "OLD_2", "KEEP"):
-                await api.create(Variable(key, "v"))
+                await api.create(new_variable(key, "v"))
             # At the limit: the two additions only fit because the deletions are done first.
-            changes = [Change("create", Variable("NEW_1", "n")), Change("delete", Variable("OLD_1", "")),
-                       Change("create", Variable("NEW_2", "n")), Change("update", Variable("MISSING", "x")),
-                       Change("delete", Variable("OLD_2", "")),
-                       Change("update", Variable("KEEP", "short", masked=True))]
+            changes = [Change("create", new_variable("NEW_1", "n")), Change("delete", new_variable("OLD_1", "")),
+                       Change("create", new_variable("NEW_2", "n")), Change("update", new_variable("MISSING", "x")),
+                       Change("delete", new_variable("OLD_2", "")),
+                       Change("update", new_variable("KEEP", "short", masked=True))]
             seen = []
             outcomes = await api.apply(changes, on_outcome=lambda index, outcome: seen.append(index), concurrency=4)
         finally:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from console.core.api.variables import Variable
+from console.core.api.variables import new_variable
 from console.core.variables import bulk
 from console.core.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportFileError
 from console.core.variables.rules import key_problems, masking_problems, variable_problems
@@ -50,14 +50,14 @@ def test_dotenv_errors_say_where(text, message):
 @given(st.dictionaries(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True),
                        st.text(st.characters(blacklist_categories=["Cs"]), max_size=40), max_size=8))
 def test_dotenv_round_trip(mapping):
-    variables = [Variable(key=key, value=value) for key, value in mapping.items()]
+    variables = [new_variable(key, value) for key, value in mapping.items()]
     parsed = bulk.parse_dotenv(bulk.to_dotenv(variables))
     assert [(entry.variable.key, entry.variable.value) for entry in parsed] == [
         (variable.key, variable.value) for variable in variables]
 
 
 def test_json_round_trip_keeps_every_attribute():
-    variables = [Variable("A", "one"), Variable("B", "two\nlines", "file", True, True, True, "described")]
+    variables = [new_variable("A", "one"), new_variable("B", "two\nlines", "file", True, True, True, "described")]
     parsed = bulk.parse_json(bulk.to_json(variables))
     assert [entry.variable for entry in parsed] == variables
     assert parsed[1].specified == frozenset(bulk.ATTRIBUTES)
@@ -81,15 +81,15 @@ def test_json_flat_object_and_errors():
 
 
 def test_plan_import_categories():
-    current = [Variable("SAME", "1"), Variable("NEW_VALUE", "old", masked=True, description="kept"),
-               Variable("ONLY_ON_SERVER", "x")]
+    current = [new_variable("SAME", "1"), new_variable("NEW_VALUE", "old", masked=True, description="kept"),
+               new_variable("ONLY_ON_SERVER", "x")]
     incoming = bulk.parse_dotenv("SAME=1\nNEW_VALUE=changed-value\nADDED_ONE=a\nBAD-KEY=v\nADDED_ONE=b\n")
     plan = bulk.plan_import(current, incoming, exact_sync=False)
     kinds = {item.variable.key: item.kind for item in plan.items}
     assert kinds == {"SAME": UNCHANGED, "NEW_VALUE": CHANGED, "ADDED_ONE": ADDED, "BAD-KEY": INVALID}
     changed = next(item for item in plan.items if item.kind == CHANGED)
     # A .env file says nothing about the flags: they are kept.
-    assert changed.variable == Variable("NEW_VALUE", "changed-value", masked=True, description="kept")
+    assert changed.variable == new_variable("NEW_VALUE", "changed-value", masked=True, description="kept")
     assert changed.changed == ("value",)
     assert next(item for item in plan.items if item.kind == ADDED).variable.value == "b"  # the last one wins
     assert [change.action for _, change in plan.changes()] == ["create", "update"]  # additions first
@@ -100,7 +100,7 @@ def test_plan_import_categories():
 
 
 def test_plan_flags_a_change_that_breaks_masking():
-    current = [Variable("TOKEN", "maskable-value", masked=True)]
+    current = [new_variable("TOKEN", "maskable-value", masked=True)]
     plan = bulk.plan_import(current, bulk.parse_dotenv('TOKEN="not maskable"\n'), exact_sync=False)
     assert plan.items[0].kind == INVALID
     assert "single line without spaces" in plan.items[0].problems[0]
@@ -126,12 +126,12 @@ def test_masking_rules_explain_why():
 
 
 def test_variable_rules_cover_lengths():
-    problems = variable_problems(Variable("K", "v" * 10_001, description="d" * 256))
+    problems = variable_problems(new_variable("K", "v" * 10_001, description="d" * 256))
     assert problems == ["The value is 10,001 characters long; at most 10,000 are allowed.",
                         "The description is 256 characters long; at most 255 are allowed."]
 
 
 def test_exported_json_is_gitlabs_entity_shape():
-    document = json.loads(bulk.to_json([Variable("A", "x")]))
+    document = json.loads(bulk.to_json([new_variable("A", "x")]))
     assert document == [{"key": "A", "value": "x", "variable_type": "env_var", "protected": False,
                          "masked": False, "raw": False, "description": None}]

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox
 
-from console.core.api.variables import Variable
+from console.core.api.variables import new_variable
 from console.core.variables.bulk import ImportPlan, PlannedChange
 from console.operations import Op
 from console.variables.models import HIDDEN_VALUE, ImportPlanModel, VariablesFilterProxy, VariablesModel
@@ -62,8 +62,8 @@ def shown_value(tab, key):
 
 def test_models_pass_the_model_tester(qtmodeltester):
     model = VariablesModel()
-    model.set_variables([Variable("A", "plain"), Variable("B", "maskable-value", masked=True, protected=True),
-                         Variable("C", "multi\nline", "file", raw=True, description="described")])
+    model.set_variables([new_variable("A", "plain"), new_variable("B", "maskable-value", masked=True, protected=True),
+                         new_variable("C", "multi\nline", "file", raw=True, description="described")])
     model.set_revealed(1, True)
     qtmodeltester.check(model)
     proxy = VariablesFilterProxy()
@@ -72,9 +72,9 @@ def test_models_pass_the_model_tester(qtmodeltester):
     proxy.set_filter_text("a")
     qtmodeltester.check(proxy)
     plan_model = ImportPlanModel()
-    plan_model.set_plan(ImportPlan([PlannedChange("added", Variable("N", "v")),
-                                    PlannedChange("changed", Variable("A", "w"), ("value",)),
-                                    PlannedChange("invalid", Variable("B-", "v"), (), ("bad key",))]))
+    plan_model.set_plan(ImportPlan([PlannedChange("added", new_variable("N", "v")),
+                                    PlannedChange("changed", new_variable("A", "w"), ("value",)),
+                                    PlannedChange("invalid", new_variable("B-", "v"), (), ("bad key",))]))
     plan_model.set_result(0, "Done", failed=False)
     plan_model.set_result(1, "value is invalid", failed=True)
     qtmodeltester.check(plan_model)

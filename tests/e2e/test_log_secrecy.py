@@ -15,7 +15,7 @@ import httpx
 
 from console.core.api.client import ApiClient
 from console.core.api.errors import ApiError
-from console.core.api.variables import Variable, VariablesApi
+from console.core.api.variables import VariablesApi, new_variable
 from tests.e2e.flows import (
     enable_error_tracking,
     sast_report,
@@ -120,11 +120,11 @@ def _server_flow(server, api: ApiHelper) -> list[str]:
 async def _console_flow(server, token: str, values: list[str]) -> None:
     async with ApiClient(server.url, token) as client:
         variables = VariablesApi(client)
-        await variables.create(Variable(key="CONSOLE_MASKED", value=values[0], masked=True))
-        await variables.update(Variable(key="CONSOLE_MASKED", value=values[1], masked=True))
+        await variables.create(new_variable(key="CONSOLE_MASKED", value=values[0], masked=True))
+        await variables.update(new_variable(key="CONSOLE_MASKED", value=values[1], masked=True))
         assert {variable.key for variable in await variables.list()} >= {"CONSOLE_MASKED"}
         try:
-            await variables.create(Variable(key="CONSOLE_BAD", value=values[2], masked=True))
+            await variables.create(new_variable(key="CONSOLE_BAD", value=values[2], masked=True))
         except ApiError:
             pass
         else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import (
@@ -34,6 +34,7 @@ from console.core.exports.options import ARCHIVE_DATE_GITLAB, ARCHIVE_DATE_OUTPO
 from console.core.operations import blocking
 from console.file_dialogs import ARCHIVE_EXPORT, file_dialog
 from console.operations import Op
+from outpost_model.exports import ArchiveExport, Export
 
 if TYPE_CHECKING:
     from console.core.api.exports import ExportsApi
@@ -127,7 +128,7 @@ class ArchiveExportDialog(QDialog):
         self.end_edit.setDate(QDate(end.year, end.month, end.day))
 
     # creating and watching ------------------------------------------------------------------
-    def request(self) -> Op[dict[str, Any]] | None:
+    def request(self) -> Op[ArchiveExport] | None:
         if self.project is None or self.project.id is None:
             self.status.setText(NO_PROJECT)
             return None
@@ -150,8 +151,8 @@ class ArchiveExportDialog(QDialog):
         not_offered = isinstance(exc, NotFound) and not self.host.context.server.is_outpost
         self.status.setText(NOT_OFFERED if not_offered else readable(exc))
 
-    def _created(self, body: dict[str, Any]) -> None:
-        self.export_id = int(body["id"])
+    def _created(self, body: ArchiveExport) -> None:
+        self.export_id = body.id
         self._show_state(body)
         self.watcher = Op(self.host, self._watch(self.export_id), description=f"Checking archive export "
                           f"{self.export_id}", quiet=True).failure(self._refused).run()
@@ -168,8 +169,8 @@ class ArchiveExportDialog(QDialog):
                 return
             await asyncio.sleep(wait)
 
-    def _show_state(self, body: dict[str, Any]) -> None:
-        status = str(body.get("status", ""))
+    def _show_state(self, body: Export | ArchiveExport) -> None:
+        status = body.status
         self.status.setText(f"Archive export {self.export_id}: {status}")
         finished = status == "finished"
         self.save_button.setEnabled(finished)

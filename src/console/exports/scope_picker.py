@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer
@@ -10,6 +11,8 @@ from PySide6.QtWidgets import QButtonGroup, QComboBox, QHBoxLayout, QLineEdit, Q
 from console.core.api.exports import ExportScope
 from console.core.operations import Token
 from console.operations import Op
+from outpost_model.accounts import Group
+from outpost_model.projects import Project
 
 if TYPE_CHECKING:
     from console.core.api.exports import ExportsApi
@@ -77,17 +80,18 @@ class ScopePicker(QWidget):
             return
         kind, text = self.kind, self.search_edit.text().strip()
         api = self.host.api
-        finder = api.search_projects if kind == "project" else api.search_groups
+        found: Coroutine[Any, Any, list[Project] | list[Group]] = (
+            api.search_projects(text) if kind == "project" else api.search_groups(text))
         # A newer search (or another kind) supersedes this one.
-        Op(self.host, finder(text), description=f"Searching {kind}s").success(self._fill).stale_when(
+        Op(self.host, found, description=f"Searching {kind}s").success(self._fill).stale_when(
             self.searches.advance()).run()
 
-    def _fill(self, found: list[dict[str, Any]]) -> None:
+    def _fill(self, found: list[Project] | list[Group]) -> None:
         chosen = self.results.currentData()
         self.results.clear()
         for item in found:
-            label = item.get("path_with_namespace") or item.get("full_path") or item.get("name")
-            self.results.addItem(str(label), int(item["id"]))
+            label = item.path_with_namespace if isinstance(item, Project) else item.full_path
+            self.results.addItem(label, item.id)
         if chosen is not None and (row := self.results.findData(chosen)) >= 0:
             self.results.setCurrentIndex(row)
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from console.context import AppContext
 from console.core.api.errors import Forbidden, NotFound
 from console.core.api.exports import ExportsApi, ExportScope
-from console.core.exports import polling, records
+from console.core.exports import polling
 from console.core.exports.store import ExportHistory, ExportRecord
 from console.core.operations import Token
 from console.core.store import EVERYTHING, Change
@@ -59,6 +59,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     def __init__(self, context: AppContext, parent: QWidget | None = None, *, history_dir: Path | None = None) -> None:
         super().__init__(context, parent)
         self.history_dir = history_dir if history_dir is not None else app_data_dir() / "exports"
+        self.repository = context.repositories.exports
         self.history: ExportHistory | None = None  # the profile's, once read
         self.profiles = Token()  # a history read for an earlier profile is stale
         self.watches = ExportWatches(self, self._announce)  # one per running export
@@ -141,7 +142,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.watches.stop_all()
         client = self.context.client
         self.history = None
-        self.model.set_records(records.held(self.context.store))  # what others (the overview) read meanwhile
+        self.model.set_records(self.repository.held())  # what others (the overview) read meanwhile
         reading = self.profiles.advance()
         if client is not None:
             # The file is read in a worker thread; until it is, nothing is written over it.
@@ -156,10 +157,10 @@ class ExportsTab(ConsoleTab[ExportsApi]):
 
     def _history_read(self, history: ExportHistory, from_file: list[ExportRecord]) -> None:
         # What the store holds is newer (requested, or looked at by the watcher, while the file was read).
-        newer = records.take_history(self.context.store, from_file)
+        newer = self.repository.take_history(from_file)
         self.history = history
-        self.model.set_records(records.held(self.context.store))
-        for record in records.held(self.context.store):
+        self.model.set_records(self.repository.held())
+        for record in self.repository.held():
             if record.is_active:
                 self.watches.watch(record)
         if newer:
@@ -169,12 +170,12 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         self.update_actions()
 
     def _store_changed(self, change: Change) -> None:
-        """The list shows the exports the store holds; the profile's history file keeps them."""
+        """The list shows the exports the repository holds; the profile's history file keeps them."""
         if change.kind == EVERYTHING:
             self.model.set_records([])
-        elif change.touches(records.KIND, records.INSTANCE):
+        elif self.repository.touched_by(change):
             for key in change.ids:
-                record = records.record(self.context.store, int(key))
+                record = self.repository.record(int(key))
                 if record is None:
                     self.model.remove(int(key))
                 else:
@@ -186,7 +187,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
         """Write the list in a worker thread; a later list written first is never replaced by an earlier one."""
         history = self.history
         if history is not None:
-            Op.in_thread(self.context, history.save, records.held(self.context.store), history.next_save(),
+            Op.in_thread(self.context, history.save, self.repository.held(), history.next_save(),
                          description="Saving the export history", quiet=True).run()
 
     # requesting and watching ------------------------------------------------------
@@ -201,7 +202,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
     async def _request(self, scope: ExportScope, *, replacing: int | None = None, options: dict | None = None) -> None:
         options = self.options_bar.request_body() if options is None else options
         try:
-            body = await self.api.create(scope, options)
+            record = await self.repository.request(self.api, scope, options, replacing=replacing)
         except (Forbidden, NotFound) as refused:
             if not self.context.server.is_outpost:
                 self.notice.setText(ULTIMATE_ONLY)  # GitLab without Ultimate: 403, or 404 on a Free instance
@@ -217,16 +218,12 @@ class ExportsTab(ConsoleTab[ExportsApi]):
                 f"The {scope.kind} {scope.label} no longer exists, or you can no longer export it. "
                 f"The {scope.kind} list has been refreshed: pick another.")
             return
-        record = ExportRecord.from_api(body, scope, options)
-        if replacing is not None:
-            records.forget(self.context.store, replacing)
-        records.write(self.context.store, record)
         self.select_export(record.id)
         self.context.say(f"Export {record.id} of {scope.label} requested")
         self.watches.watch(record)
 
     def _record(self, export_id: int) -> ExportRecord | None:
-        return records.record(self.context.store, export_id)
+        return self.repository.record(export_id)
 
     def _announce(self, record: ExportRecord) -> None:
         text = polling.announcement(record.id, record.scope_label, record.status)
@@ -307,7 +304,7 @@ class ExportsTab(ConsoleTab[ExportsApi]):
 
     def _forget(self, export_id: int) -> None:
         self.watches.stop(export_id)
-        records.forget(self.context.store, export_id)
+        self.repository.forget(export_id)
 
     # saving (console.exports.saving) ------------------------------------------------------------------
     @property

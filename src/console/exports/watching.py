@@ -1,8 +1,8 @@
 """The exports tab's looks at its running exports, one watch per export until it stops running; no Qt here.
 
-What each answer means is console.core.exports.polling's; what a look learns is written into the console's store
-(console.core.exports.records), where the list, the overview and the watcher read it. The watches are the tab's
-operations, so they end with the connection they were started on.
+What each answer means is console.core.exports.polling's; each look goes through the exports repository
+(console.core.repositories.exports), where the list, the overview and the watcher read what it learnt. The
+watches are the tab's operations, so they end with the connection they were started on.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from console.core.api.errors import NotFound
-from console.core.exports import polling, records
+from console.core.exports import polling
 from console.core.exports.store import ExportRecord
 from console.operations import Op
 
@@ -50,19 +49,12 @@ class ExportWatches:
 
     async def _watch(self, export_id: int) -> None:
         """Looks at the export until it stops running."""
-        store = self.host.context.store
+        exports = self.host.context.repositories.exports
         await asyncio.sleep(polling.FIRST_POLL_SECONDS)
         while True:
-            try:
-                state = await self.host.api.state(export_id)
-            except NotFound:
-                step = polling.vanished(records.record(store, export_id))
-            else:
-                step = polling.answered(records.record(store, export_id), state)
-            if step.record is not None:
-                records.write(store, step.record)
-                if step.announce:
-                    self.announce(step.record)
+            step = await exports.look(self.host.api, export_id)
+            if step.record is not None and step.announce:
+                self.announce(step.record)
             if step.wait is None:
                 return
             await asyncio.sleep(step.wait)

@@ -27,11 +27,10 @@ from PySide6.QtWidgets import (
 
 from console.context import AppContext
 from console.core.errors import records as error_records
-from console.core.exports import records as exports
 from console.core.operations import Token
 from console.core.overview.data import Count, Overview, gather_overview, server_facts, with_monitors
+from console.core.repositories.exports import ExportCounts
 from console.core.store import Change
-from console.core.variables import records as variable_records
 from console.errors.frequency import FrequencyBarDelegate
 from console.feature import FeatureWidget
 from console.fitting import scrolling
@@ -159,7 +158,8 @@ class OverviewTab(FeatureWidget):
             self.refresh()
 
     def _store_changed(self, change: Change) -> None:
-        if change.kind in (variable_records.KIND, exports.KIND, self.context.repositories.monitors.kind):
+        repositories = self.context.repositories
+        if change.kind in (repositories.variables.kind, repositories.exports.kind, repositories.monitors.kind):
             # Counted from what the store holds: the figures follow the variables tab, the exports and the
             # Monitors page at once.
             if self.overview is not None:
@@ -187,16 +187,11 @@ class OverviewTab(FeatureWidget):
         self.storage_box.load()
 
         def show(overview: Overview) -> None:
-            store = self.context.store
-            # What was read to count is the store's too: the variables table and the exports list follow.
-            if overview.variables_read is not None:
-                variable_records.write_all(store, overview.variables_read)
-            exports.take_history(store, overview.exports_read)
             self.overview = overview
             self._show_counts()
             self.loaded.emit()
 
-        work = gather_overview(client, self.context.repositories.monitors, version=self.context.server_version,
+        work = gather_overview(client, self.context.repositories, version=self.context.server_version,
                                user=self.context.user, history_dir=self.history_dir,
                                profile=self.context.profile_key or "")
         loading = self.loads.advance()
@@ -220,10 +215,10 @@ class OverviewTab(FeatureWidget):
             self.exports_button.setText("Your exports: loading…")
             self.projects_note.clear()
             return
-        store = self.context.store
         variables = overview.variables
-        if variables.value is not None:  # readable: counted from what the store holds now
-            variables = Count(len(variable_records.held(store)))
+        held = self.context.repositories.variables.count()
+        if variables.value is not None and held is not None:  # readable: counted from what is held now
+            variables = Count(held)
         self.variables_button.setText(_variables_text(variables, overview.variables_limit))
         self.variables_button.setToolTip(_reasons(variables, overview.variables_limit))
         counted = self.export_counts()
@@ -238,9 +233,9 @@ class OverviewTab(FeatureWidget):
             self.projects_note.setText(" ".join(note for note in notes if note))
 
     # opening -----------------------------------------------------------------------
-    def export_counts(self) -> exports.ExportCounts:
-        """The exports running and finished, counted from what the store holds now."""
-        return exports.counts(exports.held(self.context.store))
+    def export_counts(self) -> ExportCounts:
+        """The exports running and finished, counted from what the repository holds now."""
+        return self.context.repositories.exports.counts()
 
     def _open_exports(self) -> None:
         latest = self.export_counts().latest_finished_id if self.overview else None

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from console.context import AppContext
 from console.core.api.errors import ApiError
-from console.core.api.variables import ENV_VAR, FILE, Outcome, Variable, VariablesApi
+from console.core.api.variables import ENV_VAR, FILE, Outcome, Variable, VariablesApi, new_variable, value_of
 from console.core.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
 from console.core.variables.rules import variable_problems
 from console.looks import colours
@@ -99,13 +99,13 @@ class VariableDialog(QDialog):
         layout.addWidget(self._message_area())
         layout.addWidget(self.buttons)
 
-        initial = variable or Variable(key="", value="")
+        initial = variable or new_variable("", "")
         self.key_edit.setText(initial.key)
         if self.editing:
             self.key_edit.setReadOnly(True)
             self.key_edit.setStyleSheet("QLineEdit { background: palette(window); }")
             self.key_edit.setToolTip("The key of an existing variable cannot be changed")
-        self.value_edit.setPlainText(initial.value)
+        self.value_edit.setPlainText(value_of(initial))
         self.type_combo.setCurrentIndex(self.type_combo.findData(initial.variable_type))
         self.protected_check.setChecked(initial.protected)
         self.masked_check.setChecked(initial.masked)
@@ -150,7 +150,7 @@ class VariableDialog(QDialog):
 
     def current_variable(self) -> Variable:
         description = self.description_edit.text()
-        return Variable(
+        return new_variable(
             key=self.key_edit.text().strip(), value=self.value_edit.toPlainText(),
             variable_type=self.type_combo.currentData(), protected=self.protected_check.isChecked(),
             masked=self.masked_check.isChecked(), raw=not self.expand_check.isChecked(),

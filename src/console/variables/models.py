@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 
-from console.core.api.variables import FILE, Variable
+from console.core.api.variables import FILE, Variable, value_of
 from console.core.variables.bulk import ADDED, CHANGED, INVALID, REMOVED, UNCHANGED, ImportPlan
 from console.looks import colour
 from console.table_model import HeaderedTableModel, Index
@@ -106,7 +106,7 @@ class VariablesModel(HeaderedTableModel):
             primary: object = int(self._flag(variable, column))
         elif column == self.VALUE:
             # Hidden values sort together, so their order reveals nothing.
-            primary = "" if variable.masked and variable.key not in self._revealed else variable.value.lower()
+            primary = "" if variable.masked and variable.key not in self._revealed else value_of(variable).lower()
         elif column == self.TYPE:
             primary = TYPE_LABELS.get(variable.variable_type, "Variable").lower()
         elif column == self.DESCRIPTION:
@@ -160,7 +160,7 @@ class VariablesModel(HeaderedTableModel):
             if column == self.KEY:
                 return variable.key
             if column == self.VALUE:
-                return HIDDEN_VALUE if self.is_hidden(index.row()) else _one_line(variable.value)
+                return HIDDEN_VALUE if self.is_hidden(index.row()) else _one_line(value_of(variable))
             if column == self.TYPE:
                 return TYPE_LABELS.get(variable.variable_type, "Variable")
             if column == self.DESCRIPTION:
@@ -196,7 +196,7 @@ class VariablesFilterProxy(QSortFilterProxyModel):
         variable = model.variable(source_row)
         haystack = [variable.key, variable.description or ""]
         if not model.is_hidden(source_row):
-            haystack.append(variable.value)
+            haystack.append(value_of(variable))
         return any(needle in text.lower() for text in haystack)
 
     def set_filter_text(self, text: str) -> None:

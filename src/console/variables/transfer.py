@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from console.core.api.variables import Variable, VariablesApi
+from console.core.api.variables import VariablesApi
 from console.core.operations import blocking
+from console.core.repositories.variables import VariablesRepository
 from console.core.variables import bulk
 
 if TYPE_CHECKING:
@@ -20,28 +21,29 @@ class ImportingTab(Protocol):
 
     def report_failure(self, action: str, title: str, message: str) -> None: ...
 
-    def show_variables(self, variables: list[Variable]) -> None: ...
+    def variables_listed(self) -> None: ...
 
     def preview_import(self, api: VariablesApi, source: str, plans: dict[bool, bulk.ImportPlan]) -> None: ...
 
 
-async def read_import(tab: ImportingTab, api: VariablesApi, path: Path) -> None:
-    """Read ``path``, compare it with the server's variables and show the tab's import preview."""
+async def read_import(tab: ImportingTab, repository: VariablesRepository, api: VariablesApi, path: Path) -> None:
+    """Read ``path``, compare it with the server's variables (read into ``repository``) and show the tab's import
+    preview."""
     try:
         text = await blocking(path.read_text, "utf-8")
         incoming = await blocking(bulk.parse_file, path.name, text)
     except (OSError, UnicodeDecodeError, bulk.ImportFileError) as exc:
         tab.report_failure(f"Reading {path.name}", f"Cannot import {path.name}", str(exc))
         return
-    current = await api.list()
-    tab.show_variables(current)
+    current = await repository.fetch(api)
+    tab.variables_listed()
     # Comparing thousands of variables is work for a worker thread, not the UI thread.
     plans = {exact: await blocking(bulk.plan_import, current, incoming, exact_sync=exact) for exact in (False, True)}
     tab.preview_import(api, path.name, plans)
 
 
-async def write_export(context: AppContext, api: VariablesApi, path: Path) -> None:
-    variables = await api.list()
+async def write_export(context: AppContext, repository: VariablesRepository, api: VariablesApi, path: Path) -> None:
+    variables = await repository.fetch(api)
     text = bulk.to_json(variables) if path.suffix.lower() == ".json" else bulk.to_dotenv(variables)
     await blocking(_write_private, path, text)
     context.say(f"Exported {len(variables)} variables to {path}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtGui import QGuiApplication
@@ -18,9 +19,10 @@ from PySide6.QtWidgets import (
 )
 
 from console.context import AppContext
-from console.core.api.variables import Variable, VariablesApi
+from console.core.api.variables import Variable, VariablesApi, value_of
+from console.core.repositories.variables import INSTANCE, VARIABLES
 from console.core.store import EVERYTHING, Change
-from console.core.variables import bulk, records
+from console.core.variables import bulk
 from console.file_dialogs import VARIABLES_EXPORT, VARIABLES_IMPORT, file_dialog
 from console.operations import Op
 from console.tab import ConsoleTab
@@ -41,6 +43,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
+        self.repository = context.repositories.variables
         self.limit: int | None = None
         self.dialog: VariableDialog | None = None
         self.import_dialog: ImportPreviewDialog | None = None
@@ -168,16 +171,17 @@ class VariablesTab(ConsoleTab[VariablesApi]):
 
     # loading ---------------------------------------------------------------------------------
     def _store_changed(self, change: Change) -> None:
-        """The table shows the variables the store holds, whoever wrote them (this tab, an import, the overview)."""
+        """The table shows the variables the repository holds, whoever read them (this tab, an import, an export,
+        the overview)."""
         if change.kind == EVERYTHING:
             self.model.set_variables([])
-        elif not change.touches(records.KIND, records.INSTANCE):
+        elif not change.touches(VARIABLES, INSTANCE):
             return
         elif len(change.ids) > ROW_BY_ROW:  # a whole list: one reset, row by row would be slow with thousands
             self._show_all()
         else:
             for key in change.ids:
-                variable = records.variable(self.context.store, key)
+                variable = self.repository.variable(key)
                 if variable is None:
                     self.model.remove(key)
                 else:
@@ -187,7 +191,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
 
     def _show_all(self) -> None:
         selected = [self.model.variable(row).key for row in self.selected_rows()]
-        self.model.set_variables(records.held(self.context.store))
+        self.model.set_variables(self.repository.variables())
         self.table.fit_columns()
         for key in selected:
             self.select_key(key)
@@ -211,15 +215,14 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         # An answer for an earlier connection is stale: the tab owns the operation.
         return Op(self, self._load(self.api), description="Loading CI/CD variables").success(self._show).run()
 
-    @staticmethod
-    async def _load(api: VariablesApi) -> tuple[list[Variable], int | None]:
-        variables, limit = await asyncio.gather(api.list(), api.limit())
+    async def _load(self, api: VariablesApi) -> tuple[list[Variable], int | None]:
+        variables, limit = await asyncio.gather(self.repository.fetch(api), api.limit())
         return variables, limit
 
     def _show(self, loaded: tuple[list[Variable], int | None]) -> None:
-        variables, self.limit = loaded
+        _variables, self.limit = loaded
         self.model.hide_unless([])  # a reloaded table shows every masked value hidden again
-        self.show_variables(variables)
+        self.variables_listed()
 
     # single variables --------------------------------------------------------------------------
     def _taken_keys(self) -> set[str]:
@@ -228,24 +231,23 @@ class VariablesTab(ConsoleTab[VariablesApi]):
     def add_variable(self) -> VariableDialog | None:
         if not self.context.is_connected:
             return None
-        return self._open_dialog(VariableDialog(self.context, save=self.api.create, taken=self._taken_keys(),
-                                                parent=self))
+        return self._open_dialog(VariableDialog(self.context, save=partial(self.repository.create, self.api),
+                                                taken=self._taken_keys(), parent=self))
 
     def edit_selected(self) -> VariableDialog | None:
         rows = self.selected_rows()
         if len(rows) != 1 or not self.context.is_connected:
             return None
         variable = self.model.variable(rows[0])
-        return self._open_dialog(VariableDialog(self.context, save=self.api.update, taken=self._taken_keys(),
-                                                variable=variable, parent=self))
+        return self._open_dialog(VariableDialog(self.context, save=partial(self.repository.update, self.api),
+                                                taken=self._taken_keys(), variable=variable, parent=self))
 
     def _open_dialog(self, dialog: VariableDialog) -> VariableDialog:
         dispose(self.dialog)
         self.dialog = dialog
 
         def saved() -> None:
-            if dialog.saved_variable is not None:
-                records.write(self.context.store, dialog.saved_variable)
+            if dialog.saved_variable is not None:  # the repository holds it: the table shows it already
                 self.select_key(dialog.saved_variable.key)
                 self.context.say(f"Saved variable {dialog.saved_variable.key}")
 
@@ -268,17 +270,13 @@ class VariablesTab(ConsoleTab[VariablesApi]):
 
         def answered(result: int) -> None:
             if result == QMessageBox.StandardButton.Yes:
-                Op(self, self._delete(api, key), description=f"Deleting variable {key}").run()
+                Op(self, self.repository.delete(api, key), description=f"Deleting variable {key}").run()
 
         box.finished.connect(answered)
         dispose(self.confirmation)
         self.confirmation = box
         box.open()
         return box
-
-    async def _delete(self, api: VariablesApi, key: str) -> None:
-        await api.delete(key)
-        records.forget(self.context.store, key)
 
     def toggle_reveal(self) -> None:
         rows = self.selected_rows()
@@ -293,7 +291,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         if len(rows) != 1:
             return
         variable = self.model.variable(rows[0])
-        QGuiApplication.clipboard().setText(variable.value)
+        QGuiApplication.clipboard().setText(value_of(variable))
         self.context.say(f"Copied the value of {variable.key} to the clipboard")
 
     # import and export --------------------------------------------------------------------------
@@ -311,11 +309,10 @@ class VariablesTab(ConsoleTab[VariablesApi]):
                                 "The previous import is still being applied.")
             self.import_dialog.raise_()
             return None
-        return Op(self, read_import(self, self.api, path), description=f"Reading {path.name}").run()
+        return Op(self, read_import(self, self.repository, self.api, path), description=f"Reading {path.name}").run()
 
-    def show_variables(self, variables: list[Variable]) -> None:
-        """The server's whole list (a load, an import): the store holds it, and the table follows."""
-        records.write_all(self.context.store, variables)
+    def variables_listed(self) -> None:
+        """The server's whole list was read (a load, an import): the table, which follows the repository, fits it."""
         self.table.fit_columns()
         self._update_count()  # the limit may have changed, the list not
 
@@ -336,7 +333,7 @@ class VariablesTab(ConsoleTab[VariablesApi]):
     def export_to(self, path: Path) -> Op[None] | None:
         if not self.context.is_connected:
             return None
-        return Op(self, write_export(self.context, self.api, path),
+        return Op(self, write_export(self.context, self.repository, self.api, path),
                   description=f"Exporting variables to {path.name}").run()
 
 

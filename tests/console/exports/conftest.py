@@ -1,9 +1,13 @@
 """Fixtures for the exports tab's GUI tests: a connected context and the tab on screen."""
 
+from typing import Any
+
+import msgspec
 import pytest
 
 from console.exports.views import ExportsTab
 from console.operations import Op
+from outpost_model.exports import Export
 
 WAIT = 30_000
 
@@ -29,3 +33,13 @@ def make_tab(qtbot, context, history_dir) -> ExportsTab:
     tab.resize(1000, 500)
     tab.show()
     return tab
+
+
+def export_answer(export_id: int, status: str, **fields: Any) -> Export:
+    """GitLab's answer about an instance export (outpost_model's Export): ``fields`` say the times and format."""
+    body: dict[str, Any] = {"id": export_id, "created_at": "2026-11-26T08:59:00Z", "project_id": None,
+                            "group_id": None, "format": "csv", "status": status, "started_at": None,
+                            "finished_at": None, "send_email": False, "expires_at": None,
+                            "_links": {"self": f"/api/v4/security/vulnerability_exports/{export_id}",
+                                       "download": f"/api/v4/security/vulnerability_exports/{export_id}/download"}}
+    return msgspec.convert({**body, **fields}, Export)

@@ -16,6 +16,7 @@ from console.core.api.server import ServerInfo
 from console.core.exports import saved_pdf
 from console.core.exports.options import ExportOptions, archive_range_problem, offer_for
 from console.core.exports.store import ExportHistory, ExportRecord
+from tests.console.exports.conftest import export_answer
 
 
 def test_a_plain_csv_sends_nothing_and_options_send_gitlab_18_parameters():
@@ -72,8 +73,8 @@ def test_pages_are_counted_as_a_pdf_reader_counts_them(tmp_path, pages):
 
 def test_the_history_keeps_each_export_s_format_and_request(tmp_path):
     request = ExportOptions(export_format="pdf", send_email=True, severity=("critical",)).body()
-    record = ExportRecord.from_api({"id": 7, "status": "created", "created_at": "2026-11-26T08:00:00Z",
-                                    "format": "pdf"}, ExportScope("project", 4, "acme/web"), request)
+    record = ExportRecord.from_api(export_answer(7, "created", created_at="2026-11-26T08:00:00Z", format="pdf"),
+                                   ExportScope("project", 4, "acme/web"), request)
     history = ExportHistory(tmp_path, "profile")
     history.save([record])
     assert history.load() == [record]
@@ -93,7 +94,7 @@ def test_the_choices_are_read_back_from_the_request_they_made():
 
 def test_two_histories_of_one_profile_save_side_by_side(tmp_path):
     # Two windows of one profile each hold a history on the same file, and save from worker threads.
-    records = [ExportRecord.from_api({"id": number, "status": "finished", "created_at": "2026-11-26T08:00:00Z"},
+    records = [ExportRecord.from_api(export_answer(number, "finished", created_at="2026-11-26T08:00:00Z"),
                                      ExportScope("instance", None, "Instance")) for number in range(1, 4)]
     histories = [ExportHistory(tmp_path, "profile"), ExportHistory(tmp_path, "profile")]
     failures: list[BaseException] = []

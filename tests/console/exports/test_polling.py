@@ -7,14 +7,16 @@ import datetime as dt
 from console.core.api.exports import DEFAULT_POLL_SECONDS, ExportState
 from console.core.exports import polling
 from console.core.exports.store import ExportRecord
+from outpost_model.exports import Export
+from tests.console.exports.conftest import export_answer
 
 NOW = dt.datetime(2026, 11, 26, 9, 0, tzinfo=dt.UTC)
 CREATED = ExportRecord(id=7, scope_kind="project", scope_id=3, scope_label="acme/web", status="created",
                        created_at="2026-11-26T08:59:00Z")
 
 
-def body(status: str, **times: str) -> dict:
-    return {"id": 7, "status": status, "created_at": CREATED.created_at, **times}
+def body(status: str, **times: str) -> Export:
+    return export_answer(7, status, created_at=CREATED.created_at, **times)
 
 
 def test_the_first_look_is_soon_and_later_ones_as_the_server_asks():

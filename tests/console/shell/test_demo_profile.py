@@ -11,6 +11,7 @@ from PySide6.QtGui import QGuiApplication
 
 from console.app import reset_demo
 from console.core.exports.store import ExportHistory, ExportRecord
+from console.core.repositories.exports import EXPORTS
 from console.core.settings_keys import profile_key
 from console.main_window import DEFAULT_SIZE, LOCAL_DEMO_PROFILE
 
@@ -87,7 +88,7 @@ def test_after_a_demo_reset_the_exports_of_the_old_data_are_not_listed(qtbot, ma
     start_demo(qtbot, window)
     exports = window.tabs.show_tab("exports")
     qtbot.waitUntil(lambda: exports.history is not None, timeout=START)
-    assert exports.model.records == [] and window.context.store.items("export", "") == {}
+    assert exports.model.records == [] and window.context.store.items(EXPORTS, "") == {}
 
 
 def test_demo_reset_removes_the_demo_data(tmp_path, capsys):

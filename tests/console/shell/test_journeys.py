@@ -5,6 +5,7 @@ lost while other work runs."""
 from __future__ import annotations
 
 import httpx
+import msgspec
 import pytest
 
 from console.core.api.alerts import AlertsApi, RecipientDraft, RuleDraft
@@ -15,6 +16,7 @@ from console.core.settings_keys import profile_key
 from console.errors.models import ErrorListModel
 from console.messages_view import MessageLogModel
 from console.operations import Op
+from outpost_model.exports import Export
 from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect, error_list
 from tests.sdk_errors import enable_integrated, send_errors
@@ -262,7 +264,7 @@ def test_a_failing_background_poll_is_said_once_and_taken_back_when_it_works_aga
         body = rest.post(scope.create_path).raise_for_status().json()
     # An export this console requested and has not yet seen finish: each poll asks the server about it.
     ExportHistory(tmp_path / "exports", profile_key(server.url, user["username"])).save(
-        [ExportRecord.from_api({**body, "status": "created"}, scope)])
+        [ExportRecord.from_api(msgspec.convert({**body, "status": "created"}, Export), scope)])
     window = make_window()
     connect(window, qtbot, server.url, token)
     api.root.post(f"/users/{user['id']}/block").raise_for_status()  # every request of the console now fails

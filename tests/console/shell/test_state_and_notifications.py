@@ -13,6 +13,7 @@ from console.errors.models import ErrorListModel
 from console.main_window import DEFAULT_SIZE
 from console.operations import Op
 from console.variables.models import VariablesModel
+from outpost_model.exports import Export
 from tests.console.conftest import OFFSCREEN_NOISE
 from tests.console.shell.conftest import WAIT, connect, error_list, resolve
 from tests.sdk_errors import enable_integrated, send_errors
@@ -137,16 +138,16 @@ def test_notifications_on_a_finished_export_and_a_new_or_regressed_error(qtbot, 
     qtbot.waitUntil(lambda: window.context.error_news.has_looked(path), timeout=WAIT)  # the first look
     assert notifier.sent == []
 
-    async def request_export() -> dict:
+    async def request_export() -> Export:
         return await ExportsApi(window.context.client).create(ExportScope("project", project["id"], path))
 
-    created: list[dict] = []
+    created: list[Export] = []
     Op(window.context, request_export(), description="Requesting").success(created.append).run()
     qtbot.waitUntil(lambda: bool(created), timeout=WAIT)
     export = created[0]
     ExportHistory(tmp_path / "exports", profile_key(server.url, "root")).save([
-        ExportRecord(id=export["id"], scope_kind="project", scope_id=project["id"], scope_label=path,
-                     status=export["status"], created_at=export["created_at"])])
+        ExportRecord(id=export.id, scope_kind="project", scope_id=project["id"], scope_label=path,
+                     status=export.status, created_at=export.created_at or "")])
     send_errors(dsn, "brand new")
     resolve(server, path, body["errors"][0]["id"])
     send_errors(dsn, "already known")
@@ -160,7 +161,7 @@ def test_notifications_on_a_finished_export_and_a_new_or_regressed_error(qtbot, 
 
     qtbot.waitUntil(lambda: polled_until(3), timeout=60_000)
     texts = {message.text: message.target for message in news()}
-    assert texts[f"Vulnerability export: Export {export['id']} of {path} finished"] == ("exports", export["id"])
+    assert texts[f"Vulnerability export: Export {export.id} of {path} finished"] == ("exports", export.id)
     assert f"New error in {path}: brand new" in texts
     assert f"Regressed error in {path}: already known" in texts
     assert window.notifications_button.text() == "Notifications: 3 new"
@@ -175,11 +176,11 @@ def test_notifications_on_a_finished_export_and_a_new_or_regressed_error(qtbot, 
     page = errors.errors_page
     qtbot.waitUntil(lambda: page.selected_error() is not None and page.selected_error().id == target[1][1],
                     timeout=WAIT)
-    window.tray.activated.emit(("exports", export["id"]))
+    window.tray.activated.emit(("exports", export.id))
     assert window.tabs.current_name() == "exports"
     exports = window.tabs.current_feature()
     # The history is read off the UI thread; the export is selected as soon as it is listed.
-    qtbot.waitUntil(lambda: exports.selected() is not None and exports.selected().id == export["id"], timeout=WAIT)
+    qtbot.waitUntil(lambda: exports.selected() is not None and exports.selected().id == export.id, timeout=WAIT)
 
 
 def test_notification_settings_dialog_saves_per_profile(qtbot, make_window, server, noisy):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import replace
 
+import msgspec
 from PySide6.QtWidgets import QMessageBox
 
 from console.core.api.alerts import AlertRule, AlertsApi, RecipientDraft, RuleDraft
@@ -15,6 +16,7 @@ from console.core.exports.store import ExportHistory, ExportRecord
 from console.core.settings_keys import profile_key
 from console.operations import Op
 from console.variables.models import VariablesModel
+from outpost_model.exports import Export
 from tests.console.shell.conftest import WAIT, connect
 from tests.console.shell.test_journeys import poll_until, watch
 from tests.sdk_errors import enable_integrated
@@ -66,7 +68,7 @@ def test_an_export_finished_seen_by_the_watcher_shows_in_the_overview_and_the_li
     with server.client() as rest:
         body = rest.post(scope.create_path).raise_for_status().json()
     # Requested from this console earlier: its history lists it as just created.
-    requested = ExportRecord.from_api({**body, "status": "created"}, scope)
+    requested = ExportRecord.from_api(msgspec.convert({**body, "status": "created"}, Export), scope)
     ExportHistory(tmp_path / "exports", profile_key(server.url, "root")).save([requested])
     window = make_window()
     connect(window, qtbot, server.url, server.root_token)

@@ -17,6 +17,10 @@ import httpx
 from console.core.api.client import ApiClient
 from console.core.api.errors import ExportAlreadyRunning, RateLimited, error_from_response, error_from_transport
 from console.core.operations import blocking
+from outpost_model import decode
+from outpost_model.accounts import Group
+from outpost_model.exports import ArchiveExport, Export
+from outpost_model.projects import Project
 
 DEFAULT_POLL_SECONDS = 5.0
 DEVELOPER_ACCESS = 30
@@ -46,14 +50,14 @@ class ExportScope:
 
 @dataclass(frozen=True)
 class ExportState:
-    """One answer of GET /security/vulnerability_exports/:id."""
+    """One answer of GET /security/vulnerability_exports/:id (or of an archive export's)."""
 
-    body: dict[str, Any]
+    body: Export | ArchiveExport
     poll_seconds: float | None  # set while the export is still being produced (202)
 
     @property
     def status(self) -> str:
-        return str(self.body.get("status", ""))
+        return self.body.status
 
 
 class DownloadCancelled(Exception):
@@ -64,16 +68,17 @@ class ExportsApi:
     def __init__(self, client: ApiClient) -> None:
         self.client = client
 
-    async def create(self, scope: ExportScope, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def create(self, scope: ExportScope, options: dict[str, Any] | None = None) -> Export:
         """``options``: GitLab 18's create parameters (export_format, send_email, filters); none: a plain CSV."""
-        return await self._create(scope.create_path, options or None, scope.kind)
+        return decode(await self._create(scope.create_path, options or None, scope.kind), Export)
 
-    async def create_archive(self, project_id: int, start: dt.date, end: dt.date) -> dict[str, Any]:
+    async def create_archive(self, project_id: int, start: dt.date, end: dt.date) -> ArchiveExport:
         """A project's archive export of the vulnerabilities of ``start`` to ``end`` (both days included)."""
         body = {"start_date": start.isoformat(), "end_date": end.isoformat(), "export_format": "csv"}
-        return await self._create(f"/security/projects/{project_id}/vulnerability_archive_exports", body, "project")
+        path = f"/security/projects/{project_id}/vulnerability_archive_exports"
+        return decode(await self._create(path, body, "project"), ArchiveExport)
 
-    async def _create(self, path: str, body: dict[str, Any] | None, scope_kind: str) -> dict[str, Any]:
+    async def _create(self, path: str, body: dict[str, Any] | None, scope_kind: str) -> bytes:
         try:
             response = await self.client.request("POST", path, json=body)
         except RateLimited as limited:
@@ -82,7 +87,7 @@ class ExportsApi:
             # GitLab answers 429 while the user's previous export of the same scope is unfinished.
             raise ExportAlreadyRunning(scope=RUNNING_SCOPE[scope_kind], status=limited.status, body=limited.body,
                                        url=limited.url) from limited
-        return response.json()
+        return response.content
 
     async def state(self, export_id: int, *, archive: bool = False) -> ExportState:
         response = await self.client.request("GET", f"{ARCHIVE_EXPORTS if archive else EXPORTS}/{export_id}")
@@ -92,16 +97,22 @@ class ExportsApi:
                 poll = int(response.headers.get("Poll-Interval", "")) / 1000
             except ValueError:
                 poll = DEFAULT_POLL_SECONDS
-        return ExportState(response.json(), poll)
+        body: Export | ArchiveExport = decode(response.content, ArchiveExport) if archive else decode(
+            response.content, Export)
+        return ExportState(body, poll)
 
     # Exports need Developer access; GitLab narrows the lists to that with min_access_level.
     # search_namespaces: "acme/web" finds acme/webshop, as the picker's "name or path" promises.
-    async def search_projects(self, text: str) -> list[dict[str, Any]]:
-        return await self.client.get_json("/projects", search=text, search_namespaces=True, per_page=20,
-                                          order_by="name", sort="asc", min_access_level=DEVELOPER_ACCESS)
+    async def search_projects(self, text: str) -> list[Project]:
+        response = await self.client.request("GET", "/projects", params={
+            "search": text, "search_namespaces": True, "per_page": 20, "order_by": "name", "sort": "asc",
+            "min_access_level": DEVELOPER_ACCESS})
+        return decode(response.content, list[Project])
 
-    async def search_groups(self, text: str) -> list[dict[str, Any]]:
-        return await self.client.get_json("/groups", search=text, per_page=20, min_access_level=DEVELOPER_ACCESS)
+    async def search_groups(self, text: str) -> list[Group]:
+        response = await self.client.request("GET", "/groups", params={
+            "search": text, "per_page": 20, "min_access_level": DEVELOPER_ACCESS})
+        return decode(response.content, list[Group])
 
     async def download(self, export_id: int, target: Path, *,
                        progress: Callable[[int, int | None], None] = lambda done, total: None,

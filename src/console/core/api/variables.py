@@ -9,12 +9,17 @@ from __future__ import annotations
 import asyncio
 import builtins
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 from console.core.api.client import ApiClient
 from console.core.api.errors import ApiError, Forbidden, NotFound
+from outpost_model import decode
+from outpost_model.variables import Variable
+
+__all__ = ["DEFAULT_CONCURRENCY", "ENV_VAR", "FILE", "Change", "Outcome", "Variable", "VariablesApi", "fields_of",
+           "new_variable", "value_of", "with_changes"]
 
 ENV_VAR = "env_var"
 FILE = "file"
@@ -22,27 +27,25 @@ FILE = "file"
 DEFAULT_CONCURRENCY = 8
 
 
-@dataclass(frozen=True)
-class Variable:
-    key: str
-    value: str
-    variable_type: str = ENV_VAR
-    protected: bool = False
-    masked: bool = False
-    raw: bool = False
-    description: str | None = None
+def new_variable(key: str, value: str, variable_type: str = ENV_VAR, protected: bool = False, masked: bool = False,
+                 raw: bool = False, description: str | None = None) -> Variable:
+    """A variable the console is about to send, with GitLab's defaults for what a create leaves out."""
+    return Variable(variable_type=variable_type, key=key, value=value, protected=protected, masked=masked, raw=raw,
+                    description=description)
 
-    @classmethod
-    def from_json(cls, body: dict[str, Any]) -> Variable:
-        return cls(key=str(body["key"]), value="" if body.get("value") is None else str(body["value"]),
-                   variable_type=body.get("variable_type") or ENV_VAR, protected=bool(body.get("protected")),
-                   masked=bool(body.get("masked")), raw=bool(body.get("raw")), description=body.get("description"))
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+def fields_of(variable: Variable) -> dict[str, Any]:
+    return {name: getattr(variable, name) for name in variable.__struct_fields__}
 
-    def __repr__(self) -> str:  # never show the value
-        return f"Variable(key={self.key!r}, masked={self.masked!r})"
+
+def with_changes(variable: Variable, **changes: Any) -> Variable:
+    """A copy of ``variable`` with some fields changed (as dataclasses.replace does)."""
+    return Variable(**{**fields_of(variable), **changes})
+
+
+def value_of(variable: Variable) -> str:
+    """The variable's value as text; GitLab sends null where the caller may not read it."""
+    return variable.value or ""
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ def _path(key: str) -> str:
 
 
 def _form(variable: Variable, *, with_key: bool) -> dict[str, Any]:
-    body = variable.to_json()
+    body = fields_of(variable)
     if not with_key:
         del body["key"]
     if body["description"] is None:
@@ -81,18 +84,18 @@ class VariablesApi:
         self.client = client
 
     async def list(self) -> list[Variable]:
-        return [Variable.from_json(item) async for item in self.client.paginate("/admin/ci/variables")]
+        return [item async for item in self.client.paginate_as(Variable, "/admin/ci/variables")]
 
     async def get(self, key: str) -> Variable:
-        return Variable.from_json(await self.client.get_json(_path(key)))
+        return decode((await self.client.request("GET", _path(key))).content, Variable)
 
     async def create(self, variable: Variable) -> Variable:
         response = await self.client.request("POST", "/admin/ci/variables", json=_form(variable, with_key=True))
-        return Variable.from_json(response.json())
+        return decode(response.content, Variable)
 
     async def update(self, variable: Variable) -> Variable:
         response = await self.client.request("PUT", _path(variable.key), json=_form(variable, with_key=False))
-        return Variable.from_json(response.json())
+        return decode(response.content, Variable)
 
     async def delete(self, key: str) -> None:
         await self.client.request("DELETE", _path(key))

@@ -17,6 +17,7 @@ from typing import Any
 
 from console.core.api.exports import ExportScope
 from console.core.timestamps import parse_time
+from outpost_model.exports import ArchiveExport, Export
 
 log = logging.getLogger(__name__)
 
@@ -41,15 +42,16 @@ class ExportRecord:
     request: dict[str, Any] = field(default_factory=dict, hash=False)
 
     @classmethod
-    def from_api(cls, body: dict[str, Any], scope: ExportScope, request: dict[str, Any] | None = None) -> ExportRecord:
-        return cls(id=int(body["id"]), scope_kind=scope.kind, scope_id=scope.id, scope_label=scope.label,
-                   status=body["status"], created_at=body["created_at"], expires_at=body.get("expires_at"),
-                   started_at=body.get("started_at"), finished_at=body.get("finished_at"),
-                   export_format=str(body.get("format") or "csv"), request=dict(request or {}))
+    def from_api(cls, body: Export | ArchiveExport, scope: ExportScope,
+                 request: dict[str, Any] | None = None) -> ExportRecord:
+        return cls(id=body.id, scope_kind=scope.kind, scope_id=scope.id, scope_label=scope.label,
+                   status=body.status, created_at=body.created_at or "", expires_at=body.expires_at,
+                   started_at=body.started_at, finished_at=body.finished_at, export_format=body.format or "csv",
+                   request=dict(request or {}))
 
-    def updated_from(self, body: dict[str, Any]) -> ExportRecord:
-        return replace(self, status=body["status"], started_at=body.get("started_at"),
-                       finished_at=body.get("finished_at"), expires_at=body.get("expires_at") or self.expires_at)
+    def updated_from(self, body: Export | ArchiveExport) -> ExportRecord:
+        return replace(self, status=body.status, started_at=body.started_at, finished_at=body.finished_at,
+                       expires_at=body.expires_at or self.expires_at)
 
     @property
     def scope(self) -> ExportScope:

@@ -4,8 +4,10 @@ Errors are read through GitLab's GraphQL API, which GitLab and Outpost both serv
 Every number can be unavailable: GitLab's API has no "regressed" flag, instance variables and plan limits
 are for administrators, and so on. An unavailable number carries the reason instead of a zero.
 
-The monitors are read into the monitors repository (console.core.repositories.monitors), where the Monitors
-page shows them too; how many fail is worked out from it whenever the Overview is drawn (:func:`with_monitors`).
+What it reads on the way goes into the repositories (console.core.repositories) the other pages show: the monitors
+(the Monitors page), the instance variables (the variables tab), the profile's export history (the exports tab).
+How many monitors fail, how many variables there are and how many exports run are worked out from them whenever
+the Overview is drawn (:func:`with_monitors`, ``VariablesRepository.count``, ``ExportsRepository.counts``).
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ from console.core.api.monitors import MonitorsApi
 from console.core.api.server import ServerInfo
 from console.core.api.triage import TriageApi
 from console.core.api.variables import Variable, VariablesApi
-from console.core.exports.records import ExportCounts
-from console.core.exports.records import counts as export_counts
-from console.core.exports.store import ExportHistory, ExportRecord
+from console.core.exports.store import ExportHistory
 from console.core.operations import blocking
+from console.core.repositories.hub import Repositories
 from console.core.repositories.monitors import MonitorsRepository
+from console.core.repositories.variables import VariablesRepository
 from console.core.timestamps import parse_time
 from outpost_model.projects import Project
 
@@ -80,12 +82,8 @@ class Overview:
     server: ServerFacts
     variables: Count
     variables_limit: Count
-    exports: ExportCounts
     projects: list[ProjectErrors] = field(default_factory=list)
     projects_note: str = ""
-    # What was read to count them, for the console's store (console.core.store): the views of both follow.
-    variables_read: list[Variable] | None = field(default=None, compare=False, repr=False)
-    exports_read: list[ExportRecord] = field(default_factory=list, compare=False, repr=False)
 
 
 def server_facts(version: dict[str, Any] | None, user: dict[str, Any] | None) -> ServerFacts:
@@ -103,13 +101,10 @@ def variables_count(variables: list[Variable] | None) -> Count:
     return Count(None, NOT_ADMIN_VARIABLES) if variables is None else Count(len(variables))
 
 
-async def read_variables(client: ApiClient) -> tuple[list[Variable] | None, Count]:
-    """The instance variables (None where not readable) and their limit."""
+async def read_variables(client: ApiClient, repository: VariablesRepository) -> tuple[list[Variable] | None, Count]:
+    """The instance variables, read into ``repository`` (None where not readable), and their limit."""
     api = VariablesApi(client)
-    try:
-        variables: list[Variable] | None = await api.list()
-    except (Forbidden, NotFound):
-        variables = None
+    variables = await repository.fetch_if_allowed(api)
     limit = await api.limit()
     if limit is None:
         return variables, Count(None, "the plan limits are readable by administrators only")
@@ -222,14 +217,19 @@ async def all_project_errors(client: ApiClient, monitors: MonitorsRepository, *,
     return found, note
 
 
-async def gather_overview(client: ApiClient, monitors: MonitorsRepository, *, version: dict[str, Any] | None,
+async def gather_overview(client: ApiClient, repositories: Repositories, *, version: dict[str, Any] | None,
                           user: dict[str, Any] | None, history_dir: Path, profile: str,
                           now: dt.datetime | None = None) -> Overview:
+    """The overview's figures; what it reads on the way (variables, monitors, the export history) goes into the
+    repositories, from which the counts are worked out whenever the overview is drawn."""
     facts = server_facts(version, user)
     (variables, limit), (projects, note) = await asyncio.gather(
-        read_variables(client), all_project_errors(client, monitors, now=now or dt.datetime.now(dt.UTC)))
+        read_variables(client, repositories.variables),
+        all_project_errors(client, repositories.monitors, now=now or dt.datetime.now(dt.UTC)))
+    current = repositories.exports.scope_guard()
     exports = await blocking(ExportHistory(history_dir, profile).load)
-    return Overview(server=facts, variables=variables_count(variables), variables_limit=limit,
-                    exports=export_counts(exports), projects=projects, projects_note=note, variables_read=variables,
-                    exports_read=exports)
+    if current():
+        repositories.exports.take_history(exports)  # what is held is newer (the exports tab's, the watcher's)
+    return Overview(server=facts, variables=variables_count(variables), variables_limit=limit, projects=projects,
+                    projects_note=note)
 

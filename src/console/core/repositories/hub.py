@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from console.core.repositories.alerts import AlertsRepository
 from console.core.repositories.errors import ErrorsRepository
+from console.core.repositories.exports import ExportsRepository
 from console.core.repositories.monitors import MonitorsRepository
 from console.core.repositories.project_settings import (
     ClientKeysRepository,
@@ -12,13 +13,13 @@ from console.core.repositories.project_settings import (
 )
 from console.core.repositories.projects import ProjectsRepository
 from console.core.repositories.source_maps import SourceMapsRepository
+from console.core.repositories.variables import VariablesRepository
 from console.core.store import Store
 
 
 class Repositories:
-    """The kinds converted to typed repositories so far; the others are still read through their records modules
-    (console.core.variables.records, console.core.exports.records), or kept by
-    their pages (source maps)."""
+    """One typed repository per kind the console shows (errors, monitors, settings, client keys, retention, alerts,
+    projects, source maps, variables, exports), made once per console on its one store."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -30,3 +31,5 @@ class Repositories:
         self.alerts = AlertsRepository(store)
         self.source_maps = SourceMapsRepository(store)
         self.projects = ProjectsRepository(store)
+        self.variables = VariablesRepository(store)
+        self.exports = ExportsRepository(store)

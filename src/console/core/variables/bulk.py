@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from console.core.api.variables import ENV_VAR, FILE, Change, Variable
+from console.core.api.variables import ENV_VAR, FILE, Change, Variable, new_variable, value_of, with_changes
 from console.core.variables.rules import variable_problems
 
 ADDED, CHANGED, REMOVED, UNCHANGED, INVALID = "added", "changed", "removed", "unchanged", "invalid"
@@ -87,7 +87,7 @@ def parse_dotenv(text: str) -> list[Incoming]:
             value, trailing = rest.partition(" #")[0].strip(), ""
         if trailing and not trailing.startswith("#"):
             raise ImportFileError(f"Line {start}: unexpected text after the quoted value of {key}.")
-        variables.append(Incoming(Variable(key=key, value=value), frozenset({"value"})))
+        variables.append(Incoming(new_variable(key, value), frozenset({"value"})))
     return variables
 
 
@@ -110,7 +110,7 @@ def _unescape(body: str) -> str:
 def to_dotenv(variables: list[Variable]) -> str:
     lines = []
     for variable in variables:
-        value = variable.value
+        value = value_of(variable)
         if value and re.fullmatch(r"[A-Za-z0-9_+=/@:.,~%-]+", value):
             lines.append(f"{variable.key}={value}")
         else:
@@ -127,7 +127,7 @@ def parse_json(text: str) -> list[Incoming]:
     except ValueError as exc:
         raise ImportFileError(f"Not valid JSON: {exc}.") from None
     if isinstance(document, dict):
-        return [Incoming(Variable(key=str(key), value=_text(value, key)), frozenset({"value"}))
+        return [Incoming(new_variable(str(key), _text(value, key)), frozenset({"value"}))
                 for key, value in document.items()]
     if not isinstance(document, list):
         raise ImportFileError("Expected a list of variables or an object of KEY: value pairs.")
@@ -156,14 +156,17 @@ def _incoming_from_object(item: dict[str, Any], position: int) -> Incoming:
         if flag in item and not isinstance(item[flag], bool):
             raise ImportFileError(f"Entry {position}: {flag} must be true or false.")
     description = item.get("description")
-    variable = Variable(key=str(item["key"]), value=_text(item["value"], item["key"]), variable_type=variable_type,
-                        protected=item.get("protected", False), masked=item.get("masked", False),
-                        raw=item.get("raw", False), description=None if description is None else str(description))
+    variable = new_variable(str(item["key"]), _text(item["value"], item["key"]), variable_type=variable_type,
+                            protected=item.get("protected", False), masked=item.get("masked", False),
+                            raw=item.get("raw", False), description=None if description is None else str(description))
     return Incoming(variable, frozenset(specified))
 
 
 def to_json(variables: list[Variable]) -> str:
-    return json.dumps([variable.to_json() for variable in variables], indent=2, ensure_ascii=False) + "\n"
+    # Key and value first, then GitLab's attributes: the file reads as the list of KEY=value it is.
+    entries = [{"key": variable.key, **{name: getattr(variable, name) for name in ATTRIBUTES}}
+               for variable in variables]
+    return json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
 
 
 def parse_file(name: str, text: str) -> list[Incoming]:
@@ -209,11 +212,11 @@ def plan_import(current: list[Variable], incoming: list[Incoming], *, exact_sync
         latest[entry.variable.key.strip()] = entry
     plan = ImportPlan()
     for key, entry in latest.items():
-        wanted = replace(entry.variable, key=key)
+        wanted = with_changes(entry.variable, key=key)
         before = existing.get(key)
         if before is not None:
             # Attributes the file does not mention keep their current values.
-            wanted = replace(before, **{name: getattr(wanted, name) for name in entry.specified})
+            wanted = with_changes(before, **{name: getattr(wanted, name) for name in entry.specified})
             changed = tuple(name for name in ATTRIBUTES if getattr(before, name) != getattr(wanted, name))
             kind = CHANGED if changed else UNCHANGED
         else:

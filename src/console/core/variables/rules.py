@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Set as AbstractSet
 
-from console.core.api.variables import Variable
+from console.core.api.variables import Variable, value_of
 
 KEY_MAX_LENGTH = 255
 VALUE_MAX_LENGTH = 10_000
@@ -68,12 +68,11 @@ def masking_problems(value: str, *, raw: bool) -> list[str]:
 
 
 def variable_problems(variable: Variable, *, taken: AbstractSet[str] = frozenset()) -> list[str]:
-    problems = key_problems(variable.key, taken=taken)
-    if len(variable.value) > VALUE_MAX_LENGTH:
-        problems.append(f"The value is {len(variable.value):,} characters long; at most {VALUE_MAX_LENGTH:,} "
-                        f"are allowed.")
+    problems, value = key_problems(variable.key, taken=taken), value_of(variable)
+    if len(value) > VALUE_MAX_LENGTH:
+        problems.append(f"The value is {len(value):,} characters long; at most {VALUE_MAX_LENGTH:,} are allowed.")
     if variable.masked:
-        problems += masking_problems(variable.value, raw=variable.raw)
+        problems += masking_problems(value, raw=variable.raw)
     if variable.description and len(variable.description) > DESCRIPTION_MAX_LENGTH:
         problems.append(f"The description is {len(variable.description)} characters long; at most "
                         f"{DESCRIPTION_MAX_LENGTH} are allowed.")
