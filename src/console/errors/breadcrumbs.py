@@ -8,7 +8,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from console.core.api.sentry_events import Breadcrumb, Event
+from console.core.api.sentry_events import Event, breadcrumb_text, event_breadcrumbs, event_exceptions
 from console.core.timestamps import parse_time
 from console.looks import colour
 from console.table_model import HeaderedTableModel, Index
@@ -44,15 +44,16 @@ class BreadcrumbModel(HeaderedTableModel):
 
     def show_event(self, event: Event | None) -> None:
         self.beginResetModel()
-        crumbs: list[Breadcrumb] = event.breadcrumbs if event is not None else []
-        self._rows = [(clock_time(crumb.timestamp), crumb.category or crumb.type, crumb.level, crumb.text)
+        crumbs = event_breadcrumbs(event) if event is not None else []
+        self._rows = [(clock_time(crumb.timestamp), crumb.category or crumb.type, crumb.level, breadcrumb_text(crumb))
                       for crumb in crumbs]
         self._levels = [crumb.level for crumb in crumbs]
         self._crash_row = -1
         if event is not None:
-            raised = event.exceptions[-1] if event.exceptions else {}
-            what = ": ".join(str(part) for part in (raised.get("type"), raised.get("value")) if part)
-            self._rows.append((clock_time(event.date_created), "crash", "error", what or event.title))
+            exceptions = event_exceptions(event)
+            raised = (exceptions[-1].type, exceptions[-1].value) if exceptions else ()
+            what = ": ".join(str(part) for part in raised if part)
+            self._rows.append((clock_time(event.dateCreated), "crash", "error", what or event.title))
             self._levels.append("error")
             self._crash_row = len(self._rows) - 1
         self.endResetModel()

@@ -27,6 +27,7 @@ from console.core.timestamps import short_time
 from console.errors.stacktrace import FRAME_ORDER, StackTraceView
 from console.fitting import ElidedLabel, FittingLabel
 from console.path_dialog import open_or_show
+from outpost_model.error_tracking import ExceptionValue
 
 STATUS_ACTIONS = (("Resolve", "resolved"), ("Ignore", "ignored"), ("Unresolve", "unresolved"))
 # The splitter between the summary and the sections at the default window size (scaled to the real one).
@@ -193,7 +194,7 @@ class ErrorDetailView(QWidget):
             + (f", {row['crash_free_rate']}% crash-free" if row.get("crash_free_rate") is not None else "")
             for row in health) or "—")
 
-    def show_stack_trace(self, exceptions: list[dict[str, Any]], message: str | None,
+    def show_stack_trace(self, exceptions: list[ExceptionValue], message: str | None,
                          log_message: str | None = None) -> None:
         if exceptions:
             self.stack_trace.show_exceptions(exceptions, log_message)

@@ -37,6 +37,7 @@ from console.errors.facets_pane import FacetsPane
 from console.errors.models import PENDING, ErrorListModel, explained_in_place, list_failure
 from console.errors.triage import Triage
 from console.operations import Op
+from outpost_model.error_tracking import ExceptionValue
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorTrackingApi
@@ -84,7 +85,7 @@ class ErrorsPage(QWidget):
         self.history.event_chosen_from_tags.connect(lambda: self.detail.sections.setCurrentWidget(self.events_pane))
         self.detail.cleared.connect(self.history.clear)
         self.detail.copy_requested.connect(self.copy_markdown)
-        self.shown_error: tuple[dict[str, Any], list[dict[str, Any]]] | None = None  # details, stack trace
+        self.shown_error: tuple[dict[str, Any], list[ExceptionValue]] | None = None  # details, stack trace
         self.store = host.context.store
         self.repository = host.context.repositories.errors
         self.store.subscribe_view(self, self._store_changed)

@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
-from console.core.api.sentry_events import Event
+from console.core.api.sentry_events import Event, event_contexts, event_request, event_user, pairs
 
 SECTIONS = ("Request", "User", "Contexts", "Tags")
 
@@ -33,28 +33,28 @@ class EventContextView(QTreeWidget):
         self.sections = {}
         if event is None:
             return
-        request = self._section("Request")
-        if event.request is None:
+        request, sent = self._section("Request"), event_request(event)
+        if sent is None:
             self._row(request, "—", "no request was sent with this event")
         else:
-            self._row(request, "URL", event.request.url)
-            self._row(request, "Method", event.request.method)
-            self._pairs(request, "Query", event.request.query)
-            self._pairs(request, "Headers", event.request.headers)
-        user = self._section("User")
-        for name, value in event.user.items():
+            self._row(request, "URL", sent.url)
+            self._row(request, "Method", sent.method)
+            self._pairs(request, "Query", pairs(sent.query))
+            self._pairs(request, "Headers", pairs(sent.headers))
+        user, fields = self._section("User"), event_user(event)
+        for name, value in fields.items():
             self._row(user, name, value)
-        if not event.user:
+        if not fields:
             self._row(user, "—", "no user was set")
         contexts = self._section("Contexts")
-        for name, values in event.contexts:
+        for name, values in event_contexts(event):
             item = QTreeWidgetItem(contexts, [name, self._summary(values)])
             for key, value in values.items():
                 if key != "type":
                     self._row(item, key, value)
         tags = self._section("Tags")
-        for key, value in event.tags:
-            self._row(tags, key, value)
+        for tag in event.tags:
+            self._row(tags, tag.key, tag.value)
         for item in self.sections.values():
             item.setExpanded(True)
 

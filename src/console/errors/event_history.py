@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QTabWidget
 
 from console.core.api.errors import ApiError, NotFound
-from console.core.api.sentry_events import Event, Issue, SentryEventsApi, TagValue
+from console.core.api.sentry_events import Event, Issue, SentryEventsApi, TagValue, event_exceptions
 from console.core.errors.event_state import EventHistoryState
 from console.core.errors.markdown import error_markdown
 from console.core.operations import Stamp, Token
@@ -202,7 +202,7 @@ class EventHistory(QObject):
         issue, shown = self.state.issue, self.state.shown
         if issue is None:
             return None
-        return error_markdown(issue, shown.exceptions if shown else [], console_link)
+        return error_markdown(issue, event_exceptions(shown) if shown else [], console_link)
 
     @property
     def issue(self) -> Issue | None:

@@ -62,17 +62,17 @@ class EventNavigator(QWidget):
             button.setEnabled(False)
 
     def show_event(self, event: Event, position: str) -> None:
-        self._previous_id, self._next_id = event.previous_id, event.next_id
+        self._previous_id, self._next_id = event.previousEventID, event.nextEventID
         self.position.setText(position)
-        details = [short_time(event.date_created), event.id[:12]]
-        if event.release:
-            details.append(event.release)
+        details = [short_time(event.dateCreated), event.eventID[:12]]
+        if event.release is not None:
+            details.append(event.release.version)
         self.when.setText("  ·  ".join(part for part in details if part))
         # At the latest event there is nothing newer to go to; Refresh (F5) finds events that arrived since.
-        self.previous_button.setEnabled(event.previous_id is not None)
-        self.oldest_button.setEnabled(event.previous_id is not None)
-        self.next_button.setEnabled(event.next_id is not None)
-        self.latest_button.setEnabled(event.next_id is not None)
+        self.previous_button.setEnabled(event.previousEventID is not None)
+        self.oldest_button.setEnabled(event.previousEventID is not None)
+        self.next_button.setEnabled(event.nextEventID is not None)
+        self.latest_button.setEnabled(event.nextEventID is not None)
 
     def offer_ends(self) -> None:
         """The shown event is no longer what the position says (pruned meanwhile): the oldest and the latest

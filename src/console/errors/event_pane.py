@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from console.core.api.sentry_events import Event
+from console.core.api.sentry_events import Event, event_exceptions, event_log_message
 from console.errors.breadcrumbs import BreadcrumbsView
 from console.errors.event_context import EventContextView
 from console.errors.event_navigator import EventNavigator
@@ -49,8 +49,8 @@ class EventPane(QWidget):
     def _show_content(self, event: Event | None) -> None:
         if event is None:
             self.stack_trace.clear()
-        elif event.exceptions:
-            self.stack_trace.show_exceptions(event.exceptions, event.log_message)
+        elif exceptions := event_exceptions(event):
+            self.stack_trace.show_exceptions(exceptions, event_log_message(event))
         else:
             self.stack_trace.show_message(f"No stack trace: reported as a message ({event.message or event.title})")
         self.breadcrumbs.show_event(event)

@@ -7,14 +7,14 @@ that raised is highlighted in each frame's context. Where source maps were appli
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QBrush, QFont, QFontDatabase
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator
 
 from console.core.api.sentry_events import frame_label
 from console.looks import colour
+from outpost_model import UnsetType
+from outpost_model.error_tracking import ExceptionFrame, ExceptionValue
 
 # Item data roles marking what a row is (read by tests).
 IN_APP_ROLE = Qt.ItemDataRole.UserRole + 10
@@ -25,6 +25,11 @@ ERROR_LINE_ROLE = Qt.ItemDataRole.UserRole + 12
 FRAME_ORDER = "Frames oldest first: the most recent call, where it raised, is last."
 FRAME_ORDER_HEADING = "Frames, oldest first (most recent call last)"
 SHOW_MINIFIED = "Show minified (the frames as sent, before source maps)"
+
+
+def _raw_frames(exception: ExceptionValue) -> list[ExceptionFrame]:
+    """The frames as the SDK sent them, where source maps changed them (integrated errors only)."""
+    return [] if isinstance(exception.raw_frames, UnsetType) else exception.raw_frames
 
 
 class StackTraceView(QTreeWidget):
@@ -38,7 +43,7 @@ class StackTraceView(QTreeWidget):
         self.setAccessibleDescription(FRAME_ORDER)
         self.setUniformRowHeights(True)
         self._code_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        self._exceptions: list[dict[str, Any]] = []
+        self._exceptions: list[ExceptionValue] = []
         self._message: str | None = None
         self.minified = False
         self.minified_switch: QTreeWidgetItem | None = None
@@ -55,7 +60,7 @@ class StackTraceView(QTreeWidget):
         self.minified_switch = None
         QTreeWidgetItem(self, [text])
 
-    def show_exceptions(self, exceptions: list[dict[str, Any]], message: str | None = None) -> None:
+    def show_exceptions(self, exceptions: list[ExceptionValue], message: str | None = None) -> None:
         """``message``: the log message of a logged exception, shown above it."""
         self._exceptions = exceptions
         self._message = message
@@ -83,7 +88,7 @@ class StackTraceView(QTreeWidget):
         self.blockSignals(True)
         self.clear()
         self.minified_switch = None
-        if any(exception.get("raw_frames") for exception in exceptions):
+        if any(_raw_frames(exception) for exception in exceptions):
             self.minified_switch = QTreeWidgetItem(self, [SHOW_MINIFIED])
             self.minified_switch.setFlags(self.minified_switch.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             self.minified_switch.setCheckState(0, Qt.CheckState.Checked if self.minified else Qt.CheckState.Unchecked)
@@ -98,7 +103,7 @@ class StackTraceView(QTreeWidget):
             bold.setBold(True)
             logged.setFont(0, bold)
         for position, exception in enumerate(exceptions):
-            title = ": ".join(str(part) for part in (exception.get("type"), exception.get("value")) if part)
+            title = ": ".join(str(part) for part in (exception.type, exception.value) if part)
             if len(exceptions) > 1:
                 title = f"{position + 1} of {len(exceptions)}  {title or 'Exception'}"
                 if position < len(exceptions) - 1:
@@ -108,15 +113,15 @@ class StackTraceView(QTreeWidget):
             bold = top.font(0)
             bold.setBold(True)
             top.setFont(0, bold)
-            frames = (self.minified and exception.get("raw_frames")) or exception.get("frames") or []
+            frames = (self.minified and _raw_frames(exception)) or exception.frames
             self._add_frames(top, frames)
             top.setExpanded(True)
         self._colour_rows()
 
-    def _add_frames(self, parent: QTreeWidgetItem, frames: list[dict[str, Any]]) -> None:
+    def _add_frames(self, parent: QTreeWidgetItem, frames: list[ExceptionFrame]) -> None:
         # With no frame marked in-app (older SDKs), every frame is treated as the application's.
-        any_in_app = any(frame.get("in_app") for frame in frames)
-        library_run: list[dict[str, Any]] = []
+        any_in_app = any(frame.in_app for frame in frames)
+        library_run: list[ExceptionFrame] = []
 
         def flush_library_run() -> None:
             if not library_run:
@@ -130,22 +135,22 @@ class StackTraceView(QTreeWidget):
             library_run.clear()
 
         for frame in frames:
-            if any_in_app and not frame.get("in_app"):
+            if any_in_app and not frame.in_app:
                 library_run.append(frame)
                 continue
             flush_library_run()
             self._add_frame(parent, frame, in_app=True)
         flush_library_run()
 
-    def _add_frame(self, parent: QTreeWidgetItem, frame: dict[str, Any], *, in_app: bool) -> None:
+    def _add_frame(self, parent: QTreeWidgetItem, frame: ExceptionFrame, *, in_app: bool) -> None:
         item = QTreeWidgetItem(parent, [frame_label(frame)])
         item.setToolTip(0, item.text(0))
         item.setData(0, IN_APP_ROLE, in_app)
         font = item.font(0)
         font.setBold(in_app)
         item.setFont(0, font)
-        line_number = frame.get("lineNo")
-        for number, code in frame.get("context") or []:
+        line_number = frame.lineNo
+        for number, code in frame.context:
             line = QTreeWidgetItem(item, [f"{number:>6}  {str(code).rstrip()}"])
             line_font = QFont(self._code_font)
             if number == line_number:

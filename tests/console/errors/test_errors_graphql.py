@@ -46,7 +46,7 @@ def test_graphql_answers_match_the_json_routes(qtbot, qloop_running, context, se
         (str(listed["id"]), listed["title"], listed["count"], listed["status"])
     for key in ("title", "count", "user_count", "culprit", "status", "last_release_short_version", "environment"):
         assert detail[key] == details[key], key
-    assert trace.exceptions and trace.exceptions[-1]["frames"]
+    assert trace.exceptions and trace.exceptions[-1].frames
 
 
 def test_the_tab_works_end_to_end_through_graphql(qtbot, make_root_tab, shop):

@@ -3,38 +3,50 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from console.core.api.sentry_events import (
-    Breadcrumb,
     Event,
     EventSummary,
     Issue,
     StoredEvents,
     TagFacet,
     TagValue,
+    event_breadcrumbs,
+    event_contexts,
+    event_exceptions,
+    event_log_message,
+    event_release,
+    event_request,
+    event_user,
+    pairs,
     tag_query,
 )
 from console.core.errors.markdown import error_markdown
 from console.errors.breadcrumbs import CRASH_ROLE, BreadcrumbModel
 from console.errors.tag_facets import SHARE_ROLE, VALUE_ROLE, TagFacetModel
 from console.errors.tagged_events import TaggedEventsModel
+from tests.console.errors.sentry_event_json import (
+    breadcrumb,
+    exception_entry,
+    frame,
+    release,
+    request_entry,
+    sentry_event,
+)
 
 
-def event(**changes) -> Event:
-    fields: dict[str, Any] = dict(
-        id="a" * 32, issue_id="7", date_created="2026-11-20T10:00:02Z", title="ValueError: bad | input",
-        message="", log_message=None, culprit="shop.orders in load", release="shop@2.0.0",
-        exceptions=[{"type": "ValueError", "value": "bad | input", "frames": [
-            {"filename": "lib/http.py", "function": "send", "lineNo": 5, "in_app": False},
-            {"filename": "shop/orders.py", "function": "load", "lineNo": 12, "in_app": True},
-            {"filename": "shop/parse.py", "function": "parse", "lineNo": 3, "in_app": True}]}],
-        breadcrumbs=[Breadcrumb("2026-11-20T10:00:00Z", "http", "info", None, {"url": "/cart", "status_code": 200}),
-                     Breadcrumb("2026-11-20T10:00:01Z", "shop", "warning", "slow", None)],
-        request=None, user={}, contexts=[], tags=[], previous_id=None, next_id=None)
-    return Event(**{**fields, **changes})
+def event() -> Event:
+    return sentry_event("a" * 32, dateCreated="2026-11-20T10:00:02Z", title="ValueError: bad | input",
+                        culprit="shop.orders in load", release=release("shop@2.0.0"), entries=(
+                            exception_entry(("ValueError", "bad | input", [
+                                frame("lib/http.py", "send", 5, in_app=False),
+                                frame("shop/orders.py", "load", 12, in_app=True),
+                                frame("shop/parse.py", "parse", 3, in_app=True)])),
+                            {"type": "breadcrumbs", "data": {"values": [
+                                breadcrumb("2026-11-20T10:00:00Z", "http", "info", None,
+                                           {"url": "/cart", "status_code": 200}),
+                                breadcrumb("2026-11-20T10:00:01Z", "shop", "warning", "slow", None)]}}))
 
 
 def test_breadcrumb_model(qtmodeltester):
@@ -91,7 +103,7 @@ def test_markdown_of_an_error():
     issue = Issue(id="7", project_id="1", title="ValueError: bad | input", culprit="shop.orders in load", count=25,
                   user_count=4, first_seen="2026-11-01T08:00:00Z", last_seen="2026-11-20T10:00:02Z",
                   first_release="shop@1.0.0", last_release="shop@2.0.0", permalink="https://o.example/p/-/e/7")
-    text = error_markdown(issue, event().exceptions)
+    text = error_markdown(issue, event_exceptions(event()))
     assert text.startswith("### ValueError: bad | input\n\n`shop.orders in load`\n")
     assert "| Events | 25 |" in text and "| Releases | shop@1.0.0 → shop@2.0.0 |" in text
     assert [line for line in text.splitlines() if line.startswith("- ")] == [
@@ -104,20 +116,18 @@ def test_markdown_of_an_error():
     assert "| Releases | a\\|b |" in error_markdown(same_release, []), "a pipe would end the table cell"
 
 
-def test_event_from_sentry_json():
-    body = {"eventID": "d" * 32, "groupID": "9", "title": "T", "dateCreated": "2026-11-20T10:00:00Z",
-            "release": {"version": "shop@2.0.0"}, "previousEventID": "e" * 32, "nextEventID": None,
-            "user": {"id": "ada", "email": None, "data": None},
-            "contexts": {"runtime": {"name": "CPython", "version": "3.11"}, "os": {"name": "Linux"}, "gpu": "x"},
-            "tags": [{"key": "browser", "value": "Firefox 121"}],
-            "entries": [
-                {"type": "exception", "data": {"values": [{"type": "KeyError", "value": "'k'", "stacktrace": {
-                    "frames": [{"filename": "a.py", "function": "f", "lineNo": 1, "inApp": True}]}}]}},
-                {"type": "request", "data": {"url": "https://shop/x", "method": "GET",
-                                             "headers": [["Accept", "*/*"]], "query": [["q", "1"]]}}]}
-    parsed = Event.from_json(body)
-    assert parsed.exceptions[0]["frames"][0]["in_app"] is True
-    assert parsed.user == {"id": "ada"}
-    assert [name for name, _values in parsed.contexts] == ["os", "runtime"], "standard order; non-objects dropped"
-    assert parsed.request is not None and parsed.request.query == [("q", "1")]
-    assert parsed.breadcrumbs == [] and parsed.release == "shop@2.0.0" and parsed.next_id is None
+def test_what_is_shown_of_an_event_from_sentry_json():
+    parsed = sentry_event(
+        "d" * 32, groupID="9", title="T", dateCreated="2026-11-20T10:00:00Z", release=release("shop@2.0.0"),
+        previousEventID="e" * 32, user={"id": "ada", "email": None, "data": None},
+        contexts={"runtime": {"name": "CPython", "version": "3.11"}, "os": {"name": "Linux"}, "gpu": "x"},
+        tags=[{"key": "browser", "value": "Firefox 121"}],
+        entries=(exception_entry(("KeyError", "'k'", [frame("a.py", "f", 1, in_app=True)])),
+                 request_entry("https://shop/x", "GET", headers=[["Accept", "*/*"]], query=[["q", "1"]])))
+    assert event_exceptions(parsed)[0].frames[0].in_app is True
+    assert event_user(parsed) == {"id": "ada"}
+    assert [name for name, _values in event_contexts(parsed)] == ["os", "runtime"], "standard order; no non-objects"
+    sent = event_request(parsed)
+    assert sent is not None and pairs(sent.query) == [("q", "1")]
+    assert event_breadcrumbs(parsed) == [] and event_release(parsed) == "shop@2.0.0" and parsed.nextEventID is None
+    assert event_log_message(parsed) is None

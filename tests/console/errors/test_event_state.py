@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from console.core.api.sentry_events import Event, Issue, StoredEvents
 from console.core.errors.event_state import EventHistoryState, same_moment
+from tests.console.errors.sentry_event_json import sentry_event
 
 ISSUE = Issue.from_json({"id": "42", "title": "ValueError", "count": "25", "firstSeen": "2026-11-20T08:00:00.123Z"})
 
 
 def event(event_id: str) -> Event:
-    return Event.from_json({"eventID": event_id, "groupID": "42", "title": "ValueError"})
+    return sentry_event(event_id, groupID="42")
 
 
 def test_same_moment_is_the_same_second_whatever_the_spelling():

@@ -11,7 +11,7 @@ import pytest
 from console.core.api.client import ApiClient
 from console.core.api.detection import detect_server
 from console.core.api.errors import Unauthorized
-from console.core.api.sentry_events import SentryEventsApi
+from console.core.api.sentry_events import SentryEventsApi, event_exceptions
 from tests.sdk_errors import failed_checkouts
 
 
@@ -48,7 +48,10 @@ def test_stored_events_follow_the_cursors(server, issue_id, with_api):
     assert not cut_short.complete and cut_short.ids == walked.ids[:2]
     assert walked.describe(oldest.id, 3) == "event 1 of 3"
     assert cut_short.describe(walked.ids[1], 3) == "event 2 from the latest of 3"
-    assert oldest.previous_id is None and oldest.next_id == walked.ids[1]
+    assert oldest.previousEventID is None and oldest.nextEventID == walked.ids[1]
+    # The real server's entries read into their declared entities: the raised exception with its frames.
+    [raised] = event_exceptions(latest)
+    assert raised.type and raised.frames and all(frame.context is not None for frame in raised.frames)
 
 
 def test_tag_filters_and_facets(server, issue_id, with_api):

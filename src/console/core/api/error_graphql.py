@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from console.core.api.errors import NotFound
+from outpost_model.error_tracking import ExceptionFrame, ExceptionValue
 
 PAGE_SIZE = 20
 DETAILED_ERROR_GID = "gid://gitlab/Gitlab::ErrorTracking::DetailedError/{id}"
@@ -94,18 +95,28 @@ def error_body(node: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def stack_trace_exceptions(trace: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """GitLab's flat ``stackTraceEntries`` as one exception of frames (the stack trace view's shape)."""
+def frame(*, filename: str | None, function: str | None, line: Any, column: Any, context: list[Any],
+          abs_path: str | None = None) -> ExceptionFrame:
+    """A frame of GitLab's flat stack trace in the stack trace view's shape (none is marked in-app: GitLab's
+    entries do not say, and the view then treats every frame as the application's)."""
+    return ExceptionFrame(lineNo=_int_or_none(line), context=context, filename=filename, abs_path=abs_path,
+                          function=function, colNo=_int_or_none(column), module=None, in_app=False)
+
+
+def one_exception(frames: list[ExceptionFrame]) -> list[ExceptionValue]:
+    """GitLab's flat frames as the one exception they belong to; none without frames."""
+    return [ExceptionValue(type=None, value=None, module=None, frames=frames)] if frames else []
+
+
+def stack_trace_exceptions(trace: dict[str, Any] | None) -> list[ExceptionValue]:
+    """GitLab's GraphQL ``stackTraceEntries`` as one exception of frames (the stack trace view's shape)."""
     if not trace:
         return []
-    frames = [{
-        "filename": entry.get("fileName"),
-        "function": entry.get("function"),
-        "lineNo": _int_or_none(entry.get("line")),
-        "colNo": _int_or_none(entry.get("col")),
-        "context": [[context.get("line"), context.get("code")] for context in entry.get("traceContext") or []],
-    } for entry in trace.get("stackTraceEntries") or []]
-    return [{"type": None, "value": None, "frames": frames}] if frames else []
+    return one_exception([frame(
+        filename=entry.get("fileName"), function=entry.get("function"), line=entry.get("line"),
+        column=entry.get("col"),
+        context=[[context.get("line"), context.get("code")] for context in entry.get("traceContext") or []])
+        for entry in trace.get("stackTraceEntries") or []])
 
 
 def _int_or_none(value: Any) -> int | None:

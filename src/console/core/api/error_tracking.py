@@ -14,13 +14,23 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+import msgspec
+
 from console.core.api import error_graphql
 from console.core.api.client import ApiClient
 from console.core.api.errors import NotFound, Unsupported
 from console.core.api.graphql import graphql
 from console.core.api.server import ServerInfo
-from outpost_model import decode
-from outpost_model.error_tracking import ClientKey, ExternalProject, ExternalProjectList, TrackingSettings
+from outpost_model import UnsetType, decode
+from outpost_model.error_tracking import (
+    ClientKey,
+    ExceptionValue,
+    ExternalProject,
+    ExternalProjectList,
+    StackFrame,
+    StackTraceBody,
+    TrackingSettings,
+)
 from outpost_model.projects import Project
 from outpost_model.retention import Retention
 
@@ -102,7 +112,7 @@ def linked_slugs(settings: TrackingSettings) -> tuple[str, str] | None:
 
 @dataclass
 class StackTrace:
-    exceptions: list[dict[str, Any]] = field(default_factory=list)
+    exceptions: list[ExceptionValue] = field(default_factory=list)
     message: str | None = None
     date_received: str | None = None
     # An Outpost server's log message (logentry) of a logged exception, shown above it; GitLab's "message" is
@@ -202,12 +212,16 @@ class ErrorTrackingApi:
 
     async def stack_trace(self, project_path: str, error_id: str) -> StackTrace:
         response = await self.client.request("GET", self._web(project_path, f"/{quote(error_id)}/stack_trace.json"))
-        body = response.json()["error"]
-        exceptions = body.get("exceptions")
-        if exceptions is None:  # a server that only sends GitLab's flat entries
-            exceptions = [{"type": None, "value": None, "frames": body.get("stack_trace_entries") or []}]
-        return StackTrace(exceptions=exceptions, message=body.get("message"), date_received=body.get("date_received"),
-                          log_message=body.get("message") if body.get("exceptions") else None)
+        body = decode(response.content, StackTraceBody).error
+        message = body.message if isinstance(body.message, str) else None
+        if isinstance(body.exceptions, UnsetType):  # a server that only sends GitLab's flat entries
+            frames = msgspec.convert(body.stack_trace_entries, list[StackFrame])
+            return StackTrace(exceptions=error_graphql.one_exception([error_graphql.frame(
+                filename=entry.filename, abs_path=entry.abs_path, function=entry.function, line=entry.lineNo,
+                column=entry.colNo, context=entry.context) for entry in frames]),
+                message=message, date_received=body.date_received)
+        return StackTrace(exceptions=body.exceptions, message=message, date_received=body.date_received,
+                          log_message=message if body.exceptions else None)
 
     async def update_status(self, project_path: str, error_id: str, status: str) -> bool:
         if not self.can_change_status:

@@ -5,16 +5,32 @@ error. Outpost serves Sentry's issue resources (details, ``events/``, ``events/l
 ``…/:event_id/``, ``tags/``) below the project, ``/api/0/projects/:org/:project/issues/:id/``, for
 either backend: from its own store, or relayed to the project's external Sentry with the token stored
 in the project's settings. The console authenticates with its personal access token as a Bearer token.
-Answers become the console's own records here, so the widgets never read Sentry's JSON.
+An event is read into outpost_model's Event, and its entries' data into their declared entities (the functions
+below), so the widgets never read Sentry's JSON; the other answers still become the console's records here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
+import msgspec
+
 from console.core.api.client import ApiClient
+from outpost_model import decode
+from outpost_model.error_tracking import ExceptionFrame, ExceptionValue
+from outpost_model.sentry_events import (
+    BreadcrumbsEntryData,
+    Event,
+    ExceptionEntryData,
+    MessageEntryData,
+    RequestEntryData,
+    SentryBreadcrumb,
+    SentryFrame,
+)
+
+D = TypeVar("D")
 
 # The events walked to place an event among its error's stored events ("event 3 of 25"): Outpost keeps
 # 1000 events per error unless told otherwise, so this covers the default and a good deal more.
@@ -42,99 +58,68 @@ def sentry_project_path(path_with_namespace: str) -> str:
     return f"/projects/{quote(organization, safe='')}/{quote(project, safe='')}/"
 
 
-@dataclass(frozen=True)
-class Breadcrumb:
-    timestamp: str | None
-    category: str | None
-    level: str
-    message: str | None
-    data: dict[str, Any] | None
-    type: str = "default"
-
-    @property
-    def text(self) -> str:
-        """The message, or the data as ``name=value`` pairs when the crumb has no message (an HTTP call)."""
-        if self.message:
-            return self.message
-        return "  ".join(f"{name}={value}" for name, value in (self.data or {}).items())
+def _entry(event: Event, entry_type: str, kind: type[D]) -> D | None:
+    """The data of the event's entry of ``entry_type``, read into ``kind``; None when the event has none."""
+    found = next((entry for entry in event.entries if entry.type == entry_type), None)
+    return None if found is None else msgspec.convert(found.data, kind)
 
 
-@dataclass(frozen=True)
-class EventRequest:
-    url: str | None
-    method: str | None
-    headers: list[tuple[str, str]]
-    query: list[tuple[str, str]]
+def _frame(frame: SentryFrame) -> ExceptionFrame:
+    return ExceptionFrame(lineNo=frame.lineNo, context=list(frame.context), filename=frame.filename,
+                          abs_path=frame.absPath, function=frame.function, colNo=frame.colNo, module=frame.module,
+                          in_app=frame.inApp)
 
 
-@dataclass(frozen=True)
-class Event:
-    """One event in full (Sentry's EventSerializer), in the console's shapes."""
-
-    id: str
-    issue_id: str
-    date_created: str | None
-    title: str
-    message: str
-    log_message: str | None  # the logentry, above the exception of a logged exception, as Sentry shows it
-    culprit: str | None
-    release: str | None
-    # In the stack trace view's shape: ``[{"type", "value", "frames": [{..., "in_app", "context"}]}]``.
-    exceptions: list[dict[str, Any]]
-    breadcrumbs: list[Breadcrumb]
-    request: EventRequest | None
-    user: dict[str, Any]
-    contexts: list[tuple[str, dict[str, Any]]]
-    tags: list[tuple[str, str]]
-    previous_id: str | None
-    next_id: str | None
-
-    @classmethod
-    def from_json(cls, body: dict[str, Any]) -> Event:
-        entries = {entry.get("type"): entry.get("data") or {} for entry in body.get("entries") or []}
-        contexts = {name: value for name, value in (body.get("contexts") or {}).items() if isinstance(value, dict)}
-        ordered = [name for name in CONTEXT_ORDER if name in contexts] + sorted(set(contexts) - set(CONTEXT_ORDER))
-        return cls(
-            id=str(body.get("eventID") or body.get("id") or ""), issue_id=str(body.get("groupID") or ""),
-            date_created=body.get("dateCreated"), title=str(body.get("title") or ""),
-            message=str(body.get("message") or ""), culprit=body.get("culprit"),
-            log_message=(entries.get("message") or {}).get("formatted") or None,
-            release=(body.get("release") or {}).get("version"),
-            exceptions=_exceptions(entries.get("exception")), breadcrumbs=_breadcrumbs(entries.get("breadcrumbs")),
-            request=_request(entries.get("request")),
-            user={name: value for name, value in (body.get("user") or {}).items() if value not in (None, "", {})},
-            contexts=[(name, contexts[name]) for name in ordered],
-            tags=[(str(tag.get("key")), str(tag.get("value"))) for tag in body.get("tags") or []],
-            previous_id=body.get("previousEventID"), next_id=body.get("nextEventID"))
+def event_exceptions(event: Event) -> list[ExceptionValue]:
+    """The event's exceptions, oldest first, in the stack trace view's shape (the error tracking routes')."""
+    data = _entry(event, "exception", ExceptionEntryData)
+    return [ExceptionValue(type=value.type, value=value.value, module=value.module,
+                           frames=[_frame(frame) for frame in (value.stacktrace.frames if value.stacktrace else [])])
+            for value in (data.values if data else [])]
 
 
-def _exceptions(data: dict[str, Any] | None) -> list[dict[str, Any]]:
-    exceptions = []
-    for value in (data or {}).get("values") or []:
-        frames = [{**frame, "in_app": bool(frame.get("inApp"))}
-                  for frame in (value.get("stacktrace") or {}).get("frames") or []]
-        exceptions.append({"type": value.get("type"), "value": value.get("value"), "frames": frames})
-    return exceptions
+def event_log_message(event: Event) -> str | None:
+    """The logentry, above the exception of a logged exception, as Sentry shows it."""
+    data = _entry(event, "message", MessageEntryData)
+    return (data.formatted or None) if data else None
 
 
-def _breadcrumbs(data: dict[str, Any] | None) -> list[Breadcrumb]:
-    return [Breadcrumb(timestamp=crumb.get("timestamp"), category=crumb.get("category"),
-                       level=str(crumb.get("level") or "info"), message=crumb.get("message"),
-                       data=crumb.get("data") if isinstance(crumb.get("data"), dict) else None,
-                       type=str(crumb.get("type") or "default"))
-            for crumb in (data or {}).get("values") or []]
+def event_breadcrumbs(event: Event) -> list[SentryBreadcrumb]:
+    data = _entry(event, "breadcrumbs", BreadcrumbsEntryData)
+    return data.values if data else []
 
 
-def _pairs(value: Any) -> list[tuple[str, str]]:
-    return [(str(pair[0]), "" if pair[1] is None else str(pair[1]))
-            for pair in value or [] if isinstance(pair, list) and len(pair) == 2]
+def breadcrumb_text(crumb: SentryBreadcrumb) -> str:
+    """The message, or the data as ``name=value`` pairs when the crumb has no message (an HTTP call)."""
+    if crumb.message:
+        return crumb.message
+    data = crumb.data if isinstance(crumb.data, dict) else {}
+    return "  ".join(f"{name}={value}" for name, value in data.items())
 
 
-def _request(data: dict[str, Any] | None) -> EventRequest | None:
-    if not data:
-        return None
-    return EventRequest(url=data.get("url"), method=data.get("method"), headers=_pairs(data.get("headers")),
-                        query=_pairs(data.get("query")))
+def event_request(event: Event) -> RequestEntryData | None:
+    return _entry(event, "request", RequestEntryData)
+
+
+def pairs(values: list[list[Any]]) -> list[tuple[str, str]]:
+    """A request's [name, value] pairs (headers, query) as text."""
+    return [(str(pair[0]), "" if pair[1] is None else str(pair[1])) for pair in values if len(pair) == 2]
+
+
+def event_user(event: Event) -> dict[str, Any]:
+    """The user's fields that say something (no null, empty text or empty object)."""
+    return {name: value for name, value in (event.user or {}).items() if value not in (None, "", {})}
+
+
+def event_contexts(event: Event) -> list[tuple[str, dict[str, Any]]]:
+    """The event's contexts, the standard ones first in :data:`CONTEXT_ORDER`, the others by name."""
+    contexts = {name: value for name, value in event.contexts.items() if isinstance(value, dict)}
+    ordered = [name for name in CONTEXT_ORDER if name in contexts] + sorted(set(contexts) - set(CONTEXT_ORDER))
+    return [(name, contexts[name]) for name in ordered]
+
+
+def event_release(event: Event) -> str | None:
+    return event.release.version if event.release is not None else None
 
 
 @dataclass(frozen=True)
@@ -239,14 +224,14 @@ class StoredEvents:
         return f"event {position} of {stored} stored ({total} received; retention pruned the others)"
 
 
-def frame_label(frame: dict[str, Any]) -> str:
+def frame_label(frame: ExceptionFrame) -> str:
     """A frame in one line: where, which function, which line, and why it was not mapped if it was not."""
-    where = frame.get("filename") or frame.get("abs_path") or frame.get("module") or "?"
-    label = f"{where} in {frame.get('function') or '?'}"
-    if frame.get("lineNo") is not None:
-        label += f" at line {frame['lineNo']}"
-    if frame.get("unmapped_reason"):
-        label += f"  (not mapped: {frame['unmapped_reason']})"
+    where = frame.filename or frame.abs_path or frame.module or "?"
+    label = f"{where} in {frame.function or '?'}"
+    if frame.lineNo is not None:
+        label += f" at line {frame.lineNo}"
+    if isinstance(frame.unmapped_reason, str) and frame.unmapped_reason:
+        label += f"  (not mapped: {frame.unmapped_reason})"
     return label
 
 
@@ -279,7 +264,8 @@ class SentryEventsApi:
 
     async def event(self, issue_id: str, which: str) -> Event:
         """``which`` is ``latest``, ``oldest`` or an event id."""
-        return Event.from_json(await self._get(f"{self._issue(issue_id)}events/{quote(which, safe='')}/"))
+        response = await self.client.sentry_request(f"{self._issue(issue_id)}events/{quote(which, safe='')}/")
+        return decode(response.content, Event)
 
     async def events(self, issue_id: str, *, query: str = "", cursor: str | None = None,
                      per_page: int = PAGE_SIZE) -> EventPage:

@@ -6,6 +6,7 @@ from typing import Any
 
 from console.core.api.sentry_events import Issue, frame_label
 from console.core.timestamps import short_time
+from outpost_model.error_tracking import ExceptionFrame, ExceptionValue
 
 TOP_FRAMES = 5
 
@@ -19,12 +20,12 @@ def _code(text: str) -> str:
     return f"`{text.replace('`', '')}`"
 
 
-def top_in_app_frames(exceptions: list[dict[str, Any]], limit: int = TOP_FRAMES) -> list[dict[str, Any]]:
+def top_in_app_frames(exceptions: list[ExceptionValue], limit: int = TOP_FRAMES) -> list[ExceptionFrame]:
     """The raised exception's application frames, the one that raised first (all frames when none is in-app)."""
     if not exceptions:
         return []
-    frames = exceptions[-1].get("frames") or []
-    in_app = [frame for frame in frames if frame.get("in_app")] or frames
+    frames = exceptions[-1].frames
+    in_app = [frame for frame in frames if frame.in_app] or frames
     return list(reversed(in_app))[:limit]
 
 
@@ -37,7 +38,7 @@ def issue_from_detail(detail: dict[str, Any], link: str) -> Issue:
                  last_release=detail.get("last_release_short_version"), permalink=link)
 
 
-def error_markdown(issue: Issue, exceptions: list[dict[str, Any]], console_link: str | None = None) -> str:
+def error_markdown(issue: Issue, exceptions: list[ExceptionValue], console_link: str | None = None) -> str:
     """``exceptions`` in the stack trace view's shape: the shown event's, or the error's latest; ``console_link``
     the outpost:// link that opens the error in the console (console.core.outpost_links)."""
     if issue.first_release and issue.last_release and issue.first_release != issue.last_release:

@@ -1,0 +1,53 @@
+"""A whole event as Sentry's EventSerializer writes it (every field outpost_model.sentry_events.Event declares),
+for tests that read one without a server; the entries and the other fields the test cares about are given."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from outpost_model import decode
+from outpost_model.sentry_events import Event
+
+
+def frame(filename: str, function: str, line: int, *, in_app: bool) -> dict[str, Any]:
+    return {"filename": filename, "absPath": None, "module": None, "package": None, "platform": None,
+            "instructionAddr": None, "symbolAddr": None, "function": function, "rawFunction": None, "symbol": None,
+            "context": [], "lineNo": line, "colNo": None, "inApp": in_app, "trust": None, "errors": None,
+            "lock": None, "vars": None}
+
+
+def exception_entry(*values: tuple[str, str, list[dict[str, Any]]]) -> dict[str, Any]:
+    return {"type": "exception", "data": {"excOmitted": None, "hasSystemFrames": True, "values": [
+        {"type": kind, "value": text, "module": None, "mechanism": None, "threadId": None, "rawStacktrace": None,
+         "stacktrace": {"frames": frames, "framesOmitted": None, "registers": None, "hasSystemFrames": True}}
+        for kind, text, frames in values]}}
+
+
+def breadcrumb(timestamp: str, category: str, level: str, message: str | None, data: Any) -> dict[str, Any]:
+    return {"type": "default", "category": category, "level": level, "message": message, "data": data,
+            "timestamp": timestamp, "event_id": None}
+
+
+def request_entry(url: str, method: str, *, headers: list[list[str]], query: list[list[str]]) -> dict[str, Any]:
+    return {"type": "request", "data": {"url": url, "method": method, "headers": headers, "query": query,
+                                        "fragment": None, "data": None, "cookies": [], "env": None,
+                                        "inferredContentType": None, "apiTarget": None}}
+
+
+def sentry_event(event_id: str, *, entries: tuple[dict[str, Any], ...] = (), **fields: Any) -> Event:
+    body: dict[str, Any] = {
+        "id": event_id, "groupID": "7", "eventID": event_id, "projectID": "1", "size": 100, "entries": list(entries),
+        "dist": None, "message": "", "title": "ValueError", "location": None, "user": None, "contexts": {},
+        "sdk": None, "context": {}, "packages": {}, "type": "error", "metadata": {"title": "ValueError"},
+        "tags": [], "platform": "python", "dateReceived": None, "dateCreated": None, "errors": [],
+        "occurrence": None, "_meta": {}, "crashFile": None, "culprit": None, "fingerprints": [],
+        "groupingConfig": None, "release": None, "userReport": None, "sdkUpdates": [], "resolvedWith": [],
+        "nextEventID": None, "previousEventID": None}
+    return decode(json.dumps({**body, **fields}), Event)
+
+
+def release(version: str) -> dict[str, Any]:
+    return {"version": version, "shortVersion": version, "ref": None, "url": None, "dateCreated": None,
+            "dateReleased": None, "lastCommit": None, "lastDeploy": None, "firstEvent": None, "lastEvent": None,
+            "projects": []}
