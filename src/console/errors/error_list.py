@@ -9,7 +9,7 @@ console's store (console.core.errors.records); the list's rows and the detail re
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QShowEvent
@@ -27,6 +27,7 @@ from console.core.errors import records
 from console.core.errors.markdown import error_markdown, issue_from_detail
 from console.core.operations import Token
 from console.core.repositories.errors import NEWS, ListQuery
+from console.core.repositories.shown_error import ShownError
 from console.core.store import Change
 from console.errors.detail import ErrorDetailView
 from console.errors.error_filters import ErrorFilters
@@ -37,7 +38,6 @@ from console.errors.facets_pane import FacetsPane
 from console.errors.models import PENDING, ErrorListModel, explained_in_place, list_failure
 from console.errors.triage import Triage
 from console.operations import Op
-from outpost_model.error_tracking import ExceptionValue
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorTrackingApi
@@ -85,7 +85,7 @@ class ErrorsPage(QWidget):
         self.history.event_chosen_from_tags.connect(lambda: self.detail.sections.setCurrentWidget(self.events_pane))
         self.detail.cleared.connect(self.history.clear)
         self.detail.copy_requested.connect(self.copy_markdown)
-        self.shown_error: tuple[dict[str, Any], list[ExceptionValue]] | None = None  # details, stack trace
+        self.shown_errors = host.context.repositories.shown_error  # the detail pane's details and stack trace
         self.store = host.context.store
         self.repository = host.context.repositories.errors
         self.store.subscribe_view(self, self._store_changed)
@@ -253,24 +253,35 @@ class ErrorsPage(QWidget):
         if project is None:
             return
         self.detail.show_summary(error)
-        self.shown_error = None
         self.history.load(error.id, error.first_seen)
         path, shown = project.path_with_namespace, self.detail_requests.advance()
+        self._show_held(path, error.id)  # what an earlier read found, until this one lands
 
         async def load() -> None:
             try:
-                detail, trace = await self.host.api.error(path, error.id)
+                await self.shown_errors.fetch(self.host.api, path, error.id)
             except NotFound as missing:  # gone meanwhile, or GitLab still fetching it from Sentry: say so here
                 if request.current and shown.current:
                     self.detail.stack_trace.show_message(f"The details could not be loaded. {missing.message}")
                 return
-            records.write_detail(self.store, path, detail)
             if request.current and shown.current:
-                self.shown_error = (detail, trace.exceptions)
-                self.detail.show_details(records.detail(self.store, path, error.id) or detail)
-                self.detail.show_stack_trace(trace.exceptions, trace.message, trace.log_message)
+                self._show_held(path, error.id)
 
         Op(self.host, load(), description="Loading the error").run()
+
+    def _show_held(self, path: str, error_id: str) -> None:
+        held = self.shown_errors.shown(path, error_id)
+        if held is not None:
+            self.detail.show_details(held.detail)
+            self.detail.show_stack_trace(held.trace.exceptions, held.trace.message, held.trace.log_message)
+
+    @property
+    def shown_error(self) -> ShownError | None:
+        """The details and stack trace of the error in the detail pane, once read (from its repository)."""
+        project, error_id = self.host.project, self.detail.error_id
+        if project is None or error_id is None:
+            return None
+        return self.shown_errors.shown(project.path_with_namespace, error_id)
 
     def copy_markdown(self) -> None:
         """From Sentry's API with the shown event where event history is on; else from the details shown."""
@@ -280,11 +291,11 @@ class ErrorsPage(QWidget):
             console_link = outpost_links.error_link(self.host.api.client.base_url, project.path_with_namespace,
                                                     str(error.id))
         text = self.history.markdown(console_link)
-        if text is None and self.shown_error is not None and project is not None:
-            detail, exceptions = self.shown_error
-            link = detail.get("external_url") or self.host.api.error_page_url(project.path_with_namespace,
-                                                                              str(detail["id"]))
-            text = error_markdown(issue_from_detail(detail, link), exceptions, console_link)
+        held = self.shown_error
+        if text is None and held is not None and project is not None:
+            link = held.detail.get("external_url") or self.host.api.error_page_url(project.path_with_namespace,
+                                                                                   str(held.detail["id"]))
+            text = error_markdown(issue_from_detail(held.detail, link), held.trace.exceptions, console_link)
         if text:
             QGuiApplication.clipboard().setText(text)
             self.host.context.say("The error is on the clipboard as Markdown")

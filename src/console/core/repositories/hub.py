@@ -12,6 +12,7 @@ from console.core.repositories.project_settings import (
     TrackingSettingsRepository,
 )
 from console.core.repositories.projects import ProjectsRepository
+from console.core.repositories.shown_error import ShownErrorRepository
 from console.core.repositories.source_maps import SourceMapsRepository
 from console.core.repositories.variables import VariablesRepository
 from console.core.store import Store
@@ -30,6 +31,7 @@ class Repositories:
         self.retention = RetentionRepository(store)
         self.alerts = AlertsRepository(store)
         self.source_maps = SourceMapsRepository(store)
+        self.shown_error = ShownErrorRepository(store)
         self.projects = ProjectsRepository(store)
         self.variables = VariablesRepository(store)
         self.exports = ExportsRepository(store)
