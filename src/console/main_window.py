@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from PySide6 import QtCore  # its Qt namespace only at call time: made on first touch, costly for a first frame
 from PySide6.QtCore import QByteArray, QSettings, QTimer, Signal
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QStackedWidget, QVBoxLayout, QWidget
 
 from console.connection.bar import ConnectionBar, WelcomePage
 from console.connection_changes import ConnectionChanges
@@ -148,8 +148,6 @@ class MainWindow(QMainWindow):
         if self.is_ready:
             return
         self.is_ready = True
-        from PySide6.QtWidgets import QApplication
-
         from console.accessibility import give_accessible_names
         from console.icons import app_icon
         from console.menus import WindowActions
