@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from console import __version__
+from console.core import settings_keys as keys
 
 if TYPE_CHECKING:
     from console.operations import Op
@@ -100,12 +101,10 @@ def reset_demo(folder: Path | None = None, *, history_dir: Path | None = None) -
     from console.core.connection.data_lock import LOCK_FILE, DataFolderLock
     from console.core.connection.local_server import PORT_FILE
     from console.core.exports.store import ExportHistory
-    from console.core.settings_keys import profile_key
-    from console.main_window import LOCAL_DEMO_PROFILE
     from console.settings import app_data_dir, local_server_dir
 
     history = ExportHistory(history_dir if history_dir is not None else app_data_dir() / "exports",
-                            profile_key(LOCAL_DEMO_PROFILE, "root"))
+                            keys.profile_key(keys.LOCAL_DEMO_PROFILE, "root"))
     target = folder if folder is not None else local_server_dir()
     if not target.exists() or {entry.name for entry in target.iterdir()} <= {PORT_FILE, LOCK_FILE}:
         history.path.unlink(missing_ok=True)
