@@ -1,6 +1,9 @@
 """No route answers a body built by hand: every success body is an outpost_model entity (or a list of them),
 so the JSON, the OpenAPI document and the console's reading cannot drift apart. test_entities_declared.py
-reads the real answers into their entities; this test keeps a dict literal from coming back in a handler.
+reads the real answers into their entities. Here, every route handler must be annotated to return a
+Response, so that mypy checks what each returns (a dict, or an entity not given to EntityResponse, fails
+`make lint`, and EntityResponse's content is typed: entity_json.Answer); and a scan finds the hand-built
+bodies mypy cannot see, in code whose values are untyped.
 
 Error bodies keep GitLab's and Sentry's shapes through http_errors and each router's error helper, which
 answer with a 4xx or 5xx status. GraphQL is left out: its answers follow its own schema (GitLab's SDL).
@@ -104,6 +107,17 @@ def hand_built_answers(root: Path) -> list[str]:
     return sorted(found, key=lambda line: (line.split(":")[0], int(line.split(":")[1].split(" ")[0])))
 
 
+def unannotated_handlers(root: Path) -> list[str]:
+    """Route handlers without a Response (or subclass) return annotation, which mypy would not check."""
+    return [f"{name}:{node.lineno} {node.name}" for name, module in _modules(root) for node in ast.walk(module)
+            if _is_route(node) and not (node.returns is not None and _name(node.returns).endswith("Response"))]
+
+
+def test_every_route_handler_returns_a_response_that_mypy_checks():
+    assert sum(1 for name, module in _modules(SERVER) for node in ast.walk(module) if _is_route(node)) > 100
+    assert unannotated_handlers(SERVER) == []
+
+
 def test_no_route_answers_a_body_built_by_hand():
     assert sum(1 for _ in _modules(SERVER)) > 50, "the scan reads the server's modules"
     assert hand_built_answers(SERVER) == []
@@ -133,3 +147,4 @@ def test_the_scan_finds_each_kind_of_hand_built_answer(tmp_path):
         "    return await run_in_threadpool(f, None)\n")
     assert [line.split(" ", 1)[0] for line in hand_built_answers(tmp_path)] == [
         "routes.py:3", "routes.py:6", "routes.py:8", "routes.py:10", "routes.py:15", "routes.py:16"]
+    assert unannotated_handlers(tmp_path) == ["routes.py:2 a", "routes.py:5 b", "routes.py:18 g"]

@@ -5,7 +5,7 @@ Only the settings this server implements are shown and accepted.
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from sqlalchemy.orm import Session
 
 from outpost_model.instance import ApplicationSettings
@@ -30,13 +30,13 @@ def _entity(session: Session) -> EntityResponse:
 
 
 @router.get("/application/settings", openapi_extra=query_params())
-def show_application_settings(session: SessionDep, _admin: AdminUserDep):
+def show_application_settings(session: SessionDep, _admin: AdminUserDep) -> Response:
     return _entity(session)
 
 
 @router.put("/application/settings", openapi_extra=body_params(
     *(Param(name, "boolean", default=default) for name, default in BOOLEAN_SETTINGS.items())))
-def update_application_settings(session: SessionDep, _admin: AdminUserDep, params: ParamsDep):
+def update_application_settings(session: SessionDep, _admin: AdminUserDep, params: ParamsDep) -> Response:
     for name in BOOLEAN_SETTINGS:
         value = params.bool(name)
         if value is not None:

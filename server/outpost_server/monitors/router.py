@@ -84,7 +84,7 @@ def _managed(session: Session, caller: Caller, params: Params, organization_slug
 @router.get(MONITORS, openapi_extra=query_params(CURSOR, limit_param("per_page"), PROJECT,
                                                  Param("environment", "array")))
 def list_monitors(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
-                  organization_slug: str):
+                  organization_slug: str) -> Response:
     projects = _projects(session, caller, organization_slug, params)
     environments = set(params.list("environment") or [])
     cursor = parse_cursor(params.str("cursor"))
@@ -96,14 +96,15 @@ def list_monitors(request: Request, session: SessionDep, caller: CallerDep, para
 
 
 @router.get(MONITOR, openapi_extra=query_params(PROJECT, Param("environment", "array")))
-def get_monitor(session: SessionDep, caller: CallerDep, params: ParamsDep, organization_slug: str, monitor_slug: str):
+def get_monitor(session: SessionDep, caller: CallerDep, params: ParamsDep, organization_slug: str,
+                monitor_slug: str) -> Response:
     view = _monitor(session, caller, params, organization_slug, monitor_slug)
     return sentry_json(monitor_json(view, set(params.list("environment") or [])))
 
 
 @router.put(MONITOR, openapi_extra=body_params(*UPDATE_PARAMS, PROJECT))
 def update_monitor(session: SessionDep, caller: CallerDep, params: ParamsDep, body: BodyDep, organization_slug: str,
-                   monitor_slug: str):
+                   monitor_slug: str) -> Response:
     view = _managed(session, caller, params, organization_slug, monitor_slug)
     try:
         service.update_monitor(session, view=view, changes=body)
@@ -114,7 +115,7 @@ def update_monitor(session: SessionDep, caller: CallerDep, params: ParamsDep, bo
 
 @router.delete(MONITOR, status_code=202, openapi_extra=query_params(PROJECT))
 def delete_monitor(session: SessionDep, caller: CallerDep, params: ParamsDep, organization_slug: str,
-                   monitor_slug: str):
+                   monitor_slug: str) -> Response:
     service.delete_monitor(session, view=_managed(session, caller, params, organization_slug, monitor_slug))
     return Response(status_code=202)
 
@@ -122,7 +123,7 @@ def delete_monitor(session: SessionDep, caller: CallerDep, params: ParamsDep, or
 @router.get(MONITOR + "checkins/", openapi_extra=query_params(CURSOR, limit_param("per_page"), PROJECT,
                                                               Param("environment", "array")))
 def list_check_ins(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
-                   organization_slug: str, monitor_slug: str):
+                   organization_slug: str, monitor_slug: str) -> Response:
     view = _monitor(session, caller, params, organization_slug, monitor_slug)
     cursor = parse_cursor(params.str("cursor"))
     limit = page_limit(params, "per_page")

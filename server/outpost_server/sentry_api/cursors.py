@@ -14,7 +14,7 @@ from urllib.parse import quote, urlencode
 
 from fastapi import Request
 
-from outpost_server.entity_json import EntityResponse
+from outpost_server.entity_json import Answer, EntityResponse
 from outpost_server.params import Param, Params
 from outpost_server.urls import public_request_url
 
@@ -102,6 +102,6 @@ def offset_links(request: Request, *, offset: int, limit: int, has_more: bool) -
                        following=(Cursor(0, offset + limit, False), has_more))
 
 
-def sentry_json(body: Any, *, link: str | None = None) -> EntityResponse:
-    """The body (entities, or JSON values holding them) as JSON, with its Link header."""
+def sentry_json(body: Answer, *, link: str | None = None) -> EntityResponse:
+    """The entities as JSON, with their Link header."""
     return EntityResponse(body, headers={"Link": link} if link else None)

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
 from outpost_server.deps import services_of
-from outpost_server.entity_json import EntityResponse
+from outpost_server.entity_json import RelayedJson
 from outpost_server.error_tracking import settings
 from outpost_server.error_tracking.read import reading
 from outpost_server.error_tracking.read.external.client import SentryResponse
@@ -30,7 +30,7 @@ from outpost_server.params import Param, Params
 from outpost_server.urls import public_base_url
 
 from .access import detail, not_found
-from .cursors import links_to, sentry_json
+from .cursors import links_to
 
 _LINK = re.compile(r'<[^>]*>;\s*rel="(?P<rel>\w+)";\s*results="(?P<results>\w+)";\s*cursor="(?P<cursor>[^"]*)"')
 # How long an issue, once seen to belong to the configured Sentry project, is relayed without asking again.
@@ -78,18 +78,18 @@ class OwnershipCache:
 _ownership = OwnershipCache()
 
 
-def issue(source: reading.ErrorSource, issue_id: str) -> EntityResponse:
+def issue(source: reading.ErrorSource, issue_id: str) -> RelayedJson:
     """The issue's details, refused when it belongs to another Sentry project."""
     try:
         body = reading.sentry_issue(source, issue_id)
     except reading.ReadFailure as read_failure:
         raise failure(read_failure) from None
     _ownership.remember((source.project.id, source.setting.api_url or "", issue_id))
-    return sentry_json(body)
+    return RelayedJson(body)
 
 
 def issue_resource(request: Request, source: reading.ErrorSource, issue_id: str, below: str,
-                   params: Params | None = None, forwarded: tuple[Param, ...] = ()) -> EntityResponse:
+                   params: Params | None = None, forwarded: tuple[Param, ...] = ()) -> RelayedJson:
     """GET `issues/:id/<below>` from the Sentry, with the `forwarded` parameters as sent (the Sentry
     judges them)."""
     key = (source.project.id, source.setting.api_url or "", issue_id)
@@ -118,7 +118,7 @@ def project_issues(request: Request, source: reading.ErrorSource, method: str, s
     return _relayed(request, response)
 
 
-def project_event(request: Request, source: reading.ErrorSource, event_id: str) -> EntityResponse:
+def project_event(request: Request, source: reading.ErrorSource, event_id: str) -> RelayedJson:
     try:
         response = reading.sentry_call(reading.sentry_client(source).project_event, event_id)
     except reading.ReadFailure as read_failure:
@@ -126,9 +126,10 @@ def project_event(request: Request, source: reading.ErrorSource, event_id: str) 
     return _relayed(request, response)
 
 
-def _relayed(request: Request, response: SentryResponse) -> EntityResponse:
+def _relayed(request: Request, response: SentryResponse) -> RelayedJson:
     if response.data is None:
         raise detail(400, "Unexpected Error")
     pages = [(match["rel"], match["cursor"], match["results"] == "true")
              for match in _LINK.finditer(response.headers.get("link") or "")]
-    return sentry_json(response.data, link=links_to(request, pages) if pages else None)
+    link = links_to(request, pages) if pages else None
+    return RelayedJson(response.data, headers={"Link": link} if link else None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
 from .access import not_found
@@ -14,7 +14,7 @@ for resource in (projects, issues, project_issues, events, tags):
 
 
 @router.api_route("/{path:path}", methods=["GET", "POST", "PUT", "DELETE", "PATCH"], include_in_schema=False)
-def unknown(request: Request, path: str):
+def unknown(request: Request, path: str) -> Response:
     # Sentry's paths end with a slash; like Django's APPEND_SLASH, a GET without it is redirected.
     if request.method == "GET" and not path.endswith("/"):
         query = f"?{request.url.query}" if request.url.query else ""

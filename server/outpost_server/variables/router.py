@@ -28,21 +28,21 @@ PLAN_NAME = Param("plan_name", choices=plan_limits.PLANS, default=plan_limits.DE
 
 @router.get("/admin/ci/variables", openapi_extra=paginated())
 def list_variables(request: Request, response: Response, session: SessionDep, admin: AdminUserDep,
-                   params: ParamsDep, secret_key: SecretKeyDep):
+                   params: ParamsDep, secret_key: SecretKeyDep) -> Response:
     rows = paginate(session, service.list_stmt(), params, request, response)
     return EntityResponse([variable_entity(row, value=service.reveal(row, secret_key=secret_key)) for row in rows],
                           headers=response.headers)
 
 
 @router.get("/admin/ci/variables/{key}", openapi_extra=query_params())
-def get_variable(session: SessionDep, admin: AdminUserDep, secret_key: SecretKeyDep, key: str):
+def get_variable(session: SessionDep, admin: AdminUserDep, secret_key: SecretKeyDep, key: str) -> Response:
     variable = service.get_by_key(session, key=key)
     return EntityResponse(variable_entity(variable, value=service.reveal(variable, secret_key=secret_key)))
 
 
 @router.post("/admin/ci/variables", status_code=201, openapi_extra=body_params(*CREATE_PARAMS))
 def create_variable(session: SessionDep, admin: AdminUserDep, params: ParamsDep, secret_key: SecretKeyDep,
-                    config: ConfigDep):
+                    config: ConfigDep) -> Response:
     declared = params.values_of(CREATE_PARAMS)
     service.hold_creation_lock(session)
     limit = plan_limits.instance_variables_limit(session,
@@ -52,7 +52,8 @@ def create_variable(session: SessionDep, admin: AdminUserDep, params: ParamsDep,
 
 
 @router.put("/admin/ci/variables/{key}", openapi_extra=body_params(*UPDATE_PARAMS))
-def update_variable(session: SessionDep, admin: AdminUserDep, params: ParamsDep, secret_key: SecretKeyDep, key: str):
+def update_variable(session: SessionDep, admin: AdminUserDep, params: ParamsDep, secret_key: SecretKeyDep,
+                    key: str) -> Response:
     variable = service.get_by_key(session, key=key)
     # GitLab ignores a key in the body: a variable cannot be renamed.
     declared = params.values_of(UPDATE_PARAMS)
@@ -62,7 +63,7 @@ def update_variable(session: SessionDep, admin: AdminUserDep, params: ParamsDep,
 
 
 @router.delete("/admin/ci/variables/{key}", status_code=204, openapi_extra=query_params())
-def delete_variable(session: SessionDep, admin: AdminUserDep, key: str):
+def delete_variable(session: SessionDep, admin: AdminUserDep, key: str) -> Response:
     service.delete_variable(session, service.get_by_key(session, key=key))
     return Response(status_code=204)
 
@@ -79,7 +80,7 @@ def _plan_name(params: Params, *, required: bool) -> tuple[str | None, list[str]
 
 
 @router.get("/application/plan_limits", openapi_extra=query_params(PLAN_NAME))
-def get_plan_limits(session: SessionDep, admin: AdminUserDep, params: ParamsDep, config: ConfigDep):
+def get_plan_limits(session: SessionDep, admin: AdminUserDep, params: ParamsDep, config: ConfigDep) -> Response:
     plan, problems = _plan_name(params, required=False)
     if problems or plan is None:
         raise http_errors.ApiError(400, {"error": ", ".join(problems)})
@@ -90,7 +91,7 @@ def get_plan_limits(session: SessionDep, admin: AdminUserDep, params: ParamsDep,
 @router.put("/application/plan_limits", openapi_extra=body_params(
     Param(PLAN_NAME.name, required=True, choices=PLAN_NAME.choices),
     *(Param(name, "integer") for name in plan_limits.UPDATABLE_LIMITS)))
-def update_plan_limits(session: SessionDep, admin: AdminUserDep, params: ParamsDep, config: ConfigDep):
+def update_plan_limits(session: SessionDep, admin: AdminUserDep, params: ParamsDep, config: ConfigDep) -> Response:
     plan, problems = _plan_name(params, required=True)
     changes: dict[str, int] = {}
     for name in plan_limits.UPDATABLE_LIMITS:

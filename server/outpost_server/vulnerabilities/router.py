@@ -45,7 +45,7 @@ async def report_content(request: Request) -> bytes:
 
 @router.post("/projects/{project_id}/security/reports", status_code=201, openapi_extra=REPORT_BODY)
 def upload_report(session: SessionDep, user: CurrentUserDep, content: Annotated[bytes, Depends(report_content)],
-                  project_id: str):
+                  project_id: str) -> Response:
     project = find_project_for(session, project_id, user, READ_LEVEL)
     try:
         report = parse_report(content)
@@ -56,7 +56,7 @@ def upload_report(session: SessionDep, user: CurrentUserDep, content: Annotated[
 
 @router.get("/projects/{project_id}/vulnerabilities", openapi_extra=paginated(*LIST_FILTERS))
 def list_project_vulnerabilities(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
-                                 params: ParamsDep, project_id: str):
+                                 params: ParamsDep, project_id: str) -> Response:
     project = find_project_for(session, project_id, user, READ_LEVEL)
     state, severity, report_type = (params.list(param.name) for param in LIST_FILTERS)
     stmt = service.vulnerabilities_query(project=project, states=state, severities=severity, report_types=report_type)
@@ -72,7 +72,7 @@ def _find_vulnerability(session, user, vulnerability_id: str, min_level: int) ->
 
 
 @router.get("/vulnerabilities/{vulnerability_id}", openapi_extra=query_params())
-def get_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str):
+def get_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str) -> Response:
     return EntityResponse(vulnerability_entity(_find_vulnerability(session, user, vulnerability_id, READ_LEVEL)))
 
 
@@ -87,23 +87,24 @@ def _transition(session, user, vulnerability_id: str, action: str, *, comment: s
 
 
 @router.post("/vulnerabilities/{vulnerability_id}/confirm", status_code=201, openapi_extra=body_params())
-def confirm_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str):
+def confirm_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str) -> Response:
     return _transition(session, user, vulnerability_id, "confirm")
 
 
 @router.post("/vulnerabilities/{vulnerability_id}/resolve", status_code=201, openapi_extra=body_params())
-def resolve_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str):
+def resolve_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str) -> Response:
     return _transition(session, user, vulnerability_id, "resolve")
 
 
 @router.post("/vulnerabilities/{vulnerability_id}/revert", status_code=201, openapi_extra=body_params())
-def revert_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str):
+def revert_vulnerability(session: SessionDep, user: CurrentUserDep, vulnerability_id: str) -> Response:
     return _transition(session, user, vulnerability_id, "revert")
 
 
 @router.post("/vulnerabilities/{vulnerability_id}/dismiss", status_code=201,
              openapi_extra=body_params(Param("comment"), Param("dismissal_reason", choices=DISMISSAL_REASONS)))
-def dismiss_vulnerability(session: SessionDep, user: CurrentUserDep, params: ParamsDep, vulnerability_id: str):
+def dismiss_vulnerability(session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                          vulnerability_id: str) -> Response:
     comment = params.str("comment")
     reason = params.choice("dismissal_reason", DISMISSAL_REASONS)
     return _transition(session, user, vulnerability_id, "dismiss", comment=comment, dismissal_reason=reason)

@@ -21,20 +21,21 @@ GROUP_FIELDS = (Param("name"), Param("path"), Param("description"),
 
 
 @router.get("/groups", openapi_extra=paginated(*GROUP_FILTERS))
-def list_groups(request: Request, response: Response, session: SessionDep, user: OptionalUserDep, params: ParamsDep):
+def list_groups(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
+                params: ParamsDep) -> Response:
     stmt = listing.groups_stmt(session, user=user, filters=group_filter(params))
     return EntityResponse([group_entity(request, g) for g in paginate(session, stmt, params, request, response)],
                           headers=response.headers)
 
 
 @router.get("/groups/{group_id}")
-def get_group(request: Request, session: SessionDep, user: OptionalUserDep, group_id: str):
+def get_group(request: Request, session: SessionDep, user: OptionalUserDep, group_id: str) -> Response:
     return EntityResponse(group_entity(request, find_group_for(session, group_id, user)))
 
 
 @router.get("/groups/{group_id}/subgroups", openapi_extra=paginated(*GROUP_FILTERS))
 def list_subgroups(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
-                   params: ParamsDep, group_id: str):
+                   params: ParamsDep, group_id: str) -> Response:
     group = find_group_for(session, group_id, user)
     stmt = listing.groups_stmt(session, user=user, filters=group_filter(params), parent_id=group.id)
     return EntityResponse([group_entity(request, g) for g in paginate(session, stmt, params, request, response)],
@@ -44,7 +45,7 @@ def list_subgroups(request: Request, response: Response, session: SessionDep, us
 @router.get("/groups/{group_id}/projects", openapi_extra=paginated(
     *PROJECT_FILTERS, Param("include_subgroups", "boolean", default=False)))
 def list_group_projects(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
-                        params: ParamsDep, group_id: str):
+                        params: ParamsDep, group_id: str) -> Response:
     group = find_group_for(session, group_id, user)
     ids = listing.group_project_namespace_ids(session, group, include_subgroups=params.bool("include_subgroups", False))
     stmt = listing.projects_stmt(session, user=user, filters=project_filter(params), namespace_ids=ids)
@@ -54,7 +55,7 @@ def list_group_projects(request: Request, response: Response, session: SessionDe
 
 @router.post("/groups", status_code=201, openapi_extra=body_params(
     Param("name", required=True), Param("path", required=True), *GROUP_FIELDS[2:], Param("parent_id", "integer")))
-def create_group(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
+def create_group(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep) -> Response:
     visibility = params.choice("visibility", namespaces.VISIBILITIES, "private")
     parent = None
     if (parent_id := params.int("parent_id")) is not None:
@@ -67,7 +68,8 @@ def create_group(request: Request, session: SessionDep, user: CurrentUserDep, pa
 
 
 @router.put("/groups/{group_id}", openapi_extra=body_params(*GROUP_FIELDS))
-def update_group(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, group_id: str):
+def update_group(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                 group_id: str) -> Response:
     group = find_group_for(session, group_id, user, access.OWNER)
     for name in ("name", "path"):
         if name in params and not params.str(name):
@@ -79,7 +81,7 @@ def update_group(request: Request, session: SessionDep, user: CurrentUserDep, pa
 
 
 @router.delete("/groups/{group_id}", status_code=202)
-def delete_group(session: SessionDep, user: CurrentUserDep, group_id: str):
+def delete_group(session: SessionDep, user: CurrentUserDep, group_id: str) -> Response:
     """GitLab schedules the deletion and answers 202; Outpost deletes at once, in this transaction."""
     namespaces.delete_group(session, group=find_group_for(session, group_id, user, access.OWNER))
     return EntityResponse(ACCEPTED, status_code=202)

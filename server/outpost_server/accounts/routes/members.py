@@ -32,18 +32,19 @@ def _target(session: Session, user: User, kind: str, ident: str, *, manage: bool
 def _bind(kind: str) -> None:
     @router.get(f"/{kind}/{{ident}}/members", name=f"list_{kind}_members", openapi_extra=paginated())
     def list_members(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
-                     params: ParamsDep, ident: str):
+                     params: ParamsDep, ident: str) -> Response:
         target = _target(session, user, kind, ident, manage=False)
         rows = paginate(session, namespaces.member_stmt(target), params, request, response)
         return EntityResponse([member_entity(request, m) for m in rows], headers=response.headers)
 
     @router.get(f"/{kind}/{{ident}}/members/{{user_id}}", name=f"get_{kind}_member")
-    def get_member(request: Request, session: SessionDep, user: CurrentUserDep, ident: str, user_id: int):
+    def get_member(request: Request, session: SessionDep, user: CurrentUserDep, ident: str, user_id: int) -> Response:
         target = _target(session, user, kind, ident, manage=False)
         return EntityResponse(member_entity(request, namespaces.find_member(session, target=target, user_id=user_id)))
 
     @router.post(f"/{kind}/{{ident}}/members", status_code=201, name=f"add_{kind}_member", openapi_extra=MEMBER_BODY)
-    def create_member(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, ident: str):
+    def create_member(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                      ident: str) -> Response:
         target = _target(session, user, kind, ident, manage=True)
         if params.raw("user_id") is None and params.raw("username") is None:
             raise http_errors.ApiError(400, {"error": "user_id, username are missing, "
@@ -62,7 +63,7 @@ def _bind(kind: str) -> None:
         return EntityResponse(member_entity(request, member), status_code=201)
 
     @router.delete(f"/{kind}/{{ident}}/members/{{user_id}}", status_code=204, name=f"remove_{kind}_member")
-    def delete_member(session: SessionDep, user: CurrentUserDep, ident: str, user_id: int):
+    def delete_member(session: SessionDep, user: CurrentUserDep, ident: str, user_id: int) -> Response:
         target = _target(session, user, kind, ident, manage=True)
         namespaces.remove_member(session, target=target, user_id=user_id)
         return Response(status_code=204)

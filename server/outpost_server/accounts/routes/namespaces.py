@@ -31,7 +31,7 @@ def _entity(request: Request, session, user: User, namespace: Namespace) -> Name
     Param("search"), Param("owned_only", "boolean", default=False), Param("top_level_only", "boolean", default=False),
     Param("full_path_search", "boolean", default=False)))
 def list_namespaces(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
-                    params: ParamsDep):
+                    params: ParamsDep) -> Response:
     stmt = listing.namespaces_stmt(session, user=user, search=params.str("search"),
                                    owned_only=params.bool("owned_only", False),
                                    top_level_only=params.bool("top_level_only", False),
@@ -41,12 +41,12 @@ def list_namespaces(request: Request, response: Response, session: SessionDep, u
 
 
 @router.get("/namespaces/{namespace_id}")
-def get_namespace(request: Request, session: SessionDep, user: CurrentUserDep, namespace_id: str):
+def get_namespace(request: Request, session: SessionDep, user: CurrentUserDep, namespace_id: str) -> Response:
     return EntityResponse(_entity(request, session, user, find_namespace_for(session, namespace_id, user)))
 
 
 @router.get("/namespaces/{namespace_id}/exists", openapi_extra=query_params(Param("parent_id", "integer")))
-def namespace_exists(session: SessionDep, user: CurrentUserDep, params: ParamsDep, namespace_id: str):
+def namespace_exists(session: SessionDep, user: CurrentUserDep, params: ParamsDep, namespace_id: str) -> Response:
     """Whether the path (namespace_id is a path here) is taken among the parent's children, or at the top."""
     parent_id = params.int("parent_id")
     exists = listing.path_taken(session, namespace_id, parent_id=parent_id)

@@ -21,21 +21,21 @@ MONITOR_LEVELS = ("disabled", "private", "enabled")
 
 @router.get("/projects", openapi_extra=paginated(*PROJECT_FILTERS))
 def list_projects(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
-                  params: ParamsDep):
+                  params: ParamsDep) -> Response:
     stmt = listing.projects_stmt(session, user=user, filters=project_filter(params))
     page = [project_entity(request, p) for p in paginate(session, stmt, params, request, response)]
     return EntityResponse(page, headers=response.headers)
 
 
 @router.get("/projects/{project_id}")
-def get_project(request: Request, session: SessionDep, user: OptionalUserDep, project_id: str):
+def get_project(request: Request, session: SessionDep, user: OptionalUserDep, project_id: str) -> Response:
     return EntityResponse(project_entity(request, find_project_for(session, project_id, user)))
 
 
 @router.post("/projects", status_code=201, openapi_extra=body_params(
     Param("name"), Param("path"), Param("namespace_id", "integer"), Param("description"),
     Param("visibility", choices=namespaces.VISIBILITIES, default="private")))
-def create_project(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep):
+def create_project(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep) -> Response:
     name, path = params.str("name", ""), params.str("path", "")
     if not name and not path:
         raise http_errors.ApiError(400, {"error": "name, path are missing, at least one parameter must be provided"})
@@ -50,7 +50,8 @@ def create_project(request: Request, session: SessionDep, user: CurrentUserDep, 
 @router.put("/projects/{project_id}", openapi_extra=body_params(
     Param("name"), Param("description"), Param("visibility", choices=namespaces.VISIBILITIES),
     Param("monitor_access_level", choices=MONITOR_LEVELS)))
-def update_project(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
+def update_project(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                   project_id: str) -> Response:
     project = find_project_for(session, project_id, user, access.MAINTAINER)
     project = namespaces.update_project(
         session, project=project, name=params.str("name"), description=params.str("description"),
@@ -60,7 +61,7 @@ def update_project(request: Request, session: SessionDep, user: CurrentUserDep, 
 
 
 @router.delete("/projects/{project_id}", status_code=202)
-def delete_project(session: SessionDep, user: CurrentUserDep, project_id: str):
+def delete_project(session: SessionDep, user: CurrentUserDep, project_id: str) -> Response:
     """Owners delete projects. GitLab schedules it and answers 202; Outpost deletes at once, in one transaction
     with everything hanging off the project, so its client keys stop working on every replica at commit."""
     namespaces.delete_project(session, project=find_project_for(session, project_id, user, access.OWNER))

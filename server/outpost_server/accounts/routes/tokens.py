@@ -27,7 +27,7 @@ TIMES = ("created_before", "created_after", "last_used_before", "last_used_after
     Param("user_id", "integer"), Param("state", choices=("active", "inactive")), Param("revoked", "boolean"),
     Param("search"), *(Param(name, "datetime") for name in TIMES)))
 def list_personal_access_tokens(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
-                                params: ParamsDep):
+                                params: ParamsDep) -> Response:
     user_id = params.int("user_id")
     times = {name: params.datetime(name) for name in TIMES}
     if not user.is_admin and user_id is not None and user_id != user.id:
@@ -55,23 +55,23 @@ def _token_for(session: Session, user: User, token_id: str) -> PersonalAccessTok
 
 
 @router.get("/personal_access_tokens/self")
-def get_own_token(principal: PrincipalDep):
+def get_own_token(principal: PrincipalDep) -> Response:
     return EntityResponse(token_entity(_current_token(principal)))
 
 
 @router.get("/personal_access_tokens/{token_id}")
-def get_personal_access_token(session: SessionDep, user: CurrentUserDep, token_id: str):
+def get_personal_access_token(session: SessionDep, user: CurrentUserDep, token_id: str) -> Response:
     return EntityResponse(token_entity(_token_for(session, user, token_id)))
 
 
 @router.delete("/personal_access_tokens/self", status_code=204)
-def revoke_own_token(session: SessionDep, principal: PrincipalDep):
+def revoke_own_token(session: SessionDep, principal: PrincipalDep) -> Response:
     users.revoke_token(session, token=_current_token(principal))
     return Response(status_code=204)
 
 
 @router.delete("/personal_access_tokens/{token_id}", status_code=204)
-def revoke_personal_access_token(session: SessionDep, user: CurrentUserDep, token_id: str):
+def revoke_personal_access_token(session: SessionDep, user: CurrentUserDep, token_id: str) -> Response:
     token = users.find_token(session, token_id)
     if token is None:
         raise http_errors.record_not_found()
@@ -82,13 +82,14 @@ def revoke_personal_access_token(session: SessionDep, user: CurrentUserDep, toke
 
 
 @router.post("/personal_access_tokens/self/rotate", openapi_extra=ROTATE_BODY)
-def rotate_own_token(session: SessionDep, principal: PrincipalDep, params: ParamsDep, secret_key: SecretKeyDep):
+def rotate_own_token(session: SessionDep, principal: PrincipalDep, params: ParamsDep,
+                     secret_key: SecretKeyDep) -> Response:
     return _rotate(secret_key, session, _current_token(principal), params)
 
 
 @router.post("/personal_access_tokens/{token_id}/rotate", openapi_extra=ROTATE_BODY)
 def rotate_personal_access_token(session: SessionDep, user: CurrentUserDep, params: ParamsDep, secret_key: SecretKeyDep,
-                                 token_id: str):
+                                 token_id: str) -> Response:
     return _rotate(secret_key, session, _token_for(session, user, token_id), params)
 
 

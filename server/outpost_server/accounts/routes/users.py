@@ -26,21 +26,22 @@ USER_FIELDS = (Param("email"), Param("username"), Param("name"), Param("password
 
 
 @router.get("/version")
-def get_version(user: CurrentUserDep):
+def get_version(user: CurrentUserDep) -> Response:
     return EntityResponse(Version(
         version=GITLAB_COMPATIBLE_VERSION, revision=f"outpost-{__version__}",
         kas=Kas(enabled=False, externalUrl=None, externalK8sProxyUrl=None, version=None), enterprise=True))
 
 
 @router.get("/user")
-def get_current_user(request: Request, user: CurrentUserDep):
+def get_current_user(request: Request, user: CurrentUserDep) -> Response:
     return EntityResponse(user_entity(request, user, with_private=True))
 
 
 @router.get("/users", openapi_extra=paginated(
     Param("username"), Param("search"), Param("order_by", choices=users.USER_ORDERS, default="id"),
     Param("sort", choices=("asc", "desc"), default="desc")))
-def list_users(request: Request, response: Response, session: SessionDep, user: OptionalUserDep, params: ParamsDep):
+def list_users(request: Request, response: Response, session: SessionDep, user: OptionalUserDep,
+               params: ParamsDep) -> Response:
     username = params.str("username")
     # GitLab lets anonymous callers look up one user by username, but not list everyone.
     if user is None and not username:
@@ -61,7 +62,7 @@ def _user(session: Session, user_id: str | int) -> User:
 
 
 @router.get("/users/{user_id}")
-def get_user(request: Request, session: SessionDep, user: OptionalUserDep, user_id: str):
+def get_user(request: Request, session: SessionDep, user: OptionalUserDep, user_id: str) -> Response:
     if user is None:
         raise http_errors.forbidden("Not authorized!")
     target = _user(session, user_id)
@@ -79,7 +80,7 @@ def _checked_password(params: Params) -> str | None:
 @router.post("/users", status_code=201, openapi_extra=body_params(
     *(Param(field.name, field.kind, required=field.name in ("email", "name", "username")) for field in USER_FIELDS),
     Param("reset_password", "boolean"), Param("force_random_password", "boolean")))
-def create_user(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep):
+def create_user(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep) -> Response:
     password = _checked_password(params)
     if password is None and not params.bool("reset_password") and not params.bool("force_random_password"):
         raise http_errors.ApiError(400, {"error": "password, reset_password, force_random_password are missing, "
@@ -93,7 +94,8 @@ def create_user(request: Request, session: SessionDep, admin: AdminUserDep, para
 
 
 @router.put("/users/{user_id}", openapi_extra=body_params(*USER_FIELDS))
-def update_user(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep, user_id: str):
+def update_user(request: Request, session: SessionDep, admin: AdminUserDep, params: ParamsDep,
+                user_id: str) -> Response:
     """What python-gitlab's User.save() sends: the changed attributes."""
     target = _user(session, user_id)
     for name in ("email", "username", "name"):
@@ -109,7 +111,7 @@ def update_user(request: Request, session: SessionDep, admin: AdminUserDep, para
 
 @router.delete("/users/{user_id}", status_code=204,
                openapi_extra=body_params(Param("hard_delete", "boolean", default=False)))
-def delete_user(session: SessionDep, admin: AdminUserDep, params: ParamsDep, user_id: str):
+def delete_user(session: SessionDep, admin: AdminUserDep, params: ParamsDep, user_id: str) -> Response:
     target = _user(session, user_id)
     users.delete_user(session, user=target, hard_delete=bool(params.bool("hard_delete", False)))
     return Response(status_code=204)
@@ -121,29 +123,29 @@ def _state_answer(result: bool | None) -> EntityResponse:
 
 
 @router.post("/users/{user_id}/block", status_code=201)
-def block_user(session: SessionDep, admin: AdminUserDep, user_id: str):
+def block_user(session: SessionDep, admin: AdminUserDep, user_id: str) -> Response:
     return _state_answer(users.block(session, actor=admin, user=_user(session, user_id)))
 
 
 @router.post("/users/{user_id}/unblock", status_code=201)
-def unblock_user(session: SessionDep, admin: AdminUserDep, user_id: str):
+def unblock_user(session: SessionDep, admin: AdminUserDep, user_id: str) -> Response:
     return _state_answer(users.unblock(session, user=_user(session, user_id)))
 
 
 @router.post("/users/{user_id}/deactivate", status_code=201)
-def deactivate_user(session: SessionDep, admin: AdminUserDep, user_id: str):
+def deactivate_user(session: SessionDep, admin: AdminUserDep, user_id: str) -> Response:
     return _state_answer(users.deactivate(session, user=_user(session, user_id)))
 
 
 @router.post("/users/{user_id}/activate", status_code=201)
-def activate_user(session: SessionDep, admin: AdminUserDep, user_id: str):
+def activate_user(session: SessionDep, admin: AdminUserDep, user_id: str) -> Response:
     return _state_answer(users.activate(session, user=_user(session, user_id)))
 
 
 @router.post("/users/{user_id}/personal_access_tokens", status_code=201, openapi_extra=body_params(
     Param("name", required=True), Param("scopes", "array", required=True), Param("expires_at")))
 def create_personal_access_token(session: SessionDep, admin: AdminUserDep, params: ParamsDep, secret_key: SecretKeyDep,
-                                 user_id: int):
+                                 user_id: int) -> Response:
     target = _user(session, user_id)
     scopes = params.list("scopes") or []
     if not scopes:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import html
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
 from outpost_model.instance import MailSettings as MailSettingsEntity
 from outpost_model.instance import MailTest
@@ -25,7 +25,7 @@ router = APIRouter()
 
 
 @router.get("/application/mail", openapi_extra=query_params())
-def show_mail(config: ConfigDep, _admin: AdminUserDep):
+def show_mail(config: ConfigDep, _admin: AdminUserDep) -> Response:
     settings = MailSettings.from_config(config)
     if settings is None:
         return EntityResponse(MailSettingsEntity(configured=False, host=None, port=None, security=None, sender=None,
@@ -36,7 +36,7 @@ def show_mail(config: ConfigDep, _admin: AdminUserDep):
 
 
 @router.post("/application/mail/test", status_code=201, openapi_extra=body_params(Param("to")))
-async def send_test_mail(config: ConfigDep, admin: AdminUserDep, params: ParamsDep):
+async def send_test_mail(config: ConfigDep, admin: AdminUserDep, params: ParamsDep) -> Response:
     settings = MailSettings.from_config(config)
     if settings is None:
         raise http_errors.bad_request("email is not configured (OUTPOST_SMTP_HOST is unset)")

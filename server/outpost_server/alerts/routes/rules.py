@@ -80,7 +80,7 @@ def _link_base(request: Request) -> str:
 
 @router.get(ALERTS, openapi_extra=query_params(CURSOR, limit_param("limit")))
 def list_alerts(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep, secret_key: SecretKeyDep,
-                organization_slug: str, project_slug: str):
+                organization_slug: str, project_slug: str) -> Response:
     project = project_for(session, caller, organization_slug, project_slug)
     cursor = parse_cursor(params.str("cursor"))
     limit = page_limit(params, "limit")
@@ -104,7 +104,7 @@ def _saved(session: Session, change: Callable[[], service.SavedRule]) -> service
 
 @router.post(ALERTS, status_code=201, openapi_extra=body_params(*RULE_PARAMS))
 def create_alert(request: Request, session: SessionDep, caller: CallerDep, body: BodyDep, secret_key: SecretKeyDep,
-                 organization_slug: str, project_slug: str):
+                 organization_slug: str, project_slug: str) -> Response:
     project = _maintained_project(session, caller, organization_slug, project_slug)
     data = _read(body, partial=False)
     saved = _saved(session, lambda: service.create_rule(
@@ -118,7 +118,7 @@ def create_alert(request: Request, session: SessionDep, caller: CallerDep, body:
 
 @router.put(ALERT, openapi_extra=body_params(*RULE_PARAMS))
 def update_alert(request: Request, session: SessionDep, caller: CallerDep, body: BodyDep, secret_key: SecretKeyDep,
-                 organization_slug: str, project_slug: str, alert_id: str):
+                 organization_slug: str, project_slug: str, alert_id: str) -> Response:
     project = _maintained_project(session, caller, organization_slug, project_slug)
     rule = _rule(session, project, alert_id)
     data = _read(body, partial=True)
@@ -129,7 +129,8 @@ def update_alert(request: Request, session: SessionDep, caller: CallerDep, body:
 
 
 @router.delete(ALERT, status_code=204, openapi_extra=query_params())
-def delete_alert(session: SessionDep, caller: CallerDep, organization_slug: str, project_slug: str, alert_id: str):
+def delete_alert(session: SessionDep, caller: CallerDep, organization_slug: str, project_slug: str,
+                 alert_id: str) -> Response:
     project = _maintained_project(session, caller, organization_slug, project_slug)
     service.delete_rule(session, rule=_rule(session, project, alert_id))
     return Response(status_code=204)
@@ -137,7 +138,7 @@ def delete_alert(session: SessionDep, caller: CallerDep, organization_slug: str,
 
 @router.get(ALERT + "deliveries/", openapi_extra=query_params(CURSOR, limit_param("limit")))
 def list_deliveries(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
-                    organization_slug: str, project_slug: str, alert_id: str):
+                    organization_slug: str, project_slug: str, alert_id: str) -> Response:
     """Outpost extension: the rule's delivery log, newest first."""
     project = project_for(session, caller, organization_slug, project_slug)
     rule = _rule(session, project, alert_id)
@@ -151,7 +152,7 @@ def list_deliveries(request: Request, session: SessionDep, caller: CallerDep, pa
 
 @router.post(ALERT + "test/", openapi_extra=query_params(Param("recipient_id", "integer")))
 def test_alert(services: ServicesDep, session: SessionDep, caller: CallerDep, params: ParamsDep,
-               organization_slug: str, project_slug: str, alert_id: str):
+               organization_slug: str, project_slug: str, alert_id: str) -> Response:
     """GlitchTip's test endpoint: sends a test notification to each recipient (or `recipient_id`) now and
     answers `[{recipientType, status: sent|error, message}]`; each is also written to the delivery log."""
     project = _maintained_project(session, caller, organization_slug, project_slug)

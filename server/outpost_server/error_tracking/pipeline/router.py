@@ -74,7 +74,7 @@ def _text(services: Services) -> bytes:
 
 
 @api_router.get("/error_tracking/ingestion")
-async def ingestion_status(services: ServicesDep, _admin: AdminUserDep):
+async def ingestion_status(services: ServicesDep, _admin: AdminUserDep) -> Response:
     """This host's ingest spool and digest figures (administrators)."""
     snapshot = await run_in_threadpool(_snapshot, services)
     return EntityResponse(snapshot.entity())

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
 from outpost_model.error_tracking import (
@@ -105,7 +105,8 @@ SENTRY_PROJECTS_QUERY = query_params(Param("api_host"), Param("token"))
 
 @router.get(BASE, openapi_extra=LIST_QUERY)
 @router.get(BASE + ".json", openapi_extra=LIST_QUERY)
-def list_errors(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str):
+def list_errors(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                project_path: str) -> Response:
     source = _source(request, session, user, project_path)
     return _json(_read(reading.list_page, source, issue_status=params.str("issue_status") or "unresolved",
                        search_term=params.str("search_term") or "", sort=params.str("sort") or "last_seen",
@@ -114,7 +115,8 @@ def list_errors(request: Request, session: SessionDep, user: CurrentUserDep, par
 
 @router.get(BASE + "/{issue_id}/details", openapi_extra=NO_PARAMS)
 @router.get(BASE + "/{issue_id}/details.json", openapi_extra=NO_PARAMS)
-def error_details(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str, issue_id: str):
+def error_details(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str,
+                  issue_id: str) -> Response:
     source = _source(request, session, user, project_path)
     return _json(ErrorDetailBody(error=_read(reading.error_details, source, issue_id)))
 
@@ -122,7 +124,7 @@ def error_details(request: Request, session: SessionDep, user: CurrentUserDep, p
 @router.get(BASE + "/{issue_id}/stack_trace", openapi_extra=NO_PARAMS)
 @router.get(BASE + "/{issue_id}/stack_trace.json", openapi_extra=NO_PARAMS)
 def error_stack_trace(request: Request, session: SessionDep, user: CurrentUserDep, project_path: str,
-                      issue_id: str):
+                      issue_id: str) -> Response:
     source = _source(request, session, user, project_path)
     return _json(StackTraceBody(error=_read(reading.error_stack_trace, source, issue_id)))
 
@@ -130,7 +132,7 @@ def error_stack_trace(request: Request, session: SessionDep, user: CurrentUserDe
 @router.put(BASE + "/{issue_id}", openapi_extra=STATUS_BODY)
 @router.put(BASE + "/{issue_id}.json", openapi_extra=STATUS_BODY)
 def update_error(request: Request, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_path: str,
-                 issue_id: str):
+                 issue_id: str) -> Response:
     source = _source(request, session, user, project_path)
     if not may_triage(session, user, source.project):  # GitLab's update_sentry_issue: Developer or more
         raise http_errors.not_found()
@@ -153,7 +155,7 @@ def update_error(request: Request, session: SessionDep, user: CurrentUserDep, pa
 @router.get(BASE + "/projects", openapi_extra=SENTRY_PROJECTS_QUERY)
 @router.get(BASE + "/projects.json", openapi_extra=SENTRY_PROJECTS_QUERY)
 def external_projects(services: ServicesDep, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
-                      project_path: str):
+                      project_path: str) -> Response:
     project = _project(session, user, project_path, manage=True)
     api_host = params.str("api_host") or ""
     token = params.str("token") or ""

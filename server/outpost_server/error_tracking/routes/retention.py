@@ -5,7 +5,7 @@ GET and PUT /projects/:id/error_tracking/retention (Maintainer or more, like the
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
 from outpost_model.retention import Retention, RetentionPolicy
 from outpost_server import http_errors
@@ -65,7 +65,7 @@ def _limit(params: Params, name: str) -> int | None:
 
 
 @router.get("/projects/{project_id}/error_tracking/retention", openapi_extra=query_params())
-def get_retention(config: ConfigDep, session: SessionDep, user: CurrentUserDep, project_id: str):
+def get_retention(config: ConfigDep, session: SessionDep, user: CurrentUserDep, project_id: str) -> Response:
     project = managed_project(session, project_id, user)
     return EntityResponse(_retention_entity(session, config, project.id))
 
@@ -73,7 +73,8 @@ def get_retention(config: ConfigDep, session: SessionDep, user: CurrentUserDep, 
 # Each limit: a whole number, 0 for no limit, empty for the instance default.
 @router.put("/projects/{project_id}/error_tracking/retention", openapi_extra=body_params(
     *(Param(name, "integer") for name in limits.LIMIT_NAMES)))
-def put_retention(config: ConfigDep, session: SessionDep, user: CurrentUserDep, params: ParamsDep, project_id: str):
+def put_retention(config: ConfigDep, session: SessionDep, user: CurrentUserDep, params: ParamsDep,
+                  project_id: str) -> Response:
     project = managed_project(session, project_id, user)
     changes = {name: _limit(params, name) for name in limits.LIMIT_NAMES if name in params}
     if not changes:

@@ -43,7 +43,7 @@ def _setting_changed(collector: Collector, session: Session) -> None:
 
 
 @router.get("/projects/{project_id}/error_tracking/settings", openapi_extra=query_params())
-def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, project_id: str):
+def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, project_id: str) -> Response:
     project = managed_project(session, project_id, user)
     setting = settings.get_setting(session, project=project)
     if setting is None:
@@ -54,7 +54,7 @@ def get_error_tracking_setting(session: SessionDep, user: CurrentUserDep, projec
 @router.patch("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
     Param("active", "boolean", required=True), Param("integrated", "boolean"), *SETTINGS_PARAMS))
 def patch_error_tracking_setting(session: SessionDep, user: CurrentUserDep, params: ParamsDep,
-                                 secret_key: SecretKeyDep, collector: CollectorDep, project_id: str):
+                                 secret_key: SecretKeyDep, collector: CollectorDep, project_id: str) -> Response:
     project = managed_project(session, project_id, user)
     active = bool(params.bool("active"))
     integrated = params.bool("integrated")
@@ -70,7 +70,7 @@ def patch_error_tracking_setting(session: SessionDep, user: CurrentUserDep, para
 @router.put("/projects/{project_id}/error_tracking/settings", openapi_extra=body_params(
     Param("active", "boolean", required=True), Param("integrated", "boolean", required=True), *SETTINGS_PARAMS))
 def put_error_tracking_setting(session: SessionDep, user: CurrentUserDep, params: ParamsDep,
-                               secret_key: SecretKeyDep, collector: CollectorDep, project_id: str):
+                               secret_key: SecretKeyDep, collector: CollectorDep, project_id: str) -> Response:
     project = managed_project(session, project_id, user)
     setting = settings.save_setting(session, project=project, enabled=bool(params.bool("active")),
                                    integrated=bool(params.bool("integrated")), create=True)
@@ -83,7 +83,7 @@ def put_error_tracking_setting(session: SessionDep, user: CurrentUserDep, params
 
 @router.get("/projects/{project_id}/error_tracking/client_keys", openapi_extra=paginated())
 def list_client_keys(request: Request, response: Response, session: SessionDep, user: CurrentUserDep,
-                     params: ParamsDep, project_id: str):
+                     params: ParamsDep, project_id: str) -> Response:
     project = managed_project(session, project_id, user)
     keys = paginate(session, client_keys.client_keys_query(project=project), params, request, response)
     base_url = public_base_url(request)
@@ -93,7 +93,7 @@ def list_client_keys(request: Request, response: Response, session: SessionDep, 
 
 @router.post("/projects/{project_id}/error_tracking/client_keys", status_code=201, openapi_extra=body_params())
 def create_client_key(request: Request, session: SessionDep, user: CurrentUserDep, collector: CollectorDep,
-                      project_id: str):
+                      project_id: str) -> Response:
     project = managed_project(session, project_id, user)
     key = client_keys.create_client_key(session, project=project)
     _setting_changed(collector, session)
@@ -102,7 +102,7 @@ def create_client_key(request: Request, session: SessionDep, user: CurrentUserDe
 
 @router.delete("/projects/{project_id}/error_tracking/client_keys/{key_id}", openapi_extra=query_params())
 def delete_client_key(request: Request, session: SessionDep, user: CurrentUserDep, collector: CollectorDep,
-                      project_id: str, key_id: str):
+                      project_id: str, key_id: str) -> Response:
     project = managed_project(session, project_id, user)
     key = client_keys.find_client_key(session, project=project, key_id=key_id)
     if key is None:

@@ -6,7 +6,7 @@ has stored events, and the instance's totals (storage_usage.py says what is exac
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
 from outpost_model.retention import ProjectStorage, Storage
 from outpost_server.auth import AdminUserDep
@@ -19,7 +19,7 @@ router = APIRouter(tags=["error tracking"])
 
 
 @router.get("/error_tracking/storage", openapi_extra=query_params())
-def get_storage(session: SessionDep, _admin: AdminUserDep):
+def get_storage(session: SessionDep, _admin: AdminUserDep) -> Response:
     storage = storage_usage.instance_storage(session)
     return EntityResponse(Storage(
         projects=[ProjectStorage(project_id=row.project_id, path_with_namespace=row.full_path, events=row.events,

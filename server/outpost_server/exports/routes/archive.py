@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import StreamingResponse
 
 from outpost_server import http_errors
@@ -27,7 +27,7 @@ router = APIRouter(tags=["vulnerability archive exports"])
              openapi_extra=body_params(Param("start_date", required=True), Param("end_date", required=True),
                                        Param("export_format", choices=ARCHIVE_FORMATS, default="csv")))
 def create_archive_export(request: Request, services: ServicesDep, session: SessionDep, user: CurrentUserDep,
-                          params: ParamsDep, project_id: str):
+                          params: ParamsDep, project_id: str) -> Response:
     start_date, end_date = params.date("start_date"), params.date("end_date")
     export_format = params.choice("export_format", ARCHIVE_FORMATS, "csv")
     if start_date is None or end_date is None:
@@ -46,12 +46,13 @@ def create_archive_export(request: Request, services: ServicesDep, session: Sess
 
 
 @router.get("/security/vulnerability_archive_exports/{export_id}", openapi_extra=query_params())
-def get_archive_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str):
+def get_archive_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str) -> Response:
     export = service.find_export_for(session, user, export_id, kind=ARCHIVE)
     return polled(export, archive_export_entity(export, api_base_url=api_base_url(request)))
 
 
 @router.get("/security/vulnerability_archive_exports/{export_id}/download", openapi_extra=query_params(),
             response_class=StreamingResponse)
-def download_archive_export(services: ServicesDep, session: SessionDep, user: CurrentUserDep, export_id: str):
+def download_archive_export(services: ServicesDep, session: SessionDep, user: CurrentUserDep,
+                            export_id: str) -> Response:
     return file_response(services, service.find_export_for(session, user, export_id, kind=ARCHIVE), "Archive Export")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session
 
@@ -57,7 +57,7 @@ def _create(request: Request, services: Services, session: Session, user: User, 
 
 @router.post("/security/projects/{project_id}/vulnerability_exports", status_code=201, openapi_extra=SCOPED_PARAMS)
 def create_project_export(request: Request, services: ServicesDep, session: SessionDep, user: CurrentUserDep,
-                          params: ParamsDep, project_id: str):
+                          params: ParamsDep, project_id: str) -> Response:
     options = _options(params, with_report_data=True)
     project = find_project_for(session, project_id, user, service.CREATE_LEVEL)
     return _create(request, services, session, user, options, project=project)
@@ -65,7 +65,7 @@ def create_project_export(request: Request, services: ServicesDep, session: Sess
 
 @router.post("/security/groups/{group_id}/vulnerability_exports", status_code=201, openapi_extra=SCOPED_PARAMS)
 def create_group_export(request: Request, services: ServicesDep, session: SessionDep, user: CurrentUserDep,
-                        params: ParamsDep, group_id: str):
+                        params: ParamsDep, group_id: str) -> Response:
     options = _options(params, with_report_data=True)
     group = find_group_for(session, group_id, user, service.CREATE_LEVEL)
     return _create(request, services, session, user, options, group=group)
@@ -73,7 +73,7 @@ def create_group_export(request: Request, services: ServicesDep, session: Sessio
 
 @router.post("/security/vulnerability_exports", status_code=201, openapi_extra=INSTANCE_PARAMS)
 def create_instance_export(request: Request, services: ServicesDep, session: SessionDep, user: CurrentUserDep,
-                           params: ParamsDep):
+                           params: ParamsDep) -> Response:
     return _create(request, services, session, user, _options(params, with_report_data=False))
 
 
@@ -85,7 +85,7 @@ def polled(export: VulnerabilityExport, body: Export | ArchiveExport) -> EntityR
 
 
 @router.get("/security/vulnerability_exports/{export_id}", openapi_extra=query_params())
-def get_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str):
+def get_export(request: Request, session: SessionDep, user: CurrentUserDep, export_id: str) -> Response:
     export = service.find_export_for(session, user, export_id)
     return polled(export, export_entity(export, api_base_url=api_base_url(request)))
 
@@ -106,5 +106,5 @@ def file_response(services: Services, export: VulnerabilityExport, resource: str
 
 @router.get("/security/vulnerability_exports/{export_id}/download", openapi_extra=query_params(),
             response_class=StreamingResponse)
-def download_export(services: ServicesDep, session: SessionDep, user: CurrentUserDep, export_id: str):
+def download_export(services: ServicesDep, session: SessionDep, user: CurrentUserDep, export_id: str) -> Response:
     return file_response(services, service.find_export_for(session, user, export_id), "Vulnerability Export")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
 from outpost_model.sentry_events import Event
@@ -88,13 +88,13 @@ def issue_event(session: Session, project: Project, error: TrackedError, which: 
 
 
 @router.get("/issues/{issue_id}/events/", openapi_extra=query_params(*EVENT_LIST_PARAMS))
-def list_events(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep, issue_id: str):
+def list_events(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep, issue_id: str) -> Response:
     project, error = issue_for(session, caller, issue_id)
     return events_page(request, params, session, project, error)
 
 
 @router.get("/issues/{issue_id}/events/{which}/", openapi_extra=query_params())
-def one_event(session: SessionDep, caller: CallerDep, issue_id: str, which: str):
+def one_event(session: SessionDep, caller: CallerDep, issue_id: str, which: str) -> Response:
     """`latest`, `oldest` or an event id."""
     project, error = issue_for(session, caller, issue_id)
     return issue_event(session, project, error, which)

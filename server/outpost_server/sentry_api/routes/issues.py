@@ -47,7 +47,7 @@ def _sent(params: Params, declared: tuple[Param, ...]) -> dict[str, list[str]]:
 
 @router.get("/projects/{organization_slug}/{project_slug}/issues/", openapi_extra=query_params(*LIST_PARAMS))
 def list_issues(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
-                organization_slug: str, project_slug: str):
+                organization_slug: str, project_slug: str) -> Response:
     project = project_for(session, caller, organization_slug, project_slug)
     caller.require("event:read")
     if (external := relay.external_source(request, session, project)) is not None:
@@ -84,7 +84,8 @@ def _search(session: Session, caller: Caller, project: Project, params: Params) 
 
 @router.put("/projects/{organization_slug}/{project_slug}/issues/", openapi_extra=BULK_UPDATE)
 def update_issues(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
-                  body: Annotated[dict[str, Any], Depends(json_body)], organization_slug: str, project_slug: str):
+                  body: Annotated[dict[str, Any], Depends(json_body)], organization_slug: str,
+                                                          project_slug: str) -> Response:
     """Sentry's bulk mutation: the issues named by `id` (those of other projects are left out) or found by
     `query`; answers what changed, or 204 when no issue matched. A project whose backend is an external
     Sentry has it carried out there, on that Sentry's project."""
@@ -112,14 +113,14 @@ def issue_details_response(request: Request, session: Session, project: Project,
 
 
 @router.get("/issues/{issue_id}/", openapi_extra=query_params())
-def get_issue(request: Request, session: SessionDep, caller: CallerDep, issue_id: str):
+def get_issue(request: Request, session: SessionDep, caller: CallerDep, issue_id: str) -> Response:
     project, error = issue_for(session, caller, issue_id)
     return issue_details_response(request, session, project, error)
 
 
 @router.put("/issues/{issue_id}/", openapi_extra=UPDATE_BODY)
 def update_issue(request: Request, session: SessionDep, caller: CallerDep,
-                 body: Annotated[dict[str, Any], Depends(json_body)], issue_id: str):
+                 body: Annotated[dict[str, Any], Depends(json_body)], issue_id: str) -> Response:
     """Changes status, ignore conditions and assignee, then answers the issue, as Sentry's GroupDetails does."""
     project, error = issue_for(session, caller, issue_id, scope="event:write")
     apply(session, [error], read_changes(session, project, body), actor=caller.user)

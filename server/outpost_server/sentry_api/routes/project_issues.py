@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
 from outpost_server.accounts.models import Project
@@ -48,7 +48,7 @@ def _stored(session: Session, project: Project, issue_id: str) -> TrackedError:
 
 @router.get(ISSUE, openapi_extra=query_params())
 def project_issue(request: Request, session: SessionDep, caller: CallerDep, organization_slug: str,
-                  project_slug: str, issue_id: str):
+                  project_slug: str, issue_id: str) -> Response:
     project, external = _target(request, session, caller, organization_slug, project_slug)
     if external is not None:
         return relay.issue(external, issue_id)
@@ -57,7 +57,7 @@ def project_issue(request: Request, session: SessionDep, caller: CallerDep, orga
 
 @router.get(ISSUE + "events/", openapi_extra=query_params(*EVENT_LIST_PARAMS))
 def project_issue_events(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
-                         organization_slug: str, project_slug: str, issue_id: str):
+                         organization_slug: str, project_slug: str, issue_id: str) -> Response:
     project, external = _target(request, session, caller, organization_slug, project_slug)
     if external is not None:
         return relay.issue_resource(request, external, issue_id, "events/", params, EVENT_LIST_PARAMS)
@@ -66,7 +66,7 @@ def project_issue_events(request: Request, session: SessionDep, caller: CallerDe
 
 @router.get(ISSUE + "events/{which}/", openapi_extra=query_params())
 def project_issue_event(request: Request, session: SessionDep, caller: CallerDep, organization_slug: str,
-                        project_slug: str, issue_id: str, which: str):
+                        project_slug: str, issue_id: str, which: str) -> Response:
     """`latest`, `oldest` or an event id."""
     project, external = _target(request, session, caller, organization_slug, project_slug)
     if external is not None:
@@ -78,7 +78,7 @@ def project_issue_event(request: Request, session: SessionDep, caller: CallerDep
 
 @router.get(ISSUE + "tags/", openapi_extra=query_params(*TAG_PARAMS))
 def project_issue_tags(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
-                       organization_slug: str, project_slug: str, issue_id: str):
+                       organization_slug: str, project_slug: str, issue_id: str) -> Response:
     project, external = _target(request, session, caller, organization_slug, project_slug)
     if external is not None:
         return relay.issue_resource(request, external, issue_id, "tags/", params, TAG_PARAMS)
@@ -87,7 +87,7 @@ def project_issue_tags(request: Request, session: SessionDep, caller: CallerDep,
 
 @router.get(ISSUE + "tags/{key}/values/", openapi_extra=query_params(*TAG_VALUE_PARAMS))
 def project_issue_tag_values(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep,
-                             organization_slug: str, project_slug: str, issue_id: str, key: str):
+                             organization_slug: str, project_slug: str, issue_id: str, key: str) -> Response:
     project, external = _target(request, session, caller, organization_slug, project_slug)
     if external is not None:
         below = f"tags/{quote(key, safe='')}/values/"
@@ -97,7 +97,7 @@ def project_issue_tag_values(request: Request, session: SessionDep, caller: Call
 
 @router.get("/projects/{organization_slug}/{project_slug}/events/{event_id}/", openapi_extra=query_params())
 def project_event(request: Request, session: SessionDep, caller: CallerDep, organization_slug: str,
-                  project_slug: str, event_id: str):
+                  project_slug: str, event_id: str) -> Response:
     project, external = _target(request, session, caller, organization_slug, project_slug)
     if not EVENT_ID.fullmatch(event_id):
         raise not_found()

@@ -3,7 +3,7 @@ with the scopes the caller holds on it (Sentry's `access`), so a client offers o
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
 from outpost_server.db import SessionDep
 from outpost_server.params import ParamsDep, query_params
@@ -16,7 +16,7 @@ router = APIRouter()
 
 
 @router.get("/projects/", openapi_extra=query_params(CURSOR, limit_param("per_page")))
-def list_projects(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep):
+def list_projects(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep) -> Response:
     cursor = parse_cursor(params.str("cursor"))
     limit = page_limit(params, "per_page")
     offset = cursor.offset if cursor else 0
@@ -27,6 +27,6 @@ def list_projects(request: Request, session: SessionDep, caller: CallerDep, para
 
 
 @router.get("/projects/{organization_slug}/{project_slug}/", openapi_extra=query_params())
-def get_project(session: SessionDep, caller: CallerDep, organization_slug: str, project_slug: str):
+def get_project(session: SessionDep, caller: CallerDep, organization_slug: str, project_slug: str) -> Response:
     project = project_for(session, caller, organization_slug, project_slug)
     return sentry_json(project_details_json(project, sorted(project_scopes(session, caller, project))))

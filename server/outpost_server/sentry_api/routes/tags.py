@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
 from outpost_server.db import SessionDep
@@ -49,12 +49,13 @@ def values_of(request: Request, params: Params, session: Session, error: Tracked
 
 
 @router.get("/issues/{issue_id}/tags/", openapi_extra=query_params(*TAG_PARAMS))
-def issue_tags(session: SessionDep, caller: CallerDep, params: ParamsDep, issue_id: str):
+def issue_tags(session: SessionDep, caller: CallerDep, params: ParamsDep, issue_id: str) -> Response:
     _project, error = issue_for(session, caller, issue_id)
     return tags_of(params, session, error)
 
 
 @router.get("/issues/{issue_id}/tags/{key}/values/", openapi_extra=query_params(*TAG_VALUE_PARAMS))
-def tag_values(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep, issue_id: str, key: str):
+def tag_values(request: Request, session: SessionDep, caller: CallerDep, params: ParamsDep, issue_id: str,
+               key: str) -> Response:
     _project, error = issue_for(session, caller, issue_id)
     return values_of(request, params, session, error, key)

@@ -22,14 +22,15 @@ router = APIRouter()
 
 
 @router.get("/projects/{organization}/{project_slug}/files/artifact-bundles/", openapi_extra=query_params())
-def list_bundles(session: SessionDep, caller: CallerDep, organization: str, project_slug: str):
+def list_bundles(session: SessionDep, caller: CallerDep, organization: str, project_slug: str) -> Response:
     project = project_for(session, caller, organization, project_slug)
     return EntityResponse([bundle_json(bundle) for bundle, _ in bundles.project_bundles(session, project.id)])
 
 
 @router.delete("/projects/{organization}/{project_slug}/files/artifact-bundles/",
                openapi_extra=query_params(Param("bundleId", required=True)))
-def delete_bundle(session: SessionDep, caller: CallerDep, params: ParamsDep, organization: str, project_slug: str):
+def delete_bundle(session: SessionDep, caller: CallerDep, params: ParamsDep, organization: str,
+                  project_slug: str) -> Response:
     """A missing `bundleId` is answered as Sentry's handler does (404, its own words)."""
     project = releasable_project(session, caller, organization, project_slug)
     bundle_id = params.str("bundleId")
@@ -44,7 +45,8 @@ def delete_bundle(session: SessionDep, caller: CallerDep, params: ParamsDep, org
 
 @router.get("/projects/{organization}/{project_slug}/artifact-bundles/{bundle_id}/files/",
             openapi_extra=query_params())
-def bundle_files(session: SessionDep, caller: CallerDep, organization: str, project_slug: str, bundle_id: str):
+def bundle_files(session: SessionDep, caller: CallerDep, organization: str, project_slug: str,
+                 bundle_id: str) -> Response:
     project = project_for(session, caller, organization, project_slug)
     for bundle, files in bundles.project_bundles(session, project.id):
         if bundle.bundle_id == bundle_id:

@@ -83,7 +83,8 @@ def _create(session: Session, projects: list, body: dict) -> EntityResponse:
 @router.post("/organizations/{organization}/releases/", openapi_extra=body_params(
     Param("version", required=True), Param("projects", "array", required=True), Param("url"),
     Param("dateReleased")))
-async def create_organization_release(request: Request, session: SessionDep, caller: CallerDep, organization: str):
+async def create_organization_release(request: Request, session: SessionDep, caller: CallerDep,
+                                      organization: str) -> Response:
     body = await _json(request)
     return await run_in_threadpool(_create_in_organization, session, caller, organization, body)
 
@@ -105,7 +106,7 @@ def _create_in_organization(session: Session, caller: Caller, organization: str,
 @router.post("/projects/{organization}/{project_slug}/releases/", openapi_extra=body_params(
     Param("version", required=True), Param("url"), Param("dateReleased")))
 async def create_project_release(request: Request, session: SessionDep, caller: CallerDep, organization: str,
-                                 project_slug: str):
+                                 project_slug: str) -> Response:
     body = await _json(request)
 
     def create():
@@ -119,14 +120,14 @@ async def create_project_release(request: Request, session: SessionDep, caller: 
 
 
 @router.get("/projects/{organization}/{project_slug}/releases/", openapi_extra=query_params())
-def list_project_releases(session: SessionDep, caller: CallerDep, organization: str, project_slug: str):
+def list_project_releases(session: SessionDep, caller: CallerDep, organization: str, project_slug: str) -> Response:
     project = project_for(session, caller, organization, project_slug)
     return EntityResponse([release_json(release, project)
                            for release in releases.project_releases(session, project.id)])
 
 
 @router.get("/organizations/{organization}/releases/{version}/", openapi_extra=query_params())
-def organization_release(session: SessionDep, caller: CallerDep, organization: str, version: str):
+def organization_release(session: SessionDep, caller: CallerDep, organization: str, version: str) -> Response:
     for project in organization_projects(session, caller, organization):
         release = releases.find_release(session, project.id, version)
         if release is not None:
@@ -170,7 +171,7 @@ def _update(session: Session, projects: list, version: str, body: Any):
 
 @router.put("/organizations/{organization}/releases/{version}/", openapi_extra=RELEASE_CHANGES)
 async def update_organization_release(request: Request, session: SessionDep, caller: CallerDep, organization: str,
-                                      version: str):
+                                      version: str) -> Response:
     body = await _json(request)
     return await run_in_threadpool(lambda: _update(
         session, require_release_access(session, caller, organization), version, body))
@@ -178,7 +179,7 @@ async def update_organization_release(request: Request, session: SessionDep, cal
 
 @router.put("/projects/{organization}/{project_slug}/releases/{version}/", openapi_extra=RELEASE_CHANGES)
 async def update_project_release(request: Request, session: SessionDep, caller: CallerDep, organization: str,
-                                 project_slug: str, version: str):
+                                 project_slug: str, version: str) -> Response:
     body = await _json(request)
     return await run_in_threadpool(lambda: _update(
         session, [releasable_project(session, caller, organization, project_slug)], version, body))
@@ -194,7 +195,8 @@ def _release(session: Session, caller: Caller, organization: str, project_slug: 
 
 
 @router.get("/projects/{organization}/{project_slug}/releases/{version}/files/", openapi_extra=query_params())
-def list_release_files(session: SessionDep, caller: CallerDep, organization: str, project_slug: str, version: str):
+def list_release_files(session: SessionDep, caller: CallerDep, organization: str, project_slug: str,
+                       version: str) -> Response:
     release = _release(session, caller, organization, project_slug, version, write=False)
     return EntityResponse([release_file_json(file) for file in releases.release_files(session, release)])
 
@@ -202,7 +204,7 @@ def list_release_files(session: SessionDep, caller: CallerDep, organization: str
 @router.post("/projects/{organization}/{project_slug}/releases/{version}/files/", openapi_extra=multipart_body(
     ("file", "binary"), ("name", "string"), ("dist", "string"), ("header", "string")))
 async def upload_release_file(request: Request, session: SessionDep, caller: CallerDep, organization: str,
-                              project_slug: str, version: str):
+                              project_slug: str, version: str) -> Response:
     release = await run_in_threadpool(_release, session, caller, organization, project_slug, version, write=True)
     config = services_of(request.app).config
     try:
@@ -246,7 +248,7 @@ def _release_file(session: Session, caller: Caller, organization: str, project_s
 @router.get("/projects/{organization}/{project_slug}/releases/{version}/files/{file_id}/",
             openapi_extra=query_params(Param("download")))
 def release_file(session: SessionDep, caller: CallerDep, params: ParamsDep, organization: str, project_slug: str,
-                 version: str, file_id: str):
+                 version: str, file_id: str) -> Response:
     file = _release_file(session, caller, organization, project_slug, version, file_id, write=False)
     if params.str("download") in ("1", "true"):
         return Response(file.data, media_type="application/octet-stream", headers={
@@ -257,7 +259,7 @@ def release_file(session: SessionDep, caller: CallerDep, params: ParamsDep, orga
 @router.delete("/projects/{organization}/{project_slug}/releases/{version}/files/{file_id}/",
                openapi_extra=query_params())
 def delete_release_file(session: SessionDep, caller: CallerDep, organization: str, project_slug: str, version: str,
-                        file_id: str):
+                        file_id: str) -> Response:
     file = _release_file(session, caller, organization, project_slug, version, file_id, write=True)
     session.delete(file)
     return Response(status_code=204)
@@ -266,7 +268,7 @@ def delete_release_file(session: SessionDep, caller: CallerDep, organization: st
 @router.delete("/projects/{organization}/{project_slug}/files/source-maps/",
                openapi_extra=query_params(Param("name", required=True)))
 def delete_release_archive(session: SessionDep, caller: CallerDep, params: ParamsDep, organization: str,
-                           project_slug: str):
+                           project_slug: str) -> Response:
     """A missing `name` is answered as Sentry's handler does (400, its own words)."""
     project = releasable_project(session, caller, organization, project_slug)
     name = params.str("name")
@@ -279,7 +281,8 @@ def delete_release_archive(session: SessionDep, caller: CallerDep, params: Param
 
 @router.post("/organizations/{organization}/releases/{version}/assemble/", openapi_extra=body_params(
     Param("checksum", required=True), Param("chunks", "array", required=True)))
-async def assemble_release(request: Request, session: SessionDep, caller: CallerDep, organization: str, version: str):
+async def assemble_release(request: Request, session: SessionDep, caller: CallerDep, organization: str,
+                           version: str) -> Response:
     body = await _json(request)
     return await run_in_threadpool(_assemble_release, request, session, caller, organization, version, body)
 

@@ -52,7 +52,7 @@ def error(status: int, message: str) -> JSONResponse:
 
 
 @router.get("/organizations/{organization}/chunk-upload/", openapi_extra=query_params())
-def chunk_upload_options(request: Request, session: SessionDep, caller: CallerDep, organization: str):
+def chunk_upload_options(request: Request, session: SessionDep, caller: CallerDep, organization: str) -> Response:
     require_release_access(session, caller, organization)
     return EntityResponse(ChunkUploadOptions(
         url=f"{public_base_url(request)}/api/0/organizations/{organization}/chunk-upload/",
@@ -91,7 +91,7 @@ async def _chunks(request: Request) -> list[tuple[str, bytes]]:
 
 @router.post("/organizations/{organization}/chunk-upload/",
              openapi_extra=multipart_body(("file", "binary"), ("file_gzip", "binary")))
-async def upload_chunks(request: Request, session: SessionDep, caller: CallerDep, organization: str):
+async def upload_chunks(request: Request, session: SessionDep, caller: CallerDep, organization: str) -> Response:
     await run_in_threadpool(require_release_access, session, caller, organization)
     try:
         chunks = await _chunks(request)
@@ -138,7 +138,8 @@ def _validate_assemble(body: Any) -> str | None:
 @router.post("/organizations/{organization}/artifactbundle/assemble/", openapi_extra=body_params(
     Param("checksum", required=True), Param("chunks", "array", required=True),
     Param("projects", "array", required=True), Param("version"), Param("dist")))
-async def assemble_artifact_bundle(request: Request, session: SessionDep, caller: CallerDep, organization: str):
+async def assemble_artifact_bundle(request: Request, session: SessionDep, caller: CallerDep,
+                                   organization: str) -> Response:
     await run_in_threadpool(require_release_access, session, caller, organization)
     try:
         body = json.loads(await request.body())
