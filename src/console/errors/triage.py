@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from console.core.api.error_tracking import EVERY_STATUS, NO_STATUS_API
-from console.core.api.triage import NO_TRIAGE_API, NOT_ALLOWED, IgnoreUntil, Member, TriageApi
+from console.core.api.triage import NO_TRIAGE_API, NOT_ALLOWED, IgnoreUntil, TriageApi
 from console.core.errors import records
 from console.errors.triage_dialogs import AssignDialog, IgnoreDialog
 from console.operations import Op
+from outpost_model.accounts import Member
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorSummary, ErrorTrackingApi

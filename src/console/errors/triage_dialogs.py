@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.core.api.triage import IgnoreUntil, Member
+from console.core.api.triage import IgnoreUntil, member_label
+from outpost_model.accounts import Member
 
 # Sentry's bound on both windows: a week, in minutes.
 MAX_WINDOW = 7 * 24 * 60
@@ -98,8 +99,8 @@ class AssignDialog(QDialog):
         self.setWindowTitle("Assign errors")
         self.member = QComboBox()
         self.member.addItem("Nobody (unassign)", None)
-        for member in sorted(members, key=lambda member: member.label.lower()):
-            self.member.addItem(member.label, member)
+        for member in sorted(members, key=lambda member: member_label(member).lower()):
+            self.member.addItem(member_label(member), member)
         if members:
             self.member.setCurrentIndex(1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from console.core.api.server import ServerInfo
+from outpost_model import UnsetType, decode
+from outpost_model.accounts import Member
+from outpost_model.sentry_issues import Actor, Issue, IssuesUpdated, MergeResult
+from outpost_model.sentry_projects import SentryProjectDetails
 
 if TYPE_CHECKING:
     from console.core.api.client import ApiClient
@@ -27,15 +31,9 @@ REPORTER = 20
 IDS_PER_REQUEST = 100
 
 
-@dataclass(frozen=True)
-class Member:
-    id: int
-    username: str
-    name: str
-
-    @property
-    def label(self) -> str:
-        return f"{self.name} ({self.username})" if self.name and self.name != self.username else self.username
+def member_label(member: Member) -> str:
+    """A project member as the assignee picker lists them: name and username, or the username alone."""
+    return f"{member.name} ({member.username})" if member.name and member.name != member.username else member.username
 
 
 @dataclass(frozen=True)
@@ -77,8 +75,8 @@ def sentry_slugs(project_path: str) -> str:
     return f"{quote(organization, safe='')}/{quote('~'.join(below), safe='~')}"
 
 
-def assignee_name(actor: dict[str, Any] | None) -> str | None:
-    return str(actor.get("name") or actor.get("id")) if isinstance(actor, dict) else None
+def assignee_name(actor: Actor | None | UnsetType) -> str | None:
+    return (actor.name or actor.id) if isinstance(actor, Actor) else None
 
 
 class TriageApi:
@@ -93,54 +91,51 @@ class TriageApi:
 
     async def may_triage(self, project_path: str) -> bool:
         response = await self.client.sentry_request(f"/projects/{sentry_slugs(project_path)}/")
-        return WRITE_SCOPE in (response.json().get("access") or [])
+        return WRITE_SCOPE in decode(response.content, SentryProjectDetails).access
 
-    async def _issues(self, project_path: str, ids: Sequence[str]) -> list[dict[str, Any]]:
+    async def _issues(self, project_path: str, ids: Sequence[str]) -> list[Issue]:
         """The listed errors as Sentry's issue list gives them, whatever their status."""
-        issues: list[dict[str, Any]] = []
+        issues: list[Issue] = []
         for start in range(0, len(ids), IDS_PER_REQUEST):
             chunk = list(ids[start:start + IDS_PER_REQUEST])
             response = await self.client.sentry_request(
                 f"/projects/{sentry_slugs(project_path)}/issues/",
                 params={"query": "is:all", "group": chunk, "limit": IDS_PER_REQUEST})
-            issues.extend(response.json())
+            issues.extend(decode(response.content, list[Issue]))
         return issues
 
     async def assignees(self, project_path: str, ids: Sequence[str]) -> dict[str, str | None]:
         """Each listed error's assignee (its name), None where unassigned."""
-        return {str(issue["id"]): assignee_name(issue.get("assignedTo"))
-                for issue in await self._issues(project_path, ids)}
+        return {issue.id: assignee_name(issue.assignedTo) for issue in await self._issues(project_path, ids)}
 
     async def regressed(self, project_path: str, ids: Sequence[str]) -> set[str]:
         """Which of the listed errors regressed (Sentry's substatus; GitLab's shapes carry no such flag)."""
-        return {str(issue["id"]) for issue in await self._issues(project_path, ids)
-                if issue.get("substatus") == "regressed"}
+        return {issue.id for issue in await self._issues(project_path, ids) if issue.substatus == "regressed"}
 
     async def members(self, project_id: int) -> list[Member]:
         """Who may be assigned: the project's members with Reporter access or more."""
-        return [Member(int(member["id"]), str(member["username"]), str(member.get("name") or ""))
-                async for member in self.client.paginate(f"/projects/{project_id}/members")
-                if int(member.get("access_level") or 0) >= REPORTER]
+        return [member async for member in self.client.paginate_as(Member, f"/projects/{project_id}/members")
+                if member.access_level >= REPORTER]
 
-    async def update(self, project_path: str, ids: Sequence[str], body: dict[str, Any]) -> dict[str, Any]:
+    async def update(self, project_path: str, ids: Sequence[str], body: dict[str, object]) -> IssuesUpdated:
         """Sentry's bulk update of these errors; its answer (what changed)."""
         response = await self.client.sentry_request(f"/projects/{sentry_slugs(project_path)}/issues/",
                                                     method="PUT", params={"id": list(ids)}, json=body)
-        return response.json() if response.content else {}
+        return decode(response.content, IssuesUpdated) if response.content else IssuesUpdated()
 
     async def set_status(self, project_path: str, ids: Sequence[str], status: str,
-                         until: IgnoreUntil | None = None) -> dict[str, Any]:
-        body: dict[str, Any] = {"status": status}
+                         until: IgnoreUntil | None = None) -> IssuesUpdated:
+        body: dict[str, object] = {"status": status}
         if until is not None and until.status_details():
             body["statusDetails"] = until.status_details()
         return await self.update(project_path, ids, body)
 
     async def assign(self, project_path: str, ids: Sequence[str], member: Member | None) -> str | None:
         answer = await self.update(project_path, ids, {"assignedTo": f"user:{member.id}" if member else None})
-        return assignee_name(answer.get("assignedTo"))
+        return assignee_name(answer.assignedTo)
 
     async def merge(self, project_path: str, ids: Sequence[str]) -> Merged:
-        answer = (await self.update(project_path, ids, {"merge": 1})).get("merge")
-        if not isinstance(answer, dict):
+        answer = (await self.update(project_path, ids, {"merge": 1})).merge
+        if not isinstance(answer, MergeResult):
             return Merged(parent=ids[0], children=())
-        return Merged(parent=str(answer["parent"]), children=tuple(str(child) for child in answer["children"]))
+        return Merged(parent=answer.parent, children=tuple(answer.children))
