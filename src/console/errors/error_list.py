@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from console.core import outpost_links
 from console.core.api.error_tracking import NO_STATUS_API, ErrorPage, ErrorSummary
 from console.core.api.errors import ApiError, NotFound
+from console.core.api.sentry_events import issue_count
 from console.core.errors import records
 from console.core.errors.markdown import error_markdown, issue_from_detail
 from console.core.operations import Token
@@ -324,7 +325,7 @@ class ErrorsPage(QWidget):
         held, summary = records.detail(self.store, path, shown), records.summary(self.store, path, shown)
         counted = self.history.issue  # the Events section's read, which may be what brought the new count
         if summary is not None and summary.count != self.detail.shown_count and not (
-                counted is not None and counted.id == shown and counted.count == summary.count):
+                counted is not None and counted.id == shown and issue_count(counted) == summary.count):
             self.show_detail(summary)  # new events: its details, stack trace and events are read again
         elif held is not None:
             self.detail.show_details(held)

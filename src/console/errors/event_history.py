@@ -23,13 +23,14 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QTabWidget
 
 from console.core.api.errors import ApiError, NotFound
-from console.core.api.sentry_events import Event, Issue, SentryEventsApi, TagValue, event_exceptions
+from console.core.api.sentry_events import Event, SentryEventsApi, event_exceptions, issue_count, value_query
 from console.core.errors.event_state import EventHistoryState
-from console.core.errors.markdown import error_markdown
+from console.core.errors.markdown import ErrorFacts, error_markdown
 from console.core.operations import Stamp, Token
 from console.errors.event_pane import EventPane
 from console.errors.facets_pane import FacetsPane
 from console.operations import Op
+from outpost_model.sentry_issues import IssueDetails, TagValue
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorTrackingApi
@@ -112,14 +113,14 @@ class EventHistory(QObject):
             if not self.state.is_listed_error(issue, first_seen):
                 return self._unavailable(stamps, BACKEND_CHANGED)
             stored, facets = await asyncio.gather(api.stored_events(error_id), api.tag_facets(error_id))
-            if stored.complete and len(stored.ids) > issue.count:  # an event arrived between the two reads
+            if stored.complete and len(stored.ids) > issue_count(issue):  # an event arrived between the two reads
                 issue = await api.issue(error_id)
             latest = await api.event(error_id, "latest") if stored.ids else None
             if not self._current(stamps):
                 return
             self.state.loaded(issue, stored)
-            self.host.context.repositories.errors.take_counts(path, error_id, count=issue.count,
-                                                              user_count=issue.user_count, last_seen=issue.last_seen)
+            self.host.context.repositories.errors.take_counts(path, error_id, count=issue_count(issue),
+                                                              user_count=issue.userCount, last_seen=issue.lastSeen)
             self.facets_pane.show_facets(facets)
             if latest is None:
                 self.events_pane.say(NONE_STORED)
@@ -187,7 +188,7 @@ class EventHistory(QObject):
         api = self._api()
 
         async def load() -> None:
-            page = await api.events(error_id, query=value.query, per_page=TAGGED_EVENTS_SHOWN)
+            page = await api.events(error_id, query=value_query(value), per_page=TAGGED_EVENTS_SHOWN)
             if self._current(stamps) and request.current:
                 self.facets_pane.show_tagged(value, page.events, more_available=page.next_cursor is not None)
 
@@ -202,8 +203,8 @@ class EventHistory(QObject):
         issue, shown = self.state.issue, self.state.shown
         if issue is None:
             return None
-        return error_markdown(issue, event_exceptions(shown) if shown else [], console_link)
+        return error_markdown(ErrorFacts.of_issue(issue), event_exceptions(shown) if shown else [], console_link)
 
     @property
-    def issue(self) -> Issue | None:
+    def issue(self) -> IssueDetails | None:
         return self.state.issue

@@ -5,9 +5,10 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from console.core.api.sentry_events import EventSummary, TagFacet, TagValue
 from console.errors.tag_facets import TagFacetsView
 from console.errors.tagged_events import TaggedEventsView
+from outpost_model.sentry_events import EventSummary
+from outpost_model.sentry_issues import TagKey, TagValue
 
 HINT = "Click a value to list the events that carry it."
 
@@ -48,7 +49,7 @@ class FacetsPane(QWidget):
     def say(self, text: str) -> None:
         self.notice.setText(text)
 
-    def show_facets(self, facets: list[TagFacet]) -> None:
+    def show_facets(self, facets: list[TagKey]) -> None:
         self.notice.setText(f"Top values per tag, counted over every event of this error. {HINT}" if facets
                             else "No event of this error carries tags.")
         self.facets.facets.set_facets(facets)

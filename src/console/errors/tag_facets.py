@@ -18,9 +18,10 @@ from PySide6.QtWidgets import (
     QTableView,
 )
 
-from console.core.api.sentry_events import TagFacet, TagValue
+from console.core.api.sentry_events import tag_share
 from console.looks import colour
 from console.table_model import HeaderedTableModel, Index
+from outpost_model.sentry_issues import TagKey, TagValue
 
 SHARE_ROLE = int(Qt.ItemDataRole.UserRole) + 30  # the value's fraction of its key's events, 0..1
 VALUE_ROLE = int(Qt.ItemDataRole.UserRole) + 31  # the row's TagValue
@@ -39,11 +40,12 @@ class TagFacetModel(HeaderedTableModel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._rows: list[tuple[TagFacet, TagValue, bool]] = []
+        self._rows: list[tuple[TagKey, TagValue, bool]] = []
 
-    def set_facets(self, facets: list[TagFacet]) -> None:
+    def set_facets(self, facets: list[TagKey]) -> None:
         self.beginResetModel()
-        self._rows = [(facet, value, position == 0) for facet in facets for position, value in enumerate(facet.top)]
+        self._rows = [(facet, value, position == 0)
+                      for facet in facets for position, value in enumerate(facet.topValues)]
         self.endResetModel()
 
     def value_at(self, row: int) -> TagValue | None:
@@ -61,11 +63,11 @@ class TagFacetModel(HeaderedTableModel):
             return None
         facet, value, first = self._rows[index.row()]
         column = index.column()
-        share = facet.share(value)
+        share = tag_share(facet, value)
         if role == _DISPLAY:
             return (facet.name if first else "", value.name, value.count, f"{share:.0%}")[column]
         if role == _TOOLTIP:
-            return f"{facet.name}: {value.value} — {value.count} of {facet.total} events. Click to list them."
+            return f"{facet.name}: {value.value} — {value.count} of {facet.totalValues} events. Click to list them."
         if role == SHARE_ROLE:
             return share
         if role == VALUE_ROLE:

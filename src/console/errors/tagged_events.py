@@ -7,9 +7,10 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from console.core.api.sentry_events import EventSummary
+from console.core.api.sentry_events import event_tags, event_user_label
 from console.core.timestamps import short_time
 from console.table_model import HeaderedTableModel, Index
+from outpost_model.sentry_events import EventSummary
 
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 
@@ -27,8 +28,9 @@ class TaggedEventsModel(HeaderedTableModel):
     def set_events(self, events: list[EventSummary], *, more_available: bool = False) -> None:
         self.beginResetModel()
         self._events = list(events)
-        self._texts = [(short_time(event.date_created), event.id[:12], event.user,
-                        event.tags.get("release", ""), event.tags.get("environment", "")) for event in events]
+        self._texts = [(short_time(event.dateCreated), event.eventID[:12], event_user_label(event),
+                        event_tags(event).get("release", ""), event_tags(event).get("environment", ""))
+                       for event in events]
         self.more_available = more_available
         self.endResetModel()
 

@@ -3,15 +3,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from console.core.api.sentry_events import (
-    Event,
-    EventSummary,
-    Issue,
     StoredEvents,
-    TagFacet,
-    TagValue,
     event_breadcrumbs,
     event_contexts,
     event_exceptions,
@@ -21,18 +18,24 @@ from console.core.api.sentry_events import (
     event_user,
     pairs,
     tag_query,
+    value_query,
 )
-from console.core.errors.markdown import error_markdown
+from console.core.errors.markdown import ErrorFacts, error_markdown
 from console.errors.breadcrumbs import CRASH_ROLE, BreadcrumbModel
 from console.errors.tag_facets import SHARE_ROLE, VALUE_ROLE, TagFacetModel
 from console.errors.tagged_events import TaggedEventsModel
+from outpost_model.sentry_events import Event
 from tests.console.errors.sentry_event_json import (
     breadcrumb,
+    event_row,
     exception_entry,
     frame,
     release,
     request_entry,
     sentry_event,
+    sentry_issue,
+    tag_key,
+    tag_value,
 )
 
 
@@ -63,29 +66,30 @@ def test_breadcrumb_model(qtmodeltester):
 
 
 def test_tag_facet_model(qtmodeltester):
-    browsers = TagFacet("browser", "Browser", total=4, unique_values=2, top=[
-        TagValue("browser", "Firefox 121", "Firefox 121", 3, tag_query("browser", "Firefox 121")),
-        TagValue("browser", "Chrome 120", "Chrome 120", 1, tag_query("browser", "Chrome 120"))])
-    users = TagFacet("user", "User", total=4, unique_values=1,
-                     top=[TagValue("user", "id:ada", "ada", 4, 'user.id:"ada"')])
+    browsers = tag_key("browser", "Browser", 4, [tag_value("browser", "Firefox 121", "Firefox 121", 3),
+                                                 tag_value("browser", "Chrome 120", "Chrome 120", 1)])
+    users = tag_key("user", "User", 4, [tag_value("user", "id:ada", "ada", 4, 'user.id:"ada"')])
     model = TagFacetModel()
     model.set_facets([browsers, users])
     qtmodeltester.check(model)
     texts = [[model.data(model.index(row, column)) for column in range(4)] for row in range(3)]
     assert texts == [["Browser", "Firefox 121", 3, "75%"], ["", "Chrome 120", 1, "25%"], ["User", "ada", 4, "100%"]]
     assert model.data(model.index(1, TagFacetModel.SHARE), SHARE_ROLE) == 0.25
-    assert model.data(model.index(2, 0), VALUE_ROLE).query == 'user.id:"ada"'
+    assert value_query(model.data(model.index(2, 0), VALUE_ROLE)) == 'user.id:"ada"'  # Sentry's, for a user
+    assert value_query(model.data(model.index(1, 0), VALUE_ROLE)) == tag_query("browser", "Chrome 120")
     assert model.row_of("browser", "Chrome 120") == 1 and model.row_of("os", "Linux") == -1
 
 
 def test_tagged_events_model(qtmodeltester):
     model = TaggedEventsModel()
-    model.set_events([EventSummary("b" * 32, "2026-11-20T10:00:00Z", "ada", {"release": "shop@2.0.0"}),
-                      EventSummary("c" * 32, None, "", {})], more_available=True)
+    model.set_events([event_row("b" * 32, dateCreated="2026-11-20T10:00:00Z", user={"username": "ada"},
+                                tags=[{"key": "release", "value": "shop@2.0.0"}]),
+                      event_row("c" * 32)], more_available=True)
     qtmodeltester.check(model)
     assert model.data(model.index(0, TaggedEventsModel.EVENT)) == "b" * 12
     assert model.data(model.index(0, TaggedEventsModel.RELEASE)) == "shop@2.0.0"
-    assert model.event_at(1).id == "c" * 32 and model.event_at(2) is None
+    assert model.data(model.index(0, TaggedEventsModel.USER)) == "ada"
+    assert model.event_at(1).eventID == "c" * 32 and model.event_at(2) is None
 
 
 @pytest.mark.parametrize(("stored", "event_id", "total", "text"), [
@@ -100,9 +104,10 @@ def test_position_text_is_honest_about_pruning(stored, event_id, total, text):
 
 
 def test_markdown_of_an_error():
-    issue = Issue(id="7", project_id="1", title="ValueError: bad | input", culprit="shop.orders in load", count=25,
-                  user_count=4, first_seen="2026-11-01T08:00:00Z", last_seen="2026-11-20T10:00:02Z",
-                  first_release="shop@1.0.0", last_release="shop@2.0.0", permalink="https://o.example/p/-/e/7")
+    issue = ErrorFacts.of_issue(sentry_issue(
+        "7", title="ValueError: bad | input", culprit="shop.orders in load", count="25", userCount=4,
+        firstSeen="2026-11-01T08:00:00Z", lastSeen="2026-11-20T10:00:02Z", firstRelease=release("shop@1.0.0"),
+        lastRelease=release("shop@2.0.0"), permalink="https://o.example/p/-/e/7"))
     text = error_markdown(issue, event_exceptions(event()))
     assert text.startswith("### ValueError: bad | input\n\n`shop.orders in load`\n")
     assert "| Events | 25 |" in text and "| Releases | shop@1.0.0 → shop@2.0.0 |" in text
@@ -112,7 +117,7 @@ def test_markdown_of_an_error():
     linked = error_markdown(issue, [], "outpost://o.example/g/p/-/error_tracking/7")
     assert linked.endswith("[Open in Outpost](outpost://o.example/g/p/-/error_tracking/7) · "
                            "[API](https://o.example/p/-/e/7)\n")
-    same_release = Issue(**{**issue.__dict__, "first_release": "a|b", "last_release": "a|b", "permalink": None})
+    same_release = replace(issue, first_release="a|b", last_release="a|b", permalink=None)
     assert "| Releases | a\\|b |" in error_markdown(same_release, []), "a pipe would end the table cell"
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from console.core.api.sentry_events import Event, Issue, StoredEvents
+from console.core.api.sentry_events import Event, StoredEvents
 from console.core.errors.event_state import EventHistoryState, same_moment
-from tests.console.errors.sentry_event_json import sentry_event
+from tests.console.errors.sentry_event_json import sentry_event, sentry_issue
 
-ISSUE = Issue.from_json({"id": "42", "title": "ValueError", "count": "25", "firstSeen": "2026-11-20T08:00:00.123Z"})
+ISSUE = sentry_issue("42", count="25", firstSeen="2026-11-20T08:00:00.123Z")
 
 
 def event(event_id: str) -> Event:

@@ -11,7 +11,7 @@ below), so the widgets never read Sentry's JSON; the other answers still become 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -23,12 +23,14 @@ from outpost_model.error_tracking import ExceptionFrame, ExceptionValue
 from outpost_model.sentry_events import (
     BreadcrumbsEntryData,
     Event,
+    EventSummary,
     ExceptionEntryData,
     MessageEntryData,
     RequestEntryData,
     SentryBreadcrumb,
     SentryFrame,
 )
+from outpost_model.sentry_issues import IssueDetails, TagKey, TagValue
 
 D = TypeVar("D")
 
@@ -122,21 +124,14 @@ def event_release(event: Event) -> str | None:
     return event.release.version if event.release is not None else None
 
 
-@dataclass(frozen=True)
-class EventSummary:
-    """One row of an error's event list: the event's own time, user and tags."""
+def event_user_label(event: EventSummary) -> str:
+    """Who an event happened to, in one word: the user's email, username, id or address, whichever is set."""
+    user = event.user or {}
+    return next((str(user[name]) for name in ("email", "username", "id", "ip_address") if user.get(name)), "")
 
-    id: str
-    date_created: str | None
-    user: str
-    tags: dict[str, str]
 
-    @classmethod
-    def from_json(cls, body: dict[str, Any]) -> EventSummary:
-        user = body.get("user") or {}
-        label = next((str(user[name]) for name in ("email", "username", "id", "ip_address") if user.get(name)), "")
-        return cls(id=str(body.get("eventID") or body.get("id") or ""), date_created=body.get("dateCreated"),
-                   user=label, tags={str(tag.get("key")): str(tag.get("value")) for tag in body.get("tags") or []})
+def event_tags(event: EventSummary) -> dict[str, str]:
+    return {tag.key: tag.value for tag in event.tags}
 
 
 @dataclass(frozen=True)
@@ -145,57 +140,27 @@ class EventPage:
     next_cursor: str | None
 
 
-@dataclass(frozen=True)
-class TagValue:
-    key: str
-    value: str
-    name: str
-    count: int
-    # The search that finds the events with this value (Sentry's ``user.email:"a@b"`` for users).
-    query: str
-
-
-@dataclass(frozen=True)
-class TagFacet:
-    key: str
-    name: str
-    total: int
-    unique_values: int
-    top: list[TagValue] = field(default_factory=list)
-
-    def share(self, value: TagValue) -> float:
-        """The fraction of this key's events that carry ``value``."""
-        return value.count / self.total if self.total else 0.0
-
-
 def tag_query(key: str, value: str) -> str:
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
     return f'{key}:"{escaped}"'
 
 
-@dataclass(frozen=True)
-class Issue:
-    """The error as Sentry's issue details answer it (counts are of every event ever received)."""
+def value_query(value: TagValue) -> str:
+    """The search that finds the events with this value (Sentry's own for a user, ``user.email:"a@b"``)."""
+    return value.query if isinstance(value.query, str) and value.query else tag_query(value.key, value.value)
 
-    id: str
-    project_id: str
-    title: str
-    culprit: str | None
-    count: int
-    user_count: int
-    first_seen: str | None
-    last_seen: str | None
-    first_release: str | None
-    last_release: str | None
-    permalink: str | None
 
-    @classmethod
-    def from_json(cls, body: dict[str, Any]) -> Issue:
-        return cls(id=str(body.get("id") or ""), project_id=str((body.get("project") or {}).get("id") or ""),
-                   title=str(body.get("title") or ""), culprit=body.get("culprit"), count=_int(body.get("count")),
-                   user_count=_int(body.get("userCount")), first_seen=body.get("firstSeen"),
-                   last_seen=body.get("lastSeen"), first_release=(body.get("firstRelease") or {}).get("version"),
-                   last_release=(body.get("lastRelease") or {}).get("version"), permalink=body.get("permalink"))
+def tag_share(facet: TagKey, value: TagValue) -> float:
+    """The fraction of this key's events that carry ``value``."""
+    return value.count / facet.totalValues if facet.totalValues else 0.0
+
+
+def issue_count(issue: IssueDetails) -> int:
+    """Every event the error ever received (Sentry sends the count as text)."""
+    try:
+        return int(issue.count)
+    except ValueError:
+        return 0
 
 
 @dataclass(frozen=True)
@@ -235,13 +200,6 @@ def frame_label(frame: ExceptionFrame) -> str:
     return label
 
 
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
-
-
 class SentryEventsApi:
     """Sentry's web API on the connected server for one project's errors. Only Outpost offers it (``available``)."""
 
@@ -256,11 +214,8 @@ class SentryEventsApi:
     def _issue(self, issue_id: str) -> str:
         return f"{self._issues}{quote(issue_id, safe='')}/"
 
-    async def _get(self, path: str, **params: Any) -> Any:
-        return (await self.client.sentry_request(path, params=params or None)).json()
-
-    async def issue(self, issue_id: str) -> Issue:
-        return Issue.from_json(await self._get(self._issue(issue_id)))
+    async def issue(self, issue_id: str) -> IssueDetails:
+        return decode((await self.client.sentry_request(self._issue(issue_id))).content, IssueDetails)
 
     async def event(self, issue_id: str, which: str) -> Event:
         """``which`` is ``latest``, ``oldest`` or an event id."""
@@ -277,7 +232,7 @@ class SentryEventsApi:
         response = await self.client.sentry_request(f"{self._issue(issue_id)}events/", params=params)
         following = response.links.get("next") or {}
         next_cursor = following.get("cursor") if following.get("results") == "true" else None
-        return EventPage([EventSummary.from_json(body) for body in response.json()], next_cursor)
+        return EventPage(decode(response.content, list[EventSummary]), next_cursor)
 
     async def stored_events(self, issue_id: str, *, pages: int = POSITION_PAGES,
                             per_page: int = PAGE_SIZE) -> StoredEvents:
@@ -285,21 +240,15 @@ class SentryEventsApi:
         cursor: str | None = None
         for _ in range(pages):
             page = await self.events(issue_id, cursor=cursor, per_page=per_page)
-            ids.extend(event.id for event in page.events)
+            ids.extend(event.eventID for event in page.events)
             cursor = page.next_cursor
             if cursor is None:
                 return StoredEvents(ids, complete=True)
         return StoredEvents(ids, complete=False)
 
-    async def tag_facets(self, issue_id: str) -> list[TagFacet]:
-        facets = []
-        for body in await self._get(f"{self._issue(issue_id)}tags/"):
-            key = str(body.get("key"))
-            top = [TagValue(key=key, value=str(value.get("value")), name=str(value.get("name") or value.get("value")),
-                            count=_int(value.get("count")),
-                            query=value.get("query") or tag_query(key, str(value.get("value"))))
-                   for value in body.get("topValues") or []]
-            facets.append(TagFacet(key=key, name=str(body.get("name") or key), total=_int(body.get("totalValues")),
-                                   unique_values=_int(body.get("uniqueValues")), top=top))
+    async def tag_facets(self, issue_id: str) -> list[TagKey]:
+        """The error's tag keys with their most common values, the standard keys first (:data:`FACET_ORDER`)."""
+        response = await self.client.sentry_request(f"{self._issue(issue_id)}tags/")
         rank = {key: position for position, key in enumerate(FACET_ORDER)}
-        return sorted(facets, key=lambda facet: (rank.get(facet.key, len(rank)), facet.key))
+        return sorted(decode(response.content, list[TagKey]), key=lambda facet: (rank.get(facet.key, len(rank)),
+                                                                                  facet.key))

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from console.core.api.sentry_events import Event, Issue, StoredEvents
+from console.core.api.sentry_events import Event, StoredEvents, issue_count
 from console.core.timestamps import parse_time
+from outpost_model.sentry_issues import IssueDetails
 
 
 def same_moment(one: str | None, other: str | None) -> bool:
@@ -26,7 +27,7 @@ def same_moment(one: str | None, other: str | None) -> bool:
 @dataclass
 class EventHistoryState:
     error_id: str | None = None  # the selected error
-    issue: Issue | None = None  # from Sentry's API, once loaded
+    issue: IssueDetails | None = None  # from Sentry's API, once loaded
     stored: StoredEvents | None = None  # its stored events' ids
     shown: Event | None = None  # the event on screen
 
@@ -39,13 +40,13 @@ class EventHistoryState:
         self.error_id = error_id
 
     @staticmethod
-    def is_listed_error(issue: Issue, first_seen: str | None) -> bool:
+    def is_listed_error(issue: IssueDetails, first_seen: str | None) -> bool:
         """Whether the server's issue is the error the list showed. The server answers for the project's
         current backend: an id listed before a switch between the integrated store and an external Sentry
         may name another error there, seen first at another moment."""
-        return same_moment(issue.first_seen, first_seen)
+        return same_moment(issue.firstSeen, first_seen)
 
-    def loaded(self, issue: Issue, stored: StoredEvents) -> None:
+    def loaded(self, issue: IssueDetails, stored: StoredEvents) -> None:
         self.issue, self.stored = issue, stored
 
     @property
@@ -63,5 +64,5 @@ class EventHistoryState:
     def show(self, event: Event) -> str:
         """Records the event as shown; its position among the stored events ("event 3 of 25")."""
         self.shown = event
-        total = self.issue.count if self.issue else 0
+        total = issue_count(self.issue) if self.issue else 0
         return self.stored.describe(event.id, total) if self.stored else ""

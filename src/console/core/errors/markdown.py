@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from console.core.api.sentry_events import Issue, frame_label
+from console.core.api.sentry_events import frame_label, issue_count
 from console.core.timestamps import short_time
 from outpost_model.error_tracking import ExceptionFrame, ExceptionValue
+from outpost_model.sentry_issues import IssueDetails
 
 TOP_FRAMES = 5
 
@@ -29,16 +31,39 @@ def top_in_app_frames(exceptions: list[ExceptionValue], limit: int = TOP_FRAMES)
     return list(reversed(in_app))[:limit]
 
 
-def issue_from_detail(detail: dict[str, Any], link: str) -> Issue:
+@dataclass(frozen=True)
+class ErrorFacts:
+    """What the Markdown says of an error, from Sentry's issue or from the details the pane read."""
+
+    title: str
+    culprit: str | None
+    count: int
+    user_count: int
+    first_seen: str | None
+    last_seen: str | None
+    first_release: str | None
+    last_release: str | None
+    permalink: str | None
+
+    @classmethod
+    def of_issue(cls, issue: IssueDetails) -> ErrorFacts:
+        """Counts of every event ever received."""
+        return cls(title=issue.title, culprit=issue.culprit, count=issue_count(issue), user_count=issue.userCount,
+                   first_seen=issue.firstSeen, last_seen=issue.lastSeen,
+                   first_release=issue.firstRelease.version if issue.firstRelease else None,
+                   last_release=issue.lastRelease.version if issue.lastRelease else None, permalink=issue.permalink)
+
+
+def issue_from_detail(detail: dict[str, Any], link: str) -> ErrorFacts:
     """The error as the detail pane read it (GraphQL or the web routes), where Sentry's API is not there."""
-    return Issue(id=str(detail.get("id") or ""), project_id="", title=str(detail.get("title") or ""),
-                 culprit=detail.get("culprit"), count=int(detail.get("count") or 0),
-                 user_count=int(detail.get("user_count") or 0), first_seen=detail.get("first_seen"),
-                 last_seen=detail.get("last_seen"), first_release=detail.get("first_release_short_version"),
-                 last_release=detail.get("last_release_short_version"), permalink=link)
+    return ErrorFacts(title=str(detail.get("title") or ""), culprit=detail.get("culprit"),
+                      count=int(detail.get("count") or 0), user_count=int(detail.get("user_count") or 0),
+                      first_seen=detail.get("first_seen"), last_seen=detail.get("last_seen"),
+                      first_release=detail.get("first_release_short_version"),
+                      last_release=detail.get("last_release_short_version"), permalink=link)
 
 
-def error_markdown(issue: Issue, exceptions: list[ExceptionValue], console_link: str | None = None) -> str:
+def error_markdown(issue: ErrorFacts, exceptions: list[ExceptionValue], console_link: str | None = None) -> str:
     """``exceptions`` in the stack trace view's shape: the shown event's, or the error's latest; ``console_link``
     the outpost:// link that opens the error in the console (console.core.outpost_links)."""
     if issue.first_release and issue.last_release and issue.first_release != issue.last_release:
