@@ -17,10 +17,12 @@ class UserBasic(Entity):
     web_url: str
 
 
-class User(UserBasic):
+# kw_only again (msgspec does not inherit it), so the optional `created_at` keeps GitLab's place.
+class User(UserBasic, kw_only=True):
     """Users::User; the fields after `public_email` only for an administrator or the user themselves."""
 
-    created_at: Time
+    # Only for a reader allowed to see the user's profile (GitLab's read_user_profile).
+    created_at: Time | UnsetType = UNSET
     bio: Text
     public_email: Text
     email: str | UnsetType = UNSET

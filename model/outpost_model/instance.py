@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import msgspec
 
-from outpost_model.base import Entity, Text
+from outpost_model.base import UNSET, Entity, Text, UnsetType
 
 
-class Kas(Entity):
+# kw_only again (msgspec does not inherit it), so the optional field keeps GitLab's place before `version`.
+class Kas(Entity, kw_only=True):
     """The Kubernetes agent server; Outpost has none, so every field but `enabled` is null."""
 
     enabled: bool
     externalUrl: Text
-    # Since GitLab 17.6.
-    externalK8sProxyUrl: Text
+    # Since GitLab 17.6: an earlier GitLab leaves it out.
+    externalK8sProxyUrl: Text | UnsetType = UNSET
     version: Text
 
 

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from console.core.api.server import ServerInfo
     from console.core.error_news import ErrorNews
     from console.core.repositories.hub import Repositories
+    from outpost_model.accounts import User
+    from outpost_model.instance import Version
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +54,8 @@ class AppContext(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.client: ApiClient | None = None
-        self.user: dict[str, Any] | None = None
-        self.server_version: dict[str, Any] | None = None
+        self.user: User | None = None
+        self.server_version: Version | None = None
         # What the connection's profile is remembered under: the server's address, or a name that outlives it
         # (the local demo server gets a new port on each start).
         self.profile_address: str | None = None
@@ -97,9 +99,9 @@ class AppContext(QObject):
 
     @property
     def is_admin(self) -> bool:
-        return bool(self.user and self.user.get("is_admin"))
+        return self.user is not None and self.user.is_admin is True  # GitLab tells only administrators
 
-    async def connect_to(self, base_url: str, token: str, *, profile_address: str | None = None) -> dict[str, Any]:
+    async def connect_to(self, base_url: str, token: str, *, profile_address: str | None = None) -> User:
         """Sign in with ``token``; on success replace the current connection and return the user. The profile is
         remembered under ``profile_address`` when given, else under the server's address."""
         from console.core.api.client import ApiClient
@@ -117,9 +119,9 @@ class AppContext(QObject):
         self.profile_address = profile_address or client.base_url
         if previous is not None:
             await previous.aclose()
-        self.store.begin(f"{client.base_url}\n{user.get('username', '')}")
+        self.store.begin(f"{client.base_url}\n{user.username}")
         self.connection_changed.emit()
-        self.say(f"Connected to {client.base_url} as {user.get('username', '?')}")
+        self.say(f"Connected to {client.base_url} as {user.username}")
         return user
 
     async def disconnect(self) -> None:  # type: ignore[override]  # from the server; QObject's is for signals
@@ -137,7 +139,7 @@ class AppContext(QObject):
         """The connected profile's key (server and user) for what is remembered per profile; None unconnected."""
         if self.client is None:
             return None
-        username = str((self.user or {}).get("username", ""))
+        username = self.user.username if self.user is not None else ""
         return settings_keys.profile_key(self.profile_address or self.client.base_url, username)
 
     def track(self, task: asyncio.Task[Any]) -> None:

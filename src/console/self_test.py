@@ -77,8 +77,8 @@ async def self_test(report: Callable[[str], None]) -> bool:
             report(f"bundled server: listening on {url} (pid {server.pid})")
             async with ApiClient(url, server.root_token) as client:
                 user = await client.get_user()
-            admin = "administrator" if user.get("is_admin") else "not an administrator"
-            report(f"GET /api/v4/user: ok, signed in as {user.get('username')} ({admin})")
+            admin = "administrator" if user.is_admin is True else "not an administrator"
+            report(f"GET /api/v4/user: ok, signed in as {user.username} ({admin})")
         except Exception as exc:
             report(f"bundled server: FAILED: {getattr(exc, 'message', None) or exc}")
             return False

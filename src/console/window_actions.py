@@ -148,8 +148,8 @@ class WindowCommands:
 
     # help ---------------------------------------------------------------------------------------------
     def about_text(self) -> str:
-        version = self.window.context.server_version or {}
-        server = f"{version.get('version')} ({version.get('revision')})" if version else "not connected"
+        version = self.window.context.server_version
+        server = f"{version.version} ({version.revision})" if version is not None else "not connected"
         return (f"<b>Outpost console {__version__}</b><br>Python {platform.python_version()}, "
                 f"PySide6 {pyside_version}, Qt {qVersion()}<br>Server: {server}")
 

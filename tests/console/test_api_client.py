@@ -33,16 +33,16 @@ async def test_get_user_and_version_as_root(server):
     async with ApiClient(server.url, server.root_token) as client:
         user = await client.get_user()
         version = await client.get_version()
-    assert user["username"] == "root"
-    assert user["is_admin"] is True
-    assert version["version"] and "revision" in version
+    assert user.username == "root"
+    assert user.is_admin is True
+    assert version.version and version.revision.startswith("outpost-")
 
 
 @pytest.mark.asyncio
 async def test_base_url_may_include_api_prefix_and_slash(server):
     async with ApiClient(server.api_url + "/", server.root_token) as client:
         assert client.base_url == server.url
-        assert (await client.get_user())["username"] == "root"
+        assert (await client.get_user()).username == "root"
 
 
 @pytest.mark.asyncio
@@ -179,9 +179,9 @@ async def test_request_after_the_servers_idle_timeout_succeeds(server):
     # uvicorn's default idle timeout is 5 s; a pooled connection reused right then used to fail
     # with "Server disconnected without sending a response".
     async with ApiClient(server.url, server.root_token) as client:
-        assert (await client.get_user())["username"] == "root"
+        assert (await client.get_user()).username == "root"
         await asyncio.sleep(5.2)
-        assert (await client.get_user())["username"] == "root"
+        assert (await client.get_user()).username == "root"
 
 
 @pytest.mark.asyncio

@@ -46,7 +46,7 @@ async def test_start_connect_as_root_and_stop(tmp_path):
         async with ApiClient(url, server.root_token) as client:
             user = await client.get_user()
             usernames = {u["username"] async for u in client.paginate("/users")}
-        assert user["username"] == "root" and user["is_admin"] is True
+        assert user.username == "root" and user.is_admin is True
         assert len(usernames) > 1  # demo users were loaded
     finally:
         await server.stop()
@@ -65,7 +65,7 @@ async def test_each_start_uses_a_fresh_root_token(tmp_path):
     try:
         assert server.root_token != first_token
         async with ApiClient(url, server.root_token) as client:
-            assert (await client.get_user())["username"] == "root"
+            assert (await client.get_user()).username == "root"
     finally:
         await server.stop()
 

@@ -63,7 +63,7 @@ def test_connect_as_root_shows_user_and_admin_badge(window, qtbot, server):
     assert bar.disconnect_button.isEnabled()
     overview = window.tabs.feature("overview")
     assert overview.server_value.text() == server.url
-    assert overview.version_value.text().startswith(window.context.server_version["version"])
+    assert overview.version_value.text().startswith(window.context.server_version.version)
     assert overview.kind_value.text() == "Outpost", "the console tells Outpost from GitLab"
     assert f"Connected to {server.url} as root" in said
 

@@ -72,6 +72,25 @@ def test_connection_check_names_the_product(gitlab):
     assert report.ok
     assert report.message == ("Signed in as John Smith (@john_smith, administrator) "
                               "on server version 17.5.0-ee (GitLab).")
+    # GitLab before 17.6 sends /version's kas without externalK8sProxyUrl: read all the same.
+    assert report.version is not None and report.version.kas.enabled
+
+
+def test_a_regular_gitlab_user_is_read_without_the_administrator_fields():
+    """GitLab answers GET /user with UserPublic to a user who is not an administrator: no ``is_admin`` at all."""
+    with RecordedGitLab(scenario="regular user") as gitlab:
+        report = asyncio.run(check_connection(gitlab.url, TOKEN))
+    assert report.ok and report.message.startswith("Signed in as Jane Doe (@jane_doe, user) on server version")
+    assert report.user is not None and report.user.email == "jane@example.com"
+
+
+def test_the_console_signs_a_regular_gitlab_user_in_as_one(qtbot, qloop_running, context):
+    with RecordedGitLab(scenario="regular user") as gitlab:
+        Op(context, context.connect_to(gitlab.url, TOKEN), description="Connecting").run()
+        qtbot.waitUntil(lambda: context.is_connected, timeout=WAIT)
+        assert context.user is not None and context.user.username == "jane_doe" and not context.is_admin
+        Op(context, context.disconnect(), description="Disconnecting").run()
+        qtbot.waitUntil(lambda: not context.is_connected, timeout=WAIT)
 
 
 def test_the_console_knows_it_talks_to_gitlab(connected):

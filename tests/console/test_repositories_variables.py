@@ -10,7 +10,7 @@ import pytest
 
 from console.core.api.client import ApiClient
 from console.core.api.variables import VariablesApi, new_variable, with_changes
-from console.core.repositories.variables import INSTANCE, VARIABLES, VariablesRepository
+from console.core.repositories.variables import INSTANCE, VARIABLES, VARIABLES_LIMIT, VariablesRepository
 from console.core.store import Change, Store
 from outpost_model.variables import Variable
 from tests.support import unique
@@ -57,4 +57,22 @@ async def test_a_user_who_may_not_read_them_gets_none_and_nothing_is_held(server
     store.begin("a plain user")
     async with ApiClient(server.url, token) as client:
         assert await variables.fetch_if_allowed(VariablesApi(client)) is None
-    assert variables.count() is None and variables.variables() == []
+        assert await variables.fetch_limit(VariablesApi(client)) is None  # the plan limits: administrators only
+    assert variables.count() is None and variables.variables() == [] and variables.limit() is None
+
+
+@pytest.mark.asyncio
+async def test_the_limit_is_held_with_the_variables_and_told_as_their_change(server, api):
+    store, heard = Store(), []
+    variables = VariablesRepository(store)
+    store.begin("root at the test server")
+    assert variables.limit() is None  # never read
+    store.subscribe(heard.append)
+    async with ApiClient(server.url, server.root_token) as client:
+        limit = await variables.fetch_limit(VariablesApi(client))
+    on_server = api.root.get("/application/plan_limits").json()["ci_instance_level_variables"]
+    assert limit == variables.limit() == on_server
+    assert [change.kind for change in heard] == [VARIABLES_LIMIT]
+    assert any(variables.touched_by(change) for change in heard)
+    store.begin("another connection")
+    assert variables.limit() is None

@@ -13,6 +13,7 @@ from console.exports.views import ExportsTab
 from console.operations import Op
 from console.tab import ConsoleTab
 from console.variables.views import VariablesTab
+from outpost_model.instance import Kas, Version
 
 
 def test_token_keeps_only_the_newest_stamp():
@@ -54,8 +55,12 @@ def test_a_connection_change_makes_earlier_answers_stale(qtbot, context):
 
 
 def test_server_kind_comes_from_the_revision():
-    assert ServerInfo(version={"version": "17.5.0", "revision": "outpost-0.1.0"}).is_outpost
-    gitlab = ServerInfo(version={"version": "17.5.0-ee", "revision": "4e963fe"}, graphql_error_tracking=True)
+    kas = Kas(enabled=False, externalUrl=None, version=None)  # as GitLab before 17.6 answers: no proxy URL
+    outpost = Version(version="18.6.0", revision="outpost-0.1.0", kas=kas, enterprise=True)
+    assert ServerInfo(version=outpost).is_outpost
+    gitlab = ServerInfo(version=Version(version="17.5.0-ee", revision="4e963fe", kas=kas, enterprise=True),
+                        graphql_error_tracking=True)
+    assert not ServerInfo().is_outpost and ServerInfo().version_text == "unknown"
     assert not gitlab.is_outpost and gitlab.product == "GitLab" and not gitlab.web_routes_take_tokens
 
 

@@ -70,8 +70,8 @@ class ConnectionBar(QFrame):
             assert context.client is not None
             where = "local server " if local else ""
             self.server_label.setText(f"Connected to {where}{context.client.base_url}")
-            user = context.user or {}
-            name, username = user.get("name") or user.get("username", "?"), user.get("username", "?")
+            user = context.user
+            name, username = (user.name or user.username, user.username) if user is not None else ("?", "?")
             self.user_label.setText(f"as {name} (@{username})")
         else:
             self.server_label.setText("Not connected")

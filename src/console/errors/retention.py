@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
-from console.core.api.ingestion import IngestionStatus, ingestion_status
+from console.core.api.ingestion import describe_ingestion, ingestion_status
 from console.core.api.storage import disk_text, human_bytes
 from console.core.errors.access import MAINTAINER_ONLY
 from console.core.repositories.project_settings import NOT_AVAILABLE
@@ -18,6 +18,7 @@ from console.core.store import Change
 from console.core.timestamps import short_time
 from console.operations import Op
 from console.page_host import project_path
+from outpost_model.ingestion import Ingestion
 from outpost_model.retention import Retention
 
 if TYPE_CHECKING:
@@ -142,8 +143,8 @@ class RetentionPage(QWidget):
             Op(self.host, ingestion_status(self.host.api.client), description="Loading ingestion figures").success(
                 self._show_ingestion).run()
 
-    def _show_ingestion(self, status: IngestionStatus) -> None:
-        self.ingestion.setText(status.describe())
+    def _show_ingestion(self, status: Ingestion) -> None:
+        self.ingestion.setText(describe_ingestion(status))
         self.ingestion.show()
 
     def _show(self, result: Retention | str) -> None:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout
 
 from console.context import AppContext
-from console.core.api.storage import NOT_AVAILABLE, InstanceStorage, instance_storage
+from console.core.api.storage import NOT_AVAILABLE, describe_storage, instance_storage
 from console.core.operations import Token
 from console.operations import Op
+from outpost_model.retention import Storage
 
 
 class StorageBox(QGroupBox):
@@ -16,7 +17,7 @@ class StorageBox(QGroupBox):
         super().__init__("Error tracking storage")
         self.context = context
         self.loads = Token()
-        self.figures: InstanceStorage | None = None
+        self.figures: Storage | None = None
         self.text = QLabel()
         self.text.setWordWrap(True)
         self.text.setAccessibleName("Error tracking storage on this server")
@@ -42,10 +43,10 @@ class StorageBox(QGroupBox):
         Op(self.context, instance_storage(client), description="Reading the storage figures").success(
             self._show).stale_when(loading).run()
 
-    def _show(self, result: InstanceStorage | str) -> None:
+    def _show(self, result: Storage | str) -> None:
         if isinstance(result, str):
             self.text.setText(result)
         else:
             self.figures = result
-            self.text.setText(result.describe())
+            self.text.setText(describe_storage(result))
         self.show()

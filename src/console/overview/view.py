@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from console.context import AppContext
 from console.core.errors import records as error_records
 from console.core.operations import Token
-from console.core.overview.data import Count, Overview, gather_overview, server_facts, with_monitors
+from console.core.overview.data import Count, Overview, gather_overview, server_facts, variables_limit, with_monitors
 from console.core.repositories.exports import ExportCounts
 from console.core.store import Change
 from console.errors.frequency import FrequencyBarDelegate
@@ -159,7 +159,7 @@ class OverviewTab(FeatureWidget):
 
     def _store_changed(self, change: Change) -> None:
         repositories = self.context.repositories
-        if change.kind in (repositories.variables.kind, repositories.exports.kind, repositories.monitors.kind):
+        if change.kind in (*repositories.variables.kinds, repositories.exports.kind, repositories.monitors.kind):
             # Counted from what the store holds: the figures follow the variables tab, the exports and the
             # Monitors page at once.
             if self.overview is not None:
@@ -203,7 +203,7 @@ class OverviewTab(FeatureWidget):
         facts = server_facts(self.context.server_version, self.context.user) if client else None
         self.server_value.setText(client.base_url if client else "")
         self.kind_value.setText(facts.kind if facts else "")
-        revision = (self.context.server_version or {}).get("revision")
+        revision = self.context.server_version.revision if self.context.server_version is not None else None
         version = f"{facts.version} (revision {revision})" if facts and revision else facts.version if facts else ""
         self.version_value.setText(version)
         self.role_value.setText(facts.role if facts else "")
@@ -219,8 +219,9 @@ class OverviewTab(FeatureWidget):
         held = self.context.repositories.variables.count()
         if variables.value is not None and held is not None:  # readable: counted from what is held now
             variables = Count(held)
-        self.variables_button.setText(_variables_text(variables, overview.variables_limit))
-        self.variables_button.setToolTip(_reasons(variables, overview.variables_limit))
+        limit = variables_limit(self.context.repositories.variables)
+        self.variables_button.setText(_variables_text(variables, limit))
+        self.variables_button.setToolTip(_reasons(variables, limit))
         counted = self.export_counts()
         self.exports_button.setText(f"Your exports: {counted.running} running, {counted.finished} finished")
         self.model.set_rows(with_monitors(overview.projects, self.context.repositories.monitors))

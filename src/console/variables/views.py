@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from console.context import AppContext
 from console.core.api.variables import Variable, VariablesApi, value_of
-from console.core.repositories.variables import INSTANCE, VARIABLES
+from console.core.repositories.variables import INSTANCE, VARIABLES, VARIABLES_LIMIT
 from console.core.store import EVERYTHING, Change
 from console.core.variables import bulk
 from console.file_dialogs import VARIABLES_EXPORT, VARIABLES_IMPORT, file_dialog
@@ -44,7 +44,6 @@ class VariablesTab(ConsoleTab[VariablesApi]):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
         self.repository = context.repositories.variables
-        self.limit: int | None = None
         self.dialog: VariableDialog | None = None
         self.import_dialog: ImportPreviewDialog | None = None
         self.confirmation: QMessageBox | None = None
@@ -146,14 +145,19 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         self.copy_value()
         return True
 
+    @property
+    def limit(self) -> int | None:
+        """The instance's limit on the number of variables, as the repository holds it (whoever read it)."""
+        return self.repository.limit()
+
     def _update_count(self) -> None:
-        count = self.model.rowCount()
-        if self.limit:
-            text = f"{count} of {self.limit}"
+        count, limit = self.model.rowCount(), self.limit
+        if limit:
+            text = f"{count} of {limit}"
             tooltip = "Instance variables defined, out of the maximum the instance allows"
         else:
             text = f"{count} variable{'s' if count != 1 else ''}"
-            tooltip = "No limit on the number of instance variables" if self.limit == 0 else (
+            tooltip = "No limit on the number of instance variables" if limit == 0 else (
                 "The limit on the number of variables is not readable with this account")
         shown = self.proxy.rowCount()
         if shown != count:
@@ -175,6 +179,9 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         the overview)."""
         if change.kind == EVERYTHING:
             self.model.set_variables([])
+        elif change.touches(VARIABLES_LIMIT, INSTANCE):
+            self._update_count()
+            return
         elif not change.touches(VARIABLES, INSTANCE):
             return
         elif len(change.ids) > ROW_BY_ROW:  # a whole list: one reset, row by row would be slow with thousands
@@ -198,7 +205,6 @@ class VariablesTab(ConsoleTab[VariablesApi]):
 
     def _connection_changed(self) -> None:
         self._show_all()  # what the store holds already (the overview may have read the list)
-        self.limit = None
         self._update_count()
         self._update_buttons()
         if self.context.client is None:
@@ -216,11 +222,10 @@ class VariablesTab(ConsoleTab[VariablesApi]):
         return Op(self, self._load(self.api), description="Loading CI/CD variables").success(self._show).run()
 
     async def _load(self, api: VariablesApi) -> tuple[list[Variable], int | None]:
-        variables, limit = await asyncio.gather(self.repository.fetch(api), api.limit())
+        variables, limit = await asyncio.gather(self.repository.fetch(api), self.repository.fetch_limit(api))
         return variables, limit
 
-    def _show(self, loaded: tuple[list[Variable], int | None]) -> None:
-        _variables, self.limit = loaded
+    def _show(self, _loaded: tuple[list[Variable], int | None]) -> None:
         self.model.hide_unless([])  # a reloaded table shows every masked value hidden again
         self.variables_listed()
 

@@ -135,7 +135,7 @@ def test_history_is_kept_per_profile_and_finish_reported_to_the_window(qtbot, li
     user, token = api.user()
     connect_other = context.connect_to(server.url, token)
     Op(context, connect_other, description="Switching user").run()
-    qtbot.waitUntil(lambda: (context.user or {}).get("username") == user["username"], timeout=WAIT)
+    qtbot.waitUntil(lambda: context.user is not None and context.user.username == user["username"], timeout=WAIT)
     # The other user's profile has its own (empty) history.
     qtbot.waitUntil(lambda: again.history is not None and again.model.rowCount() == 0 and tab.model.rowCount() == 0,
                     timeout=WAIT)

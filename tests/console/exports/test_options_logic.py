@@ -16,6 +16,7 @@ from console.core.api.server import ServerInfo
 from console.core.exports import saved_pdf
 from console.core.exports.options import ExportOptions, archive_range_problem, offer_for
 from console.core.exports.store import ExportHistory, ExportRecord
+from outpost_model.instance import Kas, Version
 from tests.console.exports.conftest import export_answer
 
 
@@ -28,6 +29,9 @@ def test_a_plain_csv_sends_nothing_and_options_send_gitlab_18_parameters():
     assert options.summary() == "PDF, status detected or confirmed, emailed when ready"
 
 
+NO_KAS = Kas(enabled=False, externalUrl=None, version=None)
+
+
 @pytest.mark.parametrize(("version", "revision", "offered"), [
     ("17.5.0-ee", "4e963fe", False),
     ("18.4.2-ee", "0a1b2c3", False),
@@ -37,7 +41,7 @@ def test_a_plain_csv_sends_nothing_and_options_send_gitlab_18_parameters():
     ("18.6.0", "outpost-0.1.0", True),
 ])
 def test_what_each_server_is_offered(version, revision, offered):
-    offer = offer_for(ServerInfo(version={"version": version, "revision": revision}))
+    offer = offer_for(ServerInfo(version=Version(version=version, revision=revision, kas=NO_KAS, enterprise=False)))
     assert (offer.pdf, offer.filters, offer.email) == (offered, offered, offered)
     assert bool(offer.note) is not offered
     wanted = ExportOptions(export_format="pdf", send_email=True, severity=("critical",))

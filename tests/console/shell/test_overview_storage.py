@@ -3,8 +3,10 @@ users do not see the box, and against a GitLab it says plainly that the figures 
 
 from __future__ import annotations
 
-from console.core.api.storage import NOT_AVAILABLE, InstanceStorage
+from console.core.api.storage import NOT_AVAILABLE, describe_storage
 from console.operations import Op
+from outpost_model import decode
+from outpost_model.retention import Storage
 from tests.console.shell.conftest import WAIT, open_overview
 from tests.recorded_gitlab import TOKEN as GITLAB_TOKEN
 from tests.recorded_gitlab import RecordedGitLab
@@ -18,10 +20,10 @@ def test_administrators_see_the_instance_storage_and_other_users_do_not(qtbot, q
     tab = open_overview(qtbot, context, server.url, server.root_token, tmp_path)
     box = tab.storage_box
     qtbot.waitUntil(lambda: box.figures is not None and any(
-        row.path == project["path_with_namespace"] for row in box.figures.projects), timeout=WAIT)
-    figures = InstanceStorage.from_json(api.root.get("/error_tracking/storage").json())
-    assert box.isVisible() and box.text.text() == figures.describe()
-    assert box.text.text().startswith(f"Error tracking stores {figures.total.events:,} events in ")
+        row.path_with_namespace == project["path_with_namespace"] for row in box.figures.projects), timeout=WAIT)
+    figures = decode(api.root.get("/error_tracking/storage").content, Storage)
+    assert box.isVisible() and box.text.text() == describe_storage(figures)
+    assert box.text.text().startswith(f"Error tracking stores {figures.events:,} events in ")
     assert "on disk (estimated from " in box.text.text()
 
     _, token = api.user()

@@ -16,6 +16,8 @@ import httpx
 from console import __version__
 from console.core.api.errors import InvalidServerUrl, error_from_response, error_from_transport
 from outpost_model import decode
+from outpost_model.accounts import User
+from outpost_model.instance import Version
 
 if TYPE_CHECKING:
     from console.core.api.server import ServerInfo
@@ -157,13 +159,18 @@ class ApiClient:
             yield response
             page = response.headers.get("X-Next-Page", "").strip()
 
-    async def get_user(self) -> dict[str, Any]:
-        """The user the token belongs to (``GET /user``)."""
-        return await self.get_json("/user")
+    async def get_as(self, kind: type[E], path: str, **params: Any) -> E:
+        """One answer read into ``kind`` (an outpost_model entity)."""
+        response = await self.request("GET", path, params=params or None)
+        return decode(response.content, kind)
 
-    async def get_version(self) -> dict[str, Any]:
+    async def get_user(self) -> User:
+        """The user the token belongs to (``GET /user``): ``is_admin`` only when they are an administrator."""
+        return await self.get_as(User, "/user")
+
+    async def get_version(self) -> Version:
         """The server's version and revision (``GET /version``)."""
-        return await self.get_json("/version")
+        return await self.get_as(Version, "/version")
 
     async def aclose(self) -> None:
         await self._http.aclose()

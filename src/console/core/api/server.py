@@ -13,22 +13,28 @@ and the richer detail (environment, all tags, release health, chained exceptions
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+
+from outpost_model.instance import Version
 
 OUTPOST_REVISION_PREFIX = "outpost-"
 
 
 @dataclass(frozen=True)
 class ServerInfo:
-    """The server's ``/version`` body and what the schema offers."""
+    """The server's ``/version`` answer (None before it was read) and what the schema offers."""
 
-    version: dict[str, Any] = field(default_factory=dict)
+    version: Version | None = None
     graphql_error_tracking: bool = False
 
     @property
     def is_outpost(self) -> bool:
-        return str(self.version.get("revision") or "").startswith(OUTPOST_REVISION_PREFIX)
+        return self.version is not None and self.version.revision.startswith(OUTPOST_REVISION_PREFIX)
+
+    @property
+    def version_text(self) -> str:
+        """The version the server names ("17.5.0-ee"); "unknown" before it was read."""
+        return self.version.version if self.version is not None else "unknown"
 
     @property
     def product(self) -> str:

@@ -6,11 +6,9 @@ No Qt here: the overview's Storage box and the error tracking tab's Storage page
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from console.core.api.client import ApiClient
 from console.core.api.errors import NotFound
+from outpost_model.retention import Storage
 
 NOT_AVAILABLE = ("Error tracking storage figures are not available on this server: GitLab has no API for them. "
                  "Outpost servers show them to administrators.")
@@ -33,47 +31,21 @@ def disk_text(disk_bytes: int, basis: str) -> str:
     return f"about {human_bytes(disk_bytes)} on disk (estimated from {BASES.get(basis, basis)})"
 
 
-@dataclass(frozen=True)
-class Stored:
-    """What one project (`path`) or the whole instance (no path) stores."""
-
-    path: str
-    events: int
-    payload_bytes: int
-    disk_bytes: int
-
-    @classmethod
-    def from_json(cls, body: dict[str, Any]) -> Stored:
-        return cls(str(body.get("path_with_namespace") or body.get("project_id") or ""), int(body.get("events") or 0),
-                   int(body.get("payload_bytes") or 0), int(body.get("disk_bytes") or 0))
+def describe_storage(storage: Storage) -> str:
+    """The overview's paragraph: the totals, then the projects storing the most (in the server's order)."""
+    if not storage.projects:
+        return "Error tracking stores no events on this server."
+    count = len(storage.projects)
+    text = (f"Error tracking stores {storage.events:,} events in {count:,} project{'s' if count != 1 else ''}: "
+            f"{human_bytes(storage.payload_bytes)} of payloads, {disk_text(storage.disk_bytes, storage.disk_basis)}.")
+    top = "; ".join(f"{row.path_with_namespace} {row.events:,} events, {human_bytes(row.disk_bytes)}"
+                    for row in storage.projects[:TOP_PROJECTS])
+    return f"{text} Most events: {top}."
 
 
-@dataclass(frozen=True)
-class InstanceStorage:
-    projects: list[Stored]
-    total: Stored
-    basis: str
-
-    @classmethod
-    def from_json(cls, body: dict[str, Any]) -> InstanceStorage:
-        return cls([Stored.from_json(row) for row in body.get("projects") or []], Stored.from_json(body),
-                   str(body.get("disk_basis") or ""))
-
-    def describe(self) -> str:
-        """The overview's paragraph: the totals, then the projects storing the most."""
-        if not self.projects:
-            return "Error tracking stores no events on this server."
-        count, total = len(self.projects), self.total
-        text = (f"Error tracking stores {total.events:,} events in {count:,} project{'s' if count != 1 else ''}: "
-                f"{human_bytes(total.payload_bytes)} of payloads, {disk_text(total.disk_bytes, self.basis)}.")
-        top = "; ".join(f"{row.path} {row.events:,} events, {human_bytes(row.disk_bytes)}"
-                        for row in self.projects[:TOP_PROJECTS])
-        return f"{text} Most events: {top}."
-
-
-async def instance_storage(client: ApiClient) -> InstanceStorage | str:
+async def instance_storage(client: ApiClient) -> Storage | str:
     """The figures, or NOT_AVAILABLE from a server without them."""
     try:
-        return InstanceStorage.from_json(await client.get_json("/error_tracking/storage"))
+        return await client.get_as(Storage, "/error_tracking/storage")
     except NotFound:
         return NOT_AVAILABLE

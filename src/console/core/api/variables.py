@@ -16,6 +16,7 @@ from urllib.parse import quote
 from console.core.api.client import ApiClient
 from console.core.api.errors import ApiError, Forbidden, NotFound
 from outpost_model import decode
+from outpost_model.base import UNSET, Entity, UnsetType
 from outpost_model.variables import Variable
 
 __all__ = ["DEFAULT_CONCURRENCY", "ENV_VAR", "FILE", "Change", "Outcome", "Variable", "VariablesApi", "fields_of",
@@ -25,6 +26,15 @@ ENV_VAR = "env_var"
 FILE = "file"
 # Parallel requests while applying many changes: enough to hide latency, few enough to be polite.
 DEFAULT_CONCURRENCY = 8
+
+
+class InstanceVariablesLimit(Entity):
+    """The one figure the console reads of GitLab's PlanLimit entity (``GET /application/plan_limits``). Declared
+    apart from outpost_model's ``PlanLimits`` because GitLab's other limits come and go between releases (a 17.x
+    has not all of them), and a read must not fail on one the console never shows; the others are ignored."""
+
+    # The instance's maximum number of CI/CD variables; 0: no limit.
+    ci_instance_level_variables: int | UnsetType = UNSET
 
 
 def new_variable(key: str, value: str, variable_type: str = ENV_VAR, protected: bool = False, masked: bool = False,
@@ -103,11 +113,11 @@ class VariablesApi:
     async def limit(self) -> int | None:
         """The instance's maximum number of variables (0 = none), or None when it cannot be read."""
         try:
-            limits = await self.client.get_json("/application/plan_limits")
+            limits = await self.client.get_as(InstanceVariablesLimit, "/application/plan_limits")
         except (Forbidden, NotFound):
             return None
-        value = limits.get("ci_instance_level_variables") if isinstance(limits, dict) else None
-        return value if isinstance(value, int) else None
+        value = limits.ci_instance_level_variables
+        return None if isinstance(value, UnsetType) else value
 
     async def apply(self, changes: Sequence[Change], *, on_outcome: Callable[[int, Outcome], None] | None = None,
                     concurrency: int = DEFAULT_CONCURRENCY) -> builtins.list[Outcome]:

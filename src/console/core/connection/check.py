@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from console.core.api.client import ApiClient
 from console.core.api.errors import ApiError, NotFound
 from console.core.api.server import ServerInfo
+from outpost_model.accounts import User
+from outpost_model.instance import Version
 
 WRONG_URL = (
     "{url} answered, but it does not look like a GitLab-compatible server (no API under /api/v4). "
@@ -19,14 +20,14 @@ WRONG_URL = (
 class ConnectionReport:
     ok: bool
     message: str
-    user: dict[str, Any] | None = None
-    version: dict[str, Any] | None = None
+    user: User | None = None
+    version: Version | None = None
 
 
-def describe_user(user: dict[str, Any]) -> str:
-    name = user.get("name") or user.get("username", "?")
-    role = "administrator" if user.get("is_admin") else "user"
-    return f"{name} (@{user.get('username', '?')}, {role})"
+def describe_user(user: User) -> str:
+    """"Ada Lovelace (@ada, administrator)"; GitLab says ``is_admin`` only to administrators."""
+    role = "administrator" if user.is_admin is True else "user"
+    return f"{user.name or user.username} (@{user.username}, {role})"
 
 
 async def check_connection(base_url: str, token: str) -> ConnectionReport:
@@ -40,5 +41,5 @@ async def check_connection(base_url: str, token: str) -> ConnectionReport:
     except ApiError as exc:
         return ConnectionReport(False, exc.message)
     product = ServerInfo(version=version).product
-    message = f"Signed in as {describe_user(user)} on server version {version.get('version', 'unknown')} ({product})."
+    message = f"Signed in as {describe_user(user)} on server version {version.version} ({product})."
     return ConnectionReport(True, message, user, version)

@@ -110,7 +110,7 @@ def offer_for(server: ServerInfo) -> ExportOffer:
     """What the connected server offers, from its ``/version``."""
     if server.is_outpost:
         return ExportOffer()
-    text = str(server.version.get("version") or "")
+    text = server.version.version if server.version is not None else ""
     version = parse_version(text)
     if version is not None and version >= OPTIONS_SINCE:
         return ExportOffer()

@@ -16,7 +16,6 @@ import asyncio
 import datetime as dt
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from console.core.api.client import ApiClient
 from console.core.api.error_tracking import ErrorSummary, ErrorTrackingApi
@@ -31,6 +30,8 @@ from console.core.repositories.hub import Repositories
 from console.core.repositories.monitors import MonitorsRepository
 from console.core.repositories.variables import VariablesRepository
 from console.core.timestamps import parse_time
+from outpost_model.accounts import User
+from outpost_model.instance import Version
 from outpost_model.projects import Project
 
 # The overview looks at this many projects (most recently active first) and this many list pages per
@@ -81,16 +82,14 @@ class ProjectErrors:
 class Overview:
     server: ServerFacts
     variables: Count
-    variables_limit: Count
     projects: list[ProjectErrors] = field(default_factory=list)
     projects_note: str = ""
 
 
-def server_facts(version: dict[str, Any] | None, user: dict[str, Any] | None) -> ServerFacts:
-    version = version or {}
-    kind = ServerInfo(version=version).product
-    role = "Administrator" if (user or {}).get("is_admin") else "Regular user"
-    return ServerFacts(kind=kind, version=str(version.get("version") or "unknown"), role=role)
+def server_facts(version: Version | None, user: User | None) -> ServerFacts:
+    server = ServerInfo(version=version)
+    role = "Administrator" if user is not None and user.is_admin is True else "Regular user"
+    return ServerFacts(kind=server.product, version=server.version_text, role=role)
 
 
 NOT_ADMIN_VARIABLES = "only administrators can read instance variables"
@@ -101,14 +100,21 @@ def variables_count(variables: list[Variable] | None) -> Count:
     return Count(None, NOT_ADMIN_VARIABLES) if variables is None else Count(len(variables))
 
 
-async def read_variables(client: ApiClient, repository: VariablesRepository) -> tuple[list[Variable] | None, Count]:
-    """The instance variables, read into ``repository`` (None where not readable), and their limit."""
+NOT_ADMIN_LIMIT = "the plan limits are readable by administrators only"
+
+
+async def read_variables(client: ApiClient, repository: VariablesRepository) -> list[Variable] | None:
+    """The instance variables and their limit, read into ``repository``; None where the list is not readable."""
     api = VariablesApi(client)
-    variables = await repository.fetch_if_allowed(api)
-    limit = await api.limit()
-    if limit is None:
-        return variables, Count(None, "the plan limits are readable by administrators only")
-    return variables, Count(limit)
+    variables, _limit = await asyncio.gather(repository.fetch_if_allowed(api), repository.fetch_limit(api))
+    return variables
+
+
+def variables_limit(repository: VariablesRepository) -> Count:
+    """The limit on the instance variables, as the repository holds it now (the variables tab may have read it
+    since the Overview did)."""
+    limit = repository.limit()
+    return Count(None, NOT_ADMIN_LIMIT) if limit is None else Count(limit)
 
 
 NO_REGRESSIONS_ON_GITLAB = "GitLab's API does not say which errors regressed"
@@ -217,19 +223,19 @@ async def all_project_errors(client: ApiClient, monitors: MonitorsRepository, *,
     return found, note
 
 
-async def gather_overview(client: ApiClient, repositories: Repositories, *, version: dict[str, Any] | None,
-                          user: dict[str, Any] | None, history_dir: Path, profile: str,
+async def gather_overview(client: ApiClient, repositories: Repositories, *, version: Version | None,
+                          user: User | None, history_dir: Path, profile: str,
                           now: dt.datetime | None = None) -> Overview:
     """The overview's figures; what it reads on the way (variables, monitors, the export history) goes into the
     repositories, from which the counts are worked out whenever the overview is drawn."""
     facts = server_facts(version, user)
-    (variables, limit), (projects, note) = await asyncio.gather(
+    variables, (projects, note) = await asyncio.gather(
         read_variables(client, repositories.variables),
         all_project_errors(client, repositories.monitors, now=now or dt.datetime.now(dt.UTC)))
     current = repositories.exports.scope_guard()
     exports = await blocking(ExportHistory(history_dir, profile).load)
     if current():
         repositories.exports.take_history(exports)  # what is held is newer (the exports tab's, the watcher's)
-    return Overview(server=facts, variables=variables_count(variables), variables_limit=limit, projects=projects,
+    return Overview(server=facts, variables=variables_count(variables), projects=projects,
                     projects_note=note)
 

@@ -2,7 +2,8 @@
 
 The variables tab's table and the Overview's count both render what is held here, and whatever reads or
 changes them goes through :class:`VariablesRepository`: the tab's load, a save, a delete, an import's
-comparison, the Overview's read. How many there are is counted when asked (:meth:`count`), never kept.
+comparison, the Overview's read. How many there are is counted when asked (:meth:`count`), never kept. The
+instance's limit on their number is held here too (:meth:`limit`), so the tab and the Overview show one figure.
 Each value is outpost_model's ``Variable``, whose repr never shows the value.
 """
 
@@ -17,10 +18,13 @@ from console.core.store import Kind
 
 INSTANCE = ""  # instance variables belong to no project
 VARIABLES: Kind[Variable] = Kind("variable")  # by key
+VARIABLES_LIMIT: Kind[int] = Kind("variables_limit")  # one value, under LIMIT
+LIMIT = "ci_instance_level_variables"
 
 
 class VariablesRepository(Repository):
     kind = VARIABLES
+    kinds = (VARIABLES, VARIABLES_LIMIT)
 
     def variables(self) -> list[Variable]:
         return list(self.store.items(VARIABLES, INSTANCE).values())
@@ -32,6 +36,11 @@ class VariablesRepository(Repository):
         """How many variables the instance has, from what is held now; None when they were not read on this
         connection (or could not be: only administrators may)."""
         return None if self.age(INSTANCE) is None else len(self.store.items(VARIABLES, INSTANCE))
+
+    def limit(self) -> int | None:
+        """The instance's maximum number of variables (0: no limit) as last read; None when it was not read on this
+        connection or is not readable (the plan limits are for administrators)."""
+        return self.store.get(VARIABLES_LIMIT, INSTANCE, LIMIT)
 
     def hold_all(self, variables: Iterable[Variable]) -> None:
         """What a full list says: these variables and no others."""
@@ -45,6 +54,17 @@ class VariablesRepository(Repository):
         if current():
             self.hold_all(variables)
         return variables
+
+    async def fetch_limit(self, api: VariablesApi) -> int | None:
+        """Reads the limit into the repository (None, and nothing held, where it is not readable)."""
+        current = self.scope_guard()
+        limit = await api.limit()
+        if current():
+            if limit is None:
+                self.store.remove(VARIABLES_LIMIT, INSTANCE, [LIMIT])
+            else:
+                self.store.put(VARIABLES_LIMIT, INSTANCE, LIMIT, limit)
+        return limit
 
     async def fetch_if_allowed(self, api: VariablesApi) -> list[Variable] | None:
         """:meth:`fetch` for a caller who may not be an administrator: None where the list is not readable."""
