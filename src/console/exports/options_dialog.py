@@ -40,7 +40,7 @@ from console.operations import Op
 
 if TYPE_CHECKING:
     from console.context import AppContext
-    from console.core.api.alerts import MailStatus
+    from outpost_model.instance import MailSettings
 
 NO_MAIL = ("This server cannot send email (it has no OUTPOST_SMTP_HOST setting), so no export is emailed; "
            "save it from the list when it is ready.")
@@ -165,7 +165,7 @@ class ExportOptionsBar(QWidget):
         if client is None or not self.context.is_admin or not self.context.server.is_outpost:
             return
 
-        def known(status: MailStatus) -> None:
+        def known(status: MailSettings) -> None:
             if self.context.client is client:
                 self.mail_configured = status.configured
                 self._show()

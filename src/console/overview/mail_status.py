@@ -6,9 +6,10 @@ from __future__ import annotations
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton
 
 from console.context import AppContext
-from console.core.api.alerts import AlertsApi, MailStatus
+from console.core.api.alerts import AlertsApi
 from console.core.api.errors import readable
 from console.operations import Op
+from outpost_model.instance import MailSettings
 
 NOT_CONFIGURED = ("Email is not configured: alert rules cannot send email until the server has "
                   "OUTPOST_SMTP_HOST (and its other OUTPOST_SMTP_* settings).")
@@ -18,7 +19,7 @@ NOT_CONFIGURED = ("Email is not configured: alert rules cannot send email until 
 SECURITY_WORDS = {"none": "unencrypted", "starttls": "encrypted with STARTTLS", "tls": "encrypted with TLS"}
 
 
-def status_text(status: MailStatus) -> str:
+def status_text(status: MailSettings) -> str:
     if not status.configured:
         return NOT_CONFIGURED
     security = SECURITY_WORDS.get(status.security or "", status.security or "")
@@ -53,7 +54,7 @@ class MailStatusBox(QGroupBox):
         client = self.context.client
         assert client is not None  # _applies checked it
 
-        def show(status: MailStatus) -> None:
+        def show(status: MailSettings) -> None:
             self.status_label.setText(status_text(status))
             self.test_button.setEnabled(status.configured)
             self.show()

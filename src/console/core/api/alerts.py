@@ -10,8 +10,9 @@ from console.core.api.client import ApiClient
 from console.core.api.sentry_events import sentry_project_path
 from outpost_model import decode
 from outpost_model.alerts import AlertDelivery, AlertRecipient, AlertRule, AlertTestResult
+from outpost_model.instance import MailSettings, MailTest
 
-__all__ = ["AlertDelivery", "AlertRecipient", "AlertRule", "AlertTestResult", "AlertsApi", "MailStatus",
+__all__ = ["AlertDelivery", "AlertRecipient", "AlertRule", "AlertTestResult", "AlertsApi", "MailSettings",
            "RecipientDraft", "RuleDraft", "delivery_failing", "recipient_target"]
 
 
@@ -82,15 +83,6 @@ class RuleDraft:
                 "alertRecipients": [recipient.body() for recipient in self.alertRecipients]}
 
 
-@dataclass(frozen=True)
-class MailStatus:
-    configured: bool
-    host: str | None
-    port: int | None
-    security: str | None
-    sender: str | None
-
-
 class AlertsApi:
     def __init__(self, client: ApiClient) -> None:
         self.client = client
@@ -126,11 +118,11 @@ class AlertsApi:
                                                     params=params)
         return decode(response.content, list[AlertTestResult])
 
-    async def mail_status(self) -> MailStatus:
-        data = await self.client.get_json("/application/mail")
-        return MailStatus(configured=bool(data["configured"]), host=data.get("host"), port=data.get("port"),
-                          security=data.get("security"), sender=data.get("from"))
+    async def mail_status(self) -> MailSettings:
+        response = await self.client.request("GET", "/application/mail")
+        return decode(response.content, MailSettings)
 
     async def send_test_email(self, to: str | None = None) -> str:
+        """The address the server sent the test to."""
         response = await self.client.request("POST", "/application/mail/test", json={"to": to} if to else {})
-        return str(response.json()["to"])
+        return decode(response.content, MailTest).to
