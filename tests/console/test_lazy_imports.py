@@ -32,7 +32,6 @@ LAZY = {
     "core/operations.py": {"blocking", "start_task", "usable_loop", "inside_a_task"},
     "core/connection/credentials.py": {"_errors", "_system_backend", "_failing_backend", "backend_problem",
                                        "CredentialStore._call"},
-    "core/api/__init__.py": {"__getattr__"},  # `from console.core.api import ApiClient` loads the client then
     # The command line: Qt, the window and the server only for the answers that need them.
     "__main__.py": {"run"},
     "app.py": {"main", "reset_demo", "run_gui", "_log_to_file", "_save_screenshot"},
