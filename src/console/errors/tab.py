@@ -15,6 +15,7 @@ from console.core.api.error_graphql import ERROR_TRACKING_DISABLED
 from console.core.api.error_tracking import ErrorTrackingApi
 from console.core.api.errors import NotFound
 from console.core.operations import Token
+from console.core.repositories.projects import INSTANCE as PROJECT_LIST
 from console.errors.actions import ACTIONS, BUTTONS, TRIAGE
 from console.errors.alerts_page import AlertsPage
 from console.errors.client_keys import ClientKeysPage
@@ -111,24 +112,37 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
             action.setToolTip(why or action.text().replace("&", ""))
 
     def load_projects(self) -> None:
-        request = self.project_lists.advance()
+        """The picker starts again, empty, and lists the connection's projects once read."""
+        self.project_lists.advance()
         self.project_picker.blockSignals(True)
         self.project_picker.clear()
         self.project_picker.blockSignals(False)
         self._set_project(None)
         self.settings_page.forget()  # the last connection's draft must not stay on screen, nor mark the window
-        if self.context.client is None:
-            return
+        if self.context.client is not None:
+            self._read_projects()
 
-        def show(projects: list[Project]) -> None:
-            self.project_picker.blockSignals(True)
-            for project in projects:
-                self.project_picker.addItem(project.path_with_namespace, project)
-            self.project_picker.setCurrentIndex(-1)
-            self.project_picker.blockSignals(False)
+    def _read_projects(self) -> None:
+        request = self.project_lists.advance()
+
+        def show(_projects: list[Project]) -> None:
+            self._show_projects()
             self.projects_loaded.emit()
 
         Op(self, self.projects.fetch(self.api), description="Loading projects").success(show).stale_when(request).run()
+
+    def _show_projects(self) -> None:
+        """The picker lists what the projects repository holds; the chosen project stays chosen while listed."""
+        chosen = self.project.path_with_namespace if self.project is not None else None
+        self.project_picker.blockSignals(True)
+        self.project_picker.clear()
+        for project in self.projects.projects() or ():
+            self.project_picker.addItem(project.path_with_namespace, project)
+        index = self.project_picker.findText(chosen) if chosen is not None else -1
+        self.project_picker.setCurrentIndex(index)
+        self.project_picker.blockSignals(False)
+        if chosen is not None and index < 0:  # no longer listed: deleted, or access lost
+            self._set_project(None)
 
     async def explain(self, work: Coroutine[Any, Any, T]) -> T:
         """A page's work; a 404 because the chosen project is gone is explained and the list reloaded."""
@@ -218,6 +232,11 @@ class ErrorTrackingTab(ConsoleTab[ErrorTrackingApi]):
         super().showEvent(event)
         self.refresh_timer.start()
         self.errors_page.auto_refresh()
+        # The project list too, when what was listed has aged (projects made or deleted meanwhile then show);
+        # not while the connection's first read is on its way.
+        if (self.context.client is not None and self.projects.projects() is not None
+                and self.projects.is_stale(PROJECT_LIST)):
+            self._read_projects()
 
     def hideEvent(self, event: QHideEvent) -> None:
         super().hideEvent(event)
