@@ -15,7 +15,6 @@ per tag value clicked; an answer lands only while its stamp (and the tab's proje
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +22,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QTabWidget
 
 from console.core.api.errors import ApiError, NotFound
-from console.core.api.sentry_events import Event, SentryEventsApi, event_exceptions, issue_count, value_query
+from console.core.api.sentry_events import Event, SentryEventsApi, event_exceptions, value_query
 from console.core.errors.event_state import EventHistoryState
 from console.core.errors.markdown import ErrorFacts, error_markdown
 from console.core.operations import Stamp, Token
@@ -65,6 +64,7 @@ class EventHistory(QObject):
         sections.currentChanged.connect(lambda _index: self._start_if_shown())
         self.errors, self.events, self.tagged = Token(), Token(), Token()
         self.state = EventHistoryState()
+        self.repository = host.context.repositories.events
         events.navigator.requested.connect(self.show_event)
         facets.facets.value_chosen.connect(self.list_tagged)
         facets.tagged.event_chosen.connect(self._event_from_tags)
@@ -107,21 +107,18 @@ class EventHistory(QObject):
 
         async def load_history() -> None:
             try:
-                issue = await api.issue(error_id)
+                history = await self.repository.fetch_history(
+                    api, path, error_id, lambda issue: self.state.is_listed_error(issue, first_seen))
             except NotFound:
+                history = None
+            if history is None:
                 return self._unavailable(stamps, BACKEND_CHANGED)
-            if not self.state.is_listed_error(issue, first_seen):
-                return self._unavailable(stamps, BACKEND_CHANGED)
-            stored, facets = await asyncio.gather(api.stored_events(error_id), api.tag_facets(error_id))
-            if stored.complete and len(stored.ids) > issue_count(issue):  # an event arrived between the two reads
-                issue = await api.issue(error_id)
-            latest = await api.event(error_id, "latest") if stored.ids else None
+            stored = history.stored
+            latest = await self.repository.fetch_event(api, path, error_id, "latest") if stored.ids else None
             if not self._current(stamps):
                 return
-            self.state.loaded(issue, stored)
-            self.host.context.repositories.errors.take_counts(path, error_id, count=issue_count(issue),
-                                                              user_count=issue.userCount, last_seen=issue.lastSeen)
-            self.facets_pane.show_facets(facets)
+            self.state.loaded(history.issue, stored)
+            self.facets_pane.show_facets(list(history.facets))
             if latest is None:
                 self.events_pane.say(NONE_STORED)
             else:
@@ -157,14 +154,14 @@ class EventHistory(QObject):
         error_id, stamps = self.state.error_id, self._stamps()
         if error_id is None or not self.state.browsable:
             return
-        request = self.events.advance()
+        request, path = self.events.advance(), self.host.project.path_with_namespace if self.host.project else ""
         api = self._api()
 
         async def load() -> None:
             try:
-                event = await api.event(error_id, which)
+                event = await self.repository.fetch_event(api, path, error_id, which)
             except NotFound:  # pruned since it was listed: say so, and count the stored events afresh
-                recounted = await api.stored_events(error_id)
+                recounted = await self.repository.recount(api, path, error_id)
                 if self._current(stamps) and request.current:
                     self.state.recounted(recounted)
                     self.events_pane.say(PRUNED_MEANWHILE)
@@ -172,7 +169,7 @@ class EventHistory(QObject):
                 return
             stored = self.state.stored
             if self.state.needs_recount(event.id):  # arrived after the ids were walked
-                stored = await api.stored_events(error_id)
+                stored = await self.repository.recount(api, path, error_id)
             if self._current(stamps) and request.current:
                 self.state.recounted(stored)
                 self._show(event)

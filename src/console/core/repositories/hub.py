@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from console.core.repositories.alerts import AlertsRepository
 from console.core.repositories.errors import ErrorsRepository
+from console.core.repositories.events import EventsRepository
 from console.core.repositories.exports import ExportsRepository
 from console.core.repositories.monitors import MonitorsRepository
 from console.core.repositories.project_settings import (
@@ -32,6 +33,7 @@ class Repositories:
         self.alerts = AlertsRepository(store)
         self.source_maps = SourceMapsRepository(store)
         self.shown_error = ShownErrorRepository(store)
+        self.events = EventsRepository(store, self.errors)
         self.projects = ProjectsRepository(store)
         self.variables = VariablesRepository(store)
         self.exports = ExportsRepository(store)
