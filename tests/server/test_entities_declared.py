@@ -36,7 +36,15 @@ from outpost_model.instance import ApplicationSettings, MailSettings, PlanLimits
 from outpost_model.monitors import Monitor, MonitorCheckIn
 from outpost_model.projects import Namespace, NamespaceExists, Project
 from outpost_model.retention import Retention, Storage
-from outpost_model.sentry_events import Event, EventAccepted, EventSummary
+from outpost_model.sentry_events import (
+    BreadcrumbsEntryData,
+    Event,
+    EventAccepted,
+    EventSummary,
+    ExceptionEntryData,
+    MessageEntryData,
+    RequestEntryData,
+)
 from outpost_model.sentry_issues import Issue, IssueDetails, IssuesUpdated, MergeResult, TagKey, TagValue
 from outpost_model.sentry_projects import SentryProject, SentryProjectDetails
 from outpost_model.source_maps import ArtifactBundle, AssembleState, ChunkUploadOptions, Release, ReleaseFile
@@ -45,6 +53,9 @@ from outpost_model.vulnerabilities import ReportImport, Vulnerability
 from tests.support import launch_server
 
 MODEL = Path(__file__).resolve().parents[2] / "model" / "outpost_model"
+# The data of each kind of event entry, as declared.
+ENTRY_DATA: dict[str, type] = {"exception": ExceptionEntryData, "message": MessageEntryData,
+                               "breadcrumbs": BreadcrumbsEntryData, "request": RequestEntryData}
 REPORTS = Path(__file__).resolve().parent / "exports" / "reports"
 
 
@@ -70,6 +81,7 @@ def test_error_tracking_answers_are_their_entities(demo):
                 if web.get(f"/{project['path_with_namespace']}/-/error_tracking.json").status_code == 200]
     assert projects, "the demo has a project with error tracking"
     checked_frames = 0
+    checked_entries: set[str] = set()
     for project in projects:
         path = project["path_with_namespace"]
         listed = _reads_back_whole(web.get(f"/{path}/-/error_tracking.json", params={"issue_status": "unresolved"}),
@@ -92,12 +104,18 @@ def test_error_tracking_answers_are_their_entities(demo):
             tags = _reads_back_whole(sentry.get(f"/api/0/issues/{error.id}/tags/"), list[TagKey])
             for tag in tags[:2]:
                 _reads_back_whole(sentry.get(f"/api/0/issues/{error.id}/tags/{tag.key}/values/"), list[TagValue])
-            _reads_back_whole(sentry.get(f"/api/0/issues/{error.id}/events/latest/"), Event)
+            event = _reads_back_whole(sentry.get(f"/api/0/issues/{error.id}/events/latest/"), Event)
+            # Each entry's data has its declared shape (what the console reads it into).
+            for entry in event.entries:
+                if entry.type in ENTRY_DATA:
+                    msgspec.convert(entry.data, ENTRY_DATA[entry.type])
+                    checked_entries.add(entry.type)
         if listed.errors:
             error_id = listed.errors[0].id
             _reads_back_whole(web.put(f"/{path}/-/error_tracking/{error_id}.json", json={"status": "unresolved"}),
                               ErrorUpdate)
     assert checked_frames > 0
+    assert "exception" in checked_entries, checked_entries
     _reads_back_whole(api.put(f"/projects/{projects[0]['id']}/error_tracking/retention", json={"retention_days": 30}),
                       Retention)
     _reads_back_whole(api.get("/error_tracking/storage"), Storage)
