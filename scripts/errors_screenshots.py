@@ -32,7 +32,7 @@ async def storefront_with_errors(context: AppContext) -> str:
     project = (await client.request("POST", "/projects", json={"name": "storefront"})).json()
     await client.request("PUT", f"/projects/{project['id']}/error_tracking/settings",
                          json={"active": True, "integrated": True})
-    keys = await client.get_json(f"/projects/{project['id']}/error_tracking/client_keys")
+    keys = (await client.request("GET", f"/projects/{project['id']}/error_tracking/client_keys")).json()
     await asyncio.to_thread(send_errors, keys[0]["sentry_dsn"], "web", release="storefront@2.4.0")
     # Accepted events are grouped a moment later: wait until the error counts all three.
     organization, slug = project["path_with_namespace"].split("/", 1)

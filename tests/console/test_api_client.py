@@ -10,6 +10,8 @@ import pytest
 from console.core.api import errors
 from console.core.api.client import ApiClient
 from console.core.api.errors import USER_MESSAGES, error_from_response
+from outpost_model.accounts import User
+from outpost_model.projects import Project
 
 
 def closed_port() -> int:
@@ -52,10 +54,10 @@ async def test_paginate_follows_next_page_to_the_end(server, api):
     async with ApiClient(server.url, server.root_token) as client:
         first_page = await client.request("GET", "/users", params={"per_page": 2})
         total = int(first_page.headers["X-Total"])
-        users = [user async for user in client.paginate("/users", per_page=2)]
+        users = [user async for user in client.paginate_as(User, "/users", per_page=2)]
     assert total >= 4
     assert len(users) == total
-    assert len({user["id"] for user in users}) == total
+    assert len({user.id for user in users}) == total
 
 
 @pytest.mark.asyncio
@@ -83,7 +85,7 @@ async def test_non_admin_gets_forbidden_on_admin_endpoint(server, api):
 async def test_missing_project_raises_not_found_with_server_detail(server):
     async with ApiClient(server.url, server.root_token) as client:
         with pytest.raises(errors.NotFound) as caught:
-            await client.get_json("/projects/987654321")
+            await client.get_as(Project, "/projects/987654321")
     assert caught.value.status == 404
     assert caught.value.detail == "404 Project Not Found"
     assert "404 Project Not Found" in caught.value.message
@@ -188,12 +190,12 @@ async def test_request_after_the_servers_idle_timeout_succeeds(server):
 async def test_work_of_a_closed_connection_ends_as_cancelled_not_as_an_error(server):
     # A reconnect closes the old client while its pages may still be loading: their requests are moot.
     client = ApiClient(server.url, server.root_token)
-    pending = asyncio.gather(*(client.get_json("/user") for _ in range(5)), return_exceptions=True)
+    pending = asyncio.gather(*(client.get_user() for _ in range(5)), return_exceptions=True)
     await client.aclose()
     outcomes = await pending
     assert outcomes and all(isinstance(outcome, asyncio.CancelledError) for outcome in outcomes), outcomes
     with pytest.raises(asyncio.CancelledError):
-        await client.get_json("/version")
+        await client.get_version()
 
 
 @pytest.mark.asyncio
@@ -203,7 +205,7 @@ async def test_a_request_in_flight_when_its_connection_is_closed_ends_as_cancell
     accepted: list[socket.socket] = []
     try:
         client = ApiClient(f"http://127.0.0.1:{listener.getsockname()[1]}", "glpat-unused")
-        request = asyncio.ensure_future(client.get_json("/user"))
+        request = asyncio.ensure_future(client.get_user())
         listener.settimeout(10)
         accepted.append(await asyncio.get_running_loop().run_in_executor(None, lambda: listener.accept()[0]))
         await asyncio.sleep(0.2)  # the request is sent and waits for its answer
@@ -249,7 +251,7 @@ class ClosesItsFirstConnection:
 @pytest.mark.asyncio
 async def test_a_read_whose_connection_breaks_under_it_is_sent_once_more():
     async with ClosesItsFirstConnection() as server, ApiClient(server.url, "glpat-unused") as client:
-        assert await client.get_json("/user") == {"ok": True, "data": {"ok": True}}
+        assert (await client.request("GET", "/user")).json() == {"ok": True, "data": {"ok": True}}
     assert server.requests == [b"GET", b"GET"]
 
 

@@ -13,6 +13,7 @@ import pytest
 from console.core.api.client import ApiClient
 from console.core.connection import local_server
 from console.core.connection.local_server import LocalServer, LocalServerError
+from outpost_model.accounts import User
 
 SRC_DIR = Path(local_server.__file__).resolve().parents[2]
 
@@ -45,7 +46,7 @@ async def test_start_connect_as_root_and_stop(tmp_path):
         assert server.is_running
         async with ApiClient(url, server.root_token) as client:
             user = await client.get_user()
-            usernames = {u["username"] async for u in client.paginate("/users")}
+            usernames = {u.username async for u in client.paginate_as(User, "/users")}
         assert user.username == "root" and user.is_admin is True
         assert len(usernames) > 1  # demo users were loaded
     finally:

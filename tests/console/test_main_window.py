@@ -14,6 +14,7 @@ from console.core.connection.credentials import CredentialStore
 from console.excepthook import ExceptionReporter
 from console.main_window import TAB_FACTORIES, MainWindow
 from console.operations import Op
+from outpost_model.projects import Project
 from tests.console.shell.conftest import wait_until_ready
 from tests.console.test_api_client import closed_port
 from tests.sdk_errors import enable_integrated, send_errors, wait_for_list
@@ -87,11 +88,12 @@ def test_disconnect_returns_to_the_welcome_page(window, qtbot, server):
 @pytest.mark.expected_log(r"WARNING console\.context Loading the project failed: Not found \(404\)")
 def test_a_failure_of_no_tab_stays_in_the_windows_message_bar_until_dismissed(window, qtbot, server):
     connect(window, qtbot, server.url, server.root_token)
-    Op(window.context, window.context.client.get_json("/projects/987654321"), description="Loading the project").run()
+    Op(window.context, window.context.client.get_as(Project, "/projects/987654321"),
+       description="Loading the project").run()
     qtbot.waitUntil(lambda: window.message_bar.isVisible(), timeout=WAIT)
     assert "Loading the project failed: Not found (404)" in window.message_bar.label.text()
     # Later work that succeeds, with its "…: done", does not take the failure away.
-    later = Op(window.context, window.context.client.get_json("/version"), description="Reading the version").run()
+    later = Op(window.context, window.context.client.get_version(), description="Reading the version").run()
     qtbot.waitUntil(later.done, timeout=WAIT)
     # It is said once "Connected to …", an outcome, has had its few seconds.
     qtbot.waitUntil(lambda: window.status_line.label.text() == "Reading the version: done", timeout=WAIT)

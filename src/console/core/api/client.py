@@ -135,19 +135,11 @@ class ApiClient:
         return await self.request(method, self.base_url + SENTRY_API_PREFIX + path, params=params, json=json,
                                   headers={"Authorization": f"Bearer {self._token}"})
 
-    async def get_json(self, path: str, **params: Any) -> Any:
-        response = await self.request("GET", path, params=params or None)
-        return response.json()
-
-    async def paginate(self, path: str, *, per_page: int = 100, **params: Any) -> AsyncIterator[Any]:
-        """Yield every item of a list endpoint, following GitLab's ``X-Next-Page`` header."""
-        async for response in self._pages(path, per_page, params):
-            for item in response.json():
-                yield item
-
+    # Every answer is read into a declared type (an outpost_model entity, or a list of them): there is no method
+    # that hands back the JSON as dicts to be read by key.
     async def paginate_as(self, kind: type[E], path: str, *, per_page: int = 100, **params: Any
                           ) -> AsyncIterator[E]:
-        """Every item of a list endpoint read into ``kind`` (an outpost_model entity), page by page."""
+        """Every item of a list endpoint read into ``kind``, page by page, following GitLab's ``X-Next-Page``."""
         async for response in self._pages(path, per_page, params):
             for item in decode(response.content, list[kind]):  # type: ignore[valid-type]
                 yield item
