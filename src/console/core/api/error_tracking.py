@@ -24,6 +24,7 @@ from console.core.api.server import ServerInfo
 from outpost_model import UnsetType, decode
 from outpost_model.error_tracking import (
     ClientKey,
+    ErrorUpdate,
     ExceptionValue,
     ExternalProject,
     ExternalProjectList,
@@ -228,7 +229,7 @@ class ErrorTrackingApi:
             raise Unsupported(detail=NO_STATUS_API)
         response = await self.client.request("PUT", self._web(project_path, f"/{quote(error_id)}.json"),
                                              json={"status": status})
-        return bool(response.json()["result"]["updated"])
+        return decode(response.content, ErrorUpdate).result.updated
 
     async def external_projects(self, project_path: str, *, api_host: str, token: str) -> list[ExternalProject]:
         if not self.server.web_routes_take_tokens:
