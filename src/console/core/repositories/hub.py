@@ -20,8 +20,8 @@ from console.core.store import Store
 
 
 class Repositories:
-    """One typed repository per kind the console shows (errors, monitors, settings, client keys, retention, alerts,
-    projects, source maps, variables, exports), made once per console on its one store."""
+    """One typed repository per kind the console shows (errors, the shown error, events, monitors, settings, client
+    keys, retention, alerts, projects, source maps, variables, exports), made once per console on its one store."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
