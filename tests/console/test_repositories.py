@@ -16,6 +16,7 @@ from console.core.errors import records
 from console.core.repositories.errors import NEWS, ErrorsRepository, ListQuery
 from console.core.repositories.monitors import MonitorsRepository
 from console.core.store import Change, Store
+from tests.console.error_details import details
 from tests.sdk_errors import nightly_report
 
 PATH = "acme/shop"
@@ -65,11 +66,13 @@ def test_another_reads_counts_reach_the_row_and_the_detail_but_never_go_back():
     store = Store()
     errors = ErrorsRepository(store)
     errors.hold(PATH, NEWS, ErrorPage([summary("1", count=39)], None))
-    store.put(records.DETAIL, PATH, "1", {"id": "1", "count": 39, "user_count": 1})
+    store.put(records.DETAIL, PATH, "1", details("1", count=39, user_count=1))
     errors.take_counts(PATH, "1", count=40, user_count=2, last_seen="2026-01-02T00:00:00Z")
     held = errors.summary(PATH, "1")
     assert held is not None and (held.count, held.user_count, held.last_seen) == (40, 2, "2026-01-02T00:00:00Z")
-    assert errors.detail(PATH, "1") == {"id": "1", "count": 40, "user_count": 2, "last_seen": "2026-01-02T00:00:00Z"}
+    detail = errors.detail(PATH, "1")
+    assert detail is not None and detail.error.count == 40 and detail.error.userCount == 2
+    assert detail.error.lastSeen == "2026-01-02T00:00:00Z" and detail.error.title == "ValueError: x"
     errors.take_counts(PATH, "1", count=38, user_count=1, last_seen=None)  # an older read
     held = errors.summary(PATH, "1")
     assert held is not None and held.count == 40

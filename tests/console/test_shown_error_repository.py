@@ -34,14 +34,14 @@ async def test_the_shown_error_is_read_into_the_store_and_its_details_shared(ser
         api_client = ErrorTrackingApi(client)
         await shown.fetch(api_client, path, error_id)
         held = shown.shown(path, error_id)
-        assert held is not None and held.detail["id"] == error_id and not shown.is_stale((path, error_id))
+        assert held is not None and held.detail.id == error_id and not shown.is_stale((path, error_id))
         assert held.trace.exceptions and all(isinstance(value, ExceptionValue) for value in held.trace.exceptions)
-        count = int(held.detail["count"])
+        count = held.detail.error.count
 
         # Another read (the Events section's issue) knows of one more event: the shown error says so too.
         errors.take_counts(path, error_id, count=count + 1, user_count=1, last_seen=None)
         held = shown.shown(path, error_id)
-        assert held is not None and held.detail["count"] == count + 1
+        assert held is not None and held.detail.error.count == count + 1
 
         late = asyncio.ensure_future(shown.fetch(api_client, path, error_id))
         await asyncio.sleep(0)  # the read is on its way

@@ -11,6 +11,7 @@ import mypy.api
 from console.core.api.error_tracking import ErrorSummary
 from console.core.errors import records
 from console.core.store import EVERYTHING, Change, Kind, Store
+from tests.console.error_details import details, extras
 
 
 def summary(error_id: str, *, status: str = "unresolved", count: int = 1) -> ErrorSummary:
@@ -64,18 +65,29 @@ def test_a_new_connection_drops_everything_and_says_so():
 def test_a_detail_and_a_list_row_of_one_error_never_disagree():
     store = Store()
     records.write_summaries(store, "acme/shop", [summary("7", count=2)])
-    records.write_detail(store, "acme/shop", {"id": 7, "status": "unresolved", "count": 2, "title": "ValueError"})
+    records.write_detail(store, "acme/shop", details("7", count=2, title="ValueError"))
     records.write_status(store, "acme/shop", "7", "resolved")  # Resolve
     assert records.summary(store, "acme/shop", "7").status == "resolved"
-    assert records.detail(store, "acme/shop", "7")["status"] == "resolved"
+    assert records.detail(store, "acme/shop", "7").status == "resolved"
     # The SDK sends it again: the watcher's poll (a list) sees it unresolved with more events.
     records.write_summaries(store, "acme/shop", [summary("7", count=4)])
-    assert records.detail(store, "acme/shop", "7")["count"] == 4
-    assert records.detail(store, "acme/shop", "7")["status"] == "unresolved"
-    assert records.detail(store, "acme/shop", "7")["title"] == "ValueError"  # what only the detail knew stays
+    held = records.detail(store, "acme/shop", "7")
+    assert (held.error.count, held.status, held.error.title) == (4, "unresolved", "ValueError")  # the title stays
     # A newer detail fetch carries its counts into the row.
-    records.write_detail(store, "acme/shop", {"id": 7, "status": "unresolved", "count": 5})
+    records.write_detail(store, "acme/shop", details("7", count=5))
     assert records.summary(store, "acme/shop", "7").count == 5
+
+
+def test_what_only_an_earlier_detail_read_said_stays():
+    store = Store()
+    records.write_detail(store, "acme/shop", details("7", extras=extras("7", environment="staging")))
+    records.write_detail(store, "acme/shop", details("7", count=2))  # a read without Outpost's extras
+    held = records.detail(store, "acme/shop", "7")
+    assert held.error.count == 2 and held.environment == "staging"
+    # A read whose extras leave the environment out (an external Sentry's) keeps the one held.
+    records.write_detail(store, "acme/shop", details("7", count=3, extras=extras("7", exception_type="KeyError")))
+    held = records.detail(store, "acme/shop", "7")
+    assert (held.error.count, held.exception_type, held.environment) == (3, "KeyError", "staging")
 
 
 # What mypy says of code that writes the wrong type to a kind: the store's typing is checked, not only documented.

@@ -65,7 +65,8 @@ def test_server_kind_comes_from_the_revision():
 
 
 def test_graphql_statuses_and_errors_become_the_consoles():
-    assert error_graphql.error_body({"sentryId": "7", "status": "RESOLVED_IN_NEXT_RELEASE"})["status"] == "resolved"
-    assert error_graphql.error_body({"sentryId": "7", "status": "IGNORED"})["status"] == "ignored"
+    assert error_graphql.status_word("RESOLVED_IN_NEXT_RELEASE") == "resolved"
+    assert error_graphql.status_word("IGNORED") == "ignored"
+    assert error_graphql.status_enum(error_graphql.status_word("RESOLVED")) == "RESOLVED"
     response = httpx.Response(401, json={"errors": [{"message": "401 Unauthorized"}]})
     assert error_from_response(response).detail == "401 Unauthorized"

@@ -77,7 +77,7 @@ class ErrorNews:
             # writing them would make it read itself again where the two disagree (an external Sentry's counts).
             if not api.server.is_outpost:
                 return False
-            return bool((await api.details(path, error.id)).get("regressed"))
+            return (await api.details(path, error.id)).regressed is True
 
         if self.watch.is_first_look(path):
             # The first look records what is already there, including which errors already regressed.

@@ -7,8 +7,6 @@ width (text wraps, or is cut with the whole text in a tooltip), however narrow t
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
@@ -22,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.core.api.error_tracking import ErrorSummary
+from console.core.api.error_tracking import ErrorDetails, ErrorSummary
 from console.core.timestamps import short_time
 from console.errors.stacktrace import FRAME_ORDER, StackTraceView
 from console.fitting import ElidedLabel, FittingLabel
@@ -169,30 +167,30 @@ class ErrorDetailView(QWidget):
         self.status = status
         self.status_changed.emit()
 
-    def show_details(self, detail: dict[str, Any]) -> None:
-        self.error_id = str(detail["id"])
-        self.shown_count = int(detail.get("count") or 0)
+    def show_details(self, detail: ErrorDetails) -> None:
+        error = detail.error
+        self.error_id = detail.id
+        self.shown_count = error.count
         self.copy_button.setEnabled(True)
-        self.title.setText(str(detail.get("title") or ""))
-        kind = detail.get("exception_type") or (detail.get("tags") or {}).get("level") or detail.get("type") or ""
-        message = detail.get("message") or ""
+        self.title.setText(error.title)
+        kind = detail.exception_type or str(detail.tags.get("level") or "") or error.type
+        message = error.message or ""
         self.exception.setText(f"{kind}: {message}" if kind and message else kind or message)
-        self.culprit.setText(detail.get("culprit") or "")
-        self.show_status(str(detail.get("status") or "unresolved"))
-        self.fields["Events"].setText(str(detail.get("count") or 0))
-        self.fields["Users affected"].setText(str(detail.get("user_count") or 0))
-        self.fields["First seen"].setText(short_time(detail.get("first_seen")))
-        self.fields["Last seen"].setText(short_time(detail.get("last_seen")))
-        self.fields["First release"].setText(detail.get("first_release_short_version") or "—")
-        self.fields["Last release"].setText(detail.get("last_release_short_version") or "—")
-        tags = {k: v for k, v in (detail.get("tags") or {}).items() if v}
-        self.fields["Environment"].setText(tags.get("environment") or detail.get("environment") or "—")
+        self.culprit.setText(error.culprit)
+        self.show_status(detail.status)
+        self.fields["Events"].setText(str(error.count))
+        self.fields["Users affected"].setText(str(error.userCount))
+        self.fields["First seen"].setText(short_time(error.firstSeen))
+        self.fields["Last seen"].setText(short_time(error.lastSeen))
+        self.fields["First release"].setText(error.firstReleaseShortVersion or "—")
+        self.fields["Last release"].setText(error.lastReleaseShortVersion or "—")
+        tags = {key: str(value) for key, value in detail.tags.items() if value}
+        self.fields["Environment"].setText(tags.get("environment") or detail.environment or "—")
         self.fields["Tags"].setText("   ".join(f"{key}: {value}" for key, value in tags.items()) or "—")
-        health = detail.get("release_health") or []
         self.fields["Release health"].setText("\n".join(
-            f"{row['release']} ({row['environment']}): {row['sessions']} sessions, {row['crashed']} crashed"
-            + (f", {row['crash_free_rate']}% crash-free" if row.get("crash_free_rate") is not None else "")
-            for row in health) or "—")
+            f"{row.release} ({row.environment}): {row.sessions} sessions, {row.crashed} crashed"
+            + (f", {row.crash_free_rate}% crash-free" if row.crash_free_rate is not None else "")
+            for row in detail.release_health) or "—")
 
     def show_stack_trace(self, exceptions: list[ExceptionValue], message: str | None,
                          log_message: str | None = None) -> None:

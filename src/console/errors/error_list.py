@@ -294,9 +294,9 @@ class ErrorsPage(QWidget):
         text = self.history.markdown(console_link)
         held = self.shown_error
         if text is None and held is not None and project is not None:
-            link = held.detail.get("external_url") or self.host.api.error_page_url(project.path_with_namespace,
-                                                                                   str(held.detail["id"]))
-            text = error_markdown(issue_from_detail(held.detail, link), held.trace.exceptions, console_link)
+            link = held.detail.error.externalUrl or self.host.api.error_page_url(project.path_with_namespace,
+                                                                                 held.detail.id)
+            text = error_markdown(issue_from_detail(held.detail.error, link), held.trace.exceptions, console_link)
         if text:
             QGuiApplication.clipboard().setText(text)
             self.host.context.say("The error is on the clipboard as Markdown")

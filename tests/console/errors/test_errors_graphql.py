@@ -44,8 +44,10 @@ def test_graphql_answers_match_the_json_routes(qtbot, qloop_running, context, se
         details = web.get(f"/{path}/-/error_tracking/{summary.id}/details.json").json()["error"]
     assert (summary.id, summary.title, summary.count, summary.status) == \
         (str(listed["id"]), listed["title"], listed["count"], listed["status"])
-    for key in ("title", "count", "user_count", "culprit", "status", "last_release_short_version", "environment"):
-        assert detail[key] == details[key], key
+    assert (detail.error.title, detail.error.count, detail.error.userCount, detail.error.culprit, detail.status,
+            detail.error.lastReleaseShortVersion, detail.environment) == (
+        details["title"], details["count"], details["user_count"], details["culprit"], details["status"],
+        details["last_release_short_version"], details["environment"])
     assert trace.exceptions and trace.exceptions[-1].frames
 
 

@@ -2,15 +2,18 @@
 
 The queries use only fields of GitLab's schema (``doc/api/graphql/reference/gitlab_schema.graphql``,
 types in ``app/graphql/types/error_tracking/``), so the same text runs on GitLab 17 and 18 and on
-Outpost. Answers are turned into the console's own records, shaped like the web JSON routes' bodies
-so that every view reads one shape.
+Outpost. Answers are decoded into GitLab's types as outpost_model.error_graphql declares them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from console.core.api.errors import NotFound
+from outpost_model import UnsetType
+from outpost_model.error_graphql import Query, SentryErrorCollection, SentryErrorStackTrace
 from outpost_model.error_tracking import ExceptionFrame, ExceptionValue
 
 PAGE_SIZE = 20
@@ -18,6 +21,7 @@ DETAILED_ERROR_GID = "gid://gitlab/Gitlab::ErrorTracking::DetailedError/{id}"
 # RESOLVED_IN_NEXT_RELEASE is Sentry's "resolved in next release": resolved, as far as the console goes.
 STATUS_FROM_ENUM = {"UNRESOLVED": "unresolved", "RESOLVED": "resolved", "IGNORED": "ignored",
                     "RESOLVED_IN_NEXT_RELEASE": "resolved"}
+ENUM_FROM_STATUS = {"unresolved": "UNRESOLVED", "resolved": "RESOLVED", "ignored": "IGNORED"}
 
 LIST_QUERY = """
 query sentryErrors($fullPath: ID!, $searchTerm: String, $sort: String, $first: Int, $after: String) {
@@ -61,38 +65,25 @@ query sentryErrorDetails($fullPath: ID!, $id: GitlabErrorTrackingDetailedErrorID
 ERROR_TRACKING_DISABLED = "Error Tracking is not enabled"
 
 
-def collection(data: dict[str, Any], project_path: str) -> dict[str, Any]:
-    """The project's ``sentryErrors``; a ``null`` project is GitLab's answer for "not found or not allowed"."""
-    project = data.get("project")
+def collection(data: dict[str, Any], project_path: str) -> SentryErrorCollection:
+    """The project's ``sentryErrors``, decoded; a ``null`` project is GitLab's answer for "not found or not
+    allowed". msgspec.ValidationError when the answer does not have GitLab's types."""
+    project = msgspec.convert(data, Query).project
     if project is None:
         raise NotFound(detail=f"Project {project_path} is not visible with this token")
-    found = project.get("sentryErrors")
-    if found is None:  # GitLab resolves it to null when error tracking is not enabled or not readable
+    if project.sentryErrors is None:  # GitLab resolves it to null when error tracking is not enabled or not readable
         raise NotFound(detail=ERROR_TRACKING_DISABLED)
-    return found
+    return project.sentryErrors
 
 
-def error_body(node: dict[str, Any]) -> dict[str, Any]:
-    """A ``SentryError`` or ``SentryDetailedError`` in the web routes' snake_case shape."""
-    body = {
-        "id": str(node.get("sentryId") or ""),
-        "title": node.get("title") or "",
-        "type": node.get("type"),
-        "count": node.get("count"),
-        "user_count": node.get("userCount"),
-        "first_seen": node.get("firstSeen"),
-        "last_seen": node.get("lastSeen"),
-        "status": STATUS_FROM_ENUM.get(str(node.get("status") or ""), "unresolved"),
-        "culprit": node.get("culprit"),
-        "message": node.get("message"),
-        "external_url": node.get("externalUrl"),
-        "frequency": [[point.get("time"), point.get("count")] for point in node.get("frequency") or []],
-    }
-    if "tags" in node:
-        body.update(tags=dict(node.get("tags") or {}), external_base_url=node.get("externalBaseUrl"),
-                    first_release_short_version=node.get("firstReleaseShortVersion"),
-                    last_release_short_version=node.get("lastReleaseShortVersion"))
-    return body
+def status_word(status: str) -> str:
+    """A SentryErrorStatus as the console says it (and Outpost's web routes write it)."""
+    return STATUS_FROM_ENUM.get(status, "unresolved")
+
+
+def status_enum(word: str) -> str:
+    """The console's status word as GitLab's SentryErrorStatus."""
+    return ENUM_FROM_STATUS.get(word, "UNRESOLVED")
 
 
 def frame(*, filename: str | None, function: str | None, line: Any, column: Any, context: list[Any],
@@ -108,15 +99,14 @@ def one_exception(frames: list[ExceptionFrame]) -> list[ExceptionValue]:
     return [ExceptionValue(type=None, value=None, module=None, frames=frames)] if frames else []
 
 
-def stack_trace_exceptions(trace: dict[str, Any] | None) -> list[ExceptionValue]:
+def stack_trace_exceptions(trace: SentryErrorStackTrace | None | UnsetType) -> list[ExceptionValue]:
     """GitLab's GraphQL ``stackTraceEntries`` as one exception of frames (the stack trace view's shape)."""
-    if not trace:
+    if trace is None or isinstance(trace, UnsetType):
         return []
     return one_exception([frame(
-        filename=entry.get("fileName"), function=entry.get("function"), line=entry.get("line"),
-        column=entry.get("col"),
-        context=[[context.get("line"), context.get("code")] for context in entry.get("traceContext") or []])
-        for entry in trace.get("stackTraceEntries") or []])
+        filename=entry.fileName, function=entry.function, line=entry.line, column=entry.col,
+        context=[[context.line, context.code] for context in entry.traceContext or []])
+        for entry in trace.stackTraceEntries])
 
 
 def _int_or_none(value: Any) -> int | None:

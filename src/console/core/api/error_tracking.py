@@ -21,13 +21,17 @@ from console.core.api.client import ApiClient
 from console.core.api.errors import NotFound, Unsupported
 from console.core.api.graphql import graphql
 from console.core.api.server import ServerInfo
-from outpost_model import UnsetType, decode
+from outpost_model import Loose, UnsetType, decode
+from outpost_model.error_graphql import SentryDetailedError, SentryError, SentryErrorStackTrace
 from outpost_model.error_tracking import (
     ClientKey,
+    ErrorDetail,
+    ErrorDetailBody,
     ErrorUpdate,
     ExceptionValue,
     ExternalProject,
     ExternalProjectList,
+    ReleaseHealth,
     StackFrame,
     StackTraceBody,
     TrackingSettings,
@@ -46,8 +50,6 @@ UNRESOLVED_ONLY = "GitLab's API lists unresolved errors only."
 NO_ERROR_API = "This server offers no API to read errors: its GraphQL schema has no Project.sentryErrors."
 PROJECTS_SESSION_ONLY = ("GitLab lists a Sentry's projects to signed-in browsers only. Enter the project in "
                          "GitLab's Monitor > Error Tracking settings, or connect to an Outpost server.")
-# Keys of the web detail route that GraphQL's SentryDetailedError does not have (Outpost only).
-OUTPOST_DETAIL_EXTRAS = ("exception_type", "environment", "tags", "release_health")
 
 
 @dataclass(frozen=True)
@@ -67,13 +69,51 @@ class ErrorSummary:
     assignee: str | None = None
 
     @classmethod
-    def from_json(cls, body: dict[str, Any]) -> ErrorSummary:
-        return cls(id=str(body["id"]), title=str(body.get("title") or ""), type=body.get("type"),
-                   count=_int(body.get("count")), user_count=_int(body.get("user_count")),
-                   first_seen=body.get("first_seen"), last_seen=body.get("last_seen"),
-                   status=str(body.get("status") or "unresolved"), culprit=body.get("culprit"),
-                   message=body.get("message"),
-                   frequency=tuple(_int(pair[1]) for pair in body.get("frequency") or [] if len(pair) == 2))
+    def of(cls, error: SentryError) -> ErrorSummary:
+        """A row of GraphQL's list (or the list's fields of an error's details)."""
+        return cls(id=error.sentryId, title=error.title, type=error.type, count=error.count,
+                   user_count=error.userCount, first_seen=error.firstSeen, last_seen=error.lastSeen,
+                   status=error_graphql.status_word(error.status), culprit=error.culprit, message=error.message,
+                   frequency=tuple(point.count for point in error.frequency))
+
+
+@dataclass(frozen=True)
+class ErrorDetails:
+    """An error's details as the detail pane shows them: GraphQL's ``SentryDetailedError`` and, on Outpost, its
+    web route's details (``details.json``) for what GraphQL's type lacks. Only the four fields the properties
+    below name are read from ``extras``: the rest is GraphQL's, which the store keeps in step with the list."""
+
+    error: SentryDetailedError
+    extras: ErrorDetail | None = None
+
+    @property
+    def id(self) -> str:
+        return self.error.sentryId
+
+    @property
+    def status(self) -> str:
+        return error_graphql.status_word(self.error.status)
+
+    @property
+    def exception_type(self) -> str | None:
+        return self.extras.exception_type if self.extras is not None else None
+
+    @property
+    def tags(self) -> dict[str, Loose]:
+        """Every tag on Outpost; GraphQL's level and logger elsewhere."""
+        if self.extras is not None:
+            return self.extras.tags
+        return {"level": self.error.tags.level, "logger": self.error.tags.logger}
+
+    @property
+    def environment(self) -> str | None:
+        value = self.extras.environment if self.extras is not None else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def release_health(self) -> list[ReleaseHealth]:
+        value = self.extras.release_health if self.extras is not None else None
+        return value if isinstance(value, list) else []
 
 
 @dataclass(frozen=True)
@@ -119,13 +159,6 @@ class StackTrace:
     # An Outpost server's log message (logentry) of a logged exception, shown above it; GitLab's "message" is
     # the exception's own text.
     log_message: str | None = None
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
 
 
 def api_url_for(api_host: str, organization_slug: str, project_slug: str) -> str:
@@ -175,41 +208,44 @@ class ErrorTrackingApi:
         answer = await graphql(self.client, error_graphql.LIST_QUERY, {
             "fullPath": project_path, "searchTerm": term or None, "sort": sort, "first": error_graphql.PAGE_SIZE,
             "after": cursor})
-        connection = error_graphql.collection(answer.data, project_path).get("errors")
-        if connection is None:
+        connection = error_graphql.collection(answer.data, project_path).errors
+        if connection is None or isinstance(connection, UnsetType):
             if answer.messages:
                 raise NotFound(detail=answer.explanation)
             return ErrorPage([], None, pending=True)
-        page_info = connection.get("pageInfo") or {}
-        return ErrorPage([ErrorSummary.from_json(error_graphql.error_body(node)) for node in connection["nodes"]],
-                         page_info.get("endCursor") if page_info.get("hasNextPage") else None)
+        page_info = connection.pageInfo
+        return ErrorPage([ErrorSummary.of(node) for node in connection.nodes or [] if node is not None],
+                         page_info.endCursor if page_info.hasNextPage else None)
 
-    async def error(self, project_path: str, error_id: str) -> tuple[dict[str, Any], StackTrace]:
+    async def error(self, project_path: str, error_id: str) -> tuple[ErrorDetails, StackTrace]:
         """One error's details and stack trace: one GraphQL query, plus Outpost's extras where it offers them."""
         if not self.server.graphql_error_tracking:
             raise Unsupported(detail=NO_ERROR_API)
         query = graphql(self.client, error_graphql.DETAIL_QUERY, {
             "fullPath": project_path, "id": error_graphql.DETAILED_ERROR_GID.format(id=error_id)})
+        extras: ErrorDetail | None = None
+        extra_trace: StackTrace | None = None
         if self.server.web_routes_take_tokens:
-            answer, extra_detail, extra_trace = await asyncio.gather(
+            answer, extras, extra_trace = await asyncio.gather(
                 query, self.details(project_path, error_id), self.stack_trace(project_path, error_id))
         else:
-            answer, extra_detail, extra_trace = await query, {}, None
+            answer = await query
         found = error_graphql.collection(answer.data, project_path)
-        if found.get("detailedError") is None:
+        if found.detailedError is None or isinstance(found.detailedError, UnsetType):
             raise NotFound(detail=answer.explanation or "The server has not fetched this error yet. Try again.")
-        detail = error_graphql.error_body(found["detailedError"])
-        detail.update({key: extra_detail[key] for key in OUTPOST_DETAIL_EXTRAS if key in extra_detail})
-        trace_body = found.get("errorStackTrace") or {}
+        detail = ErrorDetails(found.detailedError, extras)
+        trace_body = found.errorStackTrace if isinstance(found.errorStackTrace, SentryErrorStackTrace) else None
         trace = StackTrace(exceptions=error_graphql.stack_trace_exceptions(trace_body),
-                           message=detail.get("message"), date_received=trace_body.get("dateReceived"))
+                           message=detail.error.message,
+                           date_received=trace_body.dateReceived if trace_body is not None else None)
         if extra_trace is not None and extra_trace.exceptions:
             trace = extra_trace  # chained exceptions with in-app frames, where the server keeps them
         return detail, trace
 
-    async def details(self, project_path: str, error_id: str) -> dict[str, Any]:
+    async def details(self, project_path: str, error_id: str) -> ErrorDetail:
+        """Outpost's web route of an error's details (GitLab serves it to signed-in browsers only)."""
         response = await self.client.request("GET", self._web(project_path, f"/{quote(error_id)}/details.json"))
-        return response.json()["error"]
+        return decode(response.content, ErrorDetailBody).error
 
     async def stack_trace(self, project_path: str, error_id: str) -> StackTrace:
         response = await self.client.request("GET", self._web(project_path, f"/{quote(error_id)}/stack_trace.json"))

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from console.core.api.sentry_events import frame_label, issue_count
 from console.core.timestamps import short_time
+from outpost_model.error_graphql import SentryDetailedError
 from outpost_model.error_tracking import ExceptionFrame, ExceptionValue
 from outpost_model.sentry_issues import IssueDetails
 
@@ -54,13 +54,12 @@ class ErrorFacts:
                    last_release=issue.lastRelease.version if issue.lastRelease else None, permalink=issue.permalink)
 
 
-def issue_from_detail(detail: dict[str, Any], link: str) -> ErrorFacts:
-    """The error as the detail pane read it (GraphQL or the web routes), where Sentry's API is not there."""
-    return ErrorFacts(title=str(detail.get("title") or ""), culprit=detail.get("culprit"),
-                      count=int(detail.get("count") or 0), user_count=int(detail.get("user_count") or 0),
-                      first_seen=detail.get("first_seen"), last_seen=detail.get("last_seen"),
-                      first_release=detail.get("first_release_short_version"),
-                      last_release=detail.get("last_release_short_version"), permalink=link)
+def issue_from_detail(detail: SentryDetailedError, link: str) -> ErrorFacts:
+    """The error as the detail pane read it (GraphQL's details), where Sentry's API is not there."""
+    return ErrorFacts(title=detail.title, culprit=detail.culprit, count=detail.count, user_count=detail.userCount,
+                      first_seen=detail.firstSeen, last_seen=detail.lastSeen,
+                      first_release=detail.firstReleaseShortVersion, last_release=detail.lastReleaseShortVersion,
+                      permalink=link)
 
 
 def error_markdown(issue: ErrorFacts, exceptions: list[ExceptionValue], console_link: str | None = None) -> str:

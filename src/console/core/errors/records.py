@@ -1,7 +1,7 @@
 """How what the server says about errors is written into the console's store (console.core.store); no Qt here.
 
 One error is held twice over, as the list knows it (:data:`SUMMARY`: an :class:`ErrorSummary`) and as its detail
-knows it (:data:`DETAIL`: the details' dict), and the two must never disagree: whatever answer is newer
+knows it (:data:`DETAIL`: an :class:`ErrorDetails`), and the two must never disagree: whatever answer is newer
 about the status and counts (a list or the watcher's poll, a detail fetch, the answer to a Resolve) is carried
 into both.
 """
@@ -10,22 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
 
-from console.core.api.error_tracking import ErrorSummary
+import msgspec
+
+from console.core.api.error_graphql import status_enum
+from console.core.api.error_tracking import ErrorDetails, ErrorSummary
 from console.core.store import Kind, Store
+from outpost_model import UNSET
 
 SUMMARY: Kind[ErrorSummary] = Kind("error")
-DETAIL: Kind[dict[str, Any]] = Kind("error_detail")
-# What a summary and a detail both say, and so carry over from one to the other.
-_SHARED = ("status", "count", "user_count", "last_seen")
+DETAIL: Kind[ErrorDetails] = Kind("error_detail")
 
 
 def summary(store: Store, project: str, error_id: str) -> ErrorSummary | None:
     return store.get(SUMMARY, project, error_id)
 
 
-def detail(store: Store, project: str, error_id: str) -> dict[str, Any] | None:
+def detail(store: Store, project: str, error_id: str) -> ErrorDetails | None:
     return store.get(DETAIL, project, error_id)
 
 
@@ -39,21 +40,43 @@ def write_summaries(store: Store, project: str, errors: Iterable[ErrorSummary]) 
     for error in listed:
         held = detail(store, project, error.id)
         if held is not None:
-            details[error.id] = {**held, **{name: getattr(error, name) for name in _SHARED}}
+            details[error.id] = with_counts(with_status(held, error.status), count=error.count,
+                                            user_count=error.user_count, last_seen=error.last_seen)
     store.put_many(DETAIL, project, details)
     return listed
 
 
-def write_detail(store: Store, project: str, body: dict[str, Any]) -> None:
+def write_detail(store: Store, project: str, body: ErrorDetails) -> None:
     """A detail fetch; the list's summary of the error takes its status and counts."""
-    error_id = str(body["id"])
-    # Merged: the watcher reads only details.json, the open detail also the GraphQL fields.
-    store.put(DETAIL, project, error_id, {**(detail(store, project, error_id) or {}), **body})
+    error_id = body.id
+    store.put(DETAIL, project, error_id, _merged(detail(store, project, error_id), body))
     held = summary(store, project, error_id)
     if held is not None:
         store.put(SUMMARY, project, error_id, replace(
-            held, status=str(body.get("status") or held.status), count=int(body.get("count") or 0),
-            user_count=int(body.get("user_count") or 0), last_seen=body.get("last_seen") or held.last_seen))
+            held, status=body.status, count=body.error.count, user_count=body.error.userCount,
+            last_seen=body.error.lastSeen or held.last_seen))
+
+
+def with_status(held: ErrorDetails, status: str) -> ErrorDetails:
+    """``held`` with the console's status word (as GitLab's SentryErrorStatus)."""
+    return replace(held, error=msgspec.structs.replace(held.error, status=status_enum(status)))
+
+
+def with_counts(held: ErrorDetails, *, count: int, user_count: int, last_seen: str | None) -> ErrorDetails:
+    return replace(held, error=msgspec.structs.replace(held.error, count=count, userCount=user_count,
+                                                         lastSeen=last_seen))
+
+
+def _merged(held: ErrorDetails | None, body: ErrorDetails) -> ErrorDetails:
+    """A newer read over what is held: what it says wins; what only the held one says (Outpost's extras, or an
+    extra the newer read left out) stays."""
+    if held is None or held.extras is None:
+        return body
+    if body.extras is None:
+        return replace(body, extras=held.extras)
+    kept = {name: getattr(held.extras, name) for name in body.extras.__struct_fields__
+            if getattr(body.extras, name) is UNSET}
+    return replace(body, extras=msgspec.structs.replace(body.extras, **kept)) if kept else body
 
 
 def write_status(store: Store, project: str, error_id: str, status: str) -> None:
@@ -63,7 +86,7 @@ def write_status(store: Store, project: str, error_id: str, status: str) -> None
         store.put(SUMMARY, project, error_id, replace(held, status=status))
     held_detail = detail(store, project, error_id)
     if held_detail is not None:
-        store.put(DETAIL, project, error_id, {**held_detail, "status": status})
+        store.put(DETAIL, project, error_id, with_status(held_detail, status))
 
 
 def write_triage(store: Store, project: str, ids: Iterable[str], *, status: str | None = None,
@@ -78,6 +101,6 @@ def write_triage(store: Store, project: str, ids: Iterable[str], *, status: str 
             summaries[error_id] = replace(held, status=status or held.status, assignee=assignee)
         held_detail = detail(store, project, error_id)
         if held_detail is not None and status is not None:
-            details[error_id] = {**held_detail, "status": status}
+            details[error_id] = with_status(held_detail, status)
     store.put_many(SUMMARY, project, summaries)
     store.put_many(DETAIL, project, details)

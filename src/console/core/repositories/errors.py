@@ -13,9 +13,9 @@ counts here too (:meth:`take_counts`), so its "event 40 of 40" and the row's cou
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from console.core.api.error_tracking import ErrorPage, ErrorSummary
+from console.core.api.error_tracking import ErrorDetails, ErrorPage, ErrorSummary
 from console.core.errors import records
 from console.core.repositories.base import Repository
 from console.core.store import Kind
@@ -66,7 +66,7 @@ class ErrorsRepository(Repository):
     def summary(self, project: str, error_id: str) -> ErrorSummary | None:
         return records.summary(self.store, project, error_id)
 
-    def detail(self, project: str, error_id: str) -> dict[str, Any] | None:
+    def detail(self, project: str, error_id: str) -> ErrorDetails | None:
         return records.detail(self.store, project, error_id)
 
     def listed(self, project: str, query: ListQuery) -> ErrorPage | None:
@@ -111,7 +111,7 @@ class ErrorsRepository(Repository):
             self.store.put(SUMMARY, project, error_id, replace(
                 held, count=count, user_count=max(user_count, held.user_count), last_seen=last_seen or held.last_seen))
         detail = self.detail(project, error_id)
-        if detail is not None and count > int(detail.get("count") or 0):
-            self.store.put(DETAIL, project, error_id, {
-                **detail, "count": count, "user_count": max(user_count, int(detail.get("user_count") or 0)),
-                "last_seen": last_seen or detail.get("last_seen")})
+        if detail is not None and count > detail.error.count:
+            self.store.put(DETAIL, project, error_id, records.with_counts(
+                detail, count=count, user_count=max(user_count, detail.error.userCount),
+                last_seen=last_seen or detail.error.lastSeen))

@@ -8,9 +8,9 @@ tests read what is held. A read that lands after the connection changed writes n
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from console.core.api.error_tracking import StackTrace
+from console.core.api.error_tracking import ErrorDetails, StackTrace
 from console.core.errors import records
 from console.core.repositories.base import Repository
 from console.core.store import Kind
@@ -22,7 +22,7 @@ TRACES: Kind[StackTrace] = Kind("error_stack_trace")  # the error's latest stack
 
 
 class ShownError(NamedTuple):
-    detail: dict[str, Any]
+    detail: ErrorDetails
     trace: StackTrace
 
 
