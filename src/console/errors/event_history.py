@@ -7,7 +7,8 @@ history cannot be shown (a GitLab, a failing Sentry), the sections say why and t
 pane works as before.
 
 The issue read here counts the error's events afresh: its counts go into the errors repository
-(console.core.repositories.errors), so the row and the summary say the same number as "event 40 of 40".
+(console.core.repositories.errors), so the row and the summary say the same number as "event 40 of 40". Events
+or Tags shown again after what they show aged (the events repository's ``is_stale``) read it again.
 
 Late answers: ``errors`` is stamped per selected error, ``events`` per event asked for and ``tagged``
 per tag value clicked; an answer lands only while its stamp (and the tab's project choice) is current.
@@ -33,6 +34,7 @@ from outpost_model.sentry_issues import IssueDetails, TagValue
 
 if TYPE_CHECKING:
     from console.core.api.error_tracking import ErrorTrackingApi
+    from console.core.repositories.events import History
     from console.page_host import ProjectHost
 
 NEEDS_OUTPOST = ("Event history needs an Outpost server: GitLab's API offers one latest stack trace per error, "
@@ -62,7 +64,8 @@ class EventHistory(QObject):
         # costs no event requests.
         self._waiting: Callable[[], Coroutine[Any, Any, None]] | None = None  # makes the load's coroutine
         sections.currentChanged.connect(lambda _index: self._start_if_shown())
-        self.errors, self.events, self.tagged = Token(), Token(), Token()
+        self.errors, self.events, self.tagged, self.rereads = Token(), Token(), Token(), Token()
+        self._first_seen: str | None = None  # the selected error's, as the list said it
         self.state = EventHistoryState()
         self.repository = host.context.repositories.events
         events.navigator.requested.connect(self.show_event)
@@ -88,6 +91,7 @@ class EventHistory(QObject):
         if self.host.project is None:
             return
         self.state.select(error_id)
+        self._first_seen = first_seen
         api = self._api()
         if not api.available:
             self.events_pane.say(NEEDS_OUTPOST)
@@ -106,11 +110,7 @@ class EventHistory(QObject):
                 raise
 
         async def load_history() -> None:
-            try:
-                history = await self.repository.fetch_history(
-                    api, path, error_id, lambda issue: self.state.is_listed_error(issue, first_seen))
-            except NotFound:
-                history = None
+            history = await self._read_history(api, path, error_id, first_seen)
             if history is None:
                 return self._unavailable(stamps, BACKEND_CHANGED)
             stored = history.stored
@@ -133,9 +133,47 @@ class EventHistory(QObject):
         return self._waiting is not None
 
     def _start_if_shown(self) -> None:
-        if self._waiting is not None and self.sections.currentWidget() in (self.events_pane, self.facets_pane):
+        if self.sections.currentWidget() not in (self.events_pane, self.facets_pane):
+            return
+        if self._waiting is not None:
             work, self._waiting = self._waiting, None
             Op(self.host, work(), description="Loading the error's events").run()
+        else:
+            self._read_again_if_aged()
+
+    def _read_again_if_aged(self) -> None:
+        """Events or Tags shown again after what they show has aged: the issue, the stored events' ids and the
+        facets are read again. New events make the error's count grow, and the list then reads the whole error
+        again (its latest event first); otherwise the shown event stays, placed among the stored events now."""
+        error_id, project = self.state.error_id, self.host.project
+        if error_id is None or project is None or not self.state.browsable:
+            return
+        path = project.path_with_namespace
+        if not self.repository.is_stale((path, error_id)):
+            return
+        stamps, request, api, first_seen = self._stamps(), self.rereads.advance(), self._api(), self._first_seen
+
+        async def load() -> None:
+            history = await self._read_history(api, path, error_id, first_seen)
+            if not (self._current(stamps) and request.current):
+                return
+            if history is None:
+                return self._unavailable(stamps, BACKEND_CHANGED)
+            self.state.loaded(history.issue, history.stored)
+            self.facets_pane.show_facets(list(history.facets))
+            if self.state.shown is not None:
+                self._show(self.state.shown)
+
+        Op(self.host, load(), description="Reading the error's events again").run()
+
+    async def _read_history(self, api: SentryEventsApi, path: str, error_id: str, first_seen: str | None
+                            ) -> History | None:
+        """The error's history, held; None when the server's issue is not the listed error (or is gone)."""
+        try:
+            return await self.repository.fetch_history(
+                api, path, error_id, lambda issue: self.state.is_listed_error(issue, first_seen))
+        except NotFound:
+            return None
 
     def _api(self) -> SentryEventsApi:
         project = self.host.project

@@ -16,7 +16,7 @@ from console.errors.tag_facets import SHARE_ROLE, TagFacetModel
 from console.errors.tagged_events import TaggedEventsModel
 from outpost_server.accounts import access
 from tests.console.errors.conftest import WAIT, choose_project, connect, open_tab, select_only_error
-from tests.sdk_errors import failed_checkouts
+from tests.sdk_errors import enable_integrated, failed_checkouts, send_errors
 from tests.support import REPO_ROOT
 
 TITLE = "ConnectionError: card processor refused cart 43"  # the latest event names the error
@@ -182,3 +182,16 @@ def test_events_load_only_once_their_section_is_shown(qtbot, make_root_tab, chec
     page.detail.sections.setCurrentWidget(page.facets_pane)
     qtbot.waitUntil(lambda: page.facets_pane.facets.facets.rowCount() > 0, timeout=WAIT)
     assert page.events_pane.navigator.position.text() == "event 3 of 3" and not page.history.waiting
+
+
+def test_events_shown_again_after_they_aged_are_read_again(qtbot, make_root_tab, server, api):
+    project = failed_checkouts(server, api)  # its own error: three more events reach it below
+    page = open_error(qtbot, make_root_tab, project)
+    page.detail.sections.setCurrentWidget(page.detail.stack_trace)  # meanwhile the SDK sends again
+    send_errors(enable_integrated(api.root, project["id"]), "web")
+    qtbot.wait(1_100)  # what the section read is over a second old, as it is after minutes elsewhere
+    page.detail.sections.setCurrentWidget(page.events_pane)
+    navigator = page.events_pane.navigator
+    # Six events now: the row, the summary and the section say so, and the latest is shown.
+    qtbot.waitUntil(lambda: navigator.position.text() == "event 6 of 6", timeout=WAIT)
+    assert page.model.error_at(0).count == 6 and page.detail.fields["Events"].text() == "6"
