@@ -76,7 +76,10 @@ def test_three_node_builds_of_one_bug_are_one_error_with_original_names(server, 
         upload_project.uploader(server).inject_and_upload(copy)
         run_node(copy, dsn=tracked.dsn, release=f"shop@{name}")
     # Each run flushed before it ended; errors() waits for the digest to store what was sent.
-    [error] = ErrorsApi.of(server, tracked.id).errors()
+    errors = ErrorsApi.of(server, tracked.id).errors()
+    assert len(errors) == 1, [(error["title"], error["culprit"], error["count"], all_event_frames(server, error["id"]))
+                              for error in errors]
+    [error] = errors
     assert (error["title"], error["count"]) == (TITLE, 3)
     assert all_event_frames(server, error["id"]) == [EXPECTED] * 3
     assert error["culprit"] == "Cart.checkout(src/shop/cart.js)"
