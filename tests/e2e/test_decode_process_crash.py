@@ -63,6 +63,10 @@ def test_a_decode_process_killed_mid_batch_loses_and_doubles_nothing(tmp_path, w
         assert inconsistencies(url) == {}
         # New decode processes took over after the digester decoded the broken batches itself.
         assert len(re.findall(r"decode process \d+ started", log)) > 2
+        # The broken pool's other decode processes ended with it, so the server stops when asked, its digester
+        # too: a survivor that ignored the pool's SIGTERM kept the pool's thread spinning and the digester from
+        # exiting, until the server was killed.
+        assert server.stop() == 0
     finally:
         server.stop()
 

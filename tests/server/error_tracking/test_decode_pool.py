@@ -2,6 +2,8 @@
 
 import multiprocessing
 import os
+import subprocess
+import sys
 
 from outpost_server.db import make_engine
 from outpost_server.error_tracking.digest.decode_pool import Decoder, DecodeSetup
@@ -29,3 +31,43 @@ def test_closing_the_decoder_ends_its_decode_processes(tmp_path):
     finally:
         decoder.close()
         engine.dispose()
+
+
+# A digester process as `serve --workers` starts one: its stop handler set, its decode processes forked. Each
+# decode process is sent SIGTERM, as the pool sends the survivors of a broken pool; prints the pids that lived.
+FORKED_DECODERS = """
+import multiprocessing, os, signal, sys, threading, time
+from outpost_server.db import make_engine
+from outpost_server.error_tracking.digest.decode_pool import Decoder, DecodeSetup
+from outpost_server.server_log import configure_logging
+from outpost_server.source_maps.symbolication import symbolicate
+
+stop = threading.Event()
+signal.signal(signal.SIGTERM, lambda *_: stop.set())
+url = "sqlite:///" + sys.argv[1]
+setup = DecodeSetup(database_url=url, secret_key="decode-pool-test", log_level="INFO",
+                    configure_logging=configure_logging, symbolicate=symbolicate)
+decoder = Decoder(setup, engine=make_engine(url), processes=2, start_method="fork")
+pool = decoder._running_pool()
+pids = {pool.submit(os.getpid).result(timeout=120) for _ in range(20)}
+processes = [process for process in multiprocessing.active_children() if process.pid in pids]
+for process in processes:
+    os.kill(process.pid, signal.SIGTERM)
+    process.join(timeout=10)
+print([process.pid for process in processes if process.is_alive()])
+for process in processes:
+    process.kill()
+os._exit(0)
+"""
+
+
+def test_a_forked_decode_process_ends_on_sigterm(tmp_path):
+    """The pool ends the survivors of a broken pool with SIGTERM. Forked decode processes inherited the digester's
+    stop handler, which only set the digester's event: a survivor blocked on the queue's lock the killed process
+    held lived on, the pool's thread spun waiting for it, and the digester could not exit."""
+    script = tmp_path / "forked_decoders.py"
+    script.write_text(FORKED_DECODERS)
+    result = subprocess.run([sys.executable, str(script), str(tmp_path / "outpost.db")], capture_output=True,
+                            text=True, timeout=240)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]", result.stdout + result.stderr

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -137,6 +138,12 @@ _symbolicate: Symbolicate | None = None
 
 def _start_decode_process(setup: DecodeSetup, parent: int) -> None:
     global _engine, _sealer, _symbolicate
+    # A forked decode process inherits the digester's stop handlers, which only set the digester's own event.
+    # The pool ends the survivors of a broken pool with SIGTERM (their queue's lock may be held by the dead
+    # one), so SIGTERM must end this process: a survivor that outlived it kept the pool's thread spinning and
+    # the digester from exiting. Ctrl-C reaches the whole process group; the digester stops its decode processes.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     setup.configure_logging(setup.log_level)
     _engine, _sealer, _symbolicate = make_engine(setup.database_url), Sealer(setup.secret_key), setup.symbolicate
     # A digester killed with -9 cannot stop its pool: the process ends by itself once its parent is gone.
