@@ -52,7 +52,11 @@ pool = decoder._running_pool()
 pids = {pool.submit(os.getpid).result(timeout=120) for _ in range(20)}
 processes = [process for process in multiprocessing.active_children() if process.pid in pids]
 for process in processes:
-    os.kill(process.pid, signal.SIGTERM)
+    try:
+        os.kill(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass  # the first one's end broke the pool, which ended this one already
+for process in processes:
     process.join(timeout=10)
 print([process.pid for process in processes if process.is_alive()])
 for process in processes:

@@ -13,40 +13,44 @@ import httpx
 from sqlalchemy import update
 
 from outpost_server.source_maps.models import ArtifactBundle
-from tests.support import REPO_ROOT
+from tests.server.error_tracking.conftest import server_sessionmaker
+from tests.support import REPO_ROOT, ApiHelper, start_server
 
+from .conftest import make_upload_project
 from .sourcemap_app import build, inject
 
 
-def test_unused_bundles_are_pruned_and_storage_counts_artifacts(server, upload_project, sm_sessions):
-    built = inject(build("pruning"))
-    upload_project.uploader(server).run("sourcemaps", "upload", str(built))
-    project_id = upload_project.tracked.id
-    with server.client() as client:
-        storage = client.get(f"/projects/{project_id}/error_tracking/retention").json()
-    assert storage["artifact_bytes"] > 0 and storage["artifact_budget_bytes"] == 1024**3
+def test_unused_bundles_are_pruned_and_storage_counts_artifacts(tmp_path):
+    # A server of its own without the background pruner: a shared server's pass, falling between the bundle's
+    # aging and the command, deleted the bundle first and left the command nothing to report.
+    with start_server(tmp_path / "pruning", extra_env={"OUTPOST_ERROR_TRACKING_PRUNER": "false"}) as server:
+        ApiHelper(server)
+        sessions = server_sessionmaker(server)
+        upload_project = make_upload_project(server, sessions)
+        built = inject(build("pruning"))
+        upload_project.uploader(server).run("sourcemaps", "upload", str(built))
+        project_id = upload_project.tracked.id
+        with server.client() as client:
+            storage = client.get(f"/projects/{project_id}/error_tracking/retention").json()
+        assert storage["artifact_bytes"] > 0 and storage["artifact_budget_bytes"] == 1024**3
 
-    with sm_sessions() as session:
-        session.execute(update(ArtifactBundle).where(ArtifactBundle.project_id == project_id)
-                        .values(last_used_at=dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=91)))
-        session.commit()
-    pruned = subprocess.run([sys.executable, "-m", "outpost_server", "prune", "--data-dir", str(server.data_dir)],
-                            capture_output=True, text=True, env=server.env, cwd=REPO_ROOT, timeout=120)
-    assert pruned.returncode == 0, pruned.stderr
-    assert "source maps: 1 unused bundles" in pruned.stdout
-    listed = httpx.get(server.url + upload_project.api0("files/artifact-bundles/"), timeout=30,
-                       headers={"Authorization": f"Bearer {upload_project.maintainer}"})
-    assert listed.json() == []
-    with server.client() as client:
-        assert client.get(f"/projects/{project_id}/error_tracking/retention").json()["artifact_bytes"] == 0
+        with sessions() as session:
+            session.execute(update(ArtifactBundle).where(ArtifactBundle.project_id == project_id)
+                            .values(last_used_at=dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=91)))
+            session.commit()
+        pruned = subprocess.run([sys.executable, "-m", "outpost_server", "prune", "--data-dir",
+                                 str(server.data_dir)], capture_output=True, text=True, env=server.env, cwd=REPO_ROOT,
+                                timeout=120)
+        assert pruned.returncode == 0, pruned.stderr
+        assert "source maps: 1 unused bundles" in pruned.stdout
+        listed = httpx.get(server.url + upload_project.api0("files/artifact-bundles/"), timeout=30,
+                           headers={"Authorization": f"Bearer {upload_project.maintainer}"})
+        assert listed.json() == []
+        with server.client() as client:
+            assert client.get(f"/projects/{project_id}/error_tracking/retention").json()["artifact_bytes"] == 0
 
 
 def test_an_upload_beyond_the_projects_budget_is_refused_whole(tmp_path):
-    from tests.server.error_tracking.conftest import server_sessionmaker
-    from tests.support import ApiHelper, start_server
-
-    from .conftest import make_upload_project
-
     env = {"OUTPOST_SOURCE_MAPS_PROJECT_BYTES": "1000", "OUTPOST_SOURCE_MAPS_MAX_FILE_BYTES": "1000000"}
     with start_server(tmp_path / "budget", extra_env=env) as small:
         ApiHelper(small)
