@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from outpost_server.db import make_engine
 from outpost_server.error_tracking.digest.decode_pool import Decoder, DecodeSetup
 from outpost_server.server_log import configure_logging
@@ -65,6 +67,8 @@ os._exit(0)
 """
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no fork: spawned decode processes start with "
+                                                   "Python's own signal handlers")
 def test_a_forked_decode_process_ends_on_sigterm(tmp_path):
     """The pool ends the survivors of a broken pool with SIGTERM. Forked decode processes inherited the digester's
     stop handler, which only set the digester's event: a survivor blocked on the queue's lock the killed process
