@@ -38,7 +38,9 @@ async def _cancel_everything_once_scheduled() -> None:
 
 def test_an_attempt_cancelled_before_it_ran_is_not_left_unawaited():
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+        # Only the unawaited-coroutine warning: a socket another test on this worker left to the collector
+        # would otherwise be reported here as an unclosed socket (a ResourceWarning, off in the suite).
+        warnings.simplefilter("always", RuntimeWarning)
         asyncio.run(_cancel_everything_once_scheduled())
         gc.collect()
-    assert [str(warning.message) for warning in caught] == []
+    assert [str(warning.message) for warning in caught if warning.category is RuntimeWarning] == []
