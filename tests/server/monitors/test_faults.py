@@ -27,8 +27,10 @@ def test_every_acknowledged_check_in_survives_kill_9(tmp_path):
         tracked = make_tracked_project(server, server_sessionmaker(server))
         monitors = MonitorsApi.of(server, tracked)
         url = monitors.cron_url("burst-job")
+        # The margin outlasts the test (its timeout is 5 minutes): the server's clock marks no missed check-in,
+        # which would be one row more than those sent.
         created = httpx.post(url, json={"status": "ok", "monitor_config": {
-            "schedule": {"type": "crontab", "value": "* * * * *"}}})
+            "schedule": {"type": "crontab", "value": "* * * * *"}, "checkin_margin": 10}})
         assert created.status_code == 202
         monitors.all()
         ids = [uuid.uuid4().hex for _ in range(BURST)]
