@@ -118,19 +118,23 @@ def test_export_survives_a_crash_mid_way(tmp_path):
 
 
 def test_export_is_deleted_after_its_lifetime(tmp_path):
-    with start_server(tmp_path, extra_env={"OUTPOST_VULNERABILITY_EXPORT_LIFETIME": "10"}) as short_lived:
+    with start_server(tmp_path, extra_env={"OUTPOST_VULNERABILITY_EXPORT_LIFETIME": "600"}) as short_lived:
         with short_lived.client() as client:
             created = client.post("/security/vulnerability_exports").json()
             expires = dt.datetime.fromisoformat(created["expires_at"].replace("Z", "+00:00"))
             created_at = dt.datetime.fromisoformat(created["created_at"].replace("Z", "+00:00"))
-            assert expires - created_at == dt.timedelta(seconds=10)
+            assert expires - created_at == dt.timedelta(seconds=600)
             wait_for_status(client, created["id"])
             assert client.get(f"/security/vulnerability_exports/{created['id']}/download").status_code == 200
-            time.sleep(max(0.0, (expires - dt.datetime.now(dt.timezone.utc)).total_seconds()) + 0.2)
+            # The lifetime ends (moved into the past rather than waited for: a lifetime short enough to wait
+            # for could end before a loaded worker had finished the export, which then never ran).
+            engine = engine_of(short_lived)
+            with engine.begin() as connection:
+                connection.execute(update(VulnerabilityExport).where(VulnerabilityExport.id == created["id"])
+                                   .values(expires_at=dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=1)))
             for suffix in ("", "/download"):
                 response = client.get(f"/security/vulnerability_exports/{created['id']}{suffix}")
                 assert (response.status_code, response.json()) == (404, {"message": "404 Not found"})
-        engine = engine_of(short_lived)
         deadline = time.monotonic() + WAIT_SECONDS
         while True:
             with engine.connect() as connection:
