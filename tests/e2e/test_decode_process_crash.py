@@ -72,23 +72,32 @@ def test_a_decode_process_killed_mid_batch_loses_and_doubles_nothing(tmp_path, w
 
 
 def _kill_a_decode_process_holding_a_batch(server: RunningServer, logged_before: int, timeout: float = 60) -> None:
-    """Stops a decode process (SIGSTOP); if the spool then stops draining, the digester waits for a batch that
-    process holds, and it is killed (SIGKILL) there. Otherwise it goes on (SIGCONT) and another try follows."""
+    """Stops both decode processes (SIGSTOP) as soon as they have started; if the spool then stops draining, the
+    digester waits for batches they hold, and one is killed (SIGKILL) there, the other let go on (SIGCONT) to
+    take the pool's SIGTERM. Otherwise both go on and another try follows.
+
+    Both, not one: a single stopped process could be the idle one while the other drained the whole backlog
+    (5,000 entries in about two seconds here) before a try caught the busy one."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        started = re.findall(r"decode process (\d+) started", server.log_text()[logged_before:])
-        if not started:
+        started = [int(pid) for pid in re.findall(r"decode process (\d+) started",
+                                                  server.log_text()[logged_before:])]
+        if len(started) < 2:
             time.sleep(0.01)
             continue
-        pid = int(started[-1])
-        os.kill(pid, signal.SIGSTOP)
+        pool = started[-2:]
+        for pid in pool:
+            os.kill(pid, signal.SIGSTOP)
         before = _queued(server)
         time.sleep(1.0)
-        if _queued(server) == before > 0:
-            os.kill(pid, signal.SIGKILL)
+        stalled = _queued(server) == before > 0
+        if stalled:
+            os.kill(pool[0], signal.SIGKILL)
+        for pid in pool[1:] if stalled else pool:
+            os.kill(pid, signal.SIGCONT)
+        if stalled:
             return
-        os.kill(pid, signal.SIGCONT)
-        assert before > 0, "the backlog was digested before a decode process could be caught holding a batch"
+        assert before > 0, "the backlog was digested before the decode processes could be caught holding a batch"
     raise AssertionError("no decode process was caught holding a batch")
 
 
