@@ -4,7 +4,8 @@ with the `~/` prefix that stands for any scheme and host (sentry-cli's `--url-pr
 symbolicator's release file candidates (candidate_urls).
 
 Runs on the digest's connection (SQLAlchemy Core). Parsed maps are cached per bundle file, so a burst
-of events from one build parses its map once; bundles are immutable (a re-upload is a new row).
+of events from one build parses its map once; bundles are immutable (a re-upload is a new row), and a
+deleted bundle's row id is never handed out again (AUTOINCREMENT on SQLite).
 """
 
 from __future__ import annotations

@@ -49,8 +49,10 @@ class ArtifactBundle(Base):
     """An assembled source bundle (the zip sentry-cli builds), stored whole for one project."""
 
     __tablename__ = "source_map_bundles"
+    # Row ids are never reused: the digest caches parsed maps by them (lookup.py).
     __table_args__ = (UniqueConstraint("project_id", "bundle_id"),
-                      Index("ix_source_map_bundles_release", "project_id", "release", "dist"))
+                      Index("ix_source_map_bundles_release", "project_id", "release", "dist"),
+                      {"sqlite_autoincrement": True})
 
     id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))

@@ -27,6 +27,8 @@ AUTOINCREMENT_TABLES = {"users", "personal_access_tokens", "namespaces", "projec
                         "vulnerability_notes", "vulnerability_exports", "error_tracking_errors",
                         "error_tracking_client_keys", "alert_rules", "alert_recipients", "alert_deliveries",
                         "source_map_releases", "source_map_release_files",
+                        # Made with AUTOINCREMENT by their own later revision (0029).
+                        "source_map_bundles",
                         # Made with AUTOINCREMENT by their own later revision (0023).
                         "monitors", "monitor_environments", "monitor_checkins"}
 
