@@ -14,7 +14,8 @@ from tests.e2e.test_ingest_postgres_faults import private_postgres  # noqa: F401
 from tests.support import launch_server
 
 UNREACHABLE = "the database is unreachable; answering 503 until it is back"
-BACK = "the database is reachable again after"
+# The API's line (its logger named): the digester says the same words of its own outage when it noticed one.
+BACK = "outpost.error the database is reachable again after"
 ROUNDS = 30
 
 
