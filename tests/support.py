@@ -201,6 +201,15 @@ def start_server(data_dir: Path, **kwargs) -> Iterator[RunningServer]:
         server.stop()
 
 
+def start_well_inside(period: float, *, margin: float) -> None:
+    """Rate limits, throttles and caps count per wall-clock period (a minute, an hour): waits, when fewer than
+    `margin` seconds of the current one are left, for the next, so a test's requests all fall in one period
+    even when a loaded machine makes them slow."""
+    left = period - time.time() % period
+    if left < margin:
+        time.sleep(left + 0.5)
+
+
 def unique(prefix: str = "x") -> str:
     return f"{prefix}{uuid.uuid4().hex[:10]}"
 

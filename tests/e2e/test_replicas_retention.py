@@ -11,8 +11,7 @@ import pytest
 from tests.e2e.databases import rows, scalar
 from tests.e2e.flows import enable_error_tracking, sentry_event, store_path, store_request
 from tests.e2e.test_replicas import replicas
-from tests.server.error_tracking.test_durability_and_limits import wait_for_a_fresh_minute
-from tests.support import ApiHelper, RunningServer
+from tests.support import ApiHelper, RunningServer, start_well_inside
 
 pytestmark = pytest.mark.postgres
 
@@ -33,7 +32,7 @@ def test_the_rate_limit_is_counted_once_across_replicas(tmp_path):
         api = ApiHelper(a)
         project = api.project()
         key = enable_error_tracking(api.root, project["id"])["public_key"]
-        wait_for_a_fresh_minute(margin=30)
+        start_well_inside(60, margin=30)
         assert _send(a, project["id"], key, 8) == [200] * 8
         time.sleep(1.5)  # longer than a sync interval: A has shared its count
         on_b = _send(b, project["id"], key, 8)

@@ -9,24 +9,17 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 
-from tests.support import start_server
+from tests.support import start_server, start_well_inside
 
 LIMIT = 5
 THROTTLE = {"OUTPOST_THROTTLE_UNAUTHENTICATED_API_REQUESTS_PER_PERIOD": str(LIMIT),
             "OUTPOST_THROTTLE_UNAUTHENTICATED_API_PERIOD_IN_SECONDS": "600", "OUTPOST_WORKERS": "2"}
 
 
-def _fresh_window(period: int, margin: float = 45.0) -> None:
-    # The windows are wall-clock periods: start well inside one, so the test's requests share it (some twenty
-    # requests and a pause, which under load can take far longer than the few seconds they take alone).
-    left = period - time.time() % period
-    if left < margin:
-        time.sleep(left + 0.5)
-
-
 def test_requests_without_a_token_are_throttled_per_address_across_processes(tmp_path):
     with start_server(tmp_path / "server", extra_env=THROTTLE) as server:
-        _fresh_window(600)
+        # Some twenty requests and a pause, which under load take far longer than the few seconds alone.
+        start_well_inside(600, margin=45)
         with httpx.Client(base_url=server.api_url, timeout=30) as client:
             allowed = [client.get("/projects").status_code for _ in range(LIMIT)]
             time.sleep(1.5)  # every process shares its counts and reads them back twice a second

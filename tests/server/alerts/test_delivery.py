@@ -7,7 +7,6 @@ import datetime as dt
 import hashlib
 import hmac
 import re
-import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -16,7 +15,7 @@ import sqlalchemy
 from outpost_server.alerts.models import AlertErrorState
 from tests.server.alerts.flows import AlertProject, alert_project, allow_local_requests, database
 from tests.server.alerts.receivers import HttpReceiver, MailBox, eventually, mailbox, receiver  # noqa: F401
-from tests.support import ApiHelper, RunningServer, start_server
+from tests.support import ApiHelper, RunningServer, start_server, start_well_inside
 
 
 @pytest.fixture(scope="module")
@@ -204,16 +203,10 @@ def test_loopback_is_refused_again_at_send_time(server, project, receiver):  # n
         allow_local_requests(server)
 
 
-def _wait_for_a_fresh_hour(margin: float = 150.0) -> None:
-    """The cap counts per UTC clock hour: start well inside one, so the storm and its summary share it (a storm
-    begun in an hour's last seconds was split across two hours, each under the cap, and held nothing back)."""
-    left = 3600 - time.time() % 3600
-    if left < margin:
-        time.sleep(left + 1)
-
-
 def test_the_hourly_cap_holds_back_and_schedules_one_summary(server, project, receiver):  # noqa: F811
-    _wait_for_a_fresh_hour()
+    # The cap counts per UTC clock hour: a storm begun in an hour's last seconds was split across two hours,
+    # each under the cap, and held nothing back.
+    start_well_inside(3600, margin=150)
     rule = project.create_rule({"onNewError": True, "hourlyCap": 2, "alertRecipients": [
         {"recipientType": "webhook", "url": receiver.url + "/storm"}]})
     for number in range(5):

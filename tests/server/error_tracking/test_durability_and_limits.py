@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import signal
-import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from tests.support import start_server
+from tests.support import start_server, start_well_inside
 
 from .conftest import make_tracked_project, server_sessionmaker
 
@@ -50,7 +49,7 @@ def test_per_project_rate_limit(tmp_path):
     with start_server(tmp_path / "server", extra_env={"OUTPOST_ERROR_TRACKING_RATE_LIMIT_PER_MINUTE": "3"}) as server:
         tracked = make_tracked_project(server, server_sessionmaker(server))
         other = make_tracked_project(server, server_sessionmaker(server))
-        wait_for_a_fresh_minute()
+        start_well_inside(60, margin=10)
         with httpx.Client(base_url=server.url, timeout=30) as client:
             statuses = [store(client, tracked, uuid.uuid4().hex, 0).status_code for _ in range(3)]
             assert statuses == [200, 200, 200]
@@ -77,9 +76,3 @@ def test_per_project_rate_limit(tmp_path):
             assert (response.status_code, response.json()) == (200, {})
         assert sum(error.count for error in tracked.errors()) == 3
 
-
-def wait_for_a_fresh_minute(margin: float = 10.0) -> None:
-    """Rate limits count per wall-clock minute: start well inside one, so a test's requests share it."""
-    into_minute = time.time() % 60
-    if into_minute > 60 - margin:
-        time.sleep(60 - into_minute + 0.1)
