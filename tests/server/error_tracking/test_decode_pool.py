@@ -58,9 +58,15 @@ for process in processes:
         os.kill(process.pid, signal.SIGTERM)
     except ProcessLookupError:
         pass  # the first one's end broke the pool, which ended this one already
-for process in processes:
-    process.join(timeout=10)
-print([process.pid for process in processes if process.is_alive()])
+# Each process's sentinel, not is_alive(): the pool's own thread reaps the processes of a broken pool, and a
+# poll racing it for the exit status reads a process it has just reaped as still running.
+from multiprocessing.connection import wait
+living = {process.sentinel: process.pid for process in processes}
+deadline = time.monotonic() + 30
+while living and time.monotonic() < deadline:
+    for ended in wait(list(living), timeout=deadline - time.monotonic()):
+        del living[ended]
+print(sorted(living.values()))
 for process in processes:
     process.kill()
 os._exit(0)
